@@ -1,0 +1,169 @@
+/** The one HttpApi contract of /api/v1. */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Authentication, RequestErrors } from "./Authentication.ts"
+import { PageQuery, Period } from "./Common.ts"
+import { Envelope } from "./Envelope.ts"
+import { BadRequestWire, ConflictWire, ForbiddenWire, NotFoundWire } from "./Errors.ts"
+import { ExpenseCreated, ExpenseDeleted, ExpenseList, CreateExpense } from "./Expenses.ts"
+import { IntegrationList, SyncPayload, SyncResult } from "./Integrations.ts"
+import { Briefing, Dimension, Health, ProjectList, Severity, SignalList } from "./Projects.ts"
+import { Analytics, Churn, Revenue, Seo } from "./Reports.ts"
+import {
+  CreateTokenPayload,
+  RevokePayload,
+  RevokePreview,
+  RevokeQuery,
+  TokenList,
+  TokenMinted,
+  TokenPreview,
+  TokenRevoked
+} from "./Tokens.ts"
+
+const projectParams = { id: Schema.String }
+const scoped = [NotFoundWire, ForbiddenWire] as const
+
+export class ProjectsApi extends HttpApiGroup.make("projects")
+  .add(
+    HttpApiEndpoint.get("listProjects", "/projects", {
+      query: PageQuery,
+      success: Envelope("ProjectListResponse", ProjectList),
+      error: [BadRequestWire]
+    }),
+    HttpApiEndpoint.get("getHealth", "/projects/:id/health", {
+      params: projectParams,
+      success: Envelope("HealthResponse", Health),
+      error: scoped
+    }),
+    HttpApiEndpoint.get("getBriefing", "/projects/:id/briefing", {
+      params: projectParams,
+      success: Envelope("BriefingResponse", Briefing),
+      error: scoped
+    }),
+    HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
+      params: projectParams,
+      query: { dimension: Schema.optionalKey(Dimension), severity: Schema.optionalKey(Severity), ...PageQuery },
+      success: Envelope("SignalListResponse", SignalList),
+      error: scoped
+    }),
+    HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
+      params: projectParams,
+      success: Envelope("NeverResponse", Schema.Struct({})),
+      error: scoped
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}
+
+export class ReportsApi extends HttpApiGroup.make("reports")
+  .add(
+    HttpApiEndpoint.get("getAnalytics", "/projects/:id/analytics", {
+      params: projectParams,
+      query: { period: Schema.optionalKey(Period) },
+      success: Envelope("AnalyticsResponse", Analytics),
+      error: scoped
+    }),
+    HttpApiEndpoint.get("getRevenue", "/projects/:id/revenue", {
+      params: projectParams,
+      success: Envelope("RevenueResponse", Revenue),
+      error: scoped
+    }),
+    HttpApiEndpoint.get("getChurn", "/projects/:id/churn", {
+      params: projectParams,
+      success: Envelope("ChurnResponse", Churn),
+      error: scoped
+    }),
+    HttpApiEndpoint.get("getSeo", "/projects/:id/seo", {
+      params: projectParams,
+      success: Envelope("SeoResponse", Seo),
+      error: scoped
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" })) {}
+
+const integrationParams = { id: Schema.String, provider: Schema.String }
+
+export class IntegrationsApi extends HttpApiGroup.make("integrations")
+  .add(
+    HttpApiEndpoint.get("listIntegrations", "/projects/:id/integrations", {
+      params: projectParams,
+      success: Envelope("IntegrationListResponse", IntegrationList),
+      error: scoped
+    }),
+    HttpApiEndpoint.post("syncIntegration", "/projects/:id/integrations/:provider/sync", {
+      params: integrationParams,
+      payload: SyncPayload,
+      success: Envelope("SyncResponse", SyncResult, { status: 202 }),
+      error: [...scoped, ConflictWire]
+    }),
+    HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
+      params: integrationParams,
+      success: Envelope("NeverResponse", Schema.Struct({})),
+      error: scoped
+    }),
+    HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
+      params: integrationParams,
+      success: Envelope("NeverResponse", Schema.Struct({})),
+      error: scoped
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Integrations", description: "Data providers and sync" })) {}
+
+export class ExpensesApi extends HttpApiGroup.make("expenses")
+  .add(
+    HttpApiEndpoint.get("listExpenses", "/projects/:id/expenses", {
+      params: projectParams,
+      query: PageQuery,
+      success: Envelope("ExpenseListResponse", ExpenseList),
+      error: scoped
+    }),
+    HttpApiEndpoint.post("createExpense", "/projects/:id/expenses", {
+      params: projectParams,
+      payload: CreateExpense,
+      success: Envelope("ExpenseCreatedResponse", ExpenseCreated, { status: 201 }),
+      error: scoped
+    }),
+    HttpApiEndpoint.delete("deleteExpense", "/projects/:id/expenses/:expenseId", {
+      params: { id: Schema.String, expenseId: Schema.String },
+      success: Envelope("ExpenseDeletedResponse", ExpenseDeleted),
+      error: scoped
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Expenses", description: "Costs recorded per project" })) {}
+
+export class TokensApi extends HttpApiGroup.make("tokens")
+  .add(
+    HttpApiEndpoint.get("listTokens", "/tokens", {
+      query: PageQuery,
+      success: Envelope("TokenListResponse", TokenList)
+    }),
+    HttpApiEndpoint.post("createToken", "/tokens", {
+      payload: CreateTokenPayload,
+      success: [
+        Envelope("TokenPreviewResponse", TokenPreview),
+        Envelope("TokenMintedResponse", TokenMinted, { status: 201 })
+      ],
+      error: [...scoped, BadRequestWire]
+    }),
+    HttpApiEndpoint.delete("revokeToken", "/tokens/:id", {
+      params: { id: Schema.String },
+      query: RevokeQuery,
+      payload: RevokePayload,
+      success: [Envelope("RevokePreviewResponse", RevokePreview), Envelope("TokenRevokedResponse", TokenRevoked)],
+      error: [...scoped, ConflictWire]
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}
+
+export class SiteHealthApi extends HttpApi.make("sitehealth")
+  .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi)
+  .middleware(Authentication)
+  .middleware(RequestErrors)
+  .prefix("/api/v1")
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "sitehealth API",
+      version: "1.0.0",
+      description:
+        "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, type}}."
+    })
+  ) {}

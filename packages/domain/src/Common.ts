@@ -1,0 +1,49 @@
+/** Schemas shared by every group: ids, periods, money, pagination. */
+import { Schema } from "effect"
+
+export const ProjectId = Schema.String.annotate({ description: "Project id, `prj_…`", examples: ["prj_3kTMd9qXyVbN2LwP"] })
+export const TokenId = Schema.String.annotate({ description: "Token id, `tok_…`" })
+export const ExpenseId = Schema.String.annotate({ description: "Expense id, `exp_…`" })
+export const AccountId = Schema.String.annotate({ description: "Account id, `acc_…`" })
+
+export const PERIODS = ["today", "yesterday", "7d", "30d", "3m", "12m", "all"] as const
+export type Period = (typeof PERIODS)[number]
+export const Period = Schema.Literals(PERIODS).annotate({
+  description: "Reporting period. today/yesterday are calendar days in the project's time zone; Nd the last N days including today; 3m/12m the last 3/12 calendar months to date; all since the first stored day. Default 30d."
+})
+
+export const Currency = Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/)).annotate({
+  description: "ISO 4217 currency code, upper case"
+})
+
+/** Money is always integer minor units (cents) plus the currency. */
+export const Money = Schema.Struct({
+  amount: Schema.Int.annotate({ description: "Integer amount in minor units (e.g. cents)" }),
+  currency: Currency
+}).annotate({ identifier: "Money" })
+export type Money = typeof Money.Type
+
+export const Rate = Schema.NullOr(Schema.Number).annotate({
+  description: "A ratio (0.05 = 5%); null when its denominator is 0"
+})
+
+export const Timestamp = Schema.String.annotate({ description: "ISO 8601 instant, UTC", format: "date-time" })
+export const DateOnly = Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)).annotate({
+  description: "Calendar date YYYY-MM-DD",
+  format: "date"
+})
+
+const LimitFromString = Schema.NumberFromString.pipe(
+  Schema.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }))
+).annotate({ description: "Page size, 1–100 (default 50)" })
+
+/** Query fields of every list endpoint. */
+export const PageQuery = {
+  limit: Schema.optionalKey(LimitFromString),
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "Opaque cursor from a previous page's nextCursor" }))
+}
+export const DEFAULT_PAGE_SIZE = 50
+
+export const NextCursor = Schema.NullOr(Schema.String).annotate({
+  description: "Pass as ?cursor= to get the next page; null on the last page"
+})

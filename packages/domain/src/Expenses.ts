@@ -1,0 +1,64 @@
+/** Expenses a project's owner records, for profitability. */
+import { Schema } from "effect"
+import { Currency, DateOnly, ExpenseId, NextCursor, ProjectId, Timestamp } from "./Common.ts"
+
+export const EXPENSE_CATEGORIES = [
+  "hosting",
+  "software",
+  "advertising",
+  "marketing",
+  "contractors",
+  "payroll",
+  "payment_fees",
+  "domains",
+  "office",
+  "taxes",
+  "other"
+] as const
+export const ExpenseCategory = Schema.Literals(EXPENSE_CATEGORIES).annotate({ identifier: "ExpenseCategory" })
+export const Recurrence = Schema.Literals(["one_off", "monthly", "yearly"]).annotate({ identifier: "Recurrence" })
+
+const knownCurrencies = new Set(Intl.supportedValuesOf("currency"))
+export const KnownCurrency = Currency.check(
+  Schema.makeFilter((code: string) => knownCurrencies.has(code) || `unknown ISO 4217 currency "${code}"`)
+)
+
+/** A real calendar date (2026-02-30 is rejected). */
+export const RealDate = DateOnly.check(
+  Schema.makeFilter((s: string) => {
+    const d = new Date(`${s}T00:00:00Z`)
+    return (!Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s) || `"${s}" is not a calendar date`
+  })
+)
+
+export const Expense = Schema.Struct({
+  id: ExpenseId,
+  projectId: ProjectId,
+  amount: Schema.Int.annotate({ description: "Minor units (cents), > 0" }),
+  currency: Schema.String,
+  category: ExpenseCategory,
+  description: Schema.String,
+  vendor: Schema.NullOr(Schema.String),
+  incurredOn: DateOnly,
+  recurrence: Recurrence,
+  createdAt: Timestamp,
+  deletedAt: Schema.NullOr(Timestamp)
+}).annotate({ identifier: "Expense" })
+export type Expense = typeof Expense.Type
+
+export const CreateExpense = Schema.Struct({
+  amount: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000_000 })).annotate({
+    description: "Integer minor units, 1 to 100,000,000,000"
+  }),
+  currency: Schema.optionalKey(KnownCurrency.annotate({ description: "Default: the project's currency" })),
+  category: ExpenseCategory,
+  description: Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(500)),
+  vendor: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(200)))),
+  incurredOn: RealDate,
+  recurrence: Recurrence
+}).annotate({ identifier: "CreateExpense" })
+export type CreateExpense = typeof CreateExpense.Type
+
+export const ExpenseList = Schema.Struct({ expenses: Schema.Array(Expense), nextCursor: NextCursor })
+export const ExpenseCreated = Schema.Struct({ expense: Expense })
+export const ExpenseDeleted = Schema.Struct({ deleted: Schema.Literal(true), expense: Expense })

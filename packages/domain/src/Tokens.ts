@@ -1,0 +1,77 @@
+/** Access tokens: metadata, minting behind a confirmation gate, revocation. */
+import { Schema } from "effect"
+import { NextCursor, ProjectId, Timestamp, TokenId } from "./Common.ts"
+import { Permission } from "./Permissions.ts"
+
+export const TokenStatus = Schema.Literals(["active", "revoked", "expired"])
+
+export const TokenMetadata = Schema.Struct({
+  id: TokenId,
+  name: Schema.String,
+  prefix: Schema.String.annotate({ description: "`svc_…` plus the secret's last 4 characters, to recognise it" }),
+  projects: Schema.NullOr(Schema.Array(ProjectId)).annotate({
+    description: "Project ids the token is limited to; null = every project of the account, present and future"
+  }),
+  permissions: Schema.Array(Permission),
+  createdAt: Timestamp,
+  lastUsedAt: Schema.NullOr(Timestamp).annotate({ description: "Updated at most once a minute" }),
+  expiresAt: Schema.NullOr(Timestamp),
+  revokedAt: Schema.NullOr(Timestamp),
+  status: TokenStatus
+}).annotate({ identifier: "TokenMetadata" })
+export type TokenMetadata = typeof TokenMetadata.Type
+
+export const TokenList = Schema.Struct({ tokens: Schema.Array(TokenMetadata), nextCursor: NextCursor })
+
+const Confirm = Schema.optionalKey(Schema.Boolean.annotate({ description: "true to act; anything else answers a preview" }))
+
+export const CreateTokenPayload = Schema.UndefinedOr(
+  Schema.Struct({
+    confirm: Confirm,
+    name: Schema.optionalKey(Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(100))),
+    projects: Schema.optionalKey(
+      Schema.NullOr(Schema.Array(ProjectId).check(Schema.isMinLength(1), Schema.isMaxLength(100)))
+    ).annotate({ description: "Omitted: the caller's own scope. null: every project (only for an unrestricted caller)" }),
+    permissions: Schema.optionalKey(Schema.Array(Permission).check(Schema.isMinLength(1))).annotate({
+      description: "Omitted: the caller's own permissions"
+    }),
+    expiresAt: Schema.optionalKey(Schema.NullOr(Schema.String)).annotate({
+      description: "ISO 8601 instant in the future. Omitted: the caller's own expiry. null: never (only for a caller that never expires)"
+    })
+  }).annotate({ identifier: "CreateTokenRequest" })
+)
+export type CreateTokenPayload = typeof CreateTokenPayload.Type
+
+export const TokenDraft = Schema.Struct({
+  name: Schema.String,
+  projects: Schema.NullOr(Schema.Array(ProjectId)),
+  permissions: Schema.Array(Permission),
+  expiresAt: Schema.NullOr(Timestamp)
+}).annotate({ identifier: "TokenDraft" })
+
+export const TokenPreview = Schema.Struct({
+  preview: Schema.Literal(true),
+  token: TokenDraft,
+  message: Schema.String
+}).annotate({ identifier: "TokenPreview" })
+
+export const TokenMinted = Schema.Struct({
+  token: TokenMetadata,
+  secret: Schema.String.annotate({ description: "The token itself, `svc_…`. Shown once; store it now." })
+}).annotate({ identifier: "TokenMinted" })
+
+export const RevokePayload = Schema.UndefinedOr(Schema.Struct({ confirm: Confirm }))
+export const RevokeQuery = {
+  confirm: Schema.optionalKey(Schema.Literals(["true", "false"]).annotate({ description: "Same as the body's confirm" }))
+}
+
+export const RevokePreview = Schema.Struct({
+  preview: Schema.Literal(true),
+  token: TokenMetadata,
+  message: Schema.String
+}).annotate({ identifier: "RevokePreview" })
+
+export const TokenRevoked = Schema.Struct({
+  revoked: Schema.Literal(true),
+  token: TokenMetadata
+}).annotate({ identifier: "TokenRevoked" })

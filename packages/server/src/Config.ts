@@ -1,0 +1,44 @@
+/** The service's configuration, read once from the environment. */
+import { Context, Effect, Layer } from "effect"
+import * as Path from "node:path"
+
+export interface AppConfigShape {
+  readonly port: number
+  readonly host: string
+  readonly dataDir: string
+  /** null: start the embedded Postgres in dataDir. */
+  readonly databaseUrl: string | null
+  /** null: keep rate-limit counters in memory. */
+  readonly redisUrl: string | null
+  /** Requests per token per minute. */
+  readonly rateLimit: number
+  readonly maxBodyBytes: number
+  readonly embeddedPgPort: number
+}
+
+const intFrom = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
+  if (raw === undefined || raw.trim() === "") return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`)
+  }
+  return n
+}
+
+const nonEmpty = (s: string | undefined): string | null => (s === undefined || s.trim() === "" ? null : s.trim())
+
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): AppConfigShape => ({
+  port: intFrom("PORT", env.PORT, 8787, 0, 65535),
+  host: nonEmpty(env.HOST) ?? "127.0.0.1",
+  dataDir: Path.resolve(nonEmpty(env.SITEHEALTH_DATA_DIR) ?? ".data"),
+  databaseUrl: nonEmpty(env.DATABASE_URL),
+  redisUrl: nonEmpty(env.REDIS_URL),
+  rateLimit: intFrom("SITEHEALTH_RATE_LIMIT", env.SITEHEALTH_RATE_LIMIT, 60, 1, 1_000_000),
+  maxBodyBytes: intFrom("SITEHEALTH_MAX_BODY_BYTES", env.SITEHEALTH_MAX_BODY_BYTES, 64 * 1024, 1024, 10 * 1024 * 1024),
+  embeddedPgPort: intFrom("SITEHEALTH_EMBEDDED_PG_PORT", env.SITEHEALTH_EMBEDDED_PG_PORT, 54329, 1, 65535)
+})
+
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("sitehealth/AppConfig") {
+  static readonly layerFromEnv = Layer.effect(AppConfig, Effect.sync(() => readConfig()))
+  static readonly layer = (config: AppConfigShape) => Layer.succeed(AppConfig, config)
+}

@@ -1,0 +1,106 @@
+/** Accounts and their entitlement (trial end, subscription). */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { newId } from "../store/Ids.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { AccountRecord, SubscriptionStatus } from "../store/Records.ts"
+
+export interface AccountsRepoShape {
+  readonly create: (input: { readonly name: string; readonly trialEndsAt: Date; readonly now: Date }) => Effect.Effect<AccountRecord>
+  readonly list: () => Effect.Effect<ReadonlyArray<AccountRecord>>
+  readonly find: (id: string) => Effect.Effect<AccountRecord | null>
+  readonly setTrial: (id: string, endsAt: Date) => Effect.Effect<AccountRecord | null>
+  readonly setSubscription: (
+    id: string,
+    status: SubscriptionStatus,
+    until: Date | null
+  ) => Effect.Effect<AccountRecord | null>
+  readonly count: () => Effect.Effect<number>
+}
+
+export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShape>()("sitehealth/AccountsRepo") {
+  static readonly sql = Layer.effect(
+    AccountsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const toRecord = (r: any): AccountRecord => ({
+        id: r.id,
+        name: r.name,
+        trialEndsAt: r.trial_ends_at,
+        subscriptionStatus: r.subscription_status,
+        subscriptionUntil: r.subscription_until,
+        createdAt: r.created_at
+      })
+      const one = (rows: ReadonlyArray<any>) => (rows.length === 0 ? null : toRecord(rows[0]))
+      return AccountsRepo.of({
+        create: ({ name, now, trialEndsAt }) =>
+          sql`INSERT INTO accounts (id, name, trial_ends_at, created_at)
+              VALUES (${newId("acc")}, ${name}, ${trialEndsAt}, ${now}) RETURNING *`.pipe(
+            Effect.map((rows) => toRecord(rows[0])),
+            Effect.orDie
+          ),
+        list: () =>
+          sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map(toRecord)), Effect.orDie),
+        find: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.map(one), Effect.orDie),
+        setTrial: (id, endsAt) =>
+          sql`UPDATE accounts SET trial_ends_at = ${endsAt} WHERE id = ${id} RETURNING *`.pipe(
+            Effect.map(one),
+            Effect.orDie
+          ),
+        setSubscription: (id, status, until) =>
+          sql`UPDATE accounts SET subscription_status = ${status}, subscription_until = ${until}
+              WHERE id = ${id} RETURNING *`.pipe(Effect.map(one), Effect.orDie),
+        count: () =>
+          sql`SELECT count(*)::int AS n FROM accounts`.pipe(Effect.map((rows) => Number(rows[0].n)), Effect.orDie)
+      })
+    })
+  )
+
+  static readonly memory = Layer.effect(
+    AccountsRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      const update = (id: string, f: (a: AccountRecord) => AccountRecord) =>
+        Effect.sync(() => {
+          const a = db.accounts.get(id)
+          if (!a) return null
+          const next = f(a)
+          db.accounts.set(id, next)
+          return next
+        })
+      return AccountsRepo.of({
+        create: ({ name, now, trialEndsAt }) =>
+          Effect.sync(() => {
+            const a: AccountRecord = {
+              id: newId("acc"),
+              name,
+              trialEndsAt,
+              subscriptionStatus: "none",
+              subscriptionUntil: null,
+              createdAt: now
+            }
+            db.accounts.set(a.id, a)
+            return a
+          }),
+        list: () => Effect.sync(() => [...db.accounts.values()]),
+        find: (id) => Effect.sync(() => db.accounts.get(id) ?? null),
+        setTrial: (id, endsAt) => update(id, (a) => ({ ...a, trialEndsAt: endsAt })),
+        setSubscription: (id, status, until) =>
+          update(id, (a) => ({ ...a, subscriptionStatus: status, subscriptionUntil: until })),
+        count: () => Effect.sync(() => db.accounts.size)
+      })
+    })
+  )
+}
+
+/** Live while the trial has not ended, or a subscription is active (or canceled but paid up to `until`). */
+export const isEntitled = (
+  account: Pick<AccountRecord, "trialEndsAt" | "subscriptionStatus" | "subscriptionUntil">,
+  now: Date
+): boolean => {
+  if (account.trialEndsAt.getTime() > now.getTime()) return true
+  const until = account.subscriptionUntil
+  if (account.subscriptionStatus === "active") return until === null || until.getTime() > now.getTime()
+  if (account.subscriptionStatus === "canceled") return until !== null && until.getTime() > now.getTime()
+  return false
+}

@@ -1,0 +1,49 @@
+/**
+ * The SqlClient the repositories use: the PostgreSQL named by DATABASE_URL, or else the embedded one in
+ * the data directory. Migrations run before the layer is ready.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import { AppConfig } from "../Config.ts"
+import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
+import { migrations } from "./Migrations.ts"
+
+export const runMigrations = Migrator.make({})({ loader: migrations, table: "sitehealth_migrations" })
+
+/** Where the database is: an explicit URL or the embedded cluster (started, and stopped with the scope). */
+export const resolveDatabaseUrl = Effect.gen(function*() {
+  const config = yield* AppConfig
+  if (config.databaseUrl !== null) {
+    yield* Effect.logInfo("database: using DATABASE_URL (no embedded postgres started)")
+    return { kind: "external" as const, url: config.databaseUrl }
+  }
+  const handle = yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        startEmbeddedPostgres({
+          dataDir: config.dataDir,
+          port: config.embeddedPgPort,
+          log: (m) => process.stderr.write(`${m}\n`)
+        }),
+      catch: (e) => new Error(String(e))
+    }),
+    (h) => Effect.promise(() => h.stop().catch(() => undefined))
+  ).pipe(Effect.orDie)
+  yield* Effect.logInfo(
+    `database: embedded postgres on 127.0.0.1:${config.embeddedPgPort}, data in ${config.dataDir}/pg (set DATABASE_URL to use your own)`
+  )
+  return { kind: "embedded" as const, url: handle.url }
+})
+
+export const pgLayer = (url: string) =>
+  PgClient.layer({ url: Redacted.make(url), maxConnections: 20, applicationName: "sitehealth" })
+
+/** SqlClient over the configured database, migrated. */
+export const SqlLive = Layer.unwrap(
+  Effect.map(resolveDatabaseUrl, ({ url }) =>
+    Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgLayer(url)))
+  )
+).pipe(Layer.orDie)
+
+export type { SqlClient }

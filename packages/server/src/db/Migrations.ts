@@ -1,0 +1,110 @@
+/** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
+import { Effect } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+
+const m0001 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // One statement per call: the extended protocol runs a single command at a time.
+  const statements = `
+    CREATE TABLE accounts (
+      id text PRIMARY KEY,
+      name text NOT NULL,
+      trial_ends_at timestamptz NOT NULL,
+      subscription_status text NOT NULL DEFAULT 'none' CHECK (subscription_status IN ('none','active','canceled')),
+      subscription_until timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE projects (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      name text NOT NULL,
+      domain text NOT NULL,
+      timezone text NOT NULL,
+      currency text NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX projects_account ON projects (account_id, created_at, id);
+    CREATE TABLE tokens (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      name text NOT NULL,
+      secret_sha256 bytea NOT NULL UNIQUE,
+      last4 text NOT NULL,
+      projects text[],
+      permissions text[] NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      last_used_at timestamptz,
+      expires_at timestamptz,
+      revoked_at timestamptz
+    );
+    CREATE INDEX tokens_account ON tokens (account_id, created_at, id);
+    CREATE TABLE expenses (
+      id text PRIMARY KEY,
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      amount_minor bigint NOT NULL CHECK (amount_minor > 0),
+      currency text NOT NULL,
+      category text NOT NULL,
+      description text NOT NULL,
+      vendor text,
+      incurred_on date NOT NULL,
+      recurrence text NOT NULL CHECK (recurrence IN ('one_off','monthly','yearly')),
+      created_at timestamptz NOT NULL DEFAULT now(),
+      deleted_at timestamptz
+    );
+    CREATE INDEX expenses_project ON expenses (project_id, created_at, id);
+    CREATE TABLE integrations (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      provider text NOT NULL,
+      status text NOT NULL CHECK (status IN ('connected','error')),
+      connected_at timestamptz NOT NULL DEFAULT now(),
+      last_synced_at timestamptz,
+      last_error text,
+      PRIMARY KEY (project_id, provider)
+    );
+    CREATE TABLE sync_requests (
+      id text PRIMARY KEY,
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      provider text NOT NULL,
+      mode text NOT NULL,
+      status text NOT NULL CHECK (status IN ('queued','running','succeeded','failed')),
+      requested_at timestamptz NOT NULL DEFAULT now(),
+      finished_at timestamptz,
+      requested_by text
+    );
+    -- At most one queued or running sync per integration, even under concurrent requests.
+    CREATE UNIQUE INDEX sync_requests_pending ON sync_requests (project_id, provider) WHERE status IN ('queued','running');
+    CREATE TABLE traffic_daily (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      visitors integer NOT NULL,
+      pageviews integer NOT NULL,
+      sessions integer NOT NULL,
+      bounces integer NOT NULL,
+      duration_seconds bigint NOT NULL,
+      PRIMARY KEY (project_id, day)
+    );
+    CREATE TABLE revenue_daily (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      gross_minor bigint NOT NULL,
+      refunds_minor bigint NOT NULL,
+      mrr_minor bigint NOT NULL,
+      active_subscriptions integer NOT NULL,
+      new_subscriptions integer NOT NULL,
+      churned_subscriptions integer NOT NULL,
+      churned_mrr_minor bigint NOT NULL,
+      PRIMARY KEY (project_id, day)
+    );
+    CREATE TABLE search_daily (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      clicks integer NOT NULL,
+      impressions integer NOT NULL,
+      position_weighted double precision NOT NULL,
+      PRIMARY KEY (project_id, day)
+    );
+  `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
+  for (const statement of statements) yield* sql.unsafe(statement)
+})
+
+export const migrations = Migrator.fromRecord({ "0001_initial": m0001 })

@@ -1,0 +1,94 @@
+/** Expenses. Deleting is soft: the row stays, with deleted_at, so nothing a user stored is lost. */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { pageInMemory, toPage } from "../store/Cursor.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { ExpenseRecord, Page, PageRequest } from "../store/Records.ts"
+
+export interface ExpensesRepoShape {
+  readonly insert: (e: ExpenseRecord) => Effect.Effect<ExpenseRecord>
+  /** Live (not deleted) expenses, newest first. */
+  readonly list: (projectId: string, page: PageRequest) => Effect.Effect<Page<ExpenseRecord>>
+  /** Marks a live expense of the project deleted; null when there is none. */
+  readonly softDelete: (projectId: string, id: string, at: Date) => Effect.Effect<ExpenseRecord | null>
+}
+
+export const toExpenseRecord = (r: any): ExpenseRecord => ({
+  id: r.id,
+  projectId: r.project_id,
+  amountMinor: Number(r.amount_minor),
+  currency: r.currency,
+  category: r.category,
+  description: r.description,
+  vendor: r.vendor,
+  incurredOn: r.incurred_on,
+  recurrence: r.recurrence,
+  createdAt: r.created_at,
+  deletedAt: r.deleted_at
+})
+
+export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShape>()("sitehealth/ExpensesRepo") {
+  static readonly sql = Layer.effect(
+    ExpensesRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return ExpensesRepo.of({
+        insert: (e) =>
+          sql`INSERT INTO expenses (id, project_id, amount_minor, currency, category, description, vendor, incurred_on, recurrence, created_at)
+              VALUES (${e.id}, ${e.projectId}, ${e.amountMinor}, ${e.currency}, ${e.category}, ${e.description},
+                      ${e.vendor}, ${e.incurredOn}::date, ${e.recurrence}, ${e.createdAt})
+              RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
+            Effect.map((rows) => toExpenseRecord(rows[0])),
+            Effect.orDie
+          ),
+        list: (projectId, page) => {
+          const after = page.after
+          return sql`SELECT *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on FROM expenses
+              WHERE project_id = ${projectId} AND deleted_at IS NULL
+              ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
+              ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
+            Effect.map((rows) => toPage(rows.map(toExpenseRecord), page.limit)),
+            Effect.orDie
+          )
+        },
+        softDelete: (projectId, id, at) =>
+          sql`UPDATE expenses SET deleted_at = ${at}
+              WHERE id = ${id} AND project_id = ${projectId} AND deleted_at IS NULL
+              RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
+            Effect.map((rows) => (rows.length ? toExpenseRecord(rows[0]) : null)),
+            Effect.orDie
+          )
+      })
+    })
+  )
+
+  static readonly memory = Layer.effect(
+    ExpensesRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      return ExpensesRepo.of({
+        insert: (e) =>
+          Effect.sync(() => {
+            db.expenses.set(e.id, e)
+            return e
+          }),
+        list: (projectId, page) =>
+          Effect.sync(() =>
+            pageInMemory(
+              [...db.expenses.values()].filter((e) => e.projectId === projectId && e.deletedAt === null),
+              page,
+              "desc"
+            )
+          ),
+        softDelete: (projectId, id, at) =>
+          Effect.sync(() => {
+            const e = db.expenses.get(id)
+            if (!e || e.projectId !== projectId || e.deletedAt !== null) return null
+            const next = { ...e, deletedAt: at }
+            db.expenses.set(id, next)
+            return next
+          })
+      })
+    })
+  )
+}

@@ -1,0 +1,76 @@
+/**
+ * Calendar helpers on "YYYY-MM-DD" strings. All arithmetic is done on UTC midnights, so a "day" is
+ * always exactly one calendar day whatever the host's time zone (no DST surprises). The only function
+ * that knows about time zones is `todayIn`, which turns an instant into the calendar day of a zone.
+ */
+
+const MS_PER_DAY = 86_400_000
+const DAY_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n))
+const pad4 = (n: number): string => String(n).padStart(4, "0")
+
+/** Days since 1970-01-01 of a "YYYY-MM-DD" string. Throws on a malformed day. */
+export const toEpochDay = (day: string): number => {
+  const m = DAY_PATTERN.exec(day)
+  if (m === null) throw new Error(`Invalid day "${day}", expected YYYY-MM-DD`)
+  return Math.round(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / MS_PER_DAY)
+}
+
+/** The "YYYY-MM-DD" of a number of days since 1970-01-01. */
+export const fromEpochDay = (epochDay: number): string => {
+  const d = new Date(epochDay * MS_PER_DAY)
+  return `${pad4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
+}
+
+export const isDay = (value: string): boolean => {
+  if (!DAY_PATTERN.test(value)) return false
+  return fromEpochDay(toEpochDay(value)) === value // rejects 2024-02-30 and friends
+}
+
+/** `day` moved by `n` days (n may be negative). */
+export const addDays = (day: string, n: number): string => fromEpochDay(toEpochDay(day) + n)
+
+/** Whole days from `from` to `to`: daysBetween("2024-01-01", "2024-01-03") === 2 (negative when to < from). */
+export const daysBetween = (from: string, to: string): number => toEpochDay(to) - toEpochDay(from)
+
+/** Every day from `from` to `to`, both inclusive, in order; empty when to < from. */
+export const eachDay = (from: string, to: string): Array<string> => {
+  const start = toEpochDay(from)
+  const end = toEpochDay(to)
+  const out: Array<string> = []
+  for (let d = start; d <= end; d++) out.push(fromEpochDay(d))
+  return out
+}
+
+/** The first day of `day`'s month. */
+export const startOfMonth = (day: string): string => `${day.slice(0, 7)}-01`
+
+/**
+ * `day` moved by `n` calendar months; the day of month is clamped to the target month's length
+ * (addMonths("2024-03-31", -1) === "2024-02-29").
+ */
+export const addMonths = (day: string, n: number): string => {
+  const m = DAY_PATTERN.exec(day)
+  if (m === null) throw new Error(`Invalid day "${day}", expected YYYY-MM-DD`)
+  const monthIndex = Number(m[1]) * 12 + (Number(m[2]) - 1) + n
+  const year = Math.floor(monthIndex / 12)
+  const month = monthIndex - year * 12 // 0-based
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate()
+  return `${pad4(year)}-${pad2(month + 1)}-${pad2(Math.min(Number(m[3]), lastDay))}`
+}
+
+/** 0 = Sunday … 6 = Saturday. */
+export const dayOfWeek = (day: string): number => new Date(toEpochDay(day) * MS_PER_DAY).getUTCDay()
+
+/** The calendar day ("YYYY-MM-DD") that the instant `now` falls on in the IANA zone `timezone`. */
+export const todayIn = (timezone: string, now: Date): string => {
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone: timezone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit"
+  }).formatToParts(now)
+  const get = (type: "year" | "month" | "day"): string => parts.find((p) => p.type === type)?.value ?? ""
+  return `${get("year").padStart(4, "0")}-${get("month")}-${get("day")}`
+}

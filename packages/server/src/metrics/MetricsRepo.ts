@@ -1,0 +1,144 @@
+/**
+ * Reads and writes the daily aggregates. A report reads at most a year of days per table in one round
+ * trip, whatever the raw volume behind them: aggregation happens on write.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { toProjectRecord } from "../projects/ProjectsRepo.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { ProjectWithSeries } from "../store/Records.ts"
+import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "./Rows.ts"
+
+export interface DailyRows {
+  readonly traffic?: ReadonlyArray<TrafficDay>
+  readonly revenue?: ReadonlyArray<RevenueDay>
+  readonly search?: ReadonlyArray<SearchDay>
+}
+
+export interface MetricsRepoShape {
+  /** The project with its daily rows from `fromDay` on (all when null), in one round trip. */
+  readonly loadProject: (projectId: string, fromDay: string | null) => Effect.Effect<ProjectWithSeries | null>
+  /** Daily rows from `fromDay` on for several projects (the project list's health snapshots). */
+  readonly loadSeries: (
+    projectIds: ReadonlyArray<string>,
+    fromDay: string
+  ) => Effect.Effect<ReadonlyMap<string, ProjectSeries>>
+  /** Insert or replace daily rows (providers' sync and the demo generator). */
+  readonly writeDays: (projectId: string, rows: DailyRows) => Effect.Effect<void>
+}
+
+const EPOCH = "0001-01-01"
+
+export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>()("sitehealth/MetricsRepo") {
+  static readonly sql = Layer.effect(
+    MetricsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const seriesColumns = (projectRef: any, from: string) => sql`
+        (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'visitors', visitors,
+            'pageviews', pageviews, 'sessions', sessions, 'bounces', bounces, 'durationSeconds', duration_seconds)
+            ORDER BY day), '[]'::json)
+          FROM traffic_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS traffic,
+        (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'grossMinor', gross_minor,
+            'refundsMinor', refunds_minor, 'mrrMinor', mrr_minor, 'activeSubscriptions', active_subscriptions,
+            'newSubscriptions', new_subscriptions, 'churnedSubscriptions', churned_subscriptions,
+            'churnedMrrMinor', churned_mrr_minor) ORDER BY day), '[]'::json)
+          FROM revenue_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS revenue,
+        (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'clicks', clicks,
+            'impressions', impressions, 'positionWeighted', position_weighted) ORDER BY day), '[]'::json)
+          FROM search_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS search,
+        (SELECT coalesce(json_agg(json_build_object('amountMinor', amount_minor, 'currency', currency,
+            'incurredOn', to_char(incurred_on, 'YYYY-MM-DD'), 'recurrence', recurrence)), '[]'::json)
+          FROM expenses WHERE project_id = ${projectRef} AND deleted_at IS NULL) AS expenses`
+      const toSeries = (r: any): ProjectSeries => ({
+        traffic: parseJson(r.traffic) as Array<TrafficDay>,
+        revenue: parseJson(r.revenue) as Array<RevenueDay>,
+        search: parseJson(r.search) as Array<SearchDay>,
+        expenses: parseJson(r.expenses) as Array<ExpenseRow>
+      })
+      return MetricsRepo.of({
+        loadProject: (projectId, fromDay) =>
+          sql`SELECT p.*, ${seriesColumns(sql`p.id`, fromDay ?? EPOCH)} FROM projects p WHERE p.id = ${projectId}`.pipe(
+            Effect.map((rows) => (rows.length ? { project: toProjectRecord(rows[0]), series: toSeries(rows[0]) } : null)),
+            Effect.orDie
+          ),
+        loadSeries: (projectIds, fromDay) =>
+          projectIds.length === 0
+            ? Effect.succeed(new Map())
+            : sql`SELECT p.id, ${seriesColumns(sql`p.id`, fromDay)} FROM projects p
+                  WHERE p.id = ANY(${projectIds as Array<string>})`.pipe(
+              Effect.map((rows) => new Map(rows.map((r: any) => [r.id as string, toSeries(r)]))),
+              Effect.orDie
+            ),
+        writeDays: (projectId, rows) =>
+          sql.withTransaction(Effect.gen(function*() {
+            for (const t of rows.traffic ?? []) {
+              yield* sql`INSERT INTO traffic_daily VALUES (${projectId}, ${t.day}::date, ${t.visitors}, ${t.pageviews},
+                  ${t.sessions}, ${t.bounces}, ${t.durationSeconds})
+                ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+                  sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+            }
+            for (const r of rows.revenue ?? []) {
+              yield* sql`INSERT INTO revenue_daily VALUES (${projectId}, ${r.day}::date, ${r.grossMinor}, ${r.refundsMinor},
+                  ${r.mrrMinor}, ${r.activeSubscriptions}, ${r.newSubscriptions}, ${r.churnedSubscriptions}, ${r.churnedMrrMinor})
+                ON CONFLICT (project_id, day) DO UPDATE SET gross_minor = EXCLUDED.gross_minor,
+                  refunds_minor = EXCLUDED.refunds_minor, mrr_minor = EXCLUDED.mrr_minor,
+                  active_subscriptions = EXCLUDED.active_subscriptions, new_subscriptions = EXCLUDED.new_subscriptions,
+                  churned_subscriptions = EXCLUDED.churned_subscriptions, churned_mrr_minor = EXCLUDED.churned_mrr_minor`
+            }
+            for (const s of rows.search ?? []) {
+              yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${s.clicks}, ${s.impressions},
+                  ${s.positionWeighted})
+                ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
+                  position_weighted = EXCLUDED.position_weighted`
+            }
+          })).pipe(Effect.orDie)
+      })
+    })
+  )
+
+  static readonly memory = Layer.effect(
+    MetricsRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      const since = <A extends { readonly day: string }>(m: Map<string, A> | undefined, from: string) =>
+        [...(m?.values() ?? [])].filter((r) => r.day >= from).sort((a, b) => (a.day < b.day ? -1 : 1))
+      const seriesOf = (projectId: string, from: string): ProjectSeries => ({
+        traffic: since(db.traffic.get(projectId), from),
+        revenue: since(db.revenue.get(projectId), from),
+        search: since(db.search.get(projectId), from),
+        expenses: [...db.expenses.values()]
+          .filter((e) => e.projectId === projectId && e.deletedAt === null)
+          .map((e) => ({ amountMinor: e.amountMinor, currency: e.currency, incurredOn: e.incurredOn, recurrence: e.recurrence }))
+      })
+      const put = <A extends { readonly day: string }>(
+        table: Map<string, Map<string, A>>,
+        projectId: string,
+        rows: ReadonlyArray<A> | undefined
+      ) => {
+        if (!rows) return
+        const m = table.get(projectId) ?? new Map<string, A>()
+        for (const r of rows) m.set(r.day, r)
+        table.set(projectId, m)
+      }
+      return MetricsRepo.of({
+        loadProject: (projectId, fromDay) =>
+          Effect.sync(() => {
+            const project = db.projects.get(projectId)
+            return project ? { project, series: seriesOf(projectId, fromDay ?? EPOCH) } : null
+          }),
+        loadSeries: (projectIds, fromDay) =>
+          Effect.sync(() => new Map(projectIds.map((id) => [id, seriesOf(id, fromDay)] as const))),
+        writeDays: (projectId, rows) =>
+          Effect.sync(() => {
+            put(db.traffic, projectId, rows.traffic)
+            put(db.revenue, projectId, rows.revenue)
+            put(db.search, projectId, rows.search)
+          })
+      })
+    })
+  )
+}
+
+/** json columns arrive parsed or as text depending on the driver's settings; numbers may be strings. */
+const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)

@@ -1,0 +1,117 @@
+/** Projects (websites) of accounts. */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { pageInMemory, toPage } from "../store/Cursor.ts"
+import { newId } from "../store/Ids.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
+
+export interface NewProject {
+  readonly accountId: string
+  readonly name: string
+  readonly domain: string
+  readonly timezone: string
+  readonly currency: string
+  readonly now: Date
+}
+
+export interface ProjectsRepoShape {
+  readonly create: (input: NewProject) => Effect.Effect<ProjectRecord>
+  /** Dashboard/operator deletion: removes the project and everything stored for it. */
+  readonly remove: (id: string) => Effect.Effect<boolean>
+  readonly find: (id: string) => Effect.Effect<ProjectRecord | null>
+  /** Projects of the account, limited to `scope` when it is not null, oldest first. */
+  readonly list: (
+    accountId: string,
+    scope: ReadonlyArray<string> | null,
+    page: PageRequest
+  ) => Effect.Effect<Page<ProjectRecord>>
+  /** Which of `ids` are projects of the account. */
+  readonly existing: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
+}
+
+export const toProjectRecord = (r: any): ProjectRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  domain: r.domain,
+  timezone: r.timezone,
+  currency: r.currency,
+  createdAt: r.created_at
+})
+
+export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShape>()("sitehealth/ProjectsRepo") {
+  static readonly sql = Layer.effect(
+    ProjectsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return ProjectsRepo.of({
+        create: (p) =>
+          sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
+              VALUES (${newId("prj")}, ${p.accountId}, ${p.name}, ${p.domain}, ${p.timezone}, ${p.currency}, ${p.now})
+              RETURNING *`.pipe(Effect.map((rows) => toProjectRecord(rows[0])), Effect.orDie),
+        remove: (id) =>
+          sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            Effect.orDie
+          ),
+        find: (id) =>
+          sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
+            Effect.map((rows) => (rows.length ? toProjectRecord(rows[0]) : null)),
+            Effect.orDie
+          ),
+        list: (accountId, scope, page) => {
+          const after = page.after
+          return sql`SELECT * FROM projects WHERE account_id = ${accountId}
+              ${scope === null ? sql`` : sql`AND id = ANY(${scope as Array<string>})`}
+              ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+              ORDER BY created_at, id LIMIT ${page.limit + 1}`.pipe(
+            Effect.map((rows) => toPage(rows.map(toProjectRecord), page.limit)),
+            Effect.orDie
+          )
+        },
+        existing: (accountId, ids) =>
+          sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids as Array<string>})`.pipe(
+            Effect.map((rows) => rows.map((r: any) => r.id as string)),
+            Effect.orDie
+          )
+      })
+    })
+  )
+
+  static readonly memory = Layer.effect(
+    ProjectsRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      return ProjectsRepo.of({
+        create: (p) =>
+          Effect.sync(() => {
+            const { now, ...rest } = p
+            const record: ProjectRecord = { id: newId("prj"), ...rest, createdAt: now }
+            db.projects.set(record.id, record)
+            return record
+          }),
+        remove: (id) =>
+          Effect.sync(() => {
+            const existed = db.projects.delete(id)
+            for (const table of [db.traffic, db.revenue, db.search]) table.delete(id)
+            for (const [k, e] of db.expenses) if (e.projectId === id) db.expenses.delete(k)
+            for (const [k, i] of db.integrations) if (i.projectId === id) db.integrations.delete(k)
+            for (const [k, s] of db.syncRequests) if (s.projectId === id) db.syncRequests.delete(k)
+            return existed
+          }),
+        find: (id) => Effect.sync(() => db.projects.get(id) ?? null),
+        list: (accountId, scope, page) =>
+          Effect.sync(() =>
+            pageInMemory(
+              [...db.projects.values()].filter((p) => p.accountId === accountId && (scope === null || scope.includes(p.id))),
+              page,
+              "asc"
+            )
+          ),
+        existing: (accountId, ids) =>
+          Effect.sync(() => ids.filter((id) => db.projects.get(id)?.accountId === accountId))
+      })
+    })
+  )
+}

@@ -1,0 +1,47 @@
+/** Opaque list cursors: base64url of the last item's (createdAt, id). */
+import { badRequest } from "../../../domain/src/Errors.ts"
+import type { BadRequest } from "../../../domain/src/Errors.ts"
+import { Effect } from "effect"
+import type { Page, PageRequest } from "./Records.ts"
+
+export const encodeCursor = (item: { readonly createdAt: Date; readonly id: string }): string =>
+  Buffer.from(JSON.stringify([item.createdAt.getTime(), item.id])).toString("base64url")
+
+export const decodeCursor = (cursor: string | undefined): Effect.Effect<PageRequest["after"], BadRequest> => {
+  if (cursor === undefined) return Effect.succeed(null)
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+    if (
+      Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === "string"
+    ) {
+      return Effect.succeed({ createdAt: new Date(parsed[0]), id: parsed[1] })
+    }
+  } catch {
+    // fall through
+  }
+  return Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
+}
+
+/** Fetch limit + 1 rows, return limit of them and a cursor when there was one more. */
+export const toPage = <A extends { readonly createdAt: Date; readonly id: string }>(
+  rows: ReadonlyArray<A>,
+  limit: number
+): Page<A> => {
+  const items = rows.slice(0, limit)
+  return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1]) : null }
+}
+
+/** The memory stores' equivalent of `ORDER BY created_at, id` with a keyset cursor. */
+export const pageInMemory = <A extends { readonly createdAt: Date; readonly id: string }>(
+  all: Iterable<A>,
+  page: PageRequest,
+  direction: "asc" | "desc"
+): Page<A> => {
+  const sign = direction === "asc" ? 1 : -1
+  const cmp = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+    sign * (a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const sorted = [...all].sort(cmp)
+  const after = page.after
+  const rest = after === null ? sorted : sorted.filter((x) => cmp(x, after) > 0)
+  return toPage(rest.slice(0, page.limit + 1), page.limit)
+}

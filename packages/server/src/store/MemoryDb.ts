@@ -1,0 +1,37 @@
+/** The state behind the in-memory repositories (tests only): plain maps, one instance per layer build. */
+import { Context, Layer } from "effect"
+import type { RevenueDay, SearchDay, TrafficDay } from "../metrics/Rows.ts"
+import type {
+  AccountRecord,
+  ExpenseRecord,
+  IntegrationRecord,
+  ProjectRecord,
+  SyncRequestRecord,
+  TokenRecord
+} from "./Records.ts"
+
+export interface MemoryTables {
+  readonly accounts: Map<string, AccountRecord>
+  readonly projects: Map<string, ProjectRecord>
+  readonly tokens: Map<string, TokenRecord>
+  readonly expenses: Map<string, ExpenseRecord>
+  readonly integrations: Map<string, IntegrationRecord> // key project/provider
+  readonly syncRequests: Map<string, SyncRequestRecord>
+  readonly traffic: Map<string, Map<string, TrafficDay>> // project → day → row
+  readonly revenue: Map<string, Map<string, RevenueDay>>
+  readonly search: Map<string, Map<string, SearchDay>>
+}
+
+export class MemoryDb extends Context.Service<MemoryDb, MemoryTables>()("sitehealth/MemoryDb") {
+  static readonly layer = Layer.sync(MemoryDb, () => ({
+    accounts: new Map(),
+    projects: new Map(),
+    tokens: new Map(),
+    expenses: new Map(),
+    integrations: new Map(),
+    syncRequests: new Map(),
+    traffic: new Map(),
+    revenue: new Map(),
+    search: new Map()
+  }))
+}

@@ -1,0 +1,126 @@
+/** Access tokens. Only the SHA-256 of a secret is stored; lookups are by that hash. */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Permission } from "../../../domain/src/Permissions.ts"
+import { pageInMemory, toPage } from "../store/Cursor.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { Page, PageRequest, TokenRecord, TokenWithAccount } from "../store/Records.ts"
+
+export interface TokensRepoShape {
+  readonly insert: (token: TokenRecord) => Effect.Effect<TokenRecord>
+  /** The auth middleware's one lookup: the token with its account's entitlement fields. */
+  readonly findBySecretHash: (sha256Hex: string) => Effect.Effect<TokenWithAccount | null>
+  readonly find: (accountId: string, id: string) => Effect.Effect<TokenRecord | null>
+  /** Newest first. */
+  readonly list: (accountId: string, page: PageRequest) => Effect.Effect<Page<TokenRecord>>
+  /** Sets revoked_at unless already set; returns the token as stored afterwards. */
+  readonly revoke: (accountId: string, id: string, at: Date) => Effect.Effect<TokenRecord | null>
+  readonly touch: (id: string, at: Date) => Effect.Effect<void>
+}
+
+const toRecord = (r: any): TokenRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  secretSha256: Buffer.from(r.secret_sha256).toString("hex"),
+  last4: r.last4,
+  projects: r.projects,
+  permissions: r.permissions as Array<Permission>,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at
+})
+
+export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("sitehealth/TokensRepo") {
+  static readonly sql = Layer.effect(
+    TokensRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const one = (rows: ReadonlyArray<any>) => (rows.length ? toRecord(rows[0]) : null)
+      return TokensRepo.of({
+        insert: (t) =>
+          sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions, created_at, expires_at)
+              VALUES (${t.id}, ${t.accountId}, ${t.name}, ${Buffer.from(t.secretSha256, "hex")}, ${t.last4},
+                      ${t.projects === null ? null : (t.projects as Array<string>)}, ${t.permissions as Array<string>},
+                      ${t.createdAt}, ${t.expiresAt})
+              RETURNING *`.pipe(Effect.map((rows) => toRecord(rows[0])), Effect.orDie),
+        findBySecretHash: (hash) =>
+          sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
+              FROM tokens t JOIN accounts a ON a.id = t.account_id
+              WHERE t.secret_sha256 = ${Buffer.from(hash, "hex")}`.pipe(
+            Effect.map((rows) =>
+              rows.length === 0 ? null : {
+                token: toRecord(rows[0]),
+                account: {
+                  trialEndsAt: (rows[0] as any).trial_ends_at,
+                  subscriptionStatus: (rows[0] as any).subscription_status,
+                  subscriptionUntil: (rows[0] as any).subscription_until
+                }
+              }
+            ),
+            Effect.orDie
+          ),
+        find: (accountId, id) =>
+          sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.map(one), Effect.orDie),
+        list: (accountId, page) => {
+          const after = page.after
+          return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
+              ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
+              ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
+            Effect.map((rows) => toPage(rows.map(toRecord), page.limit)),
+            Effect.orDie
+          )
+        },
+        revoke: (accountId, id, at) =>
+          sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
+              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.map(one), Effect.orDie),
+        touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      })
+    })
+  )
+
+  static readonly memory = Layer.effect(
+    TokensRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      return TokensRepo.of({
+        insert: (t) =>
+          Effect.sync(() => {
+            db.tokens.set(t.id, t)
+            return t
+          }),
+        findBySecretHash: (hash) =>
+          Effect.sync(() => {
+            for (const token of db.tokens.values()) {
+              if (token.secretSha256 === hash) {
+                const account = db.accounts.get(token.accountId)
+                return account ? { token, account } : null
+              }
+            }
+            return null
+          }),
+        find: (accountId, id) =>
+          Effect.sync(() => {
+            const t = db.tokens.get(id)
+            return t && t.accountId === accountId ? t : null
+          }),
+        list: (accountId, page) =>
+          Effect.sync(() => pageInMemory([...db.tokens.values()].filter((t) => t.accountId === accountId), page, "desc")),
+        revoke: (accountId, id, at) =>
+          Effect.sync(() => {
+            const t = db.tokens.get(id)
+            if (!t || t.accountId !== accountId) return null
+            const next = { ...t, revokedAt: t.revokedAt ?? at }
+            db.tokens.set(id, next)
+            return next
+          }),
+        touch: (id, at) =>
+          Effect.sync(() => {
+            const t = db.tokens.get(id)
+            if (t) db.tokens.set(id, { ...t, lastUsedAt: at })
+          })
+      })
+    })
+  )
+}

@@ -44,7 +44,7 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       params: projectParams,
       query: { dimension: Schema.optionalKey(Dimension), severity: Schema.optionalKey(Severity), ...PageQuery },
       success: Envelope("SignalListResponse", SignalList),
-      error: scoped
+      error: [...scoped, BadRequestWire]
     }),
     HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
       params: projectParams,
@@ -91,7 +91,7 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
     }),
     HttpApiEndpoint.post("syncIntegration", "/projects/:id/integrations/:provider/sync", {
       params: integrationParams,
-      payload: SyncPayload,
+      payload: [SyncPayload, Schema.Null],
       success: Envelope("SyncResponse", SyncResult, { status: 202 }),
       error: [...scoped, ConflictWire]
     }),
@@ -114,7 +114,7 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       params: projectParams,
       query: PageQuery,
       success: Envelope("ExpenseListResponse", ExpenseList),
-      error: scoped
+      error: [...scoped, BadRequestWire]
     }),
     HttpApiEndpoint.post("createExpense", "/projects/:id/expenses", {
       params: projectParams,
@@ -134,10 +134,11 @@ export class TokensApi extends HttpApiGroup.make("tokens")
   .add(
     HttpApiEndpoint.get("listTokens", "/tokens", {
       query: PageQuery,
-      success: Envelope("TokenListResponse", TokenList)
+      success: Envelope("TokenListResponse", TokenList),
+      error: [BadRequestWire]
     }),
     HttpApiEndpoint.post("createToken", "/tokens", {
-      payload: CreateTokenPayload,
+      payload: [CreateTokenPayload, Schema.Null],
       success: [
         Envelope("TokenPreviewResponse", TokenPreview),
         Envelope("TokenMintedResponse", TokenMinted, { status: 201 })
@@ -147,7 +148,7 @@ export class TokensApi extends HttpApiGroup.make("tokens")
     HttpApiEndpoint.delete("revokeToken", "/tokens/:id", {
       params: { id: Schema.String },
       query: RevokeQuery,
-      payload: RevokePayload,
+      payload: [RevokePayload, Schema.Null],
       success: [Envelope("RevokePreviewResponse", RevokePreview), Envelope("TokenRevokedResponse", TokenRevoked)],
       error: [...scoped, ConflictWire]
     })
@@ -159,6 +160,9 @@ export class SiteHealthApi extends HttpApi.make("sitehealth")
   .middleware(Authentication)
   .middleware(RequestErrors)
   .prefix("/api/v1")
+  // An unknown body field is an error, not silently dropped: a typo like "permisions" must not mint a
+  // token with the caller's full permissions.
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
   .annotateMerge(
     OpenApi.annotations({
       title: "sitehealth API",

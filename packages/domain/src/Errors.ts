@@ -53,14 +53,22 @@ const wire = <
 const base = { message: Schema.String, type: Schema.String }
 
 /** 400: a malformed body, a wrong type, an unknown value, a missing field. */
-export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", base) {}
+export const Issue = Schema.Struct({
+  path: Schema.String.annotate({ description: "Where: body.amount, query.period, path.id …" }),
+  message: Schema.String
+}).annotate({ identifier: "Issue" })
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
+  ...base,
+  issues: Schema.optionalKey(Schema.Array(Issue))
+}) {}
 export const BadRequestWire = wire(BadRequest, {
   tag: "BadRequest",
   status: 400,
   code: 400,
   identifier: "BadRequestError",
-  description: "The request is malformed: invalid JSON, a missing or wrongly typed field, or an unknown value.",
-  extra: {}
+  description:
+    "The request is malformed: invalid JSON (`invalid_json`), a missing, unknown or wrongly typed field or value (`invalid_request`, with `issues`).",
+  extra: { issues: Schema.optionalKey(Schema.Array(Issue)) }
 })
 
 /** 401: missing, malformed, unknown, revoked or expired token. The message is always the same. */

@@ -31,11 +31,9 @@ export type Integration = typeof Integration.Type
 
 export const IntegrationList = Schema.Struct({ projectId: ProjectId, integrations: Schema.Array(Integration) })
 
-export const SyncPayload = Schema.UndefinedOr(
-  Schema.Struct({
-    mode: Schema.optionalKey(Schema.Literals(["incremental", "full"]).annotate({ description: "Default incremental" }))
-  })
-)
+export const SyncPayload = Schema.Struct({
+  mode: Schema.optionalKey(Schema.Literals(["incremental", "full"]).annotate({ description: "Default incremental" }))
+}).annotate({ identifier: "SyncRequestBody" })
 
 export const SyncResult = Schema.Struct({
   sync: SyncRequest,

@@ -25,8 +25,7 @@ export const TokenList = Schema.Struct({ tokens: Schema.Array(TokenMetadata), ne
 
 const Confirm = Schema.optionalKey(Schema.Boolean.annotate({ description: "true to act; anything else answers a preview" }))
 
-export const CreateTokenPayload = Schema.UndefinedOr(
-  Schema.Struct({
+export const CreateTokenPayload = Schema.Struct({
     confirm: Confirm,
     name: Schema.optionalKey(Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(100))),
     projects: Schema.optionalKey(
@@ -38,8 +37,7 @@ export const CreateTokenPayload = Schema.UndefinedOr(
     expiresAt: Schema.optionalKey(Schema.NullOr(Schema.String)).annotate({
       description: "ISO 8601 instant in the future. Omitted: the caller's own expiry. null: never (only for a caller that never expires)"
     })
-  }).annotate({ identifier: "CreateTokenRequest" })
-)
+}).annotate({ identifier: "CreateTokenRequest" })
 export type CreateTokenPayload = typeof CreateTokenPayload.Type
 
 export const TokenDraft = Schema.Struct({
@@ -60,7 +58,7 @@ export const TokenMinted = Schema.Struct({
   secret: Schema.String.annotate({ description: "The token itself, `svc_…`. Shown once; store it now." })
 }).annotate({ identifier: "TokenMinted" })
 
-export const RevokePayload = Schema.UndefinedOr(Schema.Struct({ confirm: Confirm }))
+export const RevokePayload = Schema.Struct({ confirm: Confirm }).annotate({ identifier: "RevokeTokenRequest" })
 export const RevokeQuery = {
   confirm: Schema.optionalKey(Schema.Literals(["true", "false"]).annotate({ description: "Same as the body's confirm" }))
 }

@@ -1,0 +1,97 @@
+/**
+ * The whole HTTP application as one layer: the /api/v1 contract with its handlers and middleware, the
+ * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
+ * that puts anything the framework would answer bare into the envelope.
+ */
+import { Cause, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { SiteHealthApi } from "../../domain/src/Api.ts"
+import { AppConfig } from "./Config.ts"
+import { ExpensesHttp } from "./expenses/Http.ts"
+import { AuthenticationLive } from "./http/Authentication.ts"
+import { Readiness } from "./http/Readiness.ts"
+import { RequestErrorsLive } from "./http/RequestErrors.ts"
+import { IntegrationsHttp } from "./integrations/Http.ts"
+import { ProjectsHttp } from "./projects/Http.ts"
+import { ReportsHttp } from "./reports/Http.ts"
+import { TokensHttp } from "./tokens/Http.ts"
+
+export const OPENAPI_PATH = "/api/v1/openapi.json"
+
+const errorResponse = (status: number, message: string, type: string) =>
+  HttpServerResponse.jsonUnsafe({ status: "error", error: { code: status, message, type } }, { status })
+
+const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
+  Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
+  Layer.provide([AuthenticationLive, RequestErrorsLive])
+)
+
+const SystemRoutes = Layer.mergeAll(
+  HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  HttpRouter.add(
+    "GET",
+    "/readyz",
+    Effect.flatMap(Readiness, (r) => r.check).pipe(
+      Effect.map((ok) =>
+        ok
+          ? HttpServerResponse.jsonUnsafe({ status: "ready" })
+          : HttpServerResponse.jsonUnsafe({ status: "unavailable", reason: "database unreachable" }, { status: 503 })
+      )
+    )
+  ),
+  // Lowest priority in the router: only what matched nothing else lands here.
+  HttpRouter.add("*", "*", (request) =>
+    Effect.succeed(errorResponse(404, `No route for ${request.method} ${request.url.split("?")[0]}`, "route_not_found")))
+)
+
+const reasonFor: Record<number, string> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  500: "internal_error"
+}
+
+/**
+ * Outermost layer of every request: rejects bodies over the cap before reading them, bounds the bytes
+ * read when no Content-Length is given, and turns any bare error response or escaped defect into the
+ * envelope. Nothing leaves without a JSON body; no stack trace ever does.
+ */
+const SafetyNet = HttpRouter.middleware(
+  Effect.map(AppConfig, (config) => (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const length = Number(request.headers["content-length"] ?? 0)
+      if (length > config.maxBodyBytes) {
+        return errorResponse(413, `The request body is larger than ${config.maxBodyBytes} bytes`, "payload_too_large")
+      }
+      const response = yield* httpEffect.pipe(
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, config.maxBodyBytes as any),
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.as(
+              Effect.logError("request failed outside the API's handlers", Cause.pretty(cause)),
+              errorResponse(500, "Unexpected server error", "internal_error")
+            )
+        )
+      )
+      const contentType = response.headers["content-type"] ?? ""
+      if (response.status >= 400 && !contentType.includes("json")) {
+        return errorResponse(
+          response.status,
+          response.status >= 500 ? "Unexpected server error" : `Request failed with status ${response.status}`,
+          reasonFor[response.status] ?? "error"
+        )
+      }
+      return response
+    })),
+  { global: true }
+)
+
+/** Everything but the repositories, rate limiter, readiness and config, which the caller provides. */
+export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, SafetyNet)

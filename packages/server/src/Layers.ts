@@ -1,0 +1,46 @@
+/** Wiring: the repositories over SQL or in memory (tests), the rate limiter, and the app on top. */
+import { Layer } from "effect"
+import { AccountsRepo } from "./accounts/AccountsRepo.ts"
+import { AppRoutes } from "./App.ts"
+import { AppConfig, type AppConfigShape } from "./Config.ts"
+import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
+import { RateLimiter } from "./http/RateLimiter.ts"
+import { Readiness } from "./http/Readiness.ts"
+import { IntegrationsRepo } from "./integrations/IntegrationsRepo.ts"
+import { MetricsRepo } from "./metrics/MetricsRepo.ts"
+import { ProjectsRepo } from "./projects/ProjectsRepo.ts"
+import { MemoryDb } from "./store/MemoryDb.ts"
+import { TokensRepo } from "./tokens/TokensRepo.ts"
+
+/** Needs a SqlClient. */
+export const SqlRepos = Layer.mergeAll(
+  AccountsRepo.sql,
+  ProjectsRepo.sql,
+  TokensRepo.sql,
+  ExpensesRepo.sql,
+  IntegrationsRepo.sql,
+  MetricsRepo.sql,
+  Readiness.sql
+)
+
+/** Tests only: the same repositories over maps. */
+export const MemoryRepos = Layer.mergeAll(
+  AccountsRepo.memory,
+  ProjectsRepo.memory,
+  TokensRepo.memory,
+  ExpensesRepo.memory,
+  IntegrationsRepo.memory,
+  MetricsRepo.memory,
+  Readiness.memory
+).pipe(Layer.provideMerge(MemoryDb.layer))
+
+export const rateLimiterFor = (config: AppConfigShape) =>
+  config.redisUrl === null ? RateLimiter.memory(config.rateLimit) : RateLimiter.redis(config.redisUrl, config.rateLimit)
+
+/** The HTTP app over the given repositories. */
+export const appLayer = <E, R>(config: AppConfigShape, repos: Layer.Layer<any, E, R>) =>
+  AppRoutes.pipe(
+    Layer.provide(rateLimiterFor(config)),
+    Layer.provide(AppConfig.layer(config)),
+    Layer.provideMerge(repos)
+  )

@@ -1,0 +1,73 @@
+/**
+ * What the dashboard (here: the operator CLI, the demo seed and the tests) does that the API does not:
+ * create accounts and projects, mint tokens without a calling token, delete projects.
+ */
+import { Clock, Effect } from "effect"
+import { PERMISSIONS, type Permission } from "../../../domain/src/Permissions.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { newId } from "../store/Ids.ts"
+import type { TokenRecord } from "../store/Records.ts"
+import { TokensRepo } from "../tokens/TokensRepo.ts"
+import { generateSecret, hashSecret } from "../tokens/TokenSecret.ts"
+import { AccountsRepo } from "./AccountsRepo.ts"
+
+export const TRIAL_DAYS = 14
+const DAY_MS = 86_400_000
+
+export const createAccount = (input: { readonly name: string; readonly trialDays?: number }) =>
+  Effect.gen(function*() {
+    const accounts = yield* AccountsRepo
+    const now = yield* Clock.currentTimeMillis
+    return yield* accounts.create({
+      name: input.name,
+      now: new Date(now),
+      trialEndsAt: new Date(now + (input.trialDays ?? TRIAL_DAYS) * DAY_MS)
+    })
+  })
+
+export const createProject = (input: {
+  readonly accountId: string
+  readonly name: string
+  readonly domain: string
+  readonly timezone?: string
+  readonly currency?: string
+}) =>
+  Effect.gen(function*() {
+    const projects = yield* ProjectsRepo
+    const now = yield* Clock.currentTimeMillis
+    return yield* projects.create({
+      accountId: input.accountId,
+      name: input.name,
+      domain: input.domain,
+      timezone: input.timezone ?? "UTC",
+      currency: input.currency ?? "USD",
+      now: new Date(now)
+    })
+  })
+
+export const mintToken = (input: {
+  readonly accountId: string
+  readonly name?: string
+  readonly projects?: ReadonlyArray<string> | null
+  readonly permissions?: ReadonlyArray<Permission>
+  readonly expiresAt?: Date | null
+}) =>
+  Effect.gen(function*() {
+    const tokens = yield* TokensRepo
+    const now = yield* Clock.currentTimeMillis
+    const secret = generateSecret()
+    const token: TokenRecord = yield* tokens.insert({
+      id: newId("tok"),
+      accountId: input.accountId,
+      name: input.name ?? "API token",
+      secretSha256: hashSecret(secret),
+      last4: secret.slice(-4),
+      projects: input.projects ?? null,
+      permissions: input.permissions ?? [...PERMISSIONS],
+      createdAt: new Date(now),
+      lastUsedAt: null,
+      expiresAt: input.expiresAt ?? null,
+      revokedAt: null
+    })
+    return { token, secret }
+  })

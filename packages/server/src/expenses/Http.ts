@@ -1,0 +1,60 @@
+/** Handlers of the expenses group. */
+import { Clock, Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { SiteHealthApi } from "../../../domain/src/Api.ts"
+import { CurrentPrincipal } from "../../../domain/src/Authentication.ts"
+import { DEFAULT_PAGE_SIZE } from "../../../domain/src/Common.ts"
+import { notFound } from "../../../domain/src/Errors.ts"
+import { requireProjectWith } from "../projects/Policy.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { decodeCursor } from "../store/Cursor.ts"
+import { newId } from "../store/Ids.ts"
+import { expense } from "../store/Present.ts"
+import { ExpensesRepo } from "./ExpensesRepo.ts"
+
+export const ExpensesHttp = HttpApiBuilder.group(
+  SiteHealthApi,
+  "expenses",
+  Effect.fn(function*(handlers) {
+    const projects = yield* ProjectsRepo
+    const expenses = yield* ExpensesRepo
+    const requireProject = requireProjectWith(projects)
+
+    return handlers.handleAll({
+      listExpenses: ({ params, query }) =>
+        Effect.gen(function*() {
+          const project = yield* requireProject(params.id)
+          const after = yield* decodeCursor(query.cursor)
+          const page = yield* expenses.list(project.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after })
+          return { expenses: page.items.map(expense), nextCursor: page.nextCursor }
+        }),
+      createExpense: ({ params, payload }) =>
+        Effect.gen(function*() {
+          const project = yield* requireProject(params.id)
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const created = yield* expenses.insert({
+            id: newId("exp"),
+            projectId: project.id,
+            amountMinor: payload.amount,
+            currency: payload.currency ?? project.currency,
+            category: payload.category,
+            description: payload.description,
+            vendor: payload.vendor ?? null,
+            incurredOn: payload.incurredOn,
+            recurrence: payload.recurrence,
+            createdAt: now,
+            deletedAt: null
+          })
+          return { expense: expense(created) }
+        }),
+      deleteExpense: ({ params }) =>
+        Effect.gen(function*() {
+          const project = yield* requireProject(params.id)
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const deleted = yield* expenses.softDelete(project.id, params.expenseId, now)
+          if (deleted === null) return yield* Effect.fail(notFound("Expense"))
+          return { deleted: true as const, expense: expense(deleted) }
+        })
+    })
+  })
+)

@@ -1,0 +1,89 @@
+/**
+ * The Authentication middleware: the checks every /api/v1 request passes, in the documented order —
+ * 401 token → 429 rate limit → 402 entitlement → 403 permission — then the request runs with the
+ * Principal. One database round trip (token joined with its account); no positive cache, so a
+ * revocation takes effect on the very next request on every instance.
+ */
+import { Clock, Effect, Layer, Redacted } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { Authentication, CurrentPrincipal, type Principal } from "../../../domain/src/Authentication.ts"
+import { Forbidden, RateLimited, TrialExpired, Unauthorized } from "../../../domain/src/Errors.ts"
+import { operationOf } from "../../../domain/src/Permissions.ts"
+import { isEntitled } from "../accounts/AccountsRepo.ts"
+import { TokensRepo } from "../tokens/TokensRepo.ts"
+import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
+import { RateLimiter, type RateLimitDecision } from "./RateLimiter.ts"
+
+/** lastUsedAt is written at most this often per token, so reads do not turn into writes. */
+const TOUCH_EVERY_MS = 60_000
+
+const rateLimitHeaders = (d: RateLimitDecision, retryAfter: boolean) => ({
+  "x-ratelimit-limit": String(d.limit),
+  "x-ratelimit-remaining": String(d.remaining),
+  "x-ratelimit-reset": String(d.reset),
+  ...(retryAfter ? { "retry-after": String(Math.max(1, Math.ceil(d.reset - Date.now() / 1000))) } : {})
+})
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const tokens = yield* TokensRepo
+    const limiter = yield* RateLimiter
+
+    return Authentication.of({
+      bearer: (httpEffect, { credential, endpoint }) =>
+        Effect.gen(function*() {
+          const secret = Redacted.value(credential)
+          if (secret === "") return yield* Unauthorized.of("missing_token")
+          if (!isWellFormedSecret(secret)) return yield* Unauthorized.of("invalid_token")
+          const found = yield* tokens.findBySecretHash(hashSecret(secret))
+          if (found === null) return yield* Unauthorized.of("invalid_token")
+          const { account, token } = found
+          const nowMs = yield* Clock.currentTimeMillis
+          if (token.revokedAt !== null) return yield* Unauthorized.of("token_revoked")
+          if (token.expiresAt !== null && token.expiresAt.getTime() <= nowMs) {
+            return yield* Unauthorized.of("token_expired")
+          }
+
+          const decision = yield* limiter.consume(token.id)
+          yield* HttpEffect.appendPreResponseHandler((_req, res) =>
+            Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, res.status === 429)))
+          )
+          if (!decision.allowed) {
+            return yield* new RateLimited({
+              message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after the window resets`,
+              type: "rate_limited",
+              limit: decision.limit,
+              remaining: decision.remaining,
+              reset: decision.reset
+            })
+          }
+
+          const now = new Date(nowMs)
+          if (!isEntitled(account, now)) return yield* TrialExpired.of()
+
+          const operation = operationOf(endpoint.name)
+          if (operation?.permission && !token.permissions.includes(operation.permission)) {
+            return yield* new Forbidden({
+              message: `This token lacks the ${operation.permission} permission`,
+              type: "missing_permission",
+              permission: operation.permission
+            })
+          }
+
+          if (token.lastUsedAt === null || nowMs - token.lastUsedAt.getTime() >= TOUCH_EVERY_MS) {
+            yield* Effect.forkDetach(tokens.touch(token.id, now))
+          }
+
+          const principal: Principal = {
+            tokenId: token.id,
+            accountId: token.accountId,
+            projects: token.projects,
+            permissions: token.permissions,
+            expiresAt: token.expiresAt
+          }
+          return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        })
+    })
+  })
+)

@@ -1,0 +1,82 @@
+/**
+ * Per-token request budget: a fixed window aligned to the UTC minute (hh:mm:00.000–hh:mm:59.999). Every
+ * authenticated request counts, accepted or not; `reset` is the epoch second the window ends. The counter
+ * lives in memory, or in Redis when REDIS_URL is set so that every instance shares one budget.
+ */
+import { Clock, Context, Effect, Layer } from "effect"
+import { createClient } from "redis"
+
+export interface RateLimitDecision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  /** Epoch seconds when the current window ends. */
+  readonly reset: number
+}
+
+export interface RateLimiterShape {
+  readonly consume: (key: string) => Effect.Effect<RateLimitDecision>
+}
+
+export const WINDOW_MS = 60_000
+
+const decide = (count: number, limit: number, windowStart: number): RateLimitDecision => ({
+  allowed: count <= limit,
+  limit,
+  remaining: Math.max(0, limit - count),
+  reset: (windowStart + WINDOW_MS) / 1000
+})
+
+export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("sitehealth/RateLimiter") {
+  static readonly memory = (limit: number) =>
+    Layer.sync(RateLimiter, () => {
+      const counters = new Map<string, { window: number; count: number }>()
+      let sweptWindow = 0
+      return RateLimiter.of({
+        consume: (key) =>
+          Effect.map(Clock.currentTimeMillis, (now) => {
+            const window = now - (now % WINDOW_MS)
+            if (window !== sweptWindow) {
+              // Drop counters of past windows once per window so memory stays bounded by active tokens.
+              for (const [k, c] of counters) if (c.window !== window) counters.delete(k)
+              sweptWindow = window
+            }
+            const counter = counters.get(key)
+            const next = counter && counter.window === window ? counter.count + 1 : 1
+            counters.set(key, { window, count: next })
+            return decide(next, limit, window)
+          })
+      })
+    })
+
+  static readonly redis = (url: string, limit: number) =>
+    Layer.effect(
+      RateLimiter,
+      Effect.gen(function*() {
+        const client = createClient({ url })
+        client.on("error", () => {}) // reconnects by itself; failures surface per command below
+        yield* Effect.acquireRelease(
+          Effect.tryPromise(() => client.connect()).pipe(Effect.orDie),
+          () => Effect.promise(() => client.quit().catch(() => undefined))
+        )
+        // INCR and set the expiry in one atomic step: concurrent requests on any instance see one count.
+        const script = `local c = redis.call('INCR', KEYS[1]); if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end; return c`
+        return RateLimiter.of({
+          consume: (key) =>
+            Effect.gen(function*() {
+              const now = yield* Clock.currentTimeMillis
+              const window = now - (now % WINDOW_MS)
+              const count = yield* Effect.tryPromise(() =>
+                client.eval(script, { keys: [`sitehealth:rl:${key}:${window}`], arguments: [String(WINDOW_MS + 5_000)] })
+              ).pipe(
+                // Redis down: let the request through rather than take the API down with it; say so in the log.
+                Effect.catch((e) =>
+                  Effect.as(Effect.logWarning(`rate limiter: redis unavailable, request not counted: ${String(e)}`), 0)
+                )
+              )
+              return decide(Number(count), limit, window)
+            })
+        })
+      })
+    )
+}

@@ -1,0 +1,80 @@
+/**
+ * Turns what the framework would answer with an empty body into enveloped errors: undecodable requests
+ * become 400 with the offending fields, oversized bodies 413, defects a logged 500 that says nothing of
+ * its cause.
+ */
+import { Cause, Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { SchemaIssue } from "effect"
+import { RequestErrors } from "../../../domain/src/Authentication.ts"
+import { BadRequest, InternalError, PayloadTooLarge } from "../../../domain/src/Errors.ts"
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const slotName: Record<string, string> = {
+  Params: "path",
+  Query: "query",
+  Payload: "body",
+  Headers: "headers"
+}
+
+export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
+  const slot = slotName[error.kind] ?? error.kind.toLowerCase()
+  const issues = formatIssues(error.cause.issue).issues.slice(0, 10).map((issue) => {
+    const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null ? (p as any).key : p))
+    const message = issue.message === "Expected no excess property" ? "Unknown field" : issue.message
+    return { path: [slot, ...path].join("."), message }
+  })
+  if (issues.some((i) => i.message === "Expected a valid JSON body")) {
+    return new BadRequest({ message: "The body is not valid JSON", type: "invalid_json" })
+  }
+  const summary = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")
+  return new BadRequest({ message: `Invalid request: ${summary}`, type: "invalid_request", issues })
+}
+
+export const isBodyTooLarge = (defect: unknown): boolean => {
+  const reason = (defect as any)?.reason
+  return reason?.reason === "BodyTooLarge" || (defect as any)?.reason === "BodyTooLarge"
+}
+
+export const unsupportedMediaType = () =>
+  HttpServerResponse.jsonUnsafe(
+    {
+      status: "error",
+      error: { code: 415, message: "Send the body as JSON with Content-Type: application/json", type: "unsupported_media_type" }
+    },
+    { status: 415 }
+  )
+
+export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { endpoint }) =>
+  httpEffect.pipe(
+    Effect.map((response) => (response.status === 415 ? unsupportedMediaType() : response)),
+    Effect.catchCause((cause): Effect.Effect<never, BadRequest | PayloadTooLarge | InternalError> => {
+      const failure = Cause.findErrorOption(cause)
+      if (failure._tag === "Some") {
+        const error = failure.value
+        if (HttpApiError.HttpApiSchemaError.is(error)) {
+          if (error.kind === "Body" || error.kind === "ResponseHeaders") {
+            // Our own response failed its schema: a bug, not the caller's fault.
+            return Effect.andThen(
+              Effect.logError(`${endpoint.name}: response failed its schema`, Cause.pretty(Cause.fail(error.cause))),
+              Effect.fail(InternalError.of())
+            )
+          }
+          return Effect.fail(toBadRequest(error))
+        }
+        return Effect.failCause(cause as Cause.Cause<never>)
+      }
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+      const defect = Cause.findDefect(cause)
+      if (defect._tag === "Success" && isBodyTooLarge(defect.success)) {
+        return Effect.fail(new PayloadTooLarge({ message: "The request body is too large", type: "payload_too_large" }))
+      }
+      return Effect.andThen(
+        Effect.logError(`${endpoint.name}: unexpected error`, Cause.pretty(cause)),
+        Effect.fail(InternalError.of())
+      )
+    })
+  )
+)

@@ -1,0 +1,66 @@
+/**
+ * Project access: a project of another account is 404 (as if it did not exist); a project of the
+ * caller's account outside the token's project list is 403.
+ */
+import { Clock, Effect } from "effect"
+import { CurrentPrincipal, type Principal } from "../../../domain/src/Authentication.ts"
+import { Forbidden, notFound } from "../../../domain/src/Errors.ts"
+import type { NotFound } from "../../../domain/src/Errors.ts"
+import { addDays, todayIn } from "../metrics/Dates.ts"
+import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
+import type { ProjectsRepoShape } from "./ProjectsRepo.ts"
+
+export const inScope = (principal: Principal, projectId: string): boolean =>
+  principal.projects === null || principal.projects.includes(projectId)
+
+export const checkProjectAccess = (
+  principal: Principal,
+  project: ProjectRecord | null
+): Effect.Effect<ProjectRecord, NotFound | Forbidden> => {
+  if (project === null || project.accountId !== principal.accountId) return Effect.fail(notFound("Project"))
+  if (!inScope(principal, project.id)) {
+    return Effect.fail(
+      new Forbidden({ message: "This token is not allowed to access this project", type: "project_out_of_scope" })
+    )
+  }
+  return Effect.succeed(project)
+}
+
+export interface LoadedProject extends ProjectWithSeries {
+  readonly principal: Principal
+  /** Today in the project's time zone. */
+  readonly today: string
+  readonly now: Date
+}
+
+/**
+ * The project with `lookbackDays` of daily rows (all rows when null), after the access check. The
+ * range is counted back from the UTC day with a day's margin, so any time zone's "today" is covered.
+ */
+export const loadProject = (projectId: string, lookbackDays: number | null) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const metrics = yield* MetricsRepo
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const utcToday = now.toISOString().slice(0, 10)
+    const loaded = yield* metrics.loadProject(projectId, lookbackDays === null ? null : addDays(utcToday, -(lookbackDays + 1)))
+    const project = yield* checkProjectAccess(principal, loaded?.project ?? null)
+    return {
+      project,
+      series: loaded!.series,
+      principal,
+      now,
+      today: todayIn(project.timezone, now)
+    } satisfies LoadedProject
+  })
+
+/** Days of history the 30-day-over-30-day health comparison needs, plus the row before it. */
+export const HEALTH_LOOKBACK_DAYS = 75
+
+/** The project (without its metrics) after the access check. */
+export const requireProjectWith = (projects: ProjectsRepoShape) => (projectId: string) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    return yield* checkProjectAccess(principal, yield* projects.find(projectId))
+  })

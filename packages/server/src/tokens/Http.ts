@@ -1,0 +1,141 @@
+/** Handlers of the tokens group: list metadata, mint and revoke behind the confirmation gate. */
+import { Clock, Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { SiteHealthApi } from "../../../domain/src/Api.ts"
+import { CurrentPrincipal, type Principal } from "../../../domain/src/Authentication.ts"
+import { DEFAULT_PAGE_SIZE } from "../../../domain/src/Common.ts"
+import { badRequest, Conflict, Forbidden, notFound } from "../../../domain/src/Errors.ts"
+import type { CreateTokenPayload } from "../../../domain/src/Tokens.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { decodeCursor } from "../store/Cursor.ts"
+import { newId } from "../store/Ids.ts"
+import { isoOrNull, tokenMetadata } from "../store/Present.ts"
+import { expiryWithin, missingPermissions, projectsWithin } from "./Policy.ts"
+import { TokensRepo } from "./TokensRepo.ts"
+import { generateSecret, hashSecret } from "./TokenSecret.ts"
+
+const escalation = (message: string) => new Forbidden({ message, type: "escalation" })
+
+export const TokensHttp = HttpApiBuilder.group(
+  SiteHealthApi,
+  "tokens",
+  Effect.fn(function*(handlers) {
+    const tokens = yield* TokensRepo
+    const projects = yield* ProjectsRepo
+
+    /** What would be minted: the request resolved against the caller's own access, or the reason it can't. */
+    const resolveDraft = (principal: Principal, body: CreateTokenPayload | undefined, now: Date) =>
+      Effect.gen(function*() {
+        const requestedProjects = body?.projects === undefined
+          ? principal.projects
+          : body.projects === null
+          ? null
+          : [...new Set(body.projects)]
+        if (requestedProjects !== null) {
+          const existing = yield* projects.existing(principal.accountId, requestedProjects)
+          const unknown = requestedProjects.filter((p) => !existing.includes(p))
+          if (unknown.length > 0) return yield* Effect.fail(notFound(`Project ${unknown[0]}`))
+        }
+        if (!projectsWithin(principal, requestedProjects)) {
+          return yield* Effect.fail(
+            escalation(
+              requestedProjects === null
+                ? "This token is limited to some projects; it cannot mint a token for every project"
+                : "A token can only be given projects the calling token has"
+            )
+          )
+        }
+        const permissions = body?.permissions === undefined ? [...principal.permissions] : [...new Set(body.permissions)]
+        const missing = missingPermissions(principal, permissions)
+        if (missing.length > 0) {
+          return yield* Effect.fail(escalation(`The calling token lacks ${missing.join(", ")}, so it cannot grant it`))
+        }
+        let expiresAt: Date | null
+        if (body?.expiresAt === undefined) {
+          expiresAt = principal.expiresAt
+        } else if (body.expiresAt === null) {
+          expiresAt = null
+        } else {
+          const t = Date.parse(body.expiresAt)
+          if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(body.expiresAt)) {
+            return yield* Effect.fail(badRequest("expiresAt must be an ISO 8601 instant, e.g. 2027-01-31T00:00:00Z"))
+          }
+          if (t <= now.getTime()) return yield* Effect.fail(badRequest("expiresAt must be in the future"))
+          expiresAt = new Date(t)
+        }
+        if (!expiryWithin(principal, expiresAt)) {
+          return yield* Effect.fail(escalation("A token cannot outlive the token that mints it"))
+        }
+        return {
+          name: body?.name ?? "API token",
+          projects: requestedProjects,
+          permissions,
+          expiresAt
+        }
+      })
+
+    return handlers.handleAll({
+      listTokens: ({ query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const after = yield* decodeCursor(query.cursor)
+          const page = yield* tokens.list(principal.accountId, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after })
+          const now = new Date(yield* Clock.currentTimeMillis)
+          return { tokens: page.items.map((t) => tokenMetadata(t, now)), nextCursor: page.nextCursor }
+        }),
+      createToken: ({ payload }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const draft = yield* resolveDraft(principal, payload ?? undefined, now)
+          if (payload?.confirm !== true) {
+            return {
+              preview: true as const,
+              token: { ...draft, expiresAt: isoOrNull(draft.expiresAt) },
+              message: "Nothing was created. Send the same request with \"confirm\": true to mint this token."
+            }
+          }
+          const secret = generateSecret()
+          const created = yield* tokens.insert({
+            id: newId("tok"),
+            accountId: principal.accountId,
+            name: draft.name,
+            secretSha256: hashSecret(secret),
+            last4: secret.slice(-4),
+            projects: draft.projects,
+            permissions: draft.permissions,
+            createdAt: now,
+            lastUsedAt: null,
+            expiresAt: draft.expiresAt,
+            revokedAt: null
+          })
+          return { token: tokenMetadata(created, now), secret }
+        }),
+      revokeToken: ({ params, payload, query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const target = yield* tokens.find(principal.accountId, params.id)
+          if (target === null) return yield* Effect.fail(notFound("Token"))
+          if (target.id === principal.tokenId) {
+            return yield* Effect.fail(
+              new Conflict({ message: "A token cannot revoke itself; use another token or the dashboard", type: "self_revoke" })
+            )
+          }
+          if (!projectsWithin(principal, target.projects) || missingPermissions(principal, target.permissions).length > 0) {
+            return yield* Effect.fail(escalation("This token has access the calling token lacks; it cannot revoke it"))
+          }
+          const confirmed = payload?.confirm === true || query.confirm === "true"
+          if (!confirmed) {
+            return {
+              preview: true as const,
+              token: tokenMetadata(target, now),
+              message: "Nothing was revoked. Send again with {\"confirm\": true} or ?confirm=true to revoke this token."
+            }
+          }
+          const revoked = yield* tokens.revoke(principal.accountId, target.id, now)
+          return { revoked: true as const, token: tokenMetadata(revoked!, now) }
+        })
+    })
+  })
+)

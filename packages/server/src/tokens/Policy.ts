@@ -1,0 +1,15 @@
+/**
+ * No escalation: a token may only mint or revoke tokens whose projects, permissions and lifetime are
+ * within its own.
+ */
+import type { Principal } from "../../../domain/src/Authentication.ts"
+import type { Permission } from "../../../domain/src/Permissions.ts"
+
+export const projectsWithin = (principal: Principal, projects: ReadonlyArray<string> | null): boolean =>
+  principal.projects === null || (projects !== null && projects.every((p) => principal.projects!.includes(p)))
+
+export const missingPermissions = (principal: Principal, permissions: ReadonlyArray<Permission>): Array<Permission> =>
+  permissions.filter((p) => !principal.permissions.includes(p))
+
+export const expiryWithin = (principal: Principal, expiresAt: Date | null): boolean =>
+  principal.expiresAt === null || (expiresAt !== null && expiresAt.getTime() <= principal.expiresAt.getTime())

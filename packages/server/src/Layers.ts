@@ -38,7 +38,7 @@ export const rateLimiterFor = (config: AppConfigShape) =>
   config.redisUrl === null ? RateLimiter.memory(config.rateLimit) : RateLimiter.redis(config.redisUrl, config.rateLimit)
 
 /** The HTTP app over the given repositories. */
-export const appLayer = <E, R>(config: AppConfigShape, repos: Layer.Layer<any, E, R>) =>
+export const appLayer = <A, E, R>(config: AppConfigShape, repos: Layer.Layer<A, E, R>) =>
   AppRoutes.pipe(
     Layer.provide(rateLimiterFor(config)),
     Layer.provide(AppConfig.layer(config)),

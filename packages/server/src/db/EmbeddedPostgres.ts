@@ -21,15 +21,21 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
+const readPid = (file: string): number | null => {
+  if (!Fs.existsSync(file)) return null
+  const pid = Number(Fs.readFileSync(file, "utf8").split("\n")[0])
+  return Number.isInteger(pid) && pid > 0 ? pid : null
+}
+
 /**
  * A postgres left running by a killed parent keeps the cluster's lock, and the next start fails with an
  * empty error. Stop it (it is ours: it runs on our data directory) and clear the stale pid file.
  */
 const clearStalePostmaster = async (clusterDir: string, log: (m: string) => void) => {
   const pidFile = Path.join(clusterDir, "postmaster.pid")
-  if (!Fs.existsSync(pidFile)) return
-  const pid = Number(Fs.readFileSync(pidFile, "utf8").split("\n")[0])
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+  const pid = readPid(pidFile)
+  if (pid === null) return
+  if (isAlive(pid)) {
     log(`embedded postgres: stopping a leftover postgres (pid ${pid}) still holding ${clusterDir}`)
     try {
       process.kill(pid, "SIGINT")
@@ -73,9 +79,17 @@ export const startEmbeddedPostgres = async (options: {
   if (!initialised) {
     options.log(`embedded postgres: initialising a new cluster in ${clusterDir}`)
     await pg.initialise()
-  } else {
-    await clearStalePostmaster(clusterDir, options.log)
   }
+  const url = `postgres://sitehealth:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`
+  // The process that started the cluster writes its pid here. While it lives (a running server, say),
+  // others — the admin CLI — use its cluster instead of starting their own, and leave it running.
+  const ownerFile = Path.join(options.dataDir, "pg-owner.pid")
+  const owner = readPid(ownerFile)
+  const postmaster = readPid(Path.join(clusterDir, "postmaster.pid"))
+  if (initialised && owner !== null && owner !== process.pid && isAlive(owner) && postmaster !== null && isAlive(postmaster)) {
+    return { url, stop: async () => {} }
+  }
+  if (initialised) await clearStalePostmaster(clusterDir, options.log)
   try {
     await pg.start()
   } catch (e) {
@@ -83,6 +97,12 @@ export const startEmbeddedPostgres = async (options: {
       `embedded postgres failed to start on 127.0.0.1:${options.port} (port taken? set SITEHEALTH_EMBEDDED_PG_PORT): ${String(e ?? "")}`
     )
   }
-  const url = `postgres://sitehealth:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`
-  return { url, stop: () => pg.stop() }
+  Fs.writeFileSync(ownerFile, String(process.pid))
+  return {
+    url,
+    stop: async () => {
+      await pg.stop()
+      if (readPid(ownerFile) === process.pid) Fs.rmSync(ownerFile, { force: true })
+    }
+  }
 }

@@ -62,7 +62,7 @@ export const AuthenticationLive = Layer.effect(
           const now = new Date(nowMs)
           if (!isEntitled(account, now)) return yield* TrialExpired.of()
 
-          const operation = operationOf(endpoint.name)
+          const operation = operationOf(endpoint.identifier)
           if (operation?.permission && !token.permissions.includes(operation.permission)) {
             return yield* new Forbidden({
               message: `This token lacks the ${operation.permission} permission`,

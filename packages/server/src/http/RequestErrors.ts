@@ -58,7 +58,7 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
           if (error.kind === "Body" || error.kind === "ResponseHeaders") {
             // Our own response failed its schema: a bug, not the caller's fault.
             return Effect.andThen(
-              Effect.logError(`${endpoint.name}: response failed its schema`, Cause.pretty(Cause.fail(error.cause))),
+              Effect.logError(`${endpoint.identifier}: response failed its schema`, Cause.pretty(Cause.fail(error.cause))),
               Effect.fail(InternalError.of())
             )
           }
@@ -72,7 +72,7 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
         return Effect.fail(new PayloadTooLarge({ message: "The request body is too large", type: "payload_too_large" }))
       }
       return Effect.andThen(
-        Effect.logError(`${endpoint.name}: unexpected error`, Cause.pretty(cause)),
+        Effect.logError(`${endpoint.identifier}: unexpected error`, Cause.pretty(cause)),
         Effect.fail(InternalError.of())
       )
     })

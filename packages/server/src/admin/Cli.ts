@@ -1,0 +1,246 @@
+/**
+ * The operator CLI's command tree (effect/cli): `accounts`, `projects` and `tokens` groups. Each
+ * handler opens the database (migrated; the embedded cluster when there is no DATABASE_URL), runs one
+ * command from Commands.ts, closes the database and prints the command's output exactly once.
+ */
+import { Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag, GlobalFlag } from "effect/cli"
+import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
+import { SqlRepos } from "../Layers.ts"
+import type { AccountsRepo } from "../accounts/AccountsRepo.ts"
+import type { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import type { TokensRepo } from "../tokens/TokensRepo.ts"
+import {
+  accountsCreate,
+  accountsList,
+  accountsSubscription,
+  accountsTrial,
+  AdminError,
+  type Output,
+  projectsCreate,
+  projectsDelete,
+  tokensMint,
+  tokensRevoke
+} from "./Commands.ts"
+import { PERMISSIONS } from "../../../domain/src/Permissions.ts"
+
+/** `--json`, accepted anywhere on the command line. */
+export const Json = GlobalFlag.Setting("json")({
+  flag: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print exactly one JSON object on stdout (logs go to stderr)"),
+    Flag.withDefault(false)
+  )
+})
+
+export type Repos = AccountsRepo | ProjectsRepo | TokensRepo
+
+const describeDbError = (what: string) => (e: unknown) =>
+  new AdminError({
+    message: `${what}: ${e instanceof Error && e.message !== "" ? e.message : String(e)}`,
+    type: "database"
+  })
+
+/** Runs `use` against the migrated database, then releases it (stopping an embedded cluster we started). */
+export const withDatabase = <A, E>(use: Effect.Effect<A, E, Repos>) =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const database = yield* resolveDatabaseUrl
+      const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))).pipe(
+        Effect.mapError(describeDbError("cannot connect to the database"))
+      )
+      yield* runMigrations.pipe(
+        Effect.provideContext(context),
+        Effect.mapError(describeDbError("database migrations failed"))
+      )
+      return yield* use.pipe(Effect.provideContext(context))
+    })
+  )
+
+/** Writes the output: the JSON object or the text, once, to stdout. */
+export const emit = (json: boolean, output: Output) =>
+  Effect.sync(() => {
+    process.stdout.write(json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`)
+  })
+
+const execute = <E>(command: Effect.Effect<Output, E, Repos>) =>
+  Effect.gen(function*() {
+    const json = yield* Json
+    const output = yield* withDatabase(command)
+    yield* emit(json, output)
+  })
+
+const optional = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
+
+// ---------------------------------------------------------------------------------------------------
+// accounts
+
+const accountId = Argument.String("account-id").pipe(Argument.withDescription("The account's id (acc_…)"))
+
+const accountsCreateCommand = Command.make(
+  "create",
+  {
+    name: Flag.String("name").pipe(Flag.withDescription("The account's name")),
+    trialDays: Flag.Int("trial-days").pipe(
+      Flag.withDescription("Length of the free trial, from now"),
+      Flag.withDefault(14)
+    )
+  },
+  ({ name, trialDays }) => execute(accountsCreate({ name, trialDays }))
+).pipe(
+  Command.withDescription("Create an account with a free trial"),
+  Command.withExamples([{ command: "admin accounts create --name \"Acme\" --trial-days 30", description: "30-day trial" }])
+)
+
+const accountsListCommand = Command.make("list", {}, () => execute(accountsList)).pipe(
+  Command.withDescription("List all accounts with their entitlement")
+)
+
+const accountsTrialCommand = Command.make(
+  "trial",
+  {
+    accountId,
+    endsAt: Flag.String("ends-at").pipe(
+      Flag.withDescription("When the trial ends (ISO 8601 date or instant); a past date ends it now")
+    )
+  },
+  ({ accountId, endsAt }) => execute(accountsTrial({ accountId, endsAt }))
+).pipe(
+  Command.withDescription("Set when an account's trial ends"),
+  Command.withExamples([
+    { command: "admin accounts trial acc_123 --ends-at 2020-01-01", description: "End the trial" }
+  ])
+)
+
+const accountsSubscriptionCommand = Command.make(
+  "subscription",
+  {
+    accountId,
+    status: Flag.Literals("status", ["active", "canceled", "none"]).pipe(
+      Flag.withDescription("active: entitled (until --until, if given); canceled: entitled until --until; none")
+    ),
+    until: Flag.String("until").pipe(
+      Flag.withDescription("End of the paid period (ISO 8601 date or instant)"),
+      Flag.optional
+    )
+  },
+  ({ accountId, status, until }) => execute(accountsSubscription({ accountId, status, until: optional(until) }))
+).pipe(
+  Command.withDescription("Set an account's subscription"),
+  Command.withExamples([
+    { command: "admin accounts subscription acc_123 --status active", description: "Activate" },
+    {
+      command: "admin accounts subscription acc_123 --status canceled --until 2025-12-31",
+      description: "Canceled, paid up to the end of 2025"
+    }
+  ])
+)
+
+const accounts = Command.make("accounts").pipe(
+  Command.withDescription("Accounts: create, list, trial and subscription"),
+  Command.withSubcommands([accountsCreateCommand, accountsListCommand, accountsTrialCommand, accountsSubscriptionCommand])
+)
+
+// ---------------------------------------------------------------------------------------------------
+// projects
+
+const projectsCreateCommand = Command.make(
+  "create",
+  {
+    account: Flag.String("account").pipe(Flag.withDescription("The owning account's id (acc_…)")),
+    name: Flag.String("name").pipe(Flag.withDescription("The project's name")),
+    domain: Flag.String("domain").pipe(Flag.withDescription("The site's host name, e.g. example.com")),
+    timezone: Flag.String("timezone").pipe(
+      Flag.withDescription("IANA time zone the project's days are counted in (default UTC)"),
+      Flag.optional
+    ),
+    currency: Flag.String("currency").pipe(
+      Flag.withDescription("ISO 4217 reporting currency (default USD)"),
+      Flag.optional
+    )
+  },
+  ({ account, currency, domain, name, timezone }) =>
+    execute(
+      projectsCreate({ accountId: account, name, domain, timezone: optional(timezone), currency: optional(currency) })
+    )
+).pipe(
+  Command.withDescription("Create a project (website) in an account"),
+  Command.withExamples([
+    {
+      command: "admin projects create --account acc_123 --name Shop --domain shop.example --timezone Europe/Berlin --currency EUR",
+      description: "A project counted in Berlin days, reporting in euros"
+    }
+  ])
+)
+
+const projectsDeleteCommand = Command.make(
+  "delete",
+  { projectId: Argument.String("project-id").pipe(Argument.withDescription("The project's id (prj_…)")) },
+  ({ projectId }) => execute(projectsDelete(projectId))
+).pipe(Command.withDescription("Delete a project and everything stored for it"))
+
+const projects = Command.make("projects").pipe(
+  Command.withDescription("Projects: create and delete"),
+  Command.withSubcommands([projectsCreateCommand, projectsDeleteCommand])
+)
+
+// ---------------------------------------------------------------------------------------------------
+// tokens
+
+const tokensMintCommand = Command.make(
+  "mint",
+  {
+    account: Flag.String("account").pipe(Flag.withDescription("The account's id (acc_…)")),
+    name: Flag.String("name").pipe(Flag.withDescription("A label for the token (default \"API token\")"), Flag.optional),
+    projects: Flag.String("projects").pipe(
+      Flag.withDescription("Comma-separated project ids to limit the token to (default: every project, present and future)"),
+      Flag.optional
+    ),
+    permissions: Flag.String("permissions").pipe(
+      Flag.withDescription(`Comma-separated permissions (default: all): ${PERMISSIONS.join(", ")}`),
+      Flag.optional
+    ),
+    expiresAt: Flag.String("expires-at").pipe(
+      Flag.withDescription("When the token expires (ISO 8601, in the future; default: never)"),
+      Flag.optional
+    )
+  },
+  ({ account, expiresAt, name, permissions, projects }) =>
+    execute(
+      tokensMint({
+        accountId: account,
+        name: optional(name),
+        projects: optional(projects),
+        permissions: optional(permissions),
+        expiresAt: optional(expiresAt)
+      })
+    )
+).pipe(
+  Command.withDescription("Mint an API token; prints its secret once"),
+  Command.withExamples([
+    {
+      command: "admin tokens mint --account acc_123 --name ci --projects prj_1,prj_2 --permissions projects:read,analytics:read",
+      description: "A read-only token for two projects"
+    }
+  ])
+)
+
+const tokensRevokeCommand = Command.make(
+  "revoke",
+  { tokenId: Argument.String("token-id").pipe(Argument.withDescription("The token's id (tok_…)")) },
+  ({ tokenId }) => execute(tokensRevoke(tokenId))
+).pipe(Command.withDescription("Revoke a token (idempotent)"))
+
+const tokens = Command.make("tokens").pipe(
+  Command.withDescription("API tokens: mint and revoke"),
+  Command.withSubcommands([tokensMintCommand, tokensRevokeCommand])
+)
+
+// ---------------------------------------------------------------------------------------------------
+
+export const admin = Command.make("admin").pipe(
+  Command.withDescription(
+    "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in SITEHEALTH_DATA_DIR), whether or not the server is running."
+  ),
+  Command.withGlobalFlags([Json]),
+  Command.withSubcommands([accounts, projects, tokens])
+)

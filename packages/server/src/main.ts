@@ -1,0 +1,54 @@
+/**
+ * `npm start`: migrate, seed the demo account on a fresh embedded database, and serve the API on
+ * HOST:PORT (127.0.0.1:8787 by default).
+ */
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { createServer } from "node:http"
+import { AccountsRepo } from "./accounts/AccountsRepo.ts"
+import { OPENAPI_PATH } from "./App.ts"
+import { AppConfig, readConfig } from "./Config.ts"
+import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
+import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
+import { appLayer, SqlRepos } from "./Layers.ts"
+
+const config = readConfig()
+
+const program = Effect.gen(function*() {
+  const database = yield* resolveDatabaseUrl
+  const repos = SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))
+  const context = yield* Layer.build(repos)
+
+  yield* runMigrations.pipe(Effect.provideContext(context))
+  if (database.kind === "embedded") {
+    const accounts = yield* Effect.provideContext(AccountsRepo, context)
+    if ((yield* accounts.count()) === 0) {
+      const demo = yield* seedDemo().pipe(Effect.provideContext(context))
+      const file = writeDemoToken(config.dataDir, demo.secret)
+      process.stdout.write(
+        [
+          "",
+          "  A demo account with 3 projects and 6 months of history was created.",
+          "  Demo token (all access, shown once; also saved to " + file + "):",
+          "",
+          `    ${demo.secret}`,
+          "",
+          `  Try: curl -H "Authorization: Bearer $(cat ${file})" http://${config.host}:${config.port}/api/v1/projects`,
+          ""
+        ].join("\n") + "\n"
+      )
+    }
+  }
+
+  const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  )
+  yield* Effect.logInfo(
+    `sitehealth listening on http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters)`
+  )
+  return yield* Layer.launch(server)
+}).pipe(Effect.scoped, Effect.provideService(AppConfig, config))
+
+// The router layer's request-scoped requirements are all met above; its type does not narrow to never.
+NodeRuntime.runMain(program as Effect.Effect<never, unknown>)

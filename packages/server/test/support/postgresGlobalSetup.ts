@@ -1,0 +1,46 @@
+/**
+ * Gives the postgres contract project a migrated database: DATABASE_URL when set, otherwise an embedded
+ * cluster in a temporary directory on a free port, stopped after the run.
+ */
+import { Effect } from "effect"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import type { TestProject } from "vitest/node"
+import { pgLayer, runMigrations } from "../../src/db/Database.ts"
+import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+export default async function setup(project: TestProject) {
+  let url = process.env.DATABASE_URL
+  let stop = async () => {}
+  let dir: string | undefined
+  if (!url) {
+    dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-test-"))
+    const handle = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log: () => {} })
+    url = handle.url
+    stop = handle.stop
+  }
+  await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgLayer(url))) as Effect.Effect<unknown>)
+  project.provide("databaseUrl", url)
+  return async () => {
+    await stop()
+    if (dir) Fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The test projects. The HTTP contract suite runs twice: against the in-memory repositories (fast) and
+ * against real PostgreSQL (DATABASE_URL when set, else an embedded cluster started by the global setup).
+ */
+import { defineProject } from "vitest/config"
+
+const contract = "packages/server/test/contract/**/*.test.ts"
+
+export const projects = [
+  defineProject({
+    test: {
+      name: "unit",
+      include: ["packages/*/test/**/*.test.ts"],
+      exclude: [contract, "**/node_modules/**"],
+      testTimeout: 60_000
+    }
+  }),
+  defineProject({
+    test: {
+      name: "contract:memory",
+      include: [contract],
+      env: { SITEHEALTH_TEST_STORE: "memory" },
+      testTimeout: 30_000
+    }
+  }),
+  defineProject({
+    test: {
+      name: "contract:postgres",
+      include: [contract],
+      env: { SITEHEALTH_TEST_STORE: "postgres" },
+      globalSetup: ["packages/server/test/support/postgresGlobalSetup.ts"],
+      testTimeout: 30_000,
+      hookTimeout: 120_000
+    }
+  })
+]
+
+export default projects

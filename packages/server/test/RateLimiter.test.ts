@@ -1,0 +1,56 @@
+/** The per-token counter itself: fixed UTC-minute windows, in memory and (when REDIS_URL is set) in Redis. */
+import { Effect, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { RateLimiter } from "../src/http/RateLimiter.ts"
+import { makeTestClock } from "./support/Harness.ts"
+import { Clock } from "effect"
+
+const T0 = Date.parse("2026-11-20T12:00:10.000Z")
+
+const consumeN = (layer: Layer.Layer<RateLimiter>, key: string, n: number, clock: Clock.Clock) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter
+        return yield* Effect.forEach(Array.from({ length: n }), () => limiter.consume(key), { concurrency: "unbounded" })
+      }).pipe(Effect.provide(layer), Effect.provideService(Clock.Clock, clock))
+    )
+  )
+
+describe("memory limiter", () => {
+  it("allows `limit` per window, reports remaining and the window's end, resets on the next minute", async () => {
+    const time = makeTestClock(T0)
+    const layer = RateLimiter.memory(3)
+    const decisions = await Effect.runPromise(
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter
+        const first = yield* Effect.forEach([1, 2, 3, 4], () => limiter.consume("tok_a"))
+        time.set(Date.parse("2026-11-20T12:00:59.999Z"))
+        const stillSame = yield* limiter.consume("tok_a")
+        time.set(Date.parse("2026-11-20T12:01:00.000Z"))
+        const next = yield* limiter.consume("tok_a")
+        return { first, stillSame, next }
+      }).pipe(Effect.provide(layer), Effect.provideService(Clock.Clock, time.clock))
+    )
+    expect(decisions.first.map((d) => [d.allowed, d.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]])
+    expect(decisions.first[0].reset).toBe(Date.parse("2026-11-20T12:01:00.000Z") / 1000)
+    expect(decisions.stillSame.allowed).toBe(false)
+    expect(decisions.next).toMatchObject({ allowed: true, remaining: 2, reset: Date.parse("2026-11-20T12:02:00.000Z") / 1000 })
+  })
+})
+
+const redisUrl = process.env.REDIS_URL
+
+describe.skipIf(!redisUrl)("redis limiter (REDIS_URL set)", () => {
+  it("two instances share one budget: 100 concurrent across both → exactly 60 allowed", async () => {
+    const time = makeTestClock(Date.now())
+    const key = `tok_test_${Math.random().toString(36).slice(2)}`
+    const [a, b] = await Promise.all([
+      consumeN(RateLimiter.redis(redisUrl!, 60), key, 50, time.clock),
+      consumeN(RateLimiter.redis(redisUrl!, 60), key, 50, time.clock)
+    ])
+    // The test clock stands still, so every request falls in the same window.
+    expect([...a, ...b].filter((d) => d.allowed)).toHaveLength(60)
+    expect(new Set([...a, ...b].map((d) => d.reset)).size).toBe(1)
+  })
+})

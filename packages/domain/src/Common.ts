@@ -47,3 +47,16 @@ export const DEFAULT_PAGE_SIZE = 50
 export const NextCursor = Schema.NullOr(Schema.String).annotate({
   description: "Pass as ?cursor= to get the next page; null on the last page"
 })
+
+/**
+ * Free text a user stores: no NUL characters and no lone UTF-16 surrogates (PostgreSQL cannot store
+ * either, and they are never meaningful), trimmed, within a length.
+ */
+export const Text = (maxLength: number) =>
+  Schema.String.check(
+    Schema.isTrimmed(),
+    Schema.isMinLength(1),
+    Schema.isMaxLength(maxLength),
+    Schema.makeFilter((s: string) => !s.includes("\u0000") || "must not contain NUL characters"),
+    Schema.makeFilter((s: string) => s.isWellFormed() || "must be well-formed Unicode (no lone surrogates)")
+  )

@@ -1,6 +1,6 @@
 /** Expenses a project's owner records, for profitability. */
 import { Schema } from "effect"
-import { Currency, DateOnly, ExpenseId, NextCursor, ProjectId, Timestamp } from "./Common.ts"
+import { Currency, DateOnly, ExpenseId, NextCursor, ProjectId, Text, Timestamp } from "./Common.ts"
 
 export const EXPENSE_CATEGORIES = [
   "hosting",
@@ -23,12 +23,13 @@ export const KnownCurrency = Currency.check(
   Schema.makeFilter((code: string) => knownCurrencies.has(code) || `unknown ISO 4217 currency "${code}"`)
 )
 
-/** A real calendar date (2026-02-30 is rejected). */
+/** A real calendar date (2026-02-30 is rejected) between 1900-01-01 and 2999-12-31. */
 export const RealDate = DateOnly.check(
   Schema.makeFilter((s: string) => {
     const d = new Date(`${s}T00:00:00Z`)
     return (!Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s) || `"${s}" is not a calendar date`
-  })
+  }),
+  Schema.makeFilter((s: string) => (s >= "1900-01-01" && s <= "2999-12-31") || "must be between 1900-01-01 and 2999-12-31")
 )
 
 export const Expense = Schema.Struct({
@@ -52,8 +53,8 @@ export const CreateExpense = Schema.Struct({
   }),
   currency: Schema.optionalKey(KnownCurrency.annotate({ description: "Default: the project's currency" })),
   category: ExpenseCategory,
-  description: Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(500)),
-  vendor: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(200)))),
+  description: Text(500),
+  vendor: Schema.optionalKey(Schema.NullOr(Text(200))),
   incurredOn: RealDate,
   recurrence: Recurrence
 }).annotate({ identifier: "CreateExpense" })

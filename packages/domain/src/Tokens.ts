@@ -1,6 +1,6 @@
 /** Access tokens: metadata, minting behind a confirmation gate, revocation. */
 import { Schema } from "effect"
-import { NextCursor, ProjectId, Timestamp, TokenId } from "./Common.ts"
+import { NextCursor, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 import { Permission } from "./Permissions.ts"
 
 export const TokenStatus = Schema.Literals(["active", "revoked", "expired"])
@@ -27,7 +27,7 @@ const Confirm = Schema.optionalKey(Schema.Boolean.annotate({ description: "true 
 
 export const CreateTokenPayload = Schema.Struct({
     confirm: Confirm,
-    name: Schema.optionalKey(Schema.String.check(Schema.isTrimmed(), Schema.isMinLength(1), Schema.isMaxLength(100))),
+    name: Schema.optionalKey(Text(100)),
     projects: Schema.optionalKey(
       Schema.NullOr(Schema.Array(ProjectId).check(Schema.isMinLength(1), Schema.isMaxLength(100)))
     ).annotate({ description: "Omitted: the caller's own scope. null: every project (only for an unrestricted caller)" }),

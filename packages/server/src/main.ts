@@ -13,7 +13,14 @@ import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
 
-const config = readConfig()
+const config = (() => {
+  try {
+    return readConfig()
+  } catch (e) {
+    process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
+    process.exit(1)
+  }
+})()
 
 const program = Effect.gen(function*() {
   const database = yield* resolveDatabaseUrl

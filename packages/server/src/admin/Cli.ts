@@ -3,26 +3,27 @@
  * handler opens the database (migrated; the embedded cluster when there is no DATABASE_URL), runs one
  * command from Commands.ts, closes the database and prints the command's output exactly once.
  */
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { PERMISSIONS } from "../../../domain/src/Permissions.ts"
 import { Argument, Command, Flag, GlobalFlag } from "effect/cli"
+import { SqlClient } from "effect/sql"
+import { AppConfig, readConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
 import { SqlRepos } from "../Layers.ts"
-import type { AccountsRepo } from "../accounts/AccountsRepo.ts"
-import type { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import type { TokensRepo } from "../tokens/TokensRepo.ts"
 import {
   accountsCreate,
   accountsList,
   accountsSubscription,
   accountsTrial,
+  type AdminCommand,
   AdminError,
   type Output,
   projectsCreate,
   projectsDelete,
+  type Repos,
   tokensMint,
   tokensRevoke
 } from "./Commands.ts"
-import { PERMISSIONS } from "../../../domain/src/Permissions.ts"
 
 /** `--json`, accepted anywhere on the command line. */
 export const Json = GlobalFlag.Setting("json")({
@@ -32,25 +33,58 @@ export const Json = GlobalFlag.Setting("json")({
   )
 })
 
-export type Repos = AccountsRepo | ProjectsRepo | TokensRepo
+/** The error's message, with its causes' (a SqlError's "Failed to connect" says little alone). */
+const errorMessage = (e: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = e
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    const raw = typeof current === "object" && "message" in current
+      ? String((current as { message: unknown }).message)
+      : String(current)
+    const message = raw.replace(/^Error: /, "").replace(/[:\s]+$/, "")
+    if (message !== "" && !parts.some((p) => p.includes(message))) parts.push(message)
+    current = typeof current === "object" && "cause" in current ? current.cause : undefined
+  }
+  return parts.length === 0 ? String(e) : parts.join(": ")
+}
+
+/** Where the database is, without credentials. */
+const describeUrl = (url: string, kind: "embedded" | "external") => {
+  try {
+    const u = new URL(url)
+    return `${kind === "embedded" ? "the embedded database" : "DATABASE_URL"} at ${u.host}${u.pathname}`
+  } catch {
+    return kind === "embedded" ? "the embedded database" : "DATABASE_URL"
+  }
+}
 
 const describeDbError = (what: string) => (e: unknown) =>
-  new AdminError({
-    message: `${what}: ${e instanceof Error && e.message !== "" ? e.message : String(e)}`,
-    type: "database"
-  })
+  new AdminError({ message: `${what}: ${errorMessage(e)}`, type: "database" })
 
-/** Runs `use` against the migrated database, then releases it (stopping an embedded cluster we started). */
+/**
+ * Runs `use` against the migrated database, then releases it (stopping an embedded cluster we
+ * started; a cluster owned by a running server is attached to and left running).
+ */
 export const withDatabase = <A, E>(use: Effect.Effect<A, E, Repos>) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const database = yield* resolveDatabaseUrl
-      const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))).pipe(
-        Effect.mapError(describeDbError("cannot connect to the database"))
+      const config = yield* Effect.try({
+        try: () => readConfig(),
+        catch: (e) => new AdminError({ message: `configuration: ${errorMessage(e)}`, type: "config" })
+      })
+      const database = yield* resolveDatabaseUrl.pipe(
+        Effect.provideService(AppConfig, config),
+        Effect.catchDefect((e) => Effect.fail(describeDbError("cannot open the database")(e)))
       )
+      const where = describeUrl(database.url, database.kind)
+      const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))).pipe(
+        Effect.mapError(describeDbError(`cannot connect to ${where}`))
+      )
+      const sql = Context.get(context, SqlClient.SqlClient)
+      yield* sql`SELECT 1`.pipe(Effect.mapError(describeDbError(`cannot connect to ${where}`)))
       yield* runMigrations.pipe(
         Effect.provideContext(context),
-        Effect.mapError(describeDbError("database migrations failed"))
+        Effect.mapError(describeDbError(`cannot migrate ${where}`))
       )
       return yield* use.pipe(Effect.provideContext(context))
     })
@@ -62,10 +96,12 @@ export const emit = (json: boolean, output: Output) =>
     process.stdout.write(json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`)
   })
 
-const execute = <E>(command: Effect.Effect<Output, E, Repos>) =>
+/** Validates first (no database), then runs the work against the database, then prints. */
+const execute = (command: AdminCommand) =>
   Effect.gen(function*() {
     const json = yield* Json
-    const output = yield* withDatabase(command)
+    const work = yield* command
+    const output = yield* withDatabase(work)
     yield* emit(json, output)
   })
 
@@ -241,6 +277,6 @@ export const admin = Command.make("admin").pipe(
   Command.withDescription(
     "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in SITEHEALTH_DATA_DIR), whether or not the server is running."
   ),
-  Command.withGlobalFlags([Json]),
-  Command.withSubcommands([accounts, projects, tokens])
+  Command.withSubcommands([accounts, projects, tokens]),
+  Command.withGlobalFlags([Json])
 )

@@ -1,7 +1,9 @@
 /**
- * What the operator CLI does, independent of how argv is parsed: each command validates its input,
- * works on the repositories and answers an `Output` (the JSON object and its human-readable text).
- * Failures are `AdminError`s with a message meant for the operator and a machine-readable type.
+ * What the operator CLI does, independent of how argv is parsed. Each command first validates its
+ * input without touching the database (so a typo never starts Postgres), and answers the work to do
+ * on the repositories: `Effect<Effect<Output, AdminError, Repos>, AdminError>`. The `Output` carries
+ * the JSON object and its human-readable text. Failures are `AdminError`s with a message meant for
+ * the operator and a machine-readable type.
  */
 import { Clock, Data, Effect } from "effect"
 import { PERMISSIONS, type Permission } from "../../../domain/src/Permissions.ts"
@@ -199,28 +201,36 @@ const tokenText = (t: ReturnType<typeof tokenMetadata>): string =>
 
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+const noAccount = (accountId: string) => notFound(`No account with id ${accountId}`)
+
 const requireAccount = (accountId: string) =>
   Effect.gen(function*() {
     const accounts = yield* AccountsRepo
     const account = yield* accounts.find(accountId)
-    if (account === null) return yield* Effect.fail(notFound(`No account with id ${accountId}`))
+    if (account === null) return yield* Effect.fail(noAccount(accountId))
     return account
   })
 
 // ---------------------------------------------------------------------------------------------------
 // Commands
 
-export const accountsCreate = (input: { readonly name: string; readonly trialDays: number }) =>
+/** A command: validation (no database), answering the work to run against the database. */
+export type AdminCommand = Effect.Effect<Effect.Effect<Output, AdminError, Repos>, AdminError>
+export type Repos = AccountsRepo | ProjectsRepo | TokensRepo
+
+export const accountsCreate = (input: { readonly name: string; readonly trialDays: number }): AdminCommand =>
   Effect.gen(function*() {
     const name = yield* parseName("--name", input.name)
     const trialDays = yield* parseTrialDays(input.trialDays)
-    const account = yield* createAccount({ name, trialDays })
-    const now = yield* nowDate
-    const view = accountView(account, now)
-    return { json: { ...view }, text: `Created\n${accountText(view, now)}` } satisfies Output
+    return Effect.gen(function*() {
+      const account = yield* createAccount({ name, trialDays })
+      const now = yield* nowDate
+      const view = accountView(account, now)
+      return { json: { ...view }, text: `Created\n${accountText(view, now)}` }
+    })
   })
 
-export const accountsList = Effect.gen(function*() {
+export const accountsList: AdminCommand = Effect.succeed(Effect.gen(function*() {
   const accounts = yield* AccountsRepo
   const now = yield* nowDate
   const views = (yield* accounts.list()).map((a) => accountView(a, now))
@@ -234,38 +244,40 @@ export const accountsList = Effect.gen(function*() {
         }  ${a.name}`
       )
     ].join("\n")
-  return { json: { accounts: views }, text } satisfies Output
-})
+  return { json: { accounts: views }, text }
+}))
 
-export const accountsTrial = (input: { readonly accountId: string; readonly endsAt: string }) =>
+export const accountsTrial = (input: { readonly accountId: string; readonly endsAt: string }): AdminCommand =>
   Effect.gen(function*() {
     const endsAt = yield* parseInstant("--ends-at", input.endsAt)
-    yield* requireAccount(input.accountId)
-    const accounts = yield* AccountsRepo
-    const updated = yield* accounts.setTrial(input.accountId, endsAt)
-    if (updated === null) return yield* Effect.fail(notFound(`No account with id ${input.accountId}`))
-    const now = yield* nowDate
-    const view = accountView(updated, now)
-    return { json: { ...view }, text: `Trial updated\n${accountText(view, now)}` } satisfies Output
+    return Effect.gen(function*() {
+      const accounts = yield* AccountsRepo
+      const updated = yield* accounts.setTrial(input.accountId, endsAt)
+      if (updated === null) return yield* Effect.fail(noAccount(input.accountId))
+      const now = yield* nowDate
+      const view = accountView(updated, now)
+      return { json: { ...view }, text: `Trial updated\n${accountText(view, now)}` }
+    })
   })
 
 export const accountsSubscription = (input: {
   readonly accountId: string
   readonly status: SubscriptionStatus
   readonly until: string | undefined
-}) =>
+}): AdminCommand =>
   Effect.gen(function*() {
     const until = input.until === undefined ? null : yield* parseInstant("--until", input.until)
     if (input.status === "none" && until !== null) {
       return yield* Effect.fail(invalid("--until makes no sense with --status none; leave it out"))
     }
-    yield* requireAccount(input.accountId)
-    const accounts = yield* AccountsRepo
-    const updated = yield* accounts.setSubscription(input.accountId, input.status, until)
-    if (updated === null) return yield* Effect.fail(notFound(`No account with id ${input.accountId}`))
-    const now = yield* nowDate
-    const view = accountView(updated, now)
-    return { json: { ...view }, text: `Subscription updated\n${accountText(view, now)}` } satisfies Output
+    return Effect.gen(function*() {
+      const accounts = yield* AccountsRepo
+      const updated = yield* accounts.setSubscription(input.accountId, input.status, until)
+      if (updated === null) return yield* Effect.fail(noAccount(input.accountId))
+      const now = yield* nowDate
+      const view = accountView(updated, now)
+      return { json: { ...view }, text: `Subscription updated\n${accountText(view, now)}` }
+    })
   })
 
 export const projectsCreate = (input: {
@@ -274,38 +286,38 @@ export const projectsCreate = (input: {
   readonly domain: string
   readonly timezone: string | undefined
   readonly currency: string | undefined
-}) =>
+}): AdminCommand =>
   Effect.gen(function*() {
     const name = yield* parseName("--name", input.name)
     const domain = yield* parseDomain(input.domain)
     const timezone = input.timezone === undefined ? "UTC" : yield* parseTimezone(input.timezone)
     const currency = input.currency === undefined ? "USD" : yield* parseCurrency(input.currency)
-    yield* requireAccount(input.accountId)
-    const project = yield* createProject({ accountId: input.accountId, name, domain, timezone, currency })
-    const view = projectView(project)
-    return {
-      json: { ...view },
-      text: [
-        `Created project ${view.id}  ${view.name}`,
-        `  account:   ${view.accountId}`,
-        `  domain:    ${view.domain}`,
-        `  timezone:  ${view.timezone}`,
-        `  currency:  ${view.currency}`,
-        `  created:   ${view.createdAt}`
-      ].join("\n")
-    } satisfies Output
+    return Effect.gen(function*() {
+      yield* requireAccount(input.accountId)
+      const project = projectView(yield* createProject({ accountId: input.accountId, name, domain, timezone, currency }))
+      return {
+        json: { ...project },
+        text: [
+          `Created project ${project.id}  ${project.name}`,
+          `  account:   ${project.accountId}`,
+          `  domain:    ${project.domain}`,
+          `  timezone:  ${project.timezone}`,
+          `  currency:  ${project.currency}`,
+          `  created:   ${project.createdAt}`
+        ].join("\n")
+      }
+    })
   })
 
-export const projectsDelete = (projectId: string) =>
-  Effect.gen(function*() {
+export const projectsDelete = (projectId: string): AdminCommand =>
+  Effect.succeed(Effect.gen(function*() {
     const projects = yield* ProjectsRepo
-    const removed = yield* projects.remove(projectId)
-    if (!removed) return yield* Effect.fail(notFound(`No project with id ${projectId}`))
+    if (!(yield* projects.remove(projectId))) return yield* Effect.fail(notFound(`No project with id ${projectId}`))
     return {
       json: { deleted: true, projectId },
       text: `Deleted project ${projectId} and everything stored for it`
-    } satisfies Output
-  })
+    }
+  }))
 
 export const tokensMint = (input: {
   readonly accountId: string
@@ -313,55 +325,52 @@ export const tokensMint = (input: {
   readonly projects: string | undefined
   readonly permissions: string | undefined
   readonly expiresAt: string | undefined
-}) =>
+}): AdminCommand =>
   Effect.gen(function*() {
     const name = input.name === undefined ? undefined : yield* parseName("--name", input.name)
     const permissions = input.permissions === undefined ? undefined : yield* parsePermissions(input.permissions)
-    let projectIds: Array<string> | null = null
-    if (input.projects !== undefined) {
-      projectIds = splitList(input.projects)
-      if (projectIds.length === 0) {
-        return yield* Effect.fail(invalid("--projects must name at least one project id (leave it out for every project)"))
+    const projectIds = input.projects === undefined ? null : splitList(input.projects)
+    if (projectIds !== null && projectIds.length === 0) {
+      return yield* Effect.fail(invalid("--projects must name at least one project id (leave it out for every project)"))
+    }
+    const expiresAt = input.expiresAt === undefined ? null : yield* parseInstant("--expires-at", input.expiresAt)
+    if (expiresAt !== null && expiresAt.getTime() <= (yield* nowDate).getTime()) {
+      return yield* Effect.fail(invalid("--expires-at must be in the future"))
+    }
+    return Effect.gen(function*() {
+      yield* requireAccount(input.accountId)
+      if (projectIds !== null) {
+        const projects = yield* ProjectsRepo
+        const existing = yield* projects.existing(input.accountId, projectIds)
+        const foreign = projectIds.filter((p) => !existing.includes(p))
+        if (foreign.length > 0) {
+          return yield* Effect.fail(notFound(`Not a project of account ${input.accountId}: ${foreign.join(", ")}`))
+        }
       }
-    }
-    const now = yield* nowDate
-    let expiresAt: Date | null = null
-    if (input.expiresAt !== undefined) {
-      expiresAt = yield* parseInstant("--expires-at", input.expiresAt)
-      if (expiresAt.getTime() <= now.getTime()) return yield* Effect.fail(invalid("--expires-at must be in the future"))
-    }
-    yield* requireAccount(input.accountId)
-    if (projectIds !== null) {
-      const projects = yield* ProjectsRepo
-      const existing = yield* projects.existing(input.accountId, projectIds)
-      const foreign = projectIds.filter((p) => !existing.includes(p))
-      if (foreign.length > 0) {
-        return yield* Effect.fail(notFound(`Not a project of account ${input.accountId}: ${foreign.join(", ")}`))
+      const minted = yield* mintToken({
+        accountId: input.accountId,
+        projects: projectIds,
+        expiresAt,
+        ...(name === undefined ? {} : { name }),
+        ...(permissions === undefined ? {} : { permissions })
+      })
+      const token = tokenMetadata(minted.token, yield* nowDate)
+      return {
+        json: { token, secret: minted.secret },
+        text: [
+          `Minted for account ${input.accountId}:`,
+          tokenText(token),
+          "",
+          "  Secret (shown once, store it now; only its SHA-256 is kept):",
+          "",
+          `    ${minted.secret}`,
+          ""
+        ].join("\n")
       }
-    }
-    const minted = yield* mintToken({
-      accountId: input.accountId,
-      projects: projectIds,
-      expiresAt,
-      ...(name === undefined ? {} : { name }),
-      ...(permissions === undefined ? {} : { permissions })
     })
-    const token = tokenMetadata(minted.token, now)
-    return {
-      json: { token, secret: minted.secret },
-      text: [
-        `Minted for account ${input.accountId}:`,
-        tokenText(token),
-        "",
-        "  Secret (shown once, store it now; only its SHA-256 is kept):",
-        "",
-        `    ${minted.secret}`,
-        ""
-      ].join("\n")
-    } satisfies Output
   })
 
-/** Tokens are stored per account; without a findById, look the id up in each account. */
+/** Tokens are looked up per account; without a TokensRepo.findById, ask each account in turn. */
 const findTokenAnywhere = (tokenId: string) =>
   Effect.gen(function*() {
     const accounts = yield* AccountsRepo
@@ -373,18 +382,17 @@ const findTokenAnywhere = (tokenId: string) =>
     return null as TokenRecord | null
   })
 
-export const tokensRevoke = (tokenId: string) =>
-  Effect.gen(function*() {
+export const tokensRevoke = (tokenId: string): AdminCommand =>
+  Effect.succeed(Effect.gen(function*() {
     const tokens = yield* TokensRepo
-    const token = yield* findTokenAnywhere(tokenId.trim())
+    const token = yield* findTokenAnywhere(tokenId)
     if (token === null) return yield* Effect.fail(notFound(`No token with id ${tokenId}`))
     const now = yield* nowDate
-    const wasRevoked = token.revokedAt !== null
     const revoked = yield* tokens.revoke(token.accountId, token.id, now)
     if (revoked === null) return yield* Effect.fail(notFound(`No token with id ${tokenId}`))
     const view = tokenMetadata(revoked, now)
     return {
       json: { ...view },
-      text: `${wasRevoked ? "Already revoked (unchanged)" : "Revoked"}\n${tokenText(view)}`
-    } satisfies Output
-  })
+      text: `${token.revokedAt === null ? "Revoked" : "Already revoked (unchanged)"}\n${tokenText(view)}`
+    }
+  }))

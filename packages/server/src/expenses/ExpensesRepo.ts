@@ -2,6 +2,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
+import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ExpenseRecord, Page, PageRequest } from "../store/Records.ts"
 
@@ -52,7 +53,7 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
           )
         },
         softDelete: (projectId, id, at) =>
-          sql`UPDATE expenses SET deleted_at = ${at}
+          !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE expenses SET deleted_at = ${at}
               WHERE id = ${id} AND project_id = ${projectId} AND deleted_at IS NULL
               RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
             Effect.map((rows) => (rows.length ? toExpenseRecord(rows[0]) : null)),

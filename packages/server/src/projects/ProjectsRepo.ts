@@ -2,7 +2,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
-import { newId } from "../store/Ids.ts"
+import { looksLikeId, newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
 
@@ -51,12 +51,12 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
               VALUES (${newId("prj")}, ${p.accountId}, ${p.name}, ${p.domain}, ${p.timezone}, ${p.currency}, ${p.now})
               RETURNING *`.pipe(Effect.map((rows) => toProjectRecord(rows[0])), Effect.orDie),
         remove: (id) =>
-          sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
+          !looksLikeId(id) ? Effect.succeed(false) : sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             Effect.orDie
           ),
         find: (id) =>
-          sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
+          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
             Effect.map((rows) => (rows.length ? toProjectRecord(rows[0]) : null)),
             Effect.orDie
           ),
@@ -71,7 +71,7 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
           )
         },
         existing: (accountId, ids) =>
-          sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids as Array<string>})`.pipe(
+          sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids.filter(looksLikeId)})`.pipe(
             Effect.map((rows) => rows.map((r: any) => r.id as string)),
             Effect.orDie
           )

@@ -2,6 +2,7 @@
 import { badRequest } from "../../../domain/src/Errors.ts"
 import type { BadRequest } from "../../../domain/src/Errors.ts"
 import { Effect } from "effect"
+import { looksLikeId } from "./Ids.ts"
 import type { Page, PageRequest } from "./Records.ts"
 
 export const encodeCursor = (item: { readonly createdAt: Date; readonly id: string }): string =>
@@ -12,7 +13,8 @@ export const decodeCursor = (cursor: string | undefined): Effect.Effect<PageRequ
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
     if (
-      Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === "string"
+      Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === "string" &&
+      looksLikeId(parsed[1])
     ) {
       return Effect.succeed({ createdAt: new Date(parsed[0]), id: parsed[1] })
     }

@@ -17,3 +17,11 @@ export const randomBase62 = (length: number): string => {
 export type IdPrefix = "acc" | "prj" | "tok" | "exp" | "syn"
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(16)}`
+
+const ID_SHAPE = /^[a-z]{3}_[0-9A-Za-z]{1,64}$/
+
+/**
+ * Whether a string could be one of our ids. Repositories answer "not found" for anything else without
+ * asking the database, so ids with NUL bytes or other junk never reach a query as a 500.
+ */
+export const looksLikeId = (s: string): boolean => ID_SHAPE.test(s)

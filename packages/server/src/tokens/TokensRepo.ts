@@ -3,6 +3,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Permission } from "../../../domain/src/Permissions.ts"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
+import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, TokenRecord, TokenWithAccount } from "../store/Records.ts"
 
@@ -62,7 +63,7 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
             Effect.orDie
           ),
         find: (accountId, id) =>
-          sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.map(one), Effect.orDie),
+          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.map(one), Effect.orDie),
         list: (accountId, page) => {
           const after = page.after
           return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
@@ -73,7 +74,7 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
           )
         },
         revoke: (accountId, id, at) =>
-          sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
+          !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
               WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.map(one), Effect.orDie),
         touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
       })

@@ -1,0 +1,114 @@
+/**
+ * `npm run admin -- <command> [--json]`: the operator CLI. It works on the database directly (the one
+ * in DATABASE_URL, or the embedded cluster in SITEHEALTH_DATA_DIR, attached to when a running server
+ * owns it), so it works whether or not the server is running.
+ *
+ * With `--json`, stdout carries exactly one JSON object: the command's result, or
+ * `{"status":"error","error":{"message","type"}}`. Logs always go to stderr. Exit code 0 on success,
+ * 2 on an invalid invocation (types "usage", "invalid_argument"), 1 on any other error ("not_found",
+ * "database", "config", "internal"); never a stack trace.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Exit, Logger, Runtime } from "effect"
+import { CliError, CliOutput, Command } from "effect/cli"
+import { admin } from "./Cli.ts"
+import { AdminError, type AdminErrorType } from "./Commands.ts"
+
+const VERSION = "0.0.0"
+
+const args = process.argv.slice(2)
+
+/** `--json` before any `--`; decided up front so that even argument errors answer in JSON. */
+const json = (() => {
+  const end = args.indexOf("--")
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--json" || a === "--json=true")
+})()
+
+if (json) {
+  // Whatever a dependency might print must not break the one-object contract.
+  console.log = console.error
+  console.info = console.error
+  console.debug = console.error
+}
+
+const commandHint = (path: ReadonlyArray<string>) => `npm run admin -- ${path.slice(1).concat("--help").join(" ")}`
+
+/** Help goes to stdout when asked for; parse errors (and help shown because of one) go to stderr. */
+const presenter = CliOutput.layerPresenter({
+  present: (event) =>
+    Effect.gen(function*() {
+      const formatter = yield* CliOutput.Formatter
+      switch (event._tag) {
+        case "Help":
+          if (event.reason === "Requested") process.stdout.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
+          else if (!json) process.stderr.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
+          return
+        case "InvalidInvocation":
+          if (!json) {
+            process.stderr.write(`${formatter.formatErrors(event.errors)}\n\nUsage: ${event.helpDoc.usage}\n`)
+            process.stderr.write(`Run \`${commandHint(event.commandPath)}\` for details.\n`)
+          }
+          return
+        case "Version":
+          process.stdout.write(`${formatter.formatVersion(event.name, event.version)}\n`)
+          return
+      }
+    })
+})
+
+interface Failure {
+  readonly message: string
+  readonly type: AdminErrorType
+  /** Already shown (by the presenter) in text mode. */
+  readonly shown: boolean
+}
+
+const messageOf = (u: unknown): string => {
+  if (u instanceof Error && u.message !== "") return u.message
+  if (typeof u === "object" && u !== null && "message" in u && typeof u.message === "string") return u.message
+  return String(u)
+}
+
+const failureOf = (cause: Cause.Cause<unknown>): Failure => {
+  const error = Cause.squash(cause)
+  if (error instanceof AdminError) return { message: error.message, type: error.type, shown: false }
+  if (CliError.isCliError(error)) {
+    if (error._tag === "ShowHelp") {
+      const path = error.commandPath.join(" ")
+      const message = error.errors.length > 0
+        ? error.errors.map((e) => e.message).join("; ")
+        : `"${path}" needs a subcommand; run \`${commandHint(error.commandPath)}\``
+      // The presenter has shown the parse errors; implicit help (a group without a subcommand) still needs one line.
+      return { message, type: "usage", shown: error.errors.length > 0 }
+    }
+    return { message: error.message, type: "usage", shown: false }
+  }
+  return { message: messageOf(error), type: "internal", shown: false }
+}
+
+const report = (failure: Failure) =>
+  Effect.sync(() => {
+    if (json) {
+      process.stdout.write(
+        `${JSON.stringify({ status: "error", error: { message: failure.message, type: failure.type } }, null, 2)}\n`
+      )
+    } else if (!failure.shown) {
+      process.stderr.write(`error: ${failure.message}\n`)
+    }
+    process.exitCode = failure.type === "usage" || failure.type === "invalid_argument" ? 2 : 1
+  })
+
+const program = Command.runWith(admin, { version: VERSION })(args).pipe(
+  Effect.catchCause((cause) =>
+    Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(failureOf(cause))
+  ),
+  Effect.provide(NodeServices.layer),
+  Effect.provide(presenter),
+  Effect.provideService(Logger.LogToStderr, true)
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) =>
+    Exit.isSuccess(exit) ? onExit(Number(process.exitCode ?? 0)) : Runtime.defaultTeardown(exit, onExit)
+})

@@ -3,7 +3,7 @@
  * HOST:PORT (127.0.0.1:8787 by default).
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
@@ -52,10 +52,23 @@ const program = Effect.gen(function*() {
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   yield* Effect.logInfo(
-    `sitehealth listening on http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters)`
+    `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters)`
   )
   return yield* Layer.launch(server)
-}).pipe(Effect.scoped, Effect.provideService(AppConfig, config))
+}).pipe(
+  Effect.scoped,
+  Effect.provideService(AppConfig, config),
+  // A failure to start (port taken, database unreachable) is one clear line, not a stack trace.
+  Effect.catchCause((cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    const error = Cause.squash(cause) as { message?: string; cause?: { message?: string } } | undefined
+    const reason = error?.cause?.message ?? error?.message ?? String(error)
+    return Effect.sync(() => {
+      process.stderr.write(`sitehealth: stopped: ${reason}\n`)
+      process.exit(1)
+    })
+  })
+)
 
 // The router layer's request-scoped requirements are all met above; its type does not narrow to never.
 NodeRuntime.runMain(program as Effect.Effect<never, unknown>)

@@ -17,11 +17,11 @@ import { RateLimiter, type RateLimitDecision } from "./RateLimiter.ts"
 /** lastUsedAt is written at most this often per token, so reads do not turn into writes. */
 const TOUCH_EVERY_MS = 60_000
 
-const rateLimitHeaders = (d: RateLimitDecision, retryAfter: boolean) => ({
+const rateLimitHeaders = (d: RateLimitDecision, nowMs: number, limited: boolean) => ({
   "x-ratelimit-limit": String(d.limit),
   "x-ratelimit-remaining": String(d.remaining),
   "x-ratelimit-reset": String(d.reset),
-  ...(retryAfter ? { "retry-after": String(Math.max(1, Math.ceil(d.reset - Date.now() / 1000))) } : {})
+  ...(limited ? { "retry-after": String(Math.max(1, Math.ceil(d.reset - nowMs / 1000))) } : {})
 })
 
 export const AuthenticationLive = Layer.effect(
@@ -47,7 +47,7 @@ export const AuthenticationLive = Layer.effect(
 
           const decision = yield* limiter.consume(token.id)
           yield* HttpEffect.appendPreResponseHandler((_req, res) =>
-            Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, res.status === 429)))
+            Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, nowMs, res.status === 429)))
           )
           if (!decision.allowed) {
             return yield* new RateLimited({

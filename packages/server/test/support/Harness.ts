@@ -57,7 +57,8 @@ export const START = Date.parse("2026-11-20T12:00:30.000Z")
 
 export const makeHarness = async (overrides: Partial<AppConfigShape> = {}) => {
   const time = makeTestClock(START)
-  const config: AppConfigShape = { ...readConfig({}), redisUrl: null, ...overrides }
+  // Rate-limit counters go to Redis when REDIS_URL is set, as in production; else memory.
+  const config: AppConfigShape = { ...readConfig({}), redisUrl: process.env.REDIS_URL ?? null, ...overrides }
   const repos: Layer.Layer<any, any> = store === "memory"
     ? MemoryRepos
     : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl"))))

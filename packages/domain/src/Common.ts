@@ -33,7 +33,9 @@ export const DateOnly = Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}
   format: "date"
 })
 
-const LimitFromString = Schema.NumberFromString.pipe(
+// Plain decimal digits only: "0x10", "1e1" and " 5" are not page sizes.
+const LimitFromString = Schema.String.check(Schema.isPattern(/^[0-9]{1,3}$/)).pipe(
+  Schema.decodeTo(Schema.NumberFromString),
   Schema.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 }))
 ).annotate({ description: "Page size, 1–100 (default 50)" })
 

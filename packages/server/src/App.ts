@@ -19,6 +19,9 @@ import { TokensHttp } from "./tokens/Http.ts"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"
 
+/** Paths are case-sensitive: /API/V1/projects is not a route. */
+export const ROUTER_CONFIG = { caseSensitive: true } as const
+
 const errorResponse = (status: number, message: string, type: string) =>
   HttpServerResponse.jsonUnsafe({ status: "error", error: { code: status, message, type } }, { status })
 
@@ -71,14 +74,18 @@ const SafetyNet = HttpRouter.middleware(
       }
       const response = yield* httpEffect.pipe(
         Effect.provideService(HttpIncomingMessage.MaxBodySize, config.maxBodyBytes as any),
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.as(
-              Effect.logError("request failed outside the API's handlers", Cause.pretty(cause)),
-              errorResponse(500, "Unexpected server error", "internal_error")
-            )
-        )
+        Effect.catchCause((cause) => {
+          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+          // A path the router cannot even decode (a malformed %-escape) matches no route: 404, not 500.
+          const failure = Cause.findErrorOption(cause)
+          if (failure._tag === "Some" && (failure.value as any)?.reason?._tag === "RouteNotFound") {
+            return Effect.succeed(errorResponse(404, "No route for this path", "route_not_found"))
+          }
+          return Effect.as(
+            Effect.logError("request failed outside the API's handlers", Cause.pretty(cause)),
+            errorResponse(500, "Unexpected server error", "internal_error")
+          )
+        })
       )
       const contentType = response.headers["content-type"] ?? ""
       if (response.status >= 400 && !contentType.includes("json")) {

@@ -7,7 +7,7 @@ import { Cause, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
-import { OPENAPI_PATH } from "./App.ts"
+import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, readConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
@@ -48,7 +48,7 @@ const program = Effect.gen(function*() {
     }
   }
 
-  const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true }).pipe(
+  const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
   )
   yield* Effect.logInfo(

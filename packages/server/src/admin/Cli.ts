@@ -4,12 +4,10 @@
  * command from Commands.ts, closes the database and prints the command's output exactly once.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { PERMISSIONS } from "../../../domain/src/Permissions.ts"
 import { Argument, Command, Flag, GlobalFlag } from "effect/cli"
 import { SqlClient } from "effect/sql"
+import { PERMISSIONS } from "../../../domain/src/Permissions.ts"
 import { AppConfig, readConfig } from "../Config.ts"
-import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
-import { SqlRepos } from "../Layers.ts"
 import {
   accountsCreate,
   accountsList,
@@ -72,6 +70,9 @@ export const withDatabase = <A, E>(use: Effect.Effect<A, E, Repos>) =>
         try: () => readConfig(),
         catch: (e) => new AdminError({ message: `configuration: ${errorMessage(e)}`, type: "config" })
       })
+      // Loaded here, not at start-up: --help and argument errors answer without loading the SQL stack and the app.
+      const { pgLayer, resolveDatabaseUrl, runMigrations } = yield* Effect.promise(() => import("../db/Database.ts"))
+      const { SqlRepos } = yield* Effect.promise(() => import("../Layers.ts"))
       const database = yield* resolveDatabaseUrl.pipe(
         Effect.provideService(AppConfig, config),
         Effect.catchDefect((e) => Effect.fail(describeDbError("cannot open the database")(e)))

@@ -106,9 +106,15 @@ const pct = (x: number): string => `${Math.round(Math.abs(x) * 100)}%`
 const pct1 = (x: number): string => `${roundTo(x * 100, 1).toFixed(1)}%`
 const fmtInt = (x: number): string => Math.round(x).toLocaleString("en-US")
 
+const moneyFormats = new Map<string, Intl.NumberFormat>()
+
 const formatMoney = (minor: number, currency: string): string => {
   try {
-    const fmt = new Intl.NumberFormat("en-US", { style: "currency", currency })
+    let fmt = moneyFormats.get(currency)
+    if (fmt === undefined) {
+      fmt = new Intl.NumberFormat("en-US", { style: "currency", currency })
+      moneyFormats.set(currency, fmt)
+    }
     const digits = fmt.resolvedOptions().maximumFractionDigits ?? 2
     return fmt.format(Math.round(minor) / 10 ** digits)
   } catch {

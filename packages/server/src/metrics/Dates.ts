@@ -64,13 +64,16 @@ export const addMonths = (day: string, n: number): string => {
 export const dayOfWeek = (day: string): number => new Date(toEpochDay(day) * MS_PER_DAY).getUTCDay()
 
 /** The calendar day ("YYYY-MM-DD") that the instant `now` falls on in the IANA zone `timezone`. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>()
+
 export const todayIn = (timezone: string, now: Date): string => {
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone: timezone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit"
-  }).formatToParts(now)
+  // Building a DateTimeFormat costs far more than using one: keep one per zone.
+  let format = dayFormats.get(timezone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-CA", { timeZone: timezone, year: "numeric", month: "2-digit", day: "2-digit" })
+    dayFormats.set(timezone, format)
+  }
+  const parts = format.formatToParts(now)
   const get = (type: "year" | "month" | "day"): string => parts.find((p) => p.type === type)?.value ?? ""
   return `${get("year").padStart(4, "0")}-${get("month")}-${get("day")}`
 }

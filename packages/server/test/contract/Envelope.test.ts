@@ -120,3 +120,19 @@ describe("error envelope for each status", () => {
     h.time.advance(60_000)
   })
 })
+
+describe("strict parsing", () => {
+  it("page sizes are plain decimal integers 1–100", async () => {
+    const { secret } = await h.newAccount()
+    for (const bad of ["0", "101", "0x10", "1e1", "%201", "-1", "1.5", "abc", ""]) {
+      const r = await h.call("GET", `/api/v1/tokens?limit=${bad}`, { token: secret })
+      expect(r.status, `limit=${bad}`).toBe(400)
+    }
+    expect((await h.call("GET", "/api/v1/tokens?limit=100", { token: secret })).status).toBe(200)
+  })
+
+  it("paths are case-sensitive", async () => {
+    const { secret } = await h.newAccount()
+    expect((await h.call("GET", "/API/V1/projects", { token: secret })).status).toBe(404)
+  })
+})

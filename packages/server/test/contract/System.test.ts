@@ -172,6 +172,20 @@ describe("unknown routes and methods", () => {
     }
   })
 
+  it("a path with a malformed percent-escape is a client error in the envelope (404 or 400), never a 500", async () => {
+    const { projects, secret } = await h.newAccount()
+    for (const [method, path, token] of [
+      ["GET", "/%FF", null],
+      ["GET", "/api/v1/projects/%FF/health", secret],
+      ["DELETE", `/api/v1/projects/${projects[0].id}/expenses/exp_%E0%A4%A`, secret]
+    ] as const) {
+      const r = await h.call(method, path, { token })
+      expect(r.status, `${method} ${path}: ${r.text}`).not.toBe(500)
+      expect([400, 404], `${method} ${path}: ${r.text}`).toContain(r.status)
+      expect(r.json).toMatchObject({ status: "error", error: { code: r.status } })
+    }
+  })
+
   it("a wrong method on a known route is 404, not the route's own answer", async () => {
     const { projects, secret } = await h.newAccount()
     const r = await h.call("PUT", `/api/v1/projects/${projects[0].id}/expenses`, { token: secret, body: {} })

@@ -8,6 +8,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { inject } from "vitest"
 import { AccountsRepo } from "../../src/accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../../src/accounts/Provisioning.ts"
+import { ROUTER_CONFIG } from "../../src/App.ts"
 import { readConfig, type AppConfigShape } from "../../src/Config.ts"
 import { pgLayer } from "../../src/db/Database.ts"
 import { appLayer, MemoryRepos, SqlRepos } from "../../src/Layers.ts"
@@ -70,7 +71,7 @@ export const makeHarness = async (overrides: Partial<AppConfigShape> = {}) => {
     Layer.provide(HttpServer.layerServices),
     Layer.provide(Layer.succeed(Clock.Clock, time.clock))
   )
-  const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true })
+  const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
 
   const run = <A>(effect: Effect.Effect<A, any, any>): Promise<A> =>
     Effect.runPromise(

@@ -107,4 +107,10 @@ const m0001 = Effect.gen(function*() {
   for (const statement of statements) yield* sql.unsafe(statement)
 })
 
-export const migrations = Migrator.fromRecord({ "0001_initial": m0001 })
+/** Bumped by every write to a project's reported data, so a cached copy of its series knows it is stale. */
+const m0002 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE projects ADD COLUMN data_version bigint NOT NULL DEFAULT 0`
+})
+
+export const migrations = Migrator.fromRecord({ "0001_initial": m0001, "0002_data_version": m0002 })

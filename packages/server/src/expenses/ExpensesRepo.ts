@@ -35,7 +35,8 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
       const sql = yield* SqlClient.SqlClient
       return ExpensesRepo.of({
         insert: (e) =>
-          sql`INSERT INTO expenses (id, project_id, amount_minor, currency, category, description, vendor, incurred_on, recurrence, created_at)
+          sql`WITH bump AS (UPDATE projects SET data_version = data_version + 1 WHERE id = ${e.projectId})
+              INSERT INTO expenses (id, project_id, amount_minor, currency, category, description, vendor, incurred_on, recurrence, created_at)
               VALUES (${e.id}, ${e.projectId}, ${e.amountMinor}, ${e.currency}, ${e.category}, ${e.description},
                       ${e.vendor}, ${e.incurredOn}::date, ${e.recurrence}, ${e.createdAt})
               RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
@@ -53,9 +54,14 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
           )
         },
         softDelete: (projectId, id, at) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE expenses SET deleted_at = ${at}
-              WHERE id = ${id} AND project_id = ${projectId} AND deleted_at IS NULL
-              RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
+          !looksLikeId(id) ? Effect.succeed(null) : sql`WITH deleted AS (
+                UPDATE expenses SET deleted_at = ${at}
+                WHERE id = ${id} AND project_id = ${projectId} AND deleted_at IS NULL RETURNING *
+              ), bump AS (
+                UPDATE projects SET data_version = data_version + 1
+                WHERE id = ${projectId} AND EXISTS (SELECT 1 FROM deleted)
+              )
+              SELECT *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on FROM deleted`.pipe(
             Effect.map((rows) => (rows.length ? toExpenseRecord(rows[0]) : null)),
             Effect.orDie
           )

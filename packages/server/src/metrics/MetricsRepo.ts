@@ -29,12 +29,20 @@ export interface MetricsRepoShape {
 }
 
 const EPOCH = "0001-01-01"
+const SERIES_CACHE_ENTRIES = 1000
 
 export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>()("sitehealth/MetricsRepo") {
   static readonly sql = Layer.effect(
     MetricsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      /**
+       * Daily rows per (project, first day), tagged with the project's data_version at load time. Every
+       * write to a project's data bumps that version in the same statement or transaction, so a hit is
+       * exactly what a fresh read would return; the check costs one primary-key lookup instead of
+       * aggregating months of rows. Bounded, least recently used out first.
+       */
+      const seriesCache = new Map<string, { readonly version: string; readonly series: ProjectSeries }>()
       // Rows travel as JSON arrays (positional), which costs Postgres about half of json_build_object.
       const seriesColumns = (projectRef: any, from: string) => sql`
         (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
@@ -64,10 +72,26 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
       })
       return MetricsRepo.of({
         loadProject: (projectId, fromDay) =>
-          !looksLikeId(projectId) ? Effect.succeed(null) : sql`SELECT p.*, ${seriesColumns(sql`p.id`, fromDay ?? EPOCH)} FROM projects p WHERE p.id = ${projectId}`.pipe(
-            Effect.map((rows) => (rows.length ? { project: toProjectRecord(rows[0]), series: toSeries(rows[0]) } : null)),
-            Effect.orDie
-          ),
+          !looksLikeId(projectId) ? Effect.succeed(null) : Effect.gen(function*() {
+            const rows = yield* sql`SELECT *, data_version::text AS version FROM projects WHERE id = ${projectId}`
+            if (rows.length === 0) return null
+            const project = toProjectRecord(rows[0])
+            const version = (rows[0] as any).version as string
+            const key = `${projectId}|${fromDay ?? EPOCH}`
+            const cached = seriesCache.get(key)
+            if (cached !== undefined && cached.version === version) {
+              seriesCache.delete(key)
+              seriesCache.set(key, cached) // most recently used last
+              return { project, series: cached.series }
+            }
+            // A write landing between the two reads leaves newer rows under the older version: the next
+            // read sees the newer version, misses, and reloads. Never stale, at worst one reload more.
+            const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`
+            const series = toSeries(loaded[0])
+            seriesCache.set(key, { version, series })
+            if (seriesCache.size > SERIES_CACHE_ENTRIES) seriesCache.delete(seriesCache.keys().next().value!)
+            return { project, series }
+          }).pipe(Effect.orDie),
         loadSeries: (projectIds, fromDay) =>
           projectIds.length === 0
             ? Effect.succeed(new Map())
@@ -78,6 +102,7 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
             ),
         writeDays: (projectId, rows) =>
           sql.withTransaction(Effect.gen(function*() {
+            yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
             for (const t of rows.traffic ?? []) {
               yield* sql`INSERT INTO traffic_daily VALUES (${projectId}, ${t.day}::date, ${t.visitors}, ${t.pageviews},
                   ${t.sessions}, ${t.bounces}, ${t.durationSeconds})

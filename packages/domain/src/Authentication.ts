@@ -2,8 +2,8 @@
  * The middleware tags of the contract. `Authentication` is the one security middleware: it authenticates
  * the Bearer token, counts the request against the token's rate limit, checks the account's entitlement
  * and the endpoint's permission (from the operation table), in that order, then provides the `Principal`.
- * `RequestErrors` turns the framework's own failures (undecodable requests, oversized bodies, defects) into
- * enveloped errors.
+ * `RequestErrors` turns the framework's own failures (undecodable requests, oversized bodies, an unreachable
+ * database, defects) into enveloped errors.
  */
 import { Context, Schema } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
@@ -34,13 +34,13 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   "sitehealth/Authentication",
   {
     security: { bearer: HttpApiSecurity.bearer },
-    error: [UnauthorizedWire, RateLimitedWire, TrialExpiredWire, ForbiddenWire, UnavailableWire] as const,
+    error: [UnauthorizedWire, RateLimitedWire, TrialExpiredWire, ForbiddenWire] as const,
     requiredForClient: true
   }
 ) {}
 
 export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("sitehealth/RequestErrors", {
-  error: [BadRequestWire, PayloadTooLargeWire, InternalErrorWire] as const
+  error: [BadRequestWire, PayloadTooLargeWire, InternalErrorWire, UnavailableWire] as const
 }) {}
 
 export const TokenSecretSchema = Schema.String

@@ -8,7 +8,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { SchemaIssue } from "effect"
 import { RequestErrors } from "../../../domain/src/Authentication.ts"
-import { BadRequest, InternalError, PayloadTooLarge } from "../../../domain/src/Errors.ts"
+import { BadRequest, InternalError, PayloadTooLarge, Unavailable } from "../../../domain/src/Errors.ts"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -38,6 +38,21 @@ export const isBodyTooLarge = (defect: unknown): boolean => {
   return reason?.reason === "BodyTooLarge" || (defect as any)?.reason === "BodyTooLarge"
 }
 
+/** Database failures that say "not now" rather than "this is a bug": the caller should retry. */
+const TRANSIENT_SQL_REASONS = new Set([
+  "ConnectionError",
+  "AuthenticationError",
+  "LockTimeoutError",
+  "StatementTimeoutError",
+  "DeadlockError",
+  "SerializationError"
+])
+
+export const isTransientDatabaseFailure = (defect: unknown): boolean => {
+  const d = defect as { _tag?: string; reason?: { _tag?: string } } | undefined
+  return d?._tag === "SqlError" && TRANSIENT_SQL_REASONS.has(d.reason?._tag ?? "")
+}
+
 export const unsupportedMediaType = () =>
   HttpServerResponse.jsonUnsafe(
     {
@@ -50,7 +65,7 @@ export const unsupportedMediaType = () =>
 export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { endpoint }) =>
   httpEffect.pipe(
     Effect.map((response) => (response.status === 415 ? unsupportedMediaType() : response)),
-    Effect.catchCause((cause): Effect.Effect<never, BadRequest | PayloadTooLarge | InternalError> => {
+    Effect.catchCause((cause): Effect.Effect<never, BadRequest | PayloadTooLarge | InternalError | Unavailable> => {
       const failure = Cause.findErrorOption(cause)
       if (failure._tag === "Some") {
         const error = failure.value
@@ -70,6 +85,12 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
       const defect = Cause.findDefect(cause)
       if (defect._tag === "Success" && isBodyTooLarge(defect.success)) {
         return Effect.fail(new PayloadTooLarge({ message: "The request body is too large", type: "payload_too_large" }))
+      }
+      if (defect._tag === "Success" && isTransientDatabaseFailure(defect.success)) {
+        return Effect.andThen(
+          Effect.logWarning(`${endpoint.identifier}: database unavailable: ${String((defect.success as any)?.message)}`),
+          Effect.fail(new Unavailable({ message: "The database is unavailable right now; retry shortly", type: "unavailable" }))
+        )
       }
       return Effect.andThen(
         Effect.logError(`${endpoint.identifier}: unexpected error`, Cause.pretty(cause)),

@@ -56,13 +56,16 @@ export interface CallResult {
 /** 30 seconds into a UTC minute, so 60 quick requests never straddle a rate-limit window. */
 export const START = Date.parse("2026-11-20T12:00:30.000Z")
 
-export const makeHarness = async (overrides: Partial<AppConfigShape> = {}) => {
+export const makeHarness = async (
+  overrides: Partial<AppConfigShape> = {},
+  options: { readonly repos?: Layer.Layer<any, any> } = {}
+) => {
   const time = makeTestClock(START)
   // Rate-limit counters go to Redis when REDIS_URL is set, as in production; else memory.
   const config: AppConfigShape = { ...readConfig({}), redisUrl: process.env.REDIS_URL ?? null, ...overrides }
-  const repos: Layer.Layer<any, any> = store === "memory"
+  const repos: Layer.Layer<any, any> = options.repos ?? (store === "memory"
     ? MemoryRepos
-    : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl"))))
+    : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl")))))
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
     Layer.buildWithScope(repos, scope).pipe(Effect.provideService(Clock.Clock, time.clock)) as Effect.Effect<any>

@@ -4,6 +4,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api
 import { Authentication, RequestErrors } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
+import { operationOf } from "./Permissions.ts"
 import { BadRequestWire, ConflictWire, ForbiddenWire, NotFoundWire } from "./Errors.ts"
 import { ExpenseCreated, ExpenseDeleted, ExpenseList, CreateExpense } from "./Expenses.ts"
 import { IntegrationList, SyncPayload, SyncResult } from "./Integrations.ts"
@@ -20,63 +21,87 @@ import {
   TokenRevoked
 } from "./Tokens.ts"
 
+/**
+ * Documents an endpoint from the operation table: summary, the permission it needs, whether it is
+ * confirm-gated — in prose and as `x-permission`, `x-kind`, `x-confirm-gate` for tools that derive from it.
+ */
+const op = <E extends { readonly identifier: string }>(endpoint: E): E => {
+  const operation = operationOf(endpoint.identifier)!
+  const access = operation.permission === null
+    ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."
+    : `Requires the \`${operation.permission}\` permission.`
+  const gate = operation.confirmGate ? " Changes nothing and answers a preview unless confirmed." : ""
+  // annotateMerge keeps the endpoint's type; the cast only spares restating its generics here.
+  return (endpoint as unknown as HttpApiEndpoint.Top).annotateMerge(
+    OpenApi.annotations({
+      summary: operation.summary,
+      description: `${access}${gate}`,
+      override: {
+        "x-permission": operation.permission,
+        "x-kind": operation.kind,
+        "x-confirm-gate": operation.confirmGate
+      }
+    })
+  ) as unknown as E
+}
+
 const projectParams = { id: Schema.String }
 const scoped = [NotFoundWire, ForbiddenWire] as const
 
 export class ProjectsApi extends HttpApiGroup.make("projects")
   .add(
-    HttpApiEndpoint.get("listProjects", "/projects", {
+    op(HttpApiEndpoint.get("listProjects", "/projects", {
       query: PageQuery,
       success: Envelope("ProjectListResponse", ProjectList),
       error: [BadRequestWire]
-    }),
-    HttpApiEndpoint.get("getHealth", "/projects/:id/health", {
+    })),
+    op(HttpApiEndpoint.get("getHealth", "/projects/:id/health", {
       params: projectParams,
       success: Envelope("HealthResponse", Health),
       error: scoped
-    }),
-    HttpApiEndpoint.get("getBriefing", "/projects/:id/briefing", {
+    })),
+    op(HttpApiEndpoint.get("getBriefing", "/projects/:id/briefing", {
       params: projectParams,
       success: Envelope("BriefingResponse", Briefing),
       error: scoped
-    }),
-    HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
+    })),
+    op(HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
       params: projectParams,
       query: { dimension: Schema.optionalKey(Dimension), severity: Schema.optionalKey(Severity), ...PageQuery },
       success: Envelope("SignalListResponse", SignalList),
       error: [...scoped, BadRequestWire]
-    }),
-    HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
+    })),
+    op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
       params: projectParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    })
+    }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}
 
 export class ReportsApi extends HttpApiGroup.make("reports")
   .add(
-    HttpApiEndpoint.get("getAnalytics", "/projects/:id/analytics", {
+    op(HttpApiEndpoint.get("getAnalytics", "/projects/:id/analytics", {
       params: projectParams,
       query: { period: Schema.optionalKey(Period) },
       success: Envelope("AnalyticsResponse", Analytics),
       error: scoped
-    }),
-    HttpApiEndpoint.get("getRevenue", "/projects/:id/revenue", {
+    })),
+    op(HttpApiEndpoint.get("getRevenue", "/projects/:id/revenue", {
       params: projectParams,
       success: Envelope("RevenueResponse", Revenue),
       error: scoped
-    }),
-    HttpApiEndpoint.get("getChurn", "/projects/:id/churn", {
+    })),
+    op(HttpApiEndpoint.get("getChurn", "/projects/:id/churn", {
       params: projectParams,
       success: Envelope("ChurnResponse", Churn),
       error: scoped
-    }),
-    HttpApiEndpoint.get("getSeo", "/projects/:id/seo", {
+    })),
+    op(HttpApiEndpoint.get("getSeo", "/projects/:id/seo", {
       params: projectParams,
       success: Envelope("SeoResponse", Seo),
       error: scoped
-    })
+    }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" })) {}
 
@@ -84,74 +109,74 @@ const integrationParams = { id: Schema.String, provider: Schema.String }
 
 export class IntegrationsApi extends HttpApiGroup.make("integrations")
   .add(
-    HttpApiEndpoint.get("listIntegrations", "/projects/:id/integrations", {
+    op(HttpApiEndpoint.get("listIntegrations", "/projects/:id/integrations", {
       params: projectParams,
       success: Envelope("IntegrationListResponse", IntegrationList),
       error: scoped
-    }),
-    HttpApiEndpoint.post("syncIntegration", "/projects/:id/integrations/:provider/sync", {
+    })),
+    op(HttpApiEndpoint.post("syncIntegration", "/projects/:id/integrations/:provider/sync", {
       params: integrationParams,
       payload: [SyncPayload, Schema.Null],
       success: Envelope("SyncResponse", SyncResult, { status: 202 }),
       error: [...scoped, ConflictWire]
-    }),
-    HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
+    })),
+    op(HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    }),
-    HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
+    })),
+    op(HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    })
+    }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Integrations", description: "Data providers and sync" })) {}
 
 export class ExpensesApi extends HttpApiGroup.make("expenses")
   .add(
-    HttpApiEndpoint.get("listExpenses", "/projects/:id/expenses", {
+    op(HttpApiEndpoint.get("listExpenses", "/projects/:id/expenses", {
       params: projectParams,
       query: PageQuery,
       success: Envelope("ExpenseListResponse", ExpenseList),
       error: [...scoped, BadRequestWire]
-    }),
-    HttpApiEndpoint.post("createExpense", "/projects/:id/expenses", {
+    })),
+    op(HttpApiEndpoint.post("createExpense", "/projects/:id/expenses", {
       params: projectParams,
       payload: CreateExpense,
       success: Envelope("ExpenseCreatedResponse", ExpenseCreated, { status: 201 }),
       error: scoped
-    }),
-    HttpApiEndpoint.delete("deleteExpense", "/projects/:id/expenses/:expenseId", {
+    })),
+    op(HttpApiEndpoint.delete("deleteExpense", "/projects/:id/expenses/:expenseId", {
       params: { id: Schema.String, expenseId: Schema.String },
       success: Envelope("ExpenseDeletedResponse", ExpenseDeleted),
       error: scoped
-    })
+    }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Expenses", description: "Costs recorded per project" })) {}
 
 export class TokensApi extends HttpApiGroup.make("tokens")
   .add(
-    HttpApiEndpoint.get("listTokens", "/tokens", {
+    op(HttpApiEndpoint.get("listTokens", "/tokens", {
       query: PageQuery,
       success: Envelope("TokenListResponse", TokenList),
       error: [BadRequestWire]
-    }),
-    HttpApiEndpoint.post("createToken", "/tokens", {
+    })),
+    op(HttpApiEndpoint.post("createToken", "/tokens", {
       payload: [CreateTokenPayload, Schema.Null],
       success: [
         Envelope("TokenPreviewResponse", TokenPreview),
         Envelope("TokenMintedResponse", TokenMinted, { status: 201 })
       ],
       error: [...scoped, BadRequestWire]
-    }),
-    HttpApiEndpoint.delete("revokeToken", "/tokens/:id", {
+    })),
+    op(HttpApiEndpoint.delete("revokeToken", "/tokens/:id", {
       params: { id: Schema.String },
       query: RevokeQuery,
       payload: [RevokePayload, Schema.Null],
       success: [Envelope("RevokePreviewResponse", RevokePreview), Envelope("TokenRevokedResponse", TokenRevoked)],
       error: [...scoped, ConflictWire]
-    })
+    }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}
 

@@ -193,3 +193,24 @@ describe("unknown routes and methods", () => {
     expect(r.json.error.type).toBe("route_not_found")
   })
 })
+
+describe("OpenAPI operation metadata", () => {
+  it("every operation names its permission, kind and confirm gate as the operation table says", async () => {
+    const { OPERATIONS } = await import("../../../domain/src/Permissions.ts")
+    const spec = (await h.call("GET", "/api/v1/openapi.json", { token: null })).json
+    const seen: Array<string> = []
+    for (const methods of Object.values<any>(spec.paths)) {
+      for (const operation of Object.values<any>(methods)) {
+        const name = String(operation.operationId).split(".").pop()!
+        const expected = (OPERATIONS as any)[name]
+        expect(expected, name).toBeDefined()
+        expect(operation["x-permission"]).toBe(expected.permission)
+        expect(operation["x-kind"]).toBe(expected.kind)
+        expect(operation["x-confirm-gate"]).toBe(expected.confirmGate)
+        expect(operation.summary).toBe(expected.summary)
+        seen.push(name)
+      }
+    }
+    expect(seen.sort()).toEqual(Object.keys(OPERATIONS).sort())
+  })
+})

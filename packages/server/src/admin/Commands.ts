@@ -370,22 +370,10 @@ export const tokensMint = (input: {
     })
   })
 
-/** Tokens are looked up per account; without a TokensRepo.findById, ask each account in turn. */
-const findTokenAnywhere = (tokenId: string) =>
-  Effect.gen(function*() {
-    const accounts = yield* AccountsRepo
-    const tokens = yield* TokensRepo
-    for (const account of yield* accounts.list()) {
-      const token = yield* tokens.find(account.id, tokenId)
-      if (token !== null) return token
-    }
-    return null as TokenRecord | null
-  })
-
 export const tokensRevoke = (tokenId: string): AdminCommand =>
   Effect.succeed(Effect.gen(function*() {
     const tokens = yield* TokensRepo
-    const token = yield* findTokenAnywhere(tokenId)
+    const token = yield* tokens.findById(tokenId)
     if (token === null) return yield* Effect.fail(notFound(`No token with id ${tokenId}`))
     const now = yield* nowDate
     const revoked = yield* tokens.revoke(token.accountId, token.id, now)

@@ -12,6 +12,8 @@ export interface TokensRepoShape {
   /** The auth middleware's one lookup: the token with its account's entitlement fields. */
   readonly findBySecretHash: (sha256Hex: string) => Effect.Effect<TokenWithAccount | null>
   readonly find: (accountId: string, id: string) => Effect.Effect<TokenRecord | null>
+  /** Operator side (the admin CLI): any account's token. */
+  readonly findById: (id: string) => Effect.Effect<TokenRecord | null>
   /** Newest first. */
   readonly list: (accountId: string, page: PageRequest) => Effect.Effect<Page<TokenRecord>>
   /** Sets revoked_at unless already set; returns the token as stored afterwards. */
@@ -64,6 +66,11 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
           ),
         find: (accountId, id) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.map(one), Effect.orDie),
+        findById: (id) =>
+          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id}`.pipe(
+            Effect.map(one),
+            Effect.orDie
+          ),
         list: (accountId, page) => {
           const after = page.after
           return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
@@ -106,6 +113,7 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
             const t = db.tokens.get(id)
             return t && t.accountId === accountId ? t : null
           }),
+        findById: (id) => Effect.sync(() => db.tokens.get(id) ?? null),
         list: (accountId, page) =>
           Effect.sync(() => pageInMemory([...db.tokens.values()].filter((t) => t.accountId === accountId), page, "desc")),
         revoke: (accountId, id, at) =>

@@ -43,6 +43,11 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
        * aggregating months of rows. Bounded, least recently used out first.
        */
       const seriesCache = new Map<string, { readonly version: string; readonly series: ProjectSeries }>()
+      const remember = (key: string, version: string, series: ProjectSeries) => {
+        seriesCache.delete(key)
+        seriesCache.set(key, { version, series })
+        if (seriesCache.size > SERIES_CACHE_ENTRIES) seriesCache.delete(seriesCache.keys().next().value!)
+      }
       // Rows travel as JSON arrays (positional), which costs Postgres about half of json_build_object.
       const seriesColumns = (projectRef: any, from: string) => sql`
         (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
@@ -88,18 +93,32 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
             // read sees the newer version, misses, and reloads. Never stale, at worst one reload more.
             const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`
             const series = toSeries(loaded[0])
-            seriesCache.set(key, { version, series })
-            if (seriesCache.size > SERIES_CACHE_ENTRIES) seriesCache.delete(seriesCache.keys().next().value!)
+            remember(key, version, series)
             return { project, series }
           }).pipe(Effect.orDie),
         loadSeries: (projectIds, fromDay) =>
-          projectIds.length === 0
-            ? Effect.succeed(new Map())
-            : sql`SELECT p.id, ${seriesColumns(sql`p.id`, fromDay)} FROM projects p
-                  WHERE p.id = ANY(${projectIds as Array<string>})`.pipe(
-              Effect.map((rows) => new Map(rows.map((r: any) => [r.id as string, toSeries(r)]))),
-              Effect.orDie
-            ),
+          projectIds.length === 0 ? Effect.succeed(new Map()) : Effect.gen(function*() {
+            // Same cache as loadProject: versions first, then one query for the projects that changed.
+            const versions = yield* sql`SELECT id, data_version::text AS version FROM projects
+                WHERE id = ANY(${projectIds as Array<string>})`
+            const result = new Map<string, ProjectSeries>()
+            const stale: Array<{ id: string; version: string }> = []
+            for (const row of versions as ReadonlyArray<any>) {
+              const cached = seriesCache.get(`${row.id}|${fromDay}`)
+              if (cached !== undefined && cached.version === row.version) result.set(row.id, cached.series)
+              else stale.push({ id: row.id, version: row.version })
+            }
+            if (stale.length > 0) {
+              const rows = yield* sql`SELECT p.id, ${seriesColumns(sql`p.id`, fromDay)} FROM projects p
+                  WHERE p.id = ANY(${stale.map((s) => s.id)})`
+              for (const r of rows as ReadonlyArray<any>) {
+                const series = toSeries(r)
+                result.set(r.id, series)
+                remember(`${r.id}|${fromDay}`, stale.find((s) => s.id === r.id)!.version, series)
+              }
+            }
+            return result
+          }).pipe(Effect.orDie),
         writeDays: (projectId, rows) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`

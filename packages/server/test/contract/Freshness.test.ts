@@ -41,14 +41,20 @@ describe("freshness", () => {
     const write = (rows: Parameters<MetricsRepo["Service"]["writeDays"]>[1]) =>
       h.run(Effect.flatMap(MetricsRepo, (m) => m.writeDays(id, rows)))
 
+    const snapshot = async () =>
+      (await h.call("GET", "/api/v1/projects", { token: secret })).json.data.projects.find((p: any) => p.id === id).health
     expect((await get("health")).status).toBe("no_data")
+    expect((await snapshot()).status).toBe("no_data")
     await write({ traffic: trafficDays(60, 100), revenue: revenueDays(60, 1000) })
+    expect((await snapshot()).status).not.toBe("no_data")
     const first = await get("health")
     expect(first.dimensions.find((d: any) => d.name === "traffic").current).toBe(3000)
     expect((await get("analytics?period=7d")).totals.visitors).toBe(700)
 
+    const listed = await snapshot()
     await write({ traffic: trafficDays(1, 500) }) // today's row replaced
     expect((await get("health")).dimensions.find((d: any) => d.name === "traffic").current).toBe(3400)
+    expect((await snapshot()).score).not.toBe(listed.score)
     expect((await get("analytics?period=7d")).totals.visitors).toBe(1100)
 
     const profit = async () => (await get("health")).dimensions.find((d: any) => d.name === "profitability")

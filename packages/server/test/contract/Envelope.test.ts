@@ -1,5 +1,6 @@
 /** Every response under /api/v1 is an envelope — success, every error status, and the framework's own failures. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectError } from "../support/Expect.ts"
 import { makeHarness, type CallResult, type Harness } from "../support/Harness.ts"
 
 let h: Harness
@@ -8,19 +9,6 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const expectError = (r: CallResult, status: number, type?: string) => {
-  expect(r.status).toBe(status)
-  expect(r.json, r.text).toBeTypeOf("object")
-  expect(Object.keys(r.json).sort()).toEqual(["error", "status"])
-  expect(r.json.status).toBe("error")
-  expect(r.json.error.code).toBe(status === 402 ? "trial_expired" : status)
-  expect(r.json.error.message).toBeTypeOf("string")
-  expect(r.json.error.message.length).toBeGreaterThan(0)
-  expect(r.json.error.type).toBeTypeOf("string")
-  if (type) expect(r.json.error.type).toBe(type)
-  // Never a stack trace or an internal name.
-  expect(r.text).not.toMatch(/\bat .*\.ts:\d+|Error:|HttpApiSchemaError|SqlError|node_modules/)
-}
 
 describe("success envelope", () => {
   it("wraps data in {status:'success', data:{…}} with data always an object", async () => {

@@ -7,6 +7,7 @@ import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
+import { expectError } from "../support/Expect.ts"
 import { makeHarness, type CallResult, type Harness } from "../support/Harness.ts"
 
 let h: Harness
@@ -27,15 +28,6 @@ const valid = {
 
 const expensesPath = (projectId: string) => `/api/v1/projects/${projectId}/expenses`
 
-const expectError = (r: CallResult, status: number, type?: string) => {
-  expect(r.status, r.text).toBe(status)
-  expect(r.json, r.text).toBeTypeOf("object")
-  expect(Object.keys(r.json).sort()).toEqual(["error", "status"])
-  expect(r.json.status).toBe("error")
-  expect(r.json.error.code).toBe(status)
-  expect(r.json.error.message).toBeTypeOf("string")
-  if (type !== undefined) expect(r.json.error.type).toBe(type)
-}
 
 /** A 400 invalid_request whose issues name `path`. */
 const expectInvalid = (r: CallResult, path: string) => {

@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import type { IntegrationRecord } from "../../src/store/Records.ts"
+import { expectError } from "../support/Expect.ts"
 import { makeHarness, type CallResult, type Harness } from "../support/Harness.ts"
 
 let h: Harness
@@ -16,15 +17,6 @@ afterAll(() => h.close())
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-const expectError = (r: CallResult, status: number, type?: string) => {
-  expect(r.status, r.text).toBe(status)
-  expect(r.json, r.text).toBeTypeOf("object")
-  expect(Object.keys(r.json).sort()).toEqual(["error", "status"])
-  expect(r.json.status).toBe("error")
-  expect(r.json.error.code).toBe(status)
-  expect(r.json.error.message).toBeTypeOf("string")
-  if (type !== undefined) expect(r.json.error.type).toBe(type)
-}
 
 const connect = (projectId: string, provider: string, extra: Partial<IntegrationRecord> = {}) =>
   h.run(

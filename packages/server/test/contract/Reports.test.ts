@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
 import type { RevenueDay, SearchDay, TrafficDay } from "../../src/metrics/Rows.ts"
-import { makeHarness, type CallResult, type Harness } from "../support/Harness.ts"
+import { expectError } from "../support/Expect.ts"
+import { makeHarness, type Harness } from "../support/Harness.ts"
 
 let h: Harness
 beforeAll(async () => {
@@ -102,13 +103,6 @@ const get = async (path: string, token: string) => {
   return r.json.data
 }
 
-const expectError = (r: CallResult, status: number, type?: string) => {
-  expect(r.status, r.text).toBe(status)
-  expect(Object.keys(r.json).sort()).toEqual(["error", "status"])
-  expect(r.json.status).toBe("error")
-  expect(r.json.error.code).toBe(status)
-  if (type !== undefined) expect(r.json.error.type).toBe(type)
-}
 
 const zeroTotals = { visitors: 0, pageviews: 0, sessions: 0, bounceRate: null, pagesPerSession: null, avgSessionSeconds: null }
 const usd = (amount: number) => ({ amount, currency: "USD" })

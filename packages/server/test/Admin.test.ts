@@ -150,6 +150,24 @@ describe("admin CLI", () => {
     expect(pid === null || !isAlive(pid)).toBe(true)
   }, TIMEOUT)
 
+  it("through `npm run admin -- … --json` exactly as the README says: stdout is only the JSON object", async () => {
+    const run = await new Promise<Run>((resolve, reject) => {
+      const child = spawn("npm", ["run", "admin", "--", "accounts", "list", "--json"], {
+        cwd: ROOT,
+        env: env(),
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+      child.once("error", reject)
+      child.once("close", (code) => resolve({ code, stdout, stderr }))
+    })
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toHaveProperty("accounts")
+  }, TIMEOUT)
+
   it("accounts create / list --json: exactly one JSON object on stdout", async () => {
     const before = Date.now()
     const created = await adminJson(["accounts", "create", "--name", "Acme Inc", "--trial-days", "14"])

@@ -32,16 +32,18 @@ const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PAT
 
 const SystemRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
-  HttpRouter.add(
-    "GET",
-    "/readyz",
-    Effect.flatMap(Readiness, (r) => r.check).pipe(
-      Effect.map((ok) =>
-        ok
-          ? HttpServerResponse.jsonUnsafe({ status: "ready" })
-          : HttpServerResponse.jsonUnsafe({ status: "unavailable", reason: "database unreachable" }, { status: 503 })
-      )
-    )
+  // Readiness is taken when the routes are built: a served router does not hand the app layer's services
+  // to its routes per request (the web handler used in tests does, which once hid this).
+  Layer.unwrap(
+    Effect.map(Readiness, (readiness) =>
+      HttpRouter.add(
+        "GET",
+        "/readyz",
+        Effect.map(readiness.check, (ok) =>
+          ok
+            ? HttpServerResponse.jsonUnsafe({ status: "ready" })
+            : HttpServerResponse.jsonUnsafe({ status: "unavailable", reason: "database unreachable" }, { status: 503 }))
+      ))
   ),
   // Lowest priority in the router: only what matched nothing else lands here.
   HttpRouter.add("*", "*", (request) =>

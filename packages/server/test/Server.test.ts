@@ -1,0 +1,93 @@
+/**
+ * The run contract end to end: the real `main.ts` as a child process (embedded Postgres in a temp data
+ * dir, free ports), as `npm start` runs it. The contract suite uses a web handler; this proves the served
+ * router answers the same way.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = Net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as Net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+  })
+
+let server: ChildProcess
+let output = ""
+let base = ""
+let dataDir = ""
+
+beforeAll(async () => {
+  dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-server-"))
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    SITEHEALTH_DATA_DIR: dataDir,
+    SITEHEALTH_EMBEDDED_PG_PORT: String(await freePort())
+  }
+  delete env.DATABASE_URL // the demo seed only happens on the embedded database
+  delete env.REDIS_URL
+  server = spawn(process.execPath, [Path.join(ROOT, "packages/server/src/main.ts")], { cwd: ROOT, env })
+  server.stdout!.on("data", (d) => (output += d))
+  server.stderr!.on("data", (d) => (output += d))
+  const started = Date.now()
+  while (!output.includes("Listening on")) {
+    if (Date.now() - started > 60_000 || server.exitCode !== null) throw new Error(`server did not start:\n${output}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}, 90_000)
+
+afterAll(async () => {
+  if (server.exitCode === null) {
+    await new Promise<void>((resolve) => {
+      server.once("exit", () => resolve())
+      server.kill("SIGTERM")
+    })
+  }
+  Fs.rmSync(dataDir, { recursive: true, force: true })
+}, 30_000)
+
+describe("npm start", () => {
+  it("seeds the demo account, prints the token once and saves it with mode 0600", async () => {
+    const file = Path.join(dataDir, "demo-token")
+    const secret = Fs.readFileSync(file, "utf8").trim()
+    expect(secret).toMatch(/^svc_[0-9A-Za-z]{36}$/)
+    expect(Fs.statSync(file).mode & 0o777).toBe(0o600)
+    expect(output.split(secret).length - 1).toBe(1)
+    expect(output).toContain("embedded postgres")
+  })
+
+  it("serves /healthz, /readyz and the API with the demo token", async () => {
+    expect((await fetch(`${base}/healthz`)).status).toBe(200)
+    const ready = await fetch(`${base}/readyz`)
+    expect(ready.status).toBe(200)
+    expect(await ready.json()).toEqual({ status: "ready" })
+    const secret = Fs.readFileSync(Path.join(dataDir, "demo-token"), "utf8").trim()
+    const headers = { authorization: `Bearer ${secret}` }
+    const projects = await fetch(`${base}/api/v1/projects`, { headers })
+    expect(projects.status).toBe(200)
+    expect(projects.headers.get("x-ratelimit-limit")).toBe("60")
+    const body: any = await projects.json()
+    expect(body.data.projects).toHaveLength(3)
+    const id = body.data.projects[0].id
+    for (const path of ["health", "briefing", "signals", "analytics?period=12m", "revenue", "churn", "seo", "integrations", "expenses"]) {
+      const r = await fetch(`${base}/api/v1/projects/${id}/${path}`, { headers })
+      expect(r.status, path).toBe(200)
+      expect(((await r.json()) as any).status).toBe("success")
+    }
+    const unknown = await fetch(`${base}/api/v1/nope`, { headers })
+    expect(unknown.status).toBe(404)
+    expect(((await unknown.json()) as any).error.type).toBe("route_not_found")
+    expect((await fetch(`${base}/api/v1/projects`)).status).toBe(401)
+  })
+})

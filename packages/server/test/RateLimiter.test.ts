@@ -4,6 +4,9 @@ import { describe, expect, it } from "vitest"
 import { RateLimiter } from "../src/http/RateLimiter.ts"
 import { makeTestClock } from "./support/Harness.ts"
 import { Clock } from "effect"
+import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
 
 const T0 = Date.parse("2026-11-20T12:00:10.000Z")
 
@@ -53,4 +56,52 @@ describe.skipIf(!redisUrl)("redis limiter (REDIS_URL set)", () => {
     expect([...a, ...b].filter((d) => d.allowed)).toHaveLength(60)
     expect(new Set([...a, ...b].map((d) => d.reset)).size).toBe(1)
   })
+})
+
+describe("redis limiter with Redis unreachable", () => {
+  it("starts within seconds and lets requests through at once, uncounted, instead of hanging", async () => {
+    const started = Date.now()
+    const time = makeTestClock(T0)
+    const decisions = await consumeN(RateLimiter.redis("redis://127.0.0.1:1", 2), "tok_down", 5, time.clock)
+    expect(Date.now() - started).toBeLessThan(8_000)
+    expect(decisions.every((d) => d.allowed)).toBe(true)
+  }, 20_000)
+})
+
+const redisServerBinary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((p) => Fs.existsSync(p))
+
+describe.skipIf(!redisServerBinary)("redis limiter when Redis goes away mid-run (private redis-server)", () => {
+  it("counts while Redis is up, then answers promptly (uncounted) once it is down", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = Net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as Net.AddressInfo).port
+        s.close(() => resolve(p))
+      })
+    })
+    const redis = spawn(redisServerBinary!, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: "ignore"
+    })
+    try {
+      await new Promise((r) => setTimeout(r, 300))
+      const time = makeTestClock(T0)
+      const result = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function*() {
+            const limiter = yield* RateLimiter
+            const up = yield* Effect.forEach([1, 2, 3], () => limiter.consume("tok_mid"))
+            redis.kill("SIGKILL")
+            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+            const t = Date.now()
+            const down = yield* limiter.consume("tok_mid")
+            return { up, down, ms: Date.now() - t }
+          }).pipe(Effect.provide(RateLimiter.redis(`redis://127.0.0.1:${port}`, 2)), Effect.provideService(Clock.Clock, time.clock))
+        )
+      )
+      expect(result.up.map((d) => d.allowed)).toEqual([true, true, false])
+      expect(result.down.allowed).toBe(true)
+      expect(result.ms).toBeLessThan(1_500)
+    } finally {
+      redis.kill("SIGKILL")
+    }
+  }, 20_000)
 })

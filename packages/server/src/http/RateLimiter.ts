@@ -3,7 +3,7 @@
  * authenticated request counts, accepted or not; `reset` is the epoch second the window ends. The counter
  * lives in memory, or in Redis when REDIS_URL is set so that every instance shares one budget.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Cause, Clock, Context, Effect, Layer } from "effect"
 import { createClient } from "redis"
 
 export interface RateLimitDecision {
@@ -53,13 +53,29 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
     Layer.effect(
       RateLimiter,
       Effect.gen(function*() {
-        const client = createClient({ url })
+        // No offline queue: while Redis is unreachable a command fails at once instead of waiting for the
+        // reconnect, so the fail-open branch below answers promptly.
+        const client = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000 } })
         client.on("error", () => {}) // reconnects by itself; failures surface per command below
-        yield* Effect.acquireRelease(
-          Effect.tryPromise(() => client.connect()).pipe(Effect.orDie),
-          () => Effect.promise(() => client.quit().catch(() => undefined))
+        // Redis down at start-up must not keep the API from starting: wait briefly, then serve (counting
+        // nothing) while the client keeps reconnecting in the background.
+        const connecting = client.connect().then(() => true, () => false)
+        const connected = yield* Effect.promise(() => connecting).pipe(
+          Effect.timeoutOption("3 seconds"),
+          Effect.map((o) => o._tag === "Some" && o.value)
+        )
+        if (!connected) yield* Effect.logWarning("rate limiter: redis unreachable at start-up; requests are not counted until it is back")
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            try {
+              client.destroy()
+            } catch {
+              // already closed
+            }
+          })
         )
         // INCR and set the expiry in one atomic step: concurrent requests on any instance see one count.
+        let lastWarning = 0
         const script = `local c = redis.call('INCR', KEYS[1]); if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end; return c`
         return RateLimiter.of({
           consume: (key) =>
@@ -69,10 +85,17 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
               const count = yield* Effect.tryPromise(() =>
                 client.eval(script, { keys: [`sitehealth:rl:${key}:${window}`], arguments: [String(WINDOW_MS + 5_000)] })
               ).pipe(
+                Effect.timeout("1 second"),
                 // Redis down: let the request through rather than take the API down with it; say so in the log.
-                Effect.catch((e) =>
-                  Effect.as(Effect.logWarning(`rate limiter: redis unavailable, request not counted: ${String(e)}`), 0)
-                )
+                Effect.catchCause((cause) => {
+                  // One warning per 10 s, not one per request, while the outage lasts.
+                  if (now - lastWarning < 10_000) return Effect.succeed(0)
+                  lastWarning = now
+                  return Effect.as(
+                    Effect.logWarning(`rate limiter: redis unavailable, requests not counted: ${Cause.squash(cause)}`),
+                    0
+                  )
+                })
               )
               return decide(Number(count), limit, window)
             })

@@ -187,7 +187,9 @@ export class SiteHealthApi extends HttpApi.make("sitehealth")
   .prefix("/api/v1")
   // An unknown body field is an error, not silently dropped: a typo like "permisions" must not mint a
   // token with the caller's full permissions.
-  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
+  // Report every invalid field of a request at once, not just the first.
+  .annotate(HttpApi.QueryParseOptions, { errors: "all" })
   .annotateMerge(
     OpenApi.annotations({
       title: "sitehealth API",

@@ -57,8 +57,11 @@ export const TokensHttp = HttpApiBuilder.group(
           expiresAt = null
         } else {
           const t = Date.parse(body.expiresAt)
-          if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(body.expiresAt)) {
-            return yield* Effect.fail(badRequest("expiresAt must be an ISO 8601 instant, e.g. 2027-01-31T00:00:00Z"))
+          // An instant needs its offset: "2027-01-31T00:00" would be read in the server's own zone.
+          if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(body.expiresAt)) {
+            return yield* Effect.fail(
+              badRequest("expiresAt must be an ISO 8601 instant with Z or an offset, e.g. 2027-01-31T00:00:00Z")
+            )
           }
           if (t <= now.getTime()) return yield* Effect.fail(badRequest("expiresAt must be in the future"))
           expiresAt = new Date(t)

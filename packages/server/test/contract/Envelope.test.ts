@@ -124,3 +124,25 @@ describe("strict parsing", () => {
     expect((await h.call("GET", "/API/V1/projects", { token: secret })).status).toBe(404)
   })
 })
+
+describe("validation reports every problem", () => {
+  it("a body with several invalid fields lists them all in issues", async () => {
+    const { projects, secret } = await h.newAccount()
+    const r = await h.call("POST", `/api/v1/projects/${projects[0].id}/expenses`, {
+      token: secret,
+      body: { amount: -1, category: "nope", description: "", incurredOn: "2026-02-30", recurrence: "weekly" }
+    })
+    expectError(r, 400, "invalid_request")
+    const paths = r.json.error.issues.map((i: any) => i.path)
+    for (const field of ["amount", "category", "description", "incurredOn", "recurrence"]) {
+      expect(paths, field).toContain(`body.${field}`)
+    }
+  })
+
+  it("an expiry without a time zone is refused rather than read in the server's zone", async () => {
+    const { secret } = await h.newAccount()
+    const r = await h.call("POST", "/api/v1/tokens", { token: secret, body: { expiresAt: "2027-01-31T00:00" } })
+    expectError(r, 400)
+    expect((await h.call("POST", "/api/v1/tokens", { token: secret, body: { expiresAt: "2027-01-31T00:00:00+02:00" } })).status).toBe(200)
+  })
+})

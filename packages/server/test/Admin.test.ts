@@ -53,10 +53,10 @@ const env = (overrides: Record<string, string> = {}): NodeJS.ProcessEnv => {
   }
 }
 
-/** Runs the CLI with Node 22 (vitest's own node) and collects its output. */
-const admin = (args: ReadonlyArray<string>, overrides: Record<string, string> = {}) =>
+/** Runs a command in the repo root and collects its output. */
+const runCommand = (command: string, args: ReadonlyArray<string>, overrides: Record<string, string> = {}) =>
   new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: env(overrides), stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(command, args, { cwd: ROOT, env: env(overrides), stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
@@ -64,6 +64,10 @@ const admin = (args: ReadonlyArray<string>, overrides: Record<string, string> = 
     child.once("error", reject)
     child.once("close", (code) => resolve({ code, stdout, stderr }))
   })
+
+/** Runs the CLI with Node 22 (vitest's own node). */
+const admin = (args: ReadonlyArray<string>, overrides: Record<string, string> = {}) =>
+  runCommand(process.execPath, [MAIN, ...args], overrides)
 
 /** `--json` run: stdout must be exactly one JSON object. */
 const adminJson = async (args: ReadonlyArray<string>, overrides: Record<string, string> = {}) => {
@@ -151,19 +155,7 @@ describe("admin CLI", () => {
   }, TIMEOUT)
 
   it("through `npm run admin -- … --json` exactly as the README says: stdout is only the JSON object", async () => {
-    const run = await new Promise<Run>((resolve, reject) => {
-      const child = spawn("npm", ["run", "admin", "--", "accounts", "list", "--json"], {
-        cwd: ROOT,
-        env: env(),
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-      child.once("error", reject)
-      child.once("close", (code) => resolve({ code, stdout, stderr }))
-    })
+    const run = await runCommand("npm", ["run", "admin", "--", "accounts", "list", "--json"])
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout)).toHaveProperty("accounts")
   }, TIMEOUT)

@@ -1,6 +1,10 @@
 /** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { paymentsMigration } from "../payments/Migration.ts"
+import { searchMigration } from "../search/Migration.ts"
+import { snapshotsMigration } from "../snapshots/Migration.ts"
+import { trafficMigration } from "../traffic/Migration.ts"
 
 const m0001 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -113,4 +117,11 @@ const m0002 = Effect.gen(function*() {
   yield* sql`ALTER TABLE projects ADD COLUMN data_version bigint NOT NULL DEFAULT 0`
 })
 
-export const migrations = Migrator.fromRecord({ "0001_initial": m0001, "0002_data_version": m0002 })
+export const migrations = Migrator.fromRecord({
+  "0001_initial": m0001,
+  "0002_data_version": m0002,
+  "0003_traffic": trafficMigration,
+  "0004_payments": paymentsMigration,
+  "0005_search": searchMigration,
+  "0006_snapshots": snapshotsMigration
+})

@@ -12,15 +12,28 @@ export interface TrafficDay {
   readonly durationSeconds: number // total seconds of all sessions
 }
 
+/**
+ * One day of revenue in the project's reporting currency, DERIVED by the payments rollup
+ * (payments/Rollup.ts) from customers, subscription versions, charges and refunds — never written by hand.
+ * Movements are per customer and per day, so for any window:
+ *   mrr(end) = mrr(day before start) + new + expansion + reactivation − contraction − churned   (exactly)
+ */
 export interface RevenueDay {
   readonly day: string
-  readonly grossMinor: number // charges captured that day, minor units, project currency
-  readonly refundsMinor: number // refunds issued that day
-  readonly mrrMinor: number // MRR at the end of the day (yearly plans count 1/12)
-  readonly activeSubscriptions: number // at the end of the day
-  readonly newSubscriptions: number // started that day
-  readonly churnedSubscriptions: number // ended that day
-  readonly churnedMrrMinor: number // MRR of the subscriptions that ended that day
+  readonly grossMinor: number // succeeded charges that day (converted), minor units
+  readonly refundsMinor: number // refunds issued that day (converted)
+  readonly failedPayments: number // failed charge attempts that day
+  readonly failedMinor: number // their amount (converted)
+  readonly mrrMinor: number // MRR at the end of the day
+  readonly customers: number // paying customers (MRR > 0) at the end of the day
+  readonly newMrrMinor: number // MRR of customers whose first paid MRR started that day
+  readonly expansionMrrMinor: number
+  readonly contractionMrrMinor: number
+  readonly churnedMrrMinor: number // MRR lost by customers who went to 0 that day
+  readonly reactivationMrrMinor: number // MRR of customers who came back from 0 that day
+  readonly newCustomers: number
+  readonly churnedCustomers: number
+  readonly reactivatedCustomers: number
 }
 
 export interface SearchDay {

@@ -1,74 +1,71 @@
 /**
- * The demo account a fresh embedded database starts with: three projects with six months of plausible
- * daily history (a growing, a declining and a steady business), connected integrations, a few expenses,
- * and an all-access token whose secret is printed once and written to $SITEHEALTH_DATA_DIR/demo-token.
+ * The demo account a fresh embedded database starts with: three projects with a year of provider data
+ * (see Profiles.ts for what is planted in each), their integrations, expenses in two currencies, demo
+ * EUR/USD rates, and an all-access token whose secret is printed once and written to
+ * $SITEHEALTH_DATA_DIR/demo-token. Everything goes through the same repositories a provider sync uses,
+ * so the rollups and reports run exactly as they would on real data.
  */
 import { Clock, Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
 import { ExpensesRepo } from "../expenses/ExpensesRepo.ts"
+import { FxRepo } from "../fx/FxRepo.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
-import { addDays, todayIn } from "../metrics/Dates.ts"
-import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import { addDays } from "../metrics/Dates.ts"
+import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
+import { SearchRepo } from "../search/SearchRepo.ts"
 import { newId } from "../store/Ids.ts"
-import { generateDemoSeries, type DemoProfile } from "./Generate.ts"
+import { TrafficRepo } from "../traffic/TrafficRepo.ts"
+import { DEMO_HISTORY_DAYS, demoFxRates, generateDemoProject } from "./Generate.ts"
+import { DEMO_PROJECTS } from "./Profiles.ts"
 
-export const DEMO_HISTORY_DAYS = 180
+export { DEMO_HISTORY_DAYS }
 
-const DEMO_PROJECTS: ReadonlyArray<{
-  name: string
-  domain: string
-  timezone: string
-  currency: string
-  profile: DemoProfile
-  seed: number
-}> = [
-  { name: "Acme Analytics", domain: "acme-analytics.example", timezone: "Europe/Berlin", currency: "EUR", profile: "growing", seed: 11 },
-  { name: "Bolt Recipes", domain: "boltrecipes.example", timezone: "America/New_York", currency: "USD", profile: "declining", seed: 23 },
-  { name: "Calm Notes", domain: "calmnotes.example", timezone: "UTC", currency: "USD", profile: "steady", seed: 37 }
-]
+const MS_PER_DAY = 86_400_000
 
 export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
   Effect.gen(function*() {
-    const metrics = yield* MetricsRepo
+    const traffic = yield* TrafficRepo
+    const payments = yield* PaymentsRepo
+    const search = yield* SearchRepo
+    const fx = yield* FxRepo
     const integrations = yield* IntegrationsRepo
     const expenses = yield* ExpensesRepo
     const now = new Date(yield* Clock.currentTimeMillis)
+    yield* fx.put(demoFxRates(now))
     const account = yield* createAccount({ name: "Demo account", trialDays: options.trialDays ?? 14 })
     const projectIds: Array<string> = []
     for (const spec of DEMO_PROJECTS) {
-      const project = yield* createProject({ accountId: account.id, ...spec })
+      const project = yield* createProject({
+        accountId: account.id, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
+      })
       projectIds.push(project.id)
-      const today = todayIn(spec.timezone, now)
-      const series = generateDemoSeries({ seed: spec.seed, days: DEMO_HISTORY_DAYS, today, profile: spec.profile })
-      yield* metrics.writeDays(project.id, series)
-      for (const provider of ["stripe", "plausible", "google_search_console"]) {
+      const data = generateDemoProject(spec, now)
+      yield* traffic.write(project.id, data.traffic)
+      yield* search.write(project.id, data.search)
+      yield* payments.write(project.id, data.payments)
+      for (const integration of spec.integrations) {
+        const failing = integration.failingForDays
         yield* integrations.upsert({
           projectId: project.id,
-          provider,
-          status: "connected",
-          connectedAt: new Date(`${addDays(today, -DEMO_HISTORY_DAYS)}T09:00:00Z`),
-          lastSyncedAt: now,
-          lastError: null
+          provider: integration.provider,
+          status: failing === undefined ? "connected" : "error",
+          connectedAt: new Date(`${addDays(data.today, -DEMO_HISTORY_DAYS)}T09:00:00Z`),
+          lastSyncedAt: new Date(now.getTime() - (failing ?? 0) * MS_PER_DAY - 20 * 60_000),
+          lastError: failing === undefined ? null : integration.error ?? "sync failed"
         })
       }
-      const demoExpenses = [
-        { amountMinor: 4_900, category: "hosting", description: "Cloud hosting", vendor: "Hetzner", recurrence: "monthly" as const, daysAgo: DEMO_HISTORY_DAYS },
-        { amountMinor: 1_900, category: "software", description: "Email delivery", vendor: "Postmark", recurrence: "monthly" as const, daysAgo: 120 },
-        { amountMinor: 25_000, category: "advertising", description: "Launch campaign", vendor: null, recurrence: "one_off" as const, daysAgo: 20 },
-        { amountMinor: 1_500, category: "domains", description: "Domain renewal", vendor: "Namecheap", recurrence: "yearly" as const, daysAgo: 90 }
-      ]
-      for (const [i, e] of demoExpenses.entries()) {
+      for (const [i, e] of spec.expenses.entries()) {
         yield* expenses.insert({
           id: newId("exp"),
           projectId: project.id,
           amountMinor: e.amountMinor,
-          currency: spec.currency,
+          currency: e.currency ?? spec.currency,
           category: e.category,
           description: e.description,
           vendor: e.vendor,
-          incurredOn: addDays(today, -e.daysAgo),
+          incurredOn: addDays(data.today, -e.daysAgo),
           recurrence: e.recurrence,
           createdAt: new Date(now.getTime() + i),
           deletedAt: null

@@ -1,179 +1,161 @@
+/**
+ * The demo generator: deterministic, internally consistent provider data, with the planted events the
+ * demo promises (Profiles.ts) visible in the raw data. What the reports and signals make of it is tested
+ * end to end in contract/Demo.test.ts.
+ */
 import { describe, expect, it } from "vitest"
-import type { Signal } from "../../domain/src/Projects.ts"
-import { DEMO_INITIAL_SUBSCRIPTIONS, generateDemoSeries } from "../src/demo/Generate.ts"
-import {
-  addDays,
-  addMonths,
-  daysBetween,
-  eachDay,
-  startOfMonth,
-  todayIn
-} from "../src/metrics/Dates.ts"
-import {
-  analytics,
-  briefing,
-  churn,
-  expensesIn,
-  health,
-  periodWindow,
-  previousWindow,
-  revenue,
-  seo,
-  signals,
-  snapshot,
-  statusOf
-} from "../src/metrics/Compute.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../src/metrics/Rows.ts"
+import { generateDemoProject, demoFxRates, DEMO_HISTORY_DAYS } from "../src/demo/Generate.ts"
+import { DEMO_PROJECTS, type DemoProjectSpec } from "../src/demo/Profiles.ts"
+import { apportion } from "../src/demo/Random.ts"
+import { SEARCH_LAG_DAYS } from "../src/demo/Search.ts"
+import { addDays, localTimeIn } from "../src/metrics/Dates.ts"
 
-// All fixtures use TODAY = 2024-03-15 (2024 is a leap year: February has 29 days).
-//   30-day current window:  2024-02-15 … 2024-03-15
-//   30-day previous window: 2024-01-16 … 2024-02-14
-//   28-day SEO window:      2024-02-17 … 2024-03-15, previous 2024-01-20 … 2024-02-16
-//   7-day windows:          2024-03-09 … 2024-03-15, previous 2024-03-02 … 2024-03-08
-const TODAY = "2024-03-15"
-const NOW = "2024-03-15T09:30:00.000Z"
-const PID = "prj_test"
+const NOW = new Date("2026-11-22T09:15:00Z")
+const spec = (key: DemoProjectSpec["key"]) => DEMO_PROJECTS.find((p) => p.key === key)!
+const generated = new Map(DEMO_PROJECTS.map((p) => [p.key, generateDemoProject(p, NOW)] as const))
+const data = (key: DemoProjectSpec["key"]) => generated.get(key)!
 
-const t = (day: string, visitors: number, extra: Partial<TrafficDay> = {}): TrafficDay => ({
-  day,
-  visitors,
-  pageviews: 0,
-  sessions: 0,
-  bounces: 0,
-  durationSeconds: 0,
-  ...extra
-})
-
-const r = (day: string, extra: Partial<RevenueDay> = {}): RevenueDay => ({
-  day,
-  grossMinor: 0,
-  refundsMinor: 0,
-  mrrMinor: 0,
-  activeSubscriptions: 0,
-  newSubscriptions: 0,
-  churnedSubscriptions: 0,
-  churnedMrrMinor: 0,
-  ...extra
-})
-
-const s = (day: string, clicks: number, impressions = 0, positionWeighted = 0): SearchDay => ({
-  day,
-  clicks,
-  impressions,
-  positionWeighted
-})
-
-const series = (p: Partial<ProjectSeries>): ProjectSeries => ({
-  traffic: [],
-  revenue: [],
-  search: [],
-  expenses: [],
-  ...p
-})
-
-const healthInput = (p: Partial<ProjectSeries>, today = TODAY) => ({
-  projectId: PID,
-  today,
-  now: NOW,
-  currency: "USD",
-  series: series(p)
-})
-
-/** Walks any value and fails on NaN / ±Infinity. */
-const assertFiniteDeep = (value: unknown, path = "$"): void => {
-  if (typeof value === "number") {
-    expect(Number.isFinite(value), `${path} = ${value}`).toBe(true)
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => assertFiniteDeep(v, `${path}[${i}]`))
-  } else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) assertFiniteDeep(v, `${path}.${k}`)
-  }
+const sum = (xs: ReadonlyArray<number>) => xs.reduce((s, x) => s + x, 0)
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
-// -------------------------------------------------------------------------------------------------
-describe("generateDemoSeries", () => {
-  const opts = { seed: 42, days: 180, today: TODAY, profile: "steady" as const }
+describe("apportion", () => {
+  it("splits a total into integer parts that add up exactly, by largest remainder", () => {
+    expect(apportion(10, [1, 1, 1])).toEqual([4, 3, 3])
+    // 3.5, 1.75, 1.75 → floors 3, 1, 1; the two left go to the largest remainders (.75, .75)
+    expect(apportion(7, [0.5, 0.25, 0.25])).toEqual([3, 2, 2])
+    expect(apportion(0, [1, 2])).toEqual([0, 0])
+    expect(apportion(5, [0, 0])).toEqual([0, 0])
+  })
+})
 
+describe("generateDemoProject", () => {
   it("is deterministic", () => {
-    expect(generateDemoSeries(opts)).toEqual(generateDemoSeries(opts))
-    expect(generateDemoSeries({ ...opts, seed: 43 })).not.toEqual(generateDemoSeries(opts))
+    expect(generateDemoProject(spec("bolt"), NOW)).toEqual(data("bolt"))
   })
 
-  it("produces `days` consecutive days ending today", () => {
-    const g = generateDemoSeries(opts)
-    for (const rows of [g.traffic, g.revenue, g.search]) {
-      expect(rows).toHaveLength(180)
-      expect(rows.map((x) => x.day)).toEqual(eachDay(addDays(TODAY, -179), TODAY))
+  it("covers a year of local days ending today, in each project's time zone, and nothing after now", () => {
+    for (const p of DEMO_PROJECTS) {
+      const d = data(p.key)
+      expect(d.today).toBe(localTimeIn(p.timezone, NOW.getTime()).day)
+      const days = d.traffic.days!.map((r) => r.day)
+      expect(days[0]).toBe(addDays(d.today, -(DEMO_HISTORY_DAYS - 1)))
+      expect(days.at(-1)).toBe(d.today)
+      expect(new Set(days).size).toBe(DEMO_HISTORY_DAYS)
+      for (const h of d.traffic.hours!) expect(Date.parse(h.hour)).toBeLessThan(NOW.getTime())
+      for (const c of d.payments.charges) expect(Date.parse(c.at)).toBeLessThan(NOW.getTime())
+      for (const v of d.payments.subscriptionVersions) expect(Date.parse(v.validFrom)).toBeLessThanOrEqual(NOW.getTime())
     }
-    expect(generateDemoSeries({ ...opts, days: 0 })).toEqual({ traffic: [], revenue: [], search: [] })
   })
 
-  for (const profile of ["growing", "declining", "steady"] as const) {
-    it(`keeps its invariants (${profile})`, () => {
-      const g = generateDemoSeries({ ...opts, seed: 7, days: 240, profile })
-      let active = DEMO_INITIAL_SUBSCRIPTIONS
-      let mrr: number | null = null
-      for (const x of g.revenue) {
-        for (const v of Object.values(x)) {
-          if (typeof v === "number") {
-            expect(Number.isInteger(v)).toBe(true)
-            expect(v).toBeGreaterThanOrEqual(0)
-          }
-        }
-        expect(x.churnedSubscriptions).toBeLessThanOrEqual(active)
-        expect(x.activeSubscriptions).toBe(active + x.newSubscriptions - x.churnedSubscriptions)
-        expect(x.refundsMinor).toBeLessThanOrEqual(x.grossMinor)
-        if (mrr !== null) {
-          // mrr moves by the new subscriptions' prices ($19–$99) minus the churned MRR
-          const added = x.mrrMinor - mrr + x.churnedMrrMinor
-          expect(added).toBeGreaterThanOrEqual(1900 * x.newSubscriptions)
-          expect(added).toBeLessThanOrEqual(9900 * x.newSubscriptions)
-        }
-        active = x.activeSubscriptions
-        mrr = x.mrrMinor
-      }
-      for (const x of g.traffic) {
-        for (const v of Object.values(x)) if (typeof v === "number") expect(Number.isInteger(v)).toBe(true)
-        expect(x.visitors).toBeGreaterThanOrEqual(200)
-        expect(x.visitors).toBeLessThanOrEqual(5000)
-        expect(x.pageviews).toBeGreaterThanOrEqual(Math.floor(x.visitors * 1.5))
-        expect(x.pageviews).toBeLessThanOrEqual(Math.ceil(x.visitors * 3.5))
-        expect(x.sessions).toBeGreaterThanOrEqual(x.visitors)
-        expect(x.bounces).toBeGreaterThanOrEqual(Math.floor(x.sessions * 0.35))
-        expect(x.bounces).toBeLessThanOrEqual(Math.ceil(x.sessions * 0.6))
-        expect(x.durationSeconds).toBeGreaterThanOrEqual(x.sessions * 60 - 1)
-        expect(x.durationSeconds).toBeLessThanOrEqual(x.sessions * 180 + 1)
-      }
-      for (const x of g.search) {
-        expect(Number.isInteger(x.clicks) && Number.isInteger(x.impressions)).toBe(true)
-        expect(x.clicks).toBeGreaterThanOrEqual(0)
-        expect(x.clicks).toBeLessThanOrEqual(x.impressions)
-        const position = x.positionWeighted / x.impressions
-        expect(position).toBeGreaterThanOrEqual(7.99)
-        expect(position).toBeLessThanOrEqual(25.01)
-      }
-      // and every report over it is finite
-      const input = { projectId: PID, today: TODAY, now: NOW, currency: "USD", series: { ...g, expenses: [] } }
-      const sigs = signals(input)
-      assertFiniteDeep([health(input), sigs, briefing({ ...input, signals: sigs })])
-      assertFiniteDeep(revenue({ projectId: PID, currency: "USD", today: TODAY, revenue: g.revenue }))
-      assertFiniteDeep(churn({ projectId: PID, currency: "USD", today: TODAY, revenue: g.revenue }))
-      assertFiniteDeep(seo({ projectId: PID, today: TODAY, search: g.search }))
-      assertFiniteDeep(analytics({ projectId: PID, period: "12m", today: TODAY, timezone: "UTC", traffic: g.traffic, firstDay: g.traffic[0].day }))
-    })
-  }
-
-  it("follows the profile's trend", () => {
-    const lastVsPrevious = (profile: "growing" | "declining" | "steady") => {
-      const g = generateDemoSeries({ ...opts, seed: 11, profile })
-      const sum = (from: number, to: number) => g.traffic.slice(from, to).reduce((a, x) => a + x.visitors, 0)
-      return sum(150, 180) / sum(120, 150)
+  it("hours, pages and sources add up to each day's pageviews and sessions", () => {
+    const d = data("acme")
+    const tz = spec("acme").timezone
+    for (const day of d.traffic.days!.slice(-40)) {
+      const hours = d.traffic.hours!.filter((h) => localTimeIn(tz, Date.parse(h.hour)).day === day.day)
+      expect(sum(hours.map((h) => h.pageviews)), day.day).toBe(day.pageviews)
+      expect(sum(hours.map((h) => h.sessions)), day.day).toBe(day.sessions)
+      expect(sum(d.traffic.pages!.filter((p) => p.day === day.day).map((p) => p.pageviews))).toBe(day.pageviews)
+      expect(sum(d.traffic.sources!.filter((s) => s.day === day.day).map((s) => s.sessions))).toBe(day.sessions)
     }
-    expect(lastVsPrevious("declining")).toBeLessThan(0.85)
-    expect(lastVsPrevious("growing")).toBeGreaterThan(1.02)
-    expect(Math.abs(lastVsPrevious("steady") - 1)).toBeLessThan(0.06)
-    const declining = generateDemoSeries({ ...opts, seed: 11, profile: "declining" })
-    const sigs = signals({ projectId: PID, today: TODAY, now: NOW, currency: "USD", series: { ...declining, expenses: [] } })
-    expect(sigs.map((x) => x.kind)).toContain("traffic_drop")
+  })
+
+  it("a DST day has 23 or 25 hours (Europe/Berlin, 2026-03-29 and 2026-10-25)", () => {
+    const d = data("acme")
+    const hoursOn = (day: string) => d.traffic.hours!.filter((h) => localTimeIn("Europe/Berlin", Date.parse(h.hour)).day === day).length
+    expect(hoursOn("2026-03-29")).toBe(23)
+    expect(hoursOn("2026-10-25")).toBe(25)
+    expect(hoursOn("2026-06-10")).toBe(24)
+  })
+
+  it("month uniques are whole months (or the month to date) and below the sum of daily uniques", () => {
+    const d = data("calm")
+    expect(d.traffic.uniques!.length).toBeGreaterThanOrEqual(11)
+    for (const u of d.traffic.uniques!) {
+      expect(u.from.endsWith("-01")).toBe(true)
+      const daily = sum(d.traffic.days!.filter((r) => r.day >= u.from && r.day <= u.to).map((r) => r.visitors))
+      expect(u.visitors).toBeLessThan(daily)
+    }
+  })
+
+  it("subscription versions of one subscription never overlap, and trialing, past_due, unpaid and reasons all occur", () => {
+    const d = data("bolt")
+    const bySub = new Map<string, Array<{ from: number; to: number }>>()
+    for (const v of d.payments.subscriptionVersions) {
+      const list = bySub.get(v.subscriptionId) ?? []
+      list.push({ from: Date.parse(v.validFrom), to: v.validTo === null ? Infinity : Date.parse(v.validTo) })
+      bySub.set(v.subscriptionId, list)
+    }
+    for (const list of bySub.values()) {
+      list.sort((a, b) => a.from - b.from)
+      for (let i = 0; i < list.length; i++) {
+        expect(list[i].to).toBeGreaterThan(list[i].from)
+        if (i > 0) expect(list[i].from).toBe(list[i - 1].to)
+      }
+    }
+    const statuses = new Set(d.payments.subscriptionVersions.map((v) => v.status))
+    for (const s of ["trialing", "active", "past_due", "unpaid", "canceled"]) expect(statuses).toContain(s)
+    expect(d.payments.subscriptionVersions.some((v) => v.cancelReason === "too_expensive")).toBe(true)
+    expect(d.payments.charges.some((c) => c.status === "failed")).toBe(true)
+    expect(d.payments.refunds.length).toBeGreaterThan(0)
+  })
+
+  it("Acme bills in two currencies, annual and per-seat plans, with percent and amount-off discounts", () => {
+    const v = data("acme").payments.subscriptionVersions
+    expect(new Set(v.map((x) => x.currency))).toEqual(new Set(["EUR", "USD"]))
+    expect(v.some((x) => x.interval === "year")).toBe(true)
+    expect(v.some((x) => x.quantity > 1)).toBe(true)
+    expect(v.some((x) => x.discountPercentOff === 20)).toBe(true)
+    expect(v.some((x) => x.discountAmountOffMinor !== null)).toBe(true)
+  })
+
+  it("plants Bolt's churn spike: cancellations 28–8 days ago run far above the usual rate", () => {
+    const d = data("bolt")
+    const tz = spec("bolt").timezone
+    const cancelDays = d.payments.subscriptionVersions
+      .filter((v) => v.status === "canceled" && v.cancelReason !== null && v.cancelReason !== "payment_failed")
+      .map((v) => localTimeIn(tz, Date.parse(v.validFrom)).day)
+    const inRange = (from: number, to: number) => cancelDays.filter((x) => x >= addDays(d.today, -from) && x <= addDays(d.today, -to)).length
+    const spike = inRange(28, 8) / 21
+    const before = inRange(120, 29) / 92
+    expect(spike).toBeGreaterThan(3 * before)
+  })
+
+  it("plants Bolt's traffic drop (Google) and yesterday's dip", () => {
+    const d = data("bolt")
+    const days = d.traffic.days!
+    const yesterday = days.at(-2)!
+    const sameWeekdays = [7, 14, 21, 28].map((k) => days.at(-2 - k)!.visitors)
+    expect(yesterday.visitors).toBeLessThan(0.6 * median(sameWeekdays))
+    const google = (from: number, to: number) =>
+      sum(d.traffic.sources!.filter((s) => s.source === "Google" && s.day >= addDays(d.today, -from) && s.day <= addDays(d.today, -to)).map((s) => s.sessions))
+    expect(google(9, 3)).toBeLessThan(0.5 * google(23, 17))
+  })
+
+  it("plants Acme's ranking loss on its top query, and search data stops 3 days before today", () => {
+    const d = data("acme")
+    const q = spec("acme").search.queries[0].query
+    const pos = (from: number, to: number) => {
+      const rows = d.search.queries!.filter((r) => r.query === q && r.day >= addDays(d.today, -from) && r.day <= addDays(d.today, -to))
+      return sum(rows.map((r) => r.positionWeighted)) / sum(rows.map((r) => r.impressions))
+    }
+    expect(pos(40, 20)).toBeLessThan(3.5)
+    expect(pos(12, 3)).toBeGreaterThan(7.5)
+    expect(d.search.totals!.at(-1)!.day).toBe(addDays(d.today, -SEARCH_LAG_DAYS))
+    const last = d.search.totals!.at(-1)!
+    const named = d.search.queries!.filter((r) => r.day === last.day)
+    expect(last.clicks).toBeGreaterThan(sum(named.map((r) => r.clicks)))
+  })
+
+  it("demo EUR/USD rates cover the whole payments history, weekly", () => {
+    const rates = demoFxRates(NOW)
+    const first = data("acme").payments.customers[0].createdAt.slice(0, 10)
+    expect(rates[0].day <= first).toBe(true)
+    for (const r of rates) {
+      expect(r.rate).toBeGreaterThan(1)
+      expect(r.rate).toBeLessThan(1.2)
+    }
   })
 })

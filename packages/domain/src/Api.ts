@@ -67,7 +67,12 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
     })),
     op(HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
       params: projectParams,
-      query: { dimension: Schema.optionalKey(Dimension), severity: Schema.optionalKey(Severity), ...PageQuery },
+      query: {
+        dimension: Schema.optionalKey(Dimension),
+        severity: Schema.optionalKey(Severity),
+        active: Schema.optionalKey(Schema.Literals(["true", "false"])),
+        ...PageQuery
+      },
       success: Envelope("SignalListResponse", SignalList),
       error: [...scoped, BadRequestWire]
     })),
@@ -89,16 +94,19 @@ export class ReportsApi extends HttpApiGroup.make("reports")
     })),
     op(HttpApiEndpoint.get("getRevenue", "/projects/:id/revenue", {
       params: projectParams,
+      query: { period: Schema.optionalKey(Period) },
       success: Envelope("RevenueResponse", Revenue),
       error: scoped
     })),
     op(HttpApiEndpoint.get("getChurn", "/projects/:id/churn", {
       params: projectParams,
+      query: { period: Schema.optionalKey(Period) },
       success: Envelope("ChurnResponse", Churn),
       error: scoped
     })),
     op(HttpApiEndpoint.get("getSeo", "/projects/:id/seo", {
       params: projectParams,
+      query: { period: Schema.optionalKey(Period) },
       success: Envelope("SeoResponse", Seo),
       error: scoped
     }))

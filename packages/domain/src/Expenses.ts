@@ -16,6 +16,7 @@ export const EXPENSE_CATEGORIES = [
   "other"
 ] as const
 export const ExpenseCategory = Schema.Literals(EXPENSE_CATEGORIES).annotate({ identifier: "ExpenseCategory" })
+export type ExpenseCategory = typeof ExpenseCategory.Type
 export const Recurrence = Schema.Literals(["one_off", "monthly", "yearly"]).annotate({ identifier: "Recurrence" })
 
 const knownCurrencies = new Set(Intl.supportedValuesOf("currency"))

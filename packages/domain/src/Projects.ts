@@ -14,6 +14,7 @@ export const HealthStatus = Schema.Literals(["healthy", "watch", "at_risk", "cri
   identifier: "HealthStatus",
   description: "healthy ≥ 75, watch 55–74, at_risk 35–54, critical < 35; no_data when no dimension has data"
 })
+export type HealthStatus = typeof HealthStatus.Type
 
 export const HealthSnapshot = Schema.Struct({
   score: Schema.NullOr(Schema.Int).annotate({ description: "0–100; null when there is no data yet" }),
@@ -23,6 +24,20 @@ export const HealthSnapshot = Schema.Struct({
 }).annotate({ identifier: "HealthSnapshot" })
 export type HealthSnapshot = typeof HealthSnapshot.Type
 
+export const TrendPoint = Schema.Struct({
+  date: DateOnly.annotate({ description: "Local day of the stored snapshot" }),
+  score: Schema.NullOr(Schema.Int)
+}).annotate({ identifier: "TrendPoint" })
+
+export const HealthTrend = Schema.Struct({
+  scoreChange7d: Schema.NullOr(Schema.Int).annotate({
+    description: "Score now − score of the snapshot 7 days earlier (or the nearest earlier one); null when there is none"
+  }),
+  scoreChange30d: Schema.NullOr(Schema.Int),
+  points: Schema.Array(TrendPoint).annotate({ description: "One stored snapshot per local day, last 30 days, oldest first" })
+}).annotate({ identifier: "HealthTrend" })
+export type HealthTrend = typeof HealthTrend.Type
+
 export const Project = Schema.Struct({
   id: ProjectId,
   name: Schema.String,
@@ -30,7 +45,8 @@ export const Project = Schema.Struct({
   timezone: Schema.String.annotate({ description: "IANA time zone the project's days are counted in" }),
   currency: Schema.String.annotate({ description: "ISO 4217 reporting currency" }),
   createdAt: Timestamp,
-  health: HealthSnapshot
+  health: HealthSnapshot,
+  trend: HealthTrend
 }).annotate({ identifier: "Project" })
 export type Project = typeof Project.Type
 
@@ -44,21 +60,34 @@ export const Window = Schema.Struct({ from: DateOnly, to: DateOnly }).annotate({
 export const HealthDimension = Schema.Struct({
   name: Dimension,
   score: Schema.NullOr(Schema.Int).annotate({ description: "0–100; null when the dimension has no data" }),
-  weight: Schema.Number.annotate({ description: "Share of the overall score (weights of dimensions with data are renormalised to 1)" }),
-  confidence: Schema.Number.annotate({ description: "0–1: share of days in both windows with data" }),
+  weight: Schema.Number.annotate({
+    description: "Share of the overall score: configured weights renormalised over the dimensions that have a score; 0 without one"
+  }),
+  configuredWeight: Schema.Number,
   status: HealthStatus,
+  reason: Schema.String.annotate({ description: "One line saying why the dimension scored what it did" }),
   metric: Schema.String.annotate({ description: "The figure the dimension is scored on" }),
-  current: Schema.NullOr(Schema.Number).annotate({ description: "The metric over the current window" }),
-  previous: Schema.NullOr(Schema.Number).annotate({ description: "The metric over the previous window" }),
-  change: Schema.NullOr(Schema.Number).annotate({ description: "(current − previous) / previous; null when previous is 0 or missing" }),
-  summary: Schema.String
+  figures: Schema.Record(Schema.String, Schema.NullOr(Schema.Number)).annotate({
+    description: "The figures the score was computed from (see docs/metrics.md, Health)"
+  }),
+  lastDataOn: Schema.NullOr(DateOnly).annotate({ description: "Last local day with a stored row for this dimension" }),
+  stale: Schema.Boolean.annotate({ description: "The last row is older than the dimension's allowed lag" })
 }).annotate({ identifier: "HealthDimension" })
 export type HealthDimension = typeof HealthDimension.Type
 
+export const Confidence = Schema.Struct({
+  value: Schema.Number.annotate({ description: "coverage × freshness × history, 0–1, 2 decimals" }),
+  coverage: Schema.Number.annotate({ description: "Configured weight of the dimensions with data ÷ total weight" }),
+  freshness: Schema.Number.annotate({ description: "Weight-averaged over scored dimensions: 1 when fresh, 0.5 when stale" }),
+  history: Schema.Number.annotate({ description: "Weight-averaged over scored dimensions: days since the first row ÷ 60, capped at 1" })
+}).annotate({ identifier: "Confidence" })
+
 export const Health = Schema.Struct({
   projectId: ProjectId,
+  date: DateOnly.annotate({ description: "Today in the project's time zone; windows end the day before" }),
   score: Schema.NullOr(Schema.Int),
   confidence: Schema.Number,
+  confidenceFactors: Confidence,
   status: HealthStatus,
   computedAt: Timestamp,
   window: Schema.Struct({ current: Window, previous: Window }),
@@ -66,19 +95,31 @@ export const Health = Schema.Struct({
 }).annotate({ identifier: "Health" })
 export type Health = typeof Health.Type
 
+export const Expected = Schema.Struct({
+  value: Schema.Number,
+  low: Schema.NullOr(Schema.Number),
+  high: Schema.NullOr(Schema.Number)
+}).annotate({ identifier: "Expected", description: "The usual value and the normal range around it" })
+export type Expected = typeof Expected.Type
+
 export const Signal = Schema.Struct({
-  id: Schema.String.annotate({ description: "Stable id of this signal for this day, `sig_…`" }),
+  id: Schema.String.annotate({ description: "Stable id of this occurrence of the condition, `sig_…`" }),
   dimension: Dimension,
   severity: Severity,
-  kind: Schema.String.annotate({ description: "Machine-readable kind, e.g. traffic_drop, revenue_growth, churn_spike" }),
+  kind: Schema.String.annotate({ description: "Machine-readable kind, e.g. anomaly_drop, mrr_decline, ranking_drop" }),
+  subject: Schema.NullOr(Schema.String).annotate({ description: "What the signal is about: a series, a query, a provider" }),
   title: Schema.String,
   detail: Schema.String,
   metric: Schema.String,
-  current: Schema.NullOr(Schema.Number),
-  previous: Schema.NullOr(Schema.Number),
-  change: Schema.NullOr(Schema.Number),
-  window: Window,
-  detectedOn: DateOnly
+  day: Schema.NullOr(DateOnly).annotate({ description: "The complete local day the figures are about" }),
+  actual: Schema.NullOr(Schema.Number),
+  expected: Schema.NullOr(Expected),
+  change: Schema.NullOr(Schema.Number).annotate({ description: "(actual − expected) / |expected|; null when expected is 0 or missing" }),
+  moneyAtStake: Schema.NullOr(Money).annotate({ description: "Estimated revenue at risk, per kind as defined in docs/metrics.md (Signals)" }),
+  detectedAt: Timestamp,
+  lastSeenAt: Timestamp,
+  active: Schema.Boolean,
+  resolvedAt: Schema.NullOr(Timestamp)
 }).annotate({ identifier: "Signal" })
 export type Signal = typeof Signal.Type
 
@@ -90,8 +131,17 @@ export const Priority = Schema.Struct({
   severity: Severity,
   title: Schema.String,
   action: Schema.String.annotate({ description: "What to do about it" }),
+  moneyAtStake: Schema.NullOr(Money),
   signalId: Schema.String
 }).annotate({ identifier: "Priority" })
+export type Priority = typeof Priority.Type
+
+export const KeyFigure = Schema.Struct({
+  value: Schema.Number,
+  usual: Schema.NullOr(Schema.Number).annotate({ description: "Median of the same weekday over the previous 4 weeks" }),
+  change: Schema.NullOr(Schema.Number).annotate({ description: "(value − usual) / |usual|; null when usual is 0 or missing" })
+}).annotate({ identifier: "KeyFigure" })
+export type KeyFigure = typeof KeyFigure.Type
 
 export const Briefing = Schema.Struct({
   projectId: ProjectId,
@@ -101,12 +151,15 @@ export const Briefing = Schema.Struct({
   health: HealthSnapshot,
   yesterday: Schema.Struct({
     date: DateOnly,
-    visitors: Schema.Int,
-    pageviews: Schema.Int,
-    revenue: Money.annotate({ description: "Net revenue (gross − refunds) booked that day" }),
-    newSubscriptions: Schema.Int,
-    churnedSubscriptions: Schema.Int
+    currency: Schema.String,
+    visitors: KeyFigure,
+    pageviews: KeyFigure,
+    netRevenue: KeyFigure.annotate({ description: "Gross charges − refunds that day, minor units" }),
+    newCustomers: KeyFigure,
+    churnedCustomers: KeyFigure,
+    mrr: KeyFigure.annotate({ description: "MRR at the end of the day, minor units" })
   }),
+  whatChanged: Schema.Array(Signal).annotate({ description: "Active signals first seen in the last day" }),
   priorities: Schema.Array(Priority)
 }).annotate({ identifier: "Briefing" })
 export type Briefing = typeof Briefing.Type

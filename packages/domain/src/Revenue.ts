@@ -1,43 +1,101 @@
-/** The revenue and churn reports. */
+/** The revenue and churn reports. Definitions with formulas: docs/metrics.md, "Revenue" and "Churn". */
 import { Schema } from "effect"
-import { DateOnly, Money, Period, ProjectId, Rate } from "./Common.ts"
+import { Currency, DateOnly, Money, Period, ProjectId, Rate } from "./Common.ts"
 import { Window } from "./Projects.ts"
+
+const converted = "in the reporting currency; amounts without an FX rate are left out and listed in `unconverted`"
+
+export const MrrMovements = Schema.Struct({
+  start: Money.annotate({ description: "MRR at the end of the day before the window" }),
+  new: Money.annotate({ description: "MRR of customers paying for the first time in the window" }),
+  expansion: Money.annotate({ description: "MRR increases of paying customers" }),
+  contraction: Money.annotate({ description: "MRR decreases of customers who keep paying" }),
+  churned: Money.annotate({ description: "MRR of customers whose MRR went to 0 (the MRR they had the day before)" }),
+  reactivation: Money.annotate({ description: "MRR of customers who had paid before, went to 0 and came back" }),
+  netNew: Money.annotate({ description: "new + expansion + reactivation − contraction − churned" }),
+  end: Money.annotate({ description: "MRR at the end of the window; always start + netNew exactly" }),
+  newCustomers: Schema.Int.annotate({ description: "Customers who started paying for the first time" }),
+  churnedCustomers: Schema.Int.annotate({ description: "Churn events (a customer going from paying to 0)" }),
+  reactivatedCustomers: Schema.Int.annotate({ description: "Customers who came back from 0" })
+}).annotate({ identifier: "MrrMovements", description: `MRR movements over the window, ${converted}` })
 
 export const RevenueWindow = Schema.Struct({
   window: Window,
-  gross: Money,
-  refunds: Money,
-  net: Money,
-  newSubscriptions: Schema.Int,
-  churnedSubscriptions: Schema.Int
-}).annotate({ identifier: "RevenueWindow" })
+  gross: Money.annotate({ description: "Succeeded charges on days in the window" }),
+  refunds: Money.annotate({ description: "Refunds issued on days in the window (on the refund's day, not the charge's)" }),
+  net: Money.annotate({ description: "gross − refunds" })
+}).annotate({ identifier: "RevenueWindow", description: `Cash collected, ${converted}` })
+
+export const UnconvertedAmount = Schema.Struct({
+  currency: Currency,
+  mrr: Money.annotate({ description: "MRR at asOf in this currency that has no FX rate to the reporting currency" }),
+  gross: Money.annotate({ description: "Succeeded charges of the last 30 days in this currency without a rate" }),
+  refunds: Money.annotate({ description: "Refunds of the last 30 days in this currency without a rate" })
+}).annotate({ identifier: "UnconvertedAmount", description: "Amounts never summed into the converted figures" })
 
 export const Revenue = Schema.Struct({
   projectId: ProjectId,
-  currency: Schema.String,
-  asOf: Schema.NullOr(DateOnly).annotate({ description: "Last day with payment data; null when none" }),
-  mrr: Money.annotate({ description: "Monthly recurring revenue at asOf (yearly plans count 1/12)" }),
+  period: Period,
+  window: Window.annotate({ description: "The period's days (project time zone); movements, NRR, GRR apply to it" }),
+  timezone: Schema.String.annotate({ description: "The project's IANA time zone; every day is a local day" }),
+  currency: Currency.annotate({ description: "The project's reporting currency" }),
+  asOf: DateOnly.annotate({ description: "Today in the project's time zone: MRR and customers are at its end" }),
+  dataThrough: Schema.NullOr(DateOnly).annotate({ description: "Last day anything happened in the payment data; null when none" }),
+  mrr: Money.annotate({ description: "Monthly recurring revenue at asOf: active and past_due subscriptions, normalised to a month, discounts applied" }),
   arr: Money.annotate({ description: "12 × MRR" }),
-  activeSubscriptions: Schema.Int,
-  arpu: Schema.NullOr(Money).annotate({ description: "MRR / active subscriptions; null with none" }),
+  customers: Schema.Int.annotate({ description: "Paying customers (MRR > 0) at asOf" }),
+  arpu: Schema.NullOr(Money).annotate({ description: "MRR ÷ customers; null with no customers" }),
+  monthlyChurnRate: Rate.annotate({ description: "Customer churn rate of the last 30 days (churned ÷ paying 30 days before), used by LTV" }),
+  ltv: Schema.NullOr(Money).annotate({ description: "ARPU ÷ monthlyChurnRate; null when either is null or the rate is 0" }),
+  movements: MrrMovements,
+  nrr: Rate.annotate({ description: "Net revenue retention over the window: Σ MRR at the end of customers paying at the start ÷ Σ their MRR at the start" }),
+  grr: Rate.annotate({ description: "Gross revenue retention: as NRR with each customer's end MRR capped at its start MRR" }),
+  quickRatio: Rate.annotate({ description: "(new + expansion + reactivation) ÷ (contraction + churned); null when nothing was lost" }),
   last30Days: RevenueWindow,
   previous30Days: RevenueWindow,
-  change: Schema.Struct({ net: Rate, mrr: Rate })
+  change: Schema.Struct({
+    net: Rate.annotate({ description: "(net last 30 days − net previous 30) ÷ |net previous 30|" })
+  }).annotate({ description: "Changes against the previous 30 days" }),
+  failedPayments: Schema.Struct({
+    count: Schema.Int.annotate({ description: "Failed charge attempts in the last 30 days" }),
+    amount: Money.annotate({ description: `Their amount, ${converted}` })
+  }).annotate({ description: "Failed payments of the last 30 days" }),
+  mrrSeries: Schema.Array(Schema.Struct({
+    month: Schema.String.annotate({ description: "Calendar month YYYY-MM" }),
+    mrr: Money.annotate({ description: "MRR at the end of the month's last day (at asOf for the current month)" })
+  })).annotate({ description: "Month-end MRR of the last 12 calendar months, oldest first, zero-filled" }),
+  unconverted: Schema.Array(UnconvertedAmount).annotate({ description: "Per currency without an FX rate; empty when every amount converted" })
 }).annotate({ identifier: "Revenue" })
 export type Revenue = typeof Revenue.Type
 
+export const ChurnedCustomer = Schema.Struct({
+  customerId: Schema.String.annotate({ description: "The payment provider's customer id" }),
+  date: DateOnly.annotate({ description: "The local day the customer's MRR went to 0" }),
+  mrrLost: Money.annotate({ description: "Its MRR the day before" }),
+  reason: Schema.NullOr(Schema.String).annotate({ description: "The cancel reason the provider gave; null when none" })
+}).annotate({ identifier: "ChurnedCustomer" })
+
+export const ChurnRates = Schema.Struct({
+  window: Window,
+  customersAtStart: Schema.Int.annotate({ description: "Paying customers at the end of the day before the window" }),
+  churnedCustomers: Schema.Int.annotate({ description: "Churn events in the window (a customer who churns twice counts twice)" }),
+  customerChurnRate: Rate.annotate({ description: "Logo churn: churnedCustomers ÷ customersAtStart" }),
+  mrrAtStart: Money.annotate({ description: "MRR at the end of the day before the window" }),
+  churnedMrr: Money.annotate({ description: "MRR lost by customers going to 0 in the window" }),
+  contractionMrr: Money.annotate({ description: "MRR lost by downgrades of customers who keep paying" }),
+  expansionMrr: Money.annotate({ description: "MRR gained by upgrades of paying customers" }),
+  reactivationMrr: Money.annotate({ description: "MRR of returning customers; NOT counted in the churn rates" }),
+  grossMrrChurnRate: Rate.annotate({ description: "(churnedMrr + contractionMrr) ÷ mrrAtStart" }),
+  netMrrChurnRate: Rate.annotate({ description: "(churnedMrr + contractionMrr − expansionMrr) ÷ mrrAtStart; negative when expansion outweighs losses" })
+}).annotate({ identifier: "ChurnRates" })
+
 export const Churn = Schema.Struct({
   projectId: ProjectId,
-  window: Window,
-  subscriptionsAtStart: Schema.Int,
-  newSubscriptions: Schema.Int,
-  churnedSubscriptions: Schema.Int,
-  subscriptionsAtEnd: Schema.Int,
-  customerChurnRate: Rate.annotate({ description: "Churned subscriptions / subscriptions at start of the window" }),
-  mrrAtStart: Money,
-  churnedMrr: Money,
-  revenueChurnRate: Rate.annotate({ description: "Churned MRR / MRR at start of the window" }),
-  previous: Schema.Struct({ window: Window, customerChurnRate: Rate, revenueChurnRate: Rate })
+  period: Period,
+  timezone: Schema.String.annotate({ description: "The project's IANA time zone; every day is a local day" }),
+  currency: Currency.annotate({ description: "The project's reporting currency" }),
+  ...ChurnRates.fields,
+  churned: Schema.Array(ChurnedCustomer).annotate({ description: "Every churn event of the window, oldest first" }),
+  previous: ChurnRates.annotate({ description: "The same figures for the previous window of equal length" })
 }).annotate({ identifier: "Churn" })
 export type Churn = typeof Churn.Type
-

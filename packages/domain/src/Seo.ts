@@ -1,20 +1,77 @@
-/** The search (SEO) report. */
+/** The search (SEO) report: Google Search Console figures for a period ending at the last day with data. */
 import { Schema } from "effect"
-import { DateOnly, Money, Period, ProjectId, Rate } from "./Common.ts"
+import { DateOnly, Period, ProjectId, Rate } from "./Common.ts"
 import { Window } from "./Projects.ts"
 
+const Position = Schema.NullOr(Schema.Number).annotate({
+  description:
+    "Impression-weighted average position, Σ(position × impressions) ÷ Σ impressions, rounded to 2 decimals (1 = top); null without impressions"
+})
+
 export const SeoTotals = Schema.Struct({
-  clicks: Schema.Int,
-  impressions: Schema.Int,
-  ctr: Rate.annotate({ description: "clicks / impressions" }),
-  averagePosition: Schema.NullOr(Schema.Number).annotate({ description: "Impression-weighted average position (1 = top)" })
+  clicks: Schema.Int.annotate({ description: "Clicks from Google Search in the window (the property's totals, anonymised queries included)" }),
+  impressions: Schema.Int.annotate({ description: "Impressions in Google Search in the window" }),
+  ctr: Rate.annotate({ description: "Click-through rate, clicks ÷ impressions (4 decimals); null without impressions" }),
+  averagePosition: Position
 }).annotate({ identifier: "SeoTotals" })
+
+export const SeoChange = Schema.Struct({
+  clicks: Rate.annotate({ description: "(clicks − previous) ÷ |previous|; null when the previous window had none" }),
+  impressions: Rate.annotate({ description: "(impressions − previous) ÷ |previous|; null when the previous window had none" }),
+  ctr: Schema.NullOr(Schema.Number).annotate({
+    description: "CTR minus the previous CTR, in absolute terms (0.01 = one percentage point); null when either is null"
+  }),
+  averagePosition: Schema.NullOr(Schema.Number).annotate({
+    description: "Average position minus the previous one (2 decimals); positive = ranking worse (further down); null when either is null"
+  })
+}).annotate({ identifier: "SeoChange" })
+
+const rowFields = {
+  clicks: Schema.Int.annotate({ description: "Clicks in the window" }),
+  impressions: Schema.Int.annotate({ description: "Impressions in the window" }),
+  ctr: Rate.annotate({ description: "clicks ÷ impressions; null without impressions" }),
+  position: Position,
+  previousClicks: Schema.Int.annotate({ description: "Clicks in the previous window (0 when the row was not in the stored top rows then)" }),
+  previousImpressions: Schema.Int.annotate({ description: "Impressions in the previous window" }),
+  previousPosition: Schema.NullOr(Schema.Number).annotate({ description: "Average position in the previous window; null without impressions" }),
+  clicksChange: Rate.annotate({ description: "(clicks − previousClicks) ÷ previousClicks; null when previousClicks is 0" }),
+  positionChange: Schema.NullOr(Schema.Number).annotate({
+    description: "position − previousPosition (2 decimals); positive = ranking dropped; null when either is null"
+  })
+}
+
+export const SeoQuery = Schema.Struct({
+  query: Schema.String.annotate({ description: "The search query, as Search Console reports it" }),
+  ...rowFields
+}).annotate({ identifier: "SeoQuery" })
+
+export const SeoPage = Schema.Struct({
+  page: Schema.String.annotate({ description: "The landing page URL, as Search Console reports it" }),
+  ...rowFields
+}).annotate({ identifier: "SeoPage" })
 
 export const Seo = Schema.Struct({
   projectId: ProjectId,
-  window: Window.annotate({ description: "The last 28 days (as Search Console reports)" }),
+  period: Period,
+  window: Window.annotate({
+    description: "The period's days, ending at dataThrough (not today: search data lags), or today when there is no data yet"
+  }),
+  dataThrough: Schema.NullOr(DateOnly).annotate({
+    description: "The last day with search data; Search Console lags 2–3 days, so the window ends here. Null when none is stored"
+  }),
+  lagDays: Schema.NullOr(Schema.Int).annotate({
+    description: "Days between dataThrough and today in the project's time zone (2–3 is normal); null without data"
+  }),
   totals: SeoTotals,
-  previous: Schema.Struct({ window: Window, totals: SeoTotals }),
-  change: Schema.Struct({ clicks: Rate, impressions: Rate })
+  previous: Schema.Struct({ window: Window, totals: SeoTotals }).annotate({
+    description: "The window of equal length just before `window`"
+  }),
+  change: SeoChange,
+  topQueries: Schema.Array(SeoQuery).annotate({
+    description: "Up to 10 queries with the most clicks in the window (then impressions, then query), with their previous-window figures"
+  }),
+  topPages: Schema.Array(SeoPage).annotate({
+    description: "Up to 10 pages with the most clicks in the window, with their previous-window figures"
+  })
 }).annotate({ identifier: "Seo" })
 export type Seo = typeof Seo.Type

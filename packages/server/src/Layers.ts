@@ -4,13 +4,20 @@ import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { AppRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
+import { FxRepo } from "./fx/FxRepo.ts"
 import { RateLimiter } from "./http/RateLimiter.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { IntegrationsRepo } from "./integrations/IntegrationsRepo.ts"
 import { MetricsRepo } from "./metrics/MetricsRepo.ts"
+import { PaymentsRepo } from "./payments/PaymentsRepo.ts"
 import { ProjectsRepo } from "./projects/ProjectsRepo.ts"
+import { SearchRepo } from "./search/SearchRepo.ts"
 import { MemoryDb } from "./store/MemoryDb.ts"
+import { SignalsRepo } from "./snapshots/SignalsRepo.ts"
+import { SnapshotsRepo } from "./snapshots/SnapshotsRepo.ts"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
+import { JobsRepo } from "./worker/JobsRepo.ts"
+import { TrafficRepo } from "./traffic/TrafficRepo.ts"
 
 /** Needs a SqlClient. */
 export const SqlRepos = Layer.mergeAll(
@@ -20,6 +27,11 @@ export const SqlRepos = Layer.mergeAll(
   ExpensesRepo.sql,
   IntegrationsRepo.sql,
   MetricsRepo.sql,
+  TrafficRepo.sql,
+  SearchRepo.sql,
+  FxRepo.sql,
+  SnapshotsRepo.sql, SignalsRepo.sql, JobsRepo.sql,
+  PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   Readiness.sql
 )
 
@@ -31,6 +43,11 @@ export const MemoryRepos = Layer.mergeAll(
   ExpensesRepo.memory,
   IntegrationsRepo.memory,
   MetricsRepo.memory,
+  TrafficRepo.memory,
+  SearchRepo.memory,
+  FxRepo.memory,
+  SnapshotsRepo.memory, SignalsRepo.memory, JobsRepo.memory,
+  PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
   Readiness.memory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 

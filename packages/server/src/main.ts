@@ -12,6 +12,7 @@ import { AppConfig, readConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
+import { runWorker } from "./worker/RecomputeWorker.ts"
 
 const config = (() => {
   try {
@@ -36,7 +37,7 @@ const program = Effect.gen(function*() {
       process.stdout.write(
         [
           "",
-          "  A demo account with 3 projects and 6 months of history was created.",
+          "  A demo account with 3 projects and a year of history was created.",
           "  Demo token (all access, shown once; also saved to " + file + "):",
           "",
           `    ${demo.secret}`,
@@ -47,6 +48,9 @@ const program = Effect.gen(function*() {
       )
     }
   }
+
+  // The recompute worker runs in the server unless SITEHEALTH_WORKER=off (then run `npm run worker`).
+  if (process.env.SITEHEALTH_WORKER !== "off") yield* Effect.forkScoped(runWorker.pipe(Effect.provideContext(context)))
 
   const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))

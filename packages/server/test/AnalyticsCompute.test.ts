@@ -1,236 +1,183 @@
+/**
+ * The analytics report's pure functions on golden data (fixtures/traffic.ts). Every expected figure is
+ * worked out by hand in the comments next to it.
+ */
 import { describe, expect, it } from "vitest"
-import type { Signal } from "../../domain/src/Projects.ts"
-import { DEMO_INITIAL_SUBSCRIPTIONS, generateDemoSeries } from "../src/demo/Generate.ts"
-import {
-  addDays,
-  addMonths,
-  daysBetween,
-  eachDay,
-  startOfMonth,
-  todayIn
-} from "../src/metrics/Dates.ts"
-import {
-  analytics,
-  briefing,
-  churn,
-  expensesIn,
-  health,
-  periodWindow,
-  previousWindow,
-  revenue,
-  seo,
-  signals,
-  snapshot,
-  statusOf
-} from "../src/metrics/Compute.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../src/metrics/Rows.ts"
+import { analytics, planAnalytics } from "../src/metrics/Analytics.ts"
+import { affectedBy, aggregateEvents } from "../src/traffic/Aggregate.ts"
+import type { TrafficWindow } from "../src/traffic/Types.ts"
+import { AFTER_BATCH_1, DST_HOURS, EVENTS_BATCH_1, EVENTS_TZ, PROVIDER, day, hour } from "./fixtures/traffic.ts"
 
-// All fixtures use TODAY = 2024-03-15 (2024 is a leap year: February has 29 days).
-//   30-day current window:  2024-02-15 … 2024-03-15
-//   30-day previous window: 2024-01-16 … 2024-02-14
-//   28-day SEO window:      2024-02-17 … 2024-03-15, previous 2024-01-20 … 2024-02-16
-//   7-day windows:          2024-03-09 … 2024-03-15, previous 2024-03-02 … 2024-03-08
-const TODAY = "2024-03-15"
-const NOW = "2024-03-15T09:30:00.000Z"
 const PID = "prj_test"
-
-const t = (day: string, visitors: number, extra: Partial<TrafficDay> = {}): TrafficDay => ({
-  day,
-  visitors,
-  pageviews: 0,
-  sessions: 0,
-  bounces: 0,
-  durationSeconds: 0,
-  ...extra
-})
-
-const r = (day: string, extra: Partial<RevenueDay> = {}): RevenueDay => ({
-  day,
-  grossMinor: 0,
-  refundsMinor: 0,
-  mrrMinor: 0,
-  activeSubscriptions: 0,
-  newSubscriptions: 0,
-  churnedSubscriptions: 0,
-  churnedMrrMinor: 0,
-  ...extra
-})
-
-const s = (day: string, clicks: number, impressions = 0, positionWeighted = 0): SearchDay => ({
-  day,
-  clicks,
-  impressions,
-  positionWeighted
-})
-
-const series = (p: Partial<ProjectSeries>): ProjectSeries => ({
-  traffic: [],
-  revenue: [],
-  search: [],
-  expenses: [],
-  ...p
-})
-
-const healthInput = (p: Partial<ProjectSeries>, today = TODAY) => ({
-  projectId: PID,
-  today,
-  now: NOW,
-  currency: "USD",
-  series: series(p)
-})
-
-/** Walks any value and fails on NaN / ±Infinity. */
-const assertFiniteDeep = (value: unknown, path = "$"): void => {
-  if (typeof value === "number") {
-    expect(Number.isFinite(value), `${path} = ${value}`).toBe(true)
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => assertFiniteDeep(v, `${path}[${i}]`))
-  } else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) assertFiniteDeep(v, `${path}.${k}`)
+const empty: TrafficWindow = { hours: [], days: [], pages: [], sources: [], uniques: [] }
+const report = (period: Parameters<typeof planAnalytics>[0], timezone: string, nowIso: string, data: Partial<TrafficWindow>) => {
+  const now = Date.parse(nowIso)
+  return analytics({ projectId: PID, plan: planAnalytics(period, timezone, now), now, data: { ...empty, ...data } })
+}
+/** The provider fixture, filtered as TrafficRepo.read would for the plan (days / hours in range). */
+const providerFor = (period: Parameters<typeof planAnalytics>[0], nowIso: string) => {
+  const q = planAnalytics(period, "UTC", Date.parse(nowIso)).query
+  return {
+    hours: PROVIDER.hours!.filter((h) => h.hour >= q.hoursFrom && h.hour < q.hoursTo),
+    days: PROVIDER.days!.filter((d) => d.day >= q.from && d.day <= q.to),
+    uniques: PROVIDER.uniques!.filter((u) => u.from >= q.from && u.to <= q.to)
   }
 }
 
-// -------------------------------------------------------------------------------------------------
-describe("Dates", () => {
-  it("does calendar arithmetic on YYYY-MM-DD strings", () => {
-    expect(addDays("2024-02-28", 1)).toBe("2024-02-29")
-    expect(addDays("2024-03-01", -1)).toBe("2024-02-29")
-    expect(addDays("2023-12-31", 1)).toBe("2024-01-01")
-    expect(daysBetween("2024-01-01", "2024-03-01")).toBe(60)
-    expect(daysBetween("2024-03-01", "2024-01-01")).toBe(-60)
-    expect(eachDay("2024-02-27", "2024-03-01")).toEqual(["2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01"])
-    expect(eachDay("2024-03-02", "2024-03-01")).toEqual([])
-    expect(startOfMonth("2024-03-15")).toBe("2024-03-01")
-    expect(addMonths("2024-03-31", -1)).toBe("2024-02-29")
-    expect(addMonths("2024-01-15", -2)).toBe("2023-11-15")
-    expect(addMonths("2024-11-30", 3)).toBe("2025-02-28")
+describe("DST days in Europe/Berlin (hour granularity)", () => {
+  it("2026-03-29 has 23 hour points, 02:00 missing, bounded by local midnights", () => {
+    const a = report("yesterday", "Europe/Berlin", "2026-03-30T10:00:00Z", { hours: DST_HOURS.filter((h) => h.hour >= "2026-03-28T23" && h.hour < "2026-03-29T22") })
+    expect(a.granularity).toBe("hour")
+    expect(a.range).toEqual({
+      start: "2026-03-28T23:00:00.000Z", // 00:00+01:00
+      end: "2026-03-29T22:00:00.000Z", // 00:00+02:00 on 03-30, exclusive
+      timezone: "Europe/Berlin",
+      from: "2026-03-29",
+      to: "2026-03-29"
+    })
+    expect(a.series).toHaveLength(23)
+    expect(a.series.slice(0, 3).map((p) => [p.label, p.start, p.visitors])).toEqual([
+      ["2026-03-29T00:00+01:00", "2026-03-28T23:00:00.000Z", 1],
+      ["2026-03-29T01:00+01:00", "2026-03-29T00:00:00.000Z", 2],
+      ["2026-03-29T03:00+02:00", "2026-03-29T01:00:00.000Z", 3]
+    ])
+    expect(a.series.at(-1)).toMatchObject({ label: "2026-03-29T23:00+02:00", start: "2026-03-29T21:00:00.000Z", visitors: 4, from: "2026-03-29" })
+    // The 03-28 23:00 (900) and 03-30 00:00 (800) rows are outside: 1+2+3+4 = 10.
+    expect(a.series.reduce((s, p) => s + p.visitors, 0)).toBe(10)
+    expect(a.previous!.range).toMatchObject({ start: "2026-03-27T23:00:00.000Z", end: "2026-03-28T23:00:00.000Z", from: "2026-03-28" })
   })
 
-  it("todayIn gives the calendar day in the zone", () => {
-    const instant = new Date("2024-03-15T02:00:00Z")
-    expect(todayIn("UTC", instant)).toBe("2024-03-15")
-    expect(todayIn("America/New_York", instant)).toBe("2024-03-14") // 22:00 the day before
-    expect(todayIn("Asia/Tokyo", new Date("2024-03-14T16:00:00Z"))).toBe("2024-03-15") // 01:00 JST
-  })
-})
-
-// -------------------------------------------------------------------------------------------------
-describe("periodWindow / previousWindow", () => {
-  it("maps every period to its inclusive window", () => {
-    expect(periodWindow("today", TODAY, null)).toEqual({ from: "2024-03-15", to: "2024-03-15" })
-    expect(periodWindow("yesterday", TODAY, null)).toEqual({ from: "2024-03-14", to: "2024-03-14" })
-    expect(periodWindow("7d", TODAY, null)).toEqual({ from: "2024-03-09", to: "2024-03-15" })
-    // Mar 15 − 29 days: Mar 1 is −14, Feb 15 is −29 (leap February)
-    expect(periodWindow("30d", TODAY, null)).toEqual({ from: "2024-02-15", to: "2024-03-15" })
-    // 3 calendar months to date: Jan, Feb, Mar
-    expect(periodWindow("3m", TODAY, null)).toEqual({ from: "2024-01-01", to: "2024-03-15" })
-    // 12 calendar months to date: Apr 2023 … Mar 2024
-    expect(periodWindow("12m", TODAY, null)).toEqual({ from: "2023-04-01", to: "2024-03-15" })
-    expect(periodWindow("all", TODAY, "2023-11-20")).toEqual({ from: "2023-11-20", to: "2024-03-15" })
-    expect(periodWindow("all", TODAY, null)).toEqual({ from: "2024-03-15", to: "2024-03-15" })
-  })
-
-  it("crosses year boundaries for calendar-month periods", () => {
-    expect(periodWindow("3m", "2024-01-10", null)).toEqual({ from: "2023-11-01", to: "2024-01-10" })
-    expect(periodWindow("12m", "2024-01-31", null)).toEqual({ from: "2023-02-01", to: "2024-01-31" })
-    expect(periodWindow("3m", "2024-03-01", null)).toEqual({ from: "2024-01-01", to: "2024-03-01" })
-  })
-
-  it("previousWindow is the same number of days just before", () => {
-    expect(previousWindow({ from: "2024-03-09", to: "2024-03-15" })).toEqual({ from: "2024-03-02", to: "2024-03-08" })
-    expect(previousWindow({ from: "2024-03-15", to: "2024-03-15" })).toEqual({ from: "2024-03-14", to: "2024-03-14" })
-    // 3m window Jan 1 … Mar 15 = 31 + 29 + 15 = 75 days → Oct 18 … Dec 31
-    expect(previousWindow({ from: "2024-01-01", to: "2024-03-15" })).toEqual({ from: "2023-10-18", to: "2023-12-31" })
+  it("2026-10-25 has 25 hour points, 02:00 twice", () => {
+    const a = report("yesterday", "Europe/Berlin", "2026-10-26T10:00:00Z", { hours: DST_HOURS.filter((h) => h.hour >= "2026-10-24T22" && h.hour < "2026-10-25T23") })
+    expect(a.range.start).toBe("2026-10-24T22:00:00.000Z")
+    expect(a.range.end).toBe("2026-10-25T23:00:00.000Z")
+    expect(a.series).toHaveLength(25)
+    expect(a.series.slice(0, 4).map((p) => [p.label, p.visitors])).toEqual([
+      ["2026-10-25T00:00+02:00", 1],
+      ["2026-10-25T01:00+02:00", 0], // zero-filled
+      ["2026-10-25T02:00+02:00", 5],
+      ["2026-10-25T02:00+01:00", 6]
+    ])
+    expect(a.series.at(-1)).toMatchObject({ label: "2026-10-25T23:00+01:00", start: "2026-10-25T22:00:00.000Z", visitors: 7 })
   })
 })
 
-// -------------------------------------------------------------------------------------------------
-describe("analytics", () => {
-  // 7d window 03-09 … 03-15 has rows on 03-09, 03-12, 03-15:
-  //   visitors 100+50+50 = 200, pageviews 250+100+50 = 400, sessions 120+60+20 = 200,
-  //   bounces 60+15+5 = 80 → 0.4, pages/session 400/200 = 2, duration 12000+3000+1000 = 16000 → 80 s
-  // previous 03-02 … 03-08 has one row on 03-05: 160 / 300 / 200, bounces 100 → 0.5, 1.5 pps, 20000 s → 100 s
-  // change: visitors (200−160)/160 = 0.25; pageviews 100/300 = 0.3333; sessions 0
-  const traffic: Array<TrafficDay> = [
-    t("2024-03-01", 9999, { pageviews: 9999, sessions: 9999 }), // outside both windows
-    t("2024-03-05", 160, { pageviews: 300, sessions: 200, bounces: 100, durationSeconds: 20000 }),
-    t("2024-03-09", 100, { pageviews: 250, sessions: 120, bounces: 60, durationSeconds: 12000 }),
-    t("2024-03-12", 50, { pageviews: 100, sessions: 60, bounces: 15, durationSeconds: 3000 }),
-    t("2024-03-15", 50, { pageviews: 50, sessions: 20, bounces: 5, durationSeconds: 1000 }),
-    t("2024-03-16", 7777, { pageviews: 7777, sessions: 7777 }) // after today
+describe("today against the same elapsed time yesterday", () => {
+  // Berlin, now 09:30Z = 10:30 CET on 11-20. Today: hours 23:00Z (00:00 local) … 09:00Z (10:00 local).
+  // Previous: 11-19 00:00 local (11-18T23:00Z) up to 11-19 10:30 local (09:30Z): the 09:00Z hour counts half.
+  const hours = [
+    hour("2026-11-18T23:00:00.000Z", 10, 20, 10, 5, 1000), // yesterday 00:00: whole
+    hour("2026-11-19T09:00:00.000Z", 20, 40, 20, 10, 2000), // yesterday 10:00: × 30/60 → 10, 20, 10, 5, 1000
+    hour("2026-11-19T10:00:00.000Z", 1000, 1000, 1000, 0, 0), // yesterday 11:00: after 10:30, never counted
+    hour("2026-11-19T23:00:00.000Z", 5, 10, 5, 1, 500), // today 00:00
+    hour("2026-11-20T09:00:00.000Z", 25, 50, 25, 4, 2500) // today 10:00, in progress: whole
   ]
-  const input = { projectId: PID, period: "7d" as const, today: TODAY, timezone: "Europe/Paris", traffic, firstDay: "2024-01-01" }
+  const a = report("today", "Europe/Berlin", "2026-11-20T09:30:00Z", { hours })
 
-  it("totals the window, with rates", () => {
-    const a = analytics(input)
-    expect(a.projectId).toBe(PID)
-    expect(a.period).toBe("7d")
-    expect(a.timezone).toBe("Europe/Paris")
-    expect(a.window).toEqual({ from: "2024-03-09", to: "2024-03-15" })
+  it("totals today's hours so far", () => {
+    expect(a.range).toEqual({ start: "2026-11-19T23:00:00.000Z", end: "2026-11-20T09:30:00.000Z", timezone: "Europe/Berlin", from: "2026-11-20", to: "2026-11-20" })
+    // 5+25 = 30 visitors, 10+50 = 60 views, 5+25 = 30 sessions, 1+4 = 5 bounces, 500+2500 = 3000 s
     expect(a.totals).toEqual({
-      visitors: 200,
-      pageviews: 400,
-      sessions: 200,
-      bounceRate: 0.4,
-      pagesPerSession: 2,
-      avgSessionSeconds: 80
+      visitors: 30, visitorsMethod: "sum_of_hourly_uniques", pageviews: 60, sessions: 30,
+      bounceRate: 0.1667, avgSessionSeconds: 100, pagesPerSession: 2 // 5/30, 3000/30, 60/30
     })
   })
 
-  it("compares with the previous window", () => {
-    const a = analytics(input)
-    expect(a.previous).toEqual({
-      window: { from: "2024-03-02", to: "2024-03-08" },
-      totals: { visitors: 160, pageviews: 300, sessions: 200, bounceRate: 0.5, pagesPerSession: 1.5, avgSessionSeconds: 100 }
+  it("compares with yesterday 00:00–10:30, the 10:00 hour pro rata", () => {
+    expect(a.previous!.range).toEqual({ start: "2026-11-18T23:00:00.000Z", end: "2026-11-19T09:30:00.000Z", timezone: "Europe/Berlin", from: "2026-11-19", to: "2026-11-19" })
+    // 10 + 20/2 = 20 visitors, 20 + 40/2 = 40 views, 10 + 10 = 20 sessions, 5 + 5 = 10 bounces, 1000 + 1000 s
+    expect(a.previous!.totals).toEqual({
+      visitors: 20, visitorsMethod: "sum_of_hourly_uniques", pageviews: 40, sessions: 20,
+      bounceRate: 0.5, avgSessionSeconds: 100, pagesPerSession: 2
     })
-    expect(a.change).toEqual({ visitors: 0.25, pageviews: 0.3333, sessions: 0 })
+    // (30−20)/20 = 0.5 ×3; bounce (0.1667 − 0.5)/0.5 = −0.6666; the others unchanged
+    expect(a.change).toEqual({ visitors: 0.5, pageviews: 0.5, sessions: 0.5, bounceRate: -0.6666, avgSessionSeconds: 0, pagesPerSession: 0 })
   })
 
-  it("has one series point per day, zeros for missing days", () => {
-    const a = analytics(input)
-    expect(a.series.map((p) => p.date)).toEqual(eachDay("2024-03-09", "2024-03-15"))
-    expect(a.series.map((p) => p.visitors)).toEqual([100, 0, 0, 50, 0, 0, 50])
-    expect(a.series[0]).toEqual({ date: "2024-03-09", visitors: 100, pageviews: 250, sessions: 120 })
-  })
-
-  it("returns null rates and changes when sessions / previous are 0", () => {
-    const a = analytics({ ...input, period: "today", traffic: [] })
-    expect(a.totals).toEqual({ visitors: 0, pageviews: 0, sessions: 0, bounceRate: null, pagesPerSession: null, avgSessionSeconds: null })
-    expect(a.change).toEqual({ visitors: null, pageviews: null, sessions: null })
-    expect(a.series).toEqual([{ date: TODAY, visitors: 0, pageviews: 0, sessions: 0 }])
-    // visitors but no sessions → still null rates
-    const b = analytics({ ...input, period: "today", traffic: [t(TODAY, 5, { pageviews: 7 })] })
-    expect(b.totals.bounceRate).toBeNull()
-    expect(b.totals.pagesPerSession).toBeNull()
-    expect(b.change.visitors).toBeNull() // yesterday had 0
-  })
-
-  it("rounds rates to 4 decimals and seconds to 1", () => {
-    // bounces 1 / sessions 3 = 0.33333 → 0.3333; pages 2/3 → 0.6667; 100 s / 3 = 33.333 → 33.3
-    const a = analytics({ ...input, period: "yesterday", traffic: [t("2024-03-14", 3, { pageviews: 2, sessions: 3, bounces: 1, durationSeconds: 100 })] })
-    expect(a.window).toEqual({ from: "2024-03-14", to: "2024-03-14" })
-    expect(a.totals.bounceRate).toBe(0.3333)
-    expect(a.totals.pagesPerSession).toBe(0.6667)
-    expect(a.totals.avgSessionSeconds).toBe(33.3)
-  })
-
-  it("period all starts at firstDay and has no previous", () => {
-    const a = analytics({ ...input, period: "all", firstDay: "2024-03-01" })
-    expect(a.window).toEqual({ from: "2024-03-01", to: TODAY })
-    expect(a.previous).toBeNull()
-    expect(a.change).toEqual({ visitors: null, pageviews: null, sessions: null })
-    expect(a.series).toHaveLength(15)
-    expect(a.totals.visitors).toBe(9999 + 160 + 200)
+  it("has one point per local hour so far, zero-filled", () => {
+    expect(a.series.map((p) => p.label)).toEqual(Array.from({ length: 11 }, (_, i) => `2026-11-20T${String(i).padStart(2, "0")}:00+01:00`))
+    expect(a.series.map((p) => p.visitors)).toEqual([5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25])
   })
 })
 
-// -------------------------------------------------------------------------------------------------
-// Shared revenue fixture (USD, minor units). last30 = 02-15…03-15, previous30 = 01-16…02-14.
-const revenueRows: Array<RevenueDay> = [
-  r("2024-01-20", { grossMinor: 10000, mrrMinor: 8000, activeSubscriptions: 4, newSubscriptions: 4 }),
-  r("2024-02-10", { grossMinor: 6000, refundsMinor: 1000, mrrMinor: 10000, activeSubscriptions: 5, newSubscriptions: 1 }),
-  r("2024-02-20", { grossMinor: 12000, refundsMinor: 2000, mrrMinor: 12000, activeSubscriptions: 6, newSubscriptions: 2, churnedSubscriptions: 1, churnedMrrMinor: 1000 }),
-  r("2024-03-10", { grossMinor: 9000, mrrMinor: 15000, activeSubscriptions: 7, newSubscriptions: 1 }),
-  r("2024-03-20", { grossMinor: 99999, mrrMinor: 99999, activeSubscriptions: 99 }) // future: ignored
-]
+describe("rates, changes and series without data", () => {
+  it("null for every zero denominator, zeros in every bucket", () => {
+    const a = report("30d", "UTC", "2026-11-20T12:00:00Z", {})
+    expect(a.totals).toEqual({ visitors: 0, visitorsMethod: "sum_of_daily_uniques", pageviews: 0, sessions: 0, bounceRate: null, avgSessionSeconds: null, pagesPerSession: null })
+    expect(a.change).toEqual({ visitors: null, pageviews: null, sessions: null, bounceRate: null, avgSessionSeconds: null, pagesPerSession: null })
+    expect(a.series).toHaveLength(30)
+    expect(a.series.every((p) => p.visitors === 0 && p.pageviews === 0 && p.sessions === 0)).toBe(true)
+    // visitors and views but no sessions: the per-session rates stay null
+    const b = report("yesterday", "UTC", "2026-11-20T12:00:00Z", { days: [day("2026-11-19", 4, 9, 0, 0, 0)] })
+    expect(b.totals).toMatchObject({ visitors: 4, pageviews: 9, bounceRate: null, avgSessionSeconds: null, pagesPerSession: null })
+    expect(b.change.visitors).toBeNull() // the day before had 0
+  })
+})
 
+describe("provider rows (UTC, now 2026-11-20T12:00:30Z)", () => {
+  const NOW = "2026-11-20T12:00:30Z"
+
+  it("7d: range uniques for exactly the range, sum of daily uniques for the previous range", () => {
+    const a = report("7d", "UTC", NOW, providerFor("7d", NOW))
+    expect(a.granularity).toBe("day")
+    expect(a.range).toMatchObject({ from: "2026-11-14", to: "2026-11-20", start: "2026-11-14T00:00:00.000Z", end: "2026-11-21T00:00:00.000Z" })
+    // visitors: stored uniques 105 (the daily sum would be 11 + 100 + 40 = 151); views 22+300+80 = 402;
+    // sessions 11+150+50 = 211; bounces 3+60+25 = 88 → 0.4171; 21100 s / 211 = 100; 402/211 = 1.9052
+    expect(a.totals).toEqual({ visitors: 105, visitorsMethod: "range_uniques", pageviews: 402, sessions: 211, bounceRate: 0.4171, avgSessionSeconds: 100, pagesPerSession: 1.9052 })
+    // previous 11-07…11-13: only 11-10
+    expect(a.previous!.totals).toEqual({ visitors: 200, visitorsMethod: "sum_of_daily_uniques", pageviews: 400, sessions: 250, bounceRate: 0.4, avgSessionSeconds: 100, pagesPerSession: 1.6 })
+    // (105−200)/200, (402−400)/400, (211−250)/250, (0.4171−0.4)/0.4 = 0.04275 → 0.0428, 0,
+    // (1.9052−1.6)/1.6 = 0.19075, which is 0.190749… in binary floating point → 0.1907
+    expect(a.change).toEqual({ visitors: -0.475, pageviews: 0.005, sessions: -0.156, bounceRate: 0.0428, avgSessionSeconds: 0, pagesPerSession: 0.1907 })
+    expect(a.series.map((p) => [p.label, p.visitors])).toEqual([
+      ["2026-11-14", 0], ["2026-11-15", 0], ["2026-11-16", 0], ["2026-11-17", 0], ["2026-11-18", 40], ["2026-11-19", 100], ["2026-11-20", 11]
+    ])
+  })
+
+  it("12m: month buckets, month uniques where stored for the whole month", () => {
+    const a = report("12m", "UTC", NOW, providerFor("12m", NOW))
+    expect(a.granularity).toBe("month")
+    expect(a.range).toMatchObject({ from: "2025-12-01", to: "2026-11-20" })
+    expect(a.series.map((p) => p.label)).toEqual([
+      "2025-12", "2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-10", "2026-11"
+    ])
+    expect(a.series[1]).toMatchObject({ from: "2026-01-01", to: "2026-01-31", visitors: 7, visitorsMethod: "sum_of_daily_uniques" })
+    // October: stored uniques 480 instead of the daily sum 500
+    expect(a.series[10]).toMatchObject({ from: "2026-10-01", to: "2026-10-31", visitors: 480, visitorsMethod: "range_uniques", pageviews: 1000 })
+    // November is clipped to the range: 200 + 40 + 100 + 11 = 351
+    expect(a.series[11]).toMatchObject({ from: "2026-11-01", to: "2026-11-20", visitors: 351, start: "2026-11-01T00:00:00.000Z" })
+    // totals: daily sum 7 + 500 + 351 = 858 (no stored uniques for the 12m range)
+    expect(a.totals).toMatchObject({ visitors: 858, visitorsMethod: "sum_of_daily_uniques", pageviews: 1816 })
+    // previous: the 355 days before, 2024-12-11…2025-11-30: only the 2025-11-30 row
+    expect(a.previous!.range).toMatchObject({ from: "2024-12-11", to: "2025-11-30" })
+    expect(a.previous!.totals.visitors).toBe(3)
+  })
+
+  it("all: from the first stored day, month buckets, no previous", () => {
+    const a = report("all", "UTC", NOW, providerFor("all", NOW))
+    expect(a.range).toMatchObject({ from: "2025-11-30", to: "2026-11-20" })
+    expect(a.series).toHaveLength(13)
+    expect(a.series[0]).toMatchObject({ label: "2025-11", from: "2025-11-30", to: "2025-11-30", visitors: 3 })
+    expect(a.previous).toBeNull()
+    expect(a.totals.visitors).toBe(861) // 3 + 858
+    expect(a.change.visitors).toBeNull()
+  })
+})
+
+describe("event aggregation rules (the in-memory twin of the SQL rollup)", () => {
+  it("distinct visitors per LOCAL day, sessions where they start", () => {
+    const affected = affectedBy(EVENTS_BATCH_1.map((e) => Date.parse(e.at)), EVENTS_TZ)
+    expect(affected).toEqual({
+      hours: ["2026-11-19T22:00:00.000Z", "2026-11-19T23:00:00.000Z", "2026-11-20T08:00:00.000Z"],
+      days: ["2026-11-19", "2026-11-20"],
+      months: ["2026-11"]
+    })
+    const rows = aggregateEvents(EVENTS_BATCH_1, EVENTS_TZ, affected)
+    const byKey = <A extends object>(list: ReadonlyArray<A>) => [...list].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))
+    expect(byKey(rows.hours)).toEqual(byKey(AFTER_BATCH_1.hours))
+    expect(byKey(rows.days)).toEqual(byKey(AFTER_BATCH_1.days))
+    expect(byKey(rows.pages)).toEqual(byKey(AFTER_BATCH_1.pages))
+    expect(byKey(rows.sources)).toEqual(byKey(AFTER_BATCH_1.sources))
+    expect(rows.uniques).toEqual(AFTER_BATCH_1.uniques)
+  })
+})

@@ -142,7 +142,7 @@ describe("generateDemoProject", () => {
       return sum(rows.map((r) => r.positionWeighted)) / sum(rows.map((r) => r.impressions))
     }
     expect(pos(40, 20)).toBeLessThan(3.5)
-    expect(pos(12, 3)).toBeGreaterThan(7.5)
+    expect(pos(9, 3)).toBeGreaterThan(7.5)
     expect(d.search.totals!.at(-1)!.day).toBe(addDays(d.today, -SEARCH_LAG_DAYS))
     const last = d.search.totals!.at(-1)!
     const named = d.search.queries!.filter((r) => r.day === last.day)

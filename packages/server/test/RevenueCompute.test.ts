@@ -1,186 +1,275 @@
+/**
+ * Golden tests of the payments rollup (payments/Rollup.ts) and the revenue and churn reports
+ * (metrics/Revenue.ts, metrics/Churn.ts). Every expected figure is worked out by hand in the comments here
+ * or in fixtures/payments.ts.
+ */
 import { describe, expect, it } from "vitest"
-import type { Signal } from "../../domain/src/Projects.ts"
-import { DEMO_INITIAL_SUBSCRIPTIONS, generateDemoSeries } from "../src/demo/Generate.ts"
-import {
-  addDays,
-  addMonths,
-  daysBetween,
-  eachDay,
-  startOfMonth,
-  todayIn
-} from "../src/metrics/Dates.ts"
-import {
-  analytics,
-  briefing,
-  churn,
-  expensesIn,
-  health,
-  periodWindow,
-  previousWindow,
-  revenue,
-  seo,
-  signals,
-  snapshot,
-  statusOf
-} from "../src/metrics/Compute.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../src/metrics/Rows.ts"
+import { churn, revenue } from "../src/metrics/Compute.ts"
+import { eachDay } from "../src/metrics/Dates.ts"
+import { monthlyAmount, rollup, type RollupOutput } from "../src/payments/Rollup.ts"
+import type { CohortRow } from "../src/payments/PaymentsRepo.ts"
+import type { Period } from "../../domain/src/Common.ts"
+import { charge, EXPECTED_CHURN_30D, EXPECTED_REVENUE_30D, GOLDEN, RATES, refund, TODAY, version } from "./fixtures/payments.ts"
 
-// All fixtures use TODAY = 2024-03-15 (2024 is a leap year: February has 29 days).
-//   30-day current window:  2024-02-15 … 2024-03-15
-//   30-day previous window: 2024-01-16 … 2024-02-14
-//   28-day SEO window:      2024-02-17 … 2024-03-15, previous 2024-01-20 … 2024-02-16
-//   7-day windows:          2024-03-09 … 2024-03-15, previous 2024-03-02 … 2024-03-08
-const TODAY = "2024-03-15"
-const NOW = "2024-03-15T09:30:00.000Z"
-const PID = "prj_test"
+const UTC_USD = { timezone: "UTC", currency: "USD", rates: RATES }
+const golden = rollup(GOLDEN, UTC_USD)
 
-const t = (day: string, visitors: number, extra: Partial<TrafficDay> = {}): TrafficDay => ({
-  day,
-  visitors,
-  pageviews: 0,
-  sessions: 0,
-  bounces: 0,
-  durationSeconds: 0,
-  ...extra
-})
-
-const r = (day: string, extra: Partial<RevenueDay> = {}): RevenueDay => ({
-  day,
-  grossMinor: 0,
-  refundsMinor: 0,
-  mrrMinor: 0,
-  activeSubscriptions: 0,
-  newSubscriptions: 0,
-  churnedSubscriptions: 0,
-  churnedMrrMinor: 0,
-  ...extra
-})
-
-const s = (day: string, clicks: number, impressions = 0, positionWeighted = 0): SearchDay => ({
-  day,
-  clicks,
-  impressions,
-  positionWeighted
-})
-
-const series = (p: Partial<ProjectSeries>): ProjectSeries => ({
-  traffic: [],
-  revenue: [],
-  search: [],
-  expenses: [],
-  ...p
-})
-
-const healthInput = (p: Partial<ProjectSeries>, today = TODAY) => ({
-  projectId: PID,
-  today,
-  now: NOW,
-  currency: "USD",
-  series: series(p)
-})
-
-/** Walks any value and fails on NaN / ±Infinity. */
-const assertFiniteDeep = (value: unknown, path = "$"): void => {
-  if (typeof value === "number") {
-    expect(Number.isFinite(value), `${path} = ${value}`).toBe(true)
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => assertFiniteDeep(v, `${path}[${i}]`))
-  } else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) assertFiniteDeep(v, `${path}.${k}`)
-  }
+/** The cohort query of PaymentsRepo, over the rollup's spans (the repo does the same in SQL). */
+const cohortOf = (out: RollupOutput, startDay: string, endDay: string): Array<CohortRow> => {
+  const at = (customerId: string, day: string) =>
+    out.customerMrr.find((s) => s.customerId === customerId && s.fromDay <= day && (s.toDay === null || s.toDay > day))
+  return out.customerMrr
+    .filter((s) => s.fromDay <= startDay && (s.toDay === null || s.toDay > startDay))
+    .map((s) => ({ customerId: s.customerId, startMinor: s.mrrMinor, endMinor: at(s.customerId, endDay)?.mrrMinor ?? 0 }))
 }
 
-// -------------------------------------------------------------------------------------------------
+const day = (out: RollupOutput, d: string) => out.revenueDays.find((r) => r.day === d)
+/** MRR of one customer at the end of a day, from its spans. */
+const customerMrr = (out: RollupOutput, customerId: string, d: string) =>
+  out.customerMrr.find((s) => s.customerId === customerId && s.fromDay <= d && (s.toDay === null || s.toDay > d))?.mrrMinor ?? 0
 
-// -------------------------------------------------------------------------------------------------
-// Shared revenue fixture (USD, minor units). last30 = 02-15…03-15, previous30 = 01-16…02-14.
-const revenueRows: Array<RevenueDay> = [
-  r("2024-01-20", { grossMinor: 10000, mrrMinor: 8000, activeSubscriptions: 4, newSubscriptions: 4 }),
-  r("2024-02-10", { grossMinor: 6000, refundsMinor: 1000, mrrMinor: 10000, activeSubscriptions: 5, newSubscriptions: 1 }),
-  r("2024-02-20", { grossMinor: 12000, refundsMinor: 2000, mrrMinor: 12000, activeSubscriptions: 6, newSubscriptions: 2, churnedSubscriptions: 1, churnedMrrMinor: 1000 }),
-  r("2024-03-10", { grossMinor: 9000, mrrMinor: 15000, activeSubscriptions: 7, newSubscriptions: 1 }),
-  r("2024-03-20", { grossMinor: 99999, mrrMinor: 99999, activeSubscriptions: 99 }) // future: ignored
-]
-
-
-describe("revenue", () => {
-  it("computes MRR, ARR, ARPU from the last row on or before today", () => {
-    const rev = revenue({ projectId: PID, currency: "USD", today: TODAY, revenue: revenueRows })
-    expect(rev.asOf).toBe("2024-03-10")
-    expect(rev.mrr).toEqual({ amount: 15000, currency: "USD" })
-    expect(rev.arr).toEqual({ amount: 180000, currency: "USD" })
-    expect(rev.activeSubscriptions).toBe(7)
-    expect(rev.arpu).toEqual({ amount: 2143, currency: "USD" }) // 15000 / 7 = 2142.86 → 2143
+describe("monthly normalisation", () => {
+  const mrrOf = (fields: Parameters<typeof version>[4]) => {
+    const f = monthlyAmount(version("s", "c", "2026-01-01T00:00:00Z", null, fields))
+    return Number(f.num) / Number(f.den)
+  }
+  it("annual plans count 1/12", () => expect(mrrOf({ unitAmountMinor: 120000, interval: "year" })).toBe(10000))
+  it("weekly plans count 52/12", () => expect(mrrOf({ unitAmountMinor: 1200, interval: "week" })).toBe(5200)) // 1 200 × 52 / 12
+  it("daily plans count 365/12", () => expect(mrrOf({ unitAmountMinor: 120, interval: "day" })).toBe(3650)) // 120 × 365 / 12
+  it("intervalCount divides", () => expect(mrrOf({ unitAmountMinor: 9000, intervalCount: 3 })).toBe(3000)) // quarterly
+  it("quantity multiplies", () => expect(mrrOf({ unitAmountMinor: 2500, quantity: 3 })).toBe(7500))
+  it("percent off", () => expect(mrrOf({ unitAmountMinor: 5000, discountPercentOff: 20 })).toBe(4000))
+  it("amount off per interval is normalised like the price", () =>
+    // (60 000 − 1 500) / 12 = 4 875
+    expect(mrrOf({ unitAmountMinor: 60000, interval: "year", discountAmountOffMinor: 1500 })).toBe(4875))
+  it("an amount off above the price floors at 0", () => expect(mrrOf({ unitAmountMinor: 1000, discountAmountOffMinor: 5000 })).toBe(0))
+  it("trialing, unpaid, canceled and incomplete count 0; past_due counts", () => {
+    for (const status of ["trialing", "unpaid", "canceled", "incomplete"] as const) expect(mrrOf({ status })).toBe(0)
+    expect(mrrOf({ status: "past_due", unitAmountMinor: 4000 })).toBe(4000)
   })
-
-  it("sums the last 30 days and the 30 before", () => {
-    const rev = revenue({ projectId: PID, currency: "USD", today: TODAY, revenue: revenueRows })
-    // last30: rows 02-20 and 03-10 → gross 21000, refunds 2000, net 19000, new 3, churned 1
-    expect(rev.last30Days).toEqual({
-      window: { from: "2024-02-15", to: "2024-03-15" },
-      gross: { amount: 21000, currency: "USD" },
-      refunds: { amount: 2000, currency: "USD" },
-      net: { amount: 19000, currency: "USD" },
-      newSubscriptions: 3,
-      churnedSubscriptions: 1
-    })
-    // previous30: rows 01-20 and 02-10 → gross 16000, refunds 1000, net 15000, new 5, churned 0
-    expect(rev.previous30Days).toEqual({
-      window: { from: "2024-01-16", to: "2024-02-14" },
-      gross: { amount: 16000, currency: "USD" },
-      refunds: { amount: 1000, currency: "USD" },
-      net: { amount: 15000, currency: "USD" },
-      newSubscriptions: 5,
-      churnedSubscriptions: 0
-    })
-    // net: (19000 − 15000) / 15000 = 0.26667; mrr: 15000 vs the last row ≤ 02-14 (02-10: 10000) → 0.5
-    expect(rev.change).toEqual({ net: 0.2667, mrr: 0.5 })
-  })
-
-  it("is all zeros / nulls without data", () => {
-    const rev = revenue({ projectId: PID, currency: "EUR", today: TODAY, revenue: [] })
-    expect(rev.asOf).toBeNull()
-    expect(rev.mrr).toEqual({ amount: 0, currency: "EUR" })
-    expect(rev.arr).toEqual({ amount: 0, currency: "EUR" })
-    expect(rev.activeSubscriptions).toBe(0)
-    expect(rev.arpu).toBeNull()
-    expect(rev.change).toEqual({ net: null, mrr: null })
-    assertFiniteDeep(rev)
+  it("rounds once per customer, after summing exactly", () => {
+    // Three weekly 1 000 plans: each 4 333.33…; summed exactly 13 000 → 13 000 (rounding each first would give 12 999).
+    const out = rollup({
+      subscriptionVersions: [1, 2, 3].map((i) =>
+        version(`s${i}`, "cus_1", "2026-11-01T00:00:00Z", null, { unitAmountMinor: 1000, interval: "week" }))
+    }, UTC_USD)
+    expect(day(out, "2026-11-01")?.mrrMinor).toBe(13000)
+    // One weekly 1 000 alone: 4 333.33 → 4 333.
+    const one = rollup({ subscriptionVersions: [version("s", "c", "2026-11-01T00:00:00Z", null, { interval: "week" })] }, UTC_USD)
+    expect(day(one, "2026-11-01")?.mrrMinor).toBe(4333)
   })
 })
 
-describe("churn", () => {
-  it("uses the last row strictly before the window as the start", () => {
-    const c = churn({ projectId: PID, currency: "USD", today: TODAY, revenue: revenueRows })
-    // start = row 02-10: 5 subs, 10000 MRR; in window: new 2+1 = 3, churned 1 (1000 MRR)
-    expect(c.window).toEqual({ from: "2024-02-15", to: "2024-03-15" })
-    expect(c.subscriptionsAtStart).toBe(5)
-    expect(c.mrrAtStart).toEqual({ amount: 10000, currency: "USD" })
-    expect(c.newSubscriptions).toBe(3)
-    expect(c.churnedSubscriptions).toBe(1)
-    expect(c.subscriptionsAtEnd).toBe(7) // 5 + 3 − 1
-    expect(c.churnedMrr).toEqual({ amount: 1000, currency: "USD" })
-    expect(c.customerChurnRate).toBe(0.2) // 1 / 5
-    expect(c.revenueChurnRate).toBe(0.1) // 1000 / 10000
-    // previous window 01-16…02-14: no row before 01-16 → start 0 → null rates
-    expect(c.previous).toEqual({ window: { from: "2024-01-16", to: "2024-02-14" }, customerChurnRate: null, revenueChurnRate: null })
+describe("the rollup of the golden dataset", () => {
+  it("puts each movement on its day with its amount", () => {
+    expect(day(golden, "2026-10-01")).toMatchObject({ newMrrMinor: 8000, newCustomers: 2, mrrMinor: 8000, customers: 2 }) // A 5 000 + D 3 000
+    expect(day(golden, "2026-10-05")).toMatchObject({ newMrrMinor: 10000, grossMinor: 120000 }) // B annual ÷ 12
+    expect(day(golden, "2026-10-10")).toMatchObject({ newMrrMinor: 1100 }) // G 1 000 EUR × 1.1
+    expect(day(golden, "2026-10-20")).toMatchObject({ newMrrMinor: 4000, mrrMinor: 23100, customers: 5 }) // E past_due counts
+    expect(day(golden, "2026-11-01")).toMatchObject({ newMrrMinor: 0, grossMinor: 5000 }) // C trialing: nothing
+    expect(day(golden, "2026-11-02")).toMatchObject({ newMrrMinor: 0, grossMinor: 0 }) // H GBP: unconverted
+    expect(day(golden, "2026-11-03")).toMatchObject({ newMrrMinor: 7800, refundsMinor: 1000 }) // F weekly ×2 −10 %; D's refund
+    expect(day(golden, "2026-11-05")).toMatchObject({ churnedMrrMinor: 3000, churnedCustomers: 1, customers: 5 }) // D canceled
+    expect(day(golden, "2026-11-08")).toMatchObject({ newMrrMinor: 2000, newCustomers: 1 }) // C converts
+    expect(day(golden, "2026-11-10")).toMatchObject({ expansionMrrMinor: 3000, grossMinor: 1100 }) // A upgrade; G's EUR charge
+    expect(day(golden, "2026-11-12")).toMatchObject({ contractionMrrMinor: 5000 }) // B 10 000 → 5 000
+    expect(day(golden, "2026-11-15")).toMatchObject({ reactivationMrrMinor: 3000, reactivatedCustomers: 1, newCustomers: 0 })
+    expect(day(golden, "2026-11-18")).toMatchObject({ churnedMrrMinor: 4000, failedPayments: 1, failedMinor: 4000, mrrMinor: 26900, customers: 6 })
+    expect(golden.revenueDays.at(-1)?.day).toBe("2026-11-18") // dense from the first to the last day with news
+    expect(golden.revenueDays.map((r) => r.day)).toEqual(eachDay("2026-10-01", "2026-11-18"))
   })
 
-  it("does not take a row on the window's first day as the start", () => {
-    const rows = [
-      r("2024-01-10", { activeSubscriptions: 50, mrrMinor: 50000 }),
-      r("2024-01-16", { activeSubscriptions: 48, mrrMinor: 48000, churnedSubscriptions: 2, churnedMrrMinor: 2000 }),
-      r("2024-02-14", { activeSubscriptions: 10, mrrMinor: 20000 }),
-      r("2024-02-15", { activeSubscriptions: 9, mrrMinor: 18000, churnedSubscriptions: 1, churnedMrrMinor: 2000 })
+  it("keeps mrr(end) = mrr(start) + new + expansion + reactivation − contraction − churned for EVERY window", () => {
+    const rows = golden.revenueDays
+    for (let i = 0; i < rows.length; i++) {
+      const start = i === 0 ? 0 : rows[i - 1]!.mrrMinor
+      let sum = start
+      for (let j = i; j < rows.length; j++) {
+        const r = rows[j]!
+        sum += r.newMrrMinor + r.expansionMrrMinor + r.reactivationMrrMinor - r.contractionMrrMinor - r.churnedMrrMinor
+        expect(sum).toBe(r.mrrMinor)
+      }
+    }
+  })
+
+  it("records churn events with the MRR lost and the cancel reason", () => {
+    expect(golden.churnEvents).toEqual([
+      { customerId: "cus_D", day: "2026-11-05", mrrLostMinor: 3000, reason: "too_expensive" },
+      { customerId: "cus_E", day: "2026-11-18", mrrLostMinor: 4000, reason: null }
+    ])
+  })
+
+  it("stores customer MRR spans (from inclusive, to exclusive)", () => {
+    expect(golden.customerMrr.filter((s) => s.customerId === "cus_A")).toEqual([
+      { customerId: "cus_A", fromDay: "2026-10-01", toDay: "2026-11-10", mrrMinor: 5000 },
+      { customerId: "cus_A", fromDay: "2026-11-10", toDay: null, mrrMinor: 8000 }
+    ])
+    expect(golden.customerMrr.filter((s) => s.customerId === "cus_D").map((s) => [s.fromDay, s.toDay])).toEqual([
+      ["2026-10-01", "2026-11-05"],
+      ["2026-11-15", null]
+    ])
+    expect(customerMrr(golden, "cus_H", TODAY)).toBe(0) // unconverted: not a paying customer in USD figures
+  })
+
+  it("reports amounts without a rate apart, never summed", () => {
+    expect(golden.unconverted).toEqual([
+      { day: "2026-11-02", currency: "GBP", mrrMinor: 2000, grossMinor: 2000, refundsMinor: 0, failedMinor: 0 }
+    ])
+  })
+})
+
+describe("the revenue report (30d) on the golden dataset", () => {
+  const report = (period: Period = "30d") => {
+    const input = { projectId: "prj_1", period, today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays }
+    return revenue({ ...input, cohort: cohortOf(golden, "2026-10-21", TODAY), unconverted: golden.unconverted })
+  }
+  const e = EXPECTED_REVENUE_30D
+  const usd = (amount: number) => ({ amount, currency: "USD" })
+
+  it("has every figure to the cent", () => {
+    const r = report()
+    expect(r.window).toEqual(e.window)
+    expect(r.asOf).toBe(TODAY)
+    expect(r.dataThrough).toBe("2026-11-18")
+    expect(r.mrr).toEqual(usd(e.mrr))
+    expect(r.arr).toEqual(usd(e.arr))
+    expect(r.customers).toBe(e.customers)
+    expect(r.arpu).toEqual(usd(e.arpu))
+    expect(r.monthlyChurnRate).toBe(e.monthlyChurnRate)
+    expect(r.ltv).toEqual(usd(e.ltv))
+    const m = e.movements
+    expect(r.movements).toEqual({
+      start: usd(m.start), new: usd(m.new), expansion: usd(m.expansion), contraction: usd(m.contraction),
+      churned: usd(m.churned), reactivation: usd(m.reactivation), netNew: usd(m.netNew), end: usd(m.end),
+      newCustomers: 2, churnedCustomers: 2, reactivatedCustomers: 1
+    })
+    expect(r.movements.start.amount + r.movements.netNew.amount).toBe(r.movements.end.amount)
+    expect(r.nrr).toBe(e.nrr)
+    expect(r.grr).toBe(e.grr)
+    expect(r.quickRatio).toBe(e.quickRatio)
+    expect(r.last30Days).toEqual({ window: { from: "2026-10-22", to: TODAY }, gross: usd(6100), refunds: usd(1000), net: usd(5100) })
+    expect(r.previous30Days).toEqual({ window: { from: "2026-09-22", to: "2026-10-21" }, gross: usd(123000), refunds: usd(0), net: usd(123000) })
+    expect(r.change.net).toBe(e.changeNet)
+    expect(r.failedPayments).toEqual({ count: 1, amount: usd(4000) })
+    expect(r.unconverted).toEqual([{ currency: "GBP", mrr: { amount: 2000, currency: "GBP" }, gross: { amount: 2000, currency: "GBP" }, refunds: { amount: 0, currency: "GBP" } }])
+  })
+
+  it("has a zero-filled month-end MRR series of 12 calendar months", () => {
+    const s = report().mrrSeries
+    expect(s.map((p) => p.month)).toEqual([
+      "2025-12", "2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-10", "2026-11"
+    ])
+    expect(s.map((p) => p.mrr.amount)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23100, 26900]) // 10-31: A+B+D+E+G; today
+  })
+
+  it("applies the period: 7d = 11-14..11-20", () => {
+    // Start = end of 11-13 = 26 900 − 3 000 (D back 11-15) + 4 000 (E left 11-18) = 27 900; D +3 000 reactivation, E −4 000.
+    const r = report("7d")
+    expect(r.window).toEqual({ from: "2026-11-14", to: TODAY })
+    expect(r.movements.start.amount).toBe(27900)
+    expect(r.movements.reactivation.amount).toBe(3000)
+    expect(r.movements.churned.amount).toBe(4000)
+    expect(r.movements.end.amount).toBe(26900)
+    expect(r.quickRatio).toBe(0.75) // 3 000 / 4 000
+  })
+
+  it("gives null ratios for zero denominators", () => {
+    const empty = revenue({ projectId: "p", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [] })
+    expect(empty.mrr.amount).toBe(0)
+    expect(empty.arpu).toBeNull()
+    expect(empty.ltv).toBeNull()
+    expect(empty.monthlyChurnRate).toBeNull()
+    expect(empty.nrr).toBeNull()
+    expect(empty.grr).toBeNull()
+    expect(empty.quickRatio).toBeNull()
+    expect(empty.change.net).toBeNull()
+    expect(empty.dataThrough).toBeNull()
+  })
+
+  it("LTV is null when nobody churned in the last 30 days", () => {
+    const calm = rollup({ subscriptionVersions: [version("s", "c", "2026-09-01T00:00:00Z", null, { unitAmountMinor: 5000 })] }, UTC_USD)
+    const r = revenue({ projectId: "p", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: calm.revenueDays, cohort: [], unconverted: [] })
+    expect(r.monthlyChurnRate).toBe(0) // 0 churned ÷ 1 customer
+    expect(r.arpu?.amount).toBe(5000)
+    expect(r.ltv).toBeNull()
+  })
+})
+
+describe("the churn report (30d) on the golden dataset", () => {
+  const r = churn({ projectId: "prj_1", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays, churnEvents: golden.churnEvents })
+  const e = EXPECTED_CHURN_30D
+  const usd = (amount: number) => ({ amount, currency: "USD" })
+  it("has every rate and amount", () => {
+    expect(r.window).toEqual({ from: "2026-10-22", to: TODAY })
+    expect(r.customersAtStart).toBe(e.customersAtStart)
+    expect(r.churnedCustomers).toBe(e.churnedCustomers)
+    expect(r.customerChurnRate).toBe(e.customerChurnRate)
+    expect(r.mrrAtStart).toEqual(usd(e.mrrAtStart))
+    expect(r.churnedMrr).toEqual(usd(e.churnedMrr))
+    expect(r.contractionMrr).toEqual(usd(e.contractionMrr))
+    expect(r.expansionMrr).toEqual(usd(e.expansionMrr))
+    expect(r.reactivationMrr).toEqual(usd(e.reactivationMrr))
+    expect(r.grossMrrChurnRate).toBe(e.grossMrrChurnRate)
+    expect(r.netMrrChurnRate).toBe(e.netMrrChurnRate)
+    expect(r.churned).toEqual(e.churned.map((c) => ({ ...c, mrrLost: usd(c.mrrLost) })))
+  })
+  it("has null rates in a previous window that started with no customers", () => {
+    expect(r.previous).toMatchObject({ window: { from: "2026-09-22", to: "2026-10-21" }, ...e.previous })
+  })
+})
+
+describe("day boundaries in Europe/Berlin", () => {
+  const berlin = { timezone: "Europe/Berlin", currency: "USD", rates: [] }
+  it("a change at 23:30 UTC lands on the next local day", () => {
+    const out = rollup({
+      subscriptionVersions: [
+        // 2026-11-14T23:30Z = 00:30 on the 15th in Berlin (CET, UTC+1)
+        version("s1", "c1", "2026-11-14T23:30:00Z", "2026-11-17T22:59:00Z", { unitAmountMinor: 5000 }), // ends 23:59 on the 17th
+        version("s2", "c2", "2026-11-14T22:30:00Z", "2026-11-17T23:30:00Z", { unitAmountMinor: 7000 }) // 23:30 on the 14th … 00:30 on the 18th
+      ],
+      charges: [charge("ch1", "c1", "2026-11-14T23:30:00Z", 5000), charge("ch2", "c2", "2026-11-14T22:59:00Z", 7000)]
+    }, berlin)
+    expect(day(out, "2026-11-14")).toMatchObject({ newMrrMinor: 7000, grossMinor: 7000 })
+    expect(day(out, "2026-11-15")).toMatchObject({ newMrrMinor: 5000, grossMinor: 5000, mrrMinor: 12000 })
+    // s1 is not in force at the end of the 17th (it ended at 23:59 local): churned ON the 17th; s2 on the 18th.
+    expect(out.churnEvents.map((e) => [e.customerId, e.day])).toEqual([["c1", "2026-11-17"], ["c2", "2026-11-18"]])
+  })
+  it("the DST change of 2026-10-25 (CEST → CET) keeps local days right", () => {
+    const out = rollup({
+      subscriptionVersions: [version("s", "c", "2026-10-24T22:30:00Z", null, { unitAmountMinor: 1000 })], // 00:30 CEST on the 25th
+      charges: [charge("ch", "c", "2026-10-25T22:30:00Z", 1000)] // 23:30 CET on the 25th (25 hours later)
+    }, berlin)
+    expect(out.revenueDays.map((r) => [r.day, r.newMrrMinor, r.grossMinor])).toEqual([["2026-10-25", 1000, 1000]])
+  })
+})
+
+describe("currencies", () => {
+  it("converts a charge and a refund at their day's rate and MRR at the rate of the version's start day", () => {
+    const rates = [
+      { day: "2026-11-01", base: "EUR", quote: "USD", rate: 1.1 },
+      { day: "2026-11-10", base: "EUR", quote: "USD", rate: 1.2 }
     ]
-    const c = churn({ projectId: PID, currency: "USD", today: TODAY, revenue: rows })
-    expect(c.subscriptionsAtStart).toBe(10)
-    expect(c.customerChurnRate).toBe(0.1)
-    expect(c.revenueChurnRate).toBe(0.1) // 2000 / 20000
-    expect(c.subscriptionsAtEnd).toBe(9)
-    // previous: start row 01-10 (50 subs, 50000), churned 2 / 2000 → 0.04 / 0.04
-    expect(c.previous.customerChurnRate).toBe(0.04)
-    expect(c.previous.revenueChurnRate).toBe(0.04)
+    const out = rollup({
+      subscriptionVersions: [version("s", "c", "2026-11-05T00:00:00Z", null, { unitAmountMinor: 1000, currency: "EUR" })],
+      charges: [charge("ch", "c", "2026-11-05T00:00:00Z", 1000, "EUR")],
+      refunds: [refund("re", "ch", "2026-11-12T00:00:00Z", 500, "EUR")]
+    }, { timezone: "UTC", currency: "USD", rates })
+    expect(day(out, "2026-11-05")).toMatchObject({ newMrrMinor: 1100, grossMinor: 1100 }) // 1 000 × 1.1
+    expect(day(out, "2026-11-12")).toMatchObject({ refundsMinor: 600, mrrMinor: 1100, expansionMrrMinor: 0 }) // 500 × 1.2; no FX drift
+  })
+  it("leaves out an amount with no rate and reports it apart", () => {
+    const out = rollup({
+      subscriptionVersions: [version("s", "c", "2026-11-05T00:00:00Z", "2026-11-09T00:00:00Z", { unitAmountMinor: 3000, currency: "CHF" })],
+      charges: [charge("ch", "c", "2026-11-05T00:00:00Z", 3000, "CHF"), charge("ch2", "c", "2026-11-06T00:00:00Z", 3000, "CHF", "failed")],
+      refunds: [refund("re", "ch", "2026-11-07T00:00:00Z", 1000, "CHF")]
+    }, UTC_USD)
+    expect(out.revenueDays.every((r) => r.mrrMinor === 0 && r.grossMinor === 0 && r.refundsMinor === 0)).toBe(true)
+    expect(day(out, "2026-11-06")?.failedPayments).toBe(1) // the attempt counts; its amount is apart
+    expect(out.unconverted).toEqual([
+      { day: "2026-11-05", currency: "CHF", mrrMinor: 3000, grossMinor: 3000, refundsMinor: 0, failedMinor: 0 },
+      { day: "2026-11-06", currency: "CHF", mrrMinor: 3000, grossMinor: 0, refundsMinor: 0, failedMinor: 3000 },
+      { day: "2026-11-07", currency: "CHF", mrrMinor: 3000, grossMinor: 0, refundsMinor: 1000, failedMinor: 0 },
+      { day: "2026-11-09", currency: "CHF", mrrMinor: 0, grossMinor: 0, refundsMinor: 0, failedMinor: 0 }
+    ])
   })
 })
-

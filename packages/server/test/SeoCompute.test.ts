@@ -1,122 +1,94 @@
+/** The SEO report's pure computation on the hand-worked dataset of fixtures/seoFixtures.ts. */
 import { describe, expect, it } from "vitest"
-import type { Signal } from "../../domain/src/Projects.ts"
-import { DEMO_INITIAL_SUBSCRIPTIONS, generateDemoSeries } from "../src/demo/Generate.ts"
+import { collapseTop, seo, seoTotals, seoWindows, topPageChanges, topQueryChanges } from "../src/metrics/Seo.ts"
 import {
-  addDays,
-  addMonths,
-  daysBetween,
-  eachDay,
-  startOfMonth,
-  todayIn
-} from "../src/metrics/Dates.ts"
-import {
-  analytics,
-  briefing,
-  churn,
-  expensesIn,
-  health,
-  periodWindow,
-  previousWindow,
-  revenue,
-  seo,
-  signals,
-  snapshot,
-  statusOf
-} from "../src/metrics/Compute.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../src/metrics/Rows.ts"
+  SEO_DATA_THROUGH,
+  SEO_EXPECTED_7D,
+  SEO_EXPECTED_TOP_PAGES,
+  SEO_EXPECTED_TOP_QUERIES,
+  SEO_PAGES,
+  SEO_QUERIES,
+  SEO_TODAY,
+  SEO_TOTALS
+} from "./fixtures/seoFixtures.ts"
 
-// All fixtures use TODAY = 2024-03-15 (2024 is a leap year: February has 29 days).
-//   30-day current window:  2024-02-15 … 2024-03-15
-//   30-day previous window: 2024-01-16 … 2024-02-14
-//   28-day SEO window:      2024-02-17 … 2024-03-15, previous 2024-01-20 … 2024-02-16
-//   7-day windows:          2024-03-09 … 2024-03-15, previous 2024-03-02 … 2024-03-08
-const TODAY = "2024-03-15"
-const NOW = "2024-03-15T09:30:00.000Z"
-const PID = "prj_test"
-
-const t = (day: string, visitors: number, extra: Partial<TrafficDay> = {}): TrafficDay => ({
-  day,
-  visitors,
-  pageviews: 0,
-  sessions: 0,
-  bounces: 0,
-  durationSeconds: 0,
-  ...extra
-})
-
-const r = (day: string, extra: Partial<RevenueDay> = {}): RevenueDay => ({
-  day,
-  grossMinor: 0,
-  refundsMinor: 0,
-  mrrMinor: 0,
-  activeSubscriptions: 0,
-  newSubscriptions: 0,
-  churnedSubscriptions: 0,
-  churnedMrrMinor: 0,
-  ...extra
-})
-
-const s = (day: string, clicks: number, impressions = 0, positionWeighted = 0): SearchDay => ({
-  day,
-  clicks,
-  impressions,
-  positionWeighted
-})
-
-const series = (p: Partial<ProjectSeries>): ProjectSeries => ({
-  traffic: [],
-  revenue: [],
-  search: [],
-  expenses: [],
-  ...p
-})
-
-const healthInput = (p: Partial<ProjectSeries>, today = TODAY) => ({
-  projectId: PID,
-  today,
-  now: NOW,
-  currency: "USD",
-  series: series(p)
-})
-
-/** Walks any value and fails on NaN / ±Infinity. */
-const assertFiniteDeep = (value: unknown, path = "$"): void => {
-  if (typeof value === "number") {
-    expect(Number.isFinite(value), `${path} = ${value}`).toBe(true)
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => assertFiniteDeep(v, `${path}[${i}]`))
-  } else if (value !== null && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) assertFiniteDeep(v, `${path}.${k}`)
-  }
+const input = {
+  projectId: "prj_seo",
+  period: "7d" as const,
+  today: SEO_TODAY,
+  dataThrough: SEO_DATA_THROUGH,
+  firstDay: null,
+  totals: SEO_TOTALS,
+  queries: SEO_QUERIES,
+  pages: SEO_PAGES
 }
 
-// -------------------------------------------------------------------------------------------------
 describe("seo", () => {
-  it("computes CTR and impression-weighted position over 28 days", () => {
-    const rows = [
-      s("2024-01-19", 999, 999, 999), // before the previous window
-      s("2024-02-16", 20, 500, 5000), // previous window (last day)
-      s("2024-02-17", 10, 200, 1000), // current window (first day), position 5
-      s("2024-03-15", 30, 600, 9000) // position 15
-    ]
-    const o = seo({ projectId: PID, today: TODAY, search: rows })
-    expect(o.window).toEqual({ from: "2024-02-17", to: "2024-03-15" })
-    // clicks 40, impressions 800, ctr 0.05, position (1000 + 9000) / 800 = 12.5
-    expect(o.totals).toEqual({ clicks: 40, impressions: 800, ctr: 0.05, averagePosition: 12.5 })
-    expect(o.previous).toEqual({
-      window: { from: "2024-01-20", to: "2024-02-16" },
-      totals: { clicks: 20, impressions: 500, ctr: 0.04, averagePosition: 10 }
-    })
-    expect(o.change).toEqual({ clicks: 1, impressions: 0.6 })
+  it("ends the window at dataThrough, not today, and says so", () => {
+    const r = seo(input)
+    expect(r.window).toEqual(SEO_EXPECTED_7D.window)
+    expect(r.previous.window).toEqual(SEO_EXPECTED_7D.previousWindow)
+    expect(r.dataThrough).toBe("2026-11-17")
+    expect(r.lagDays).toBe(SEO_EXPECTED_7D.lagDays)
+    expect(r.period).toBe("7d")
   })
 
-  it("rounds position to 2 decimals and is null without impressions", () => {
-    const o = seo({ projectId: PID, today: TODAY, search: [s(TODAY, 1, 100, 1234.567)] })
-    expect(o.totals.averagePosition).toBe(12.35)
-    expect(o.totals.ctr).toBe(0.01)
-    expect(o.previous.totals).toEqual({ clicks: 0, impressions: 0, ctr: null, averagePosition: null })
-    expect(o.change).toEqual({ clicks: null, impressions: null })
+  it("computes clicks, impressions, CTR and impression-weighted position exactly, with changes", () => {
+    const r = seo(input)
+    expect(r.totals).toEqual(SEO_EXPECTED_7D.totals)
+    expect(r.previous.totals).toEqual(SEO_EXPECTED_7D.previousTotals)
+    expect(r.change).toEqual(SEO_EXPECTED_7D.change)
+  })
+
+  it("lists top queries and pages with their changes", () => {
+    const r = seo(input)
+    expect(r.topQueries).toEqual(SEO_EXPECTED_TOP_QUERIES)
+    expect(r.topPages).toEqual(SEO_EXPECTED_TOP_PAGES)
+  })
+
+  it("zero impressions → CTR null and position null; no data → window ends today", () => {
+    expect(seoTotals([], { from: "2026-11-01", to: "2026-11-07" })).toEqual({ clicks: 0, impressions: 0, ctr: null, averagePosition: null })
+    const r = seo({ ...input, dataThrough: null, totals: [], queries: [], pages: [] })
+    expect(r.window).toEqual({ from: "2026-11-14", to: "2026-11-20" })
+    expect(r.dataThrough).toBeNull()
+    expect(r.lagDays).toBeNull()
+    expect(r.totals).toEqual({ clicks: 0, impressions: 0, ctr: null, averagePosition: null })
+    expect(r.change).toEqual({ clicks: null, impressions: null, ctr: null, averagePosition: null })
+    expect(r.topQueries).toEqual([])
   })
 })
 
-// -------------------------------------------------------------------------------------------------
+describe("seoWindows", () => {
+  const w = (period: Parameters<typeof seoWindows>[0], dataThrough: string | null, firstDay: string | null = null) =>
+    seoWindows(period, "2026-11-20", dataThrough, firstDay).window
+  it("anchors every period at the last day with data", () => {
+    expect(w("30d", "2026-11-17")).toEqual({ from: "2026-10-19", to: "2026-11-17" })
+    expect(w("today", "2026-11-17")).toEqual({ from: "2026-11-17", to: "2026-11-17" })
+    expect(w("yesterday", "2026-11-17")).toEqual({ from: "2026-11-17", to: "2026-11-17" })
+    expect(w("yesterday", "2026-11-20")).toEqual({ from: "2026-11-19", to: "2026-11-19" })
+    expect(w("3m", "2026-11-17")).toEqual({ from: "2026-09-01", to: "2026-11-17" })
+    expect(w("all", "2026-11-17", "2026-03-02")).toEqual({ from: "2026-03-02", to: "2026-11-17" })
+    // A data day after today (a zone ahead of the project's) never moves the window past today.
+    expect(w("7d", "2026-11-21")).toEqual({ from: "2026-11-14", to: "2026-11-20" })
+    expect(seoWindows("7d", "2026-11-20", "2026-11-21", null)).toMatchObject({ dataThrough: "2026-11-20", lagDays: 0 })
+    expect(seoWindows("30d", "2026-11-20", "2026-11-17", null).previous).toEqual({ from: "2026-09-19", to: "2026-10-18" })
+  })
+})
+
+describe("topQueryChanges", () => {
+  const current = SEO_EXPECTED_7D.window
+  const previous = SEO_EXPECTED_7D.previousWindow
+  it("orders by current clicks (then impressions) and honours the limit", () => {
+    expect(topQueryChanges(SEO_QUERIES, current, previous, 2).map((r) => r.query)).toEqual(["beta", "alpha"])
+    expect(topQueryChanges(SEO_QUERIES, current, previous, 0)).toEqual([])
+  })
+
+  it("gives the same answer on the store's collapsed rows as on the raw days", () => {
+    const collapsed = collapseTop(SEO_QUERIES, (r) => r.query, (query, day, s) => ({ day, query, ...s }), current, previous, 10)
+    // beta has no previous row, so 3 current rows + 2 previous ones.
+    expect(collapsed).toHaveLength(5)
+    expect(topQueryChanges(collapsed, current, previous, 10)).toEqual(SEO_EXPECTED_TOP_QUERIES)
+    const pages = collapseTop(SEO_PAGES, (r) => r.page, (page, day, s) => ({ day, page, ...s }), current, previous, 10)
+    expect(topPageChanges(pages, current, previous, 10)).toEqual(SEO_EXPECTED_TOP_PAGES)
+  })
+})

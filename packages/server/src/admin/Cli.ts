@@ -22,6 +22,7 @@ import {
   tokensMint,
   tokensRevoke
 } from "./Commands.ts"
+import { fxList, fxSet } from "../fx/Admin.ts"
 
 /** `--json`, accepted anywhere on the command line. */
 export const Json = GlobalFlag.Setting("json")({
@@ -273,11 +274,37 @@ const tokens = Command.make("tokens").pipe(
 )
 
 // ---------------------------------------------------------------------------------------------------
+// fx
+
+const fxSetCommand = Command.make(
+  "set",
+  {
+    base: Flag.String("base").pipe(Flag.withDescription("ISO 4217 code of the currency converted from, e.g. EUR")),
+    quote: Flag.String("quote").pipe(Flag.withDescription("ISO 4217 code of the currency converted to, e.g. USD")),
+    rate: Flag.String("rate").pipe(Flag.withDescription("Units of quote per 1 unit of base, e.g. 1.08")),
+    day: Flag.String("day").pipe(Flag.withDescription("First day (YYYY-MM-DD) the rate applies; it holds until the pair's next rate"))
+  },
+  (input) => execute(fxSet(input))
+).pipe(
+  Command.withDescription("Store an FX rate (replaces the pair's rate of that day); reports convert with it"),
+  Command.withExamples([
+    { command: "admin fx set --base EUR --quote USD --rate 1.08 --day 2026-11-01", description: "1 EUR = 1.08 USD from Nov 1st" }
+  ])
+)
+
+const fx = Command.make("fx").pipe(
+  Command.withDescription("FX rates: set and list (sitehealth never invents a rate; amounts without one are reported apart)"),
+  Command.withSubcommands([fxSetCommand, Command.make("list", {}, () => execute(fxList)).pipe(
+    Command.withDescription("List the stored FX rates")
+  )])
+)
+
+// ---------------------------------------------------------------------------------------------------
 
 export const admin = Command.make("admin").pipe(
   Command.withDescription(
     "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in SITEHEALTH_DATA_DIR), whether or not the server is running."
   ),
-  Command.withSubcommands([accounts, projects, tokens]),
+  Command.withSubcommands([accounts, projects, tokens, fx]),
   Command.withGlobalFlags([Json])
 )

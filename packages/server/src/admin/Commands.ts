@@ -9,6 +9,8 @@ import { Clock, Data, Effect } from "effect"
 import { PERMISSIONS, type Permission } from "../../../domain/src/Permissions.ts"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
+import type { FxRepo } from "../fx/FxRepo.ts"
+import type { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { iso, isoOrNull, tokenMetadata } from "../store/Present.ts"
 import type { AccountRecord, ProjectRecord, SubscriptionStatus, TokenRecord } from "../store/Records.ts"
@@ -216,7 +218,7 @@ const requireAccount = (accountId: string) =>
 
 /** A command: validation (no database), answering the work to run against the database. */
 export type AdminCommand = Effect.Effect<Effect.Effect<Output, AdminError, Repos>, AdminError>
-export type Repos = AccountsRepo | ProjectsRepo | TokensRepo
+export type Repos = AccountsRepo | ProjectsRepo | TokensRepo | FxRepo | PaymentsRepo
 
 export const accountsCreate = (input: { readonly name: string; readonly trialDays: number }): AdminCommand =>
   Effect.gen(function*() {

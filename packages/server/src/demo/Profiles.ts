@@ -5,7 +5,7 @@
  *
  * - Acme Analytics (Europe/Berlin, EUR): a growing SaaS (+70% traffic over the year). A quarter of its
  *   customers pay in USD (two currencies, converted with the demo EUR/USD rates). Its top search query
- *   loses its ranking 14 days ago (position ~2.8 → ~8.5).
+ *   loses its ranking 9 days ago (position ~2.8 → ~8.5).
  * - Bolt Recipes (America/New_York, USD): a content site with subscriptions. Google traffic falls away 12
  *   days ago (a core update: Google visitors −65%), yesterday is hit harder still, and cancellations
  *   spike between 28 and 8 days ago, with more failed payments in the last month.
@@ -13,6 +13,7 @@
  *   contractor hired 60 days ago, a large one-off purchase) and whose Search Console connection has been
  *   failing for five days.
  */
+import type { ExpenseCategory } from "../../../domain/src/Expenses.ts"
 
 export interface PlanPrice {
   readonly name: string
@@ -60,7 +61,7 @@ export interface DemoProjectSpec {
   readonly expenses: ReadonlyArray<{
     readonly amountMinor: number
     readonly currency?: string // default: the project's
-    readonly category: string
+    readonly category: ExpenseCategory
     readonly description: string
     readonly vendor: string | null
     readonly recurrence: "one_off" | "monthly" | "yearly"
@@ -119,13 +120,13 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
         { query: "self hosted analytics", page: "/features", share: 0.06, position: 14.2 },
         { query: "open source analytics", page: "/", share: 0.05, position: 18.7 }
       ],
-      rankingLoss: { queryIndex: 0, fromDaysAgo: 14, position: 8.5 }
+      rankingLoss: { queryIndex: 0, fromDaysAgo: 9, position: 8.5 }
     },
     expenses: [
       { amountMinor: 8_900, category: "hosting", description: "Cloud servers", vendor: "Hetzner", recurrence: "monthly", daysAgo: 340 },
       { amountMinor: 4_900, currency: "USD", category: "software", description: "Error tracking", vendor: "Sentry", recurrence: "monthly", daysAgo: 300 },
       { amountMinor: 2_400, category: "domains", description: "Domains", vendor: "INWX", recurrence: "yearly", daysAgo: 200 },
-      { amountMinor: 180_000, category: "events", description: "Conference booth", vendor: null, recurrence: "one_off", daysAgo: 45 }
+      { amountMinor: 180_000, category: "marketing", description: "Conference booth", vendor: null, recurrence: "one_off", daysAgo: 45 }
     ],
     integrations: [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google_search_console" }]
   },
@@ -217,7 +218,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
     expenses: [
       { amountMinor: 1_500, category: "hosting", description: "App hosting", vendor: "Fly.io", recurrence: "monthly", daysAgo: 330 },
       { amountMinor: 320_000, category: "contractors", description: "iOS contractor", vendor: "Northwind Dev", recurrence: "monthly", daysAgo: 60 },
-      { amountMinor: 240_000, category: "equipment", description: "Test devices", vendor: null, recurrence: "one_off", daysAgo: 25 },
+      { amountMinor: 240_000, category: "other", description: "Test devices", vendor: null, recurrence: "one_off", daysAgo: 25 },
       { amountMinor: 9_900, category: "software", description: "Design tools", vendor: "Figma", recurrence: "yearly", daysAgo: 150 }
     ],
     integrations: [

@@ -14,7 +14,11 @@
  * - Money is integer minor units (Math.round) plus the currency.
  */
 export * from "./Numbers.ts"
-export * from "./Reports.ts"
+export * from "./Analytics.ts"
+export * from "./Revenue.ts"
+export * from "./Churn.ts"
+export * from "./Seo.ts"
+export * from "./Profitability.ts"
 export * from "./Health.ts"
 export * from "./Signals.ts"
 export * from "./Briefing.ts"

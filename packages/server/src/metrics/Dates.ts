@@ -77,3 +77,76 @@ export const todayIn = (timezone: string, now: Date): string => {
   const get = (type: "year" | "month" | "day"): string => parts.find((p) => p.type === type)?.value ?? ""
   return `${get("year").padStart(4, "0")}-${get("month")}-${get("day")}`
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Instants in a time zone (the analytics report's hour buckets and range boundaries)
+// ---------------------------------------------------------------------------------------------------
+
+const MS_PER_MINUTE = 60_000
+const wallFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** The wall clock of an instant in an IANA zone, with the zone's UTC offset at that instant. */
+export interface LocalTime {
+  readonly day: string // YYYY-MM-DD
+  readonly hour: number // 0–23
+  readonly minute: number
+  readonly offsetMinutes: number // local − UTC, e.g. +120 for CEST
+}
+
+export const localTimeIn = (timezone: string, instantMs: number): LocalTime => {
+  let format = wallFormats.get(timezone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: timezone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
+      hour: "2-digit", minute: "2-digit", second: "2-digit"
+    })
+    wallFormats.set(timezone, format)
+  }
+  const parts = format.formatToParts(new Date(instantMs))
+  const get = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((p) => p.type === type)?.value ?? 0)
+  const [y, mo, d, h, mi, s] = [get("year"), get("month"), get("day"), get("hour"), get("minute"), get("second")]
+  const wallMs = Date.UTC(y, mo - 1, d, h, mi, s)
+  const wholeSecond = Math.floor(instantMs / 1000) * 1000
+  return {
+    day: `${pad4(y)}-${pad2(mo)}-${pad2(d)}`,
+    hour: h,
+    minute: mi,
+    offsetMinutes: Math.round((wallMs - wholeSecond) / MS_PER_MINUTE)
+  }
+}
+
+/**
+ * The instant at which the wall clock of `timezone` shows `day` plus `minutesOfDay`. In a DST gap (a
+ * wall time that does not exist) this is the wall time read with the offset in force before the gap,
+ * which lands the same distance after the gap (Berlin 02:30 on 2026-03-29 → 03:30+02:00), so a day whose
+ * midnight is skipped starts at its first existing instant; in an overlap (fall back), the earlier instant.
+ */
+export const zonedInstant = (day: string, minutesOfDay: number, timezone: string): number => {
+  const wall = toEpochDay(day) * MS_PER_DAY + minutesOfDay * MS_PER_MINUTE
+  // The offsets a day either side bracket any single transition near this wall time.
+  const before = wall - localTimeIn(timezone, wall - MS_PER_DAY).offsetMinutes * MS_PER_MINUTE
+  const after = wall - localTimeIn(timezone, wall + MS_PER_DAY).offsetMinutes * MS_PER_MINUTE
+  const shows = (t: number) => {
+    const l = localTimeIn(timezone, t)
+    return toEpochDay(l.day) * MS_PER_DAY + (l.hour * 60 + l.minute) * MS_PER_MINUTE === wall - (wall % MS_PER_MINUTE)
+  }
+  const valid = [before, after].filter(shows)
+  // Overlap: both exist, take the earlier. Gap: neither exists; the pre-transition offset lands after the gap.
+  return valid.length > 0 ? Math.min(...valid) : before
+}
+
+/** The first instant of the local calendar day `day` in `timezone`. */
+export const startOfDayIn = (day: string, timezone: string): number => zonedInstant(day, 0, timezone)
+
+/** "+02:00" / "-03:30" for an offset in minutes. */
+export const formatOffset = (offsetMinutes: number): string => {
+  const sign = offsetMinutes < 0 ? "-" : "+"
+  const abs = Math.abs(offsetMinutes)
+  return `${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+}
+
+/** "2026-03-29T03:00+02:00": the local wall time of an instant with its offset (minute precision). */
+export const localLabel = (instantMs: number, timezone: string): string => {
+  const t = localTimeIn(timezone, instantMs)
+  return `${t.day}T${pad2(t.hour)}:${pad2(t.minute)}${formatOffset(t.offsetMinutes)}`
+}

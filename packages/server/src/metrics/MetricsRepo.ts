@@ -6,6 +6,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { toProjectRecord } from "../projects/ProjectsRepo.ts"
 import { looksLikeId } from "../store/Ids.ts"
+import { revenueColumns } from "../payments/PaymentsRepo.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "./Rows.ts"
@@ -53,9 +54,13 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
         (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
             ORDER BY day), '[]'::json)
           FROM traffic_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS traffic,
-        (SELECT coalesce(json_agg(json_build_array(day, gross_minor, refunds_minor, mrr_minor, active_subscriptions,
-            new_subscriptions, churned_subscriptions, churned_mrr_minor) ORDER BY day), '[]'::json)
-          FROM revenue_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS revenue,
+        (SELECT coalesce(json_agg(json_build_array(day, gross_minor, refunds_minor, failed_payments, failed_minor,
+            mrr_minor, customers, new_mrr_minor, expansion_mrr_minor, contraction_mrr_minor, churned_mrr_minor,
+            reactivation_mrr_minor, new_customers, churned_customers, reactivated_customers) ORDER BY day), '[]'::json)
+          FROM revenue_daily WHERE project_id = ${projectRef} AND (day >= ${from}::date
+            -- the last row before the range too: MRR and customers are states that carry forward over days
+            -- without a row, so the start of any window in the range is known.
+            OR day = (SELECT max(b.day) FROM revenue_daily b WHERE b.project_id = ${projectRef} AND b.day < ${from}::date))) AS revenue,
         (SELECT coalesce(json_agg(json_build_array(day, clicks, impressions, position_weighted) ORDER BY day), '[]'::json)
           FROM search_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS search,
         (SELECT coalesce(json_agg(json_build_array(amount_minor, currency, incurred_on, recurrence)), '[]'::json)
@@ -65,8 +70,10 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
           day: a[0], visitors: a[1], pageviews: a[2], sessions: a[3], bounces: a[4], durationSeconds: a[5]
         })),
         revenue: (parseJson(r.revenue) as Array<Array<any>>).map((a) => ({
-          day: a[0], grossMinor: a[1], refundsMinor: a[2], mrrMinor: a[3], activeSubscriptions: a[4],
-          newSubscriptions: a[5], churnedSubscriptions: a[6], churnedMrrMinor: a[7]
+          day: a[0], grossMinor: Number(a[1]), refundsMinor: Number(a[2]), failedPayments: a[3], failedMinor: Number(a[4]),
+          mrrMinor: Number(a[5]), customers: a[6], newMrrMinor: Number(a[7]), expansionMrrMinor: Number(a[8]),
+          contractionMrrMinor: Number(a[9]), churnedMrrMinor: Number(a[10]), reactivationMrrMinor: Number(a[11]),
+          newCustomers: a[12], churnedCustomers: a[13], reactivatedCustomers: a[14]
         })),
         search: (parseJson(r.search) as Array<Array<any>>).map((a) => ({
           day: a[0], clicks: a[1], impressions: a[2], positionWeighted: a[3]
@@ -128,13 +135,12 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
                 ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
                   sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
             }
+            // Revenue rows are normally derived by the payments rollup (PaymentsRepo.write), which replaces
+            // them all; this direct path stays for tests of the health and signals figures.
             for (const r of rows.revenue ?? []) {
-              yield* sql`INSERT INTO revenue_daily VALUES (${projectId}, ${r.day}::date, ${r.grossMinor}, ${r.refundsMinor},
-                  ${r.mrrMinor}, ${r.activeSubscriptions}, ${r.newSubscriptions}, ${r.churnedSubscriptions}, ${r.churnedMrrMinor})
-                ON CONFLICT (project_id, day) DO UPDATE SET gross_minor = EXCLUDED.gross_minor,
-                  refunds_minor = EXCLUDED.refunds_minor, mrr_minor = EXCLUDED.mrr_minor,
-                  active_subscriptions = EXCLUDED.active_subscriptions, new_subscriptions = EXCLUDED.new_subscriptions,
-                  churned_subscriptions = EXCLUDED.churned_subscriptions, churned_mrr_minor = EXCLUDED.churned_mrr_minor`
+              const c = revenueColumns(projectId, r)
+              yield* sql`INSERT INTO revenue_daily ${sql.insert(c)}
+                ON CONFLICT (project_id, day) DO UPDATE SET ${sql.update(c, ["project_id", "day"])}`
             }
             for (const s of rows.search ?? []) {
               yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${s.clicks}, ${s.impressions},
@@ -153,9 +159,15 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
       const db = yield* MemoryDb
       const since = <A extends { readonly day: string }>(m: Map<string, A> | undefined, from: string) =>
         [...(m?.values() ?? [])].filter((r) => r.day >= from).sort((a, b) => (a.day < b.day ? -1 : 1))
+      // As in SQL: the revenue rows from `from` on, plus the last one before it (MRR and customers carry).
+      const sinceWithCarry = (m: Map<string, RevenueDay> | undefined, from: string) => {
+        const all = since(m, EPOCH)
+        const carry = all.filter((r) => r.day < from).pop()
+        return carry === undefined ? since(m, from) : [carry, ...since(m, from)]
+      }
       const seriesOf = (projectId: string, from: string): ProjectSeries => ({
         traffic: since(db.traffic.get(projectId), from),
-        revenue: since(db.revenue.get(projectId), from),
+        revenue: sinceWithCarry(db.revenue.get(projectId), from),
         search: since(db.search.get(projectId), from),
         expenses: [...db.expenses.values()]
           .filter((e) => e.projectId === projectId && e.deletedAt === null)

@@ -1,16 +1,24 @@
-/** Handlers of the projects group: list, health, briefing, signals; deletion is dashboard-only. */
-import { Clock, Effect, Layer } from "effect"
+/**
+ * Handlers of the projects group: list (with each project's stored health snapshot and trend), health,
+ * briefing, signals; deletion is dashboard-only. Every read serves STORED results (worker/Recompute.ts),
+ * recomputing first when what is stored is behind the data — never stale, never computed twice at once.
+ */
+import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "../../../domain/src/Api.ts"
 import { CurrentPrincipal } from "../../../domain/src/Authentication.ts"
 import { DEFAULT_PAGE_SIZE } from "../../../domain/src/Common.ts"
-import { badRequest, Forbidden } from "../../../domain/src/Errors.ts"
-import * as Compute from "../metrics/Compute.ts"
+import { Forbidden } from "../../../domain/src/Errors.ts"
+import type { HealthSnapshot, HealthTrend } from "../../../domain/src/Projects.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
-import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import { snapshot } from "../metrics/Health.ts"
 import { decodeCursor } from "../store/Cursor.ts"
+import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
+import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
+import { JobsRepo } from "../worker/JobsRepo.ts"
+import { ensureBriefing, ensureFresh, isFresh } from "../worker/Recompute.ts"
 import { ProjectsRepo } from "./ProjectsRepo.ts"
-import { HEALTH_LOOKBACK_DAYS, loadProject, type LoadedProject } from "./Policy.ts"
+import { requireProjectWith } from "./Policy.ts"
 
 export const dashboardOnly = (what: string) =>
   Effect.fail(
@@ -20,20 +28,32 @@ export const dashboardOnly = (what: string) =>
     })
   )
 
-export const healthInput = (p: LoadedProject): Compute.HealthInput => ({
-  projectId: p.project.id,
-  today: p.today,
-  now: p.now.toISOString(),
-  series: p.series,
-  currency: p.project.currency
-})
+/** Days of stored snapshots a trend shows. */
+export const TREND_DAYS = 30
+
+/**
+ * The trend of a project from its stored snapshots (oldest first) and today's score: score now minus
+ * the score of the latest snapshot at least 7 (30) days older; null when there is none or a score is null.
+ */
+export const trendOf = (rows: ReadonlyArray<{ readonly day: string; readonly score: number | null }>, today: string, score: number | null): HealthTrend => {
+  const points = rows.filter((r) => r.day <= today).map((r) => ({ date: r.day, score: r.score }))
+  const change = (days: number): number | null => {
+    const cutoff = addDays(today, -days)
+    const base = [...points].reverse().find((p) => p.date <= cutoff)
+    return base === undefined || base.score === null || score === null ? null : score - base.score
+  }
+  return { scoreChange7d: change(7), scoreChange30d: change(TREND_DAYS), points }
+}
 
 export const ProjectsHttp = HttpApiBuilder.group(
   SiteHealthApi,
   "projects",
   Effect.fn(function*(handlers) {
     const projects = yield* ProjectsRepo
-    const metrics = yield* MetricsRepo
+    const snapshots = yield* SnapshotsRepo
+    const signals = yield* SignalsRepo
+    const jobs = yield* JobsRepo
+    const requireProject = requireProjectWith(projects)
     return handlers.handleAll({
       listProjects: ({ query }) =>
         Effect.gen(function*() {
@@ -44,54 +64,61 @@ export const ProjectsHttp = HttpApiBuilder.group(
             after
           })
           const now = new Date(yield* Clock.currentTimeMillis)
-          const series = yield* metrics.loadSeries(
-            page.items.map((p) => p.id),
-            addDays(now.toISOString().slice(0, 10), -(HEALTH_LOOKBACK_DAYS + 1))
-          )
-          return {
-            projects: page.items.map((p) => ({
+          // One query: every stored snapshot of the page's projects in the trend range, with their data versions.
+          const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
+          const { rows, versions } = yield* snapshots.trends(page.items.map((p) => p.id), fromDay)
+          const byProject = new Map<string, Array<TrendRow>>()
+          for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
+          const out = []
+          for (const p of page.items) {
+            const today = todayIn(p.timezone, now)
+            const own = byProject.get(p.id) ?? []
+            const latest = own.find((r) => r.day === today) ?? null
+            const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
+            let current: HealthSnapshot
+            if (latest !== null && isFresh({ dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }, version, now)) {
+              current = latest.snapshot
+            } else {
+              // Missing or behind: compute and store now (the only per-project work the list ever does).
+              current = snapshot((yield* ensureFresh(p.id, p.timezone)).health)
+            }
+            const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })),
+              { day: today, score: current.score }]
+            out.push({
               id: p.id,
               name: p.name,
               domain: p.domain,
               timezone: p.timezone,
               currency: p.currency,
               createdAt: p.createdAt.toISOString(),
-              health: Compute.snapshot(
-                Compute.health({
-                  projectId: p.id,
-                  today: todayIn(p.timezone, now),
-                  now: now.toISOString(),
-                  series: series.get(p.id) ?? { traffic: [], revenue: [], search: [], expenses: [] },
-                  currency: p.currency
-                })
-              )
-            })),
-            nextCursor: page.nextCursor
+              health: current,
+              trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
+            })
           }
+          return { projects: out, nextCursor: page.nextCursor }
         }),
       getHealth: ({ params }) =>
-        Effect.map(loadProject(params.id, HEALTH_LOOKBACK_DAYS), (p) => Compute.health(healthInput(p))),
+        Effect.gen(function*() {
+          const project = yield* requireProject(params.id)
+          return (yield* ensureFresh(project.id, project.timezone)).health
+        }),
       getBriefing: ({ params }) =>
-        Effect.map(loadProject(params.id, HEALTH_LOOKBACK_DAYS), (p) => {
-          const input = healthInput(p)
-          return Compute.briefing({ ...input, signals: Compute.signals(input) })
+        Effect.gen(function*() {
+          const project = yield* requireProject(params.id)
+          return yield* ensureBriefing(project.id, project.timezone)
         }),
       listSignals: ({ params, query }) =>
         Effect.gen(function*() {
-          const p = yield* loadProject(params.id, HEALTH_LOOKBACK_DAYS)
-          const all = Compute.signals(healthInput(p)).filter(
-            (s) =>
-              (query.dimension === undefined || s.dimension === query.dimension) &&
-              (query.severity === undefined || s.severity === query.severity)
-          )
-          // Signals are computed, not stored: the cursor is the offset into today's ordered list.
-          const offset = query.cursor === undefined ? 0 : Number.parseInt(query.cursor, 10)
-          if (!Number.isSafeInteger(offset) || offset < 0 || String(offset) !== (query.cursor ?? "0")) {
-            return yield* Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
-          }
-          const limit = query.limit ?? DEFAULT_PAGE_SIZE
-          const signals = all.slice(offset, offset + limit)
-          return { signals, nextCursor: offset + limit < all.length ? String(offset + limit) : null }
+          const project = yield* requireProject(params.id)
+          const after = yield* decodeSignalCursor(query.cursor)
+          yield* ensureFresh(project.id, project.timezone)
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const page = yield* signals.list(project.id, {
+            dimension: query.dimension,
+            severity: query.severity,
+            active: query.active === undefined ? undefined : query.active === "true"
+          }, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
+          return { signals: page.items, nextCursor: page.nextCursor }
         }),
       deleteProject: () => dashboardOnly("Deleting a website")
     })

@@ -12,9 +12,9 @@ export const ReportsHttp = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     return handlers.handleAll({
       getAnalytics: ({ params, query }) => getAnalytics(params.id, query.period ?? "30d"),
-      getRevenue: ({ params }) => getRevenue(params.id),
-      getChurn: ({ params }) => getChurn(params.id),
-      getSeo: ({ params }) => getSeo(params.id)
+      getRevenue: ({ params, query }) => getRevenue(params.id, query.period ?? "30d"),
+      getChurn: ({ params, query }) => getChurn(params.id, query.period ?? "30d"),
+      getSeo: ({ params, query }) => getSeo(params.id, query.period ?? "30d")
     })
   })
 )

@@ -1,22 +1,57 @@
-/** GET /projects/{id}/revenue and /churn. */
+/** GET /projects/{id}/revenue and /churn: derived rows only, a handful of round trips, O(days in the window). */
 import { Effect } from "effect"
+import type { Period } from "../../../domain/src/Common.ts"
 import * as Compute from "../metrics/Compute.ts"
+import { addDays } from "../metrics/Dates.ts"
+import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { loadProject } from "../projects/Policy.ts"
 
-export const getRevenue = (projectId: string) =>
-  Effect.map(loadProject(projectId, 400), (p) =>
-    Compute.revenue({
-      projectId: p.project.id,
-      currency: p.project.currency,
-      today: p.today,
-      revenue: p.series.revenue
-    }))
+/**
+ * Days of revenue rows a period needs: its window and the previous one of equal length (3m is at most 92
+ * days, 12m at most 366). The MetricsRepo adds the last row before the range, which carries MRR forward.
+ */
+const PERIOD_LOOKBACK: Record<Period, number | null> = {
+  today: 2, yesterday: 3, "7d": 15, "30d": 61, "3m": 186, "12m": 734, all: null
+}
+/** The revenue report also shows 12 months of month-end MRR and the last 30 days against the 30 before. */
+const REVENUE_MIN_LOOKBACK = 400
 
-export const getChurn = (projectId: string) =>
-  Effect.map(loadProject(projectId, 75), (p) =>
-    Compute.churn({
+export const getRevenue = (projectId: string, period: Period) =>
+  Effect.gen(function*() {
+    const lookback = PERIOD_LOOKBACK[period]
+    const p = yield* loadProject(projectId, lookback === null ? null : Math.max(lookback, REVENUE_MIN_LOOKBACK))
+    const payments = yield* PaymentsRepo
+    const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
+    const last30 = Compute.lastDays(p.today, 30)
+    const [cohort, unconverted] = yield* Effect.all([
+      payments.cohort(p.project.id, addDays(window.from, -1), window.to),
+      payments.unconverted(p.project.id, last30.from, p.today)
+    ], { concurrency: 2 })
+    return Compute.revenue({
       projectId: p.project.id,
-      currency: p.project.currency,
+      period,
       today: p.today,
-      revenue: p.series.revenue
-    }))
+      timezone: p.project.timezone,
+      currency: p.project.currency,
+      revenue: p.series.revenue,
+      cohort,
+      unconverted
+    })
+  })
+
+export const getChurn = (projectId: string, period: Period) =>
+  Effect.gen(function*() {
+    const p = yield* loadProject(projectId, PERIOD_LOOKBACK[period])
+    const payments = yield* PaymentsRepo
+    const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
+    const churnEvents = yield* payments.churnEvents(p.project.id, window.from, window.to)
+    return Compute.churn({
+      projectId: p.project.id,
+      period,
+      today: p.today,
+      timezone: p.project.timezone,
+      currency: p.project.currency,
+      revenue: p.series.revenue,
+      churnEvents
+    })
+  })

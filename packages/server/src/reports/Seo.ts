@@ -1,8 +1,38 @@
-/** GET /projects/{id}/seo. */
-import { Effect } from "effect"
-import * as Compute from "../metrics/Compute.ts"
-import { loadProject } from "../projects/Policy.ts"
+/**
+ * GET /projects/{id}/seo?period=…: the window ends at the last day with search data (Search Console lags
+ * 2–3 days). Reads: the project (access check), its dataThrough (three index max lookups), then the totals
+ * of both windows and the top queries and pages aggregated in the store — bounded by the window's days and
+ * SEO_TOP_ROWS, whatever the history behind them.
+ */
+import { Clock, Effect } from "effect"
+import { CurrentPrincipal } from "../../../domain/src/Authentication.ts"
+import type { Period } from "../../../domain/src/Common.ts"
+import { todayIn } from "../metrics/Dates.ts"
+import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"
+import { checkProjectAccess } from "../projects/Policy.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { SearchRepo } from "../search/SearchRepo.ts"
 
-export const getSeo = (projectId: string) =>
-  Effect.map(loadProject(projectId, 60), (p) =>
-    Compute.seo({ projectId: p.project.id, today: p.today, search: p.series.search }))
+/** First stored day for period "all": the earliest totals row; only read for that period. */
+const firstDayOf = (search: typeof SearchRepo.Service, projectId: string, dataThrough: string | null) =>
+  dataThrough === null
+    ? Effect.succeed(null)
+    : Effect.map(search.loadTotals(projectId, "0001-01-01", dataThrough), (rows) => rows[0]?.day ?? null)
+
+export const getSeo = (projectId: string, period: Period) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const projects = yield* ProjectsRepo
+    const search = yield* SearchRepo
+    const project = yield* checkProjectAccess(principal, yield* projects.find(projectId))
+    const today = todayIn(project.timezone, new Date(yield* Clock.currentTimeMillis))
+    const dataThrough = yield* search.dataThrough(project.id)
+    const firstDay = period === "all" ? yield* firstDayOf(search, project.id, dataThrough) : null
+    const { window, previous } = seoWindows(period, today, dataThrough, firstDay)
+    const [totals, queries, pages] = yield* Effect.all([
+      search.loadTotals(project.id, previous.from, window.to),
+      search.loadTopQueries(project.id, window, previous, SEO_TOP_ROWS),
+      search.loadTopPages(project.id, window, previous, SEO_TOP_ROWS)
+    ], { concurrency: "unbounded" })
+    return seo({ projectId: project.id, period, today, dataThrough, firstDay, totals, queries, pages })
+  })

@@ -1,8 +1,57 @@
-/** Migration 0006_snapshots: the tables of this feature folder. Registered in db/Migrations.ts. */
+/**
+ * Migration 0006_snapshots: what the recompute worker stores. Registered in db/Migrations.ts.
+ *
+ * - health_snapshots: one row per project and LOCAL day (the latest computation of the day wins), with
+ *   the data_version it was computed from, so a reader knows whether it is behind the data.
+ * - signals: stored conditions. At most one OPEN (resolved_at IS NULL) signal per (project, fingerprint);
+ *   a resolved one stays as history and a re-appearing condition opens a new row.
+ * - briefings: one per project and local date, written once (INSERT … ON CONFLICT DO NOTHING).
+ * - project_jobs: the worker's queue, one row per project; claimed with FOR UPDATE SKIP LOCKED.
+ */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 export const snapshotsMigration = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  void sql // filled in by this feature's tables
+  // One statement per call: the extended protocol runs a single command at a time.
+  yield* sql`CREATE TABLE health_snapshots (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      computed_at timestamptz NOT NULL,
+      data_version bigint NOT NULL,
+      score integer,
+      confidence double precision NOT NULL,
+      status text NOT NULL,
+      body jsonb NOT NULL,
+      PRIMARY KEY (project_id, day)
+    )`
+  yield* sql`CREATE TABLE signals (
+      id text PRIMARY KEY,
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      fingerprint text NOT NULL,
+      kind text NOT NULL,
+      dimension text NOT NULL,
+      severity text NOT NULL CHECK (severity IN ('info','warning','critical')),
+      body jsonb NOT NULL,
+      detected_at timestamptz NOT NULL,
+      last_seen_at timestamptz NOT NULL,
+      resolved_at timestamptz
+    )`
+  yield* sql`CREATE UNIQUE INDEX signals_open_fingerprint ON signals (project_id, fingerprint) WHERE resolved_at IS NULL`
+  yield* sql`CREATE INDEX signals_project_list ON signals (project_id, (resolved_at IS NOT NULL), detected_at DESC)`
+  yield* sql`CREATE TABLE briefings (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      local_date date NOT NULL,
+      generated_at timestamptz NOT NULL,
+      body jsonb NOT NULL,
+      PRIMARY KEY (project_id, local_date)
+    )`
+  yield* sql`CREATE TABLE project_jobs (
+      project_id text PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+      due_at timestamptz NOT NULL,
+      computed_version bigint,
+      computed_day date,
+      last_run_at timestamptz
+    )`
+  yield* sql`CREATE INDEX project_jobs_due ON project_jobs (due_at)`
 })

@@ -1,8 +1,62 @@
-/** Migration 0003_traffic: the tables of this feature folder. Registered in db/Migrations.ts. */
+/**
+ * Migration 0003_traffic: the tables of this feature folder. Registered in db/Migrations.ts.
+ *
+ * traffic_daily (0001) stays the per-local-day aggregate. Added here: UTC hours, top pages and sources
+ * per local day, provider range uniques, and raw self-collected events. Reads only ever touch the
+ * aggregates; traffic_events is read by the ingest rollup alone (traffic/Rollup.ts).
+ */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 export const trafficMigration = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  void sql // filled in by this feature's tables
+  // One statement per call: the extended protocol runs a single command at a time.
+  const statements = `
+    CREATE TABLE traffic_hourly (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      hour timestamptz NOT NULL,
+      visitors integer NOT NULL,
+      pageviews integer NOT NULL,
+      sessions integer NOT NULL,
+      bounces integer NOT NULL,
+      duration_seconds bigint NOT NULL,
+      PRIMARY KEY (project_id, hour)
+    );
+    CREATE TABLE traffic_pages_daily (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      path text NOT NULL,
+      visitors integer NOT NULL,
+      pageviews integer NOT NULL,
+      PRIMARY KEY (project_id, day, path)
+    );
+    CREATE TABLE traffic_sources_daily (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      source text NOT NULL,
+      visitors integer NOT NULL,
+      sessions integer NOT NULL,
+      PRIMARY KEY (project_id, day, source)
+    );
+    CREATE TABLE traffic_uniques (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      from_day date NOT NULL,
+      to_day date NOT NULL,
+      visitors integer NOT NULL,
+      PRIMARY KEY (project_id, from_day, to_day),
+      CHECK (to_day >= from_day)
+    );
+    CREATE TABLE traffic_events (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      occurred_at timestamptz NOT NULL,
+      visitor_id text NOT NULL,
+      session_id text NOT NULL,
+      path text NOT NULL,
+      source text,
+      duration_seconds integer NOT NULL DEFAULT 0
+    );
+    CREATE INDEX traffic_events_time ON traffic_events (project_id, occurred_at);
+    CREATE INDEX traffic_events_session ON traffic_events (project_id, session_id)
+  `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
+  for (const statement of statements) yield* sql.unsafe(statement)
 })

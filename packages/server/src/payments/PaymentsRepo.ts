@@ -1,0 +1,308 @@
+/**
+ * Payments storage. Writes upsert the provider's raw facts by provider id, then re-run the rollup
+ * (Rollup.ts) over the project's whole payment history and replace its derived rows — all in one
+ * transaction that also bumps projects.data_version. Reads only touch derived rows, bounded by the window.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { FxRepo } from "../fx/FxRepo.ts"
+import type { RevenueDay } from "../metrics/Rows.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import { type ChurnEvent, type CustomerMrrSpan, rollup, type RollupOutput, type UnconvertedDay } from "./Rollup.ts"
+import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
+
+/** A customer paying at the start of a window, with its MRR then and at the window's end (0 if gone). */
+export interface CohortRow {
+  readonly customerId: string
+  readonly startMinor: number
+  readonly endMinor: number
+}
+
+export interface PaymentsRepoShape {
+  /**
+   * Upserts the given raw facts by provider id (customers and charges and refunds by id, subscription
+   * versions by (subscriptionId, validFrom)), re-runs the rollup for the project and stores its output,
+   * bumping data_version — one transaction.
+   */
+  readonly write: (projectId: string, data: Partial<PaymentsData>) => Effect.Effect<void>
+  /** Re-runs the rollup without new facts (after FX rates change). */
+  readonly rebuild: (projectId: string) => Effect.Effect<void>
+  /** Projects with a subscription or charge in any of these currencies: the ones a new FX rate affects. */
+  readonly projectsWithPaymentsIn: (currencies: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
+  /** Customers with MRR > 0 at the end of `startDay`, with their MRR at the end of `startDay` and of `endDay`. */
+  readonly cohort: (projectId: string, startDay: string, endDay: string) => Effect.Effect<ReadonlyArray<CohortRow>>
+  /** Churn events with fromDay ≤ day ≤ toDay, by day then customer. */
+  readonly churnEvents: (projectId: string, fromDay: string, toDay: string) => Effect.Effect<ReadonlyArray<ChurnEvent>>
+  /** Unconverted rows with day ≤ toDay that are on or after fromDay, or the last one before it per currency. */
+  readonly unconverted: (projectId: string, fromDay: string, toDay: string) => Effect.Effect<ReadonlyArray<UnconvertedDay>>
+}
+
+const CHUNK = 1000 // rows per INSERT, well under Postgres's 65 535 parameters
+
+const chunks = <A>(rows: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK))
+  return out
+}
+
+const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
+
+export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShape>()("sitehealth/PaymentsRepo") {
+  static readonly sql = Layer.effect(
+    PaymentsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const fx = yield* FxRepo
+      // sql.insert wants a non-empty tuple of records; chunks() never yields an empty one.
+      const insertRows = (rows: ReadonlyArray<object>) =>
+        sql.insert(rows as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])
+
+      const upsert = (projectId: string, data: Partial<PaymentsData>) =>
+        Effect.gen(function*() {
+          for (const rows of chunks(data.customers ?? [])) {
+            yield* sql`INSERT INTO customers ${insertRows(rows.map((c) => ({ project_id: projectId, id: c.id, created_at: c.createdAt })))}
+              ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at`
+          }
+          for (const rows of chunks(data.subscriptionVersions ?? [])) {
+            yield* sql`INSERT INTO subscription_versions ${insertRows(rows.map((v) => ({
+              project_id: projectId, subscription_id: v.subscriptionId, customer_id: v.customerId,
+              valid_from: v.validFrom, valid_to: v.validTo, status: v.status, currency: v.currency.toUpperCase(),
+              unit_amount_minor: v.unitAmountMinor, quantity: v.quantity, interval: v.interval,
+              interval_count: v.intervalCount, discount_percent_off: v.discountPercentOff,
+              discount_amount_off_minor: v.discountAmountOffMinor, cancel_reason: v.cancelReason
+            })))}
+              ON CONFLICT (project_id, subscription_id, valid_from) DO UPDATE SET customer_id = EXCLUDED.customer_id,
+                valid_to = EXCLUDED.valid_to, status = EXCLUDED.status, currency = EXCLUDED.currency,
+                unit_amount_minor = EXCLUDED.unit_amount_minor, quantity = EXCLUDED.quantity, interval = EXCLUDED.interval,
+                interval_count = EXCLUDED.interval_count, discount_percent_off = EXCLUDED.discount_percent_off,
+                discount_amount_off_minor = EXCLUDED.discount_amount_off_minor, cancel_reason = EXCLUDED.cancel_reason`
+          }
+          for (const rows of chunks(data.charges ?? [])) {
+            yield* sql`INSERT INTO charges ${insertRows(rows.map((c) => ({
+              project_id: projectId, id: c.id, customer_id: c.customerId, at: c.at, amount_minor: c.amountMinor,
+              currency: c.currency.toUpperCase(), status: c.status
+            })))}
+              ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
+                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status`
+          }
+          for (const rows of chunks(data.refunds ?? [])) {
+            yield* sql`INSERT INTO refunds ${insertRows(rows.map((r) => ({
+              project_id: projectId, id: r.id, charge_id: r.chargeId, at: r.at, amount_minor: r.amountMinor,
+              currency: r.currency.toUpperCase()
+            })))}
+              ON CONFLICT (project_id, id) DO UPDATE SET charge_id = EXCLUDED.charge_id, at = EXCLUDED.at,
+                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency`
+          }
+        })
+
+      const loadAll = (projectId: string) =>
+        Effect.gen(function*() {
+          const versions = yield* sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId}`
+          const charges = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId}`
+          const refunds = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId}`
+          return {
+            customers: [],
+            subscriptionVersions: (versions as ReadonlyArray<any>).map((r): SubscriptionVersion => ({
+              subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: iso(r.valid_from),
+              validTo: r.valid_to === null ? null : iso(r.valid_to), status: r.status, currency: r.currency,
+              unitAmountMinor: Number(r.unit_amount_minor), quantity: Number(r.quantity), interval: r.interval,
+              intervalCount: Number(r.interval_count), discountPercentOff: numOrNull(r.discount_percent_off),
+              discountAmountOffMinor: numOrNull(r.discount_amount_off_minor), cancelReason: r.cancel_reason
+            })),
+            charges: (charges as ReadonlyArray<any>).map((r): Charge => ({
+              id: r.id, customerId: r.customer_id, at: iso(r.at), amountMinor: Number(r.amount_minor),
+              currency: r.currency, status: r.status
+            })),
+            refunds: (refunds as ReadonlyArray<any>).map((r): Refund => ({
+              id: r.id, chargeId: r.charge_id, at: iso(r.at), amountMinor: Number(r.amount_minor), currency: r.currency
+            }))
+          } satisfies PaymentsData
+        })
+
+      const store = (projectId: string, out: RollupOutput) =>
+        Effect.gen(function*() {
+          for (const table of ["revenue_daily", "customer_mrr", "churn_events", "revenue_unconverted_daily"]) {
+            yield* sql`DELETE FROM ${sql(table)} WHERE project_id = ${projectId}`
+          }
+          for (const rows of chunks(out.revenueDays)) {
+            yield* sql`INSERT INTO revenue_daily ${insertRows(rows.map((r) => revenueColumns(projectId, r)))}`
+          }
+          for (const rows of chunks(out.customerMrr)) {
+            yield* sql`INSERT INTO customer_mrr ${insertRows(rows.map((s) => ({
+              project_id: projectId, customer_id: s.customerId, from_day: s.fromDay, to_day: s.toDay, mrr_minor: s.mrrMinor
+            })))}`
+          }
+          for (const rows of chunks(out.churnEvents)) {
+            yield* sql`INSERT INTO churn_events ${insertRows(rows.map((e) => ({
+              project_id: projectId, customer_id: e.customerId, day: e.day, mrr_lost_minor: e.mrrLostMinor, reason: e.reason
+            })))}`
+          }
+          for (const rows of chunks(out.unconverted)) {
+            yield* sql`INSERT INTO revenue_unconverted_daily ${insertRows(rows.map((u) => ({
+              project_id: projectId, currency: u.currency, day: u.day, mrr_minor: u.mrrMinor, gross_minor: u.grossMinor,
+              refunds_minor: u.refundsMinor, failed_minor: u.failedMinor
+            })))}`
+          }
+        })
+
+      const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
+        sql.withTransaction(Effect.gen(function*() {
+          // The bump comes first: its row lock serialises concurrent writes of the same project, so each
+          // rollup sees every fact committed before it.
+          const projects = yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}
+              RETURNING timezone, currency`
+          if (projects.length === 0) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
+          const project = projects[0] as any
+          yield* upsert(projectId, data)
+          const all = yield* loadAll(projectId)
+          const rates = yield* fx.all()
+          yield* store(projectId, rollup(all, { timezone: project.timezone, currency: project.currency, rates }))
+        })).pipe(Effect.orDie)
+
+      return PaymentsRepo.of({
+        write: writeAndRollUp,
+        rebuild: (projectId) => writeAndRollUp(projectId, {}),
+        projectsWithPaymentsIn: (currencies) =>
+          sql`SELECT project_id FROM subscription_versions WHERE currency = ANY(${currencies.map((c) => c.toUpperCase())})
+              UNION SELECT project_id FROM charges WHERE currency = ANY(${currencies.map((c) => c.toUpperCase())})
+              ORDER BY project_id`.pipe(
+            Effect.map((rows) => (rows as ReadonlyArray<any>).map((r) => r.project_id as string)),
+            Effect.orDie
+          ),
+        cohort: (projectId, startDay, endDay) =>
+          sql`SELECT s.customer_id, s.mrr_minor AS start_minor, coalesce(e.mrr_minor, 0) AS end_minor
+              FROM customer_mrr s
+              LEFT JOIN customer_mrr e ON e.project_id = s.project_id AND e.customer_id = s.customer_id
+                AND e.from_day <= ${endDay}::date AND (e.to_day IS NULL OR e.to_day > ${endDay}::date)
+              WHERE s.project_id = ${projectId} AND s.from_day <= ${startDay}::date
+                AND (s.to_day IS NULL OR s.to_day > ${startDay}::date)
+              ORDER BY s.customer_id`.pipe(
+            Effect.map((rows) =>
+              (rows as ReadonlyArray<any>).map((r): CohortRow => ({
+                customerId: r.customer_id, startMinor: Number(r.start_minor), endMinor: Number(r.end_minor)
+              }))
+            ),
+            Effect.orDie
+          ),
+        churnEvents: (projectId, fromDay, toDay) =>
+          sql`SELECT customer_id, to_char(day, 'YYYY-MM-DD') AS day, mrr_lost_minor, reason FROM churn_events
+              WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date
+              ORDER BY day, customer_id`.pipe(
+            Effect.map((rows) =>
+              (rows as ReadonlyArray<any>).map((r): ChurnEvent => ({
+                customerId: r.customer_id, day: r.day, mrrLostMinor: Number(r.mrr_lost_minor), reason: r.reason
+              }))
+            ),
+            Effect.orDie
+          ),
+        unconverted: (projectId, fromDay, toDay) =>
+          sql`SELECT currency, to_char(day, 'YYYY-MM-DD') AS day, mrr_minor, gross_minor, refunds_minor, failed_minor
+              FROM revenue_unconverted_daily
+              WHERE project_id = ${projectId} AND day <= ${toDay}::date AND (day >= ${fromDay}::date OR day = (
+                SELECT max(b.day) FROM revenue_unconverted_daily b
+                WHERE b.project_id = ${projectId} AND b.currency = revenue_unconverted_daily.currency AND b.day < ${fromDay}::date))
+              ORDER BY currency, day`.pipe(
+            Effect.map((rows) =>
+              (rows as ReadonlyArray<any>).map((r): UnconvertedDay => ({
+                day: r.day, currency: r.currency, mrrMinor: Number(r.mrr_minor), grossMinor: Number(r.gross_minor),
+                refundsMinor: Number(r.refunds_minor), failedMinor: Number(r.failed_minor)
+              }))
+            ),
+            Effect.orDie
+          )
+      })
+    })
+  )
+
+  /** Tests only: raw facts and derived rows in maps; revenue days go to MemoryDb, where MetricsRepo reads them. */
+  static readonly memory = Layer.effect(
+    PaymentsRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      const fx = yield* FxRepo
+      interface Raw {
+        readonly customers: Map<string, Customer>
+        readonly versions: Map<string, SubscriptionVersion>
+        readonly charges: Map<string, Charge>
+        readonly refunds: Map<string, Refund>
+      }
+      const raw = new Map<string, Raw>()
+      const derived = new Map<string, RollupOutput>()
+      const versionKey = (v: SubscriptionVersion) => `${v.subscriptionId}|${new Date(v.validFrom).toISOString()}`
+      const up = (s: string) => s.toUpperCase()
+
+      const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
+        Effect.gen(function*() {
+          const project = db.projects.get(projectId)
+          if (project === undefined) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
+          const r = raw.get(projectId) ?? { customers: new Map(), versions: new Map(), charges: new Map(), refunds: new Map() }
+          raw.set(projectId, r)
+          for (const c of data.customers ?? []) r.customers.set(c.id, c)
+          for (const v of data.subscriptionVersions ?? []) r.versions.set(versionKey(v), { ...v, currency: up(v.currency) })
+          for (const c of data.charges ?? []) r.charges.set(c.id, { ...c, currency: up(c.currency) })
+          for (const f of data.refunds ?? []) r.refunds.set(f.id, { ...f, currency: up(f.currency) })
+          const rates = yield* fx.all()
+          const out = rollup(
+            { subscriptionVersions: [...r.versions.values()], charges: [...r.charges.values()], refunds: [...r.refunds.values()] },
+            { timezone: project.timezone, currency: project.currency, rates }
+          )
+          derived.set(projectId, out)
+          db.revenue.set(projectId, new Map(out.revenueDays.map((d) => [d.day, d] as const)))
+        })
+
+      const spanAt = (spans: ReadonlyArray<CustomerMrrSpan>, customerId: string, day: string) =>
+        spans.find((s) => s.customerId === customerId && s.fromDay <= day && (s.toDay === null || s.toDay > day))
+
+      return PaymentsRepo.of({
+        write: writeAndRollUp,
+        rebuild: (projectId) => writeAndRollUp(projectId, {}),
+        projectsWithPaymentsIn: (currencies) =>
+          Effect.sync(() => {
+            const wanted = new Set(currencies.map(up))
+            return [...raw.entries()]
+              .filter(([, r]) => [...r.versions.values(), ...r.charges.values()].some((x) => wanted.has(x.currency)))
+              .map(([id]) => id)
+              .sort()
+          }),
+        cohort: (projectId, startDay, endDay) =>
+          Effect.sync(() => {
+            const spans = derived.get(projectId)?.customerMrr ?? []
+            return spans
+              .filter((s) => s.fromDay <= startDay && (s.toDay === null || s.toDay > startDay))
+              .map((s) => ({ customerId: s.customerId, startMinor: s.mrrMinor, endMinor: spanAt(spans, s.customerId, endDay)?.mrrMinor ?? 0 }))
+              .sort((a, b) => (a.customerId < b.customerId ? -1 : 1))
+          }),
+        churnEvents: (projectId, fromDay, toDay) =>
+          Effect.sync(() => (derived.get(projectId)?.churnEvents ?? []).filter((e) => e.day >= fromDay && e.day <= toDay)),
+        unconverted: (projectId, fromDay, toDay) =>
+          Effect.sync(() => {
+            const rows = (derived.get(projectId)?.unconverted ?? []).filter((u) => u.day <= toDay)
+            const lastBefore = new Map<string, UnconvertedDay>()
+            for (const u of rows) if (u.day < fromDay) lastBefore.set(u.currency, u) // rows are by currency, day
+            return rows.filter((u) => u.day >= fromDay || lastBefore.get(u.currency) === u)
+          })
+      })
+    })
+  )
+}
+
+/** revenue_daily's columns of one RevenueDay (also used by MetricsRepo.writeDays). */
+export const revenueColumns = (projectId: string, r: RevenueDay) => ({
+  project_id: projectId,
+  day: r.day,
+  gross_minor: r.grossMinor,
+  refunds_minor: r.refundsMinor,
+  failed_payments: r.failedPayments,
+  failed_minor: r.failedMinor,
+  mrr_minor: r.mrrMinor,
+  customers: r.customers,
+  new_mrr_minor: r.newMrrMinor,
+  expansion_mrr_minor: r.expansionMrrMinor,
+  contraction_mrr_minor: r.contractionMrrMinor,
+  churned_mrr_minor: r.churnedMrrMinor,
+  reactivation_mrr_minor: r.reactivationMrrMinor,
+  new_customers: r.newCustomers,
+  churned_customers: r.churnedCustomers,
+  reactivated_customers: r.reactivatedCustomers
+})

@@ -1,0 +1,345 @@
+/**
+ * The payments rollup: a PURE function from everything a project's payments provider gave us to the
+ * derived rows the reports read (revenue_daily, customer MRR spans, churn events, unconverted amounts).
+ * It runs on every write (PaymentsRepo.write), so reads never look at raw history.
+ *
+ * Definitions (docs/metrics.md, "Revenue"):
+ * - Days are calendar days in the project's time zone. A version in force on [validFrom, validTo) is in
+ *   force at the END of local day D iff localDay(validFrom) ≤ D < localDay(validTo): a version starting at
+ *   23:30 UTC on the 14th in Europe/Berlin (00:30 on the 15th) first counts on the 15th.
+ * - A customer's MRR on day D = Σ over its versions in force at the end of D with status active or past_due
+ *   of  max(0, unit × quantity × (1 − percentOff/100) − amountOff) × monthFactor(interval) / intervalCount,
+ *   monthFactor = month 1, year 1/12, week 52/12, day 365/12. Computed as an exact fraction (bigints),
+ *   then rounded ONCE per customer to integer minor units (half up), so day sums are exact integers.
+ * - Other currencies: the customer's exact amount in that currency is converted with convertMinor at the
+ *   rate of the day its current state began (the latest start among its versions in force), so exchange
+ *   rate drift alone never shows up as expansion or contraction. Without a rate the amount is left out of
+ *   every converted figure and reported apart (UnconvertedDay).
+ * - Movements per customer and day from its MRR the day before (prev) to that day (cur): 0 → >0 new (first
+ *   time ever) or reactivation; >0 → 0 churned (a churn event); up expansion; down contraction. Hence for
+ *   any window mrr(end) = mrr(start) + new + expansion + reactivation − contraction − churned exactly.
+ */
+import { convertMinor, type FxRate } from "../fx/Fx.ts"
+import { eachDay, todayIn } from "../metrics/Dates.ts"
+import type { RevenueDay } from "../metrics/Rows.ts"
+import type { PaymentsData, SubscriptionVersion } from "./Types.ts"
+
+/** A customer's MRR (converted, > 0) from `fromDay` (inclusive) to `toDay` (exclusive; null = still). */
+export interface CustomerMrrSpan {
+  readonly customerId: string
+  readonly fromDay: string
+  readonly toDay: string | null
+  readonly mrrMinor: number
+}
+
+/** A customer's MRR going to 0 on `day` (local). */
+export interface ChurnEvent {
+  readonly customerId: string
+  readonly day: string
+  readonly mrrLostMinor: number
+  readonly reason: string | null
+}
+
+/**
+ * Amounts in `currency` (its own minor units) that could not be converted for lack of a rate. Sparse: a row
+ * on each day something changes; `mrrMinor` is the state at the end of that day (carry it forward), the
+ * others are that day's flows.
+ */
+export interface UnconvertedDay {
+  readonly day: string
+  readonly currency: string
+  readonly mrrMinor: number
+  readonly grossMinor: number
+  readonly refundsMinor: number
+  readonly failedMinor: number
+}
+
+export interface RollupOutput {
+  /** Dense from the first to the last day anything happens; after the last row the state carries on. */
+  readonly revenueDays: ReadonlyArray<RevenueDay>
+  readonly customerMrr: ReadonlyArray<CustomerMrrSpan>
+  readonly churnEvents: ReadonlyArray<ChurnEvent>
+  readonly unconverted: ReadonlyArray<UnconvertedDay>
+}
+
+export interface RollupOptions {
+  readonly timezone: string
+  readonly currency: string // the project's reporting currency
+  readonly rates: ReadonlyArray<FxRate>
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Exact monthly amounts
+// ---------------------------------------------------------------------------------------------------
+
+/** A non-negative fraction num / den with bigint parts. */
+interface Fraction {
+  readonly num: bigint
+  readonly den: bigint
+}
+
+const MONTH_FACTOR: Record<SubscriptionVersion["interval"], readonly [bigint, bigint]> = {
+  month: [1n, 1n],
+  year: [1n, 12n],
+  week: [52n, 12n],
+  day: [365n, 12n]
+}
+
+const PAYING = new Set<SubscriptionVersion["status"]>(["active", "past_due"])
+
+/** Percent off in hundredths of a percent (Stripe allows two decimals), clamped to 0–100 %. */
+const basisPoints = (percent: number | null): bigint =>
+  percent === null || !Number.isFinite(percent) ? 0n : BigInt(Math.min(10_000, Math.max(0, Math.round(percent * 100))))
+
+const int = (x: number): bigint => BigInt(Number.isFinite(x) ? Math.round(x) : 0)
+
+/** The version's MRR in its own currency, exactly. 0 for statuses that are not paying. */
+export const monthlyAmount = (v: SubscriptionVersion): Fraction => {
+  if (!PAYING.has(v.status)) return { num: 0n, den: 1n }
+  const [fNum, fDen] = MONTH_FACTOR[v.interval]
+  const count = int(v.intervalCount) > 0n ? int(v.intervalCount) : 1n
+  // Per interval, in 1/10 000 of a minor unit: unit × qty × (10 000 − bp) − amountOff × 10 000, floored at 0.
+  let perInterval = int(v.unitAmountMinor) * int(v.quantity) * (10_000n - basisPoints(v.discountPercentOff)) -
+    int(v.discountAmountOffMinor ?? 0) * 10_000n
+  if (perInterval < 0n) perInterval = 0n
+  return { num: perInterval * fNum, den: 10_000n * fDen * count }
+}
+
+const add = (a: Fraction, b: Fraction): Fraction => ({ num: a.num * b.den + b.num * a.den, den: a.den * b.den })
+
+/** Rounded half up to an integer (amounts are never negative). */
+const roundFraction = (f: Fraction): number => Number((2n * f.num + f.den) / (2n * f.den))
+
+// ---------------------------------------------------------------------------------------------------
+// The rollup
+// ---------------------------------------------------------------------------------------------------
+
+interface DayTotals {
+  mrrDelta: number
+  customersDelta: number
+  grossMinor: number
+  refundsMinor: number
+  failedPayments: number
+  failedMinor: number
+  newMrrMinor: number
+  expansionMrrMinor: number
+  contractionMrrMinor: number
+  churnedMrrMinor: number
+  reactivationMrrMinor: number
+  newCustomers: number
+  churnedCustomers: number
+  reactivatedCustomers: number
+}
+
+const emptyTotals = (): DayTotals => ({
+  mrrDelta: 0, customersDelta: 0, grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0,
+  newMrrMinor: 0, expansionMrrMinor: 0, contractionMrrMinor: 0, churnedMrrMinor: 0, reactivationMrrMinor: 0,
+  newCustomers: 0, churnedCustomers: 0, reactivatedCustomers: 0
+})
+
+interface Placed {
+  readonly v: SubscriptionVersion
+  readonly fromDay: string
+  readonly toDay: string | null // exclusive
+}
+
+export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): RollupOutput => {
+  const reporting = options.currency.toUpperCase()
+  const localDay = (iso: string) => todayIn(options.timezone, new Date(iso))
+  const days = new Map<string, DayTotals>()
+  const totalsOf = (day: string) => {
+    let t = days.get(day)
+    if (t === undefined) days.set(day, t = emptyTotals())
+    return t
+  }
+  // Unconverted: MRR deltas per currency and day, and flows per currency and day.
+  const unconvertedMrrDelta = new Map<string, Map<string, number>>() // currency → day → delta
+  const unconvertedFlows = new Map<string, { gross: number; refunds: number; failed: number }>() // `${cur}|${day}`
+  const bumpUnconvertedMrr = (currency: string, day: string, delta: number) => {
+    if (delta === 0) return
+    const m = unconvertedMrrDelta.get(currency) ?? new Map<string, number>()
+    m.set(day, (m.get(day) ?? 0) + delta)
+    unconvertedMrrDelta.set(currency, m)
+  }
+  const flowOf = (currency: string, day: string) => {
+    const key = `${currency}|${day}`
+    let f = unconvertedFlows.get(key)
+    if (f === undefined) unconvertedFlows.set(key, f = { gross: 0, refunds: 0, failed: 0 })
+    return f
+  }
+
+  // --- Subscriptions → per-customer MRR spans and movements -----------------------------------------
+  const byCustomer = new Map<string, Array<Placed>>()
+  for (const v of data.subscriptionVersions ?? []) {
+    const fromDay = localDay(v.validFrom)
+    const toDay = v.validTo === null ? null : localDay(v.validTo)
+    if (toDay !== null && toDay <= fromDay) continue // never in force at the end of any day
+    const list = byCustomer.get(v.customerId) ?? []
+    list.push({ v, fromDay, toDay })
+    byCustomer.set(v.customerId, list)
+  }
+
+  const customerMrr: Array<CustomerMrrSpan> = []
+  const churnEvents: Array<ChurnEvent> = []
+  for (const [customerId, placed] of [...byCustomer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const boundaries = new Set<string>()
+    for (const p of placed) {
+      boundaries.add(p.fromDay)
+      if (p.toDay !== null) boundaries.add(p.toDay)
+    }
+    let prev = 0
+    let prevUnconverted = new Map<string, number>()
+    let everPaid = false
+    let spanStart: string | null = null
+    for (const day of [...boundaries].sort()) {
+      // The customer's state from `day` on: versions in force at the end of `day`, per currency.
+      const perCurrency = new Map<string, { amount: Fraction; since: string }>()
+      for (const p of placed) {
+        if (p.fromDay > day || (p.toDay !== null && p.toDay <= day)) continue
+        const currency = p.v.currency.toUpperCase()
+        const cur = perCurrency.get(currency)
+        const amount = monthlyAmount(p.v)
+        perCurrency.set(currency, cur === undefined
+          ? { amount, since: p.fromDay }
+          : { amount: add(cur.amount, amount), since: p.fromDay > cur.since ? p.fromDay : cur.since })
+      }
+      let value = 0
+      const unconverted = new Map<string, number>()
+      for (const [currency, { amount, since }] of perCurrency) {
+        if (amount.num === 0n) continue
+        if (currency === reporting) {
+          value += roundFraction(amount)
+          continue
+        }
+        const converted = convertMinor(Number(amount.num) / Number(amount.den), currency, reporting, since, options.rates)
+        if (converted === null) unconverted.set(currency, roundFraction(amount))
+        else value += converted
+      }
+      for (const currency of new Set([...unconverted.keys(), ...prevUnconverted.keys()])) {
+        bumpUnconvertedMrr(currency, day, (unconverted.get(currency) ?? 0) - (prevUnconverted.get(currency) ?? 0))
+      }
+      prevUnconverted = unconverted
+
+      if (value === prev) continue
+      const t = totalsOf(day)
+      t.mrrDelta += value - prev
+      if (prev === 0) {
+        t.customersDelta += 1
+        if (everPaid) {
+          t.reactivationMrrMinor += value
+          t.reactivatedCustomers += 1
+        } else {
+          t.newMrrMinor += value
+          t.newCustomers += 1
+        }
+        everPaid = true
+      } else if (value === 0) {
+        t.customersDelta -= 1
+        t.churnedMrrMinor += prev
+        t.churnedCustomers += 1
+        churnEvents.push({ customerId, day, mrrLostMinor: prev, reason: churnReason(placed, day) })
+      } else if (value > prev) {
+        t.expansionMrrMinor += value - prev
+      } else {
+        t.contractionMrrMinor += prev - value
+      }
+      if (prev > 0 && spanStart !== null) customerMrr.push({ customerId, fromDay: spanStart, toDay: day, mrrMinor: prev })
+      spanStart = value > 0 ? day : null
+      prev = value
+    }
+    if (prev > 0 && spanStart !== null) customerMrr.push({ customerId, fromDay: spanStart, toDay: null, mrrMinor: prev })
+  }
+
+  // --- Charges and refunds → flows on their local day ----------------------------------------------
+  const chargeCurrency = new Map<string, string>()
+  for (const c of data.charges ?? []) {
+    chargeCurrency.set(c.id, c.currency)
+    const day = localDay(c.at)
+    const currency = c.currency.toUpperCase()
+    const converted = convertMinor(c.amountMinor, currency, reporting, day, options.rates)
+    const t = totalsOf(day)
+    if (c.status === "succeeded") {
+      if (converted === null) flowOf(currency, day).gross += c.amountMinor
+      else t.grossMinor += converted
+    } else {
+      t.failedPayments += 1
+      if (converted === null) flowOf(currency, day).failed += c.amountMinor
+      else t.failedMinor += converted
+    }
+  }
+  for (const r of data.refunds ?? []) {
+    const day = localDay(r.at)
+    const currency = r.currency.toUpperCase()
+    const converted = convertMinor(r.amountMinor, currency, reporting, day, options.rates)
+    totalsOf(day) // the day exists in revenue_daily even when the amount is unconverted
+    if (converted === null) flowOf(currency, day).refunds += r.amountMinor
+    else totalsOf(day).refundsMinor += converted
+  }
+
+  return {
+    revenueDays: denseDays(days),
+    customerMrr,
+    churnEvents: churnEvents.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.customerId < b.customerId ? -1 : 1)),
+    unconverted: unconvertedRows(unconvertedMrrDelta, unconvertedFlows)
+  }
+}
+
+/**
+ * Why a customer's MRR went to 0 on `day`: the cancel reason of a version that ended that day, else of one
+ * that started that day (Stripe puts cancellation details on the canceled subscription itself).
+ */
+const churnReason = (placed: ReadonlyArray<Placed>, day: string): string | null =>
+  placed.find((p) => p.toDay === day && p.v.cancelReason !== null)?.v.cancelReason ??
+    placed.find((p) => p.fromDay === day && p.v.cancelReason !== null)?.v.cancelReason ??
+    null
+
+const denseDays = (days: ReadonlyMap<string, DayTotals>): Array<RevenueDay> => {
+  if (days.size === 0) return []
+  const sorted = [...days.keys()].sort()
+  let mrr = 0
+  let customers = 0
+  return eachDay(sorted[0]!, sorted[sorted.length - 1]!).map((day): RevenueDay => {
+    const t = days.get(day) ?? emptyTotals()
+    mrr += t.mrrDelta
+    customers += t.customersDelta
+    return {
+      day,
+      grossMinor: t.grossMinor,
+      refundsMinor: t.refundsMinor,
+      failedPayments: t.failedPayments,
+      failedMinor: t.failedMinor,
+      mrrMinor: mrr,
+      customers,
+      newMrrMinor: t.newMrrMinor,
+      expansionMrrMinor: t.expansionMrrMinor,
+      contractionMrrMinor: t.contractionMrrMinor,
+      churnedMrrMinor: t.churnedMrrMinor,
+      reactivationMrrMinor: t.reactivationMrrMinor,
+      newCustomers: t.newCustomers,
+      churnedCustomers: t.churnedCustomers,
+      reactivatedCustomers: t.reactivatedCustomers
+    }
+  })
+}
+
+const unconvertedRows = (
+  mrrDelta: ReadonlyMap<string, ReadonlyMap<string, number>>,
+  flows: ReadonlyMap<string, { gross: number; refunds: number; failed: number }>
+): Array<UnconvertedDay> => {
+  const keys = new Set<string>(flows.keys())
+  for (const [currency, m] of mrrDelta) for (const day of m.keys()) keys.add(`${currency}|${day}`)
+  const out: Array<UnconvertedDay> = []
+  const state = new Map<string, number>()
+  for (const key of [...keys].sort((a, b) => {
+    const [ca, da] = a.split("|") as [string, string]
+    const [cb, db] = b.split("|") as [string, string]
+    return ca !== cb ? (ca < cb ? -1 : 1) : da < db ? -1 : da > db ? 1 : 0
+  })) {
+    const [currency, day] = key.split("|") as [string, string]
+    const mrr = (state.get(currency) ?? 0) + (mrrDelta.get(currency)?.get(day) ?? 0)
+    state.set(currency, mrr)
+    const f = flows.get(key)
+    out.push({ day, currency, mrrMinor: mrr, grossMinor: f?.gross ?? 0, refundsMinor: f?.refunds ?? 0, failedMinor: f?.failed ?? 0 })
+  }
+  return out
+}

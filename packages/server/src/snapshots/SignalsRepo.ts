@@ -1,0 +1,176 @@
+/**
+ * Stored, de-duplicated signals. A signal's identity is its fingerprint (kind|subject, per project):
+ * while the condition keeps being detected it stays ONE row (last_seen_at advances, figures refresh);
+ * when a recomputation no longer finds it, it is resolved (resolved_at set); if it comes back later, a new
+ * row opens. The list shows active signals first (severity, then newest), then those resolved in the last
+ * RESOLVED_LIST_DAYS days (newest resolution first), keyset-paginated.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Dimension, Severity, Signal } from "../../../domain/src/Projects.ts"
+import { badRequest } from "../../../domain/src/Errors.ts"
+import type { BadRequest } from "../../../domain/src/Errors.ts"
+import type { SignalCandidate } from "../metrics/Signals.ts"
+import { SEVERITY_RANK } from "../metrics/Signals.ts"
+import { randomBase62 } from "../store/Ids.ts"
+
+export const RESOLVED_LIST_DAYS = 30
+
+export interface SignalFilter {
+  readonly dimension?: Dimension | undefined
+  readonly severity?: Severity | undefined
+  readonly active?: boolean | undefined
+}
+
+/** Position in the list order: (group 0 active / 1 resolved, severity rank or 0, −time ms, id). */
+export type SignalKey = readonly [number, number, number, string]
+
+export interface SignalsRepoShape {
+  /** Inside the project lock: make the stored open signals exactly the candidates. */
+  readonly reconcile: (projectId: string, currency: string, candidates: ReadonlyArray<SignalCandidate>, now: Date) => Effect.Effect<void>
+  readonly active: (projectId: string) => Effect.Effect<ReadonlyArray<Signal>>
+  readonly list: (
+    projectId: string,
+    filter: SignalFilter,
+    page: { readonly limit: number; readonly after: SignalKey | null },
+    now: Date
+  ) => Effect.Effect<{ readonly items: ReadonlyArray<Signal>; readonly nextCursor: string | null }>
+}
+
+export const keyOf = (s: Signal): SignalKey =>
+  s.active
+    ? [0, SEVERITY_RANK[s.severity], -Date.parse(s.detectedAt), s.id]
+    : [1, 0, -Date.parse(s.resolvedAt!), s.id]
+
+const compareKeys = (a: SignalKey, b: SignalKey): number =>
+  a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || (a[3] < b[3] ? -1 : a[3] > b[3] ? 1 : 0)
+
+export const encodeSignalCursor = (k: SignalKey): string => Buffer.from(JSON.stringify(k)).toString("base64url")
+
+export const decodeSignalCursor = (cursor: string | undefined): Effect.Effect<SignalKey | null, BadRequest> => {
+  if (cursor === undefined) return Effect.succeed(null)
+  try {
+    const k = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
+    if (Array.isArray(k) && k.length === 4 && (k[0] === 0 || k[0] === 1) && Number.isSafeInteger(k[1]) &&
+        Number.isSafeInteger(k[2]) && typeof k[3] === "string" && /^sig_[0-9A-Za-z]{1,64}$/.test(k[3])) {
+      return Effect.succeed(k as unknown as SignalKey)
+    }
+  } catch {
+    // fall through
+  }
+  return Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
+}
+
+/** The stored body: what the detector said, minus what the columns hold. */
+const bodyOf = (c: SignalCandidate, currency: string) => ({
+  subject: c.subject, title: c.title, detail: c.detail, metric: c.metric, day: c.day, actual: c.actual,
+  expected: c.expected, change: c.change,
+  moneyAtStake: c.moneyAtStake === null ? null : { amount: Math.round(c.moneyAtStake) + 0, currency }
+})
+
+const toSignal = (r: any): Signal => {
+  const b = typeof r.body === "string" ? JSON.parse(r.body) : r.body
+  const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString())
+  return {
+    id: r.id, dimension: r.dimension, severity: r.severity, kind: r.kind, subject: b.subject, title: b.title,
+    detail: b.detail, metric: b.metric, day: b.day, actual: b.actual, expected: b.expected, change: b.change,
+    moneyAtStake: b.moneyAtStake, detectedAt: iso(r.detected_at)!, lastSeenAt: iso(r.last_seen_at)!,
+    active: r.resolved_at === null || r.resolved_at === undefined, resolvedAt: iso(r.resolved_at)
+  }
+}
+
+const newSignalId = () => `sig_${randomBase62(16)}`
+
+export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>()("sitehealth/SignalsRepo") {
+  static readonly sql = Layer.effect(
+    SignalsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const sevRank = sql`CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`
+      // The list order as a row value, so a keyset cursor is one comparison.
+      const key = sql`(CASE WHEN resolved_at IS NULL THEN 0 ELSE 1 END,
+          CASE WHEN resolved_at IS NULL THEN ${sevRank} ELSE 0 END,
+          -round(extract(epoch FROM coalesce(resolved_at, detected_at)) * 1000)::bigint, id)`
+      return SignalsRepo.of({
+        reconcile: (projectId, currency, candidates, now) =>
+          Effect.gen(function*() {
+            const open = yield* sql`SELECT id, fingerprint FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL`
+            const byFingerprint = new Map((open as ReadonlyArray<any>).map((r) => [r.fingerprint as string, r.id as string]))
+            for (const c of candidates) {
+              const body = JSON.stringify(bodyOf(c, currency))
+              const id = byFingerprint.get(c.fingerprint)
+              if (id !== undefined) {
+                byFingerprint.delete(c.fingerprint)
+                yield* sql`UPDATE signals SET severity = ${c.severity}, dimension = ${c.dimension}, body = ${body}::jsonb,
+                    last_seen_at = ${now} WHERE id = ${id}`
+              } else {
+                yield* sql`INSERT INTO signals (id, project_id, fingerprint, kind, dimension, severity, body, detected_at, last_seen_at)
+                    VALUES (${newSignalId()}, ${projectId}, ${c.fingerprint}, ${c.kind}, ${c.dimension}, ${c.severity},
+                      ${body}::jsonb, ${now}, ${now})`
+              }
+            }
+            const gone = [...byFingerprint.values()]
+            if (gone.length > 0) yield* sql`UPDATE signals SET resolved_at = ${now} WHERE id = ANY(${gone})`
+          }).pipe(Effect.orDie),
+        active: (projectId) =>
+          sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
+            Effect.map((rows) => rows.map(toSignal)),
+            Effect.orDie
+          ),
+        list: (projectId, filter, page, now) => {
+          const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000)
+          const after = page.after
+          return sql`SELECT * FROM signals WHERE project_id = ${projectId}
+              AND ${filter.active === true ? sql`resolved_at IS NULL`
+                : filter.active === false ? sql`resolved_at >= ${since}`
+                : sql`(resolved_at IS NULL OR resolved_at >= ${since})`}
+              ${filter.dimension === undefined ? sql`` : sql`AND dimension = ${filter.dimension}`}
+              ${filter.severity === undefined ? sql`` : sql`AND severity = ${filter.severity}`}
+              ${after === null ? sql`` : sql`AND ${key} > (${after[0]}, ${after[1]}, ${after[2]}, ${after[3]})`}
+              ORDER BY ${key} LIMIT ${page.limit + 1}`.pipe(
+            Effect.map((rows) => {
+              const items = rows.slice(0, page.limit).map(toSignal)
+              return { items, nextCursor: rows.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
+            }),
+            Effect.orDie
+          )
+        }
+      })
+    })
+  )
+
+  static readonly memory = Layer.sync(SignalsRepo, () => {
+    const rows = new Map<string, { projectId: string; fingerprint: string; signal: Signal }>()
+    const sorted = (xs: Iterable<Signal>) => [...xs].sort((a, b) => compareKeys(keyOf(a), keyOf(b)))
+    return SignalsRepo.of({
+      reconcile: (projectId, currency, candidates, now) =>
+        Effect.sync(() => {
+          const at = now.toISOString()
+          const open = new Map([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active)
+            .map((r) => [r.fingerprint, r] as const))
+          for (const c of candidates) {
+            const old = open.get(c.fingerprint)
+            open.delete(c.fingerprint)
+            const base = { id: old?.signal.id ?? newSignalId(), dimension: c.dimension, severity: c.severity, kind: c.kind }
+            rows.set(base.id, { projectId, fingerprint: c.fingerprint, signal: toSignal({
+              ...base, body: bodyOf(c, currency), detected_at: old?.signal.detectedAt ?? at, last_seen_at: at, resolved_at: null
+            }) })
+          }
+          for (const r of open.values()) rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })
+        }),
+      active: (projectId) =>
+        Effect.sync(() => sorted([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active).map((r) => r.signal))),
+      list: (projectId, filter, page, now) =>
+        Effect.sync(() => {
+          const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000).toISOString()
+          const all = sorted([...rows.values()].filter((r) => r.projectId === projectId).map((r) => r.signal).filter((s) =>
+            (filter.active === true ? s.active : filter.active === false ? !s.active && s.resolvedAt! >= since : s.active || s.resolvedAt! >= since) &&
+            (filter.dimension === undefined || s.dimension === filter.dimension) &&
+            (filter.severity === undefined || s.severity === filter.severity)))
+          const rest = page.after === null ? all : all.filter((s) => compareKeys(keyOf(s), page.after!) > 0)
+          const items = rest.slice(0, page.limit)
+          return { items, nextCursor: rest.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
+        })
+    })
+  })
+}

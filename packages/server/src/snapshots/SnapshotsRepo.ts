@@ -1,0 +1,149 @@
+/**
+ * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
+ * per project and local date, written once). Written by worker/Recompute.ts under the project lock.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Briefing, Health, HealthSnapshot } from "../../../domain/src/Projects.ts"
+
+export interface StoredHealth {
+  readonly projectId: string
+  readonly day: string
+  readonly dataVersion: string
+  readonly computedAt: Date
+  readonly health: Health
+}
+
+/** One row of the projects list's single read: a stored snapshot (or none) and the project's data_version. */
+export interface TrendRow {
+  readonly projectId: string
+  readonly currentVersion: string
+  readonly day: string
+  readonly dataVersion: string
+  readonly snapshot: HealthSnapshot
+}
+
+export interface SnapshotsRepoShape {
+  readonly putHealth: (row: StoredHealth) => Effect.Effect<void>
+  readonly healthOf: (projectId: string, day: string) => Effect.Effect<StoredHealth | null>
+  /**
+   * The stored snapshots of days ≥ fromDay of the projects, oldest first, and each project's current
+   * data_version (memory: as given) — one query for the projects page.
+   */
+  readonly trends: (
+    projectIds: ReadonlyArray<string>,
+    fromDay: string
+  ) => Effect.Effect<{ readonly rows: ReadonlyArray<TrendRow>; readonly versions: ReadonlyMap<string, string> }>
+  readonly briefingOf: (projectId: string, localDate: string) => Effect.Effect<Briefing | null>
+  /** INSERT … ON CONFLICT DO NOTHING, then read: the first briefing of the local date wins, for good. */
+  readonly insertBriefing: (projectId: string, localDate: string, briefing: Briefing) => Effect.Effect<Briefing>
+}
+
+const parse = (v: unknown): any => (typeof v === "string" ? JSON.parse(v) : v)
+
+export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoShape>()("sitehealth/SnapshotsRepo") {
+  static readonly sql = Layer.effect(
+    SnapshotsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return SnapshotsRepo.of({
+        putHealth: (r) =>
+          sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body)
+              VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
+                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb)
+              ON CONFLICT (project_id, day) DO UPDATE SET computed_at = EXCLUDED.computed_at,
+                data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
+                status = EXCLUDED.status, body = EXCLUDED.body
+              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, Effect.orDie),
+        healthOf: (projectId, day) =>
+          sql`SELECT data_version::text AS v, computed_at, body FROM health_snapshots
+              WHERE project_id = ${projectId} AND day = ${day}::date`.pipe(
+            Effect.map((rows) => {
+              if (rows.length === 0) return null
+              const r = rows[0] as any
+              return { projectId, day, dataVersion: r.v, computedAt: new Date(r.computed_at), health: parse(r.body) as Health }
+            }),
+            Effect.orDie
+          ),
+        trends: (projectIds, fromDay) =>
+          projectIds.length === 0 ? Effect.succeed({ rows: [], versions: new Map() }) :
+          sql`SELECT p.id, p.data_version::text AS current_version, to_char(h.day, 'YYYY-MM-DD') AS day,
+                h.data_version::text AS v, h.score, h.confidence, h.status, h.computed_at
+              FROM projects p LEFT JOIN health_snapshots h ON h.project_id = p.id AND h.day >= ${fromDay}::date
+              WHERE p.id = ANY(${projectIds as Array<string>})
+              ORDER BY p.id, h.day`.pipe(
+            Effect.map((rows) => {
+              const versions = new Map<string, string>()
+              const out: Array<TrendRow> = []
+              for (const r of rows as ReadonlyArray<any>) {
+                versions.set(r.id, r.current_version)
+                if (r.day === null) continue
+                out.push({
+                  projectId: r.id,
+                  currentVersion: r.current_version,
+                  day: r.day,
+                  dataVersion: r.v,
+                  snapshot: {
+                    score: r.score === null ? null : Number(r.score),
+                    confidence: Number(r.confidence),
+                    status: r.status,
+                    computedAt: new Date(r.computed_at).toISOString()
+                  }
+                })
+              }
+              return { rows: out, versions }
+            }),
+            Effect.orDie
+          ),
+        briefingOf: (projectId, localDate) =>
+          sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
+            Effect.map((rows) => (rows.length === 0 ? null : (parse((rows[0] as any).body) as Briefing))),
+            Effect.orDie
+          ),
+        insertBriefing: (projectId, localDate, b) =>
+          Effect.gen(function*() {
+            yield* sql`INSERT INTO briefings (project_id, local_date, generated_at, body)
+                VALUES (${projectId}, ${localDate}::date, ${b.generatedAt}::timestamptz, ${JSON.stringify(b)}::jsonb)
+                ON CONFLICT (project_id, local_date) DO NOTHING`
+            const rows = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+            return parse((rows[0] as any).body) as Briefing
+          }).pipe(Effect.orDie)
+      })
+    })
+  )
+
+  static readonly memory = Layer.sync(SnapshotsRepo, () => {
+    const health = new Map<string, StoredHealth>() // project|day
+    const briefings = new Map<string, Briefing>() // project|date
+    return SnapshotsRepo.of({
+      putHealth: (r) =>
+        Effect.sync(() => {
+          const key = `${r.projectId}|${r.day}`
+          const old = health.get(key)
+          if (old === undefined || old.computedAt <= r.computedAt) health.set(key, structuredClone(r))
+        }),
+      healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
+      trends: (projectIds, fromDay) =>
+        Effect.sync(() => {
+          const rows = [...health.values()]
+            .filter((h) => projectIds.includes(h.projectId) && h.day >= fromDay)
+            .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day < b.day ? -1 : 1))
+            .map((h) => ({
+              projectId: h.projectId,
+              currentVersion: h.dataVersion,
+              day: h.day,
+              dataVersion: h.dataVersion,
+              snapshot: { score: h.health.score, confidence: h.health.confidence, status: h.health.status, computedAt: h.health.computedAt }
+            }))
+          return { rows, versions: new Map<string, string>() }
+        }),
+      briefingOf: (projectId, localDate) => Effect.sync(() => structuredClone(briefings.get(`${projectId}|${localDate}`) ?? null)),
+      insertBriefing: (projectId, localDate, b) =>
+        Effect.sync(() => {
+          const key = `${projectId}|${localDate}`
+          if (!briefings.has(key)) briefings.set(key, structuredClone(b))
+          return structuredClone(briefings.get(key)!)
+        })
+    })
+  })
+}

@@ -1,0 +1,264 @@
+/**
+ * The traffic store: provider aggregates (write), self-collected events aggregated on write
+ * (ingestEvents, rollup), and the one bounded read the analytics report needs (read). Reads never
+ * touch traffic_events: their cost is O(hours + days in the window), whatever the raw volume.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { addDays, localTimeIn } from "../metrics/Dates.ts"
+import type { TrafficDay } from "../metrics/Rows.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import { type Affected, affectedBy, aggregateEvents } from "./Aggregate.ts"
+import { rollupSql } from "./Rollup.ts"
+import type { TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWindow, TrafficWrite } from "./Types.ts"
+
+/** What to read: UTC hours in [hoursFrom, hoursTo), local days in [from, to], tops over [topFrom, topTo]. */
+export interface TrafficQuery {
+  readonly hoursFrom: string // ISO instant
+  readonly hoursTo: string // ISO instant, exclusive
+  readonly from: string // YYYY-MM-DD; days, uniques inside [from, to]
+  readonly to: string
+  readonly topFrom: string
+  readonly topTo: string
+  readonly top: number // how many pages / sources
+}
+
+export interface TrafficRepoShape {
+  /** Upserts provider rows (each replaces the stored row with the same key) and bumps data_version. */
+  readonly write: (projectId: string, rows: TrafficWrite) => Effect.Effect<void>
+  /** Stores raw events and re-aggregates the hours / local days / local months they touch, in one transaction. */
+  readonly ingestEvents: (projectId: string, events: ReadonlyArray<TrafficEvent>, timezone: string) => Effect.Effect<void>
+  /** Re-aggregates every bucket between two instants from the stored events (after a bulk load). */
+  readonly rollup: (projectId: string, timezone: string, fromIso: string, toIso: string) => Effect.Effect<void>
+  /** Everything the analytics report reads, in one round trip. */
+  readonly read: (projectId: string, query: TrafficQuery) => Effect.Effect<TrafficWindow>
+}
+
+const HOUR_MS = 3_600_000
+const INSERT_CHUNK = 5000
+const CACHE_ENTRIES = 1000
+
+/** Every hour, local day and month between two instants (a rollup over a range). */
+export const affectedBetween = (fromIso: string, toIso: string, timezone: string): Affected => {
+  const from = Math.floor(Date.parse(fromIso) / HOUR_MS) * HOUR_MS
+  const to = Date.parse(toIso)
+  const hours: Array<string> = []
+  for (let t = from; t < to; t += HOUR_MS) hours.push(new Date(t).toISOString())
+  const days: Array<string> = []
+  if (to > from) {
+    const last = localTimeIn(timezone, to - 1).day
+    for (let d = localTimeIn(timezone, from).day; d <= last; d = addDays(d, 1)) days.push(d)
+  }
+  return { hours, days, months: [...new Set(days.map((d) => d.slice(0, 7)))] }
+}
+
+const parseJson = (value: unknown): any => (typeof value === "string" ? JSON.parse(value) : value)
+const toIso = (value: string): string => new Date(value).toISOString()
+const dayText = (value: string): string => String(value).slice(0, 10)
+
+export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>()("sitehealth/TrafficRepo") {
+  static readonly sql = Layer.effect(
+    TrafficRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+      const json = (rows: ReadonlyArray<unknown>) => JSON.stringify(rows)
+      const readWindow = (projectId: string, q: TrafficQuery): Effect.Effect<TrafficWindow> =>
+        sql`SELECT
+          (SELECT coalesce(json_agg(json_build_array(hour, visitors, pageviews, sessions, bounces, duration_seconds)
+              ORDER BY hour), '[]'::json) FROM traffic_hourly
+            WHERE project_id = ${projectId} AND hour >= ${q.hoursFrom}::timestamptz AND hour < ${q.hoursTo}::timestamptz) AS hours,
+          (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
+              ORDER BY day), '[]'::json) FROM traffic_daily
+            WHERE project_id = ${projectId} AND day >= ${q.from}::date AND day <= ${q.to}::date) AS days,
+          (SELECT coalesce(json_agg(json_build_array(path, visitors, pageviews) ORDER BY pageviews DESC, path COLLATE "C"), '[]'::json)
+            FROM (SELECT path, sum(visitors) AS visitors, sum(pageviews) AS pageviews FROM traffic_pages_daily
+              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
+              GROUP BY path ORDER BY sum(pageviews) DESC, path COLLATE "C" LIMIT ${q.top}) t) AS pages,
+          (SELECT coalesce(json_agg(json_build_array(source, visitors, sessions) ORDER BY visitors DESC, source COLLATE "C"), '[]'::json)
+            FROM (SELECT source, sum(visitors) AS visitors, sum(sessions) AS sessions FROM traffic_sources_daily
+              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
+              GROUP BY source ORDER BY sum(visitors) DESC, source COLLATE "C" LIMIT ${q.top}) t) AS sources,
+          (SELECT coalesce(json_agg(json_build_array(from_day, to_day, visitors)), '[]'::json) FROM traffic_uniques
+            WHERE project_id = ${projectId} AND from_day >= ${q.from}::date AND to_day <= ${q.to}::date) AS uniques`.pipe(
+          Effect.map((rows): TrafficWindow => {
+            const r = rows[0] as any
+            const n = Number
+            return {
+              hours: parseJson(r.hours).map((a: Array<any>): TrafficHour => ({
+                hour: toIso(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
+              })),
+              days: parseJson(r.days).map((a: Array<any>): TrafficDay => ({
+                day: dayText(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
+              })),
+              pages: parseJson(r.pages).map((a: Array<any>) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) })),
+              sources: parseJson(r.sources).map((a: Array<any>) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) })),
+              uniques: parseJson(r.uniques).map((a: Array<any>): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) }))
+            }
+          }),
+          Effect.orDie
+        )
+      const cache = new Map<string, { readonly version: string; readonly window: TrafficWindow }>()
+      return TrafficRepo.of({
+        write: (projectId, rows) =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* bump(projectId)
+            if (rows.hours?.length) {
+              yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions, x.bounces,
+                  x."durationSeconds" FROM json_to_recordset(${json(rows.hours)}::json) AS x(hour timestamptz, visitors int,
+                  pageviews int, sessions int, bounces int, "durationSeconds" bigint)
+                ON CONFLICT (project_id, hour) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+                  sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+            }
+            if (rows.days?.length) {
+              yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions, x.bounces,
+                  x."durationSeconds" FROM json_to_recordset(${json(rows.days)}::json) AS x(day date, visitors int,
+                  pageviews int, sessions int, bounces int, "durationSeconds" bigint)
+                ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+                  sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+            }
+            if (rows.pages?.length) {
+              yield* sql`INSERT INTO traffic_pages_daily SELECT ${projectId}, x.day, x.path, x.visitors, x.pageviews
+                FROM json_to_recordset(${json(rows.pages)}::json) AS x(day date, path text, visitors int, pageviews int)
+                ON CONFLICT (project_id, day, path) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews`
+            }
+            if (rows.sources?.length) {
+              yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
+                FROM json_to_recordset(${json(rows.sources)}::json) AS x(day date, source text, visitors int, sessions int)
+                ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions = EXCLUDED.sessions`
+            }
+            if (rows.uniques?.length) {
+              yield* sql`INSERT INTO traffic_uniques SELECT ${projectId}, x."from", x."to", x.visitors
+                FROM json_to_recordset(${json(rows.uniques)}::json) AS x("from" date, "to" date, visitors int)
+                ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`
+            }
+          })).pipe(Effect.orDie),
+        ingestEvents: (projectId, events, timezone) =>
+          events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+            yield* bump(projectId)
+            for (let i = 0; i < events.length; i += INSERT_CHUNK) {
+              const chunk = events.slice(i, i + INSERT_CHUNK).map((e) => ({ ...e, durationSeconds: e.durationSeconds ?? 0 }))
+              yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source, duration_seconds)
+                SELECT ${projectId}, x.at, x."visitorId", x."sessionId", x.path, x.source, x."durationSeconds"
+                FROM json_to_recordset(${json(chunk)}::json) AS x(at timestamptz, "visitorId" text, "sessionId" text,
+                  path text, source text, "durationSeconds" int)`
+            }
+            // A session continued by this batch counts where it started: that bucket changes too.
+            const sessions = [...new Set(events.map((e) => e.sessionId))]
+            const starts = yield* sql`SELECT min(occurred_at) AS started FROM traffic_events
+              WHERE project_id = ${projectId} AND session_id IN (SELECT value FROM json_array_elements_text(${json(sessions)}::json))
+              GROUP BY session_id`
+            const instants = [...events.map((e) => Date.parse(e.at)), ...starts.map((r: any) => new Date(r.started).getTime())]
+            yield* rollupSql(sql, projectId, timezone, affectedBy(instants, timezone))
+          })).pipe(Effect.orDie),
+        rollup: (projectId, timezone, fromIso, toIso) =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* bump(projectId)
+            yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
+          })).pipe(Effect.orDie),
+        read: (projectId, q) => {
+          // Day and month reports (no hour range) are cached per query, tagged with data_version: every
+          // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
+          // between the two reads leaves newer rows under the older version: the next read reloads.
+          if (q.hoursFrom !== q.hoursTo) return readWindow(projectId, q)
+          const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}`
+          return Effect.gen(function*() {
+            const rows = yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
+            const version = (rows[0] as any)?.version ?? ""
+            const hit = cache.get(key)
+            if (hit !== undefined && hit.version === version) return hit.window
+            const window = yield* readWindow(projectId, q)
+            cache.delete(key)
+            cache.set(key, { version, window })
+            if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
+            return window
+          }).pipe(Effect.orDie)
+        }
+      })
+    })
+  )
+
+  static readonly memory = Layer.effect(
+    TrafficRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb // daily rows live in db.traffic, shared with MetricsRepo.memory
+      const hours = new Map<string, Map<string, TrafficHour>>()
+      const pages = new Map<string, Map<string, TrafficPageDay>>()
+      const sources = new Map<string, Map<string, TrafficSourceDay>>()
+      const uniques = new Map<string, Map<string, TrafficUniques>>()
+      const events = new Map<string, Array<TrafficEvent>>()
+      const table = <A>(m: Map<string, Map<string, A>>, projectId: string) => {
+        let t = m.get(projectId)
+        if (t === undefined) m.set(projectId, (t = new Map()))
+        return t
+      }
+      const put = (projectId: string, rows: TrafficWrite) => {
+        for (const h of rows.hours ?? []) table(hours, projectId).set(toIso(h.hour), { ...h, hour: toIso(h.hour) })
+        for (const d of rows.days ?? []) table(db.traffic, projectId).set(d.day, d)
+        for (const p of rows.pages ?? []) table(pages, projectId).set(`${p.day}|${p.path}`, p)
+        for (const s of rows.sources ?? []) table(sources, projectId).set(`${s.day}|${s.source}`, s)
+        for (const u of rows.uniques ?? []) table(uniques, projectId).set(`${u.from}|${u.to}`, u)
+      }
+      const rollup = (projectId: string, timezone: string, affected: Affected) => {
+        const rows = aggregateEvents(events.get(projectId) ?? [], timezone, affected)
+        // Pages and sources are replaced per affected day, as in SQL.
+        const days = new Set(affected.days)
+        for (const m of [table(pages, projectId), table(sources, projectId)] as Array<Map<string, { day: string }>>) {
+          for (const [k, v] of m) if (days.has(v.day)) m.delete(k)
+        }
+        put(projectId, rows)
+      }
+      const sum = <A>(list: Iterable<A>, key: (a: A) => string, add: (a: A) => Array<number>) => {
+        const out = new Map<string, Array<number>>()
+        for (const a of list) {
+          const prev = out.get(key(a))
+          const next = add(a)
+          out.set(key(a), prev === undefined ? next : prev.map((x, i) => x + next[i]))
+        }
+        return [...out]
+      }
+      const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+      return TrafficRepo.of({
+        write: (projectId, rows) => Effect.sync(() => put(projectId, rows)),
+        ingestEvents: (projectId, batch, timezone) =>
+          Effect.sync(() => {
+            if (batch.length === 0) return
+            const all = events.get(projectId) ?? []
+            all.push(...batch)
+            events.set(projectId, all)
+            const sessions = new Set(batch.map((e) => e.sessionId))
+            const starts = new Map<string, number>()
+            for (const e of all) {
+              if (!sessions.has(e.sessionId)) continue
+              const t = Date.parse(e.at)
+              starts.set(e.sessionId, Math.min(starts.get(e.sessionId) ?? t, t))
+            }
+            rollup(projectId, timezone, affectedBy([...batch.map((e) => Date.parse(e.at)), ...starts.values()], timezone))
+          }),
+        rollup: (projectId, timezone, fromIso, toIso) =>
+          Effect.sync(() => rollup(projectId, timezone, affectedBetween(fromIso, toIso, timezone))),
+        read: (projectId, q) =>
+          Effect.sync((): TrafficWindow => {
+            const inTop = (r: { day: string }) => r.day >= q.topFrom && r.day <= q.topTo
+            return {
+              hours: [...table(hours, projectId).values()]
+                .filter((h) => h.hour >= toIso(q.hoursFrom) && h.hour < toIso(q.hoursTo))
+                .sort((a, b) => byName(a.hour, b.hour)),
+              days: [...table(db.traffic, projectId).values()]
+                .filter((d) => d.day >= q.from && d.day <= q.to)
+                .sort((a, b) => byName(a.day, b.day)),
+              pages: sum([...table(pages, projectId).values()].filter(inTop), (p) => p.path, (p) => [p.visitors, p.pageviews])
+                .map(([path, [visitors, pageviews]]) => ({ path, visitors, pageviews }))
+                .sort((a, b) => b.pageviews - a.pageviews || byName(a.path, b.path))
+                .slice(0, q.top),
+              sources: sum([...table(sources, projectId).values()].filter(inTop), (s) => s.source, (s) => [s.visitors, s.sessions])
+                .map(([source, [visitors, sessions]]) => ({ source, visitors, sessions }))
+                .sort((a, b) => b.visitors - a.visitors || byName(a.source, b.source))
+                .slice(0, q.top),
+              uniques: [...table(uniques, projectId).values()].filter((u) => u.from >= q.from && u.to <= q.to)
+            }
+          })
+      })
+    })
+  )
+}

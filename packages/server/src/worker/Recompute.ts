@@ -1,0 +1,141 @@
+/**
+ * Recomputing one project: health snapshot of the local day, signals (reconciled with the stored ones),
+ * and the local date's briefing once the morning has come. Always runs inside the project's job lock
+ * (JobsRepo), so a worker and a request never compute one project at the same time. Readers call
+ * `ensureFresh` before answering: they never serve a snapshot older than the data.
+ */
+import { Clock, Effect } from "effect"
+import type { Briefing } from "../../../domain/src/Projects.ts"
+import { FxRepo } from "../fx/FxRepo.ts"
+import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
+import { briefing } from "../metrics/Briefing.ts"
+import { addDays, todayIn } from "../metrics/Dates.ts"
+import { health } from "../metrics/Health.ts"
+import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import { detectSignals, RANKING_DAYS } from "../metrics/Signals.ts"
+import { SearchRepo } from "../search/SearchRepo.ts"
+import { SignalsRepo } from "../snapshots/SignalsRepo.ts"
+import { SnapshotsRepo, type StoredHealth } from "../snapshots/SnapshotsRepo.ts"
+import { JobsRepo, type JobState } from "./JobsRepo.ts"
+
+/** Days of rows loaded: the 60-day comparison ending yesterday, 8 weeks of weekday baseline, a margin. */
+export const LOOKBACK_DAYS = 75
+/** Local hour from which the worker writes the day's briefing. */
+export const BRIEFING_HOUR = 6
+/** A stored computation older than this is redone even if the data did not change (clock-driven rules). */
+export const MAX_AGE_MS = 3_600_000
+
+const hourFormats = new Map<string, Intl.DateTimeFormat>()
+/** Local hour and minute of `now` in `timezone`. */
+export const localTime = (timezone: string, now: Date): { hour: number; minute: number } => {
+  let f = hourFormats.get(timezone)
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat("en-GB", { timeZone: timezone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+    hourFormats.set(timezone, f)
+  }
+  const parts = f.formatToParts(now)
+  return {
+    hour: Number(parts.find((p) => p.type === "hour")?.value ?? 0),
+    minute: Number(parts.find((p) => p.type === "minute")?.value ?? 0)
+  }
+}
+
+/** When the project is next due: the next local 00:00 or 06:00, and at most MAX_AGE_MS from now. */
+export const nextDue = (timezone: string, now: Date): Date => {
+  const { hour, minute } = localTime(timezone, now)
+  const m = hour * 60 + minute
+  const untilBoundary = (m < BRIEFING_HOUR * 60 ? BRIEFING_HOUR * 60 - m : 1440 - m) * 60_000
+  return new Date(now.getTime() + Math.min(untilBoundary, MAX_AGE_MS))
+}
+
+/** Whether what is stored for the project is current: same data version, same local day, recent enough. */
+export const isFresh = (stored: { readonly dataVersion: string; readonly computedAt: Date } | null, version: string | null, now: Date) =>
+  stored !== null && stored.dataVersion === version && now.getTime() - stored.computedAt.getTime() < MAX_AGE_MS
+
+export interface Recomputed {
+  readonly projectId: string
+  readonly day: string
+  readonly version: string
+  readonly signals: number
+  readonly briefing: boolean
+}
+
+/**
+ * Computes and stores everything for the project. Call ONLY inside JobsRepo.withProjectLock/claimNext.
+ * The data version is read before the rows: a write landing in between leaves newer rows under the older
+ * version, so the next check recomputes once more — never the other way round.
+ */
+export const recomputeLocked = (projectId: string, options: { readonly forceBriefing?: boolean } = {}) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobsRepo
+    const metrics = yield* MetricsRepo
+    const snapshots = yield* SnapshotsRepo
+    const signalsRepo = yield* SignalsRepo
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const version = yield* jobs.dataVersion(projectId)
+    if (version === null) return null
+    const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + 1)))
+    if (loaded === null) return null
+    const { project, series } = loaded
+    const today = todayIn(project.timezone, now)
+    const rates = yield* (yield* FxRepo).all()
+    const integrations = (yield* (yield* IntegrationsRepo).list(projectId)).integrations
+    const queries = yield* (yield* SearchRepo).loadQueryDays(projectId, addDays(today, -(2 * RANKING_DAYS + 6)), addDays(today, -1))
+
+    const h = health({ projectId, today, now: now.toISOString(), series, currency: project.currency, rates })
+    yield* snapshots.putHealth({ projectId, day: today, dataVersion: version, computedAt: now, health: h })
+    const candidates = detectSignals({ today, now, currency: project.currency, series, integrations, queries, rates })
+    yield* signalsRepo.reconcile(projectId, project.currency, candidates, now)
+
+    let wroteBriefing = false
+    const morning = localTime(project.timezone, now).hour >= BRIEFING_HOUR
+    if ((morning || options.forceBriefing === true) && (yield* snapshots.briefingOf(projectId, today)) === null) {
+      const active = yield* signalsRepo.active(projectId)
+      yield* snapshots.insertBriefing(projectId, today, briefing({
+        projectId, today, now: now.toISOString(), currency: project.currency, series, health: h, signals: active
+      }))
+      wroteBriefing = true
+    }
+    yield* jobs.markComputed(projectId, version, today, now, nextDue(project.timezone, now))
+    return { projectId, day: today, version, signals: candidates.length, briefing: wroteBriefing } satisfies Recomputed
+  })
+
+/**
+ * The project's stored health for its local today, recomputed first (under the lock, waiting for a
+ * worker that holds it) when missing, behind the data, or older than MAX_AGE_MS.
+ */
+export const ensureFresh = (projectId: string, timezone: string) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobsRepo
+    const snapshots = yield* SnapshotsRepo
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const today = todayIn(timezone, now)
+    const stored = yield* snapshots.healthOf(projectId, today)
+    if (isFresh(stored, yield* jobs.dataVersion(projectId), now)) return stored!
+    return yield* jobs.withProjectLock(projectId, (_job: JobState) =>
+      Effect.gen(function*() {
+        // Whoever held the lock before us may have just done it.
+        const again = yield* snapshots.healthOf(projectId, today)
+        if (isFresh(again, yield* jobs.dataVersion(projectId), now)) return again!
+        yield* recomputeLocked(projectId)
+        return (yield* snapshots.healthOf(projectId, today)) as StoredHealth
+      }))
+  })
+
+/** The briefing of the project's local date: the stored one, or generated now (once) and stored. */
+export const ensureBriefing = (projectId: string, timezone: string) =>
+  Effect.gen(function*() {
+    const snapshots = yield* SnapshotsRepo
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const today = todayIn(timezone, now)
+    const stored = yield* snapshots.briefingOf(projectId, today)
+    if (stored !== null) return stored
+    yield* ensureFresh(projectId, timezone)
+    return yield* (yield* JobsRepo).withProjectLock(projectId, () =>
+      Effect.gen(function*() {
+        const again = yield* snapshots.briefingOf(projectId, today)
+        if (again !== null) return again
+        yield* recomputeLocked(projectId, { forceBriefing: true })
+        return (yield* snapshots.briefingOf(projectId, today)) as Briefing
+      }))
+  })

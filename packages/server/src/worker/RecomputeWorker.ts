@@ -1,0 +1,55 @@
+/**
+ * The recompute worker: claims due projects one at a time (JobsRepo.claimNext: FOR UPDATE SKIP LOCKED, so
+ * any number of workers share the queue and never compute one project twice at once) and recomputes
+ * their snapshots, signals and briefing. A project is due when its data_version moved since its last
+ * computation, or at its due_at (next local midnight or 06:00, at most an hour after the last run).
+ */
+import { Cause, Clock, Duration, Effect } from "effect"
+import { JobsRepo } from "./JobsRepo.ts"
+import { recomputeLocked } from "./Recompute.ts"
+
+/** Pause between polls when the queue is empty. */
+export const POLL_INTERVAL = Duration.seconds(5)
+/** After a failed computation, the project is retried this much later. */
+export const RETRY_AFTER_MS = 5 * 60_000
+
+/** Claims and recomputes due projects until none is left (or `max` were done); returns how many. */
+export const drainOnce = (options: {
+  readonly max?: number
+  /** What to run on a claimed project (tests wrap it to observe overlap); recomputeLocked by default. */
+  readonly compute?: (projectId: string) => ReturnType<typeof recomputeLocked>
+} = {}) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobsRepo
+    const start = new Date(yield* Clock.currentTimeMillis)
+    yield* jobs.ensureJobs(start)
+    const done: Array<string> = []
+    const max = options.max ?? 1000
+    while (done.length < max) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const claimed = yield* jobs.claimNext(now, (job) =>
+        jobs.attempt((options.compute ?? recomputeLocked)(job.projectId)).pipe(
+          Effect.asVoid,
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(
+              `recompute of ${job.projectId} failed; retrying in ${RETRY_AFTER_MS / 60_000} min`, Cause.pretty(cause)
+            ).pipe(Effect.andThen(jobs.postpone(job.projectId, new Date(now.getTime() + RETRY_AFTER_MS))))
+          ),
+          Effect.tap(() => Effect.sync(() => void done.push(job.projectId)))
+        ))
+      if (!claimed) break
+    }
+    return done
+  })
+
+/** Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. */
+export const runWorker = Effect.gen(function*() {
+  yield* Effect.logInfo("sitehealth: recompute worker started")
+  return yield* drainOnce().pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
+    ),
+    Effect.andThen(Effect.sleep(POLL_INTERVAL)),
+    Effect.forever
+  )
+})

@@ -1,0 +1,105 @@
+/**
+ * What a new user of `npm start` sees: the demo account, seeded through the same repositories a provider
+ * sync uses, lights up every endpoint, and the events planted in it (demo/Profiles.ts) come out of the
+ * reports and signals — computed, not written in. Runs on both stores.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PERIODS } from "../../../domain/src/Common.ts"
+import { seedDemo } from "../../src/demo/Seed.ts"
+import { addDays } from "../../src/metrics/Dates.ts"
+import { makeHarness, type Harness } from "../support/Harness.ts"
+
+let h: Harness
+let token: string
+let ids: { acme: string; bolt: string; calm: string }
+beforeAll(async () => {
+  h = await makeHarness()
+  const demo = await h.run(seedDemo())
+  token = demo.secret
+  ids = { acme: demo.projectIds[0], bolt: demo.projectIds[1], calm: demo.projectIds[2] }
+}, 120_000)
+afterAll(() => h.close())
+
+const get = async (path: string) => {
+  const r = await h.call("GET", `/api/v1${path}`, { token })
+  expect(r.status, `${path}: ${r.text.slice(0, 300)}`).toBe(200)
+  return r.json.data
+}
+const signalsOf = async (id: string) => (await get(`/projects/${id}/signals?limit=100`)).signals as Array<any>
+
+describe("the demo account", () => {
+  it("lists three projects, each with a health snapshot that has a score", async () => {
+    const list = await get("/projects")
+    expect(list.projects.map((p: any) => p.name).sort()).toEqual(["Acme Analytics", "Bolt Recipes", "Calm Notes"])
+    for (const p of list.projects) {
+      expect(p.health.score).toBeGreaterThanOrEqual(0)
+      expect(p.health.confidence).toBeGreaterThan(0.5)
+    }
+  })
+
+  it("answers every report of every project with real figures", async () => {
+    for (const id of Object.values(ids)) {
+      const health = await get(`/projects/${id}/health`)
+      expect(health.dimensions.filter((d: any) => d.score !== null).length).toBe(5)
+      for (const period of PERIODS) {
+        const a = await get(`/projects/${id}/analytics?period=${period}`)
+        expect(a.totals.visitors, `${id} ${period}`).toBeGreaterThan(0)
+      }
+      const revenue = await get(`/projects/${id}/revenue`)
+      expect(revenue.mrr.amount).toBeGreaterThan(0)
+      expect(revenue.arr.amount).toBe(12 * revenue.mrr.amount)
+      const churn = await get(`/projects/${id}/churn?period=3m`)
+      expect(churn.churned.length).toBeGreaterThan(0)
+      expect(churn.churnedCustomers).toBe(churn.churned.length)
+      const seo = await get(`/projects/${id}/seo`)
+      expect(seo.totals.clicks).toBeGreaterThan(0)
+      expect(seo.topQueries.length).toBeGreaterThan(0)
+      const briefing = await get(`/projects/${id}/briefing`)
+      expect(briefing.headline.length).toBeGreaterThan(10)
+      expect((await get(`/projects/${id}/integrations`)).integrations.length).toBe(3)
+      expect((await get(`/projects/${id}/expenses`)).expenses.length).toBeGreaterThan(2)
+    }
+  })
+
+  it("Search data stops at its lag: the SEO window ends 3 days before today, not today", async () => {
+    const seo = await get(`/projects/${ids.calm}/seo`)
+    expect(seo.lagDays).toBe(3)
+    expect(seo.window.to).toBe(seo.dataThrough)
+  })
+
+  it("Acme: two currencies converted, and the ranking loss of its top query is a signal", async () => {
+    const revenue = await get(`/projects/${ids.acme}/revenue`)
+    expect(revenue.currency).toBe("EUR")
+    expect(revenue.unconverted).toEqual([])
+    const signals = await signalsOf(ids.acme)
+    const ranking = signals.filter((s) => s.kind === "ranking_drop" && s.active)
+    expect(ranking.map((s) => s.subject)).toContain("privacy friendly analytics")
+  })
+
+  it("Bolt: yesterday's traffic dip is one anomaly, and the churn spike and failed payments are signals", async () => {
+    const signals = await signalsOf(ids.bolt)
+    const kinds = signals.filter((s) => s.active).map((s) => s.kind)
+    expect(kinds).toContain("churn_spike")
+    expect(kinds).toContain("failed_payments")
+    const visitorDrops = signals.filter((s) => s.kind === "anomaly_drop" && s.metric === "visitors")
+    expect(visitorDrops).toHaveLength(1)
+    expect(visitorDrops[0].dimension).toBe("traffic")
+    const briefing = await get(`/projects/${ids.bolt}/briefing`)
+    expect(briefing.priorities.length).toBeGreaterThan(0)
+    expect(["critical", "warning"]).toContain(briefing.priorities[0].severity)
+  })
+
+  it("Calm: the failing Search Console connection and spend outgrowing revenue are signals", async () => {
+    const signals = (await signalsOf(ids.calm)).filter((s) => s.active)
+    expect(signals.some((s) => s.kind === "integration_failing" && s.subject === "google_search_console")).toBe(true)
+    expect(signals.map((s) => s.kind)).toContain("spend_outgrowing_revenue")
+  })
+
+  it("the briefing is the same when asked again the same local day", async () => {
+    const first = await get(`/projects/${ids.calm}/briefing`)
+    const again = await get(`/projects/${ids.calm}/briefing`)
+    expect(again).toEqual(first)
+    expect(first.date).toBe("2026-11-20")
+    expect(addDays(first.date, -1)).toBe("2026-11-19")
+  })
+})

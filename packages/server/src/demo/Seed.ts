@@ -17,12 +17,14 @@ import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
 import { newId } from "../store/Ids.ts"
 import { TrafficRepo } from "../traffic/TrafficRepo.ts"
+import { backfillHealth } from "../worker/Recompute.ts"
 import { DEMO_HISTORY_DAYS, demoFxRates, generateDemoProject } from "./Generate.ts"
 import { DEMO_PROJECTS } from "./Profiles.ts"
 
 export { DEMO_HISTORY_DAYS }
 
 const MS_PER_DAY = 86_400_000
+const HEALTH_TREND_DAYS = 30
 
 export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
   Effect.gen(function*() {
@@ -72,6 +74,8 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
         })
       }
     }
+    // A month of daily health snapshots, so the projects list shows a trend from the first start.
+    for (const projectId of projectIds) yield* backfillHealth(projectId, HEALTH_TREND_DAYS)
     const { secret, token } = yield* mintToken({ accountId: account.id, name: "Demo token (all access)" })
     return { account, projectIds, token, secret }
   })

@@ -171,13 +171,19 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             Effect.orDie
           ),
         cohort: (projectId, startDay, endDay) =>
-          sql`SELECT s.customer_id, s.mrr_minor AS start_minor, coalesce(e.mrr_minor, 0) AS end_minor
-              FROM customer_mrr s
-              LEFT JOIN customer_mrr e ON e.project_id = s.project_id AND e.customer_id = s.customer_id
-                AND e.from_day <= ${endDay}::date AND (e.to_day IS NULL OR e.to_day > ${endDay}::date)
-              WHERE s.project_id = ${projectId} AND s.from_day <= ${startDay}::date
-                AND (s.to_day IS NULL OR s.to_day > ${startDay}::date)
-              ORDER BY s.customer_id`.pipe(
+          // One pass over the spans that overlap [startDay, endDay] (a customer's spans never overlap, so
+          // max picks the one in force); a self-join here degrades to a quadratic nested loop whenever the
+          // planner's statistics lag behind a fresh rollup.
+          sql`SELECT customer_id, start_minor, coalesce(end_minor, 0) AS end_minor FROM (
+                SELECT customer_id,
+                  max(mrr_minor) FILTER (WHERE from_day <= ${startDay}::date AND (to_day IS NULL OR to_day > ${startDay}::date)) AS start_minor,
+                  max(mrr_minor) FILTER (WHERE from_day <= ${endDay}::date AND (to_day IS NULL OR to_day > ${endDay}::date)) AS end_minor
+                FROM customer_mrr
+                WHERE project_id = ${projectId} AND from_day <= ${endDay}::date
+                  AND (to_day IS NULL OR to_day > ${startDay}::date)
+                GROUP BY customer_id) c
+              WHERE start_minor IS NOT NULL
+              ORDER BY customer_id`.pipe(
             Effect.map((rows) =>
               (rows as ReadonlyArray<any>).map((r): CohortRow => ({
                 customerId: r.customer_id, startMinor: Number(r.start_minor), endMinor: Number(r.end_minor)

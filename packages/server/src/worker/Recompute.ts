@@ -139,3 +139,35 @@ export const ensureBriefing = (projectId: string, timezone: string) =>
         return (yield* snapshots.briefingOf(projectId, today)) as Briefing
       }))
   })
+
+/**
+ * Health of the `days` local days before today, computed from the stored data as it stood on each day
+ * (health's windows end the day before the day it is computed for, so later rows play no part), and stored
+ * as those days' snapshots — so that a project with history (the demo, a first full sync) shows a trend
+ * from the start instead of a single point. Days that already have a snapshot are left as they are.
+ */
+export const backfillHealth = (projectId: string, days: number) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobsRepo
+    const metrics = yield* MetricsRepo
+    const snapshots = yield* SnapshotsRepo
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const version = yield* jobs.dataVersion(projectId)
+    const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + days + 1)))
+    if (version === null || loaded === null) return 0
+    const { project, series } = loaded
+    const rates = yield* (yield* FxRepo).all()
+    const today = todayIn(project.timezone, now)
+    let stored = 0
+    for (let back = days; back >= 1; back--) {
+      const day = addDays(today, -back)
+      if ((yield* snapshots.healthOf(projectId, day)) !== null) continue
+      // Stamped at the end of that local day's morning: when the worker would have computed it.
+      const computedAt = new Date(Date.parse(`${day}T12:00:00Z`))
+      const h = health({ projectId, today: day, now: computedAt.toISOString(), series, currency: project.currency, rates })
+      yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt, health: h })
+      stored++
+    }
+    return stored
+  })
+

@@ -34,6 +34,10 @@ describe("the demo account", () => {
     for (const p of list.projects) {
       expect(p.health.score).toBeGreaterThanOrEqual(0)
       expect(p.health.confidence).toBeGreaterThan(0.5)
+      // A month of daily snapshots computed at seed time, then today's: a trend from the first start.
+      expect(p.trend.points.length).toBeGreaterThanOrEqual(30)
+      expect(p.trend.points.at(-1).score).toBe(p.health.score)
+      expect(p.trend.scoreChange7d).toBe(p.health.score - p.trend.points.at(-8).score)
     }
   })
 

@@ -97,6 +97,20 @@ describe("rule signals", () => {
     expect(signals.map((s) => s.kind)).toEqual(["churn_spike", "mrr_decline", "failed_payments"])
   })
 
+  it("failed payments by their share of MRR: info below 1%, warning from 1%, critical from 10%", () => {
+    const severityFor = (failedMinor: number) => {
+      // MRR 100 000 throughout; one failed charge of `failedMinor` on 11-18
+      const rows = eachDay("2026-09-21", YESTERDAY).map((d) => revenue(d, {
+        mrrMinor: 100_000, customers: 20, ...(d === "2026-11-18" ? { failedPayments: 1, failedMinor } : {})
+      }))
+      return detectSignals(input({ revenue: rows })).find((s) => s.kind === "failed_payments")?.severity
+    }
+    expect(severityFor(999)).toBe("info") // 0.999%
+    expect(severityFor(1_000)).toBe("warning") // 1%
+    expect(severityFor(9_999)).toBe("warning")
+    expect(severityFor(10_000)).toBe("critical") // 10%
+  })
+
   it("spend outgrowing revenue: negative margin is critical", () => {
     // net revenue 30 × 1 000 = 30 000 in the window; one-off expense 50 000 on 11-10 → loss 20 000
     const rows = eachDay("2026-10-21", YESTERDAY).map((d) => revenue(d, { grossMinor: 1_000 }))

@@ -103,8 +103,8 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       trialsPerThousandVisitors: 1.6,
       trialConversion: 0.55,
       plans: SAAS_PLANS(1),
-      dailyChurn: 0.0011,
-      failedChargeRate: 0.025
+      dailyChurn: 0.0007,
+      failedChargeRate: 0.015
     },
     search: {
       impressionsPerVisitor: 3.2,
@@ -197,14 +197,14 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       sources: [["Google", 40], ["Direct", 30], ["Reddit", 12], ["Product Hunt", 6], ["Newsletter", 12]]
     },
     payments: {
-      trialsPerThousandVisitors: 1.2,
+      trialsPerThousandVisitors: 2.2,
       trialConversion: 0.45,
       plans: [
         [{ name: "plus", unitAmountMinor: 499, interval: "month" }, 0.75],
         [{ name: "plus-annual", unitAmountMinor: 3900, interval: "year" }, 0.25]
       ],
-      dailyChurn: 0.0014,
-      failedChargeRate: 0.025
+      dailyChurn: 0.0006,
+      failedChargeRate: 0.012
     },
     search: {
       impressionsPerVisitor: 2.4,

@@ -63,6 +63,8 @@ export const RANKING_DROP_WARNING = 3
 export const RANKING_DROP_CRITICAL = 10
 export const TOP_QUERIES = 10
 export const FAILED_PAYMENT_DAYS = 7
+export const FAILED_PAYMENTS_WARNING_SHARE = 0.01
+export const FAILED_PAYMENTS_CRITICAL_SHARE = 0.1
 
 const PROVIDER_DIMENSION: Record<string, Dimension> = {
   stripe: "revenue",
@@ -210,7 +212,10 @@ export const revenueRuleSignals = (input: SignalInput): Array<SignalCandidate> =
     const failedMinor = Math.round(sumIn(series.revenue, week, (r) => r.failedMinor))
     const share = ratio(failedMinor, mrrEnd)
     out.push(make({ kind: "failed_payments", subject: null, dimension: "revenue",
-      severity: share !== null && share >= 0.1 ? "critical" : "warning",
+      // A single small failure in a large book is routine dunning, not an alarm: info below 1% of MRR.
+      // (compared unrounded: `share` is rounded for display)
+      severity: mrrEnd > 0 && failedMinor >= FAILED_PAYMENTS_CRITICAL_SHARE * mrrEnd ? "critical"
+        : mrrEnd > 0 && failedMinor < FAILED_PAYMENTS_WARNING_SHARE * mrrEnd ? "info" : "warning",
       title: `${failed} failed payment${failed === 1 ? "" : "s"} in the last 7 days`,
       detail: `${failed} charge attempt${failed === 1 ? "" : "s"} failed for ${fmt(failedMinor)}` +
         (share === null ? "." : ` (${pct1(share)} of MRR).`),

@@ -78,6 +78,11 @@ describe("the demo account", () => {
     const signals = await signalsOf(ids.acme)
     const ranking = signals.filter((s) => s.kind === "ranking_drop" && s.active)
     expect(ranking.map((s) => s.subject)).toContain("privacy friendly analytics")
+    // Nothing else was planted in Acme: a growing business with ordinary churn raises no churn or traffic alarm.
+    const kinds = signals.filter((s) => s.active).map((s) => s.kind)
+    expect(kinds).not.toContain("churn_spike")
+    expect(kinds).not.toContain("anomaly_drop")
+    expect(kinds).not.toContain("mrr_decline")
   })
 
   it("Bolt: yesterday's traffic dip is one anomaly, and the churn spike and failed payments are signals", async () => {
@@ -97,6 +102,7 @@ describe("the demo account", () => {
     const signals = (await signalsOf(ids.calm)).filter((s) => s.active)
     expect(signals.some((s) => s.kind === "integration_failing" && s.subject === "google_search_console")).toBe(true)
     expect(signals.map((s) => s.kind)).toContain("spend_outgrowing_revenue")
+    expect(signals.map((s) => s.kind)).not.toContain("churn_spike")
   })
 
   it("the briefing is the same when asked again the same local day", async () => {

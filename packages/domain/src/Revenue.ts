@@ -64,7 +64,15 @@ export const Revenue = Schema.Struct({
     month: Schema.String.annotate({ description: "Calendar month YYYY-MM" }),
     mrr: Money.annotate({ description: "MRR at the end of the month's last day (at asOf for the current month)" })
   })).annotate({ description: "Month-end MRR of the last 12 calendar months, oldest first, zero-filled" }),
-  unconverted: Schema.Array(UnconvertedAmount).annotate({ description: "Per currency without an FX rate; empty when every amount converted" })
+  unconverted: Schema.Array(UnconvertedAmount).annotate({ description: "Per currency without an FX rate; empty when every amount converted" }),
+  profitability: Schema.Struct({
+    window: Window.annotate({ description: "The period's window" }),
+    revenueNet: Money.annotate({ description: "Succeeded charges − refunds of the window's days" }),
+    expenses: Money.annotate({ description: "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month or year each occurrence covers), converted with the stored FX rates" }),
+    unconvertedExpenses: Schema.Array(Money).annotate({ description: "Attributed expenses with no FX rate into the reporting currency, per currency; not in expenses or profit" }),
+    profit: Money.annotate({ description: "revenueNet − expenses" }),
+    margin: Rate.annotate({ description: "profit ÷ revenueNet; null when revenueNet ≤ 0" })
+  }).annotate({ description: "Revenue minus expenses over the period (docs/metrics.md, Profitability)" })
 }).annotate({ identifier: "Revenue" })
 export type Revenue = typeof Revenue.Type
 

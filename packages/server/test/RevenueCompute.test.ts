@@ -195,6 +195,37 @@ describe("the revenue report (30d) on the golden dataset", () => {
   })
 })
 
+describe("the revenue report's profitability", () => {
+  it("revenue minus expenses over the period, recurring expenses spread over the months they cover", () => {
+    // 30d window 2026-10-22 … 2026-11-20. Net revenue: 11-01 charge 50 000, refunded 1 000 on 11-03 → 49 000.
+    const rows = rollup({
+      subscriptionVersions: [version("s", "c", "2026-09-01T00:00:00Z", null, { unitAmountMinor: 5000 })],
+      charges: [charge("ch_1", "c", "2026-11-01T10:00:00Z", 50_000), charge("ch_0", "c", "2026-10-15T10:00:00Z", 99_999)],
+      refunds: [refund("re_1", "ch_1", "2026-11-03T10:00:00Z", 1_000)]
+    }, UTC_USD).revenueDays
+    // Monthly 3 000 from 10-05: [10-05, 11-05) has 31 days, 14 in the window (10-22…11-04) → 3 000 × 14/31 = 1 354.84;
+    // [11-05, 12-05) has 30 days, 16 in the window (11-05…11-20) → 3 000 × 16/30 = 1 600. One-off 2 000 on 11-20
+    // (the last day, included). 2 954.84 + 2 000 = 4 954.84 → 4 955. A EUR expense with no rate is reported apart.
+    const expenses = [
+      { amountMinor: 3_000, currency: "USD", incurredOn: "2026-10-05", recurrence: "monthly" as const },
+      { amountMinor: 2_000, currency: "USD", incurredOn: "2026-11-20", recurrence: "one_off" as const },
+      { amountMinor: 700, currency: "EUR", incurredOn: "2026-11-10", recurrence: "one_off" as const }
+    ]
+    const r = revenue({ projectId: "p", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: rows, cohort: [], unconverted: [], expenses })
+    expect(r.profitability).toEqual({
+      window: { from: "2026-10-22", to: "2026-11-20" },
+      revenueNet: { amount: 49_000, currency: "USD" },
+      expenses: { amount: 4_955, currency: "USD" },
+      unconvertedExpenses: [{ amount: 700, currency: "EUR" }],
+      profit: { amount: 44_045, currency: "USD" },
+      margin: 0.8989 // 44 045 / 49 000 = 0.898877…
+    })
+    const none = revenue({ projectId: "p", period: "7d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [], expenses })
+    expect(none.profitability.margin).toBeNull() // no revenue: a margin of nothing is undefined
+    expect(none.profitability.profit.amount).toBe(-(2_000 + Math.round(3_000 * 7 / 30)))
+  })
+})
+
 describe("the churn report (30d) on the golden dataset", () => {
   const r = churn({ projectId: "prj_1", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays, churnEvents: golden.churnEvents })
   const e = EXPECTED_CHURN_30D

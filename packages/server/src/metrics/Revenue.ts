@@ -14,7 +14,9 @@ import type { UnconvertedDay } from "../payments/Rollup.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
-import type { RevenueDay } from "./Rows.ts"
+import type { ExpenseRow, RevenueDay } from "./Rows.ts"
+import type { FxRate } from "../fx/Fx.ts"
+import { profitability } from "./Profitability.ts"
 
 export interface RevenueInput {
   readonly projectId: string
@@ -28,6 +30,9 @@ export interface RevenueInput {
   readonly cohort: ReadonlyArray<CohortRow>
   /** Unconverted rows of the last 30 days plus the last one before them per currency. */
   readonly unconverted: ReadonlyArray<UnconvertedDay>
+  /** The project's expenses (not deleted) and the FX rates: the period's profitability. None → no expenses. */
+  readonly expenses?: ReadonlyArray<ExpenseRow>
+  readonly rates?: ReadonlyArray<FxRate>
 }
 
 /** The first day with payment data (the start of period `all`), or null. */
@@ -191,6 +196,7 @@ export const revenue = (input: RevenueInput): Revenue => {
       amount: money(sumIn(rows, last30, (r) => r.failedMinor), currency)
     },
     mrrSeries: monthlyMrrSeries(rows, today, currency),
-    unconverted: unconvertedSummary(input.unconverted, last30, today)
+    unconverted: unconvertedSummary(input.unconverted, last30, today),
+    profitability: profitability(rows, input.expenses ?? [], window, currency, input.rates ?? [])
   }
 }

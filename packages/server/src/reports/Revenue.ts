@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { Period } from "../../../domain/src/Common.ts"
 import * as Compute from "../metrics/Compute.ts"
 import { addDays } from "../metrics/Dates.ts"
+import { FxRepo } from "../fx/FxRepo.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { loadProject } from "../projects/Policy.ts"
 
@@ -27,6 +28,7 @@ export const getRevenue = (projectId: string, period: Period) =>
       payments.cohort(p.project.id, addDays(window.from, -1), window.to),
       payments.unconverted(p.project.id, last30.from, p.today)
     ], { concurrency: 2 })
+    const rates = yield* (yield* FxRepo).all()
     return Compute.revenue({
       projectId: p.project.id,
       period,
@@ -35,7 +37,9 @@ export const getRevenue = (projectId: string, period: Period) =>
       currency: p.project.currency,
       revenue: p.series.revenue,
       cohort,
-      unconverted
+      unconverted,
+      expenses: p.series.expenses,
+      rates
     })
   })
 

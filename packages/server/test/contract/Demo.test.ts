@@ -103,6 +103,9 @@ describe("the demo account", () => {
     expect(signals.some((s) => s.kind === "integration_failing" && s.subject === "google_search_console")).toBe(true)
     expect(signals.map((s) => s.kind)).toContain("spend_outgrowing_revenue")
     expect(signals.map((s) => s.kind)).not.toContain("churn_spike")
+    const revenue = await get(`/projects/${ids.calm}/revenue`)
+    expect(revenue.profitability.profit.amount).toBeLessThan(0)
+    expect(revenue.profitability.margin).toBeLessThan(0)
   })
 
   it("the briefing is the same when asked again the same local day", async () => {

@@ -43,6 +43,12 @@ describe("GET /projects/{id}/revenue and /churn", () => {
     const { projects, secret } = await h.newAccount()
     const id = projects[0].id
     await write(id, DATA)
+    // An expense through the API, for the period's profitability.
+    const created = await h.call("POST", `/api/v1/projects/${id}/expenses`, {
+      token: secret,
+      body: { amount: 1_100, category: "software", description: "Tools", incurredOn: "2026-11-10", recurrence: "one_off" }
+    })
+    expect(created.status, created.text).toBe(201)
     const r = await get(`/api/v1/projects/${id}/revenue`, secret)
     const e = EXPECTED_REVENUE_30D
     const m = e.movements
@@ -73,7 +79,16 @@ describe("GET /projects/{id}/revenue and /churn", () => {
       change: { net: e.changeNet },
       failedPayments: { count: 1, amount: usd(4000) },
       mrrSeries: expect.any(Array),
-      unconverted: [{ currency: "HUF", mrr: { amount: 2000, currency: "HUF" }, gross: { amount: 2000, currency: "HUF" }, refunds: { amount: 0, currency: "HUF" } }]
+      unconverted: [{ currency: "HUF", mrr: { amount: 2000, currency: "HUF" }, gross: { amount: 2000, currency: "HUF" }, refunds: { amount: 0, currency: "HUF" } }],
+      // net 5 100 − the 1 100 expense = 4 000; margin 4 000 / 5 100 = 0.78431…
+      profitability: {
+        window: { from: "2026-10-22", to: TODAY },
+        revenueNet: usd(5100),
+        expenses: usd(1100),
+        unconvertedExpenses: [],
+        profit: usd(4000),
+        margin: 0.7843
+      }
     })
     expect(r.mrrSeries.slice(-3)).toEqual([
       { month: "2026-09", mrr: usd(0) },

@@ -1,0 +1,63 @@
+/**
+ * What every provider connector is: how to check credentials with one cheap call, and how to run a sync —
+ * fetch from the provider's public HTTP API, then write through the repositories the metrics engine reads
+ * (TrafficRepo, PaymentsRepo, SearchRepo), which upsert by the provider's ids and bump data_version.
+ *
+ * Rules every connector keeps:
+ * - Fetch everything a run needs FIRST, then write it in ONE repository write (one transaction): a run that
+ *   fails or is killed half-way leaves the previous data as it was, and running it again is harmless.
+ * - Idempotent: the same run twice changes nothing (upserts keyed by provider ids).
+ * - Never log, return or put in an error message a credential.
+ * - All HTTP through ProviderHttp (timeouts, 429 Retry-After, 5xx backoff with jitter).
+ */
+import type { Effect } from "effect"
+import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
+
+export type ProviderId = "stripe" | "plausible" | "google-search-console" | "demo"
+export type ProviderKind = "payments" | "analytics" | "search" | "demo"
+
+/** Decrypted credentials: a flat JSON object of strings, as in the operator's credentials file. */
+export type Credentials = Readonly<Record<string, string>>
+
+export interface ConnectionContext {
+  readonly baseUrl: string
+  readonly credentials: Credentials
+  readonly http: ProviderHttpShape
+}
+
+export interface SyncContext extends ConnectionContext {
+  readonly projectId: string
+  /** The project's IANA time zone: provider days are asked for and stored as local days. */
+  readonly timezone: string
+  /** The project's reporting currency. */
+  readonly currency: string
+  readonly now: Date
+  readonly mode: "incremental" | "full"
+  /** What the last successful run of this integration returned as `state` (null on the first run or a full sync). */
+  readonly state: unknown
+}
+
+export interface SyncOutcome {
+  /** What was fetched and written, by kind, e.g. { customers: 120, subscriptions: 130, invoices: 900 }. */
+  readonly counts: Readonly<Record<string, number>>
+  /** Saved with the run and handed to the next incremental run (a cursor, the last day fetched…). */
+  readonly state: unknown
+}
+
+export interface Connector<R = never> {
+  readonly provider: ProviderId
+  readonly kind: ProviderKind
+  /** The provider's public API base URL. */
+  readonly defaultBaseUrl: string
+  /** The environment variable that overrides it (STRIPE_API_BASE, PLAUSIBLE_API_BASE, GSC_API_BASE). */
+  readonly baseUrlEnv: string | null
+  /** Keys the credentials JSON must have (with non-empty string values). */
+  readonly credentialFields: ReadonlyArray<string>
+  /** One cheap call that proves the credentials work; fails with a ProviderError that says what is wrong. */
+  readonly validate: (ctx: ConnectionContext) => Effect.Effect<void, ProviderError>
+  readonly sync: (ctx: SyncContext) => Effect.Effect<SyncOutcome, ProviderError, R>
+}
+
+/** Per integration override > environment > the provider's default. */
+export const resolveBaseUrl = (connector: Connector<any>, override: string | null, env: NodeJS.ProcessEnv = process.env): string =>
+  (override ?? (connector.baseUrlEnv === null ? undefined : env[connector.baseUrlEnv]) ?? connector.defaultBaseUrl).replace(/\/+$/, "")

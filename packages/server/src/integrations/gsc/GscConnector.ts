@@ -1,0 +1,124 @@
+/**
+ * Google Search Console (SEO) over the Search Analytics API. A run exchanges the stored refresh token
+ * for an access token, then asks for the days [from, today − 2] (Search Console lags 2–3 days; asking
+ * for days it has not finished just returns nothing for them):
+ *   ["date"] (the property's daily totals, anonymised queries included), ["date","query"], ["date","page"],
+ * each paged with rowLimit/startRow; query and page rows are trimmed to the store's per-day top while
+ * they stream in. Everything goes into ONE SearchRepo.write (one transaction that bumps data_version).
+ * dataThrough is simply the last day that came back. A full run goes back 16 months (what GSC keeps);
+ * an incremental run starts three days before the last day stored, because GSC revises recent days.
+ * Docs: docs/integrations-gsc.md.
+ */
+import { Effect } from "effect"
+import { addDays, addMonths, todayIn } from "../../metrics/Dates.ts"
+import { SearchRepo } from "../../search/SearchRepo.ts"
+import type { Connector, SyncContext } from "../Connector.ts"
+import { GSC_ROW_LIMIT, makeGscClient } from "./GscApi.ts"
+import { makeTokenSource, type TokenSource } from "./GoogleToken.ts"
+import { type GscRow, keyedOf, lastDay, makeTopPerDay, pageRows, queryRows, totalRows } from "./GscMap.ts"
+
+export interface GscOptions {
+  /** Rows per request (the API's maximum, 25,000, unless a test wants many pages). */
+  readonly rowLimit?: number
+  /** Calendar months a full run goes back (Search Console keeps 16). */
+  readonly historyMonths?: number
+  /** The newest day asked for is today − lagDays. */
+  readonly lagDays?: number
+  /** Days before the last stored day an incremental run starts again (GSC revises recent days). */
+  readonly reviseDays?: number
+  /** Access tokens, cached per credentials; one per connector unless a caller shares one. */
+  readonly tokens?: TokenSource
+}
+
+/** What a run hands to the next incremental one: the last day Search Console had data for. */
+export interface GscState {
+  readonly dataThrough: string | null
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+
+export const readGscState = (state: unknown): GscState | null => {
+  const d = (state as { dataThrough?: unknown } | null)?.dataThrough
+  return typeof d === "string" && DAY.test(d) ? { dataThrough: d } : null
+}
+
+/** The days a run asks for. */
+export const gscRange = (
+  ctx: Pick<SyncContext, "timezone" | "now" | "mode" | "state">,
+  o: Required<Omit<GscOptions, "tokens">>
+): { readonly from: string; readonly to: string } => {
+  const today = todayIn(ctx.timezone, ctx.now)
+  const to = addDays(today, -o.lagDays)
+  const fullFrom = addMonths(today, -o.historyMonths)
+  const last = ctx.mode === "incremental" ? readGscState(ctx.state) : null
+  let from = last === null ? fullFrom : addDays(last.dataThrough!, -o.reviseDays)
+  if (from > to) from = addDays(to, -o.reviseDays)
+  if (from < fullFrom) from = fullFrom
+  return { from, to }
+}
+
+export const makeGscConnector = (options: GscOptions = {}): Connector<SearchRepo> => {
+  const o = {
+    rowLimit: options.rowLimit ?? GSC_ROW_LIMIT,
+    historyMonths: options.historyMonths ?? 16,
+    lagDays: options.lagDays ?? 2,
+    reviseDays: options.reviseDays ?? 3
+  }
+  const tokens = options.tokens ?? makeTokenSource()
+  return {
+    provider: "google-search-console",
+    kind: "search",
+    defaultBaseUrl: "https://www.googleapis.com",
+    baseUrlEnv: "GSC_API_BASE",
+    credentialFields: ["client_id", "client_secret", "refresh_token", "site_url"],
+
+    // The token exchange proves the OAuth client and refresh token; GET of the property proves access.
+    validate: (ctx) =>
+      Effect.gen(function*() {
+        const client = yield* makeGscClient(ctx, tokens, o.rowLimit)
+        yield* client.site()
+      }),
+
+    sync: (ctx) =>
+      Effect.gen(function*() {
+        const client = yield* makeGscClient(ctx, tokens, o.rowLimit)
+        const { from, to } = gscRange(ctx, o)
+
+        // Everything is fetched before anything is written: a failure leaves the stored data as it was.
+        const totalsRaw: Array<GscRow> = []
+        yield* client.queryAll({ startDate: from, endDate: to, dimensions: ["date"] }, (rows) => void totalsRaw.push(...rows))
+        const queries = makeTopPerDay()
+        const fetchedQueries = yield* client.queryAll(
+          { startDate: from, endDate: to, dimensions: ["date", "query"] },
+          (rows) => rows.forEach((r) => queries.add(keyedOf(r)))
+        )
+        const pages = makeTopPerDay()
+        const fetchedPages = yield* client.queryAll(
+          { startDate: from, endDate: to, dimensions: ["date", "page"] },
+          (rows) => rows.forEach((r) => pages.add(keyedOf(r)))
+        )
+
+        const write = { totals: totalRows(totalsRaw), queries: queryRows(queries.rows()), pages: pageRows(pages.rows()) }
+        const repo = yield* SearchRepo
+        yield* repo.write(ctx.projectId, write)
+        const previous = readGscState(ctx.state)?.dataThrough ?? null
+        const fetchedThrough = lastDay(write.totals)
+        const state: GscState = {
+          dataThrough: fetchedThrough === null ? previous : previous !== null && previous > fetchedThrough ? previous : fetchedThrough
+        }
+        return {
+          counts: {
+            days: write.totals.length,
+            queries: write.queries.length,
+            pages: write.pages.length,
+            queryRowsFetched: fetchedQueries,
+            pageRowsFetched: fetchedPages,
+            requests: client.requests()
+          },
+          state
+        }
+      })
+  }
+}
+
+export const gscConnector: Connector<SearchRepo> = makeGscConnector()

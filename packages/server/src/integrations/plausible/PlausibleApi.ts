@@ -1,0 +1,105 @@
+/**
+ * The one Plausible call: POST {base}/api/v2/query with a bearer key. Breakdowns are paged with
+ * `pagination: {limit, offset}` until a page comes back shorter than `limit`. Every answer is checked
+ * before use: a 200 whose body is not `{results: [{dimensions, metrics}]}` with the asked lengths is a
+ * `malformed` failure (nothing is written). Error messages never carry the key or the site id.
+ */
+import { Effect } from "effect"
+import type { ConnectionContext } from "../Connector.ts"
+import { ProviderError } from "../ProviderHttp.ts"
+import type { PlausibleRow } from "./PlausibleMap.ts"
+
+/** Plausible's own default and maximum page size. */
+export const PLAUSIBLE_PAGE_LIMIT = 10_000
+/** A runaway guard: no breakdown of ours has more pages than this. */
+const MAX_PAGES = 1_000
+
+export interface PlausibleQuery {
+  readonly metrics: ReadonlyArray<string>
+  readonly dateRange: readonly [string, string]
+  readonly dimensions?: ReadonlyArray<string>
+}
+
+export const credential = (ctx: ConnectionContext, key: string): Effect.Effect<string, ProviderError> => {
+  const v = ctx.credentials[key]
+  return typeof v === "string" && v.length > 0
+    ? Effect.succeed(v)
+    : Effect.fail(new ProviderError({ kind: "invalid_request", status: null, message: `The Plausible credentials have no "${key}"` }))
+}
+
+/** Turns the client's generic failures into what an operator can act on. */
+const explain = (e: ProviderError): ProviderError => {
+  switch (e.kind) {
+    case "unauthorized":
+      return new ProviderError({ kind: e.kind, status: e.status, message: `Plausible refused the API key (${e.message}): the key is wrong or was revoked; create a Stats API key and reconnect` })
+    case "forbidden":
+      return new ProviderError({ kind: e.kind, status: e.status, message: `Plausible refused access (${e.message}): the key cannot read this site's stats` })
+    case "not_found":
+      return new ProviderError({ kind: e.kind, status: e.status, message: `Plausible does not know this site (${e.message}): check site_id (the site's domain as in Plausible)` })
+    default:
+      return e
+  }
+}
+
+const malformed = (why: string) =>
+  new ProviderError({ kind: "malformed", status: 200, message: `Plausible answered /api/v2/query with an unexpected body: ${why}` })
+
+/** The rows of one answer, checked against the query's shape. */
+export const parseResults = (json: unknown, dimensions: number, metrics: number): Effect.Effect<Array<PlausibleRow>, ProviderError> => {
+  const results = (json as { results?: unknown } | null)?.results
+  if (!Array.isArray(results)) return Effect.fail(malformed("no results array"))
+  for (const r of results) {
+    const d = (r as PlausibleRow | null)?.dimensions
+    const m = (r as PlausibleRow | null)?.metrics
+    if (!Array.isArray(d) || d.length !== dimensions || !d.every((x) => typeof x === "string")) {
+      return Effect.fail(malformed(`a row's dimensions are not ${dimensions} strings`))
+    }
+    if (!Array.isArray(m) || m.length !== metrics || !m.every((x) => x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0))) {
+      return Effect.fail(malformed(`a row's metrics are not ${metrics} non-negative numbers`))
+    }
+  }
+  return Effect.succeed(results as Array<PlausibleRow>)
+}
+
+export interface PlausibleClient {
+  /** One query; with `paged`, every page of it. */
+  readonly query: (q: PlausibleQuery, paged?: boolean) => Effect.Effect<Array<PlausibleRow>, ProviderError>
+  /** How many HTTP answers the client has used (pages included), for the run's counts. */
+  readonly requests: () => number
+}
+
+export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBLE_PAGE_LIMIT): Effect.Effect<PlausibleClient, ProviderError> =>
+  Effect.gen(function*() {
+    const apiKey = yield* credential(ctx, "api_key")
+    const siteId = yield* credential(ctx, "site_id")
+    let requests = 0
+    const once = (q: PlausibleQuery, pagination: { limit: number; offset: number } | null) =>
+      ctx.http.request({
+        method: "POST",
+        url: `${ctx.baseUrl}/api/v2/query`,
+        headers: { authorization: `Bearer ${apiKey}` },
+        json: {
+          site_id: siteId,
+          metrics: q.metrics,
+          date_range: q.dateRange,
+          ...(q.dimensions === undefined ? {} : { dimensions: q.dimensions }),
+          ...(pagination === null ? {} : { pagination })
+        }
+      }).pipe(
+        Effect.mapError(explain),
+        Effect.tap(() => Effect.sync(() => void requests++)),
+        Effect.flatMap((res) => parseResults(res.json, q.dimensions?.length ?? 0, q.metrics.length))
+      )
+    const query = (q: PlausibleQuery, paged = false) =>
+      Effect.gen(function*() {
+        if (!paged) return yield* once(q, null)
+        const all: Array<PlausibleRow> = []
+        for (let page = 0; page < MAX_PAGES; page++) {
+          const rows = yield* once(q, { limit: pageLimit, offset: page * pageLimit })
+          all.push(...rows)
+          if (rows.length < pageLimit) return all
+        }
+        return yield* Effect.fail(malformed(`more than ${MAX_PAGES} pages of ${pageLimit} rows`))
+      })
+    return { query, requests: () => requests }
+  })

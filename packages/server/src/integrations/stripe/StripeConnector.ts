@@ -1,0 +1,180 @@
+/**
+ * The Stripe connector: payments → revenue and churn. A sync pages through customers, subscriptions
+ * (status=all), invoices (with their lines), charges and refunds; rebuilds each subscription's versions
+ * over time from its invoices (Versions.ts); then writes everything in ONE PaymentsRepo.write (one
+ * transaction, upserts by Stripe ids, data_version bumped). docs/integrations-stripe.md has the details.
+ *
+ * Incremental runs: subscriptions and invoices are always listed in full (a subscription's state changes
+ * and its versions are rebuilt from all its invoices); customers, charges and refunds only from
+ * `created[gte]` = the newest `created` seen by the last run minus INCREMENTAL_OVERLAP_SECONDS, so charges
+ * that settle late (pending → succeeded/failed) are picked up again. A full sync lists everything.
+ */
+import { Effect } from "effect"
+import { PaymentsRepo } from "../../payments/PaymentsRepo.ts"
+import type { Charge, Customer, Refund, SubscriptionVersion } from "../../payments/Types.ts"
+import type { ConnectionContext, Connector, SyncContext, SyncOutcome } from "../Connector.ts"
+import { ProviderError } from "../ProviderHttp.ts"
+import { getObject, idOf, listAll, obj, type PageCounter, type StripeObject, str } from "./StripeApi.ts"
+import { readCharge, readCustomer, readInvoiceLine, readRefund, readSubscription } from "./StripeObjects.ts"
+import { type SubscriptionLine, type SubscriptionNow, subscriptionVersions } from "./Versions.ts"
+
+/** How far back an incremental run re-reads customers, charges and refunds: late settlements (ACH, SEPA). */
+export const INCREMENTAL_OVERLAP_SECONDS = 14 * 86_400
+
+/** What a run hands to the next one. */
+export interface StripeSyncState {
+  /** The newest `created` (Unix seconds) among the customers, charges and refunds seen so far. */
+  readonly createdCursor: number
+}
+
+const readState = (state: unknown): StripeSyncState | null =>
+  state !== null && typeof state === "object" && typeof (state as StripeSyncState).createdCursor === "number"
+    ? { createdCursor: (state as StripeSyncState).createdCursor }
+    : null
+
+const createdOf = (o: StripeObject): number => (typeof o.created === "number" ? o.created : 0)
+
+/** Take a reader's row into `into` (skipping nulls), or say what is wrong. */
+const take = <A>(into: Array<A>, read: A | null | string): string | undefined => {
+  if (typeof read === "string") return read
+  if (read !== null) into.push(read)
+  return undefined
+}
+
+export interface StripePull {
+  readonly customers: Array<Customer>
+  readonly subscriptions: Array<SubscriptionNow>
+  readonly linesBySubscription: Map<string, Array<SubscriptionLine>>
+  readonly charges: Array<Charge>
+  readonly refunds: Array<Refund>
+  readonly invoices: number
+  readonly pages: number
+  readonly maxCreated: number
+}
+
+/** Everything a run needs, page by page into compact arrays (nothing is written until all of it is here). */
+export const pullStripe = (ctx: ConnectionContext, createdFrom: number | null): Effect.Effect<StripePull, ProviderError> =>
+  Effect.gen(function*() {
+    const counter: PageCounter = { pages: 0 }
+    const since: ReadonlyArray<readonly [string, string]> = createdFrom === null ? [] : [["created[gte]", String(createdFrom)]]
+    let maxCreated = createdFrom ?? 0
+    const seen = (o: StripeObject) => {
+      const c = createdOf(o)
+      if (c > maxCreated) maxCreated = c
+    }
+
+    const customers: Array<Customer> = []
+    yield* listAll(ctx, "/v1/customers", since, counter, (o) => (seen(o), take(customers, readCustomer(o))))
+
+    // status=all: the default list leaves canceled subscriptions out, and they are the churn. Items carry
+    // their price objects in this API version; `discounts` is a list of ids unless expanded.
+    const subscriptions: Array<SubscriptionNow> = []
+    yield* listAll(ctx, "/v1/subscriptions", [["status", "all"], ["expand[]", "data.discounts"]], counter,
+      (o) => take(subscriptions, readSubscription(o)))
+
+    // Invoices embed their first lines; the rest are paged from /v1/invoices/{id}/lines afterwards.
+    const linesBySubscription = new Map<string, Array<SubscriptionLine>>()
+    const moreLines: Array<{ invoiceId: string; subscription: string | null; after: string }> = []
+    const takeLine = (line: unknown, subscription: string | null): string | undefined => {
+      if (line === null || typeof line !== "object") return "a line that is not an object"
+      const read = readInvoiceLine(line as StripeObject, subscription)
+      if (typeof read === "string") return read
+      if (read === null) return undefined
+      const list = linesBySubscription.get(read.subscriptionId)
+      if (list === undefined) linesBySubscription.set(read.subscriptionId, [read.line])
+      else list.push(read.line)
+      return undefined
+    }
+    const invoices = yield* listAll(ctx, "/v1/invoices", [], counter, (o) => {
+      const subscription = idOf(o, "subscription")
+      const lines = obj(o, "lines")
+      if (lines === null || !Array.isArray(lines.data)) return "no lines list"
+      for (const line of lines.data) {
+        const wrong = takeLine(line, subscription)
+        if (wrong !== undefined) return wrong
+      }
+      if (lines.has_more === true && lines.data.length > 0) {
+        const last = str(lines.data[lines.data.length - 1] as StripeObject, "id")
+        if (last === null) return "a line without an id"
+        moreLines.push({ invoiceId: o.id as string, subscription, after: last })
+      }
+      return undefined
+    })
+    for (const m of moreLines) {
+      yield* listAll(ctx, `/v1/invoices/${encodeURIComponent(m.invoiceId)}/lines`, [], counter,
+        (line) => takeLine(line, m.subscription), m.after)
+    }
+
+    const charges: Array<Charge> = []
+    yield* listAll(ctx, "/v1/charges", since, counter, (o) => (seen(o), take(charges, readCharge(o))))
+    const refunds: Array<Refund> = []
+    yield* listAll(ctx, "/v1/refunds", since, counter, (o) => (seen(o), take(refunds, readRefund(o))))
+
+    return { customers, subscriptions, linesBySubscription, charges, refunds, invoices, pages: counter.pages, maxCreated }
+  })
+
+/** Every subscription's versions (Versions.ts), subscription by subscription. */
+export const versionsOf = (pull: StripePull): Array<SubscriptionVersion> => {
+  const out: Array<SubscriptionVersion> = []
+  for (const sub of pull.subscriptions) {
+    for (const v of subscriptionVersions(sub, pull.linesBySubscription.get(sub.id) ?? [])) out.push(v)
+  }
+  return out
+}
+
+const validate = (ctx: ConnectionContext) =>
+  // The cheapest call that needs the permission a sync needs most (read customers); 401 says "the key was
+  // rejected", 403 that a restricted key lacks a permission.
+  getObject(ctx, "/v1/customers", [["limit", "1"]]).pipe(
+    Effect.mapError((e) =>
+      e.kind === "unauthorized"
+        ? new ProviderError({ kind: e.kind, status: e.status, message: "Stripe rejected the key (401): it is wrong, revoked or expired" })
+        : e.kind === "forbidden"
+        ? new ProviderError({ kind: e.kind, status: e.status, message: "The Stripe key lacks a read permission (403): a restricted key needs read access to customers, subscriptions, invoices, charges and refunds" })
+        : e
+    ),
+    Effect.asVoid
+  )
+
+const sync = (ctx: SyncContext): Effect.Effect<SyncOutcome, ProviderError, PaymentsRepo> =>
+  Effect.gen(function*() {
+    const state = ctx.mode === "full" ? null : readState(ctx.state)
+    const createdFrom = state === null ? null : Math.max(0, state.createdCursor - INCREMENTAL_OVERLAP_SECONDS)
+    const pull = yield* pullStripe(ctx, createdFrom)
+    const subscriptionVersions = versionsOf(pull)
+    let lines = 0
+    for (const l of pull.linesBySubscription.values()) lines += l.length
+    const subscriptions = pull.subscriptions.length
+    // The lines are in the versions now; free them before the write, whose rollup needs the memory.
+    pull.linesBySubscription.clear()
+    pull.subscriptions.length = 0
+    yield* (yield* PaymentsRepo).write(ctx.projectId, {
+      customers: pull.customers,
+      subscriptionVersions,
+      charges: pull.charges,
+      refunds: pull.refunds
+    })
+    return {
+      counts: {
+        customers: pull.customers.length,
+        subscriptions,
+        subscriptionVersions: subscriptionVersions.length,
+        invoices: pull.invoices,
+        invoiceLines: lines,
+        charges: pull.charges.length,
+        refunds: pull.refunds.length,
+        pages: pull.pages
+      },
+      state: { createdCursor: Math.max(pull.maxCreated, state?.createdCursor ?? 0) } satisfies StripeSyncState
+    }
+  })
+
+export const stripeConnector: Connector<PaymentsRepo> = {
+  provider: "stripe",
+  kind: "payments",
+  defaultBaseUrl: "https://api.stripe.com",
+  baseUrlEnv: "STRIPE_API_BASE",
+  credentialFields: ["secret_key"],
+  validate,
+  sync
+}

@@ -1,0 +1,183 @@
+/**
+ * A local Google for tests, on 127.0.0.1 (port 0): the OAuth2 token endpoint (POST /token, form
+ * grant_type=refresh_token) and the Search Console API (GET /webmasters/v3/sites/{siteUrl},
+ * POST /webmasters/v3/sites/{siteUrl}/searchAnalytics/query), with Google's shapes: invalid_grant as
+ * 400 {error, error_description}, API errors as {error: {code, message, status}}, rows as
+ * {keys, clicks, impressions, ctr, position} sorted by clicks, paged by rowLimit/startRow, and no `rows`
+ * key at all when nothing matches. Access tokens die after `expiresIn` seconds or after `tokenUses` API
+ * calls (an expiry in the middle of a run). `apiScript`/`tokenScript` queue canned answers.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import type { CannedResponse } from "./FakePlausible.ts"
+
+export interface GscFactRow {
+  readonly date: string
+  readonly query: string
+  readonly page: string
+  readonly clicks: number
+  readonly impressions: number
+  readonly position: number
+}
+
+export interface GscTotals {
+  readonly clicks: number
+  readonly impressions: number
+  readonly position: number
+}
+
+export interface FakeGscOptions {
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly refreshToken: string
+  readonly siteUrl: string
+  rows: Array<GscFactRow>
+  /** The property's totals per day (they include anonymised queries, so they exceed the rows' sums). */
+  totals: Record<string, GscTotals>
+  expiresIn?: number
+  tokenUses?: number
+}
+
+export interface FakeGsc {
+  readonly url: string
+  readonly tokenUrl: string
+  readonly options: FakeGscOptions
+  readonly apiScript: Array<CannedResponse | null>
+  readonly tokenScript: Array<CannedResponse | null>
+  readonly apiRequests: Array<{ readonly at: number; readonly method: string; readonly path: string; readonly authorization: string | undefined; readonly body: any }>
+  readonly tokenRequests: Array<Record<string, string>>
+  revoke(): void
+  close(): Promise<void>
+}
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers })
+  res.end(typeof body === "string" ? body : JSON.stringify(body))
+}
+
+const apiError = (res: ServerResponse, code: number, status: string, message: string) =>
+  send(res, code, { error: { code, message, status } })
+
+interface Agg {
+  keys: Array<string>
+  clicks: number
+  impressions: number
+  weighted: number
+}
+
+/** Search Analytics over the fact rows: group by the asked dimensions, position averaged by impressions. */
+const searchAnalytics = (o: FakeGscOptions, q: any) => {
+  const dims = q.dimensions as Array<"date" | "query" | "page">
+  const inRange = (d: string) => d >= q.startDate && d <= q.endDate
+  const groups = new Map<string, Agg>()
+  if (dims.length === 1 && dims[0] === "date") {
+    for (const [date, t] of Object.entries(o.totals)) {
+      if (inRange(date)) groups.set(date, { keys: [date], clicks: t.clicks, impressions: t.impressions, weighted: t.position * t.impressions })
+    }
+  } else {
+    for (const r of o.rows) {
+      if (!inRange(r.date)) continue
+      const keys = dims.map((d) => r[d])
+      const key = keys.join("\u0000")
+      const g = groups.get(key) ?? { keys, clicks: 0, impressions: 0, weighted: 0 }
+      g.clicks += r.clicks
+      g.impressions += r.impressions
+      g.weighted += r.position * r.impressions
+      groups.set(key, g)
+    }
+  }
+  const all = [...groups.values()].sort((a, b) => b.clicks - a.clicks || b.impressions - a.impressions || (a.keys.join() < b.keys.join() ? -1 : 1))
+  const page = all.slice(q.startRow ?? 0, (q.startRow ?? 0) + (q.rowLimit ?? 1000))
+  const rows = page.map((g) => ({
+    keys: g.keys,
+    clicks: g.clicks,
+    impressions: g.impressions,
+    ctr: g.impressions === 0 ? 0 : g.clicks / g.impressions,
+    position: g.impressions === 0 ? 0 : g.weighted / g.impressions
+  }))
+  return rows.length === 0 ? { responseAggregationType: "byProperty" } : { rows, responseAggregationType: "byProperty" }
+}
+
+export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> => {
+  let revoked = false
+  let issued = 0
+  const tokens = new Map<string, { expiresAt: number; usesLeft: number }>()
+  const apiScript: Array<CannedResponse | null> = []
+  const tokenScript: Array<CannedResponse | null> = []
+  const apiRequests: FakeGsc["apiRequests"] = []
+  const tokenRequests: Array<Record<string, string>> = []
+
+  const server: Server = createServer(async (req, res) => {
+    const text = await readBody(req)
+    const path = req.url ?? "/"
+    if (path === "/token") {
+      const form = Object.fromEntries(new URLSearchParams(text))
+      tokenRequests.push(form)
+      const canned = tokenScript.shift()
+      if (canned !== undefined && canned !== null) return send(res, canned.status, canned.body ?? "", canned.headers)
+      if (form.grant_type !== "refresh_token") return send(res, 400, { error: "unsupported_grant_type", error_description: "Invalid grant_type" })
+      if (form.client_id !== options.clientId || form.client_secret !== options.clientSecret) {
+        return send(res, 401, { error: "invalid_client", error_description: "Unauthorized" })
+      }
+      if (revoked || form.refresh_token !== options.refreshToken) {
+        return send(res, 400, { error: "invalid_grant", error_description: "Token has been expired or revoked." })
+      }
+      const accessToken = `ya29.fake-${++issued}`
+      const expiresIn = options.expiresIn ?? 3599
+      tokens.set(accessToken, { expiresAt: Date.now() + expiresIn * 1000, usesLeft: options.tokenUses ?? Infinity })
+      return send(res, 200, { access_token: accessToken, expires_in: expiresIn, scope: "https://www.googleapis.com/auth/webmasters.readonly", token_type: "Bearer" })
+    }
+
+    let body: any = null
+    try {
+      body = text.length > 0 ? JSON.parse(text) : null
+    } catch {
+      body = null
+    }
+    apiRequests.push({ at: Date.now(), method: req.method ?? "", path, authorization: req.headers.authorization, body })
+    const canned = apiScript.shift()
+    if (canned !== undefined && canned !== null) return send(res, canned.status, canned.body ?? "", canned.headers)
+    const m = /^\/webmasters\/v3\/sites\/([^/]+)(\/searchAnalytics\/query)?$/.exec(path)
+    if (m === null) return apiError(res, 404, "NOT_FOUND", "Not Found")
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
+    const token = bearer === undefined ? undefined : tokens.get(bearer)
+    if (token === undefined || token.expiresAt <= Date.now() || token.usesLeft <= 0) {
+      return apiError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+    }
+    token.usesLeft--
+    if (decodeURIComponent(m[1]) !== options.siteUrl) {
+      return apiError(res, 403, "PERMISSION_DENIED", `User does not have sufficient permission for site '${decodeURIComponent(m[1])}'.`)
+    }
+    if (m[2] === undefined) {
+      if (req.method !== "GET") return apiError(res, 405, "METHOD_NOT_ALLOWED", "Method not allowed")
+      return send(res, 200, { siteUrl: options.siteUrl, permissionLevel: "siteOwner" })
+    }
+    if (req.method !== "POST" || body === null) return apiError(res, 400, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+    return send(res, 200, searchAnalytics(options, body))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    url,
+    tokenUrl: `${url}/token`,
+    options,
+    apiScript,
+    tokenScript,
+    apiRequests,
+    tokenRequests,
+    revoke: () => void (revoked = true),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
+}

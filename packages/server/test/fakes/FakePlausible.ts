@@ -1,0 +1,155 @@
+/**
+ * A local Plausible Stats API v2 for tests: POST /api/v2/query on 127.0.0.1 (port 0), answering from a
+ * dataset the test writes by hand, with the real request and response shapes — bearer key, `site_id`,
+ * `date_range: [from, to]`, `dimensions`, `pagination: {limit, offset}` (default 10,000), and
+ * `{results: [{dimensions, metrics}], meta, query}`. Time labels are the site's local time, as Plausible's
+ * are ("2026-03-29" for days, "2026-03-29 03:00:00" for hours). `script` queues canned answers (429 with
+ * Retry-After, 5xx, bodies that are not JSON) served before the real ones; `requests` records every call.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** [visitors, visits, pageviews, bounce_rate %, visit_duration s] */
+export type Metrics5 = readonly [number, number, number, number, number]
+const METRIC_INDEX: Record<string, number> = { visitors: 0, visits: 1, pageviews: 2, bounce_rate: 3, visit_duration: 4 }
+
+export interface PlausibleData {
+  /** Local day → its metrics. */
+  days: Record<string, Metrics5>
+  /** Local hour label "YYYY-MM-DD HH:00:00" → its metrics. */
+  hours: Record<string, Metrics5>
+  /** [day, path, visitors, pageviews] */
+  pages: Array<readonly [string, string, number, number]>
+  /** [day, source, visitors, visits]; a visit without a referrer is "Direct / None", as Plausible says. */
+  sources: Array<readonly [string, string, number, number]>
+  /** "from|to" → unique visitors of that exact range (an aggregate query without dimensions). */
+  uniques: Record<string, number>
+}
+
+export interface CannedResponse {
+  readonly status: number
+  readonly body?: string
+  readonly headers?: Record<string, string>
+}
+
+export interface RecordedRequest {
+  readonly at: number
+  readonly authorization: string | undefined
+  readonly body: any
+}
+
+export interface FakePlausible {
+  readonly url: string
+  data: PlausibleData
+  /** Answers for the next requests, in order; null = answer that request normally. */
+  readonly script: Array<CannedResponse | null>
+  readonly requests: Array<RecordedRequest>
+  /** The API key stops working (as when it is deleted in Plausible's settings). */
+  revoke(): void
+  close(): Promise<void>
+}
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = typeof body === "string" ? body : JSON.stringify(body)
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(text)
+}
+
+const inRange = (day: string, [from, to]: [string, string]) => day >= from && day <= to
+
+/** The rows a query asks for, before pagination. */
+const answer = (data: PlausibleData, q: any): Array<{ dimensions: Array<string>; metrics: Array<number> }> => {
+  const range = q.date_range as [string, string]
+  const pick = (m: Metrics5) => (q.metrics as Array<string>).map((name) => m[METRIC_INDEX[name]])
+  const dims = (q.dimensions ?? []).join(",")
+  switch (dims) {
+    case "": {
+      const key = `${range[0]}|${range[1]}`
+      if (q.metrics.length === 1 && q.metrics[0] === "visitors" && key in data.uniques) {
+        return [{ dimensions: [], metrics: [data.uniques[key]] }]
+      }
+      const days = Object.entries(data.days).filter(([d]) => inRange(d, range))
+      const visitors = days.reduce((s, [, m]) => s + m[0], 0)
+      return [{ dimensions: [], metrics: q.metrics.map((name: string) => (name === "visitors" ? visitors : 0)) }]
+    }
+    case "time:day":
+      return Object.entries(data.days).filter(([d]) => inRange(d, range)).sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([d, m]) => ({ dimensions: [d], metrics: pick(m) }))
+    case "time:hour":
+      return Object.entries(data.hours).filter(([h]) => inRange(h.slice(0, 10), range)).sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([h, m]) => ({ dimensions: [h], metrics: pick(m) }))
+    case "time:day,event:page":
+      return data.pages.filter(([d]) => inRange(d, range))
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[3] - a[3]))
+        .map(([d, path, visitors, pageviews]) => ({
+          dimensions: [d, path],
+          metrics: q.metrics.map((name: string) => (name === "visitors" ? visitors : pageviews))
+        }))
+    case "time:day,visit:source":
+      return data.sources.filter(([d]) => inRange(d, range))
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[2] - a[2]))
+        .map(([d, source, visitors, visits]) => ({
+          dimensions: [d, source],
+          metrics: q.metrics.map((name: string) => (name === "visitors" ? visitors : visits))
+        }))
+    default:
+      throw new Error(`the fake does not know dimensions ${dims}`)
+  }
+}
+
+export const startFakePlausible = async (options: { apiKey: string; siteId: string; data: PlausibleData }): Promise<FakePlausible> => {
+  let revoked = false
+  const script: Array<CannedResponse | null> = []
+  const requests: Array<RecordedRequest> = []
+  const fake = { data: options.data }
+  const server: Server = createServer(async (req, res) => {
+    const text = await readBody(req)
+    let body: any = null
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = null
+    }
+    requests.push({ at: Date.now(), authorization: req.headers.authorization, body })
+    const canned = script.shift()
+    if (canned !== undefined && canned !== null) return send(res, canned.status, canned.body ?? "", canned.headers)
+    if (req.method !== "POST" || req.url !== "/api/v2/query") return send(res, 404, { error: "Not found" })
+    if (revoked || req.headers.authorization !== `Bearer ${options.apiKey}` || body?.site_id !== options.siteId) {
+      return send(res, 401, {
+        error: "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
+      })
+    }
+    if (!Array.isArray(body.date_range) || !Array.isArray(body.metrics)) return send(res, 400, { error: "#/date_range: Invalid date range" })
+    const rows = answer(fake.data, body)
+    const limit = body.pagination?.limit ?? 10_000
+    const offset = body.pagination?.offset ?? 0
+    send(res, 200, { results: rows.slice(offset, offset + limit), meta: {}, query: body })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as AddressInfo).port
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get data() {
+      return fake.data
+    },
+    set data(d: PlausibleData) {
+      fake.data = d
+    },
+    script,
+    requests,
+    revoke: () => void (revoked = true),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections() // fetch keeps connections alive; do not wait for them to idle out
+      })
+  }
+}

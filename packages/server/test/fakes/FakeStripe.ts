@@ -1,0 +1,245 @@
+/**
+ * A local fake of the Stripe endpoints the connector calls (a node:http server on 127.0.0.1, port 0):
+ * GET /v1/customers, /v1/subscriptions, /v1/invoices, /v1/invoices/{id}/lines, /v1/charges, /v1/refunds,
+ * with Stripe's paging (`limit` ≤ 100, `starting_after`, `has_more`, newest first), `created[gte]`, the
+ * subscriptions list leaving canceled ones out unless `status=all`, invoices embedding their first 10
+ * lines, bearer-key auth (401 with Stripe's error body), and injectable faults (429 + Retry-After, 5xx,
+ * a body that is not JSON). Lists are sources read by index, so the benchmark can serve 100,000
+ * subscriptions generated on demand instead of held as JSON.
+ */
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+
+export type Obj = Record<string, any>
+
+/** A list read by index (newest first), with a way to find an id's position. */
+export interface ListSource {
+  readonly size: number
+  readonly get: (i: number) => Obj
+  readonly indexOf: (id: string) => number | undefined
+}
+
+export const fromArray = (items: ReadonlyArray<Obj>): ListSource => {
+  // Stripe lists newest first; ties keep the given order.
+  const sorted = [...items].map((o, i) => [o, i] as const).sort((a, b) => b[0].created - a[0].created || a[1] - b[1]).map(([o]) => o)
+  const index = new Map(sorted.map((o, i) => [o.id as string, i]))
+  return { size: sorted.length, get: (i) => sorted[i]!, indexOf: (id) => index.get(id) }
+}
+
+export interface FakeStripeData {
+  readonly customers: ListSource
+  readonly subscriptions: ListSource
+  readonly invoices: ListSource
+  readonly charges: ListSource
+  readonly refunds: ListSource
+}
+
+export interface Fault {
+  /** Requests whose path starts with this. */
+  readonly path: string
+  readonly status: number
+  readonly headers?: Record<string, string>
+  /** Sent as is (not JSON when the test wants a malformed body). */
+  readonly body?: string
+}
+
+export interface FakeStripe {
+  readonly url: string
+  /** Valid keys; delete one to revoke it. */
+  readonly keys: Set<string>
+  /** Served once each, first match first. */
+  readonly faults: Array<Fault>
+  /** Every request: path with query, and the Stripe-Version it carried. */
+  readonly requests: Array<{ readonly url: string; readonly version: string | null }>
+  data: FakeStripeData
+  readonly stop: () => Promise<void>
+}
+
+const EMBEDDED_LINES = 10
+
+const send = (res: Http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(body)
+}
+
+const stripeError = (type: string, message: string) => JSON.stringify({ error: { type, message } })
+
+/** An invoice as listed: its first lines embedded, the list's url for the rest. */
+const asListed = (invoice: Obj): Obj => {
+  const lines: Array<Obj> = invoice.lines?.data ?? []
+  return {
+    ...invoice,
+    lines: { object: "list", data: lines.slice(0, EMBEDDED_LINES), has_more: lines.length > EMBEDDED_LINES, url: `/v1/invoices/${invoice.id}/lines` }
+  }
+}
+
+/** A filtered view of a source, built once per distinct filter. */
+const filtered = (source: ListSource, keep: (o: Obj) => boolean): ListSource => {
+  const items: Array<Obj> = []
+  for (let i = 0; i < source.size; i++) if (keep(source.get(i))) items.push(source.get(i))
+  const index = new Map(items.map((o, i) => [o.id as string, i]))
+  return { size: items.length, get: (i) => items[i]!, indexOf: (id) => index.get(id) }
+}
+
+export const startFakeStripe = async (
+  data: FakeStripeData,
+  options: { readonly keys?: ReadonlyArray<string>; readonly maxPageSize?: number } = {}
+): Promise<FakeStripe> => {
+  const keys = options.keys ?? ["sk_test_fake"]
+  // Stripe's own cap is 100; tests lower it to get several pages out of a small dataset.
+  const maxPageSize = options.maxPageSize ?? 100
+  const views = new Map<string, ListSource>()
+  const fake: FakeStripe = {
+    url: "",
+    keys: new Set(keys),
+    faults: [],
+    requests: [],
+    data,
+    stop: async () => undefined
+  }
+
+  const page = (res: Http.ServerResponse, source: ListSource, query: URLSearchParams, map: (o: Obj) => Obj = (o) => o) => {
+    const limit = Math.min(maxPageSize, Math.max(1, Number(query.get("limit") ?? "10")))
+    const after = query.get("starting_after")
+    let from = 0
+    if (after !== null) {
+      const at = source.indexOf(after)
+      if (at === undefined) return send(res, 400, stripeError("invalid_request_error", `No such object: '${after}'`))
+      from = at + 1
+    }
+    const items: Array<Obj> = []
+    for (let i = from; i < Math.min(source.size, from + limit); i++) items.push(map(source.get(i)))
+    send(res, 200, JSON.stringify({ object: "list", data: items, has_more: from + limit < source.size, url: "" }))
+  }
+
+  const view = (name: string, source: ListSource, query: URLSearchParams, keep: ((o: Obj) => boolean) | null) => {
+    const gte = query.get("created[gte]")
+    if (keep === null && gte === null) return source
+    const key = `${name}|${gte}|${keep === null ? "" : "k"}`
+    let v = views.get(key)
+    if (v === undefined) {
+      const since = gte === null ? Number.NEGATIVE_INFINITY : Number(gte)
+      views.set(key, v = filtered(source, (o) => o.created >= since && (keep === null || keep(o))))
+    }
+    return v
+  }
+
+  const server = Http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    const version = (req.headers["stripe-version"] as string | undefined) ?? null
+    fake.requests.push({ url: `${url.pathname}${url.search}`, version })
+    const fault = fake.faults.findIndex((f) => url.pathname.startsWith(f.path))
+    if (fault >= 0) {
+      const [f] = fake.faults.splice(fault, 1)
+      return send(res, f!.status, f!.body ?? stripeError("api_error", "injected fault"), f!.headers)
+    }
+    const auth = req.headers.authorization ?? ""
+    if (!auth.startsWith("Bearer ") || !fake.keys.has(auth.slice(7))) {
+      return send(res, 401, stripeError("invalid_request_error", "Invalid API Key provided: sk_****"))
+    }
+    if (req.method !== "GET") return send(res, 405, stripeError("invalid_request_error", "GET only"))
+    const q = url.searchParams
+    const d = fake.data
+    const lines = /^\/v1\/invoices\/([^/]+)\/lines$/.exec(url.pathname)
+    if (lines !== null) {
+      const at = d.invoices.indexOf(decodeURIComponent(lines[1]!))
+      if (at === undefined) return send(res, 404, stripeError("invalid_request_error", "No such invoice"))
+      const all: Array<Obj> = d.invoices.get(at).lines?.data ?? []
+      const index = new Map(all.map((l, i) => [l.id as string, i]))
+      return page(res, { size: all.length, get: (i) => all[i]!, indexOf: (id) => index.get(id) }, q)
+    }
+    switch (url.pathname) {
+      case "/v1/customers":
+        return page(res, view("customers", d.customers, q, null), q)
+      case "/v1/subscriptions": {
+        const status = q.get("status")
+        // Stripe leaves canceled subscriptions out unless asked for them.
+        const keep = status === "all" ? null : status === null ? (o: Obj) => o.status !== "canceled" : (o: Obj) => o.status === status
+        return page(res, view(`subscriptions:${status}`, d.subscriptions, q, keep), q)
+      }
+      case "/v1/invoices":
+        return page(res, view("invoices", d.invoices, q, null), q, asListed)
+      case "/v1/charges":
+        return page(res, view("charges", d.charges, q, null), q)
+      case "/v1/refunds":
+        return page(res, view("refunds", d.refunds, q, null), q)
+      case "/v1/balance":
+        return send(res, 200, JSON.stringify({ object: "balance", available: [], pending: [] }))
+      default:
+        return send(res, 404, stripeError("invalid_request_error", `Unrecognized request URL (GET: ${url.pathname})`))
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
+  const { port } = server.address() as AddressInfo
+  return Object.assign(fake, {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Builders of Stripe-shaped objects (API 2024-06-20), shared by the tests and the benchmark.
+// ---------------------------------------------------------------------------------------------------
+
+/** Unix seconds of an ISO instant. */
+export const ts = (iso: string): number => Math.floor(Date.parse(iso) / 1000)
+
+export const price = (id: string, unitAmount: number, interval: "day" | "week" | "month" | "year" = "month", intervalCount = 1, currency = "usd"): Obj => ({
+  id, object: "price", currency, unit_amount: unitAmount, recurring: { interval, interval_count: intervalCount }
+})
+
+export const customer = (id: string, created: number): Obj => ({ id, object: "customer", created })
+
+export const subscription = (s: {
+  id: string
+  customer: string
+  status: string
+  created: number
+  currentPeriodStart: number
+  items: ReadonlyArray<{ price: Obj; quantity?: number }>
+  trialStart?: number
+  trialEnd?: number
+  endedAt?: number
+  canceledAt?: number
+  cancellation?: { reason?: string; feedback?: string }
+  coupon?: { percent_off?: number; amount_off?: number }
+}): Obj => ({
+  id: s.id, object: "subscription", customer: s.customer, status: s.status, created: s.created, start_date: s.created,
+  current_period_start: s.currentPeriodStart,
+  trial_start: s.trialStart ?? null, trial_end: s.trialEnd ?? null,
+  ended_at: s.endedAt ?? null, canceled_at: s.canceledAt ?? s.endedAt ?? null,
+  cancellation_details: { reason: s.cancellation?.reason ?? null, feedback: s.cancellation?.feedback ?? null, comment: null },
+  discount: s.coupon === undefined ? null : { object: "discount", coupon: { percent_off: s.coupon.percent_off ?? null, amount_off: s.coupon.amount_off ?? null } },
+  discounts: [],
+  items: { object: "list", data: s.items.map((it, i) => ({ id: `si_${s.id}_${i}`, price: it.price, quantity: it.quantity ?? 1 })), has_more: false }
+})
+
+/** A subscription line: a renewal, or a proration when `proration` (amount prorated by the caller). */
+export const line = (l: {
+  id: string
+  subscription: string
+  price: Obj
+  start: number
+  end: number
+  quantity?: number
+  amount?: number
+  proration?: boolean
+  discount?: number
+}): Obj => ({
+  id: l.id, object: "line_item", type: l.proration === true ? "invoiceitem" : "subscription", subscription: l.subscription,
+  proration: l.proration === true, period: { start: l.start, end: l.end }, price: l.price, quantity: l.quantity ?? 1,
+  amount: l.amount ?? l.price.unit_amount * (l.quantity ?? 1), currency: l.price.currency,
+  discount_amounts: l.discount === undefined ? [] : [{ amount: l.discount, discount: `di_${l.id}` }]
+})
+
+export const invoice = (id: string, subscriptionId: string | null, created: number, lines: ReadonlyArray<Obj>, status = "paid"): Obj => ({
+  id, object: "invoice", subscription: subscriptionId, created, status, lines: { object: "list", data: lines, has_more: false }
+})
+
+export const charge = (id: string, customerId: string | null, created: number, amount: number, status = "succeeded", currency = "usd"): Obj => ({
+  id, object: "charge", customer: customerId, created, amount, currency, status
+})
+
+export const refund = (id: string, chargeId: string, created: number, amount: number, currency = "usd"): Obj => ({
+  id, object: "refund", charge: chargeId, created, amount, currency, status: "succeeded"
+})

@@ -1,0 +1,227 @@
+/**
+ * Sync time and peak memory of the real Stripe connector on a large account.
+ *
+ *   npm run bench:stripe                                   # 100,000 subscriptions, embedded Postgres
+ *   npm run bench:stripe -- --subscriptions 10000
+ *   DATABASE_URL=postgres://… npm run bench:stripe         # that database (adds one account + project)
+ *
+ * A FakeStripe runs in a CHILD process (so its data does not count in the connector's memory) and serves
+ * N subscriptions generated on demand from their index: 1–12 monthly invoices each (6.5 on average), one
+ * charge per invoice (every 50th failed), a refund per 100 charges, every 10th subscription canceled (with
+ * feedback), every 7th starting with a trial period, every 13th upgraded mid-period (proration lines),
+ * every 11th with a 20 % coupon, five price levels. This process migrates a database, creates a project and
+ * runs stripeConnector.sync through the real ProviderHttp (default timeouts and retries) into
+ * PaymentsRepo.sql, sampling process.memoryUsage().rss every 20 ms. Prints JSON.
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { fork } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { AccountsRepo } from "../packages/server/src/accounts/AccountsRepo.ts"
+import { createAccount, createProject } from "../packages/server/src/accounts/Provisioning.ts"
+import { pgLayer, runMigrations } from "../packages/server/src/db/Database.ts"
+import { startEmbeddedPostgres } from "../packages/server/src/db/EmbeddedPostgres.ts"
+import { FxRepo } from "../packages/server/src/fx/FxRepo.ts"
+import { makeProviderHttp } from "../packages/server/src/integrations/ProviderHttp.ts"
+import { stripeConnector } from "../packages/server/src/integrations/stripe/StripeConnector.ts"
+import { PaymentsRepo } from "../packages/server/src/payments/PaymentsRepo.ts"
+import { ProjectsRepo } from "../packages/server/src/projects/ProjectsRepo.ts"
+import { type ListSource, type Obj, startFakeStripe } from "../packages/server/test/fakes/FakeStripe.ts"
+
+const args = process.argv.slice(2)
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback
+}
+const N = Number(arg("subscriptions", "100000"))
+const NOW = Date.parse("2026-11-20T12:00:00Z") / 1000
+const DAY = 86_400
+const PERIOD = 30 * DAY
+const LEVELS = [1900, 4900, 9900, 19900, 49900]
+const log = (m: string) => process.stderr.write(`stripe-bench: ${m}\n`)
+
+// ---------------------------------------------------------------------------------------------------
+// The generated account (child process)
+// ---------------------------------------------------------------------------------------------------
+
+const periodsOf = (i: number) => 1 + (i % 12)
+const canceled = (i: number) => i % 10 === 0
+// Canceled ones ended a period ago; the others are in their current period.
+const startOf = (i: number) => NOW - periodsOf(i) * PERIOD - (canceled(i) ? PERIOD : 0) + (i % 28) * 3600
+const priceOf = (level: number): Obj => ({ id: `price_${level}`, object: "price", currency: "usd", unit_amount: LEVELS[level % LEVELS.length], recurring: { interval: "month", interval_count: 1 } })
+const upgraded = (i: number) => i % 13 === 0 && periodsOf(i) >= 3
+const levelAt = (i: number, k: number) => (upgraded(i) && k >= 2 ? (i % 5) + 1 : i % 5)
+const trial = (i: number) => i % 7 === 0
+
+const generated = (): { customers: ListSource; subscriptions: ListSource; invoices: ListSource; charges: ListSource; refunds: ListSource } => {
+  const offsets = new Int32Array(N + 1)
+  for (let i = 0; i < N; i++) offsets[i + 1] = offsets[i]! + periodsOf(i)
+  const total = offsets[N]!
+  const locate = (j: number) => {
+    let lo = 0
+    let hi = N - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (offsets[mid]! <= j) lo = mid
+      else hi = mid - 1
+    }
+    return [lo, j - offsets[lo]!] as const
+  }
+  const parse = (id: string, prefix: string) => {
+    const m = new RegExp(`^${prefix}_(\\d+)_(\\d+)$`).exec(id)
+    return m === null ? undefined : offsets[Number(m[1])]! + Number(m[2])
+  }
+  const invoiceAt = (j: number): Obj => {
+    const [i, k] = locate(j)
+    const start = startOf(i) + k * PERIOD
+    const lines: Array<Obj> = []
+    if (upgraded(i) && k === 2) {
+      const change = start - PERIOD / 2
+      lines.push({ id: `il_${i}_${k}_u`, type: "invoiceitem", subscription: `sub_${i}`, proration: true, period: { start: change, end: start }, price: priceOf(levelAt(i, 1)), quantity: 1, amount: -Math.round(LEVELS[levelAt(i, 1) % 5]! / 2), discount_amounts: [] })
+      lines.push({ id: `il_${i}_${k}_r`, type: "invoiceitem", subscription: `sub_${i}`, proration: true, period: { start: change, end: start }, price: priceOf(levelAt(i, 2)), quantity: 1, amount: Math.round(LEVELS[levelAt(i, 2) % 5]! / 2), discount_amounts: [] })
+    }
+    const p = priceOf(levelAt(i, k))
+    const amount = trial(i) && k === 0 ? 0 : p.unit_amount
+    lines.push({ id: `il_${i}_${k}`, type: "subscription", subscription: `sub_${i}`, proration: false, period: { start, end: start + PERIOD }, price: p, quantity: 1, amount, discount_amounts: i % 11 === 0 && amount > 0 ? [{ amount: Math.round(amount * 0.2), discount: `di_${i}` }] : [] })
+    return { id: `in_${i}_${k}`, object: "invoice", subscription: `sub_${i}`, created: start, status: "paid", lines: { object: "list", data: lines, has_more: false } }
+  }
+  const chargeAt = (j: number): Obj => {
+    const [i, k] = locate(j)
+    const inv = invoiceAt(j)
+    const amount = inv.lines.data.reduce((s: number, l: Obj) => s + l.amount, 0)
+    return { id: `ch_${i}_${k}`, object: "charge", customer: `cus_${i}`, created: inv.created + 60, amount: Math.max(50, amount), currency: "usd", status: j % 50 === 49 ? "failed" : "succeeded" }
+  }
+  const subscriptionAt = (i: number): Obj => {
+    const last = startOf(i) + (periodsOf(i) - 1) * PERIOD
+    return {
+      id: `sub_${i}`, object: "subscription", customer: `cus_${i}`, status: canceled(i) ? "canceled" : "active", created: startOf(i), start_date: startOf(i),
+      current_period_start: last, trial_start: trial(i) ? startOf(i) : null, trial_end: trial(i) ? startOf(i) + PERIOD : null,
+      ended_at: canceled(i) ? last + PERIOD : null, canceled_at: canceled(i) ? last + PERIOD : null,
+      cancellation_details: { reason: canceled(i) ? "cancellation_requested" : null, feedback: canceled(i) ? "too_expensive" : null },
+      discount: i % 11 === 0 ? { object: "discount", coupon: { percent_off: 20, amount_off: null } } : null, discounts: [],
+      items: { object: "list", data: [{ id: `si_${i}`, price: priceOf(levelAt(i, periodsOf(i) - 1)), quantity: 1 }], has_more: false }
+    }
+  }
+  const indexed = (size: number, get: (j: number) => Obj, indexOf: (id: string) => number | undefined): ListSource => ({ size, get, indexOf })
+  const single = (prefix: string) => (id: string) => {
+    const m = new RegExp(`^${prefix}_(\\d+)$`).exec(id)
+    return m === null ? undefined : Number(m[1])
+  }
+  const refunds = Math.floor(total / 100)
+  return {
+    customers: indexed(N, (i) => ({ id: `cus_${i}`, object: "customer", created: startOf(i) - 60 }), single("cus")),
+    subscriptions: indexed(N, subscriptionAt, single("sub")),
+    invoices: indexed(total, invoiceAt, (id) => parse(id, "in")),
+    charges: indexed(total, chargeAt, (id) => parse(id, "ch")),
+    refunds: indexed(refunds, (r) => {
+      const c = chargeAt(r * 100)
+      return { id: `re_${r}`, object: "refund", charge: c.id, created: c.created + 3 * DAY, amount: Math.round(c.amount / 2), currency: "usd", status: "succeeded" }
+    }, single("re"))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The measurement (parent process)
+// ---------------------------------------------------------------------------------------------------
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = Net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as Net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+  })
+
+const main = async () => {
+  const child = fork(process.argv[1]!, ["--serve", "--subscriptions", String(N)], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const fakeUrl = await new Promise<string>((resolve, reject) => {
+    child.once("message", (m: any) => resolve(m.url))
+    child.once("exit", (code) => reject(new Error(`fake stripe exited with ${code}`)))
+  })
+  const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-stripe-"))
+  Fs.chmodSync(tmp, 0o711)
+  let pg: { url: string; stop: () => Promise<void> } | null = null
+  try {
+    let url = process.env.DATABASE_URL ?? ""
+    if (url === "") {
+      log("starting an embedded postgres…")
+      pg = await startEmbeddedPostgres({ dataDir: Path.join(tmp, "db"), port: await freePort(), log })
+      url = pg.url
+    }
+    const db = Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgLayer(url)))
+    const repos = Layer.mergeAll(AccountsRepo.sql, ProjectsRepo.sql, PaymentsRepo.sql).pipe(Layer.provideMerge(FxRepo.sql), Layer.provideMerge(db))
+    let peakRss = 0
+    let peakHeap = 0
+    let fetchPeakRss = 0
+    const sample = () => {
+      const m = process.memoryUsage()
+      peakRss = Math.max(peakRss, m.rss)
+      peakHeap = Math.max(peakHeap, m.heapUsed)
+    }
+    const result = await Effect.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const account = yield* createAccount({ name: "Stripe bench" })
+      const project = yield* createProject({ accountId: account.id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD" })
+      const inner = yield* PaymentsRepo
+      let writeMs = 0
+      const timed = PaymentsRepo.of({
+        ...inner,
+        write: (id, data) => Effect.suspend(() => {
+          const t0 = performance.now()
+          sample()
+          fetchPeakRss = peakRss
+          log(`fetched; writing ${data.subscriptionVersions?.length ?? 0} versions…`)
+          return inner.write(id, data).pipe(Effect.ensuring(Effect.sync(() => void (writeMs = performance.now() - t0))))
+        })
+      })
+      sample()
+      const rssBefore = process.memoryUsage().rss
+      const timer = setInterval(sample, 20)
+      const t0 = performance.now()
+      const outcome = yield* stripeConnector.sync({
+        baseUrl: fakeUrl, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp(), projectId: project.id,
+        timezone: "UTC", currency: "USD", now: new Date(NOW * 1000), mode: "full", state: null
+      }).pipe(Effect.provideService(PaymentsRepo, timed), Effect.ensuring(Effect.sync(() => clearInterval(timer))))
+      const totalMs = performance.now() - t0
+      sample()
+      const stored = (yield* sql`SELECT
+          (SELECT count(*) FROM customers WHERE project_id = ${project.id})::int AS customers,
+          (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
+          (SELECT count(*) FROM charges WHERE project_id = ${project.id})::int AS charges,
+          (SELECT count(*) FROM refunds WHERE project_id = ${project.id})::int AS refunds,
+          (SELECT count(*) FROM revenue_daily WHERE project_id = ${project.id})::int AS revenue_days,
+          (SELECT count(*) FROM customer_mrr WHERE project_id = ${project.id})::int AS customer_mrr_spans,
+          (SELECT count(*) FROM churn_events WHERE project_id = ${project.id})::int AS churn_events,
+          (SELECT mrr_minor FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1)::bigint::text AS last_mrr_minor`)[0]
+      return { outcome, totalMs, writeMs, stored, rssBefore }
+    }).pipe(Effect.provide(repos)))
+    const mb = (b: number) => Math.round(b / 1048576)
+    console.log(JSON.stringify({
+      subscriptions: N,
+      syncSeconds: Math.round(result.totalMs / 100) / 10,
+      fetchSeconds: Math.round((result.totalMs - result.writeMs) / 100) / 10,
+      writeSeconds: Math.round(result.writeMs / 100) / 10,
+      pagesFetched: result.outcome.counts.pages,
+      counts: result.outcome.counts,
+      rowsStored: result.stored,
+      memory: { rssBeforeMB: mb(result.rssBefore), peakRssUntilWriteMB: mb(fetchPeakRss), peakRssMB: mb(peakRss), peakHeapUsedMB: mb(peakHeap), maxOldSpaceSizeAdviceMB: Math.ceil(mb(peakHeap) * 1.5 / 256) * 256 },
+      node: process.version,
+      cpus: Os.cpus().length
+    }, null, 2))
+  } finally {
+    child.kill("SIGTERM")
+    if (pg !== null) await pg.stop().catch(() => undefined)
+    Fs.rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+if (args.includes("--serve")) {
+  const fake = await startFakeStripe(generated())
+  log(`fake stripe with ${N} subscriptions on ${fake.url}`)
+  process.send!({ url: fake.url })
+} else {
+  await main()
+}

@@ -126,7 +126,7 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
       params: integrationParams,
       payload: [SyncPayload, Schema.Null],
       success: Envelope("SyncResponse", SyncResult, { status: 202 }),
-      error: [...scoped, ConflictWire]
+      error: scoped
     })),
     op(HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,

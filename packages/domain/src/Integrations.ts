@@ -1,41 +1,56 @@
-/** Integrations: the providers a project's data comes from, and sync requests. */
+/** Integrations: the providers a project's data comes from, and the sync runs that pull it. */
 import { Schema } from "effect"
 import { ProjectId, Timestamp } from "./Common.ts"
 
-export const PROVIDERS = ["stripe", "plausible", "google_search_console"] as const
+/** Provider ids as they appear in paths: /projects/{id}/integrations/{provider}/sync. */
+export const PROVIDERS = ["stripe", "plausible", "google-search-console", "demo"] as const
 export const Provider = Schema.Literals(PROVIDERS).annotate({ identifier: "Provider" })
 export type Provider = typeof Provider.Type
 
-export const SyncRequest = Schema.Struct({
+/** The providers every project's list shows (connected or not); `demo` is listed only where connected. */
+export const LISTED_PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
+
+export const SYNC_MODES = ["incremental", "full"] as const
+export const SYNC_STATUSES = ["queued", "running", "succeeded", "failed"] as const
+
+export const SyncRun = Schema.Struct({
   id: Schema.String.annotate({ description: "`syn_…`" }),
   provider: Provider,
-  mode: Schema.Literals(["incremental", "full"]),
-  status: Schema.Literals(["queued", "running", "succeeded", "failed"]),
+  mode: Schema.Literals(SYNC_MODES),
+  status: Schema.Literals(SYNC_STATUSES),
   requestedAt: Timestamp,
-  finishedAt: Schema.NullOr(Timestamp)
-}).annotate({ identifier: "SyncRequest" })
-export type SyncRequest = typeof SyncRequest.Type
+  startedAt: Schema.NullOr(Timestamp).annotate({ description: "When a worker took the run (its latest attempt); null while queued" }),
+  finishedAt: Schema.NullOr(Timestamp),
+  counts: Schema.NullOr(Schema.Record(Schema.String, Schema.Number)).annotate({
+    description: "What a succeeded run fetched and wrote, by kind (e.g. customers, invoices, days); null otherwise"
+  }),
+  error: Schema.NullOr(Schema.String).annotate({ description: "Why a failed run failed (never a credential)" })
+}).annotate({ identifier: "SyncRun" })
+export type SyncRun = typeof SyncRun.Type
 
 export const Integration = Schema.Struct({
   provider: Provider,
-  kind: Schema.Literals(["payments", "analytics", "search"]),
+  kind: Schema.Literals(["payments", "analytics", "search", "demo"]),
   status: Schema.Literals(["connected", "error", "not_connected"]).annotate({
-    description: "not_connected until connected in the dashboard"
+    description: "not_connected until an operator connects it; error after a failed sync, until one succeeds"
   }),
   connectedAt: Schema.NullOr(Timestamp),
-  lastSyncedAt: Schema.NullOr(Timestamp),
+  lastSuccessAt: Schema.NullOr(Timestamp).annotate({ description: "End of the last successful sync" }),
+  lastRun: Schema.NullOr(SyncRun).annotate({ description: "The most recent sync run (queued, running or finished)" }),
   lastError: Schema.NullOr(Schema.String),
-  pendingSync: Schema.NullOr(SyncRequest).annotate({ description: "A queued or running sync, if any" })
+  syncIntervalMinutes: Schema.NullOr(Schema.Number).annotate({
+    description: "Minutes between scheduled syncs (the integration's own, else the server default); null when not connected"
+  })
 }).annotate({ identifier: "Integration" })
 export type Integration = typeof Integration.Type
 
 export const IntegrationList = Schema.Struct({ projectId: ProjectId, integrations: Schema.Array(Integration) })
 
 export const SyncPayload = Schema.Struct({
-  mode: Schema.optionalKey(Schema.Literals(["incremental", "full"]).annotate({ description: "Default incremental" }))
+  mode: Schema.optionalKey(Schema.Literals(SYNC_MODES).annotate({ description: "Default incremental" }))
 }).annotate({ identifier: "SyncRequestBody" })
 
 export const SyncResult = Schema.Struct({
-  sync: SyncRequest,
+  sync: SyncRun,
   alreadyQueued: Schema.Boolean.annotate({ description: "True when a sync was already queued or running; that one is returned" })
 }).annotate({ identifier: "SyncResult" })

@@ -1,12 +1,13 @@
 /** Access tokens: metadata, minting behind a confirmation gate, revocation. */
 import { Schema } from "effect"
-import { NextCursor, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
+import { AccountId, NextCursor, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 import { Permission } from "./Permissions.ts"
 
 export const TokenStatus = Schema.Literals(["active", "revoked", "expired"])
 
 export const TokenMetadata = Schema.Struct({
   id: TokenId,
+  accountId: AccountId.annotate({ description: "The account the token belongs to (its projects are this account's)" }),
   name: Schema.String,
   prefix: Schema.String.annotate({ description: "`svc_…` plus the secret's last 4 characters, to recognise it" }),
   projects: Schema.NullOr(Schema.Array(ProjectId)).annotate({

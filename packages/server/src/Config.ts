@@ -14,6 +14,11 @@ export interface AppConfigShape {
   readonly rateLimit: number
   readonly maxBodyBytes: number
   readonly embeddedPgPort: number
+  /** SITEHEALTH_SECRET_KEY as given (32 bytes, base64 or hex): encrypts integration credentials. null: the key
+   * file in dataDir (embedded database only; see integrations/Crypto.ts). */
+  readonly secretKey: string | null
+  /** Default minutes between scheduled syncs of a connected integration (SITEHEALTH_SYNC_INTERVAL_MINUTES). */
+  readonly syncIntervalMinutes: number
 }
 
 const intFrom = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -35,7 +40,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): AppConfigShape
   redisUrl: nonEmpty(env.REDIS_URL),
   rateLimit: intFrom("SITEHEALTH_RATE_LIMIT", env.SITEHEALTH_RATE_LIMIT, 60, 1, 1_000_000),
   maxBodyBytes: intFrom("SITEHEALTH_MAX_BODY_BYTES", env.SITEHEALTH_MAX_BODY_BYTES, 64 * 1024, 1024, 10 * 1024 * 1024),
-  embeddedPgPort: intFrom("SITEHEALTH_EMBEDDED_PG_PORT", env.SITEHEALTH_EMBEDDED_PG_PORT, 54329, 1, 65535)
+  embeddedPgPort: intFrom("SITEHEALTH_EMBEDDED_PG_PORT", env.SITEHEALTH_EMBEDDED_PG_PORT, 54329, 1, 65535),
+  secretKey: nonEmpty(env.SITEHEALTH_SECRET_KEY),
+  syncIntervalMinutes: intFrom("SITEHEALTH_SYNC_INTERVAL_MINUTES", env.SITEHEALTH_SYNC_INTERVAL_MINUTES, 60, 1, 7 * 24 * 60)
 })
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("sitehealth/AppConfig") {

@@ -8,6 +8,7 @@ import { FxRepo } from "./fx/FxRepo.ts"
 import { RateLimiter } from "./http/RateLimiter.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { IntegrationsRepo } from "./integrations/IntegrationsRepo.ts"
+import { SyncQueue } from "./integrations/SyncQueue.ts"
 import { MetricsRepo } from "./metrics/MetricsRepo.ts"
 import { PaymentsRepo } from "./payments/PaymentsRepo.ts"
 import { ProjectsRepo } from "./projects/ProjectsRepo.ts"
@@ -25,7 +26,7 @@ export const SqlRepos = Layer.mergeAll(
   ProjectsRepo.sql,
   TokensRepo.sql,
   ExpensesRepo.sql,
-  IntegrationsRepo.sql,
+  IntegrationsRepo.sql.pipe(Layer.provideMerge(SyncQueue.sql)),
   MetricsRepo.sql,
   TrafficRepo.sql,
   SearchRepo.sql,
@@ -41,7 +42,7 @@ export const MemoryRepos = Layer.mergeAll(
   ProjectsRepo.memory,
   TokensRepo.memory,
   ExpensesRepo.memory,
-  IntegrationsRepo.memory,
+  IntegrationsRepo.memory.pipe(Layer.provideMerge(SyncQueue.memory)),
   MetricsRepo.memory,
   TrafficRepo.memory,
   SearchRepo.memory,

@@ -11,6 +11,7 @@ import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, readConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
+import { resolveSecretKey } from "./integrations/Crypto.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
@@ -22,6 +23,15 @@ const config = (() => {
     process.exit(1)
   }
 })()
+
+// Integration credentials are encrypted with this key; without one (an external DATABASE_URL and no
+// SITEHEALTH_SECRET_KEY) the server refuses to start rather than fail later inside the sync worker.
+try {
+  resolveSecretKey(config)
+} catch (e) {
+  process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
+  process.exit(1)
+}
 
 const program = Effect.gen(function*() {
   const database = yield* resolveDatabaseUrl

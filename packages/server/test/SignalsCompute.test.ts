@@ -127,7 +127,7 @@ describe("rule signals", () => {
       integrations: [
         { provider: "stripe", status: "error", lastSyncedAt: null, lastError: "invalid api key" },
         { provider: "plausible", status: "connected", lastSyncedAt: new Date("2026-11-18T11:00:00Z"), lastError: null },
-        { provider: "google_search_console", status: "connected", lastSyncedAt: new Date("2026-11-19T12:00:00Z"), lastError: null }
+        { provider: "google-search-console", status: "connected", lastSyncedAt: new Date("2026-11-19T12:00:00Z"), lastError: null }
       ]
     }))
     expect(signals.map((s) => [s.fingerprint, s.severity, s.dimension, s.actual])).toEqual([

@@ -23,6 +23,7 @@ import {
   tokensRevoke
 } from "./Commands.ts"
 import { fxList, fxSet } from "../fx/Admin.ts"
+import { integrationsConnect, integrationsDisconnect, integrationsList } from "../integrations/Admin.ts"
 
 /** `--json`, accepted anywhere on the command line. */
 export const Json = GlobalFlag.Setting("json")({
@@ -300,11 +301,63 @@ const fx = Command.make("fx").pipe(
 )
 
 // ---------------------------------------------------------------------------------------------------
+// integrations
+
+const integrationProject = Flag.String("project").pipe(Flag.withDescription("The project's id (prj_…)"))
+const integrationProvider = Flag.String("provider").pipe(
+  Flag.withDescription("stripe, plausible, google-search-console or demo")
+)
+
+const integrationsConnectCommand = Command.make(
+  "connect",
+  {
+    project: integrationProject,
+    provider: integrationProvider,
+    credentialsFile: Flag.String("credentials-file").pipe(
+      Flag.withDescription("A JSON object file of the provider's credentials (an error names any field that is missing); not needed for demo"),
+      Flag.optional
+    ),
+    baseUrl: Flag.String("base-url").pipe(Flag.withDescription("The provider API's base URL (a sandbox or a local fake)"), Flag.optional),
+    intervalMinutes: Flag.Int("interval-minutes").pipe(
+      Flag.withDescription("Minutes between scheduled syncs (default SITEHEALTH_SYNC_INTERVAL_MINUTES, 60)"),
+      Flag.optional
+    )
+  },
+  ({ baseUrl, credentialsFile, intervalMinutes, project, provider }) =>
+    execute(integrationsConnect({
+      projectId: project, provider, credentialsFile: optional(credentialsFile), baseUrl: optional(baseUrl), intervalMinutes: optional(intervalMinutes)
+    }))
+).pipe(
+  Command.withDescription("Check a provider's credentials with one cheap call, store them encrypted and queue a full sync"),
+  Command.withExamples([{
+    command: "admin integrations connect --project prj_123 --provider stripe --credentials-file stripe.json",
+    description: "stripe.json: {\"apiKey\": \"rk_live_…\"}"
+  }])
+)
+
+const integrationsDisconnectCommand = Command.make(
+  "disconnect",
+  { project: integrationProject, provider: integrationProvider },
+  ({ project, provider }) => execute(integrationsDisconnect({ projectId: project, provider }))
+).pipe(Command.withDescription("Delete an integration's credentials and queued syncs (synced data stays)"))
+
+const integrationsListCommand = Command.make(
+  "list",
+  { project: Flag.String("project").pipe(Flag.withDescription("Only this project's (prj_…)"), Flag.optional) },
+  ({ project }) => execute(integrationsList({ projectId: optional(project) }))
+).pipe(Command.withDescription("List connected integrations with their status (never a secret)"))
+
+const integrations = Command.make("integrations").pipe(
+  Command.withDescription("Integrations: connect, disconnect and list (the API keeps these dashboard-only)"),
+  Command.withSubcommands([integrationsConnectCommand, integrationsDisconnectCommand, integrationsListCommand])
+)
+
+// ---------------------------------------------------------------------------------------------------
 
 export const admin = Command.make("admin").pipe(
   Command.withDescription(
     "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in SITEHEALTH_DATA_DIR), whether or not the server is running."
   ),
-  Command.withSubcommands([accounts, projects, tokens, fx]),
+  Command.withSubcommands([accounts, projects, tokens, fx, integrations]),
   Command.withGlobalFlags([Json])
 )

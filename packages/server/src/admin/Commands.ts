@@ -11,6 +11,8 @@ import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
 import type { FxRepo } from "../fx/FxRepo.ts"
 import type { PaymentsRepo } from "../payments/PaymentsRepo.ts"
+import type { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
+import type { SyncQueue } from "../integrations/SyncQueue.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { iso, isoOrNull, tokenMetadata } from "../store/Present.ts"
 import type { AccountRecord, ProjectRecord, SubscriptionStatus, TokenRecord } from "../store/Records.ts"
@@ -23,6 +25,7 @@ export type AdminErrorType =
   | "config"
   | "database"
   | "internal"
+  | "credentials" // the provider rejected or could not check integration credentials
 
 export class AdminError extends Data.TaggedError("AdminError")<{
   readonly message: string
@@ -218,7 +221,7 @@ const requireAccount = (accountId: string) =>
 
 /** A command: validation (no database), answering the work to run against the database. */
 export type AdminCommand = Effect.Effect<Effect.Effect<Output, AdminError, Repos>, AdminError>
-export type Repos = AccountsRepo | ProjectsRepo | TokensRepo | FxRepo | PaymentsRepo
+export type Repos = AccountsRepo | ProjectsRepo | TokensRepo | FxRepo | PaymentsRepo | IntegrationsRepo | SyncQueue
 
 export const accountsCreate = (input: { readonly name: string; readonly trialDays: number }): AdminCommand =>
   Effect.gen(function*() {

@@ -1,6 +1,7 @@
 /** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { integrationsMigration } from "../integrations/Migration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
@@ -123,5 +124,6 @@ export const migrations = Migrator.fromRecord({
   "0003_traffic": trafficMigration,
   "0004_payments": paymentsMigration,
   "0005_search": searchMigration,
-  "0006_snapshots": snapshotsMigration
+  "0006_snapshots": snapshotsMigration,
+  "0007_integrations": integrationsMigration
 })

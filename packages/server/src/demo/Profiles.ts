@@ -67,7 +67,10 @@ export interface DemoProjectSpec {
     readonly recurrence: "one_off" | "monthly" | "yearly"
     readonly daysAgo: number
   }>
-  /** Integrations and their state; `failingForDays` puts it in error since then. */
+  /**
+   * Integrations and their state; `failingForDays` puts it in error since then. The data comes from the
+   * `demo` provider (integrations/demo/DemoConnector.ts), which syncs for real; other rows are display rows.
+   */
   readonly integrations: ReadonlyArray<{ readonly provider: string; readonly failingForDays?: number; readonly error?: string }>
 }
 
@@ -128,7 +131,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       { amountMinor: 2_400, category: "domains", description: "Domains", vendor: "INWX", recurrence: "yearly", daysAgo: 200 },
       { amountMinor: 180_000, category: "marketing", description: "Conference booth", vendor: null, recurrence: "one_off", daysAgo: 45 }
     ],
-    integrations: [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google_search_console" }]
+    integrations: [{ provider: "demo" }]
   },
   {
     key: "bolt",
@@ -178,7 +181,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       { amountMinor: 2_900, category: "software", description: "Newsletter", vendor: "Buttondown", recurrence: "monthly", daysAgo: 250 },
       { amountMinor: 60_000, category: "advertising", description: "Pinterest campaign", vendor: "Pinterest", recurrence: "one_off", daysAgo: 20 }
     ],
-    integrations: [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google_search_console" }]
+    integrations: [{ provider: "demo" }]
   },
   {
     key: "calm",
@@ -222,9 +225,9 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       { amountMinor: 9_900, category: "software", description: "Design tools", vendor: "Figma", recurrence: "yearly", daysAgo: 150 }
     ],
     integrations: [
-      { provider: "stripe" },
-      { provider: "plausible" },
-      { provider: "google_search_console", failingForDays: 5, error: "Google answered 401: the refresh token was revoked; reconnect Search Console in the dashboard" }
+      { provider: "demo" },
+      // A display row without credentials (never scheduled): Search Console broke 5 days ago.
+      { provider: "google-search-console", failingForDays: 5, error: "Google answered 401: the refresh token was revoked; reconnect Search Console in the dashboard" }
     ]
   }
 ]

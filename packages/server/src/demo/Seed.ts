@@ -47,14 +47,24 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
       yield* traffic.write(project.id, data.traffic)
       yield* search.write(project.id, data.search)
       yield* payments.write(project.id, data.payments)
+      const connectedAt = new Date(`${addDays(data.today, -DEMO_HISTORY_DAYS)}T09:00:00Z`)
       for (const integration of spec.integrations) {
         const failing = integration.failingForDays
+        const lastSyncedAt = new Date(now.getTime() - (failing ?? 0) * MS_PER_DAY - 20 * 60_000)
+        if (integration.provider === "demo") {
+          // The demo provider syncs for real (no credentials): the data above counts as its sync up to today.
+          yield* integrations.connect({
+            projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null,
+            now: connectedAt, synced: { at: lastSyncedAt, state: { lastDay: data.today } }
+          })
+          continue
+        }
         yield* integrations.upsert({
           projectId: project.id,
           provider: integration.provider,
           status: failing === undefined ? "connected" : "error",
-          connectedAt: new Date(`${addDays(data.today, -DEMO_HISTORY_DAYS)}T09:00:00Z`),
-          lastSyncedAt: new Date(now.getTime() - (failing ?? 0) * MS_PER_DAY - 20 * 60_000),
+          connectedAt,
+          lastSyncedAt,
           lastError: failing === undefined ? null : integration.error ?? "sync failed"
         })
       }

@@ -1,33 +1,60 @@
-/** Handlers of the integrations group: list, queue a sync; connecting and disconnecting are dashboard-only. */
+/**
+ * Handlers of the integrations group: list (status, last success, last run, last error — never a
+ * credential), queue a sync (202 with the run; the pending one when there is one); connecting and
+ * disconnecting are dashboard-only (403; operators use `admin integrations connect|disconnect`).
+ */
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "../../../domain/src/Api.ts"
 import { CurrentPrincipal } from "../../../domain/src/Authentication.ts"
-import { Conflict, notFound } from "../../../domain/src/Errors.ts"
-import { type Integration, PROVIDERS, type Provider, type SyncRequest } from "../../../domain/src/Integrations.ts"
+import { notFound } from "../../../domain/src/Errors.ts"
+import { type Integration, LISTED_PROVIDERS, PROVIDERS, type Provider, type SyncRun } from "../../../domain/src/Integrations.ts"
+import { AppConfig } from "../Config.ts"
 import { requireProjectWith } from "../projects/Policy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { dashboardOnly } from "../projects/Http.ts"
 import { isoOrNull } from "../store/Present.ts"
-import type { SyncRequestRecord } from "../store/Records.ts"
+import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { IntegrationsRepo } from "./IntegrationsRepo.ts"
+import { SyncQueue } from "./SyncQueue.ts"
 
-const KIND: Record<Provider, Integration["kind"]> = {
+export const PROVIDER_KIND: Record<Provider, Integration["kind"]> = {
   stripe: "payments",
   plausible: "analytics",
-  google_search_console: "search"
+  "google-search-console": "search",
+  demo: "demo"
 }
 
-const syncRequest = (s: SyncRequestRecord): SyncRequest => ({
+export const presentRun = (s: SyncRunRecord): SyncRun => ({
   id: s.id,
   provider: s.provider as Provider,
   mode: s.mode,
   status: s.status,
   requestedAt: s.requestedAt.toISOString(),
-  finishedAt: isoOrNull(s.finishedAt)
+  startedAt: isoOrNull(s.startedAt),
+  finishedAt: isoOrNull(s.finishedAt),
+  counts: s.status === "succeeded" ? (s.counts ?? {}) : null,
+  error: s.error
 })
 
-const isProvider = (p: string): p is Provider => (PROVIDERS as ReadonlyArray<string>).includes(p)
+export const isProvider = (p: string): p is Provider => (PROVIDERS as ReadonlyArray<string>).includes(p)
+
+/** One provider's entry of the list: its row (if connected) and its latest run (if any). */
+export const presentIntegration = (
+  provider: Provider,
+  row: IntegrationRecord | undefined,
+  lastRun: SyncRunRecord | undefined,
+  defaultIntervalMinutes: number
+): Integration => ({
+  provider,
+  kind: PROVIDER_KIND[provider],
+  status: row ? row.status : "not_connected",
+  connectedAt: row ? row.connectedAt.toISOString() : null,
+  lastSuccessAt: isoOrNull(row?.lastSyncedAt ?? null),
+  lastRun: lastRun ? presentRun(lastRun) : null,
+  lastError: row?.lastError ?? null,
+  syncIntervalMinutes: row ? row.syncIntervalMinutes ?? defaultIntervalMinutes : null
+})
 
 export const IntegrationsHttp = HttpApiBuilder.group(
   SiteHealthApi,
@@ -35,28 +62,26 @@ export const IntegrationsHttp = HttpApiBuilder.group(
   Effect.fn(function*(handlers) {
     const projects = yield* ProjectsRepo
     const integrations = yield* IntegrationsRepo
+    const queue = yield* SyncQueue
+    const config = yield* AppConfig
     const requireProject = requireProjectWith(projects)
 
     return handlers.handleAll({
       listIntegrations: ({ params }) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
-          const { integrations: connected, pending } = yield* integrations.list(project.id)
+          const { integrations: rows, lastRuns } = yield* integrations.list(project.id)
+          const listed: Array<Provider> = [...LISTED_PROVIDERS]
+          for (const r of rows) if (isProvider(r.provider) && !listed.includes(r.provider)) listed.push(r.provider)
           return {
             projectId: project.id,
-            integrations: PROVIDERS.map((provider): Integration => {
-              const i = connected.find((c) => c.provider === provider)
-              const p = pending.find((s) => s.provider === provider)
-              return {
+            integrations: listed.map((provider) =>
+              presentIntegration(
                 provider,
-                kind: KIND[provider],
-                status: i ? i.status : "not_connected",
-                connectedAt: i ? i.connectedAt.toISOString() : null,
-                lastSyncedAt: isoOrNull(i?.lastSyncedAt ?? null),
-                lastError: i?.lastError ?? null,
-                pendingSync: p ? syncRequest(p) : null
-              }
-            })
+                rows.find((r) => r.provider === provider),
+                lastRuns.find((r) => r.provider === provider),
+                config.syncIntervalMinutes
+              ))
           }
         }),
       syncIntegration: ({ params, payload }) =>
@@ -66,24 +91,21 @@ export const IntegrationsHttp = HttpApiBuilder.group(
           if (!isProvider(params.provider)) {
             return yield* Effect.fail(notFound(`Integration "${params.provider}" (known: ${PROVIDERS.join(", ")})`))
           }
-          const { integrations: connected } = yield* integrations.list(project.id)
-          if (!connected.some((c) => c.provider === params.provider)) {
-            return yield* Effect.fail(
-              new Conflict({
-                message: `${params.provider} is not connected to this project; connect it in the dashboard first`,
-                type: "not_connected"
-              })
-            )
+          const connection = yield* integrations.connection(project.id, params.provider)
+          if (connection === null) {
+            return yield* Effect.fail(notFound(
+              `Integration "${params.provider}" of this project (it is not connected; an operator connects it with the admin CLI)`
+            ))
           }
           const now = new Date(yield* Clock.currentTimeMillis)
-          const result = yield* integrations.requestSync({
+          const result = yield* queue.request({
             projectId: project.id,
             provider: params.provider,
             mode: payload?.mode ?? "incremental",
             requestedBy: principal.tokenId,
             now
           })
-          return { sync: syncRequest(result.sync), alreadyQueued: result.alreadyQueued }
+          return { sync: presentRun(result.sync), alreadyQueued: result.alreadyQueued }
         }),
       connectIntegration: () => dashboardOnly("Connecting an integration"),
       disconnectIntegration: () => dashboardOnly("Disconnecting an integration")

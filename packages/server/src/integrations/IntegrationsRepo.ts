@@ -1,49 +1,67 @@
-/** Integrations of projects and the sync requests callers queue for them. */
+/**
+ * Integrations of projects: which providers are connected, their encrypted credentials (bytes from
+ * Crypto.ts; this repository never sees plaintext), base URL override, sync cursor (`state`) and outcome.
+ * Every change of an integration's row bumps projects.data_version: the signals read it
+ * (integration_failing, integration_stale). The sync runs themselves live in SyncQueue.ts.
+ */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import type { IntegrationRecord, SyncRequestRecord } from "../store/Records.ts"
+import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
+import { memorySide, SyncQueue } from "./SyncQueue.ts"
+
+/** What a sync needs of an integration besides its public record. */
+export interface IntegrationConnection {
+  readonly integration: IntegrationRecord
+  /** AES-256-GCM bytes (Crypto.ts); null when nothing was stored (display rows, the demo provider). */
+  readonly credentials: Uint8Array | null
+  /** The connector's cursor saved by the last successful run; null before it. */
+  readonly state: unknown
+}
+
+export interface ConnectInput {
+  readonly projectId: string
+  readonly provider: string
+  readonly credentials: Uint8Array | null
+  readonly baseUrl: string | null
+  readonly syncIntervalMinutes: number | null
+  readonly now: Date
+  /** The demo seed only: the data written beside the connection counts as a successful sync up to `state`. */
+  readonly synced?: { readonly at: Date; readonly state: unknown }
+}
 
 export interface IntegrationsRepoShape {
+  /** The project's integrations and the latest run of each (by provider). */
   readonly list: (projectId: string) => Effect.Effect<{
     readonly integrations: ReadonlyArray<IntegrationRecord>
-    readonly pending: ReadonlyArray<SyncRequestRecord>
+    readonly lastRuns: ReadonlyArray<SyncRunRecord>
   }>
-  /** Dashboard/operator side: record a connected integration. */
+  /** Every integration (of one project, or all), for the operator's list. */
+  readonly all: (projectId: string | null) => Effect.Effect<ReadonlyArray<IntegrationRecord>>
+  /** Records an integration's public row as given (seed, tests); credentials and state are left as they are. */
   readonly upsert: (record: IntegrationRecord) => Effect.Effect<void>
   /**
-   * Queue a sync unless one is already queued or running for that integration (then return that one).
-   * Safe under concurrent calls: a partial unique index allows one pending request per integration.
+   * Connects (or reconnects) with new credentials: status connected, no error, connected_at now, and the
+   * cursor cleared (new credentials may be another account: the next run starts from scratch).
    */
-  readonly requestSync: (input: {
-    readonly projectId: string
-    readonly provider: string
-    readonly mode: "incremental" | "full"
-    readonly requestedBy: string
-    readonly now: Date
-  }) => Effect.Effect<{ readonly sync: SyncRequestRecord; readonly alreadyQueued: boolean }>
+  readonly connect: (input: ConnectInput) => Effect.Effect<IntegrationRecord>
+  /** Removes the integration (its data stays); queued runs are dropped. False when it was not connected. */
+  readonly disconnect: (projectId: string, provider: string) => Effect.Effect<boolean>
+  readonly connection: (projectId: string, provider: string) => Effect.Effect<IntegrationConnection | null>
 }
 
 const toIntegration = (r: any): IntegrationRecord => ({
   projectId: r.project_id,
   provider: r.provider,
   status: r.status,
-  connectedAt: r.connected_at,
-  lastSyncedAt: r.last_synced_at,
-  lastError: r.last_error
+  connectedAt: new Date(r.connected_at),
+  lastSyncedAt: r.last_success_at === null ? null : new Date(r.last_success_at),
+  lastError: r.last_error,
+  baseUrl: r.base_url ?? null,
+  syncIntervalMinutes: r.sync_interval_minutes ?? null
 })
 
-const toSync = (r: any): SyncRequestRecord => ({
-  id: r.id,
-  projectId: r.project_id,
-  provider: r.provider,
-  mode: r.mode,
-  status: r.status,
-  requestedAt: r.requested_at,
-  finishedAt: r.finished_at,
-  requestedBy: r.requested_by
-})
+const PUBLIC_COLUMNS = "project_id, provider, status, connected_at, last_success_at, last_error, base_url, sync_interval_minutes"
 
 export class IntegrationsRepo extends Context.Service<IntegrationsRepo, IntegrationsRepoShape>()(
   "sitehealth/IntegrationsRepo"
@@ -52,74 +70,124 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
     IntegrationsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const pendingOf = (projectId: string, provider: string) =>
-        sql`SELECT * FROM sync_requests WHERE project_id = ${projectId} AND provider = ${provider}
-            AND status IN ('queued','running')`
+      const queue = yield* SyncQueue
+      const cols = sql.unsafe(PUBLIC_COLUMNS)
+      const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       return IntegrationsRepo.of({
         list: (projectId) =>
           Effect.all({
-            integrations: sql`SELECT * FROM integrations WHERE project_id = ${projectId}`,
-            pending: sql`SELECT * FROM sync_requests WHERE project_id = ${projectId} AND status IN ('queued','running')`
+            integrations: sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`.pipe(Effect.orDie),
+            lastRuns: queue.latestRuns(projectId)
           }, { concurrency: 2 }).pipe(
-            Effect.map(({ integrations, pending }) => ({
-              integrations: integrations.map(toIntegration),
-              pending: pending.map(toSync)
-            })),
+            Effect.map(({ integrations, lastRuns }) => ({ integrations: integrations.map(toIntegration), lastRuns }))
+          ),
+        all: (projectId) =>
+          (projectId === null
+            ? sql`SELECT ${cols} FROM integrations ORDER BY project_id, provider`
+            : sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`).pipe(
+            Effect.map((rows) => rows.map(toIntegration)),
             Effect.orDie
           ),
         upsert: (i) =>
-          sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_synced_at, last_error)
-              VALUES (${i.projectId}, ${i.provider}, ${i.status}, ${i.connectedAt}, ${i.lastSyncedAt}, ${i.lastError})
-              ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status,
-                last_synced_at = EXCLUDED.last_synced_at, last_error = EXCLUDED.last_error`.pipe(
-            Effect.asVoid,
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at, last_error,
+                  base_url, sync_interval_minutes)
+                VALUES (${i.projectId}, ${i.provider}, ${i.status}, ${i.connectedAt}, ${i.lastSyncedAt}, ${i.lastError},
+                  ${i.baseUrl ?? null}, ${i.syncIntervalMinutes ?? null})
+                ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status, connected_at = EXCLUDED.connected_at,
+                  last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
+                  base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
+            yield* bump(i.projectId)
+          })).pipe(Effect.orDie),
+        connect: (c) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const rows = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
+                  last_error, credentials, base_url, state, sync_interval_minutes)
+                VALUES (${c.projectId}, ${c.provider}, 'connected', ${c.now}, ${c.synced?.at ?? null}, NULL,
+                  ${c.credentials === null ? null : Buffer.from(c.credentials)}, ${c.baseUrl},
+                  ${c.synced === undefined ? null : JSON.stringify(c.synced.state)}::jsonb, ${c.syncIntervalMinutes})
+                ON CONFLICT (project_id, provider) DO UPDATE SET status = 'connected', connected_at = EXCLUDED.connected_at,
+                  last_success_at = COALESCE(EXCLUDED.last_success_at, integrations.last_success_at),
+                  last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
+                  sync_interval_minutes = EXCLUDED.sync_interval_minutes
+                RETURNING ${cols}`
+            yield* bump(c.projectId)
+            return toIntegration(rows[0])
+          })).pipe(Effect.orDie),
+        disconnect: (projectId, provider) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
+            if (gone.length === 0) return false
+            yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
+            yield* bump(projectId)
+            return true
+          })).pipe(Effect.orDie),
+        connection: (projectId, provider) =>
+          sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
+            Effect.map((rows) => {
+              if (rows.length === 0) return null
+              const r = rows[0] as any
+              return {
+                integration: toIntegration(r),
+                credentials: r.credentials === null ? null : new Uint8Array(r.credentials),
+                state: r.state ?? null
+              }
+            }),
             Effect.orDie
-          ),
-        requestSync: ({ mode, now, projectId, provider, requestedBy }) =>
-          Effect.gen(function*() {
-            const inserted = yield* sql`INSERT INTO sync_requests (id, project_id, provider, mode, status, requested_at, requested_by)
-                VALUES (${newId("syn")}, ${projectId}, ${provider}, ${mode}, 'queued', ${now}, ${requestedBy})
-                ON CONFLICT (project_id, provider) WHERE status IN ('queued','running') DO NOTHING
-                RETURNING *`
-            if (inserted.length > 0) return { sync: toSync(inserted[0]), alreadyQueued: false }
-            const existing = yield* pendingOf(projectId, provider)
-            return { sync: toSync(existing[0]), alreadyQueued: true }
-          }).pipe(Effect.orDie)
+          )
       })
     })
   )
 
+  /** Tests only. Rows in MemoryDb.integrations; credentials and cursors beside them (SyncQueue.memorySide). */
   static readonly memory = Layer.effect(
     IntegrationsRepo,
     Effect.gen(function*() {
       const db = yield* MemoryDb
-      const pending = (projectId: string) =>
-        [...db.syncRequests.values()].filter(
-          (s) => s.projectId === projectId && (s.status === "queued" || s.status === "running")
-        )
+      const queue = yield* SyncQueue
+      const side = memorySide(db)
+      const key = (projectId: string, provider: string) => `${projectId}/${provider}`
+      const sorted = (rows: Iterable<IntegrationRecord>) =>
+        [...rows].sort((a, b) => a.projectId.localeCompare(b.projectId) || a.provider.localeCompare(b.provider))
+      const normalise = (i: IntegrationRecord): IntegrationRecord => ({ ...i, baseUrl: i.baseUrl ?? null, syncIntervalMinutes: i.syncIntervalMinutes ?? null })
       return IntegrationsRepo.of({
         list: (projectId) =>
-          Effect.sync(() => ({
-            integrations: [...db.integrations.values()].filter((i) => i.projectId === projectId),
-            pending: pending(projectId)
+          Effect.map(queue.latestRuns(projectId), (lastRuns) => ({
+            integrations: sorted([...db.integrations.values()].filter((i) => i.projectId === projectId)),
+            lastRuns
           })),
-        upsert: (i) => Effect.sync(() => void db.integrations.set(`${i.projectId}/${i.provider}`, i)),
-        requestSync: ({ mode, now, projectId, provider, requestedBy }) =>
+        all: (projectId) =>
+          Effect.sync(() => sorted([...db.integrations.values()].filter((i) => projectId === null || i.projectId === projectId))),
+        upsert: (i) => Effect.sync(() => void db.integrations.set(key(i.projectId, i.provider), normalise(i))),
+        connect: (c) =>
           Effect.sync(() => {
-            const existing = pending(projectId).find((s) => s.provider === provider)
-            if (existing) return { sync: existing, alreadyQueued: true }
-            const sync: SyncRequestRecord = {
-              id: newId("syn"),
-              projectId,
-              provider,
-              mode,
-              status: "queued",
-              requestedAt: now,
-              finishedAt: null,
-              requestedBy
+            const record: IntegrationRecord = {
+              projectId: c.projectId, provider: c.provider, status: "connected", connectedAt: c.now,
+              lastSyncedAt: c.synced?.at ?? db.integrations.get(key(c.projectId, c.provider))?.lastSyncedAt ?? null, lastError: null,
+              baseUrl: c.baseUrl, syncIntervalMinutes: c.syncIntervalMinutes
             }
-            db.syncRequests.set(sync.id, sync)
-            return { sync, alreadyQueued: false }
+            db.integrations.set(key(c.projectId, c.provider), record)
+            side.credentials.set(key(c.projectId, c.provider), c.credentials)
+            if (c.synced === undefined) side.states.delete(key(c.projectId, c.provider))
+            else side.states.set(key(c.projectId, c.provider), structuredClone(c.synced.state))
+            return record
+          }),
+        disconnect: (projectId, provider) =>
+          Effect.sync(() => {
+            if (!db.integrations.delete(key(projectId, provider))) return false
+            side.credentials.delete(key(projectId, provider))
+            side.states.delete(key(projectId, provider))
+            for (const [id, r] of db.syncRequests) {
+              if (r.projectId === projectId && r.provider === provider && r.status === "queued") db.syncRequests.delete(id)
+            }
+            return true
+          }),
+        connection: (projectId, provider) =>
+          Effect.sync(() => {
+            const integration = db.integrations.get(key(projectId, provider))
+            if (integration === undefined) return null
+            const k = key(projectId, provider)
+            return { integration, credentials: side.credentials.get(k) ?? null, state: side.states.get(k) ?? null }
           })
       })
     })

@@ -69,7 +69,7 @@ export const FAILED_PAYMENTS_CRITICAL_SHARE = 0.1
 const PROVIDER_DIMENSION: Record<string, Dimension> = {
   stripe: "revenue",
   plausible: "traffic",
-  google_search_console: "seo"
+  "google-search-console": "seo"
 }
 
 const make = (c: Omit<SignalCandidate, "fingerprint">): SignalCandidate => ({

@@ -6,7 +6,7 @@ import type {
   ExpenseRecord,
   IntegrationRecord,
   ProjectRecord,
-  SyncRequestRecord,
+  SyncRunRecord,
   TokenRecord
 } from "./Records.ts"
 
@@ -16,7 +16,7 @@ export interface MemoryTables {
   readonly tokens: Map<string, TokenRecord>
   readonly expenses: Map<string, ExpenseRecord>
   readonly integrations: Map<string, IntegrationRecord> // key project/provider
-  readonly syncRequests: Map<string, SyncRequestRecord>
+  readonly syncRequests: Map<string, SyncRunRecord> // sync runs by id
   readonly traffic: Map<string, Map<string, TrafficDay>> // project → day → row
   readonly revenue: Map<string, Map<string, RevenueDay>>
   readonly search: Map<string, Map<string, SearchDay>>

@@ -9,6 +9,7 @@ export const isoOrNull = (d: Date | null): string | null => (d === null ? null :
 
 export const tokenMetadata = (t: TokenRecord, now: Date): TokenMetadata => ({
   id: t.id,
+  accountId: t.accountId,
   name: t.name,
   prefix: displayPrefix(t.last4),
   projects: t.projects === null ? null : [...t.projects],

@@ -63,20 +63,36 @@ export interface IntegrationRecord {
   readonly provider: string
   readonly status: "connected" | "error"
   readonly connectedAt: Date
+  /** End of the last SUCCESSFUL sync (column last_success_at); the integration_stale signal reads it. */
   readonly lastSyncedAt: Date | null
   readonly lastError: string | null
+  /** Per-integration API base URL override (tests, sandboxes); null = environment or provider default. */
+  readonly baseUrl?: string | null
+  /** Minutes between scheduled syncs; null = SITEHEALTH_SYNC_INTERVAL_MINUTES. */
+  readonly syncIntervalMinutes?: number | null
 }
 
-export interface SyncRequestRecord {
+/** One sync run of one integration (table sync_runs). */
+export interface SyncRunRecord {
   readonly id: string
   readonly projectId: string
   readonly provider: string
   readonly mode: "incremental" | "full"
   readonly status: "queued" | "running" | "succeeded" | "failed"
   readonly requestedAt: Date
+  readonly startedAt: Date | null
   readonly finishedAt: Date | null
+  /** While running: the worker holds the run until then (renewed while it works); a later claim may take it over. */
+  readonly leaseUntil: Date | null
+  /** How many times a worker has taken the run. */
+  readonly attempts: number
+  readonly counts: Readonly<Record<string, number>> | null
+  readonly error: string | null
   readonly requestedBy: string | null
 }
+
+/** @deprecated the old name of SyncRunRecord. */
+export type SyncRequestRecord = SyncRunRecord
 
 export interface ProjectWithSeries {
   readonly project: ProjectRecord

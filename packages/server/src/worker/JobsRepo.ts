@@ -143,7 +143,11 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
         if (!db.projects.has(id)) return null
         const rows = [db.traffic, db.revenue, db.search].map((t) => [...(t.get(id)?.values() ?? [])])
         const expenses = [...db.expenses.values()].filter((e) => e.projectId === id && e.deletedAt === null)
-        return fnv1a(JSON.stringify([rows, expenses]))
+        // Integration states feed the signals (failing, stale): a change must make the project due, as the
+        // data_version bump does in SQL.
+        const integrations = [...db.integrations.values()].filter((i) => i.projectId === id)
+          .map((i) => [i.provider, i.status, i.lastError, i.lastSyncedAt?.getTime() ?? null])
+        return fnv1a(JSON.stringify([rows, expenses, integrations]))
       }
       return JobsRepo.of({
         dataVersion: (id) => Effect.sync(() => versionOf(id)),

@@ -4,7 +4,8 @@
  * their snapshots, signals and briefing. A project is due when its data_version moved since its last
  * computation, or at its due_at (next local midnight or 06:00, at most an hour after the last run).
  */
-import { Cause, Clock, Duration, Effect } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber } from "effect"
+import { runSyncWorker } from "../integrations/SyncRunner.ts"
 import { JobsRepo } from "./JobsRepo.ts"
 import { recomputeLocked } from "./Recompute.ts"
 
@@ -42,14 +43,20 @@ export const drainOnce = (options: {
     return done
   })
 
-/** Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. */
+/**
+ * Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. The
+ * integrations' sync worker (integrations/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
+ * it as a second fiber; it stops the whole worker only when it cannot start (no credentials key).
+ */
 export const runWorker = Effect.gen(function*() {
   yield* Effect.logInfo("sitehealth: recompute worker started")
-  return yield* drainOnce().pipe(
+  const syncs = yield* Effect.forkChild(runSyncWorker)
+  const recompute = drainOnce().pipe(
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
     ),
     Effect.andThen(Effect.sleep(POLL_INTERVAL)),
     Effect.forever
   )
+  return yield* Effect.raceFirst(recompute, Fiber.join(syncs))
 })

@@ -60,7 +60,7 @@ describe("the demo account", () => {
       expect(seo.topQueries.length).toBeGreaterThan(0)
       const briefing = await get(`/projects/${id}/briefing`)
       expect(briefing.headline.length).toBeGreaterThan(10)
-      expect((await get(`/projects/${id}/integrations`)).integrations.length).toBe(3)
+      expect((await get(`/projects/${id}/integrations`)).integrations.map((i: any) => i.provider)).toEqual(["stripe", "plausible", "google-search-console", "demo"])
       expect((await get(`/projects/${id}/expenses`)).expenses.length).toBeGreaterThan(2)
     }
   })
@@ -100,7 +100,7 @@ describe("the demo account", () => {
 
   it("Calm: the failing Search Console connection and spend outgrowing revenue are signals", async () => {
     const signals = (await signalsOf(ids.calm)).filter((s) => s.active)
-    expect(signals.some((s) => s.kind === "integration_failing" && s.subject === "google_search_console")).toBe(true)
+    expect(signals.some((s) => s.kind === "integration_failing" && s.subject === "google-search-console")).toBe(true)
     expect(signals.map((s) => s.kind)).toContain("spend_outgrowing_revenue")
     expect(signals.map((s) => s.kind)).not.toContain("churn_spike")
     const revenue = await get(`/projects/${ids.calm}/revenue`)

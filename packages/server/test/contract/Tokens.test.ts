@@ -198,7 +198,7 @@ describe("listing", () => {
       expect(r.json.data.tokens.length).toBeLessThanOrEqual(2)
       for (const t of r.json.data.tokens) {
         expect(Object.keys(t).sort()).toEqual(
-          ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "permissions", "prefix", "projects", "revokedAt", "status"]
+          ["accountId", "createdAt", "expiresAt", "id", "lastUsedAt", "name", "permissions", "prefix", "projects", "revokedAt", "status"]
         )
         seen.push(t.id)
       }

@@ -1,0 +1,27 @@
+/**
+ * Provider id → connector. The runner and the admin CLI find connectors here; tests may pass their own
+ * lookup to the runner instead.
+ */
+import type { Connector, ProviderId } from "./Connector.ts"
+import { demoConnector } from "./demo/DemoConnector.ts"
+import { stripeConnector } from "./stripe/StripeConnector.ts"
+import { plausibleConnector } from "./plausible/PlausibleConnector.ts"
+import { gscConnector } from "./gsc/GscConnector.ts"
+
+/** Connectors need the repositories they write through (and ProjectsRepo); the runner's caller provides them. */
+export type AnyConnector = Connector<any>
+
+export const CONNECTORS: ReadonlyMap<ProviderId, AnyConnector> = new Map<ProviderId, AnyConnector>([
+  ["demo", demoConnector],
+  ["stripe", stripeConnector],
+  ["plausible", plausibleConnector],
+  ["google-search-console", gscConnector]
+])
+
+export type ConnectorLookup = (provider: string) => AnyConnector | undefined
+
+export const connectorFor: ConnectorLookup = (provider) => CONNECTORS.get(provider as ProviderId)
+
+/** Providers that sync without stored credentials (the scheduler queues them anyway). */
+export const credentiallessProviders = (lookup: ReadonlyArray<AnyConnector> = [...CONNECTORS.values()]): Array<string> =>
+  lookup.filter((c) => c.credentialFields.length === 0).map((c) => c.provider)

@@ -1,0 +1,284 @@
+/**
+ * The durable sync queue (table sync_runs). A run is `queued`, then `running` under a lease a worker holds
+ * (renewed while it works), then `succeeded` or `failed`. At most one queued-or-running run per integration
+ * (partial unique index sync_runs_pending), so a second request returns the pending one and two workers
+ * never sync one integration at once. Workers claim with FOR UPDATE SKIP LOCKED in a SHORT transaction and
+ * run the connector outside it; a worker that dies leaves its run `running` with a lease that expires,
+ * and the next claim takes it over (attempts + 1). Finishing is one transaction: the run's outcome, the
+ * integration's cursor/status/error and the project's data_version together; a finish whose attempt was
+ * taken over meanwhile (the lease ran out) changes nothing.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { newId } from "../store/Ids.ts"
+import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
+import type { SyncRunRecord } from "../store/Records.ts"
+
+export interface RequestSyncInput {
+  readonly projectId: string
+  readonly provider: string
+  readonly mode: "incremental" | "full"
+  readonly requestedBy: string | null
+  readonly now: Date
+}
+
+export interface SyncQueueShape {
+  /** Queues a run unless one is queued or running for that integration (then returns that one). */
+  readonly request: (input: RequestSyncInput) => Effect.Effect<{ readonly sync: SyncRunRecord; readonly alreadyQueued: boolean }>
+  /** The most recent run of each of the project's integrations. */
+  readonly latestRuns: (projectId: string) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
+  readonly find: (runId: string) => Effect.Effect<SyncRunRecord | null>
+  /**
+   * Takes the oldest run that is queued (and not waiting for a retry) or running with an expired lease:
+   * status running, started_at now, lease_until now + leaseMs, attempts + 1. Null when there is none.
+   */
+  readonly claim: (now: Date, leaseMs: number) => Effect.Effect<SyncRunRecord | null>
+  /** Extends the lease of the worker's attempt; false when the attempt was taken over or finished. */
+  readonly renew: (run: SyncRunRecord, until: Date) => Effect.Effect<boolean>
+  /** The run succeeded: counts, the connector's new cursor, integration connected with last_success_at = now. */
+  readonly succeed: (input: { readonly run: SyncRunRecord; readonly counts: Readonly<Record<string, number>>; readonly state: unknown; readonly now: Date }) => Effect.Effect<boolean>
+  /**
+   * The attempt failed. With `retryAt`, the run goes back to the queue until then (integration untouched);
+   * without, the run is failed and the integration is in error with that message.
+   */
+  readonly fail: (input: { readonly run: SyncRunRecord; readonly error: string; readonly now: Date; readonly retryAt: Date | null }) => Effect.Effect<boolean>
+  /**
+   * Queues an incremental run for every integration that can sync (stored credentials, or a provider in
+   * `credentialless`) whose last run — or connection — is older than its interval. Returns the runs queued.
+   */
+  readonly schedule: (input: { readonly now: Date; readonly defaultIntervalMinutes: number; readonly credentialless: ReadonlyArray<string> }) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
+}
+
+const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string))
+
+const toRun = (r: any): SyncRunRecord => ({
+  id: r.id,
+  projectId: r.project_id,
+  provider: r.provider,
+  mode: r.mode,
+  status: r.status,
+  requestedAt: new Date(r.requested_at),
+  startedAt: dateOrNull(r.started_at),
+  finishedAt: dateOrNull(r.finished_at),
+  leaseUntil: dateOrNull(r.lease_until),
+  attempts: Number(r.attempts),
+  counts: r.counts ?? null,
+  error: r.error ?? null,
+  requestedBy: r.requested_by ?? null
+})
+
+/** Memory store only: credentials and cursors of integrations, beside MemoryDb's rows (one per MemoryDb). */
+const sides = new WeakMap<MemoryTables, { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown> }>()
+export const memorySide = (db: MemoryTables) => {
+  let side = sides.get(db)
+  if (side === undefined) sides.set(db, (side = { credentials: new Map(), states: new Map() }))
+  return side
+}
+
+export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sitehealth/SyncQueue") {
+  static readonly sql = Layer.effect(
+    SyncQueue,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const pendingOf = (projectId: string, provider: string) =>
+        sql`SELECT * FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status IN ('queued','running')`
+      const insertRun = (i: RequestSyncInput) =>
+        sql`INSERT INTO sync_runs (id, project_id, provider, mode, status, requested_at, requested_by)
+            VALUES (${newId("syn")}, ${i.projectId}, ${i.provider}, ${i.mode}, 'queued', ${i.now}, ${i.requestedBy})
+            ON CONFLICT (project_id, provider) WHERE status IN ('queued','running') DO NOTHING
+            RETURNING *`
+      const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+      return SyncQueue.of({
+        request: (input) =>
+          Effect.gen(function*() {
+            for (;;) {
+              const inserted = yield* insertRun(input)
+              if (inserted.length > 0) return { sync: toRun(inserted[0]), alreadyQueued: false }
+              const existing = yield* pendingOf(input.projectId, input.provider)
+              // The pending one may have finished between the two statements: then queue again.
+              if (existing.length > 0) return { sync: toRun(existing[0]), alreadyQueued: true }
+            }
+          }).pipe(Effect.orDie),
+        latestRuns: (projectId) =>
+          sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
+              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`.pipe(Effect.map((rows) => rows.map(toRun)), Effect.orDie),
+        find: (runId) =>
+          sql`SELECT * FROM sync_runs WHERE id = ${runId}`.pipe(
+            Effect.map((rows) => (rows.length === 0 ? null : toRun(rows[0]))),
+            Effect.orDie
+          ),
+        claim: (now, leaseMs) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const rows = yield* sql`SELECT id FROM sync_runs
+                WHERE (status = 'queued' AND (lease_until IS NULL OR lease_until <= ${now}))
+                   OR (status = 'running' AND lease_until < ${now})
+                ORDER BY requested_at, id
+                LIMIT 1
+                FOR UPDATE SKIP LOCKED`
+            if (rows.length === 0) return null
+            const claimed = yield* sql`UPDATE sync_runs SET status = 'running', started_at = ${now},
+                  lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
+                WHERE id = ${(rows[0] as any).id} RETURNING *`
+            return toRun(claimed[0])
+          })).pipe(Effect.orDie),
+        renew: (run, until) =>
+          sql`UPDATE sync_runs SET lease_until = ${until}
+              WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            Effect.orDie
+          ),
+        succeed: ({ counts, now, run, state }) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
+                  counts = ${JSON.stringify(counts)}::jsonb, error = NULL
+                WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
+            if (done.length === 0) return false
+            yield* sql`UPDATE integrations SET state = ${JSON.stringify(state ?? null)}::jsonb, last_success_at = ${now},
+                  status = 'connected', last_error = NULL
+                WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
+            yield* bump(run.projectId)
+            return true
+          })).pipe(Effect.orDie),
+        fail: ({ error, now, retryAt, run }) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const done = retryAt !== null
+              ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
+                  WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
+              : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error = ${error}
+                  WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
+            if (done.length === 0) return false
+            if (retryAt === null) {
+              yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}
+                  WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
+              yield* bump(run.projectId)
+            }
+            return true
+          })).pipe(Effect.orDie),
+        schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
+          Effect.gen(function*() {
+            const due = yield* sql`SELECT i.project_id, i.provider FROM integrations i
+                WHERE (i.credentials IS NOT NULL OR i.provider = ANY(${credentialless as Array<string>}))
+                  AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
+                    AND r.status IN ('queued','running'))
+                  AND GREATEST(i.connected_at, (SELECT max(r.requested_at) FROM sync_runs r
+                        WHERE r.project_id = i.project_id AND r.provider = i.provider))
+                      <= ${now}::timestamptz - make_interval(mins => COALESCE(i.sync_interval_minutes, ${defaultIntervalMinutes}))
+                ORDER BY i.project_id, i.provider`
+            const queued: Array<SyncRunRecord> = []
+            for (const r of due as Array<any>) {
+              const inserted = yield* insertRun({ projectId: r.project_id, provider: r.provider, mode: "incremental", requestedBy: "scheduler", now })
+              if (inserted.length > 0) queued.push(toRun(inserted[0]))
+            }
+            return queued
+          }).pipe(Effect.orDie)
+      })
+    })
+  )
+
+  /** Tests only: the runs in MemoryDb.syncRequests; a JS turn is atomic, so no locking is needed. */
+  static readonly memory = Layer.effect(
+    SyncQueue,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      const side = memorySide(db)
+      const runs = db.syncRequests
+      const isPending = (r: SyncRunRecord) => r.status === "queued" || r.status === "running"
+      const pendingOf = (projectId: string, provider: string) =>
+        [...runs.values()].find((r) => r.projectId === projectId && r.provider === provider && isPending(r))
+      const byRequest = (a: SyncRunRecord, b: SyncRunRecord) =>
+        a.requestedAt.getTime() - b.requestedAt.getTime() || a.id.localeCompare(b.id)
+      // Latest first as in SQL: requested last; on a tie the pending one, then the last finished.
+      const latestFirst = (a: SyncRunRecord, b: SyncRunRecord) =>
+        b.requestedAt.getTime() - a.requestedAt.getTime() || Number(isPending(b)) - Number(isPending(a)) ||
+        (b.finishedAt?.getTime() ?? Infinity) - (a.finishedAt?.getTime() ?? Infinity) || b.id.localeCompare(a.id)
+      const newRun = (i: RequestSyncInput): SyncRunRecord => ({
+        id: newId("syn"), projectId: i.projectId, provider: i.provider, mode: i.mode, status: "queued",
+        requestedAt: i.now, startedAt: null, finishedAt: null, leaseUntil: null, attempts: 0, counts: null, error: null,
+        requestedBy: i.requestedBy
+      })
+      const current = (run: SyncRunRecord) => {
+        const r = runs.get(run.id)
+        return r !== undefined && r.status === "running" && r.attempts === run.attempts ? r : null
+      }
+      const setIntegration = (run: SyncRunRecord, patch: Partial<{ status: "connected" | "error"; lastSyncedAt: Date; lastError: string | null }>) => {
+        const k = `${run.projectId}/${run.provider}`
+        const i = db.integrations.get(k)
+        if (i !== undefined) db.integrations.set(k, { ...i, ...patch })
+      }
+      return SyncQueue.of({
+        request: (input) =>
+          Effect.sync(() => {
+            const existing = pendingOf(input.projectId, input.provider)
+            if (existing) return { sync: existing, alreadyQueued: true }
+            const sync = newRun(input)
+            runs.set(sync.id, sync)
+            return { sync, alreadyQueued: false }
+          }),
+        latestRuns: (projectId) =>
+          Effect.sync(() => {
+            const latest = new Map<string, SyncRunRecord>()
+            for (const r of [...runs.values()].filter((r) => r.projectId === projectId).sort(latestFirst)) {
+              if (!latest.has(r.provider)) latest.set(r.provider, r)
+            }
+            return [...latest.values()].sort((a, b) => a.provider.localeCompare(b.provider))
+          }),
+        find: (runId) => Effect.sync(() => runs.get(runId) ?? null),
+        claim: (now, leaseMs) =>
+          Effect.sync(() => {
+            const next = [...runs.values()].filter((r) =>
+              (r.status === "queued" && (r.leaseUntil === null || r.leaseUntil <= now)) ||
+              (r.status === "running" && r.leaseUntil !== null && r.leaseUntil < now)
+            ).sort(byRequest)[0]
+            if (next === undefined) return null
+            const claimed: SyncRunRecord = { ...next, status: "running", startedAt: now, leaseUntil: new Date(now.getTime() + leaseMs), attempts: next.attempts + 1 }
+            runs.set(claimed.id, claimed)
+            return claimed
+          }),
+        renew: (run, until) =>
+          Effect.sync(() => {
+            const r = current(run)
+            if (r === null) return false
+            runs.set(r.id, { ...r, leaseUntil: until })
+            return true
+          }),
+        succeed: ({ counts, now, run, state }) =>
+          Effect.sync(() => {
+            const r = current(run)
+            if (r === null) return false
+            runs.set(r.id, { ...r, status: "succeeded", finishedAt: now, leaseUntil: null, counts: { ...counts }, error: null })
+            side.states.set(`${run.projectId}/${run.provider}`, structuredClone(state ?? null))
+            setIntegration(run, { status: "connected", lastSyncedAt: now, lastError: null })
+            return true
+          }),
+        fail: ({ error, now, retryAt, run }) =>
+          Effect.sync(() => {
+            const r = current(run)
+            if (r === null) return false
+            if (retryAt !== null) {
+              runs.set(r.id, { ...r, status: "queued", leaseUntil: retryAt, error })
+              return true
+            }
+            runs.set(r.id, { ...r, status: "failed", finishedAt: now, leaseUntil: null, error })
+            setIntegration(run, { status: "error", lastError: error })
+            return true
+          }),
+        schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
+          Effect.sync(() => {
+            const queued: Array<SyncRunRecord> = []
+            for (const i of [...db.integrations.values()].sort((a, b) => `${a.projectId}/${a.provider}`.localeCompare(`${b.projectId}/${b.provider}`))) {
+              const k = `${i.projectId}/${i.provider}`
+              if ((side.credentials.get(k) ?? null) === null && !credentialless.includes(i.provider)) continue
+              if (pendingOf(i.projectId, i.provider)) continue
+              const mine = [...runs.values()].filter((r) => r.projectId === i.projectId && r.provider === i.provider)
+              const last = Math.max(i.connectedAt.getTime(), ...mine.map((r) => r.requestedAt.getTime()))
+              if (last > now.getTime() - (i.syncIntervalMinutes ?? defaultIntervalMinutes) * 60_000) continue
+              const run = newRun({ projectId: i.projectId, provider: i.provider, mode: "incremental", requestedBy: "scheduler", now })
+              runs.set(run.id, run)
+              queued.push(run)
+            }
+            return queued
+          })
+      })
+    })
+  )
+}

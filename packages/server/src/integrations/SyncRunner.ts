@@ -1,0 +1,173 @@
+/**
+ * Runs queued syncs: claim a run (SyncQueue.claim: short transaction, lease), invoke its connector OUTSIDE
+ * any transaction while a background fiber renews the lease, then record the outcome in one transaction
+ * (SyncQueue.succeed / fail). How a connector is invoked:
+ *
+ *   connector.sync({ projectId, timezone, currency, now, mode, state, baseUrl, credentials, http })
+ *
+ * with `state` = the cursor the last successful run returned (null on a full sync), `baseUrl` = the
+ * integration's override > the connector's environment variable > its default, `credentials` decrypted
+ * here (never logged, never in an error), `http` = the ProviderHttp service.
+ *
+ * Failures: a transient one (5xx, 429, timeout, network after ProviderHttp's own retries) puts the run
+ * back in the queue for a later attempt; the third failed attempt — or any other failure (rejected or
+ * undecryptable credentials, unknown site, malformed answer) — fails the run and puts the integration in
+ * `error` with the message, which raises the integration_failing signal. A worker that dies mid-run
+ * leaves a lease that expires; the next claim takes the run over (and counts the attempt).
+ */
+import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
+import { AppConfig } from "../Config.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import type { SyncRunRecord } from "../store/Records.ts"
+import { type Credentials, resolveBaseUrl } from "./Connector.ts"
+import { CredentialsCipher } from "./Crypto.ts"
+import { IntegrationsRepo } from "./IntegrationsRepo.ts"
+import { ProviderError, ProviderHttp } from "./ProviderHttp.ts"
+import { connectorFor, type ConnectorLookup, CONNECTORS, credentiallessProviders } from "./Registry.ts"
+import { SyncQueue } from "./SyncQueue.ts"
+
+/** How long a claim holds a run before another worker may take it over; renewed every third of it. */
+export const LEASE_MS = 5 * 60_000
+/** Attempts of one run before it fails for good (and the integration shows `error`). */
+export const MAX_ATTEMPTS = 3
+/** Wait before a failed attempt is retried: 1 min, then 2 min. */
+export const retryDelayMs = (attempt: number): number => 60_000 * 2 ** Math.max(0, attempt - 1)
+/** Pause between polls of the sync worker when nothing is queued. */
+export const SYNC_POLL_INTERVAL = Duration.seconds(5)
+
+const TRANSIENT = new Set<ProviderError["kind"]>(["server", "rate_limited", "timeout", "network"])
+
+export interface RunnerOptions {
+  /** Connector of a provider (tests pass their own); the registry by default. */
+  readonly connectors?: ConnectorLookup
+  readonly leaseMs?: number
+}
+
+const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/** Why a connector failed, for the run and the integration: the ProviderError's message, or a generic one. */
+const failureOf = (cause: Cause.Cause<unknown>, provider: string): { readonly message: string; readonly transient: boolean } => {
+  const error = Option.getOrUndefined(Cause.findErrorOption(cause))
+  if (error instanceof ProviderError) return { message: error.message, transient: TRANSIENT.has(error.kind) }
+  if (error !== undefined && typeof (error as { message?: unknown }).message === "string") {
+    return { message: (error as { message: string }).message, transient: false }
+  }
+  return { message: `internal error in the ${provider} connector (see the worker's log)`, transient: false }
+}
+
+/**
+ * Claims one run and carries it to its end. Returns the run as recorded afterwards, or null when no run
+ * was waiting. Never fails: a failure of the run is recorded on it.
+ */
+export const runNextSync = (options: RunnerOptions = {}) =>
+  Effect.gen(function*() {
+    const queue = yield* SyncQueue
+    const leaseMs = options.leaseMs ?? LEASE_MS
+    const lookup = options.connectors ?? connectorFor
+    const claimed = yield* queue.claim(yield* nowDate, leaseMs)
+    if (claimed === null) return null
+    const run = claimed
+    const finishFailed = (message: string, transient: boolean) =>
+      Effect.gen(function*() {
+        const now = yield* nowDate
+        const retry = transient && run.attempts < MAX_ATTEMPTS
+        const recorded = yield* queue.fail({ run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null })
+        yield* Effect.logWarning(`sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${retry ? ", will retry" : ""}: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`)
+      })
+
+    yield* Effect.gen(function*() {
+      if (run.attempts > MAX_ATTEMPTS) {
+        return yield* finishFailed(`the worker stopped during this sync ${MAX_ATTEMPTS} times; giving up`, false)
+      }
+      const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
+      if (connection === null) return yield* finishFailed(`${run.provider} is no longer connected`, false)
+      const connector = lookup(run.provider)
+      if (connector === undefined) return yield* finishFailed(`no connector for provider ${run.provider} in this server`, false)
+      const project = yield* (yield* ProjectsRepo).find(run.projectId)
+      if (project === null) return yield* finishFailed("the project no longer exists", false)
+      let credentials: Credentials = {}
+      if (connection.credentials !== null) {
+        const decrypted = yield* Effect.result((yield* CredentialsCipher).decrypt(connection.credentials))
+        if (decrypted._tag === "Failure") return yield* finishFailed(decrypted.failure.message, false)
+        credentials = decrypted.success
+      } else if (connector.credentialFields.length > 0) {
+        return yield* finishFailed(`no credentials are stored for ${run.provider}; connect it with the admin CLI`, false)
+      }
+      const http = yield* ProviderHttp
+      const now = yield* nowDate
+      const renew = Effect.gen(function*() {
+        for (;;) {
+          yield* Effect.sleep(Duration.millis(Math.max(1, Math.floor(leaseMs / 3))))
+          const held = yield* queue.renew(run, new Date((yield* nowDate).getTime() + leaseMs))
+          if (!held) return yield* Effect.logWarning(`sync ${run.id}: lease lost (another worker took the run over)`)
+        }
+      })
+      const exit = yield* Effect.scoped(Effect.gen(function*() {
+        yield* Effect.forkScoped(renew)
+        return yield* Effect.exit(connector.sync({
+          projectId: project.id,
+          timezone: project.timezone,
+          currency: project.currency,
+          now,
+          mode: run.mode,
+          state: run.mode === "full" ? null : connection.state,
+          baseUrl: resolveBaseUrl(connector, connection.integration.baseUrl ?? null),
+          credentials,
+          http
+        }))
+      }))
+      if (Exit.isSuccess(exit)) {
+        const recorded = yield* queue.succeed({ run, counts: exit.value.counts, state: exit.value.state, now: yield* nowDate })
+        if (!recorded) yield* Effect.logWarning(`sync ${run.id}: finished after its lease was taken over; the other attempt records the outcome`)
+        return
+      }
+      if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+      const failure = failureOf(exit.cause, run.provider)
+      if (Option.isNone(Cause.findErrorOption(exit.cause))) {
+        yield* Effect.logError(`sync ${run.id} (${run.provider}) died`, Cause.pretty(exit.cause))
+      }
+      return yield* finishFailed(failure.message, failure.transient)
+    })
+    return yield* queue.find(run.id)
+  })
+
+/** Runs queued syncs until none is waiting (or `max` ran); returns them as recorded. */
+export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = {}) =>
+  Effect.gen(function*() {
+    const done: Array<SyncRunRecord> = []
+    const max = options.max ?? 100
+    while (done.length < max) {
+      const run = yield* runNextSync(options)
+      if (run === null) break
+      done.push(run)
+    }
+    return done
+  })
+
+/** Queues the scheduled syncs that are due (see SyncQueue.schedule). */
+export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number; readonly connectors?: ConnectorLookup }) =>
+  Effect.gen(function*() {
+    const known = [...CONNECTORS.values()]
+    const credentialless = options.connectors === undefined
+      ? credentiallessProviders(known)
+      : credentiallessProviders(known.map((c) => options.connectors!(c.provider) ?? c))
+    return yield* (yield* SyncQueue).schedule({ now: yield* nowDate, defaultIntervalMinutes: options.defaultIntervalMinutes, credentialless })
+  })
+
+/**
+ * Forever: queue the due scheduled syncs, run every waiting sync, wait SYNC_POLL_INTERVAL. Needs AppConfig
+ * (the default interval, the credentials key); provides the ProviderHttp client and the cipher itself, and
+ * fails at once with a SecretKeyError when there is no usable key.
+ */
+export const runSyncWorker = Effect.gen(function*() {
+  const config = yield* AppConfig
+  yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs every ${config.syncIntervalMinutes} min by default)`)
+  return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
+    Effect.andThen(drainSyncs()),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))
+    ),
+    Effect.andThen(Effect.sleep(SYNC_POLL_INTERVAL)),
+    Effect.forever
+  )
+}).pipe(Effect.provide([CredentialsCipher.fromConfig, ProviderHttp.layer()]))

@@ -1,0 +1,180 @@
+/**
+ * The typed API client: `HttpApiClient.make(SiteHealthApi)` over fetch, so every request and response is
+ * encoded and decoded by the contract itself. Around it: the Bearer token (the contract's client-side
+ * Authentication middleware), the Idempotency-Key on POSTs, retries, and the translation of whatever
+ * failed into a `CliFailure` with its exit code.
+ *
+ * Retries: GET requests retry network errors and 5xx answers up to 3 times with exponential backoff
+ * (250 ms, 500 ms, 1 s). Any request answered 429 is retried once after its Retry-After (the rate limit
+ * is checked before anything happens, so nothing was done), if the wait is at most the cap
+ * (SITEHEALTH_MAX_RETRY_AFTER seconds, default 60); a second 429 is exit 7.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { Authentication } from "@sitehealth/domain/Authentication"
+import {
+  BadRequestWire,
+  ConflictWire,
+  ForbiddenWire,
+  InternalErrorWire,
+  NotFoundWire,
+  PayloadTooLargeWire,
+  RateLimitedWire,
+  TrialExpiredWire,
+  UnauthorizedWire,
+  UnavailableWire
+} from "@sitehealth/domain/Errors"
+import { CliFailure, EXIT, exitCodeForStatus, localFailure } from "./Failure.ts"
+
+export type Api = HttpApiClient.ForApi<typeof SiteHealthApi>
+
+/** The API's error classes by tag, with the wire schema that puts each back into its envelope. */
+const WIRES: Record<string, { readonly status: number; readonly wire: Schema.Codec<any, any> }> = {
+  BadRequest: { status: 400, wire: BadRequestWire },
+  Unauthorized: { status: 401, wire: UnauthorizedWire },
+  TrialExpired: { status: 402, wire: TrialExpiredWire },
+  Forbidden: { status: 403, wire: ForbiddenWire },
+  NotFound: { status: 404, wire: NotFoundWire },
+  Conflict: { status: 409, wire: ConflictWire },
+  PayloadTooLarge: { status: 413, wire: PayloadTooLargeWire },
+  RateLimited: { status: 429, wire: RateLimitedWire },
+  InternalError: { status: 500, wire: InternalErrorWire },
+  Unavailable: { status: 503, wire: UnavailableWire }
+}
+
+export interface RetryPolicy {
+  readonly attempts: number
+  readonly baseDelayMs: number
+  readonly maxRetryAfterSeconds: number
+}
+
+export const defaultRetryPolicy = (env: NodeJS.ProcessEnv = process.env): RetryPolicy => {
+  const cap = Number(env.SITEHEALTH_MAX_RETRY_AFTER)
+  return { attempts: 3, baseDelayMs: 250, maxRetryAfterSeconds: Number.isFinite(cap) && cap >= 0 ? cap : 60 }
+}
+
+/** What the transport saw last: the status of the final answer and why a 429 was not retried. */
+interface Trace {
+  lastStatus: number | null
+  retryAfterSkipped: number | null
+}
+
+/** Retry-After as seconds: delta-seconds or an HTTP date; null when absent or unreadable. */
+export const retryAfterSeconds = (header: string | undefined, nowMs: number): number | null => {
+  if (header === undefined) return null
+  const trimmed = header.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed)
+  const at = Date.parse(trimmed)
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000))
+}
+
+const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.transform(client, (effect, request) => {
+    const idempotent = request.method === "GET" || request.method === "HEAD"
+    const backoff = (attempt: number) => Effect.sleep(policy.baseDelayMs * 2 ** attempt)
+    const attemptFrom = (
+      attempt: number,
+      retriedRateLimit: boolean
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+      effect.pipe(
+        Effect.matchEffect({
+          onFailure: (error) =>
+            idempotent && attempt < policy.attempts
+              ? Effect.andThen(backoff(attempt), attemptFrom(attempt + 1, retriedRateLimit))
+              : Effect.fail(error),
+          onSuccess: (response) => {
+            trace.lastStatus = response.status
+            if (response.status === 429 && !retriedRateLimit) {
+              const wait = retryAfterSeconds(response.headers["retry-after"], Date.now()) ?? 1
+              if (wait > policy.maxRetryAfterSeconds) {
+                trace.retryAfterSkipped = wait
+                return Effect.succeed(response)
+              }
+              return Effect.andThen(Effect.sleep(wait * 1000), attemptFrom(attempt, true))
+            }
+            if (response.status >= 500 && idempotent && attempt < policy.attempts) {
+              return Effect.andThen(backoff(attempt), attemptFrom(attempt + 1, retriedRateLimit))
+            }
+            return Effect.succeed(response)
+          }
+        })
+      )
+    return attemptFrom(0, false)
+  })
+
+const addIdempotencyKey = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.mapRequest(client, (request) =>
+    request.method === "POST" ? HttpClientRequest.setHeader(request, "idempotency-key", crypto.randomUUID()) : request)
+
+export interface Connection {
+  readonly baseUrl: string
+  readonly token: string
+  readonly retry?: RetryPolicy
+}
+
+/** The client and the translator of its failures, for one server and token. */
+export class ApiClient extends Context.Service<ApiClient, {
+  readonly api: Api
+  readonly call: <A, E, R>(request: Effect.Effect<A, E, R>) => Effect.Effect<A, CliFailure, R>
+}>()("sitehealth/cli/ApiClient") {
+  static readonly layer = (connection: Connection) =>
+    Layer.effect(
+      ApiClient,
+      Effect.gen(function*() {
+        const trace: Trace = { lastStatus: null, retryAfterSkipped: null }
+        const api = yield* HttpApiClient.make(SiteHealthApi, {
+          baseUrl: connection.baseUrl,
+          transformClient: (client) => addIdempotencyKey(withRetries(connection.retry ?? defaultRetryPolicy(), trace)(client))
+        })
+        const call = <A, E, R>(request: Effect.Effect<A, E, R>) =>
+          Effect.mapError(request, (error) => toFailure(error, trace, connection.baseUrl))
+        return { api, call }
+      })
+    ).pipe(
+      Layer.provide(
+        HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, connection.token)))
+      ),
+      Layer.provide(FetchHttpClient.layer)
+    )
+}
+
+const messageOf = (u: unknown): string =>
+  typeof u === "object" && u !== null && "message" in u && typeof u.message === "string" ? u.message : String(u)
+
+/** The error's message with its causes' ("fetch failed" alone says little). */
+const describeTransport = (error: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    const message = messageOf(current)
+    if (message !== "" && !parts.some((p) => p.includes(message))) parts.push(message)
+    current = typeof current === "object" && "cause" in current ? (current as { cause: unknown }).cause : undefined
+  }
+  return parts.join(": ")
+}
+
+const toFailure = (error: unknown, trace: Trace, baseUrl: string): CliFailure => {
+  if (error instanceof CliFailure) return error
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
+  const known = WIRES[tag]
+  if (known !== undefined) {
+    const envelope = Schema.encodeSync(known.wire)(error) as CliFailure["envelope"]
+    let message = messageOf(error)
+    if (tag === "RateLimited" && trace.retryAfterSkipped !== null) {
+      message += ` (retry after ${trace.retryAfterSkipped}s, longer than the ${defaultRetryPolicy().maxRetryAfterSeconds}s this client waits)`
+    }
+    if (tag === "Forbidden" && typeof (error as { permission?: unknown }).permission === "string") {
+      message += ` (needs ${(error as { permission: string }).permission})`
+    }
+    return new CliFailure({ message, exitCode: exitCodeForStatus(known.status), envelope })
+  }
+  if (tag === "HttpClientError" && trace.lastStatus === null) {
+    return localFailure(EXIT.unreachable, "unreachable", `cannot reach ${baseUrl}: ${describeTransport(error)}`)
+  }
+  // An answer the contract does not describe (a proxy's HTML page, a status the endpoint never sends).
+  const status = trace.lastStatus
+  const code = status === null ? EXIT.failure : exitCodeForStatus(status)
+  return localFailure(code, "unexpected_response", `unexpected answer from ${baseUrl}${status === null ? "" : ` (HTTP ${status})`}: ${describeTransport(error)}`)
+}

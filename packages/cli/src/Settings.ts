@@ -1,0 +1,114 @@
+/**
+ * Where a command's token and server come from, decided once per run:
+ *   token:    --token  >  SITEHEALTH_TOKEN  >  the profile's stored login
+ *   base URL: --base-url  >  SITEHEALTH_URL  >  the profile's stored URL  >  http://127.0.0.1:8787
+ * and the one transport rule: a token never goes over plain http:// to a host other than this machine
+ * unless --insecure-http says so.
+ */
+import { DEFAULT_PROFILE, configFile, readProfiles, type Profile } from "./Profiles.ts"
+import { EXIT, localFailure, usage } from "./Failure.ts"
+
+export const DEFAULT_BASE_URL = "http://127.0.0.1:8787"
+
+export type TokenSource = "flag" | "env" | "profile"
+
+export interface Flags {
+  readonly token: string | undefined
+  readonly baseUrl: string | undefined
+  readonly profile: string | undefined
+  readonly insecureHttp: boolean
+}
+
+export interface Resolved {
+  readonly profileName: string
+  readonly file: string
+  readonly stored: Profile | undefined
+  readonly baseUrl: string
+  readonly baseUrlSource: "flag" | "env" | "profile" | "default"
+  readonly token: string | undefined
+  readonly tokenSource: TokenSource | undefined
+  readonly insecureHttp: boolean
+}
+
+const nonEmpty = (s: string | undefined): string | undefined => {
+  const t = s?.trim()
+  return t === undefined || t === "" ? undefined : t
+}
+
+export const resolve = (flags: Flags, env: NodeJS.ProcessEnv = process.env): Resolved => {
+  const profileName = nonEmpty(flags.profile) ?? nonEmpty(env.SITEHEALTH_PROFILE) ?? DEFAULT_PROFILE
+  const file = configFile(env)
+  let stored: Profile | undefined
+  try {
+    stored = readProfiles(file).profiles[profileName]
+  } catch (e) {
+    throw localFailure(EXIT.failure, "config", (e as Error).message)
+  }
+  const flagUrl = nonEmpty(flags.baseUrl)
+  const envUrl = nonEmpty(env.SITEHEALTH_URL)
+  const [baseUrl, baseUrlSource] = flagUrl !== undefined
+    ? [flagUrl, "flag" as const]
+    : envUrl !== undefined
+    ? [envUrl, "env" as const]
+    : stored !== undefined
+    ? [stored.baseUrl, "profile" as const]
+    : [DEFAULT_BASE_URL, "default" as const]
+  const flagToken = nonEmpty(flags.token)
+  const envToken = nonEmpty(env.SITEHEALTH_TOKEN)
+  const [token, tokenSource] = flagToken !== undefined
+    ? [flagToken, "flag" as const]
+    : envToken !== undefined
+    ? [envToken, "env" as const]
+    : stored !== undefined
+    ? [stored.token, "profile" as const]
+    : [undefined, undefined]
+  return { profileName, file, stored, baseUrl: normaliseBaseUrl(baseUrl), baseUrlSource, token, tokenSource, insecureHttp: flags.insecureHttp }
+}
+
+/** Checks the URL's shape and drops a trailing slash; an unusable URL is a usage error. */
+export const normaliseBaseUrl = (raw: string): string => {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw usage(`invalid base URL "${raw}": expected e.g. ${DEFAULT_BASE_URL}`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw usage(`invalid base URL "${raw}": only http:// and https:// are supported`)
+  if (url.search !== "" || url.hash !== "") throw usage(`invalid base URL "${raw}": no query or fragment`)
+  return url.toString().replace(/\/+$/, "")
+}
+
+/** This machine: localhost, 127.0.0.0/8, ::1. */
+export const isLoopback = (hostname: string): boolean => {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host)
+}
+
+/** Refuses to send a token in clear text across a network, before any request is made. */
+export const assertSafeTransport = (baseUrl: string, insecureHttp: boolean): void => {
+  const url = new URL(baseUrl)
+  if (url.protocol === "http:" && !isLoopback(url.hostname) && !insecureHttp) {
+    throw usage(
+      `refusing to send a token over plain http:// to ${url.host}: use https://, or pass --insecure-http if you accept that anyone on the network can read it`
+    )
+  }
+}
+
+export const describeTokenSource = (resolved: Resolved): string => {
+  switch (resolved.tokenSource) {
+    case "flag":
+      return "--token flag"
+    case "env":
+      return "SITEHEALTH_TOKEN environment variable"
+    case "profile":
+      return `stored login, profile "${resolved.profileName}" (${resolved.file})`
+    default:
+      return "none"
+  }
+}
+
+/** `svc_` + the last 4 characters: enough to recognise a token, never enough to use it. */
+export const maskSecret = (secret: string): string => {
+  const prefix = secret.startsWith("svc_") ? "svc_" : ""
+  return `${prefix}…${secret.slice(-4)}`
+}

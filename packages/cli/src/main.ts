@@ -1,0 +1,83 @@
+/**
+ * `sitehealth …`: parses the command line, runs the command, prints, and exits with the documented code
+ * (docs/cli.md): 0 ok, 1 other failure, 2 usage or confirmation required, 3 network/server unreachable,
+ * 4 401, 5 403, 6 404, 7 429, 8 402. Errors go to stderr; with --json the error envelope goes to stdout.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import { CliError, CliOutput, Command } from "effect/cli"
+import { sitehealth, VERSION } from "./Cli.ts"
+import { CliFailure, EXIT, type ExitCode } from "./Failure.ts"
+
+const args = process.argv.slice(2)
+
+/** `--json` before any `--`, decided up front so that even argument errors answer in JSON. */
+const json = (() => {
+  const end = args.indexOf("--")
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--json" || a === "--json=true")
+})()
+
+/** Help and version go to stdout when asked for; parse errors (and help shown because of one) to stderr. */
+const presenter = CliOutput.layerPresenter({
+  present: (event) =>
+    Effect.gen(function*() {
+      const formatter = yield* CliOutput.Formatter
+      switch (event._tag) {
+        case "Help":
+          if (event.reason === "Requested") process.stdout.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
+          else if (!json) process.stderr.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
+          return
+        case "InvalidInvocation":
+          if (!json) {
+            process.stderr.write(`${formatter.formatErrors(event.errors)}\n\nUsage: ${event.helpDoc.usage}\n`)
+            process.stderr.write(`Run \`${event.commandPath.concat("--help").join(" ")}\` for details.\n`)
+          }
+          return
+        case "Version":
+          process.stdout.write(`${formatter.formatVersion(event.name, event.version)}\n`)
+          return
+      }
+    })
+})
+
+interface Outcome {
+  readonly exitCode: ExitCode
+  readonly envelope: CliFailure["envelope"]
+  readonly message: string
+  /** Already shown by the presenter (parse errors in text mode). */
+  readonly shown: boolean
+}
+
+const outcomeOf = (cause: Cause.Cause<unknown>): Outcome => {
+  const error = Cause.squash(cause)
+  if (error instanceof CliFailure) return { exitCode: error.exitCode, envelope: error.envelope, message: error.message, shown: false }
+  if (CliError.isCliError(error)) {
+    const message = error._tag === "ShowHelp"
+      ? error.errors.length > 0
+        ? error.errors.map((e) => e.message).join("; ")
+        : `"${error.commandPath.join(" ")}" needs a subcommand; run \`${error.commandPath.concat("--help").join(" ")}\``
+      : error.message
+    const shown = error._tag === "ShowHelp" ? error.errors.length > 0 : false
+    return { exitCode: EXIT.usage, envelope: { status: "error", error: { code: "usage", message, type: "usage" } }, message, shown }
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return { exitCode: EXIT.failure, envelope: { status: "error", error: { code: "internal", message, type: "internal" } }, message, shown: false }
+}
+
+const report = (outcome: Outcome) =>
+  Effect.sync(() => {
+    if (json) process.stdout.write(`${JSON.stringify(outcome.envelope, null, 2)}\n`)
+    if (!outcome.shown) process.stderr.write(`sitehealth: ${outcome.message}\n`)
+    process.exitCode = outcome.exitCode
+  })
+
+const program = Command.runWith(sitehealth, { version: VERSION })(args).pipe(
+  Effect.catchCause((cause) => (Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(outcomeOf(cause)))),
+  Effect.provide(NodeServices.layer),
+  Effect.provide(presenter)
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => (Exit.isSuccess(exit) ? onExit(Number(process.exitCode ?? 0)) : Runtime.defaultTeardown(exit, onExit))
+})

@@ -1,0 +1,76 @@
+/**
+ * Retries against a real server: a rate limit of 1 request a minute for the real 429, and injected
+ * answers (the API's own envelopes) placed in front of the app for 429 with a short Retry-After and 5xx.
+ */
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
+
+let server: TestServer
+let secret = ""
+let xdg = ""
+const env = () => ({ SITEHEALTH_URL: server.baseUrl, SITEHEALTH_TOKEN: secret, XDG_CONFIG_HOME: xdg })
+
+const rateLimited = (retryAfter: string) => ({
+  status: 429,
+  headers: { "retry-after": retryAfter },
+  body: { status: "error", error: { code: 429, message: "Rate limit exceeded", type: "rate_limited", limit: 60, remaining: 0, reset: 0 } }
+})
+const unavailable = { status: 503, headers: {}, body: { status: "error", error: { code: 503, message: "Database unreachable", type: "unavailable" } } }
+
+beforeAll(async () => {
+  await buildIfStale()
+  server = await startServer({ rateLimit: 1 })
+  secret = (await server.newAccount(1)).secret
+  xdg = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-cli-retry-"))
+}, 60_000)
+
+afterAll(async () => {
+  await server?.close()
+  if (xdg !== "") Fs.rmSync(xdg, { recursive: true, force: true })
+})
+
+describe("retries", () => {
+  it("429: waits Retry-After once, then succeeds", async () => {
+    server.faults.push(rateLimited("1"))
+    const before = server.requests.length
+    const started = Date.now()
+    // tokens list is the first real request of this token: within its limit of 1
+    const run = await runCli(["tokens", "list", "--json"], env())
+    expect(run.code).toBe(0)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+    expect(server.requests.length - before).toBe(2)
+  })
+
+  it("429 twice: exit 7 after one retry; the real limiter's long Retry-After is not waited for", async () => {
+    server.faults.push(rateLimited("1"), rateLimited("1"))
+    const before = server.requests.length
+    const run = await runCli(["projects", "list", "--json"], env())
+    expect(run.code).toBe(7)
+    expect(JSON.parse(run.stdout).error.code).toBe(429)
+    expect(server.requests.length - before).toBe(2)
+
+    // the real rate limit (1 a minute, used up above): Retry-After > the 2 s cap in tests → exit 7 at once
+    const real = await runCli(["projects", "list"], env())
+    expect(real.code).toBe(7)
+    expect(real.stderr).toMatch(/retry after \d+s/)
+  })
+
+  it("5xx: a GET backs off and retries; a POST is not retried", async () => {
+    server.faults.push(unavailable, unavailable, unavailable, unavailable)
+    const before = server.requests.length
+    const get = await runCli(["projects", "list"], env())
+    expect(get.code).toBe(3) // 503 every time: the server cannot reach its database
+    expect(server.requests.length - before).toBe(4) // 1 + 3 retries
+
+    server.faults.push(unavailable)
+    const beforePost = server.requests.length
+    const post = await runCli(["tokens", "create", "--yes"], env())
+    expect(post.code).toBe(3)
+    expect(server.requests.length - beforePost).toBe(1)
+    expect(server.requests.at(-1)!.method).toBe("POST")
+    expect(server.requests.at(-1)!.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})

@@ -136,6 +136,14 @@ describe("rule signals", () => {
     ])
   })
 
+  it("a connection whose first sync has not come yet is stale only once it is more than 48 h old", () => {
+    const never = (connectedAt: string) => detectSignals(input({}, {
+      integrations: [{ provider: "plausible", status: "connected", lastSyncedAt: null, lastError: null, connectedAt: new Date(connectedAt) }]
+    })).map((s) => [s.fingerprint, s.actual])
+    expect(never("2026-11-20T10:00:00Z")).toEqual([]) // connected 2 h ago (now 12:00): the first sync is on its way
+    expect(never("2026-11-18T11:00:00Z")).toEqual([["integration_stale|plausible", null]]) // 49 h, still nothing
+  })
+
   it("ranking drops: a top query losing ≥ 3 places", () => {
     // search data through 11-18; current 11-12 … 11-18, previous 11-05 … 11-11.
     // "alpha": position 2 → 6 (+4, warning); "beta": 3 → 4 (+1, nothing)

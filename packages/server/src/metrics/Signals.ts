@@ -20,6 +20,8 @@ export interface IntegrationState {
   readonly status: "connected" | "error"
   readonly lastSyncedAt: Date | null
   readonly lastError: string | null
+  /** When it was connected: a new connection whose first sync is still on its way is not stale. */
+  readonly connectedAt?: Date
 }
 
 export interface SignalInput {
@@ -156,7 +158,11 @@ export const integrationSignals = (input: SignalInput): Array<SignalCandidate> =
       continue
     }
     const hours = i.lastSyncedAt === null ? null : (input.now.getTime() - i.lastSyncedAt.getTime()) / 3_600_000
-    if (hours === null || hours > INTEGRATION_STALE_HOURS) {
+    const connectedHours = i.connectedAt === undefined ? null : (input.now.getTime() - i.connectedAt.getTime()) / 3_600_000
+    const stale = hours === null
+      ? connectedHours === null || connectedHours > INTEGRATION_STALE_HOURS
+      : hours > INTEGRATION_STALE_HOURS
+    if (stale) {
       out.push(make({ kind: "integration_stale", subject: i.provider, dimension, severity: "warning",
         title: `${i.provider} has not synced ${hours === null ? "yet" : `for ${Math.floor(hours)} hours`}`,
         detail: i.lastSyncedAt === null ? `${i.provider} is connected but has never synced.`

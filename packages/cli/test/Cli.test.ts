@@ -14,6 +14,13 @@ import { Briefing, Health, ProjectList, SignalList } from "../../domain/src/Proj
 import { Analytics, Churn, Revenue, Seo } from "../../domain/src/Reports.ts"
 import { TokenList, TokenMinted, TokenPreview, TokenRevoked, RevokePreview } from "../../domain/src/Tokens.ts"
 import { buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
+import { Effect } from "effect"
+import { createProject } from "../../server/src/accounts/Provisioning.ts"
+import { DEMO_PROJECTS } from "../../server/src/demo/Profiles.ts"
+import { IntegrationsRepo } from "../../server/src/integrations/IntegrationsRepo.ts"
+import { connectorFor } from "../../server/src/integrations/Registry.ts"
+import { drainSyncs } from "../../server/src/integrations/SyncRunner.ts"
+import { runnerLayer } from "../../server/test/support/SyncFakes.ts"
 
 let server: TestServer
 let secret = ""
@@ -299,4 +306,27 @@ describe("help, version, completions", () => {
       expect(run.stdout).toContain("analytics")
     }
   })
+})
+
+describe("integrations sync --wait", () => {
+  it("queues a run, waits while it is queued and running, and exits 0 with the finished run once a worker has run it", async () => {
+    // A project of the demo profile with the demo provider connected, so a real sync has work to do.
+    const spec = DEMO_PROJECTS[2]
+    const project = await server.run(createProject({ accountId, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency }))
+    await server.run(Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
+      r.connect({ projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date() })))
+    const cli = runCli(["integrations", "sync", project.id, "demo", "--wait", "--interval", "0.2", "--json"], env())
+    // The worker's part, in this process: once the CLI has queued the run, drain the queue.
+    const queued = () => server.requests.some((r) => r.method === "POST" && r.path.includes(`${project.id}/integrations/demo/sync`))
+    for (let i = 0; i < 200 && !queued(); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(queued()).toBe(true)
+    const [run] = await server.run(drainSyncs({ connectors: connectorFor }).pipe(Effect.provide(runnerLayer())))
+    expect(run?.status).toBe("succeeded")
+    const done = await cli
+    expect(done.code, done.stderr).toBe(0)
+    // --json: the finished run, in the shape POST …/sync answers
+    const out = JSON.parse(done.stdout)
+    expect(out.sync).toMatchObject({ id: run!.id, provider: "demo", status: "succeeded", error: null })
+    expect(out.sync.finishedAt).not.toBeNull()
+  }, 60_000)
 })

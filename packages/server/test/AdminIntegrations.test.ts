@@ -10,6 +10,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { freePort } from "./support/postgresGlobalSetup.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
@@ -24,16 +25,6 @@ let fake: Http.Server
 let fakeBase = ""
 /** What the fake Plausible answers /api/v2/query with. */
 let answer: { status: number; body: unknown } = { status: 200, body: { results: [{ dimensions: [], metrics: [0] }] } }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as Net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 const admin = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string; body: any }>((resolve, reject) => {

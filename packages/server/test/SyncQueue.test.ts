@@ -5,59 +5,22 @@
  * run taken over after the lease ends with the same data as an uninterrupted one; credentials are stored
  * as AES-256-GCM ciphertext, never as text.
  */
-import { Clock, Deferred, Effect, Fiber, Layer, Scope } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
-import { pgLayer, runMigrations } from "../src/db/Database.ts"
-import { startEmbeddedPostgres } from "../src/db/EmbeddedPostgres.ts"
 import { CredentialsCipher, makeCipher } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../src/integrations/SyncQueue.ts"
 import { drainSyncs, LEASE_MS, runNextSync } from "../src/integrations/SyncRunner.ts"
-import { SqlRepos } from "../src/Layers.ts"
 import { makeTestClock, START } from "./support/Harness.ts"
-import { freePort } from "./support/postgresGlobalSetup.ts"
+import { usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { fakeDay, makeFakeConnector, runnerLayer, SECRET, storedDays, TEST_KEY } from "./support/SyncFakes.ts"
 
-let url: string
-let stop = async () => {}
-let dir: string | undefined
-const scopes: Array<Scope.Closeable> = []
-
-beforeAll(async () => {
-  const external = process.env.DATABASE_URL
-  if (external) url = external
-  else {
-    dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-syncq-"))
-    const handle = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log: () => {} })
-    url = handle.url
-    stop = handle.stop
-  }
-  await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgLayer(url))) as Effect.Effect<unknown>)
-}, 120_000)
-
-afterAll(async () => {
-  for (const s of scopes) await Effect.runPromise(Scope.close(s, { _tag: "Success", value: undefined } as any))
-  await stop()
-  if (dir) Fs.rmSync(dir, { recursive: true, force: true })
-})
-
 const time = makeTestClock(START)
-
+const { instance: sqlInstance } = usePrivatePostgres({ clock: time.clock, dirPrefix: "sitehealth-syncq-" })
 /** One "process": its own pool and repositories, the test clock, the test key. */
-const instance = async () => {
-  const scope = Effect.runSync(Scope.make())
-  scopes.push(scope)
-  const layer = Layer.mergeAll(SqlRepos, runnerLayer()).pipe(Layer.provideMerge(pgLayer(url)))
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope) as Effect.Effect<any>)
-  const provide = <A>(effect: Effect.Effect<A, any, any>) =>
-    effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, time.clock)) as Effect.Effect<A>
-  return Object.assign(<A>(effect: Effect.Effect<A, any, any>) => Effect.runPromise(provide(effect)), { provide })
-}
+const instance = () => sqlInstance(runnerLayer())
 
 const setup = async (run: Awaited<ReturnType<typeof instance>>, n: number) => {
   const account = await run(createAccount({ name: "Syncs", trialDays: 14 }))

@@ -3,57 +3,21 @@
  * draining the queue at once compute every project exactly once and never one project concurrently
  * (project_jobs rows claimed FOR UPDATE SKIP LOCKED); a data write makes a project due again.
  */
-import { Clock, Effect, Layer, Scope } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
-import { pgLayer, runMigrations } from "../src/db/Database.ts"
-import { startEmbeddedPostgres } from "../src/db/EmbeddedPostgres.ts"
-import { SqlRepos } from "../src/Layers.ts"
 import { MetricsRepo } from "../src/metrics/MetricsRepo.ts"
 import { SignalsRepo } from "../src/snapshots/SignalsRepo.ts"
 import { drainOnce } from "../src/worker/RecomputeWorker.ts"
 import { recomputeLocked } from "../src/worker/Recompute.ts"
 import { makeTestClock, START } from "./support/Harness.ts"
-import { freePort } from "./support/postgresGlobalSetup.ts"
+import { usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { plantedTraffic, traffic, YESTERDAY } from "./fixtures/signals.ts"
-
-let url: string
-let stop = async () => {}
-let dir: string | undefined
-const scopes: Array<Scope.Closeable> = []
-
-beforeAll(async () => {
-  const external = process.env.DATABASE_URL
-  if (external) url = external
-  else {
-    dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-worker-"))
-    const handle = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log: () => {} })
-    url = handle.url
-    stop = handle.stop
-  }
-  await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgLayer(url))) as Effect.Effect<unknown>)
-}, 120_000)
-
-afterAll(async () => {
-  for (const s of scopes) await Effect.runPromise(Scope.close(s, { _tag: "Success", value: undefined } as any))
-  await stop()
-  if (dir) Fs.rmSync(dir, { recursive: true, force: true })
-})
 
 // The fixtures' today (2026-11-20 12:00:30 UTC) for every "process"; sleeping still takes real time.
 const time = makeTestClock(START)
-
-/** A separate connection pool with its own repositories: one "process". */
-const instance = async () => {
-  const scope = Effect.runSync(Scope.make())
-  scopes.push(scope)
-  const context = await Effect.runPromise(Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))), scope) as Effect.Effect<any>)
-  return <A>(effect: Effect.Effect<A, any, any>) => Effect.runPromise(effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, time.clock)) as Effect.Effect<A>)
-}
+const { instance } = usePrivatePostgres({ clock: time.clock, dirPrefix: "sitehealth-worker-" })
 
 describe("RecomputeWorker", () => {
   it("two workers at once: every due project computed exactly once, never twice concurrently", async () => {

@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { CannedResponse } from "./FakePlausible.ts"
+import { readBody, send } from "./FakeHttp.ts"
 
 export interface GscFactRow {
   readonly date: string
@@ -50,18 +51,6 @@ export interface FakeGsc {
   close(): Promise<void>
 }
 
-const readBody = (req: IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers })
-  res.end(typeof body === "string" ? body : JSON.stringify(body))
-}
 
 const apiError = (res: ServerResponse, code: number, status: string, message: string) =>
   send(res, code, { error: { code, message, status } })

@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { readBody, send } from "./FakeHttp.ts"
 
 /** [visitors, visits, pageviews, bounce_rate %, visit_duration s] */
 export type Metrics5 = readonly [number, number, number, number, number]
@@ -49,19 +50,6 @@ export interface FakePlausible {
   close(): Promise<void>
 }
 
-const readBody = (req: IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = typeof body === "string" ? body : JSON.stringify(body)
-  res.writeHead(status, { "content-type": "application/json", ...headers })
-  res.end(text)
-}
 
 const inRange = (day: string, [from, to]: [string, string]) => day >= from && day <= to
 

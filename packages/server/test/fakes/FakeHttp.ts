@@ -1,0 +1,16 @@
+/** What the local fake provider servers share: reading a request body and answering JSON. */
+import type { IncomingMessage, ServerResponse } from "node:http"
+
+export const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", reject)
+  })
+
+/** A JSON answer; a string body is sent as is (to serve malformed JSON on purpose). */
+export const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers })
+  res.end(typeof body === "string" ? body : JSON.stringify(body))
+}

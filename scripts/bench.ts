@@ -10,6 +10,7 @@
  */
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -42,7 +43,9 @@ const main = async () => {
       SITEHEALTH_DATA_DIR: dataDir,
       SITEHEALTH_EMBEDDED_PG_PORT: String(await freePort()),
       SITEHEALTH_RATE_LIMIT: "1000000",
-      DATABASE_URL: process.env.DATABASE_URL ?? ""
+      DATABASE_URL: process.env.DATABASE_URL ?? "",
+      // On an external database the server needs the credentials key; this bench stores no credentials.
+      SITEHEALTH_SECRET_KEY: process.env.SITEHEALTH_SECRET_KEY ?? randomBytes(32).toString("base64")
     },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -20,6 +20,7 @@ import autocannon from "autocannon"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -126,7 +127,11 @@ const main = async () => {
 
     const port = await freePort()
     const child = spawn(process.execPath, ["packages/server/src/main.ts"], {
-      env: { ...process.env, PORT: String(port), DATABASE_URL: url, SITEHEALTH_DATA_DIR: Path.join(tmp, "server"), SITEHEALTH_RATE_LIMIT: "1000000" },
+      env: {
+        ...process.env, PORT: String(port), DATABASE_URL: url, SITEHEALTH_DATA_DIR: Path.join(tmp, "server"), SITEHEALTH_RATE_LIMIT: "1000000",
+        // A server on an external database needs the credentials key; this bench stores no credentials.
+        SITEHEALTH_SECRET_KEY: process.env.SITEHEALTH_SECRET_KEY ?? randomBytes(32).toString("base64")
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     server = child

@@ -3,7 +3,7 @@
  * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
  * that puts anything the framework would answer bare into the envelope.
  */
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "../../domain/src/Api.ts"
@@ -16,6 +16,9 @@ import { IntegrationsHttp } from "./integrations/Http.ts"
 import { ProjectsHttp } from "./projects/Http.ts"
 import { ReportsHttp } from "./reports/Http.ts"
 import { TokensHttp } from "./tokens/Http.ts"
+import { mcpRoute } from "../../mcp/src/HttpRoute.ts"
+import { TokensRepo } from "./tokens/TokensRepo.ts"
+import { hashSecret, isWellFormedSecret } from "./tokens/TokenSecret.ts"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"
 
@@ -103,4 +106,23 @@ const SafetyNet = HttpRouter.middleware(
 )
 
 /** Everything but the repositories, rate limiter, readiness and config, which the caller provides. */
-export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, SafetyNet)
+/**
+ * `/mcp` (Streamable HTTP for agents): its tool calls go through the API's own router and middleware; the
+ * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
+ */
+const McpRoutes = Layer.unwrap(
+  Effect.map(TokensRepo, (tokens) =>
+    mcpRoute((secret) =>
+      !isWellFormedSecret(secret)
+        ? Effect.succeed("invalid_token" as const)
+        : Effect.gen(function*() {
+          const found = yield* tokens.findBySecretHash(hashSecret(secret))
+          if (found === null) return "invalid_token" as const
+          if (found.token.revokedAt !== null) return "token_revoked" as const
+          const nowMs = yield* Clock.currentTimeMillis
+          if (found.token.expiresAt !== null && found.token.expiresAt.getTime() <= nowMs) return "token_expired" as const
+          return null
+        })))
+)
+
+export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, McpRoutes, SafetyNet)

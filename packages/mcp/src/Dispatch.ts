@@ -1,0 +1,82 @@
+/**
+ * Turning a tool call into the endpoint's request and the API's answer into a tool result. The request
+ * goes through a `Send` — over HTTP to a remote server (stdio) or into the app's own router (`/mcp`) — so
+ * the API alone decides: validation, auth, rate limit, entitlement, scope. Nothing is re-implemented here;
+ * the envelope the API answered is what the agent sees.
+ */
+import type { ToolSpec } from "./Tools.ts"
+
+export interface ApiRequest {
+  readonly method: string
+  /** Path and query string, `/api/v1/projects/prj_1/analytics?period=7d`. */
+  readonly url: string
+  readonly body?: unknown
+}
+
+export interface ApiAnswer {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** Sends one request to the API with the session's token; never fails (a transport error is an answer). */
+export type Send = (request: ApiRequest) => Promise<ApiAnswer>
+
+export interface ToolResult {
+  readonly [key: string]: unknown
+  readonly content: Array<{ type: "text"; text: string }>
+  readonly structuredContent?: { [key: string]: unknown }
+  readonly isError?: boolean
+}
+
+export const requestFor = (spec: ToolSpec, args: Record<string, unknown>): ApiRequest => {
+  let path = spec.path
+  for (const name of spec.pathParams) {
+    path = path.replace(`:${name}`, encodeURIComponent(String(args[name] ?? "")))
+  }
+  const query = new URLSearchParams()
+  const body: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined || spec.pathParams.includes(key)) continue
+    // A field both in the query and the body (revoke_token's confirm) goes in the body, where it is typed.
+    if (spec.payloadFields.includes(key)) body[key] = value
+    else if (spec.queryParams.includes(key)) query.set(key, String(value))
+    // Anything else goes where the API will reject it by name, rather than being silently dropped.
+    else if (spec.hasPayload) body[key] = value
+    else query.set(key, typeof value === "string" ? value : JSON.stringify(value))
+  }
+  // The gate is explicit on the wire: an agent that omitted confirm gets the preview, by the API's rule.
+  if (spec.confirmGate) body.confirm = args.confirm === true
+  const search = query.toString()
+  return {
+    method: spec.method,
+    url: search === "" ? path : `${path}?${search}`,
+    ...(spec.hasPayload ? { body } : {})
+  }
+}
+
+const text = (value: unknown) => ({ type: "text" as const, text: JSON.stringify(value, null, 2) })
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+export const resultOf = (spec: ToolSpec, answer: ApiAnswer): ToolResult => {
+  const body = answer.body
+  if (answer.status < 400 && isObject(body) && body.status === "success" && isObject(body.data)) {
+    const data = body.data
+    const content = [text(data)]
+    if (spec.confirmGate && data.preview === true) {
+      content.push({
+        type: "text",
+        text: `Nothing changed: this is a preview. To do it, call ${spec.definition.name} again with the same arguments and "confirm": true.`
+      })
+    }
+    return { content, structuredContent: data }
+  }
+  // The API's error envelope as it answered it (code, type, message; limit/remaining/reset on 429).
+  const envelope = isObject(body) && body.status === "error"
+    ? body
+    : {
+        status: "error",
+        error: { code: answer.status, type: "unexpected_response", message: `The API answered HTTP ${answer.status} without an envelope` }
+      }
+  return { content: [text(envelope)], isError: true }
+}

@@ -1,0 +1,89 @@
+/**
+ * Streamable HTTP at `/mcp` on the API server (stateless, JSON responses). Every request needs
+ * `Authorization: Bearer …` (else 401 with `WWW-Authenticate`) and an `Origin` that is absent or loopback
+ * (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
+ * request dispatched through the app's own router, so auth, rate limit (shared with REST for the token),
+ * entitlement and scope are exactly REST's. A bearer that does not authenticate is refused with 401 up front.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
+import { makeMcpServer } from "./Server.ts"
+
+export const MCP_PATH = "/mcp"
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
+
+export const originAllowed = (origin: string | undefined): boolean => {
+  if (origin === undefined || origin === "") return true
+  try {
+    return LOOPBACK.has(new URL(origin).hostname)
+  } catch {
+    return false
+  }
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  HttpServerResponse.jsonUnsafe(body, { status, headers })
+
+/**
+ * Says whether a bearer secret authenticates (well formed, known, not revoked, not expired) WITHOUT the
+ * rest of the API's checks — no rate-limit charge, no entitlement: those apply per tool call, in the API.
+ * The server provides it; null means it authenticates, else the reason (the API's 401 `type`).
+ */
+export type BearerCheck = (secret: string) => Effect.Effect<null | "invalid_token" | "token_revoked" | "token_expired">
+
+const unauthorized = (type: string) =>
+  json(401, { status: "error", error: { code: 401, type, message: "Invalid or expired token" } }, {
+    "www-authenticate": `Bearer realm="sitehealth", error="invalid_token"`
+  })
+
+export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
+  Effect.gen(function*() {
+    const router = yield* HttpRouter.HttpRouter
+    return HttpRouter.add("*", MCP_PATH, (request) =>
+      Effect.gen(function*() {
+        if (!originAllowed(request.headers["origin"])) {
+          return json(403, { status: "error", error: { code: 403, type: "forbidden_origin", message: "Origin not allowed" } })
+        }
+        const authorization = request.headers["authorization"] ?? ""
+        const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
+        if (token === undefined) {
+          return json(401, { status: "error", error: { code: 401, type: "missing_token", message: "Invalid or expired token" } }, {
+            "www-authenticate": 'Bearer realm="sitehealth"'
+          })
+        }
+        const refused = yield* checkBearer(token)
+        if (refused !== null) return unauthorized(refused)
+        const context = yield* Effect.context<never>()
+        const dispatch = (api: ApiRequest): Promise<ApiAnswer> => {
+          const inner = new Request(new URL(api.url, "http://internal"), {
+            method: api.method,
+            headers: { authorization, ...(api.body === undefined ? {} : { "content-type": "application/json" }) },
+            ...(api.body === undefined ? {} : { body: JSON.stringify(api.body) })
+          })
+          return Effect.runPromiseWith(context)(
+            Effect.scoped(
+              router.asHttpEffect().pipe(
+                Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(inner)),
+                Effect.flatMap((response) => Effect.promise(() => HttpServerResponse.toWeb(response).json().catch(() => null)).pipe(
+                  Effect.map((body): ApiAnswer => ({ status: response.status, body }))
+                )),
+                Effect.catchCause(() => Effect.succeed<ApiAnswer>({ status: 500, body: null }))
+              )
+            ) as Effect.Effect<ApiAnswer>
+          )
+        }
+        const send: Send = dispatch
+        const webRequest = yield* HttpServerRequest.toWeb(request).pipe(Effect.orDie)
+        const server = makeMcpServer({ send, token })
+        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+        yield* Effect.promise(() => server.connect(transport))
+        const response = yield* Effect.promise(() => transport.handleRequest(webRequest))
+        yield* Effect.promise(() => server.close())
+        return HttpServerResponse.fromWeb(response)
+      }))
+  })
+)
+

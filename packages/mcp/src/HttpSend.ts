@@ -1,0 +1,36 @@
+/**
+ * `Send` over HTTP to a sitehealth server, for the stdio transport. The request is the contract's own path
+ * and body (built in Dispatch from the endpoint); the answer is the API's envelope as it came, so the
+ * agent sees exactly what a REST client would — including the 429 envelope with limit/remaining/reset.
+ */
+import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
+
+export const httpSend = (baseUrl: string, token: string): Send => async (request: ApiRequest): Promise<ApiAnswer> => {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" }
+  if (request.body !== undefined) headers["content-type"] = "application/json"
+  if (request.method === "POST") headers["idempotency-key"] = crypto.randomUUID()
+  try {
+    const response = await fetch(new URL(request.url, baseUrl), {
+      method: request.method,
+      headers,
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) })
+    })
+    const text = await response.text()
+    let body: unknown = null
+    try {
+      body = text === "" ? null : JSON.parse(text)
+    } catch {
+      body = null
+    }
+    return { status: response.status, body }
+  } catch (error) {
+    const cause = (error as { cause?: { message?: string } }).cause?.message
+    return {
+      status: 503,
+      body: {
+        status: "error",
+        error: { code: 503, type: "unreachable", message: `Cannot reach ${baseUrl}${cause ? `: ${cause}` : ""}` }
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/** Prompts for the common agent jobs; each names the tools to call, so the agent fetches live data. */
+import { toolNameOf } from "./Tools.ts"
+
+interface PromptDefinition {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly arguments: ReadonlyArray<{ readonly name: string; readonly description: string; readonly required: boolean }>
+}
+
+const PROJECT = { name: "project", description: "Project id (prj_…); see list_projects", required: true }
+const PERIOD = { name: "period", description: "today, yesterday, 7d, 30d, 3m, 12m or all (default 7d)", required: false }
+
+export const PROMPTS: ReadonlyArray<{ readonly definition: PromptDefinition; readonly text: (args: Record<string, string>) => string }> = [
+  {
+    definition: {
+      name: "morning_briefing",
+      title: "Morning briefing",
+      description: "A project's briefing with its top signals",
+      arguments: [PROJECT]
+    },
+    text: (a) =>
+      `Give me the morning briefing of project ${a.project}. Call ${toolNameOf("getBriefing")} with id "${a.project}" and ` +
+      `${toolNameOf("listSignals")} with id "${a.project}", active "true". Summarise the priorities first, then the ` +
+      `three most severe active signals with what to do about each. Quote figures exactly as the tools return them.`
+  },
+  {
+    definition: {
+      name: "diagnose_traffic",
+      title: "Diagnose traffic",
+      description: "Analytics and traffic signals of a project for a period",
+      arguments: [PROJECT, PERIOD]
+    },
+    text: (a) =>
+      `Diagnose the traffic of project ${a.project} over ${a.period ?? "7d"}. Call ${toolNameOf("getAnalytics")} with id ` +
+      `"${a.project}" and period "${a.period ?? "7d"}", and ${toolNameOf("listSignals")} with id "${a.project}" and ` +
+      `dimension "traffic". Explain what changed, the likely causes the data supports, and what to check next. ` +
+      `Say so when a figure is null (not enough data) rather than guessing.`
+  }
+]
+
+export const promptMessages = (name: string, args: Record<string, string>) => {
+  const prompt = PROMPTS.find((p) => p.definition.name === name)
+  if (prompt === undefined) throw new Error(`Unknown prompt ${name}`)
+  const missing = prompt.definition.arguments.filter((a) => a.required && !args[a.name])
+  if (missing.length > 0) throw new Error(`Prompt ${name} needs ${missing.map((a) => a.name).join(", ")}`)
+  return {
+    description: prompt.definition.description,
+    messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt.text(args) } }]
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The MCP server over any transport: the SDK's low-level `Server` with tools, prompts and resources, all
+ * executed through a `Send` so the API enforces every rule. Which tools are listed:
+ * - read-only mode lists only read tools (the others are not registered at all: calling one is an error);
+ * - otherwise the token's own permissions, read from `GET /tokens` (the one active entry whose prefix ends
+ *   like the token) when the token may list tokens; when it may not, every tool is listed and the API answers 403 for
+ *   what the token lacks — the listing is a convenience, enforcement is the API's.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import type { Permission } from "@sitehealth/domain/Permissions"
+import { requestFor, resultOf, type Send } from "./Dispatch.ts"
+import { PROMPTS, promptMessages } from "./Prompts.ts"
+import { deriveTools, type ToolSpec } from "./Tools.ts"
+
+export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
+
+export interface McpOptions {
+  readonly send: Send
+  /** The token, to find its own entry in `GET /tokens`; omit to list every tool. */
+  readonly token?: string
+  readonly readOnly?: boolean
+}
+
+const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null
+
+/** The token's permissions, or null when the token may not list tokens (then every tool is listed). */
+export const discoverPermissions = async (send: Send, token: string): Promise<ReadonlyArray<Permission> | null> => {
+  const answer = await send({ method: "GET", url: "/api/v1/tokens?limit=100" })
+  if (answer.status !== 200 || !isObject(answer.body) || !isObject(answer.body.data)) return null
+  const tokens: Array<any> = Array.isArray(answer.body.data.tokens) ? answer.body.data.tokens : []
+  // The prefix is `svc_…` plus the secret's last 4 characters; two active tokens could share them, and then
+  // the token cannot tell which is its own: list everything rather than guess.
+  const mine = tokens.filter((t) => t?.status === "active" && typeof t?.prefix === "string" && token.endsWith(t.prefix.split("…").pop() ?? "\u0000"))
+  return mine.length === 1 && Array.isArray(mine[0].permissions) ? mine[0].permissions : null
+}
+
+export const makeMcpServer = (options: McpOptions): Server => {
+  const all = deriveTools()
+  const registered = options.readOnly ? all.filter((t) => t.kind === "read") : all
+  const byName = new Map(registered.map((t) => [t.definition.name, t] as const))
+  let permissions: Promise<ReadonlyArray<Permission> | null> | undefined
+  const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
+    if (options.token === undefined) return registered
+    permissions ??= discoverPermissions(options.send, options.token)
+    const granted = await permissions
+    return granted === null ? registered : registered.filter((t) => granted.includes(t.permission))
+  }
+
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    instructions:
+      "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
+      "Start with list_projects. Errors are the API's envelope {status:'error', error:{code, type, message}}; on 429 wait until error.reset."
+  })
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await visible()).map((t) => t.definition as any)
+  }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const spec = byName.get(request.params.name)
+    if (spec === undefined) {
+      const why = options.readOnly && all.some((t) => t.definition.name === request.params.name)
+        ? "is not available: this server runs read-only"
+        : "does not exist"
+      return {
+        content: [{ type: "text", text: JSON.stringify({ status: "error", error: { code: 404, type: "unknown_tool", message: `Tool ${request.params.name} ${why}` } }) }],
+        isError: true
+      }
+    }
+    const answer = await options.send(requestFor(spec, request.params.arguments ?? {}))
+    return resultOf(spec, answer) as any
+  })
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map((p) => p.definition) }))
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => promptMessages(request.params.name, request.params.arguments ?? {}))
+
+  // Resources: each project's health, readable by URI.
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [{
+      uriTemplate: "sitehealth://projects/{id}/health",
+      name: "project-health",
+      title: "Project health",
+      description: "Health score, confidence and dimensions of a project (GET /projects/{id}/health)",
+      mimeType: "application/json"
+    }]
+  }))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const answer = await options.send({ method: "GET", url: "/api/v1/projects?limit=100" })
+    const projects: Array<any> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
+      ? answer.body.data.projects
+      : []
+    return {
+      resources: projects.map((p) => ({
+        uri: `sitehealth://projects/${p.id}/health`,
+        name: `${p.name ?? p.id} health`,
+        description: `Health of ${p.domain ?? p.id}`,
+        mimeType: "application/json"
+      }))
+    }
+  })
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(request.params.uri)
+    if (match === null) throw new Error(`Unknown resource ${request.params.uri}`)
+    const answer = await options.send({ method: "GET", url: `/api/v1/projects/${encodeURIComponent(decodeURIComponent(match[1]!))}/health` })
+    const body = isObject(answer.body) && answer.body.status === "success" ? answer.body.data : answer.body
+    return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] }
+  })
+
+  return server
+}

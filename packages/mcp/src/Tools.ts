@@ -1,0 +1,189 @@
+/**
+ * The MCP tools, derived from the HttpApi contract and the operation table — never a second list. One tool
+ * per endpoint that a token can call (dashboard-only endpoints, which always answer 403, get none): its
+ * name is the endpoint's name in snake_case, its input schema the union of the endpoint's path, query and
+ * payload schemas, its output schema the `data` of its success envelope(s), its annotations the operation's
+ * kind.
+ */
+import { Schema } from "effect"
+import type { HttpApiEndpoint } from "effect/http-api"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { operationOf, type Operation, type Permission } from "@sitehealth/domain/Permissions"
+
+export type JsonObject = { [key: string]: unknown }
+
+export interface ToolAnnotations {
+  readonly title: string
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
+}
+
+export interface ToolDefinition {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: JsonObject & { readonly type: "object" }
+  readonly outputSchema: JsonObject & { readonly type: "object" }
+  readonly annotations: ToolAnnotations
+}
+
+/** A tool and how to turn its arguments into the endpoint's request. */
+export interface ToolSpec {
+  readonly endpoint: string
+  readonly method: string
+  /** The full path template, `/api/v1/projects/:id/health`. */
+  readonly path: string
+  readonly pathParams: ReadonlyArray<string>
+  readonly queryParams: ReadonlyArray<string>
+  readonly payloadFields: ReadonlyArray<string>
+  readonly hasPayload: boolean
+  readonly permission: Permission
+  readonly kind: Operation["kind"]
+  readonly confirmGate: boolean
+  readonly definition: ToolDefinition
+}
+
+/** `getHealth` → `get_health`. */
+export const toolNameOf = (endpointName: string): string => endpointName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+interface JsonDoc {
+  readonly schema: JsonObject
+  readonly definitions: JsonObject
+}
+
+const jsonSchemaOf = (schema: Schema.Top): JsonDoc => {
+  const doc = Schema.toJsonSchemaDocument(schema as any) as unknown as JsonDoc
+  return { schema: doc.schema, definitions: doc.definitions ?? {} }
+}
+
+const isNullSchema = (schema: Schema.Top): boolean => (schema.ast as { _tag: string })._tag === "Null"
+
+/** The members of a schema set as HttpApiEndpoint keeps them (one schema, or a set of alternatives). */
+const members = (value: unknown): ReadonlyArray<Schema.Top> => {
+  if (value === undefined || value === null) return []
+  if (typeof (value as any)[Symbol.iterator] === "function" && !Schema.isSchema(value)) return [...(value as Iterable<Schema.Top>)]
+  return [value as Schema.Top]
+}
+
+/** The JSON payload schemas: HttpApiEndpoint keeps them by content type. */
+const payloadMembers = (payload: unknown): ReadonlyArray<Schema.Top> => {
+  if (!(payload instanceof Map)) return members(payload)
+  const json = payload.get("application/json") as { readonly schemas: ReadonlyArray<Schema.Top> } | undefined
+  return json?.schemas ?? []
+}
+
+const objectProperties = (doc: JsonDoc): { properties: JsonObject; required: ReadonlyArray<string> } => {
+  let schema = doc.schema
+  const ref = schema.$ref
+  if (typeof ref === "string") schema = (doc.definitions[ref.replace("#/$defs/", "")] ?? {}) as JsonObject
+  return {
+    properties: (schema.properties ?? {}) as JsonObject,
+    required: (schema.required ?? []) as ReadonlyArray<string>
+  }
+}
+
+const CONFIRM_PROPERTY = {
+  type: "boolean",
+  default: false,
+  description: "false (default): answer a preview and change nothing. true: act."
+}
+
+const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
+  const properties: JsonObject = {}
+  const required = new Set<string>()
+  const definitions: JsonObject = {}
+  const add = (schema: Schema.Top | undefined, requiredToo: boolean): ReadonlyArray<string> => {
+    if (schema === undefined) return []
+    const doc = jsonSchemaOf(schema)
+    Object.assign(definitions, doc.definitions)
+    const { properties: props, required: req } = objectProperties(doc)
+    Object.assign(properties, props)
+    if (requiredToo) for (const key of req) required.add(key)
+    return Object.keys(props)
+  }
+  const e = endpoint as any
+  const pathParams = add(members(e.params)[0], true)
+  const queryParams = add(members(e.query)[0], true)
+  const payloadAll = payloadMembers(e.payload)
+  const payloads = payloadAll.filter((s) => !isNullSchema(s))
+  // A payload that may be null (`[Payload, Null]`) is optional as a whole, so none of its fields is required.
+  const payloadOptional = payloadAll.some(isNullSchema)
+  const payloadFields = add(payloads[0], !payloadOptional)
+  if (confirmGate) properties.confirm = CONFIRM_PROPERTY
+  const inputSchema: JsonObject & { type: "object" } = { type: "object", properties }
+  if (required.size > 0) inputSchema.required = [...required]
+  if (Object.keys(definitions).length > 0) inputSchema.$defs = definitions
+  return { inputSchema, pathParams, queryParams, payloadFields, hasPayload: payloads.length > 0 }
+}
+
+/** The schema of `data` in the success envelope(s); alternatives (preview or result) become `anyOf`. */
+const outputOf = (endpoint: HttpApiEndpoint.Top): JsonObject & { type: "object" } => {
+  const definitions: JsonObject = {}
+  const datas = members((endpoint as any).success).map((success) => {
+    const doc = jsonSchemaOf(Schema.toEncoded(success as any) as Schema.Top)
+    Object.assign(definitions, doc.definitions)
+    return objectProperties(doc).properties.data as JsonObject
+  })
+  const base: JsonObject & { type: "object" } = datas.length === 1
+    ? { ...resolveRef(datas[0]!, definitions), type: "object" }
+    : { type: "object", anyOf: datas }
+  return Object.keys(definitions).length > 0 ? { ...base, $defs: definitions } : base
+}
+
+const resolveRef = (schema: JsonObject, definitions: JsonObject): JsonObject => {
+  const ref = schema.$ref
+  return typeof ref === "string" ? (definitions[ref.replace("#/$defs/", "")] as JsonObject) ?? schema : schema
+}
+
+const annotationsOf = (title: string, operation: Operation): ToolAnnotations => ({
+  title,
+  readOnlyHint: operation.kind === "read",
+  destructiveHint: operation.kind === "destructive",
+  // Reads are idempotent; a write creates something new each time, and a deletion answers 404 the second time.
+  idempotentHint: operation.kind === "read",
+  openWorldHint: false
+})
+
+const describe = (operation: Operation, endpointName: string): string => {
+  const gate = operation.confirmGate
+    ? " Confirmation gate: without `confirm: true` it changes nothing and answers a preview."
+    : ""
+  return `${operation.summary}. Requires the \`${operation.permission}\` permission (endpoint ${endpointName}).${gate}`
+}
+
+/** Every tool of the contract, in the contract's order. */
+export const deriveTools = (api: typeof SiteHealthApi = SiteHealthApi): ReadonlyArray<ToolSpec> => {
+  const specs: Array<ToolSpec> = []
+  for (const group of Object.values((api as any).groups) as Array<any>) {
+    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>) {
+      const operation = operationOf(endpoint.identifier)
+      if (operation === undefined) throw new Error(`endpoint ${endpoint.identifier} has no entry in OPERATIONS`)
+      if (operation.permission === null) continue // dashboard-only: no tool
+      const name = toolNameOf(endpoint.identifier)
+      const input = inputOf(endpoint, operation.confirmGate)
+      specs.push({
+        endpoint: endpoint.identifier,
+        method: endpoint.method,
+        path: endpoint.path,
+        pathParams: input.pathParams,
+        queryParams: input.queryParams,
+        payloadFields: input.payloadFields,
+        hasPayload: input.hasPayload,
+        permission: operation.permission,
+        kind: operation.kind,
+        confirmGate: operation.confirmGate,
+        definition: {
+          name,
+          title: operation.summary,
+          description: describe(operation, endpoint.identifier),
+          inputSchema: input.inputSchema,
+          outputSchema: outputOf(endpoint),
+          annotations: annotationsOf(operation.summary, operation)
+        }
+      })
+    }
+  }
+  return specs
+}

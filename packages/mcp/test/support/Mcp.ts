@@ -1,0 +1,59 @@
+/** Test helpers: an MCP client over InMemoryTransport or over the real stdio bin, and a plain REST call. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { createAccount, createProject, mintToken } from "../../../server/src/accounts/Provisioning.ts"
+import type { TestServer } from "../../../cli/test/support/TestServer.ts"
+import { httpSend } from "../../src/HttpSend.ts"
+import { makeMcpServer } from "../../src/Server.ts"
+
+export const MCP_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
+export const BIN = Path.join(MCP_ROOT, "bin/sitehealth-mcp.js")
+
+export const inMemoryClient = async (baseUrl: string, token: string, readOnly = false) => {
+  const server = makeMcpServer({ send: httpSend(baseUrl, token), token, readOnly })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  await server.connect(serverSide)
+  const client = new Client({ name: "test", version: "0" })
+  await client.connect(clientSide)
+  return client
+}
+
+export const stdioClient = async (env: Record<string, string>, args: ReadonlyArray<string> = []) => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, ...args],
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe"
+  })
+  const client = new Client({ name: "test", version: "0" })
+  await client.connect(transport)
+  return client
+}
+
+export interface Rest {
+  readonly status: number
+  readonly body: any
+}
+
+export const rest = async (baseUrl: string, token: string, method: string, url: string, body?: unknown): Promise<Rest> => {
+  const response = await fetch(new URL(url, baseUrl), {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  return { status: response.status, body: await response.json() }
+}
+
+/** The envelope inside an MCP error result (its first text block). */
+export const envelopeOf = (result: any): any => JSON.parse(result.content[0].text)
+
+/** An account whose trial ended yesterday, with one project and an all-access token. */
+export const endedTrialAccount = async (srv: TestServer) => {
+  const account = await srv.run(createAccount({ name: "ended", trialDays: -1 }))
+  const project = await srv.run(createProject({ accountId: account.id, name: "Old", domain: "old.example" }))
+  const { secret } = await srv.run(mintToken({ accountId: account.id, name: "root" }))
+  return { account, project, secret }
+}

@@ -52,8 +52,15 @@ describe("retries", () => {
     expect(JSON.parse(run.stdout).error.code).toBe(429)
     expect(server.requests.length - before).toBe(2)
 
-    // the real rate limit (1 a minute, used up above): Retry-After > the 2 s cap in tests → exit 7 at once
-    const real = await runCli(["projects", "list"], env())
+    // The real rate limit (1 a minute, in windows aligned to the UTC minute): a fresh token spends its one
+    // request, then the CLI's gets a Retry-After longer than the 2 s cap in tests → exit 7 at once. Not in
+    // the last seconds of a minute, where the window would roll over between the two.
+    const msLeft = 60_000 - (Date.now() % 60_000)
+    if (msLeft < 8_000) await new Promise((r) => setTimeout(r, msLeft + 100))
+    const fresh = (await server.newAccount(1)).secret
+    const spent = await fetch(`${server.baseUrl}/api/v1/projects`, { headers: { authorization: `Bearer ${fresh}` } })
+    expect(spent.status).toBe(200)
+    const real = await runCli(["projects", "list"], { ...env(), SITEHEALTH_TOKEN: fresh })
     expect(real.code).toBe(7)
     expect(real.stderr).toMatch(/retry after \d+s/)
   })

@@ -7,7 +7,7 @@ import { SiteHealthApi } from "../../domain/src/Api.ts"
 import { OPERATIONS } from "../../domain/src/Permissions.ts"
 import { startServer, type TestServer } from "../../cli/test/support/TestServer.ts"
 import { deriveTools, toolNameOf } from "../src/Tools.ts"
-import { endedTrialAccount, envelopeOf, inMemoryClient, rest } from "./support/Mcp.ts"
+import { endedTrialAccount, envelopeOf, inMemoryClient, rest, awayFromMinuteEnd } from "./support/Mcp.ts"
 
 let srv: TestServer
 beforeAll(async () => {
@@ -225,6 +225,7 @@ describe("confirmation gate", () => {
 
 describe("rate limit", () => {
   it("the 61st call in a minute returns the 429 envelope with limit, remaining and reset", async () => {
+    await awayFromMinuteEnd()
     const { projects, secret } = await srv.newAccount()
     // No tools/list here, so every one of the 61 requests is a tool call.
     const client = await inMemoryClient(srv.baseUrl, secret, true)

@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type TestServer } from "../../cli/test/support/TestServer.ts"
-import { envelopeOf, rest } from "./support/Mcp.ts"
+import { awayFromMinuteEnd, envelopeOf, rest } from "./support/Mcp.ts"
 
 let srv: TestServer
 beforeAll(async () => {
@@ -52,6 +52,7 @@ describe("/mcp", () => {
   })
 
   it("tools run in-process with REST's rules: data, 403, revoked 401, and the shared rate limit", async () => {
+    await awayFromMinuteEnd()
     const { account, projects, secret } = await srv.newAccount()
     const id = projects[0]!.id
     const client = await httpClient(secret)

@@ -57,3 +57,13 @@ export const endedTrialAccount = async (srv: TestServer) => {
   const { secret } = await srv.run(mintToken({ accountId: account.id, name: "root" }))
   return { account, project, secret }
 }
+
+/**
+ * Rate-limit windows are aligned to the UTC minute (docs/api.md §4): a test that spends a token's whole
+ * budget and expects the next call to be refused must not straddle a minute boundary. Waits out the last
+ * seconds of a minute.
+ */
+export const awayFromMinuteEnd = async (marginMs = 8_000) => {
+  const msLeft = 60_000 - (Date.now() % 60_000)
+  if (msLeft < marginMs) await new Promise((r) => setTimeout(r, msLeft + 100))
+}

@@ -11,6 +11,8 @@ export interface ApiRequest {
   /** Path and query string, `/api/v1/projects/prj_1/analytics?period=7d`. */
   readonly url: string
   readonly body?: unknown
+  /** The tool call it was built from: a typed client (ApiClientSend) calls the endpoint from these. */
+  readonly tool?: { readonly spec: ToolSpec; readonly params: Record<string, unknown>; readonly query: Record<string, unknown>; readonly payload?: Record<string, unknown> }
 }
 
 export interface ApiAnswer {
@@ -47,10 +49,15 @@ export const requestFor = (spec: ToolSpec, args: Record<string, unknown>): ApiRe
   // The gate is explicit on the wire: an agent that omitted confirm gets the preview, by the API's rule.
   if (spec.confirmGate) body.confirm = args.confirm === true
   const search = query.toString()
+  const params: Record<string, unknown> = {}
+  for (const name of spec.pathParams) params[name] = args[name]
+  const queryArgs: Record<string, unknown> = {}
+  for (const [key, value] of query.entries()) queryArgs[key] = value
   return {
     method: spec.method,
     url: search === "" ? path : `${path}?${search}`,
-    ...(spec.hasPayload ? { body } : {})
+    ...(spec.hasPayload ? { body } : {}),
+    tool: { spec, params, query: queryArgs, ...(spec.hasPayload ? { payload: body } : {}) }
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * `Send` over HTTP to a sitehealth server, for the stdio transport. The request is the contract's own path
- * and body (built in Dispatch from the endpoint); the answer is the API's envelope as it came, so the
- * agent sees exactly what a REST client would — including the 429 envelope with limit/remaining/reset.
+ * `Send` over plain HTTP to a sitehealth server: what the stdio transport's typed client (ApiClientSend)
+ * falls back to for arguments the contract cannot decode, so that the API answers them with its own 400.
+ * The request is the contract's own path and body (built in Dispatch from the endpoint); the answer is the
+ * API's envelope as it came — exactly what a REST client would see.
  */
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 
@@ -24,13 +25,18 @@ export const httpSend = (baseUrl: string, token: string): Send => async (request
     }
     return { status: response.status, body }
   } catch (error) {
-    const cause = (error as { cause?: { message?: string } }).cause?.message
-    return {
-      status: 503,
-      body: {
-        status: "error",
-        error: { code: 503, type: "unreachable", message: `Cannot reach ${baseUrl}${cause ? `: ${cause}` : ""}` }
-      }
+    return unreachable(baseUrl, error)
+  }
+}
+
+/** The answer when the server cannot be reached: an envelope of the API's shape, type `unreachable`. */
+export const unreachable = (baseUrl: string, error: unknown): ApiAnswer => {
+  const cause = (error as { cause?: { message?: string } })?.cause?.message
+  return {
+    status: 503,
+    body: {
+      status: "error",
+      error: { code: 503, type: "unreachable", message: `Cannot reach ${baseUrl}${cause ? `: ${cause}` : ""}` }
     }
   }
 }

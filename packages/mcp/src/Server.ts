@@ -32,9 +32,16 @@ export interface McpOptions {
 
 const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null
 
+/** The contract's endpoint as a tool spec (the requests the server makes for itself go the same way). */
+const specOf = (endpoint: string): ToolSpec => {
+  const spec = deriveTools().find((t) => t.endpoint === endpoint)
+  if (spec === undefined) throw new Error(`no endpoint ${endpoint} in the contract`)
+  return spec
+}
+
 /** The token's permissions, or null when the token may not list tokens (then every tool is listed). */
 export const discoverPermissions = async (send: Send, token: string): Promise<ReadonlyArray<Permission> | null> => {
-  const answer = await send({ method: "GET", url: "/api/v1/tokens?limit=100" })
+  const answer = await send(requestFor(specOf("listTokens"), { limit: "100" }))
   if (answer.status !== 200 || !isObject(answer.body) || !isObject(answer.body.data)) return null
   const tokens: Array<any> = Array.isArray(answer.body.data.tokens) ? answer.body.data.tokens : []
   // The prefix is `svc_…` plus the secret's last 4 characters; two active tokens could share them, and then
@@ -95,7 +102,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
     }]
   }))
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const answer = await options.send({ method: "GET", url: "/api/v1/projects?limit=100" })
+    const answer = await options.send(requestFor(specOf("listProjects"), { limit: "100" }))
     const projects: Array<any> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
       ? answer.body.data.projects
       : []
@@ -111,7 +118,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(request.params.uri)
     if (match === null) throw new Error(`Unknown resource ${request.params.uri}`)
-    const answer = await options.send({ method: "GET", url: `/api/v1/projects/${encodeURIComponent(decodeURIComponent(match[1]!))}/health` })
+    const answer = await options.send(requestFor(specOf("getHealth"), { id: decodeURIComponent(match[1]!) }))
     const body = isObject(answer.body) && answer.body.status === "success" ? answer.body.data : answer.body
     return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] }
   })

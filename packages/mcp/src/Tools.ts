@@ -31,7 +31,11 @@ export interface ToolDefinition {
 
 /** A tool and how to turn its arguments into the endpoint's request. */
 export interface ToolSpec {
+  /** The contract's group and endpoint: what the typed client (HttpApiClient) calls. */
+  readonly group: string
   readonly endpoint: string
+  /** The endpoint's own input schemas (path params, query, JSON payload), to decode a call's arguments. */
+  readonly schemas: { readonly params?: Schema.Top; readonly query?: Schema.Top; readonly payload?: Schema.Top; readonly payloadOptional: boolean }
   readonly method: string
   /** The full path template, `/api/v1/projects/:id/health`. */
   readonly path: string
@@ -163,8 +167,20 @@ export const deriveTools = (api: typeof SiteHealthApi = SiteHealthApi): Readonly
       if (operation.permission === null) continue // dashboard-only: no tool
       const name = toolNameOf(endpoint.identifier)
       const input = inputOf(endpoint, operation.confirmGate)
+      const e = endpoint as any
+      const payloadAll = payloadMembers(e.payload)
+      const payload = payloadAll.find((m) => !isNullSchema(m))
+      const params = members(e.params)[0]
+      const query = members(e.query)[0]
       specs.push({
+        group: group.identifier,
         endpoint: endpoint.identifier,
+        schemas: {
+          ...(params === undefined ? {} : { params }),
+          ...(query === undefined ? {} : { query }),
+          ...(payload === undefined ? {} : { payload }),
+          payloadOptional: payloadAll.some(isNullSchema)
+        },
         method: endpoint.method,
         path: endpoint.path,
         pathParams: input.pathParams,

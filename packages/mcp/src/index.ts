@@ -2,3 +2,4 @@ export { deriveTools, toolNameOf, type ToolDefinition, type ToolSpec } from "./T
 export { requestFor, resultOf, type ApiAnswer, type ApiRequest, type Send, type ToolResult } from "./Dispatch.ts"
 export { discoverPermissions, makeMcpServer, SERVER_INFO, type McpOptions } from "./Server.ts"
 export { httpSend } from "./HttpSend.ts"
+export { apiClientSend } from "./ApiClientSend.ts"

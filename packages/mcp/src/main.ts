@@ -4,7 +4,7 @@
  * `--read-only` or SITEHEALTH_MCP_READ_ONLY=1.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { httpSend } from "./HttpSend.ts"
+import { apiClientSend } from "./ApiClientSend.ts"
 import { makeMcpServer } from "./Server.ts"
 
 export const DEFAULT_URL = "http://127.0.0.1:8787"
@@ -19,6 +19,6 @@ if (token === "") {
 const baseUrl = process.env.SITEHEALTH_URL?.trim() || DEFAULT_URL
 const readOnly = process.argv.includes("--read-only") || process.env.SITEHEALTH_MCP_READ_ONLY === "1"
 
-const server = makeMcpServer({ send: httpSend(baseUrl, token), token, readOnly })
+const server = makeMcpServer({ send: apiClientSend(baseUrl, token), token, readOnly })
 await server.connect(new StdioServerTransport())
 process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${readOnly ? " (read-only)" : ""} over stdio\n`)

@@ -8,6 +8,8 @@ import { OPERATIONS } from "../../domain/src/Permissions.ts"
 import { startServer, type TestServer } from "../../cli/test/support/TestServer.ts"
 import { deriveTools, toolNameOf } from "../src/Tools.ts"
 import { endedTrialAccount, envelopeOf, inMemoryClient, rest, awayFromMinuteEnd } from "./support/Mcp.ts"
+import { decodeInput } from "../src/ApiClientSend.ts"
+import { requestFor } from "../src/Dispatch.ts"
 
 let srv: TestServer
 beforeAll(async () => {
@@ -273,5 +275,27 @@ describe("prompts and resources", () => {
     expect(content.score).toEqual(viaRest.body.data.score)
     expect(content.projectId).toBe(projects[1]!.id)
     await client.close()
+  })
+})
+
+describe("the typed client (stdio)", () => {
+  it("decodes every well-formed call with the endpoint's own schemas, so HttpApiClient sends it; ill-formed ones go raw to the API", () => {
+    const spec = (name: string) => deriveTools().find((t) => t.definition.name === name)!
+    const calls: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+      ["list_projects", { limit: "10" }],
+      ["get_health", { id: "prj_1" }],
+      ["list_signals", { id: "prj_1", dimension: "traffic", severity: "warning", active: "true" }],
+      ["get_analytics", { id: "prj_1", period: "12m" }],
+      ["get_revenue", { id: "prj_1", period: "3m" }],
+      ["sync_integration", { id: "prj_1", provider: "stripe", mode: "full" }],
+      ["create_expense", { id: "prj_1", amount: 1250, currency: "USD", category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "one_off" }],
+      ["delete_expense", { id: "prj_1", expenseId: "exp_1" }],
+      ["create_token", { name: "ci", permissions: ["projects:read"] }],
+      ["revoke_token", { id: "tok_1" }]
+    ]
+    for (const [name, args] of calls) expect(decodeInput(requestFor(spec(name), args).tool!), name).not.toBeNull()
+    // Not decodable by the contract: the API itself answers (its 400 with issues), not a client-side error.
+    expect(decodeInput(requestFor(spec("get_analytics"), { id: "prj_1", period: "5y" }).tool!)).toBeNull()
+    expect(decodeInput(requestFor(spec("create_expense"), { id: "prj_1", amount: -5 }).tool!)).toBeNull()
   })
 })

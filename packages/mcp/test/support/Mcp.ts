@@ -6,14 +6,14 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { createAccount, createProject, mintToken } from "../../../server/src/accounts/Provisioning.ts"
 import type { TestServer } from "../../../cli/test/support/TestServer.ts"
-import { httpSend } from "../../src/HttpSend.ts"
+import { apiClientSend } from "../../src/ApiClientSend.ts"
 import { makeMcpServer } from "../../src/Server.ts"
 
 export const MCP_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const BIN = Path.join(MCP_ROOT, "bin/sitehealth-mcp.js")
 
 export const inMemoryClient = async (baseUrl: string, token: string, readOnly = false) => {
-  const server = makeMcpServer({ send: httpSend(baseUrl, token), token, readOnly })
+  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), token, readOnly })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "test", version: "0" })

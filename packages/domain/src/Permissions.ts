@@ -41,30 +41,32 @@ export interface Operation {
   readonly kind: OperationKind
   /** True when the endpoint changes nothing without `confirm: true` and answers a preview instead. */
   readonly confirmGate: boolean
+  /** True when the path names a project (`/projects/:id/…`): access is checked against the token's scope. */
+  readonly project: boolean
   readonly summary: string
 }
 
 /** Keyed by endpoint name, as declared in the contract. */
 export const OPERATIONS = {
-  listProjects: { permission: "projects:read", kind: "read", confirmGate: false, summary: "Projects in the token's scope, each with a health snapshot" },
-  getHealth: { permission: "projects:read", kind: "read", confirmGate: false, summary: "Health score, confidence and dimensions of a project" },
-  getBriefing: { permission: "projects:read", kind: "read", confirmGate: false, summary: "Morning briefing with priorities" },
-  listSignals: { permission: "projects:read", kind: "read", confirmGate: false, summary: "Signals, optionally filtered by dimension and severity" },
-  deleteProject: { permission: null, kind: "dashboard_only", confirmGate: false, summary: "Dashboard-only: always 403" },
-  getAnalytics: { permission: "analytics:read", kind: "read", confirmGate: false, summary: "Traffic analytics for a period" },
-  getRevenue: { permission: "revenue:read", kind: "read", confirmGate: false, summary: "Revenue report" },
-  getChurn: { permission: "revenue:read", kind: "read", confirmGate: false, summary: "Churn report" },
-  getSeo: { permission: "seo:read", kind: "read", confirmGate: false, summary: "Search (SEO) report" },
-  listIntegrations: { permission: "integrations:read", kind: "read", confirmGate: false, summary: "Integrations of a project" },
-  syncIntegration: { permission: "integrations:sync", kind: "write", confirmGate: false, summary: "Queue a sync of one integration" },
-  connectIntegration: { permission: null, kind: "dashboard_only", confirmGate: false, summary: "Dashboard-only: always 403" },
-  disconnectIntegration: { permission: null, kind: "dashboard_only", confirmGate: false, summary: "Dashboard-only: always 403" },
-  listExpenses: { permission: "expenses:read", kind: "read", confirmGate: false, summary: "Expenses of a project" },
-  createExpense: { permission: "expenses:write", kind: "write", confirmGate: false, summary: "Record an expense" },
-  deleteExpense: { permission: "expenses:write", kind: "destructive", confirmGate: false, summary: "Delete an expense (kept, marked deleted)" },
-  listTokens: { permission: "tokens:read", kind: "read", confirmGate: false, summary: "Token metadata, never a secret" },
-  createToken: { permission: "tokens:write", kind: "write", confirmGate: true, summary: "Mint a token (preview unless confirm: true)" },
-  revokeToken: { permission: "tokens:write", kind: "destructive", confirmGate: true, summary: "Revoke a token (preview unless confirmed)" }
+  listProjects: { permission: "projects:read", kind: "read", project: false, confirmGate: false, summary: "Projects in the token's scope, each with a health snapshot" },
+  getHealth: { permission: "projects:read", kind: "read", project: true, confirmGate: false, summary: "Health score, confidence and dimensions of a project" },
+  getBriefing: { permission: "projects:read", kind: "read", project: true, confirmGate: false, summary: "Morning briefing with priorities" },
+  listSignals: { permission: "projects:read", kind: "read", project: true, confirmGate: false, summary: "Signals, optionally filtered by dimension and severity" },
+  deleteProject: { permission: null, kind: "dashboard_only", project: true, confirmGate: false, summary: "Dashboard-only: always 403" },
+  getAnalytics: { permission: "analytics:read", kind: "read", project: true, confirmGate: false, summary: "Traffic analytics for a period" },
+  getRevenue: { permission: "revenue:read", kind: "read", project: true, confirmGate: false, summary: "Revenue report" },
+  getChurn: { permission: "revenue:read", kind: "read", project: true, confirmGate: false, summary: "Churn report" },
+  getSeo: { permission: "seo:read", kind: "read", project: true, confirmGate: false, summary: "Search (SEO) report" },
+  listIntegrations: { permission: "integrations:read", kind: "read", project: true, confirmGate: false, summary: "Integrations of a project" },
+  syncIntegration: { permission: "integrations:sync", kind: "write", project: true, confirmGate: false, summary: "Queue a sync of one integration" },
+  connectIntegration: { permission: null, kind: "dashboard_only", project: true, confirmGate: false, summary: "Dashboard-only: always 403" },
+  disconnectIntegration: { permission: null, kind: "dashboard_only", project: true, confirmGate: false, summary: "Dashboard-only: always 403" },
+  listExpenses: { permission: "expenses:read", kind: "read", project: true, confirmGate: false, summary: "Expenses of a project" },
+  createExpense: { permission: "expenses:write", kind: "write", project: true, confirmGate: false, summary: "Record an expense" },
+  deleteExpense: { permission: "expenses:write", kind: "destructive", project: true, confirmGate: false, summary: "Delete an expense (kept, marked deleted)" },
+  listTokens: { permission: "tokens:read", kind: "read", project: false, confirmGate: false, summary: "Token metadata, never a secret" },
+  createToken: { permission: "tokens:write", kind: "write", project: false, confirmGate: true, summary: "Mint a token (preview unless confirm: true)" },
+  revokeToken: { permission: "tokens:write", kind: "destructive", project: false, confirmGate: true, summary: "Revoke a token (preview unless confirmed)" }
 } as const satisfies Record<string, Operation>
 
 export type OperationName = keyof typeof OPERATIONS

@@ -3,6 +3,7 @@ import { Layer } from "effect"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { AppRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
+import { AccessRepo } from "./http/AccessRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
 import { FxRepo } from "./fx/FxRepo.ts"
 import { RateLimiter } from "./http/RateLimiter.ts"
@@ -33,6 +34,7 @@ export const SqlRepos = Layer.mergeAll(
   FxRepo.sql,
   SnapshotsRepo.sql, SignalsRepo.sql, JobsRepo.sql,
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
+  AccessRepo.sql,
   Readiness.sql
 )
 
@@ -49,6 +51,8 @@ export const MemoryRepos = Layer.mergeAll(
   FxRepo.memory,
   SnapshotsRepo.memory, SignalsRepo.memory, JobsRepo.memory,
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
+  // Composed from the repositories above (the same memoised instances), as the SQL one joins their tables.
+  AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory])),
   Readiness.memory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 

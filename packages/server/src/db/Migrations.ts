@@ -118,6 +118,12 @@ const m0002 = Effect.gen(function*() {
   yield* sql`ALTER TABLE projects ADD COLUMN data_version bigint NOT NULL DEFAULT 0`
 })
 
+/** The health response's encoded JSON, kept beside the snapshot so the hot path serves it as stored. */
+const m0008 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE health_snapshots ADD COLUMN encoded text`
+})
+
 export const migrations = Migrator.fromRecord({
   "0001_initial": m0001,
   "0002_data_version": m0002,
@@ -125,5 +131,6 @@ export const migrations = Migrator.fromRecord({
   "0004_payments": paymentsMigration,
   "0005_search": searchMigration,
   "0006_snapshots": snapshotsMigration,
-  "0007_integrations": integrationsMigration
+  "0007_integrations": integrationsMigration,
+  "0008_health_encoded": m0008
 })

@@ -1,17 +1,19 @@
 /**
  * The Authentication middleware: the checks every /api/v1 request passes, in the documented order —
  * 401 token → 429 rate limit → 402 entitlement → 403 permission — then the request runs with the
- * Principal. One database round trip (token joined with its account); no positive cache, so a
+ * Principal. One database round trip (http/AccessRepo.ts: the token joined with its account and, when the
+ * path names a project, that project and — for health — its stored snapshot); no positive cache, so a
  * revocation takes effect on the very next request on every instance.
  */
 import { Clock, Effect, Layer, Redacted } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpRouter, HttpServerResponse } from "effect/http"
 import { Authentication, CurrentPrincipal, type Principal } from "../../../domain/src/Authentication.ts"
 import { Forbidden, RateLimited, TrialExpired, Unauthorized } from "../../../domain/src/Errors.ts"
 import { operationOf } from "../../../domain/src/Permissions.ts"
 import { isEntitled } from "../accounts/AccountsRepo.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
+import { AccessRepo, type ProjectLookup, RequestProject } from "./AccessRepo.ts"
 import { RateLimiter, type RateLimitDecision } from "./RateLimiter.ts"
 
 /** lastUsedAt is written at most this often per token, so reads do not turn into writes. */
@@ -28,6 +30,7 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const tokens = yield* TokensRepo
+    const access = yield* AccessRepo
     const limiter = yield* RateLimiter
 
     return Authentication.of({
@@ -36,10 +39,16 @@ export const AuthenticationLive = Layer.effect(
           const secret = Redacted.value(credential)
           if (secret === "") return yield* Unauthorized.of("missing_token")
           if (!isWellFormedSecret(secret)) return yield* Unauthorized.of("invalid_token")
-          const found = yield* tokens.findBySecretHash(hashSecret(secret))
+          const operation = operationOf(endpoint.identifier)
+          const nowMs = yield* Clock.currentTimeMillis
+          let lookup: ProjectLookup | null = null
+          if (operation?.project === true && operation.permission !== null) {
+            const id = (yield* HttpRouter.params).id
+            if (id !== undefined) lookup = { id, withHealth: endpoint.identifier === "getHealth" }
+          }
+          const found = yield* access.lookup(hashSecret(secret), lookup, new Date(nowMs))
           if (found === null) return yield* Unauthorized.of("invalid_token")
           const { account, token } = found
-          const nowMs = yield* Clock.currentTimeMillis
           if (token.revokedAt !== null) return yield* Unauthorized.of("token_revoked")
           if (token.expiresAt !== null && token.expiresAt.getTime() <= nowMs) {
             return yield* Unauthorized.of("token_expired")
@@ -62,7 +71,6 @@ export const AuthenticationLive = Layer.effect(
           const now = new Date(nowMs)
           if (!isEntitled(account, now)) return yield* TrialExpired.of()
 
-          const operation = operationOf(endpoint.identifier)
           if (operation?.permission && !token.permissions.includes(operation.permission)) {
             return yield* new Forbidden({
               message: `This token lacks the ${operation.permission} permission`,
@@ -82,7 +90,10 @@ export const AuthenticationLive = Layer.effect(
             permissions: token.permissions,
             expiresAt: token.expiresAt
           }
-          return yield* Effect.provideService(httpEffect, CurrentPrincipal, principal)
+          return yield* httpEffect.pipe(
+            Effect.provideService(CurrentPrincipal, principal),
+            Effect.provideService(RequestProject, found.project)
+          )
         })
     })
   })

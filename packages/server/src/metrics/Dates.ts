@@ -63,10 +63,22 @@ export const addMonths = (day: string, n: number): string => {
 /** 0 = Sunday … 6 = Saturday. */
 export const dayOfWeek = (day: string): number => new Date(toEpochDay(day) * MS_PER_DAY).getUTCDay()
 
-/** The calendar day ("YYYY-MM-DD") that the instant `now` falls on in the IANA zone `timezone`. */
 const dayFormats = new Map<string, Intl.DateTimeFormat>()
+const dayOfMinute = new Map<string, { readonly minute: number; readonly day: string }>()
 
+/** The calendar day ("YYYY-MM-DD") that the instant `now` falls on in the IANA zone `timezone`. */
 export const todayIn = (timezone: string, now: Date): string => {
+  // Formatting costs microseconds and every request asks: remember the answer for the current minute
+  // (every zone in use today is offset from UTC by whole minutes, so a day never starts mid-minute).
+  const minute = Math.floor(now.getTime() / 60_000)
+  const last = dayOfMinute.get(timezone)
+  if (last !== undefined && last.minute === minute) return last.day
+  const day = formatDay(timezone, now)
+  dayOfMinute.set(timezone, { minute, day })
+  return day
+}
+
+const formatDay = (timezone: string, now: Date): string => {
   // Building a DateTimeFormat costs far more than using one: keep one per zone.
   let format = dayFormats.get(timezone)
   if (format === undefined) {

@@ -8,6 +8,7 @@ import { Forbidden, notFound } from "../../../domain/src/Errors.ts"
 import type { NotFound } from "../../../domain/src/Errors.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import { RequestProject } from "../http/AccessRepo.ts"
 import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
 import type { ProjectsRepoShape } from "./ProjectsRepo.ts"
 
@@ -58,9 +59,14 @@ export const loadProject = (projectId: string, lookbackDays: number | null) =>
 /** Days of history the 30-day-over-30-day health comparison needs, plus the row before it. */
 export const HEALTH_LOOKBACK_DAYS = 75
 
-/** The project (without its metrics) after the access check. */
+/**
+ * The project (without its metrics) after the access check: the one the authentication lookup already
+ * read in the same round trip as the token (http/AccessRepo.ts), else read now.
+ */
 export const requireProjectWith = (projects: ProjectsRepoShape) => (projectId: string) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
-    return yield* checkProjectAccess(principal, yield* projects.find(projectId))
+    const prefetched = yield* RequestProject
+    const record = prefetched !== null && prefetched.id === projectId ? prefetched.project : yield* projects.find(projectId)
+    return yield* checkProjectAccess(principal, record)
   })

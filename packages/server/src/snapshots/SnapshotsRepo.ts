@@ -2,9 +2,16 @@
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
  * per project and local date, written once). Written by worker/Recompute.ts under the project lock.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Briefing, Health, HealthSnapshot } from "../../../domain/src/Projects.ts"
+import { type Briefing, Health, type HealthSnapshot } from "../../../domain/src/Projects.ts"
+
+const encodeHealth = Schema.encodeSync(Health)
+/**
+ * The response `data` of GET /projects/{id}/health as the contract encodes it, computed once when the
+ * snapshot is stored, so serving it costs no decoding, encoding or JSON work (http/AccessRepo.ts).
+ */
+export const encodeHealthJson = (health: Health): string => JSON.stringify(encodeHealth(health))
 
 export interface StoredHealth {
   readonly projectId: string
@@ -12,6 +19,8 @@ export interface StoredHealth {
   readonly dataVersion: string
   readonly computedAt: Date
   readonly health: Health
+  /** encodeHealthJson(health); absent on rows stored before it was kept (they are served the slow way). */
+  readonly encoded?: string | undefined
 }
 
 /** One row of the projects list's single read: a stored snapshot (or none) and the project's data_version. */
@@ -48,20 +57,29 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
       const sql = yield* SqlClient.SqlClient
       return SnapshotsRepo.of({
         putHealth: (r) =>
-          sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body)
+          sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
-                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb)
+                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${encodeHealthJson(r.health)})
               ON CONFLICT (project_id, day) DO UPDATE SET computed_at = EXCLUDED.computed_at,
                 data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
-                status = EXCLUDED.status, body = EXCLUDED.body
+                status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded
               WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, Effect.orDie),
         healthOf: (projectId, day) =>
-          sql`SELECT data_version::text AS v, computed_at, body FROM health_snapshots
+          sql`SELECT data_version::text AS v, computed_at, body, encoded FROM health_snapshots
               WHERE project_id = ${projectId} AND day = ${day}::date`.pipe(
             Effect.map((rows) => {
               if (rows.length === 0) return null
               const r = rows[0] as any
-              return { projectId, day, dataVersion: r.v, computedAt: new Date(r.computed_at), health: parse(r.body) as Health }
+              return {
+                projectId,
+                day,
+                dataVersion: r.v,
+                computedAt: new Date(r.computed_at),
+                // From the encoded text when there is one: jsonb reorders keys, and a snapshot must read the
+                // same whether it is served as stored or through the handler (Health's encoded form is its type).
+                health: (r.encoded === null ? parse(r.body) : JSON.parse(r.encoded)) as Health,
+                encoded: r.encoded ?? undefined
+              }
             }),
             Effect.orDie
           ),
@@ -120,7 +138,9 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
         Effect.sync(() => {
           const key = `${r.projectId}|${r.day}`
           const old = health.get(key)
-          if (old === undefined || old.computedAt <= r.computedAt) health.set(key, structuredClone(r))
+          if (old === undefined || old.computedAt <= r.computedAt) {
+            health.set(key, { ...structuredClone(r), encoded: encodeHealthJson(r.health) })
+          }
         }),
       healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
       trends: (projectIds, fromDay) =>

@@ -21,7 +21,7 @@ export interface TokensRepoShape {
   readonly touch: (id: string, at: Date) => Effect.Effect<void>
 }
 
-const toRecord = (r: any): TokenRecord => ({
+export const toTokenRecord = (r: any): TokenRecord => ({
   id: r.id,
   accountId: r.account_id,
   name: r.name,
@@ -40,21 +40,21 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
     TokensRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const one = (rows: ReadonlyArray<any>) => (rows.length ? toRecord(rows[0]) : null)
+      const one = (rows: ReadonlyArray<any>) => (rows.length ? toTokenRecord(rows[0]) : null)
       return TokensRepo.of({
         insert: (t) =>
           sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions, created_at, expires_at)
               VALUES (${t.id}, ${t.accountId}, ${t.name}, ${Buffer.from(t.secretSha256, "hex")}, ${t.last4},
                       ${t.projects === null ? null : (t.projects as Array<string>)}, ${t.permissions as Array<string>},
                       ${t.createdAt}, ${t.expiresAt})
-              RETURNING *`.pipe(Effect.map((rows) => toRecord(rows[0])), Effect.orDie),
+              RETURNING *`.pipe(Effect.map((rows) => toTokenRecord(rows[0])), Effect.orDie),
         findBySecretHash: (hash) =>
           sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
               FROM tokens t JOIN accounts a ON a.id = t.account_id
               WHERE t.secret_sha256 = ${Buffer.from(hash, "hex")}`.pipe(
             Effect.map((rows) =>
               rows.length === 0 ? null : {
-                token: toRecord(rows[0]),
+                token: toTokenRecord(rows[0]),
                 account: {
                   trialEndsAt: (rows[0] as any).trial_ends_at,
                   subscriptionStatus: (rows[0] as any).subscription_status,
@@ -76,7 +76,7 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
           return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
               ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
-            Effect.map((rows) => toPage(rows.map(toRecord), page.limit)),
+            Effect.map((rows) => toPage(rows.map(toTokenRecord), page.limit)),
             Effect.orDie
           )
         },

@@ -48,6 +48,23 @@ describe("GET /projects/{id}/health", () => {
       .toBe(first.dimensions.find((d: any) => d.name === "traffic").figures.visitors + 400)
   })
 
+  it("a stored snapshot is served byte for byte as it was first answered, until the data moves", async () => {
+    const { projects, secret } = await h.newAccount()
+    const id = projects[0].id
+    await writeDays(id, { traffic: plantedTraffic(100) })
+    const computed = await h.call("GET", `/api/v1/projects/${id}/health`, { token: secret })
+    h.time.advance(1_000) // same rate-limit window: the headers still say where the budget stands
+    const stored = await h.call("GET", `/api/v1/projects/${id}/health`, { token: secret })
+    expect(stored.status).toBe(200)
+    expect(stored.text).toBe(computed.text)
+    expect(stored.headers.get("content-type")).toBe(computed.headers.get("content-type"))
+    expect(stored.headers.get("x-ratelimit-remaining")).toBe(String(Number(computed.headers.get("x-ratelimit-remaining")) - 1))
+    // An hour on, the clock-driven rules may say something else: recomputed, not served as stored.
+    h.time.advance(HOUR)
+    const aged = await get(`/api/v1/projects/${id}/health`, secret)
+    expect(aged.computedAt).toBe(new Date(h.time.now()).toISOString())
+  })
+
   it("answers 404 for an unknown project and 403 outside the token's scope", async () => {
     const { account, projects, secret } = await h.newAccount({ projects: 2 })
     expectError(await h.call("GET", "/api/v1/projects/prj_doesnotexist/health", { token: secret }), 404)

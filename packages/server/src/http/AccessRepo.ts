@@ -1,0 +1,184 @@
+/**
+ * The hot path's one database round trip: the token (by the SHA-256 of its secret) with its account's
+ * entitlement fields and — when the endpoint names a project — that project, its data_version and, for the
+ * health endpoint, the stored snapshots of the days "today" can be in any time zone, each already encoded
+ * as the response's JSON. Nothing here is cached between requests: a revoked token, a project moved out
+ * of scope or a new data_version is seen by the very next request on every instance.
+ *
+ * The project is joined on the token's own account, so a project of another account comes back as
+ * absent (404 for the caller) and none of its data is ever read for a stranger.
+ */
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { toProjectRecord } from "../projects/ProjectsRepo.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"
+import { looksLikeId } from "../store/Ids.ts"
+import type { ProjectRecord, TokenWithAccount } from "../store/Records.ts"
+import { toTokenRecord, TokensRepo } from "../tokens/TokensRepo.ts"
+import { JobsRepo } from "../worker/JobsRepo.ts"
+import { addDays } from "../metrics/Dates.ts"
+
+/** A stored health snapshot as the fast path serves it: the encoded response `data`, verbatim. */
+export interface EncodedHealth {
+  readonly day: string
+  readonly dataVersion: string
+  readonly computedAt: Date
+  /** JSON of the contract's Health schema, encoded when the snapshot was stored. */
+  readonly encoded: string
+}
+
+/** What the lookup found for the project the request names. */
+export interface ProjectAccess {
+  /** The id in the path, as given. */
+  readonly id: string
+  /** null: no project with this id in the token's account. */
+  readonly project: ProjectRecord | null
+  readonly dataVersion: string | null
+  /** Stored snapshots of the days around today (only when asked for), any order. */
+  readonly health: ReadonlyArray<EncodedHealth>
+}
+
+export interface Access extends TokenWithAccount {
+  readonly project: ProjectAccess | null
+}
+
+export interface ProjectLookup {
+  readonly id: string
+  /** Also read the stored health snapshots of the days `today` can be in any zone (UTC day ± 1). */
+  readonly withHealth: boolean
+}
+
+export interface AccessRepoShape {
+  readonly lookup: (secretSha256Hex: string, project: ProjectLookup | null, now: Date) => Effect.Effect<Access | null>
+}
+
+/** The UTC day of `now` ± 1 covers the local day of every zone (UTC−12 … UTC+14). */
+const healthDays = (now: Date) => {
+  const utc = now.toISOString().slice(0, 10)
+  return { from: addDays(utc, -1), to: addDays(utc, 1) }
+}
+
+export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("sitehealth/AccessRepo") {
+  static readonly sql = Layer.effect(
+    AccessRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const toAccess = (rows: ReadonlyArray<any>, lookup: ProjectLookup | null): Access | null => {
+        if (rows.length === 0) return null
+        const r = rows[0]
+        const project: ProjectAccess | null = lookup === null ? null : {
+          id: lookup.id,
+          project: r.p_id === null || r.p_id === undefined ? null : toProjectRecord({
+            id: r.p_id,
+            account_id: r.p_account_id,
+            name: r.p_name,
+            domain: r.p_domain,
+            timezone: r.p_timezone,
+            currency: r.p_currency,
+            created_at: r.p_created_at
+          }),
+          dataVersion: r.p_version ?? null,
+          health: lookup.withHealth
+            ? rows.filter((x) => x.h_day !== null && x.h_day !== undefined).map((x) => ({
+              day: x.h_day,
+              dataVersion: x.h_version,
+              computedAt: new Date(x.h_computed_at),
+              encoded: x.h_encoded
+            }))
+            : []
+        }
+        return {
+          token: toTokenRecord(r),
+          account: {
+            trialEndsAt: r.trial_ends_at,
+            subscriptionStatus: r.subscription_status,
+            subscriptionUntil: r.subscription_until
+          },
+          project
+        }
+      }
+      return AccessRepo.of({
+        lookup: (hash, lookup, now) => {
+          const secret = Buffer.from(hash, "hex")
+          // An id that cannot be one matches nothing: the same answer as an unknown project, no join.
+          const id = lookup !== null && looksLikeId(lookup.id) ? lookup.id : ""
+          if (lookup === null) {
+            return sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
+                FROM tokens t JOIN accounts a ON a.id = t.account_id
+                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, null)), Effect.orDie)
+          }
+          if (!lookup.withHealth) {
+            return sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
+                  p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
+                  p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
+                  p.data_version::text AS p_version
+                FROM tokens t JOIN accounts a ON a.id = t.account_id
+                LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
+                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), Effect.orDie)
+          }
+          const days = healthDays(now)
+          return sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
+                p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
+                p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
+                p.data_version::text AS p_version,
+                to_char(h.day, 'YYYY-MM-DD') AS h_day, h.data_version::text AS h_version,
+                h.computed_at AS h_computed_at, h.encoded AS h_encoded
+              FROM tokens t JOIN accounts a ON a.id = t.account_id
+              LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
+              LEFT JOIN health_snapshots h ON h.project_id = p.id
+                AND h.day BETWEEN ${days.from}::date AND ${days.to}::date AND h.encoded IS NOT NULL
+              WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), Effect.orDie)
+        }
+      })
+    })
+  )
+
+  /** Tests only: the same answer composed from the in-memory repositories. */
+  static readonly memory = Layer.effect(
+    AccessRepo,
+    Effect.gen(function*() {
+      const tokens = yield* TokensRepo
+      const projects = yield* ProjectsRepo
+      const snapshots = yield* SnapshotsRepo
+      const jobs = yield* JobsRepo
+      return AccessRepo.of({
+        lookup: (hash, lookup, now) =>
+          Effect.gen(function*() {
+            const found = yield* tokens.findBySecretHash(hash)
+            if (found === null) return null
+            if (lookup === null) return { ...found, project: null }
+            const record = yield* projects.find(lookup.id)
+            const project = record !== null && record.accountId === found.token.accountId ? record : null
+            const health: Array<EncodedHealth> = []
+            if (project !== null && lookup.withHealth) {
+              const days = healthDays(now)
+              for (let day = days.from; day <= days.to; day = addDays(day, 1)) {
+                const stored = yield* snapshots.healthOf(project.id, day)
+                if (stored !== null && stored.encoded !== undefined) {
+                  health.push({ day, dataVersion: stored.dataVersion, computedAt: stored.computedAt, encoded: stored.encoded })
+                }
+              }
+            }
+            return {
+              ...found,
+              project: {
+                id: lookup.id,
+                project,
+                dataVersion: project === null ? null : yield* jobs.dataVersion(project.id),
+                health
+              }
+            }
+          })
+      })
+    })
+  )
+}
+
+/**
+ * The project the request's path names, as the authentication lookup found it (null on routes without a
+ * project). Handlers take the project from here instead of reading it again (projects/Policy.ts).
+ */
+export const RequestProject = Context.Reference<ProjectAccess | null>("sitehealth/RequestProject", {
+  defaultValue: () => null
+})

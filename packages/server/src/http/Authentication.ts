@@ -16,6 +16,9 @@ import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
 import { AccessRepo, type ProjectLookup, RequestProject } from "./AccessRepo.ts"
 import { RateLimiter, type RateLimitDecision } from "./RateLimiter.ts"
 
+/** Endpoints served from today's stored snapshot: the lookup reads it with the token. */
+const WITH_HEALTH = new Set(["getHealth", "listSignals"])
+
 /** lastUsedAt is written at most this often per token, so reads do not turn into writes. */
 const TOUCH_EVERY_MS = 60_000
 
@@ -44,7 +47,7 @@ export const AuthenticationLive = Layer.effect(
           let lookup: ProjectLookup | null = null
           if (operation?.project === true && operation.permission !== null) {
             const id = (yield* HttpRouter.params).id
-            if (id !== undefined) lookup = { id, withHealth: endpoint.identifier === "getHealth" }
+            if (id !== undefined) lookup = { id, withHealth: WITH_HEALTH.has(endpoint.identifier) }
           }
           const found = yield* access.lookup(hashSecret(secret), lookup, new Date(nowMs))
           if (found === null) return yield* Unauthorized.of("invalid_token")

@@ -47,6 +47,20 @@ export const trendOf = (rows: ReadonlyArray<{ readonly day: string; readonly sco
   return { scoreChange7d: change(7), scoreChange30d: change(TREND_DAYS), points }
 }
 
+/**
+ * Today's stored health of the project as the authentication lookup read it (http/AccessRepo.ts), when it
+ * is current: same data_version as the project, same local day, younger than MAX_AGE_MS.
+ */
+const prefetchedFreshHealth = (project: { readonly id: string; readonly timezone: string }) =>
+  Effect.gen(function*() {
+    const prefetched = yield* RequestProject
+    if (prefetched === null || prefetched.id !== project.id) return undefined
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const today = todayIn(project.timezone, now)
+    const stored = prefetched.health.find((h) => h.day === today)
+    return stored !== undefined && isFresh(stored, prefetched.dataVersion, now) ? stored : undefined
+  })
+
 export const ProjectsHttp = HttpApiBuilder.group(
   SiteHealthApi,
   "projects",
@@ -104,16 +118,9 @@ export const ProjectsHttp = HttpApiBuilder.group(
           const project = yield* requireProject(params.id)
           // Hot path: today's snapshot came with the token lookup; when it is as new as the data it is
           // served as stored — already the contract's encoding — with no further query and no encoding.
-          const prefetched = yield* RequestProject
-          if (prefetched !== null && prefetched.id === project.id) {
-            const now = new Date(yield* Clock.currentTimeMillis)
-            const today = todayIn(project.timezone, now)
-            const stored = prefetched.health.find((h) => h.day === today)
-            if (stored !== undefined && isFresh(stored, prefetched.dataVersion, now)) {
-              return HttpServerResponse.text(`{"status":"success","data":${stored.encoded}}`, {
-                contentType: "application/json"
-              })
-            }
+          const stored = yield* prefetchedFreshHealth(project)
+          if (stored !== undefined) {
+            return HttpServerResponse.text(`{"status":"success","data":${stored.encoded}}`, { contentType: "application/json" })
           }
           return (yield* ensureFresh(project.id, project.timezone)).health
         }),
@@ -126,7 +133,8 @@ export const ProjectsHttp = HttpApiBuilder.group(
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const after = yield* decodeSignalCursor(query.cursor)
-          yield* ensureFresh(project.id, project.timezone)
+          // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
+          if ((yield* prefetchedFreshHealth(project)) === undefined) yield* ensureFresh(project.id, project.timezone)
           const now = new Date(yield* Clock.currentTimeMillis)
           const page = yield* signals.list(project.id, {
             dimension: query.dimension,

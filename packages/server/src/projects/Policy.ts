@@ -10,7 +10,7 @@ import { addDays, todayIn } from "../metrics/Dates.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
 import { RequestProject } from "../http/AccessRepo.ts"
 import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
-import type { ProjectsRepoShape } from "./ProjectsRepo.ts"
+import { ProjectsRepo, type ProjectsRepoShape } from "./ProjectsRepo.ts"
 
 export const inScope = (principal: Principal, projectId: string): boolean =>
   principal.projects === null || principal.projects.includes(projectId)
@@ -69,4 +69,20 @@ export const requireProjectWith = (projects: ProjectsRepoShape) => (projectId: s
     const prefetched = yield* RequestProject
     const record = prefetched !== null && prefetched.id === projectId ? prefetched.project : yield* projects.find(projectId)
     return yield* checkProjectAccess(principal, record)
+  })
+
+/** requireProjectWith over the ProjectsRepo in context. */
+export const requireProject = (projectId: string): Effect.Effect<ProjectRecord, NotFound | Forbidden, ProjectsRepo | CurrentPrincipal> =>
+  Effect.gen(function*() {
+    return yield* requireProjectWith(yield* ProjectsRepo)(projectId)
+  })
+
+/**
+ * The project's data_version as the authentication lookup read it (before anything the handler reads, so
+ * a cache tagged with it can never hold rows newer than the tag says); null when the request has none.
+ */
+export const prefetchedDataVersion = (projectId: string) =>
+  Effect.gen(function*() {
+    const prefetched = yield* RequestProject
+    return prefetched !== null && prefetched.id === projectId ? prefetched.dataVersion : null
   })

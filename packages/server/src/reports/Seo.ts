@@ -5,12 +5,10 @@
  * SEO_TOP_ROWS, whatever the history behind them.
  */
 import { Clock, Effect } from "effect"
-import { CurrentPrincipal } from "../../../domain/src/Authentication.ts"
 import type { Period } from "../../../domain/src/Common.ts"
 import { todayIn } from "../metrics/Dates.ts"
 import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"
-import { checkProjectAccess } from "../projects/Policy.ts"
-import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { requireProject } from "../projects/Policy.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
 
 /** First stored day for period "all": the earliest totals row; only read for that period. */
@@ -21,10 +19,8 @@ const firstDayOf = (search: typeof SearchRepo.Service, projectId: string, dataTh
 
 export const getSeo = (projectId: string, period: Period) =>
   Effect.gen(function*() {
-    const principal = yield* CurrentPrincipal
-    const projects = yield* ProjectsRepo
     const search = yield* SearchRepo
-    const project = yield* checkProjectAccess(principal, yield* projects.find(projectId))
+    const project = yield* requireProject(projectId)
     const today = todayIn(project.timezone, new Date(yield* Clock.currentTimeMillis))
     const dataThrough = yield* search.dataThrough(project.id)
     const firstDay = period === "all" ? yield* firstDayOf(search, project.id, dataThrough) : null

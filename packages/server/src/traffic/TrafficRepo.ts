@@ -30,8 +30,11 @@ export interface TrafficRepoShape {
   readonly ingestEvents: (projectId: string, events: ReadonlyArray<TrafficEvent>, timezone: string) => Effect.Effect<void>
   /** Re-aggregates every bucket between two instants from the stored events (after a bulk load). */
   readonly rollup: (projectId: string, timezone: string, fromIso: string, toIso: string) => Effect.Effect<void>
-  /** Everything the analytics report reads, in one round trip. */
-  readonly read: (projectId: string, query: TrafficQuery) => Effect.Effect<TrafficWindow>
+  /**
+   * Everything the analytics report reads, in one round trip. `knownVersion`: the project's data_version
+   * when the caller read it already (the authentication lookup), so the cache check needs no query.
+   */
+  readonly read: (projectId: string, query: TrafficQuery, knownVersion?: string | null) => Effect.Effect<TrafficWindow>
 }
 
 const HOUR_MS = 3_600_000
@@ -156,15 +159,15 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
             yield* bump(projectId)
             yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
           })).pipe(Effect.orDie),
-        read: (projectId, q) => {
+        read: (projectId, q, knownVersion) => {
           // Day and month reports (no hour range) are cached per query, tagged with data_version: every
           // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
           // between the two reads leaves newer rows under the older version: the next read reloads.
           if (q.hoursFrom !== q.hoursTo) return readWindow(projectId, q)
           const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}`
           return Effect.gen(function*() {
-            const rows = yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
-            const version = (rows[0] as any)?.version ?? ""
+            const version = knownVersion ?? (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
+              .pipe(Effect.map((rows) => (rows[0] as any)?.version as string ?? "")))
             const hit = cache.get(key)
             if (hit !== undefined && hit.version === version) return hit.window
             const window = yield* readWindow(projectId, q)

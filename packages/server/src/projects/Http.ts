@@ -75,14 +75,13 @@ export const ProjectsHttp = HttpApiBuilder.group(
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const after = yield* decodeCursor(query.cursor)
-          const page = yield* projects.list(principal.accountId, principal.projects, {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          // One query: the page of projects with every stored snapshot in the trend range and their data versions.
+          const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
+          const { page, rows, versions } = yield* snapshots.pageWithTrends(principal.accountId, principal.projects, {
             limit: query.limit ?? DEFAULT_PAGE_SIZE,
             after
-          })
-          const now = new Date(yield* Clock.currentTimeMillis)
-          // One query: every stored snapshot of the page's projects in the trend range, with their data versions.
-          const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
-          const { rows, versions } = yield* snapshots.trends(page.items.map((p) => p.id), fromDay)
+          }, fromDay)
           const byProject = new Map<string, Array<TrendRow>>()
           for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
           const out = []

@@ -5,6 +5,10 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { type Briefing, Health, type HealthSnapshot } from "../../../domain/src/Projects.ts"
+import { toProjectRecord } from "../projects/ProjectsRepo.ts"
+import { pageInMemory, toPage } from "../store/Cursor.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
 
 const encodeHealth = Schema.encodeSync(Health)
 /**
@@ -36,13 +40,20 @@ export interface SnapshotsRepoShape {
   readonly putHealth: (row: StoredHealth) => Effect.Effect<void>
   readonly healthOf: (projectId: string, day: string) => Effect.Effect<StoredHealth | null>
   /**
-   * The stored snapshots of days ≥ fromDay of the projects, oldest first, and each project's current
-   * data_version (memory: as given) — one query for the projects page.
+   * A page of the account's projects (limited to `scope` when not null, oldest first — as ProjectsRepo.list)
+   * with each one's stored snapshots of days ≥ fromDay, oldest first, and its current data_version (memory:
+   * the snapshots' own) — one query for the projects list.
    */
-  readonly trends: (
-    projectIds: ReadonlyArray<string>,
+  readonly pageWithTrends: (
+    accountId: string,
+    scope: ReadonlyArray<string> | null,
+    page: PageRequest,
     fromDay: string
-  ) => Effect.Effect<{ readonly rows: ReadonlyArray<TrendRow>; readonly versions: ReadonlyMap<string, string> }>
+  ) => Effect.Effect<{
+    readonly page: Page<ProjectRecord>
+    readonly rows: ReadonlyArray<TrendRow>
+    readonly versions: ReadonlyMap<string, string>
+  }>
   readonly briefingOf: (projectId: string, localDate: string) => Effect.Effect<Briefing | null>
   /** INSERT … ON CONFLICT DO NOTHING, then read: the first briefing of the local date wins, for good. */
   readonly insertBriefing: (projectId: string, localDate: string, briefing: Briefing) => Effect.Effect<Briefing>
@@ -83,36 +94,43 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             }),
             Effect.orDie
           ),
-        trends: (projectIds, fromDay) =>
-          projectIds.length === 0 ? Effect.succeed({ rows: [], versions: new Map() }) :
-          sql`SELECT p.id, p.data_version::text AS current_version, to_char(h.day, 'YYYY-MM-DD') AS day,
-                h.data_version::text AS v, h.score, h.confidence, h.status, h.computed_at
-              FROM projects p LEFT JOIN health_snapshots h ON h.project_id = p.id AND h.day >= ${fromDay}::date
-              WHERE p.id = ANY(${projectIds as Array<string>})
-              ORDER BY p.id, h.day`.pipe(
+        pageWithTrends: (accountId, scope, page, fromDay) => {
+          const after = page.after
+          return sql`WITH page AS (
+                SELECT * FROM projects WHERE account_id = ${accountId}
+                ${scope === null ? sql`` : sql`AND id = ANY(${scope as Array<string>})`}
+                ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+                ORDER BY created_at, id LIMIT ${page.limit + 1})
+              SELECT page.*, page.data_version::text AS current_version, to_char(h.day, 'YYYY-MM-DD') AS h_day,
+                h.data_version::text AS h_version, h.score, h.confidence, h.status, h.computed_at AS h_computed_at
+              FROM page LEFT JOIN health_snapshots h ON h.project_id = page.id AND h.day >= ${fromDay}::date
+              ORDER BY page.created_at, page.id, h.day`.pipe(
             Effect.map((rows) => {
               const versions = new Map<string, string>()
+              const projects: Array<ProjectRecord> = []
               const out: Array<TrendRow> = []
               for (const r of rows as ReadonlyArray<any>) {
+                if (!versions.has(r.id)) projects.push(toProjectRecord(r))
                 versions.set(r.id, r.current_version)
-                if (r.day === null) continue
+                if (r.h_day === null) continue
                 out.push({
                   projectId: r.id,
                   currentVersion: r.current_version,
-                  day: r.day,
-                  dataVersion: r.v,
+                  day: r.h_day,
+                  dataVersion: r.h_version,
                   snapshot: {
                     score: r.score === null ? null : Number(r.score),
                     confidence: Number(r.confidence),
                     status: r.status,
-                    computedAt: new Date(r.computed_at).toISOString()
+                    computedAt: new Date(r.h_computed_at).toISOString()
                   }
                 })
               }
-              return { rows: out, versions }
+              return { page: toPage(projects, page.limit), rows: out, versions }
             }),
             Effect.orDie
-          ),
+          )
+        },
         briefingOf: (projectId, localDate) =>
           sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
             Effect.map((rows) => (rows.length === 0 ? null : (parse((rows[0] as any).body) as Briefing))),
@@ -130,7 +148,8 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
     })
   )
 
-  static readonly memory = Layer.sync(SnapshotsRepo, () => {
+  static readonly memory = Layer.effect(SnapshotsRepo, Effect.gen(function*() {
+    const db = yield* MemoryDb
     const health = new Map<string, StoredHealth>() // project|day
     const briefings = new Map<string, Briefing>() // project|date
     return SnapshotsRepo.of({
@@ -143,10 +162,16 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           }
         }),
       healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
-      trends: (projectIds, fromDay) =>
+      pageWithTrends: (accountId, scope, page, fromDay) =>
         Effect.sync(() => {
+          const found = pageInMemory(
+            [...db.projects.values()].filter((p) => p.accountId === accountId && (scope === null || scope.includes(p.id))),
+            page,
+            "asc"
+          )
+          const ids = found.items.map((p) => p.id)
           const rows = [...health.values()]
-            .filter((h) => projectIds.includes(h.projectId) && h.day >= fromDay)
+            .filter((h) => ids.includes(h.projectId) && h.day >= fromDay)
             .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day < b.day ? -1 : 1))
             .map((h) => ({
               projectId: h.projectId,
@@ -155,7 +180,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
               dataVersion: h.dataVersion,
               snapshot: { score: h.health.score, confidence: h.health.confidence, status: h.health.status, computedAt: h.health.computedAt }
             }))
-          return { rows, versions: new Map<string, string>() }
+          return { page: found, rows, versions: new Map<string, string>() }
         }),
       briefingOf: (projectId, localDate) => Effect.sync(() => structuredClone(briefings.get(`${projectId}|${localDate}`) ?? null)),
       insertBriefing: (projectId, localDate, b) =>
@@ -165,5 +190,5 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           return structuredClone(briefings.get(key)!)
         })
     })
-  })
+  }))
 }

@@ -4,6 +4,7 @@ import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
 import { generateSecret, hashSecret } from "../../src/tokens/TokenSecret.ts"
+import { expectError } from "../support/Expect.ts"
 import { makeHarness, type Harness } from "../support/Harness.ts"
 
 let h: Harness
@@ -49,6 +50,16 @@ describe("401", () => {
     expect(revoke.status).toBe(200)
     expect(revoke.json.data.token.status).toBe("revoked")
     await expect401({ authorization: `Bearer ${other.secret}` }, "token_revoked")
+  })
+
+  it("a revoked token is 401 on the very next request to a health snapshot it was just served", async () => {
+    const { account, projects, secret } = await h.newAccount()
+    const other = await h.mint(account.id)
+    const path = `/api/v1/projects/${projects[0].id}/health`
+    expect((await h.call("GET", path, { token: other.secret })).status).toBe(200)
+    expect((await h.call("GET", path, { token: other.secret })).status).toBe(200) // the stored snapshot, served as stored
+    expect((await h.call("DELETE", `/api/v1/tokens/${other.token.id}`, { token: secret, body: { confirm: true } })).status).toBe(200)
+    expectError(await h.call("GET", path, { token: other.secret }), 401, "token_revoked")
   })
 
   it("stores only a SHA-256 of the secret, never the secret", async () => {

@@ -19,6 +19,18 @@ export interface AppConfigShape {
   readonly secretKey: string | null
   /** Default minutes between scheduled syncs of a connected integration (SITEHEALTH_SYNC_INTERVAL_MINUTES). */
   readonly syncIntervalMinutes: number
+  /** Whether `npm start` runs the background work (recompute + syncs) in-process (SITEHEALTH_WORKER). */
+  readonly worker: boolean
+  /**
+   * On SIGTERM/SIGINT, how long in-flight requests get to finish before their connections are cut
+   * (SITEHEALTH_SHUTDOWN_TIMEOUT_MS).
+   */
+  readonly shutdownTimeoutMs: number
+  /**
+   * On SIGTERM/SIGINT, how long to keep accepting requests (with /readyz answering 503) before the listener
+   * closes, so a load balancer polling /readyz stops routing here first (SITEHEALTH_SHUTDOWN_DELAY_MS).
+   */
+  readonly shutdownDelayMs: number
 }
 
 const intFrom = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -28,6 +40,21 @@ const intFrom = (name: string, raw: string | undefined, fallback: number, min: n
     throw new Error(`${name} must be an integer between ${min} and ${max}, got "${raw}"`)
   }
   return n
+}
+
+const WORKER_ON = ["1", "on", "true", "yes"]
+const WORKER_OFF = ["0", "off", "false", "no"]
+
+/** Unset means on: a single `npm start` must do everything. A typo must not silently turn the worker off. */
+export const parseWorkerFlag = (raw: string | undefined): boolean => {
+  if (raw === undefined || raw.trim() === "") return true
+  const value = raw.trim().toLowerCase()
+  if (WORKER_ON.includes(value)) return true
+  if (WORKER_OFF.includes(value)) return false
+  throw new Error(
+    `SITEHEALTH_WORKER must be one of ${WORKER_ON.join(", ")} (run the background worker in this process) or ` +
+      `${WORKER_OFF.join(", ")} (leave it to \`npm run worker\`), got "${raw}"`
+  )
 }
 
 const nonEmpty = (s: string | undefined): string | null => (s === undefined || s.trim() === "" ? null : s.trim())
@@ -42,7 +69,10 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): AppConfigShape
   maxBodyBytes: intFrom("SITEHEALTH_MAX_BODY_BYTES", env.SITEHEALTH_MAX_BODY_BYTES, 64 * 1024, 1024, 10 * 1024 * 1024),
   embeddedPgPort: intFrom("SITEHEALTH_EMBEDDED_PG_PORT", env.SITEHEALTH_EMBEDDED_PG_PORT, 54329, 1, 65535),
   secretKey: nonEmpty(env.SITEHEALTH_SECRET_KEY),
-  syncIntervalMinutes: intFrom("SITEHEALTH_SYNC_INTERVAL_MINUTES", env.SITEHEALTH_SYNC_INTERVAL_MINUTES, 60, 1, 7 * 24 * 60)
+  syncIntervalMinutes: intFrom("SITEHEALTH_SYNC_INTERVAL_MINUTES", env.SITEHEALTH_SYNC_INTERVAL_MINUTES, 60, 1, 7 * 24 * 60),
+  worker: parseWorkerFlag(env.SITEHEALTH_WORKER),
+  shutdownTimeoutMs: intFrom("SITEHEALTH_SHUTDOWN_TIMEOUT_MS", env.SITEHEALTH_SHUTDOWN_TIMEOUT_MS, 10_000, 0, 600_000),
+  shutdownDelayMs: intFrom("SITEHEALTH_SHUTDOWN_DELAY_MS", env.SITEHEALTH_SHUTDOWN_DELAY_MS, 0, 0, 600_000)
 })
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("sitehealth/AppConfig") {

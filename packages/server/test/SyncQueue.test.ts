@@ -70,12 +70,12 @@ describe("SyncQueue on PostgreSQL", () => {
     // The control project syncs without interruption.
     await a(request(control))
     await a(drainSyncs({ connectors }))
-    // Worker A takes the run and hangs inside the connector; then it is killed.
+    // Worker A takes the run and hangs inside the connector; then it is killed (no release: a crash).
     const started = Deferred.makeUnsafe<void>()
     const release = Deferred.makeUnsafe<void>()
     fake.behaviour = { kind: "hang", started, release }
     const { sync } = await a(request(killed))
-    const fiber = Effect.runFork(a.provide(runNextSync({ connectors })))
+    const fiber = Effect.runFork(a.provide(runNextSync({ connectors, releaseOnInterrupt: false })))
     await Effect.runPromise(Deferred.await(started))
     await Effect.runPromise(Fiber.interrupt(fiber))
     fake.behaviour = { kind: "ok" }

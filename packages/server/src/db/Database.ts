@@ -9,6 +9,13 @@ import { AppConfig } from "../Config.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrations } from "./Migrations.ts"
 
+/**
+ * Safe when several instances start at once (a rolling deploy, N replicas): on PostgreSQL, effect/sql's
+ * Migrator runs all pending migrations in ONE transaction that begins with `LOCK TABLE sitehealth_migrations
+ * IN ACCESS EXCLUSIVE MODE`, so the others wait for it, then read the latest applied id and find nothing left
+ * to do; creating the table itself tolerates a concurrent creator. No advisory lock is needed on top
+ * (ScaleOut.test.ts starts three servers at once on an empty database).
+ */
 export const runMigrations = Migrator.make({})({ loader: migrations, table: "sitehealth_migrations" })
 
 /** Where the database is: an explicit URL or the embedded cluster (started, and stopped with the scope). */

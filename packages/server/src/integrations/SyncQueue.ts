@@ -4,7 +4,9 @@
  * (partial unique index sync_runs_pending), so a second request returns the pending one and two workers
  * never sync one integration at once. Workers claim with FOR UPDATE SKIP LOCKED in a SHORT transaction and
  * run the connector outside it; a worker that dies leaves its run `running` with a lease that expires,
- * and the next claim takes it over (attempts + 1). Finishing is one transaction: the run's outcome, the
+ * and the next claim takes it over (attempts + 1); a worker that STOPS (SIGTERM) releases its run instead
+ * (back to queued at once, the attempt not counted), so another worker takes it without waiting for the
+ * lease. Finishing is one transaction: the run's outcome, the
  * integration's cursor/status/error and the project's data_version together; a finish whose attempt was
  * taken over meanwhile (the lease ran out) changes nothing.
  */
@@ -35,6 +37,12 @@ export interface SyncQueueShape {
   readonly claim: (now: Date, leaseMs: number) => Effect.Effect<SyncRunRecord | null>
   /** Extends the lease of the worker's attempt; false when the attempt was taken over or finished. */
   readonly renew: (run: SyncRunRecord, until: Date) => Effect.Effect<boolean>
+  /**
+   * The worker is stopping mid-run: the run goes back to `queued` with no lease, so any worker claims it at
+   * once, and the interrupted attempt is not counted (a deploy is not a failure of the run). False when the
+   * attempt was taken over or finished meanwhile.
+   */
+  readonly release: (run: SyncRunRecord) => Effect.Effect<boolean>
   /** The run succeeded: counts, the connector's new cursor, integration connected with last_success_at = now. */
   readonly succeed: (input: { readonly run: SyncRunRecord; readonly counts: Readonly<Record<string, number>>; readonly state: unknown; readonly now: Date }) => Effect.Effect<boolean>
   /**
@@ -123,6 +131,12 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
           })).pipe(Effect.orDie),
         renew: (run, until) =>
           sql`UPDATE sync_runs SET lease_until = ${until}
+              WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            Effect.orDie
+          ),
+        release: (run) =>
+          sql`UPDATE sync_runs SET status = 'queued', lease_until = NULL, attempts = attempts - 1
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             Effect.orDie
@@ -239,6 +253,13 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, leaseUntil: until })
+            return true
+          }),
+        release: (run) =>
+          Effect.sync(() => {
+            const r = current(run)
+            if (r === null) return false
+            runs.set(r.id, { ...r, status: "queued", leaseUntil: null, attempts: r.attempts - 1 })
             return true
           }),
         succeed: ({ counts, now, run, state }) =>

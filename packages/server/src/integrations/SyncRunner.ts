@@ -13,7 +13,9 @@
  * back in the queue for a later attempt; the third failed attempt — or any other failure (rejected or
  * undecryptable credentials, unknown site, malformed answer) — fails the run and puts the integration in
  * `error` with the message, which raises the integration_failing signal. A worker that dies mid-run
- * leaves a lease that expires; the next claim takes the run over (and counts the attempt).
+ * leaves a lease that expires; the next claim takes the run over (and counts the attempt). A worker that is
+ * STOPPED mid-run (its fiber interrupted: SIGTERM) interrupts the connector and releases the run back to the
+ * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */
 import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
 import { AppConfig } from "../Config.ts"
@@ -41,6 +43,11 @@ export interface RunnerOptions {
   /** Connector of a provider (tests pass their own); the registry by default. */
   readonly connectors?: ConnectorLookup
   readonly leaseMs?: number
+  /**
+   * What an interrupted run leaves behind: released back to the queue (default), or — false — the run left
+   * `running` under its lease, as a crash would (tests use it to stand for a killed process).
+   */
+  readonly releaseOnInterrupt?: boolean
 }
 
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -57,10 +64,12 @@ const failureOf = (cause: Cause.Cause<unknown>, provider: string): { readonly me
 
 /**
  * Claims one run and carries it to its end. Returns the run as recorded afterwards, or null when no run
- * was waiting. Never fails: a failure of the run is recorded on it.
+ * was waiting. Never fails: a failure of the run is recorded on it. Only the connector call can be
+ * interrupted; the claim and the bookkeeping around it are short statements that run to their end, so an
+ * interruption never leaves a run claimed without anyone knowing it (until its lease ran out).
  */
 export const runNextSync = (options: RunnerOptions = {}) =>
-  Effect.gen(function*() {
+  Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
     const queue = yield* SyncQueue
     const leaseMs = options.leaseMs ?? LEASE_MS
     const lookup = options.connectors ?? connectorFor
@@ -104,7 +113,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       })
       const exit = yield* Effect.scoped(Effect.gen(function*() {
         yield* Effect.forkScoped(renew)
-        return yield* Effect.exit(connector.sync({
+        return yield* Effect.exit(restore(connector.sync({
           projectId: project.id,
           timezone: project.timezone,
           currency: project.currency,
@@ -114,14 +123,23 @@ export const runNextSync = (options: RunnerOptions = {}) =>
           baseUrl: resolveBaseUrl(connector, connection.integration.baseUrl ?? null),
           credentials,
           http
-        }))
+        })))
       }))
       if (Exit.isSuccess(exit)) {
         const recorded = yield* queue.succeed({ run, counts: exit.value.counts, state: exit.value.state, now: yield* nowDate })
         if (!recorded) yield* Effect.logWarning(`sync ${run.id}: finished after its lease was taken over; the other attempt records the outcome`)
         return
       }
-      if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+      if (Cause.hasInterruptsOnly(exit.cause)) {
+        if (options.releaseOnInterrupt !== false) {
+          const released = yield* queue.release(run)
+          yield* Effect.logInfo(
+            `sync ${run.id} (${run.provider} of ${run.projectId}): worker stopping, ` +
+              (released ? "run released back to the queue" : "run was already taken over or finished")
+          )
+        }
+        return yield* Effect.failCause(exit.cause)
+      }
       const failure = failureOf(exit.cause, run.provider)
       if (Option.isNone(Cause.findErrorOption(exit.cause))) {
         yield* Effect.logError(`sync ${run.id} (${run.provider}) died`, Cause.pretty(exit.cause))
@@ -129,7 +147,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       return yield* finishFailed(failure.message, failure.transient)
     })
     return yield* queue.find(run.id)
-  })
+  }))
 
 /** Runs queued syncs until none is waiting (or `max` ran); returns them as recorded. */
 export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = {}) =>

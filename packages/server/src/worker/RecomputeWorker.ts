@@ -47,16 +47,29 @@ export const drainOnce = (options: {
  * Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. The
  * integrations' sync worker (integrations/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
  * it as a second fiber; it stops the whole worker only when it cannot start (no credentials key).
+ *
+ * Interrupting it (the process got SIGTERM) stops both fibers and returns only once they have ended: a
+ * recompute in progress rolls back (its transaction is the project's lock, so the lock goes with it) and a
+ * sync in progress is released back to the queue. Both need the database, so the caller must not close its
+ * pool before this returns — hence the explicit interrupt-and-await here rather than child fibers, which
+ * would be interrupted only when the whole calling fiber ends, after its scope (and pool) closed.
  */
 export const runWorker = Effect.gen(function*() {
   yield* Effect.logInfo("sitehealth: recompute worker started")
-  const syncs = yield* Effect.forkChild(runSyncWorker)
-  const recompute = drainOnce().pipe(
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
-    ),
-    Effect.andThen(Effect.sleep(POLL_INTERVAL)),
-    Effect.forever
+  const recompute = yield* Effect.forkChild(
+    drainOnce().pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
+      ),
+      Effect.andThen(Effect.sleep(POLL_INTERVAL)),
+      Effect.forever
+    )
   )
-  return yield* Effect.raceFirst(recompute, Fiber.join(syncs))
+  const syncs = yield* Effect.forkChild(runSyncWorker)
+  return yield* Effect.raceFirst(Fiber.join(recompute), Fiber.join(syncs)).pipe(
+    Effect.ensuring(Effect.andThen(
+      Fiber.interruptAll([recompute, syncs]),
+      Effect.logInfo("sitehealth: worker stopped")
+    ))
+  )
 })

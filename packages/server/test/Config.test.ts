@@ -1,0 +1,46 @@
+/** readConfig: the scale-out settings (SITEHEALTH_WORKER, the shutdown bounds) and their errors. */
+import { describe, expect, it } from "vitest"
+import { readConfig } from "../src/Config.ts"
+
+describe("SITEHEALTH_WORKER", () => {
+  it("is on when unset or empty: one `npm start` does everything", () => {
+    expect(readConfig({}).worker).toBe(true)
+    expect(readConfig({ SITEHEALTH_WORKER: "" }).worker).toBe(true)
+    expect(readConfig({ SITEHEALTH_WORKER: "  " }).worker).toBe(true)
+  })
+
+  it.each(["1", "on", "true", "yes", "ON", "True", " yes "])("%j turns it on", (value) => {
+    expect(readConfig({ SITEHEALTH_WORKER: value }).worker).toBe(true)
+  })
+
+  it.each(["0", "off", "false", "no", "OFF", "False", " no "])("%j turns it off", (value) => {
+    expect(readConfig({ SITEHEALTH_WORKER: value }).worker).toBe(false)
+  })
+
+  it.each(["2", "disabled", "of", "n", "-1"])("%j is refused at start-up with the accepted values, not read as on or off", (value) => {
+    expect(() => readConfig({ SITEHEALTH_WORKER: value })).toThrow(
+      `SITEHEALTH_WORKER must be one of 1, on, true, yes (run the background worker in this process) or 0, off, false, no (leave it to \`npm run worker\`), got "${value}"`
+    )
+  })
+})
+
+describe("graceful shutdown bounds", () => {
+  it("default to a 10 s drain and no delay", () => {
+    const config = readConfig({})
+    expect([config.shutdownTimeoutMs, config.shutdownDelayMs]).toEqual([10_000, 0])
+  })
+
+  it("are read in milliseconds", () => {
+    const config = readConfig({ SITEHEALTH_SHUTDOWN_TIMEOUT_MS: "2500", SITEHEALTH_SHUTDOWN_DELAY_MS: "5000" })
+    expect([config.shutdownTimeoutMs, config.shutdownDelayMs]).toEqual([2_500, 5_000])
+  })
+
+  it("refuse what is not a whole number of milliseconds in range, naming the variable", () => {
+    expect(() => readConfig({ SITEHEALTH_SHUTDOWN_TIMEOUT_MS: "10s" })).toThrow(
+      `SITEHEALTH_SHUTDOWN_TIMEOUT_MS must be an integer between 0 and 600000, got "10s"`
+    )
+    expect(() => readConfig({ SITEHEALTH_SHUTDOWN_DELAY_MS: "-1" })).toThrow(
+      `SITEHEALTH_SHUTDOWN_DELAY_MS must be an integer between 0 and 600000, got "-1"`
+    )
+  })
+})

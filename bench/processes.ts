@@ -1,0 +1,93 @@
+/** The servers under test as child processes: start, wait until they answer HTTP, sample RSS, stop. */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+
+export interface ServerProcess {
+  readonly name: string
+  readonly base: string
+  readonly child: ChildProcess
+  /** The last 64 KiB of its stdout and stderr, for error messages. */
+  readonly output: () => string
+  readonly stop: () => Promise<void>
+}
+
+const KEEP_OUTPUT = 64 * 1024
+
+export const startServer = async (options: {
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly env: NodeJS.ProcessEnv
+  readonly port: number
+  /** A path that answers (any status) once the server is up. */
+  readonly probePath: string
+  readonly cwd: string
+}): Promise<ServerProcess> => {
+  const child = spawn(process.execPath, [...options.args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  const collect = (d: Buffer) => {
+    output += d.toString("utf8")
+    if (output.length > KEEP_OUTPUT * 2) output = output.slice(-KEEP_OUTPUT)
+  }
+  child.stdout!.on("data", collect)
+  child.stderr!.on("data", collect)
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill("SIGTERM")
+    // A clean exit writes the --cpu-prof profile; a server that hangs on shutdown is killed after 15 s.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+    await exited
+    clearTimeout(timer)
+  }
+  const base = `http://127.0.0.1:${options.port}`
+  const started = Date.now()
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${options.name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`)
+    }
+    if (Date.now() - started > 120_000) {
+      await stop()
+      throw new Error(`${options.name} did not answer on ${base} within 120 s:\n${output.slice(-4000)}`)
+    }
+    const answered = await fetch(base + options.probePath, { signal: AbortSignal.timeout(2000) }).then(
+      async (r) => {
+        await r.arrayBuffer()
+        return true
+      },
+      () => false
+    )
+    if (answered) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { name: options.name, base, child, output: () => output, stop }
+}
+
+/** VmRSS of a process in bytes (Linux /proc), or null when it is gone or /proc is not there. */
+export const rssOf = (pid: number): number | null => {
+  try {
+    const status = Fs.readFileSync(`/proc/${pid}/status`, "utf8")
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)
+    return m === null ? null : Number(m[1]) * 1024
+  } catch {
+    return null
+  }
+}
+
+/** Samples a process's RSS every 100 ms until stopped; returns the peak seen (bytes), null if never read. */
+export const sampleRss = (pid: number | undefined) => {
+  let peak: number | null = null
+  const read = () => {
+    if (pid === undefined) return
+    const rss = rssOf(pid)
+    if (rss !== null && (peak === null || rss > peak)) peak = rss
+  }
+  read()
+  const timer = setInterval(read, 100)
+  return {
+    stop: (): number | null => {
+      clearInterval(timer)
+      read()
+      return peak
+    }
+  }
+}

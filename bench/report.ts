@@ -1,0 +1,130 @@
+/** The bench's output: rows, throughput ratios, targets (met / not met), as markdown and as JSON. */
+import * as Os from "node:os"
+import type { Measurement } from "./load.ts"
+
+export type ServerName = "ours" | "fastify" | "bare"
+
+export interface Row {
+  readonly scenario: string
+  readonly server: ServerName
+  readonly endpoint: string
+  readonly requestsPerSecond: number | null
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+  readonly errors: number
+  /** Peak VmRSS of the server process during the scenario, MB; the database is another process. */
+  readonly peakRssMb: number | null
+  readonly note: string
+  /** Every round (health), or the one run. */
+  readonly runs: ReadonlyArray<Measurement>
+}
+
+export interface Target {
+  readonly target: string
+  readonly measured: string
+  /** null: the scenario it needs was not run. */
+  readonly met: boolean | null
+}
+
+export interface Ratios {
+  readonly oursOverFastify: number | null
+  readonly oursOverBare: number | null
+}
+
+export const TARGETS = {
+  healthVsFastify: 1.0,
+  p99AtRateMs: 25,
+  rssMb: 200,
+  analytics12mP50Ms: 50
+} as const
+
+export const mb = (bytes: number | null): number | null => (bytes === null ? null : Math.round(bytes / 1024 / 1024))
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+export const ratiosOf = (rows: ReadonlyArray<Row>): Ratios => {
+  const rps = (server: ServerName) => rows.find((r) => r.scenario === "health" && r.server === server)?.requestsPerSecond ?? null
+  const ours = rps("ours")
+  const ratio = (peer: number | null) => (ours === null || peer === null || peer === 0 ? null : round2(ours / peer))
+  return { oursOverFastify: ratio(rps("fastify")), oursOverBare: ratio(rps("bare")) }
+}
+
+export const targetsOf = (rows: ReadonlyArray<Row>, ratios: Ratios, rate: number): ReadonlyArray<Target> => {
+  const ours = rows.filter((r) => r.server === "ours")
+  const rateRow = ours.find((r) => r.scenario === "rate")
+  const analytics = ours.find((r) => r.scenario === "analytics-12m")
+  const rss = ours.map((r) => r.peakRssMb).filter((x): x is number => x !== null)
+  const peakRss = rss.length === 0 ? null : Math.max(...rss)
+  return [
+    {
+      target: `health throughput ≥ ${TARGETS.healthVsFastify.toFixed(1)}× fastify`,
+      measured: ratios.oursOverFastify === null ? "not run" : `${ratios.oursOverFastify}×`,
+      met: ratios.oursOverFastify === null ? null : ratios.oursOverFastify >= TARGETS.healthVsFastify
+    },
+    {
+      target: `health p99 < ${TARGETS.p99AtRateMs} ms at ${rate.toLocaleString("en-US")} req/s`,
+      measured: rateRow === undefined ? "not run" : `${rateRow.p99} ms (at ${rateRow.requestsPerSecond} req/s)`,
+      met: rateRow === undefined ? null : rateRow.p99 < TARGETS.p99AtRateMs
+    },
+    {
+      target: `server RSS < ${TARGETS.rssMb} MB`,
+      measured: peakRss === null ? "not measured" : `${peakRss} MB peak`,
+      met: peakRss === null ? null : peakRss < TARGETS.rssMb
+    },
+    {
+      target: `analytics 12m p50 < ${TARGETS.analytics12mP50Ms} ms`,
+      measured: analytics === undefined ? "not run" : `${analytics.p50} ms`,
+      met: analytics === undefined ? null : analytics.p50 < TARGETS.analytics12mP50Ms
+    }
+  ]
+}
+
+export const machineInfo = () => {
+  const cpus = Os.cpus()
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? "unknown",
+    memoryGb: Math.round(Os.totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${Os.platform()} ${Os.release()}`,
+    // The machine may be shared: a load average near the core count at the start makes every figure suspect.
+    loadAverageAtStart: Os.loadavg().map((l) => Math.round(l * 100) / 100)
+  }
+}
+
+const show = (v: number | null) => (v === null ? "–" : String(v))
+const mark = (met: boolean | null) => (met === null ? "–" : met ? "met" : "NOT met")
+
+export const markdown = (input: {
+  readonly rows: ReadonlyArray<Row>
+  readonly ratios: Ratios
+  readonly targets: ReadonlyArray<Target>
+  readonly machine: ReturnType<typeof machineInfo>
+  readonly header: string
+}): string => {
+  const m = input.machine
+  const lines = [
+    input.header,
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}, load average ${m.loadAverageAtStart.join(" ")} at start`,
+    ...(m.loadAverageAtStart[0] > m.cpus / 2
+      ? [`WARNING: load average ${m.loadAverageAtStart[0]} on ${m.cpus} cores at the start: something else is using the CPU, the figures are not reliable.`]
+      : []),
+    "",
+    "| scenario | server | endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | note |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ...input.rows.map((r) =>
+      `| ${r.scenario} | ${r.server} | ${r.endpoint} | ${show(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${show(r.peakRssMb)} | ${r.note} |`
+    )
+  ]
+  if (input.ratios.oursOverFastify !== null || input.ratios.oursOverBare !== null) {
+    lines.push("", `Health throughput: ours/fastify ${show(input.ratios.oursOverFastify)}×, ours/bare ${show(input.ratios.oursOverBare)}×`)
+  }
+  lines.push(
+    "",
+    "| target | measured | |",
+    "|---|---|---|",
+    ...input.targets.map((t) => `| ${t.target} | ${t.measured} | ${mark(t.met)} |`)
+  )
+  return lines.join("\n")
+}

@@ -4,16 +4,18 @@
  * Authentication middleware), the Idempotency-Key on POSTs, retries, and the translation of whatever
  * failed into a `CliFailure` with its exit code.
  *
- * Retries: GET requests retry network errors and 5xx answers up to 3 times with exponential backoff
- * (250 ms, 500 ms, 1 s). Any request answered 429 is retried once after its Retry-After (the rate limit
- * is checked before anything happens, so nothing was done), if the wait is at most the cap
- * (SITEHEALTH_MAX_RETRY_AFTER seconds, default 60); a second 429 is exit 7.
+ * Retries: GET requests, and POSTs (each carries its own Idempotency-Key, the same on every attempt, so the
+ * API acts at most once), retry network errors and 5xx answers up to 3 times with exponential backoff
+ * (250 ms, 500 ms, 1 s). A POST answered 409 with Retry-After (its key's first attempt is still running on
+ * the server) is retried after that wait, within the same 3 retries. Any request answered 429 is retried
+ * once after its Retry-After (the rate limit is checked before anything happens, so nothing was done), if
+ * the wait is at most the cap (SITEHEALTH_MAX_RETRY_AFTER seconds, default 60); a second 429 is exit 7.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { Authentication } from "@sitehealth/domain/Authentication"
+import { Authentication, IdempotencyKeyReusedWire } from "@sitehealth/domain/Authentication"
 import {
   BadRequestWire,
   ConflictWire,
@@ -38,6 +40,7 @@ const WIRES: Record<string, { readonly status: number; readonly wire: Schema.Cod
   Forbidden: { status: 403, wire: ForbiddenWire },
   NotFound: { status: 404, wire: NotFoundWire },
   Conflict: { status: 409, wire: ConflictWire },
+  IdempotencyKeyReused: { status: 422, wire: IdempotencyKeyReusedWire },
   PayloadTooLarge: { status: 413, wire: PayloadTooLargeWire },
   RateLimited: { status: 429, wire: RateLimitedWire },
   InternalError: { status: 500, wire: InternalErrorWire },
@@ -72,7 +75,9 @@ export const retryAfterSeconds = (header: string | undefined, nowMs: number): nu
 
 const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.transform(client, (effect, request) => {
-    const idempotent = request.method === "GET" || request.method === "HEAD"
+    // Safe to send again: a read, or a POST whose Idempotency-Key makes the API act at most once.
+    const keyed = request.method === "POST" && request.headers["idempotency-key"] !== undefined
+    const idempotent = request.method === "GET" || request.method === "HEAD" || keyed
     const backoff = (attempt: number) => Effect.sleep(policy.baseDelayMs * 2 ** attempt)
     const attemptFrom = (
       attempt: number,
@@ -97,6 +102,12 @@ const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.H
             if (response.status >= 500 && idempotent && attempt < policy.attempts) {
               return Effect.andThen(backoff(attempt), attemptFrom(attempt + 1, retriedRateLimit))
             }
+            // 409 with Retry-After: the key's first attempt (one whose answer we never got) is still running.
+            const inProgressWait = retryAfterSeconds(response.headers["retry-after"], Date.now())
+            if (response.status === 409 && keyed && inProgressWait !== null && attempt < policy.attempts) {
+              const wait = Math.min(inProgressWait, policy.maxRetryAfterSeconds)
+              return Effect.andThen(Effect.sleep(wait * 1000), attemptFrom(attempt + 1, retriedRateLimit))
+            }
             return Effect.succeed(response)
           }
         })
@@ -104,6 +115,7 @@ const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.H
     return attemptFrom(0, false)
   })
 
+/** A fresh key per POST, set before the retrying client, so every attempt of one call carries the same key. */
 const addIdempotencyKey = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.mapRequest(client, (request) =>
     request.method === "POST" ? HttpClientRequest.setHeader(request, "idempotency-key", crypto.randomUUID()) : request)

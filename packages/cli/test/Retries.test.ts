@@ -65,19 +65,21 @@ describe("retries", () => {
     expect(real.stderr).toMatch(/retry after \d+s/)
   })
 
-  it("5xx: a GET backs off and retries; a POST is not retried", async () => {
+  it("5xx: a GET backs off and retries; so does a POST, with the same Idempotency-Key every time", async () => {
     server.faults.push(unavailable, unavailable, unavailable, unavailable)
     const before = server.requests.length
     const get = await runCli(["projects", "list"], env())
     expect(get.code).toBe(3) // 503 every time: the server cannot reach its database
     expect(server.requests.length - before).toBe(4) // 1 + 3 retries
 
-    server.faults.push(unavailable)
+    server.faults.push(unavailable, unavailable, unavailable, unavailable)
     const beforePost = server.requests.length
     const post = await runCli(["tokens", "create", "--yes"], env())
     expect(post.code).toBe(3)
-    expect(server.requests.length - beforePost).toBe(1)
-    expect(server.requests.at(-1)!.method).toBe("POST")
-    expect(server.requests.at(-1)!.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/)
+    const posts = server.requests.slice(beforePost)
+    expect(posts).toHaveLength(4) // the preview's POST: 1 + 3 retries; the confirming one is never sent
+    expect(posts.every((r) => r.method === "POST")).toBe(true)
+    expect(posts[0]!.headers["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(new Set(posts.map((r) => r.headers["idempotency-key"])).size).toBe(1)
   })
 })

@@ -1,7 +1,7 @@
 /** The one HttpApi contract of /api/v1. */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Authentication, RequestErrors } from "./Authentication.ts"
+import { Authentication, Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, RequestErrors } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
 import { operationOf } from "./Permissions.ts"
@@ -31,19 +31,41 @@ const op = <E extends { readonly identifier: string }>(endpoint: E): E => {
     ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."
     : `Requires the \`${operation.permission}\` permission.`
   const gate = operation.confirmGate ? " Changes nothing and answers a preview unless confirmed." : ""
+  const top = endpoint as unknown as HttpApiEndpoint.Top
+  const idempotent = top.middlewares.has(Idempotency as any)
+  const retry = idempotent
+    ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`) instead of acting twice."
+    : ""
   // annotateMerge keeps the endpoint's type; the cast only spares restating its generics here.
-  return (endpoint as unknown as HttpApiEndpoint.Top).annotateMerge(
+  return top.annotateMerge(
     OpenApi.annotations({
       summary: operation.summary,
-      description: `${access}${gate}`,
+      description: `${access}${gate}${retry}`,
       override: {
         "x-permission": operation.permission,
         "x-kind": operation.kind,
         "x-confirm-gate": operation.confirmGate
-      }
+      },
+      // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here.
+      ...(idempotent ? { transform: withIdempotencyKeyParameter } : {})
     })
   ) as unknown as E
 }
+
+const withIdempotencyKeyParameter = (operation: Record<string, any>): Record<string, any> => ({
+  ...operation,
+  parameters: [
+    ...(operation.parameters ?? []),
+    {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Optional; 1–255 printable ASCII characters, unique per intended action (a UUID). Kept 24 h per token: the same key and body replays the stored answer; another body answers 422; a key whose first request is still running answers 409 with Retry-After.",
+      schema: { type: "string", minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: "^[\\x20-\\x7E]+$" }
+    }
+  ]
+})
 
 const projectParams = { id: Schema.String }
 const scoped = [NotFoundWire, ForbiddenWire] as const
@@ -127,12 +149,12 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
       payload: [SyncPayload, Schema.Null],
       success: Envelope("SyncResponse", SyncResult, { status: 202 }),
       error: scoped
-    })),
+    }).middleware(Idempotency)),
     op(HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    })),
+    }).middleware(Idempotency)),
     op(HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
@@ -154,7 +176,7 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       payload: CreateExpense,
       success: Envelope("ExpenseCreatedResponse", ExpenseCreated, { status: 201 }),
       error: scoped
-    })),
+    }).middleware(Idempotency)),
     op(HttpApiEndpoint.delete("deleteExpense", "/projects/:id/expenses/:expenseId", {
       params: { id: Schema.String, expenseId: Schema.String },
       success: Envelope("ExpenseDeletedResponse", ExpenseDeleted),
@@ -177,7 +199,7 @@ export class TokensApi extends HttpApiGroup.make("tokens")
         Envelope("TokenMintedResponse", TokenMinted, { status: 201 })
       ],
       error: [...scoped, BadRequestWire]
-    })),
+    }).middleware(Idempotency)),
     op(HttpApiEndpoint.delete("revokeToken", "/tokens/:id", {
       params: { id: Schema.String },
       query: RevokeQuery,
@@ -188,6 +210,8 @@ export class TokensApi extends HttpApiGroup.make("tokens")
   )
   .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}
 
+// Every POST carries the Idempotency middleware, declared on the endpoint itself: endpoint middleware runs
+// inside the API-level Authentication below, so it sees the authenticated token.
 export class SiteHealthApi extends HttpApi.make("sitehealth")
   .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi)
   .middleware(Authentication)

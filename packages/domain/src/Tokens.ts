@@ -56,7 +56,13 @@ export const TokenPreview = Schema.Struct({
 
 export const TokenMinted = Schema.Struct({
   token: TokenMetadata,
-  secret: Schema.String.annotate({ description: "The token itself, `svc_…`. Shown once; store it now." })
+  secret: Schema.NullOr(Schema.String).annotate({
+    description:
+      "The token itself, `svc_…`. Shown once; store it now. null only in a replay of the mint (same Idempotency-Key), which never shows the secret again"
+  }),
+  secretRedacted: Schema.optionalKey(Schema.Boolean).annotate({
+    description: "true in a replayed mint answer: the token exists, but its secret is not kept and cannot be shown again"
+  })
 }).annotate({ identifier: "TokenMinted" })
 
 export const RevokePayload = Schema.Struct({ confirm: Confirm }).annotate({ identifier: "RevokeTokenRequest" })

@@ -8,7 +8,7 @@
  * Arguments the contract cannot decode (a period that does not exist, a negative amount…) are sent as
  * given (HttpSend), so that the agent gets the API's own 400 with its `issues` — the API alone validates.
  */
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Context, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
@@ -37,6 +37,11 @@ export const decodeInput = (tool: NonNullable<ApiRequest["tool"]>): Decoded | nu
   }
 }
 
+/** The call's Idempotency-Key, provided per call: the typed client is shared by every call. */
+const CallIdempotencyKey = Context.Reference<string | undefined>("sitehealth/mcp/CallIdempotencyKey", {
+  defaultValue: () => undefined
+})
+
 export const apiClientSend = (baseUrl: string, token: string): Send => {
   const raw = httpSend(baseUrl, token)
   const runtime = ManagedRuntime.make(
@@ -47,9 +52,13 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
   const client = runtime.runPromise(
     HttpApiClient.make(SiteHealthApi, {
       baseUrl,
-      // POSTs carry an Idempotency-Key (the API will honour it once it supports one).
-      transformClient: HttpClient.mapRequest((request) =>
-        request.method === "POST" ? HttpClientRequest.setHeader(request, "idempotency-key", crypto.randomUUID()) : request)
+      // POSTs carry the call's Idempotency-Key (the same on every attempt of the call: Retry.ts).
+      transformClient: HttpClient.mapRequestEffect((request: HttpClientRequest.HttpClientRequest) =>
+        Effect.gen(function*() {
+          if (request.method !== "POST") return request
+          const key = yield* CallIdempotencyKey
+          return HttpClientRequest.setHeader(request, "idempotency-key", key ?? crypto.randomUUID())
+        }))
     })
   )
 
@@ -70,7 +79,7 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
             body = null
           }
           return { status: response.status as number, body }
-        }) as Effect.Effect<ApiAnswer, unknown>
+        }).pipe(Effect.provideService(CallIdempotencyKey, request.idempotencyKey)) as Effect.Effect<ApiAnswer, unknown>
       )
     } catch (error) {
       return unreachable(baseUrl, error)

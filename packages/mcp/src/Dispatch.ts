@@ -11,6 +11,8 @@ export interface ApiRequest {
   /** Path and query string, `/api/v1/projects/prj_1/analytics?period=7d`. */
   readonly url: string
   readonly body?: unknown
+  /** Sent as `Idempotency-Key` on a POST: the same on every attempt of one call (Retry.ts). */
+  readonly idempotencyKey?: string
   /** The tool call it was built from: a typed client (ApiClientSend) calls the endpoint from these. */
   readonly tool?: { readonly spec: ToolSpec; readonly params: Record<string, unknown>; readonly query: Record<string, unknown>; readonly payload?: Record<string, unknown> }
 }

@@ -9,7 +9,7 @@ import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 export const httpSend = (baseUrl: string, token: string): Send => async (request: ApiRequest): Promise<ApiAnswer> => {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" }
   if (request.body !== undefined) headers["content-type"] = "application/json"
-  if (request.method === "POST") headers["idempotency-key"] = crypto.randomUUID()
+  if (request.method === "POST") headers["idempotency-key"] = request.idempotencyKey ?? crypto.randomUUID()
   try {
     const response = await fetch(new URL(request.url, baseUrl), {
       method: request.method,

@@ -19,6 +19,7 @@ import {
 import type { Permission } from "@sitehealth/domain/Permissions"
 import { requestFor, resultOf, type Send } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
+import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
 import { deriveTools, type ToolSpec } from "./Tools.ts"
 
 export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
@@ -28,6 +29,8 @@ export interface McpOptions {
   /** The token, to find its own entry in `GET /tokens`; omit to list every tool. */
   readonly token?: string
   readonly readOnly?: boolean
+  /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
+  readonly retry?: RetryPolicy
 }
 
 const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null
@@ -54,6 +57,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
   const all = deriveTools()
   const registered = options.readOnly ? all.filter((t) => t.kind === "read") : all
   const byName = new Map(registered.map((t) => [t.definition.name, t] as const))
+  const sendTool = withRetries(options.send, options.retry ?? DEFAULT_RETRY)
   let permissions: Promise<ReadonlyArray<Permission> | null> | undefined
   const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
     if (options.token === undefined) return registered
@@ -84,7 +88,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
         isError: true
       }
     }
-    const answer = await options.send(requestFor(spec, request.params.arguments ?? {}))
+    const answer = await sendTool(requestFor(spec, request.params.arguments ?? {}))
     return resultOf(spec, answer) as any
   })
 

@@ -10,6 +10,7 @@ import { SiteHealthApi } from "../../domain/src/Api.ts"
 import { AppConfig } from "./Config.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
+import { IdempotencyLive } from "./http/Idempotency.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
 import { IntegrationsHttp } from "./integrations/Http.ts"
@@ -30,7 +31,7 @@ const errorResponse = (status: number, message: string, type: string) =>
 
 const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
-  Layer.provide([AuthenticationLive, RequestErrorsLive])
+  Layer.provide([AuthenticationLive, RequestErrorsLive, IdempotencyLive])
 )
 
 const SystemRoutes = Layer.mergeAll(
@@ -42,10 +43,10 @@ const SystemRoutes = Layer.mergeAll(
       HttpRouter.add(
         "GET",
         "/readyz",
-        Effect.map(readiness.check, (ok) =>
-          ok
+        Effect.map(readiness.status, (status) =>
+          status === "ready"
             ? HttpServerResponse.jsonUnsafe({ status: "ready" })
-            : HttpServerResponse.jsonUnsafe({ status: "unavailable", reason: "database unreachable" }, { status: 503 }))
+            : HttpServerResponse.jsonUnsafe({ status: "unavailable", reason: status }, { status: 503 }))
       ))
   ),
   // Lowest priority in the router: only what matched nothing else lands here.
@@ -63,6 +64,13 @@ const reasonFor: Record<number, string> = {
   415: "unsupported_media_type",
   500: "internal_error"
 }
+
+/**
+ * Every answer is one account's data, or says whether a token works: no browser or shared cache may keep
+ * it (token secrets above all). Set on the way out of SafetyNet, so its own error answers carry it too.
+ */
+const noStore = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeader(response, "cache-control", "no-store")
 
 /**
  * Outermost layer of every request: rejects bodies over the cap before reading them, bounds the bytes
@@ -101,7 +109,7 @@ const SafetyNet = HttpRouter.middleware(
         )
       }
       return response
-    })),
+    }).pipe(Effect.map(noStore))),
   { global: true }
 )
 

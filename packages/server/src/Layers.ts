@@ -4,6 +4,7 @@ import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { AppRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
+import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
 import { FxRepo } from "./fx/FxRepo.ts"
 import { RateLimiter } from "./http/RateLimiter.ts"
@@ -35,6 +36,7 @@ export const SqlRepos = Layer.mergeAll(
   SnapshotsRepo.sql, SignalsRepo.sql, JobsRepo.sql,
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
+  IdempotencyRepo.sql,
   Readiness.sql
 )
 
@@ -53,6 +55,7 @@ export const MemoryRepos = Layer.mergeAll(
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
   // Composed from the repositories above (the same memoised instances), as the SQL one joins their tables.
   AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory])),
+  IdempotencyRepo.memory,
   Readiness.memory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 

@@ -88,6 +88,14 @@ const createCommand = Command.make(
         yield* confirmOrRefuse(preview, `This would mint a token:\n${Render.tokenDraft(style(), preview.token)}\n${preview.message}`, "Mint this token?", input.yes)
         const minted = yield* call(api.tokens.createToken({ payload: { ...draft, confirm: true } }))
         if (!("secret" in minted)) return yield* localFailure(EXIT.failure, "unexpected_response", "the API answered a preview to a confirmed request")
+        if (minted.secret === null) {
+          // A replay: the first attempt minted the token but its answer was lost, and the API keeps no secret.
+          return yield* localFailure(
+            EXIT.failure,
+            "secret_lost",
+            `minted ${minted.token.id} (${minted.token.name}), but its answer was lost in transit and the secret cannot be shown again: revoke it (sitehealth tokens revoke ${minted.token.id}) and mint another`
+          )
+        }
         if (json) yield* printJson(minted)
         else {
           yield* writeErr(`minted ${minted.token.id} (${minted.token.name})`)

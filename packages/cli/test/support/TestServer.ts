@@ -28,6 +28,13 @@ export interface Recorded {
   readonly headers: Http.IncomingHttpHeaders
 }
 
+export type LostAnswer =
+  & { readonly when?: (request: Recorded) => boolean }
+  & (
+    | { readonly kind: "reset" }
+    | { readonly kind: "replaced"; readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }
+  )
+
 export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
   const config: AppConfigShape = { ...readConfig({}), redisUrl: null, ...overrides }
   const scope = Effect.runSync(Scope.make())
@@ -40,6 +47,11 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
   const requests: Array<Recorded> = []
   /** Answers to give instead of the app's, in order (to test retries); each is used once. */
   const faults: Array<{ readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }> = []
+  /**
+   * Answers lost AFTER the app handled the request (its effect is done): the connection is reset, or a
+   * proxy's answer replaces the app's. Each is used once, by the first request its `when` accepts.
+   */
+  const lost: Array<LostAnswer> = []
   const server = Http.createServer(async (req, res) => {
     const chunks: Array<Buffer> = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
@@ -57,6 +69,17 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
     const response = await handler(
       new Request(url, { method: req.method ?? "GET", headers, ...(body === "" || req.method === "GET" ? {} : { body }) })
     )
+    const lostIndex = lost.findIndex((l) => l.when === undefined || l.when(requests.at(-1)!))
+    if (lostIndex >= 0) {
+      const [answer] = lost.splice(lostIndex, 1)
+      if (answer!.kind === "reset") {
+        req.socket.destroy()
+        return
+      }
+      res.writeHead(answer!.status, { "content-type": "application/json", ...answer!.headers })
+      res.end(JSON.stringify(answer!.body))
+      return
+    }
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
     res.end(Buffer.from(await response.arrayBuffer()))
   })
@@ -82,6 +105,7 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
     port,
     requests,
     faults,
+    lost,
     run,
     newAccount,
     mint,

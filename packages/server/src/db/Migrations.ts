@@ -1,6 +1,7 @@
 /** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
@@ -132,5 +133,6 @@ export const migrations = Migrator.fromRecord({
   "0005_search": searchMigration,
   "0006_snapshots": snapshotsMigration,
   "0007_integrations": integrationsMigration,
-  "0008_health_encoded": m0008
+  "0008_health_encoded": m0008,
+  "0009_idempotency": idempotencyMigration
 })

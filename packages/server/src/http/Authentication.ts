@@ -74,7 +74,15 @@ export const AuthenticationLive = Layer.effect(
           const now = new Date(nowMs)
           if (!isEntitled(account, now)) return yield* TrialExpired.of()
 
-          if (operation?.permission && !token.permissions.includes(operation.permission)) {
+          // Deny by default: an endpoint the operation table does not list is refused, never let through
+          // (test/OperationsTable.test.ts keeps the table and the contract in step).
+          if (operation === undefined) {
+            return yield* new Forbidden({
+              message: `The operation ${endpoint.identifier} is not allowed through the API`,
+              type: "operation_not_allowed"
+            })
+          }
+          if (operation.permission !== null && !token.permissions.includes(operation.permission)) {
             return yield* new Forbidden({
               message: `This token lacks the ${operation.permission} permission`,
               type: "missing_permission",

@@ -33,9 +33,28 @@ export const generateSecret = (): string => {
 export const isWellFormedSecret = (secret: string): boolean => {
   if (secret.length !== SECRET_LENGTH || !SHAPE.test(secret)) return false
   const random = secret.slice(SECRET_PREFIX.length, SECRET_PREFIX.length + RANDOM_LENGTH)
-  return checksumOf(random) === secret.slice(SECRET_PREFIX.length + RANDOM_LENGTH)
+  return constantTimeEqual(checksumOf(random), secret.slice(SECRET_PREFIX.length + RANDOM_LENGTH))
 }
 
+/**
+ * Equality of two strings in time that does not depend on where they first differ (only on their
+ * lengths, which are public: fixed-size checksums, digests and keys). Use it wherever JS compares a
+ * secret, a checksum or a digest of one, so response timing cannot be used to guess it byte by byte.
+ */
+export const constantTimeEqual = (a: string, b: string): boolean => {
+  const x = Buffer.from(a, "utf8")
+  const y = Buffer.from(b, "utf8")
+  return x.length === y.length && Crypto.timingSafeEqual(x, y)
+}
+
+/**
+ * The stored form of a secret. Finding a token by this digest is an indexed equality lookup in the
+ * database, which is not constant-time — and needs not be: its timing can at most reveal how much of a
+ * stored SHA-256 digest a guess's digest shares, and that gives nothing towards a secret (finding an input
+ * with a chosen digest prefix is a preimage search; the secret itself has 178 random bits). The checksum
+ * above is no secret either (anyone can compute it from the random part); it is compared with
+ * constantTimeEqual anyway, so that no comparison on the token path is left for a reviewer to reason about.
+ */
 export const hashSecret = (secret: string): string => Crypto.createHash("sha256").update(secret).digest("hex")
 
 /** What the metadata shows to recognise a token: `svc_…` and the last 4 characters. */

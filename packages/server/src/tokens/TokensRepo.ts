@@ -6,6 +6,7 @@ import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, TokenRecord, TokenWithAccount } from "../store/Records.ts"
+import { constantTimeEqual } from "./TokenSecret.ts"
 
 export interface TokensRepoShape {
   readonly insert: (token: TokenRecord) => Effect.Effect<TokenRecord>
@@ -101,7 +102,7 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
         findBySecretHash: (hash) =>
           Effect.sync(() => {
             for (const token of db.tokens.values()) {
-              if (token.secretSha256 === hash) {
+              if (constantTimeEqual(token.secretSha256, hash)) {
                 const account = db.accounts.get(token.accountId)
                 return account ? { token, account } : null
               }

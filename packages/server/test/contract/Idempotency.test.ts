@@ -1,0 +1,334 @@
+/**
+ * Idempotency-Key on the POST endpoints (http/Idempotency.ts): replay with Idempotent-Replayed and no
+ * second effect, 422 for another request under the same key, 409 while the first is running, keys scoped
+ * to the token and kept 24 h, a mint replay without its secret (nor a secret in the store), 400 on a
+ * malformed key, and a key freed by a failure.
+ */
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
+import { requestHash } from "../../src/http/Idempotency.ts"
+import { ABANDONED_AFTER_MS, IdempotencyRepo, KEEP_MS } from "../../src/http/IdempotencyRepo.ts"
+import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
+import { expectError } from "../support/Expect.ts"
+import { makeHarness, store, type Harness } from "../support/Harness.ts"
+
+let h: Harness
+beforeAll(async () => {
+  h = await makeHarness()
+})
+afterAll(() => h.close())
+
+const expense = {
+  amount: 4999,
+  category: "hosting",
+  description: "VPS for November",
+  incurredOn: "2026-11-01",
+  recurrence: "monthly"
+} as const
+
+const expensesPath = (projectId: string) => `/api/v1/projects/${projectId}/expenses`
+let counter = 0
+const newKey = () => `key-${Date.now()}-${++counter}`
+
+const post = (path: string, token: string, key: string | null, body?: unknown) =>
+  h.call("POST", path, { token, ...(body === undefined ? {} : { body }), headers: key === null ? {} : { "idempotency-key": key } })
+
+const expenseCount = async (token: string, projectId: string) => {
+  const r = await h.call("GET", `${expensesPath(projectId)}?limit=100`, { token })
+  expect(r.status, r.text).toBe(200)
+  return r.json.data.expenses.length as number
+}
+
+const withRepo = <A>(f: (repo: IdempotencyRepo["Service"]) => Effect.Effect<A>) =>
+  h.run(Effect.flatMap(Effect.service(IdempotencyRepo), f))
+
+describe("Idempotency-Key: replay", () => {
+  it("the same key and body: the stored answer again (same status and body), Idempotent-Replayed: true, one expense", async () => {
+    const { projects, secret } = await h.newAccount()
+    const key = newKey()
+    const first = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(first.status, first.text).toBe(201)
+    expect(first.headers.get("idempotent-replayed")).toBeNull()
+
+    const again = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(again.status).toBe(201)
+    expect(again.text).toBe(first.text)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.headers.get("content-type")).toMatch(/^application\/json/)
+
+    // The same JSON with its fields in another order and other whitespace is the same request.
+    const reordered = `{ "recurrence": "monthly", "incurredOn": "2026-11-01",\n "description": "VPS for November", "category": "hosting", "amount": 4999 }`
+    const third = await h.call("POST", expensesPath(projects[0].id), {
+      token: secret,
+      rawBody: reordered,
+      headers: { "idempotency-key": key }
+    })
+    expect(third.status).toBe(201)
+    expect(third.text).toBe(first.text)
+    expect(third.headers.get("idempotent-replayed")).toBe("true")
+
+    expect(await expenseCount(secret, projects[0].id)).toBe(1)
+    // Without a key, every POST acts.
+    expect((await post(expensesPath(projects[0].id), secret, null, expense)).status).toBe(201)
+    expect((await post(expensesPath(projects[0].id), secret, null, expense)).status).toBe(201)
+    expect(await expenseCount(secret, projects[0].id)).toBe(3)
+  })
+
+  it("a queued sync is replayed the same (202, same run)", async () => {
+    const { projects, secret } = await h.newAccount()
+    await h.run(Effect.flatMap(Effect.service(IntegrationsRepo), (integrations) =>
+      integrations.connect({
+        projectId: projects[0].id,
+        provider: "demo",
+        credentials: null,
+        baseUrl: null,
+        syncIntervalMinutes: null,
+        now: new Date(h.time.now())
+      })))
+    const path = `/api/v1/projects/${projects[0].id}/integrations/demo/sync`
+    const key = newKey()
+    const first = await post(path, secret, key, { mode: "full" })
+    expect(first.status, first.text).toBe(202)
+    const again = await post(path, secret, key, { mode: "full" })
+    expect(again.status).toBe(202)
+    expect(again.text).toBe(first.text)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+  })
+
+  it("the handler's own 4xx is stored and replayed; a request the API could not decode is not (the key stays free)", async () => {
+    const { secret } = await h.newAccount()
+    const other = await h.newAccount()
+    const key = newKey()
+    const first = await post(expensesPath(other.projects[0].id), secret, key, expense)
+    expectError(first, 404, "not_found")
+    const again = await post(expensesPath(other.projects[0].id), secret, key, expense)
+    expect(again.status).toBe(404)
+    expect(again.text).toBe(first.text)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+
+    const mine = await h.newAccount()
+    const invalidKey = newKey()
+    const invalid = await post(expensesPath(mine.projects[0].id), mine.secret, invalidKey, { ...expense, amount: -1 })
+    expectError(invalid, 400, "invalid_request")
+    expect(await withRepo((r) => r.find(mine.token.id, invalidKey))).toBeNull()
+    // The corrected request under the same key acts (not 422).
+    const fixed = await post(expensesPath(mine.projects[0].id), mine.secret, invalidKey, expense)
+    expect(fixed.status, fixed.text).toBe(201)
+  })
+})
+
+describe("Idempotency-Key: conflicts", () => {
+  it("the same key with another body, endpoint or project: 422 idempotency_key_reused, nothing done", async () => {
+    const { projects, secret } = await h.newAccount({ projects: 2 })
+    const key = newKey()
+    expect((await post(expensesPath(projects[0].id), secret, key, expense)).status).toBe(201)
+
+    expectError(await post(expensesPath(projects[0].id), secret, key, { ...expense, amount: 5000 }), 422, "idempotency_key_reused")
+    expectError(await post(expensesPath(projects[1].id), secret, key, expense), 422, "idempotency_key_reused")
+    const tokensBefore = (await h.call("GET", "/api/v1/tokens", { token: secret })).json.data.tokens.length
+    expectError(await post("/api/v1/tokens", secret, key, { confirm: true }), 422, "idempotency_key_reused")
+
+    expect(await expenseCount(secret, projects[0].id)).toBe(1)
+    expect(await expenseCount(secret, projects[1].id)).toBe(0)
+    expect((await h.call("GET", "/api/v1/tokens", { token: secret })).json.data.tokens.length).toBe(tokensBefore)
+  })
+
+  it("a key whose first request is still running: 409 with Retry-After: 1; free again once released or abandoned", async () => {
+    const { projects, secret, token } = await h.newAccount()
+    const path = expensesPath(projects[0].id)
+    const key = newKey()
+    // The first request, mid-flight: its claim, as the middleware makes it.
+    const claimed = await withRepo((r) =>
+      r.claim({ tokenId: token.id, key, requestHash: requestHash("POST", path, JSON.stringify(expense)), now: new Date(h.time.now()) }))
+    expect(claimed._tag).toBe("Claimed")
+
+    const busy = await post(path, secret, key, expense)
+    expectError(busy, 409, "idempotency_request_in_progress")
+    expect(busy.headers.get("retry-after")).toBe("1")
+    // Another body under a running key is still another request.
+    expectError(await post(path, secret, key, { ...expense, amount: 1 }), 422, "idempotency_key_reused")
+    expect(await expenseCount(secret, projects[0].id)).toBe(0)
+
+    await withRepo((r) => r.release(token.id, key))
+    expect((await post(path, secret, key, expense)).status).toBe(201)
+
+    // A claim whose process died: after ABANDONED_AFTER_MS the key can be claimed again.
+    const stale = newKey()
+    await withRepo((r) =>
+      r.claim({ tokenId: token.id, key: stale, requestHash: requestHash("POST", path, JSON.stringify(expense)), now: new Date(h.time.now()) }))
+    expect((await post(path, secret, stale, expense)).status).toBe(409)
+    h.time.advance(ABANDONED_AFTER_MS)
+    const taken = await post(path, secret, stale, expense)
+    expect(taken.status, taken.text).toBe(201)
+    expect(taken.headers.get("idempotent-replayed")).toBeNull()
+    expect(await expenseCount(secret, projects[0].id)).toBe(2)
+  })
+
+  it("concurrent requests with one key: one acts; the others answer 409 or its replay", async () => {
+    const { projects, secret } = await h.newAccount()
+    const key = newKey()
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(expensesPath(projects[0].id), secret, key, expense)))
+    const statuses = answers.map((a) => a.status)
+    expect(statuses.every((s) => s === 201 || s === 409), statuses.join(",")).toBe(true)
+    const created = answers.filter((a) => a.status === 201)
+    expect(created.filter((a) => a.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+    expect(new Set(created.map((a) => a.text)).size).toBe(1)
+    expect(await expenseCount(secret, projects[0].id)).toBe(1)
+  })
+
+  it.skipIf(store === "memory")("two instances (two apps, each its own pool, one database) racing on one key: one acts", async () => {
+    const other = await makeHarness()
+    // One time for both, as NTP gives real instances (the claim's age decides when a claim is abandoned).
+    other.time.set(h.time.now())
+    try {
+      const { projects, secret } = await h.newAccount()
+      const key = newKey()
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          (i % 2 === 0 ? h : other).call("POST", expensesPath(projects[0].id), { token: secret, body: expense, headers: { "idempotency-key": key } }))
+      )
+      const statuses = answers.map((a) => a.status)
+      expect(statuses.every((s) => s === 201 || s === 409), statuses.join(",")).toBe(true)
+      expect(answers.filter((a) => a.status === 201 && a.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+      expect(await expenseCount(secret, projects[0].id)).toBe(1)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it("a 5xx leaves the key free: the retry with the same key acts once", async () => {
+    const { projects, secret, token } = await h.newAccount()
+    const expenses = await h.run(Effect.service(ExpensesRepo))
+    const insert = expenses.insert
+    // One insert dies as a bug would (a defect → 500); the next one works.
+    ;(expenses as { insert: typeof insert }).insert = () => {
+      ;(expenses as { insert: typeof insert }).insert = insert
+      return Effect.die(new Error("injected failure"))
+    }
+    const key = newKey()
+    try {
+      expectError(await post(expensesPath(projects[0].id), secret, key, expense), 500, "internal_error")
+    } finally {
+      ;(expenses as { insert: typeof insert }).insert = insert
+    }
+    expect(await withRepo((r) => r.find(token.id, key))).toBeNull()
+    const retried = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(retried.status, retried.text).toBe(201)
+    expect(retried.headers.get("idempotent-replayed")).toBeNull()
+    expect(await expenseCount(secret, projects[0].id)).toBe(1)
+  })
+})
+
+describe("Idempotency-Key: scope and lifetime", () => {
+  it("keys are scoped to the token: another token's same key is its own", async () => {
+    const { account, projects, secret } = await h.newAccount()
+    const second = await h.mint(account.id)
+    const key = newKey()
+    const a = await post(expensesPath(projects[0].id), secret, key, expense)
+    const b = await post(expensesPath(projects[0].id), second.secret, key, expense)
+    expect([a.status, b.status]).toEqual([201, 201])
+    expect(b.headers.get("idempotent-replayed")).toBeNull()
+    expect(b.json.data.expense.id).not.toBe(a.json.data.expense.id)
+    // Another body under the other token's key is no conflict either.
+    expect((await post(expensesPath(projects[0].id), second.secret, newKey(), { ...expense, amount: 7 })).status).toBe(201)
+    expect(await expenseCount(secret, projects[0].id)).toBe(3)
+  })
+
+  it("kept 24 h: replayed just before, a new request just after; expired rows are swept by later claims", async () => {
+    const { projects, secret, token } = await h.newAccount()
+    const key = newKey()
+    const first = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(first.status).toBe(201)
+    const idle = newKey()
+    expect((await post(expensesPath(projects[0].id), secret, idle, { ...expense, amount: 2 })).status).toBe(201)
+
+    h.time.advance(KEEP_MS - 1000)
+    const replayed = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true")
+    expect(replayed.text).toBe(first.text)
+
+    h.time.advance(2000)
+    const fresh = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(fresh.status).toBe(201)
+    expect(fresh.headers.get("idempotent-replayed")).toBeNull()
+    expect(fresh.json.data.expense.id).not.toBe(first.json.data.expense.id)
+    expect(await expenseCount(secret, projects[0].id)).toBe(3)
+    // The other key, never used again, was deleted by that claim's sweep.
+    expect(await withRepo((r) => r.find(token.id, idle))).toBeNull()
+  })
+})
+
+describe("Idempotency-Key: token mint", () => {
+  it("a replayed mint says the secret is redacted and never shows it; the stored row has no secret", async () => {
+    const { secret, token } = await h.newAccount()
+    const key = newKey()
+    const body = { name: "ci", permissions: ["projects:read"], confirm: true }
+    const minted = await post("/api/v1/tokens", secret, key, body)
+    expect(minted.status, minted.text).toBe(201)
+    const newSecret: string = minted.json.data.secret
+    expect(newSecret).toMatch(/^svc_/)
+    expect(minted.json.data.secretRedacted).toBeUndefined()
+
+    const replay = await post("/api/v1/tokens", secret, key, body)
+    expect(replay.status).toBe(201)
+    expect(replay.headers.get("idempotent-replayed")).toBe("true")
+    expect(replay.json.data).toEqual({ token: minted.json.data.token, secret: null, secretRedacted: true })
+    expect(replay.text).not.toContain(newSecret)
+    expect(replay.text).not.toContain(newSecret.slice(4, 20))
+
+    const row = await withRepo((r) => r.find(token.id, key))
+    expect(row?.status).toBe("done")
+    expect(row?.responseStatus).toBe(201)
+    expect(row?.responseBody).not.toContain(newSecret)
+    expect(row?.responseBody).not.toContain(newSecret.slice(4, 20))
+    expect(JSON.stringify(row)).not.toContain(newSecret)
+
+    const tokens = (await h.call("GET", "/api/v1/tokens?limit=100", { token: secret })).json.data.tokens
+    expect(tokens.filter((t: any) => t.name === "ci")).toHaveLength(1)
+    // The minted secret works; the replay did not mint another.
+    expect((await h.call("GET", "/api/v1/projects", { token: newSecret })).status).toBe(200)
+  })
+
+  it("a preview is not stored: the confirmed request may reuse its key", async () => {
+    const { secret, token } = await h.newAccount()
+    const key = newKey()
+    const preview = await post("/api/v1/tokens", secret, key, { name: "later" })
+    expect(preview.status).toBe(200)
+    expect(preview.json.data.preview).toBe(true)
+    expect(await withRepo((r) => r.find(token.id, key))).toBeNull()
+    expect((await post("/api/v1/tokens", secret, key, { name: "later", confirm: true })).status).toBe(201)
+  })
+})
+
+describe("Idempotency-Key: the header", () => {
+  it("400 invalid_idempotency_key unless 1–255 printable ASCII characters; nothing done", async () => {
+    const { projects, secret } = await h.newAccount()
+    for (const key of ["", "k".repeat(256), "caf\u00e9", "a\tb"]) {
+      const r = await post(expensesPath(projects[0].id), secret, key, expense)
+      expectError(r, 400, "invalid_idempotency_key")
+    }
+    expect(await expenseCount(secret, projects[0].id)).toBe(0)
+    expect((await post(expensesPath(projects[0].id), secret, "~".repeat(255), expense)).status).toBe(201)
+    expect((await post(expensesPath(projects[0].id), secret, "a key with spaces & symbols!", expense)).status).toBe(201)
+  })
+
+  it("runs after authentication: a bad token with a bad key is 401; a GET ignores the header", async () => {
+    const { projects, secret } = await h.newAccount()
+    expectError(await post(expensesPath(projects[0].id), "svc_nope", "", expense), 401)
+    const r = await h.call("GET", expensesPath(projects[0].id), { token: secret, headers: { "idempotency-key": "" } })
+    expect(r.status, r.text).toBe(200)
+  })
+
+  it("the OpenAPI document lists the header and the 409/422 answers on the POSTs only", async () => {
+    const doc = (await h.call("GET", "/api/v1/openapi.json", { token: null })).json
+    const post = doc.paths["/api/v1/projects/{id}/expenses"].post
+    const header = post.parameters.find((p: any) => p.name === "Idempotency-Key")
+    expect(header).toMatchObject({ in: "header", required: false, schema: { maxLength: 255 } })
+    expect(post.parameters.some((p: any) => p.name === "id" && p.in === "path")).toBe(true)
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["201", "409", "422"]))
+    expect(doc.paths["/api/v1/tokens"].post.parameters.some((p: any) => p.name === "Idempotency-Key")).toBe(true)
+    const get = doc.paths["/api/v1/projects/{id}/expenses"].get
+    expect((get.parameters ?? []).some((p: any) => p.name === "Idempotency-Key")).toBe(false)
+  })
+})

@@ -1,7 +1,7 @@
 /** The per-token counter itself: fixed UTC-minute windows, in memory and (when REDIS_URL is set) in Redis. */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { describe, expect, it } from "vitest"
-import { RateLimiter } from "../src/http/RateLimiter.ts"
+import { type RateLimitDecision, RateLimiter } from "../src/http/RateLimiter.ts"
 import { makeTestClock } from "./support/Harness.ts"
 import { Clock } from "effect"
 import { spawn } from "node:child_process"
@@ -104,4 +104,98 @@ describe.skipIf(!redisServerBinary)("redis limiter when Redis goes away mid-run 
       redis.kill("SIGKILL")
     }
   }, 20_000)
+})
+
+/** A free TCP port on 127.0.0.1. */
+const freeTcpPort = () =>
+  new Promise<number>((resolve) => {
+    const s = Net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as Net.AddressInfo).port
+      s.close(() => resolve(p))
+    })
+  })
+
+const listens = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = Net.connect(port, "127.0.0.1")
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => resolve(false))
+  })
+
+/** A throwaway redis-server (no persistence) on `port`; resolves once it accepts connections. */
+const startRedis = async (port: number) => {
+  const child = spawn(redisServerBinary!, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
+  for (let i = 0; i < 100 && !(await listens(port)); i++) await new Promise((r) => setTimeout(r, 100))
+  return child
+}
+
+const killed = (child: ReturnType<typeof spawn>) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGKILL")
+  })
+
+describe.skipIf(!redisServerBinary)("redis limiter: Redis lost, then back (the documented fail-open mode)", () => {
+  it("lost: every request allowed uncounted and ONE warning per 10 s; back: counting (and limiting) resumes by itself", async () => {
+    const port = await freeTcpPort()
+    let redis = await startRedis(port)
+    const warnings: Array<string> = []
+    // Captures the limiter's log lines (the default logger would only print them).
+    const capture = Logger.layer([Logger.make((options) => {
+      const text = (Array.isArray(options.message) ? options.message : [options.message]).map(String).join(" ")
+      if (options.logLevel === "Warn") warnings.push(text)
+    })])
+    const time = makeTestClock(T0)
+    const pause = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
+    try {
+      const result = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function*() {
+            const limiter = yield* RateLimiter
+            const consume = () => limiter.consume("tok_lost")
+            const counted = yield* Effect.forEach([1, 2, 3], consume)
+
+            yield* Effect.promise(() => killed(redis))
+            const lost = yield* Effect.forEach([1, 2, 3, 4, 5], consume)
+            const warningsAfterLoss = warnings.length
+            // Still down 10 s later (same minute window): one more warning, not one per request.
+            time.advance(10_001)
+            const later = yield* Effect.forEach([1, 2, 3], consume)
+            const warningsLater = warnings.length
+
+            redis = yield* Effect.promise(() => startRedis(port))
+            // The client reconnects by itself (backoff): poll until a request is counted again.
+            let resumed: RateLimitDecision | null = null
+            for (let i = 0; i < 150 && resumed === null; i++) {
+              const d = yield* consume()
+              if (d.remaining < d.limit) resumed = d
+              else yield* pause(100)
+            }
+            const afterResume = yield* Effect.forEach([1, 2], consume)
+            return { counted, lost, later, warningsAfterLoss, warningsLater, resumed, afterResume }
+          }).pipe(
+            Effect.provide(RateLimiter.redis(`redis://127.0.0.1:${port}`, 2)),
+            Effect.provide(capture),
+            Effect.provideService(Clock.Clock, time.clock)
+          )
+        )
+      )
+      expect(result.counted.map((d) => d.allowed)).toEqual([true, true, false])
+      // Fail open: allowed, and the headers show the whole budget (nothing was counted).
+      expect(result.lost.map((d) => [d.allowed, d.remaining])).toEqual(result.lost.map(() => [true, 2]))
+      expect(result.later.every((d) => d.allowed)).toBe(true)
+      expect(result.warningsAfterLoss).toBe(1)
+      expect(warnings[0]).toContain("rate limiter: redis unavailable, requests not counted")
+      expect(result.warningsLater).toBe(2)
+      // Back: the new (empty) Redis counts from 1 again, and the limit bites again.
+      expect(result.resumed).toMatchObject({ allowed: true, remaining: 1 })
+      expect(result.afterResume.map((d) => d.allowed)).toEqual([true, false])
+    } finally {
+      await killed(redis)
+    }
+  }, 30_000)
 })

@@ -4,7 +4,7 @@
  * its cause.
  */
 import { Cause, Effect, Layer } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { SchemaIssue } from "effect"
 import { RequestErrors } from "../../../domain/src/Authentication.ts"
@@ -48,10 +48,33 @@ const TRANSIENT_SQL_REASONS = new Set([
   "SerializationError"
 ])
 
+/**
+ * SQLSTATEs the driver files under UnknownError that still mean "not now": the server is stopping, restarting
+ * or starting up — 57P01 admin_shutdown (our session was terminated), 57P02 crash_shutdown, 57P03
+ * cannot_connect_now ("the database system is shutting down / starting up"). Seen on every Postgres restart.
+ */
+const TRANSIENT_SQLSTATES = new Set(["57P01", "57P02", "57P03"])
+
 export const isTransientDatabaseFailure = (defect: unknown): boolean => {
-  const d = defect as { _tag?: string; reason?: { _tag?: string } } | undefined
-  return d?._tag === "SqlError" && TRANSIENT_SQL_REASONS.has(d.reason?._tag ?? "")
+  const d = defect as { _tag?: string; reason?: { _tag?: string; cause?: { code?: unknown } } } | undefined
+  if (d?._tag !== "SqlError") return false
+  if (TRANSIENT_SQL_REASONS.has(d.reason?._tag ?? "")) return true
+  const code = d.reason?.cause?.code
+  return d.reason?._tag === "UnknownError" && typeof code === "string" && TRANSIENT_SQLSTATES.has(code)
 }
+
+/**
+ * Seconds a client is told to wait (Retry-After) on a 503: a database restart or failover takes a few seconds,
+ * and clients that retry at once only add load while it comes back.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
+const retryAfterOn503 = (_request: unknown, response: HttpServerResponse.HttpServerResponse) =>
+  Effect.succeed(
+    response.status === 503
+      ? HttpServerResponse.setHeader(response, "retry-after", String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+      : response
+  )
 
 export const unsupportedMediaType = () =>
   HttpServerResponse.jsonUnsafe(
@@ -87,9 +110,10 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
         return Effect.fail(new PayloadTooLarge({ message: "The request body is too large", type: "payload_too_large" }))
       }
       if (defect._tag === "Success" && isTransientDatabaseFailure(defect.success)) {
-        return Effect.andThen(
-          Effect.logWarning(`${endpoint.identifier}: database unavailable: ${String((defect.success as any)?.message)}`),
-          Effect.fail(new Unavailable({ message: "The database is unavailable right now; retry shortly", type: "unavailable" }))
+        return Effect.logWarning(`${endpoint.identifier}: database unavailable: ${String((defect.success as any)?.message)}`).pipe(
+          // The request is in the fiber's context here; the unsafe form keeps it out of this callback's type.
+          Effect.andThen(Effect.withFiber((fiber) => Effect.sync(() => HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, retryAfterOn503)))),
+          Effect.andThen(Effect.fail(new Unavailable({ message: "The database is unavailable right now; retry shortly", type: "unavailable" })))
         )
       }
       return Effect.andThen(

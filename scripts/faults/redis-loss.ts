@@ -1,0 +1,139 @@
+/**
+ * Fault: Redis lost while it backs the rate limiter (REDIS_URL set).
+ *
+ *   npx node scripts/faults/redis-loss.ts            (or `npm run faults`; skipped when redis-server is missing)
+ *
+ * A private embedded Postgres, a private `redis-server` (no persistence, a free port — never the shared one
+ * on 6379) and the real server with REDIS_URL on it. Requests are counted (X-RateLimit-Remaining falls);
+ * then Redis is killed (SIGKILL) and the requests go on; then a new redis-server comes up on the same port.
+ *
+ * The documented mode is FAIL OPEN (docs/security.md): while Redis is unreachable every request is let
+ * through uncounted — X-RateLimit-Remaining shows the whole budget — promptly (a command fails at once, no
+ * offline queue), with one warning per 10 s in the log, not one per request. Once Redis is back the client
+ * reconnects by itself and counting resumes, without a restart.
+ */
+import * as Fs from "node:fs"
+import {
+  call,
+  check,
+  type Check,
+  type FaultResult,
+  formatCounts,
+  isMain,
+  killSpawned,
+  newSecretKey,
+  type PrivatePostgres,
+  type PrivateRedis,
+  redisServerBinary,
+  result,
+  runAsScript,
+  saveLog,
+  seedAccount,
+  type Server,
+  sleep,
+  startPrivatePostgres,
+  startPrivateRedis,
+  startServer,
+  statusCounts,
+  tempDir
+} from "./lib.ts"
+
+export const FAULT = "Redis lost while it backs the rate limiter"
+
+export interface RedisLossOptions {
+  readonly downMs: number
+  readonly limit: number
+  readonly log: (line: string) => void
+}
+
+export const DEFAULTS: RedisLossOptions = {
+  downMs: 4_000,
+  limit: 100_000,
+  log: (line) => process.stderr.write(`redis-loss: ${line}\n`)
+}
+
+/** One counted request (GET /projects) and the X-RateLimit-Remaining it was answered with. */
+const remainingOf = async (server: Server, secret: string) => {
+  const o = await call(server.base, "GET", "/api/v1/projects", { token: secret })
+  const remaining = o.headers["x-ratelimit-remaining"]
+  return { ...o, remaining: remaining === undefined ? null : Number(remaining) }
+}
+
+export const runRedisLoss = async (overrides: Partial<RedisLossOptions> = {}): Promise<FaultResult> => {
+  const o = { ...DEFAULTS, ...overrides }
+  const binary = redisServerBinary()
+  if (binary === null) {
+    return result(`${FAULT} (skipped: no redis-server on PATH)`, [], { skipped: "redis-server is not on PATH" })
+  }
+  let pg: PrivatePostgres | undefined
+  let redis: PrivateRedis | undefined
+  let server: Server | undefined
+  const dataDir = tempDir("sitehealth-faults-data-")
+  try {
+    pg = await startPrivatePostgres()
+    redis = await startPrivateRedis(binary)
+    const r = redis
+    const { secret } = await seedAccount(pg.url, "Redis")
+    server = await startServer({
+      name: "server", databaseUrl: pg.url, secretKey: newSecretKey(), dataDir, worker: false,
+      env: { REDIS_URL: r.url, SITEHEALTH_RATE_LIMIT: String(o.limit) }
+    })
+    const srv = server
+    o.log(`redis on ${r.port}, server on ${srv.base}`)
+    const checks: Array<Check> = []
+
+    const up: Array<Awaited<ReturnType<typeof remainingOf>>> = []
+    for (let i = 0; i < 10; i++) up.push(await remainingOf(srv, secret))
+    checks.push(check("Redis up: requests are counted (X-RateLimit-Remaining below the limit)", up.every((x) => x.status === 200 && x.remaining !== null && x.remaining < o.limit),
+      `remaining ${up.map((x) => x.remaining).join(",")}`))
+
+    await r.kill()
+    const killedAt = Date.now()
+    const down: Array<Awaited<ReturnType<typeof remainingOf>>> = []
+    while (Date.now() - killedAt < o.downMs) down.push(await remainingOf(srv, secret))
+    const slowest = Math.max(...down.map((x) => x.endedAt - x.startedAt))
+    checks.push(check("Redis down: every request let through (fail open), uncounted, promptly", down.length > 0 &&
+      down.every((x) => x.status === 200 && x.remaining === o.limit) && slowest < 1_500,
+      `${down.length} requests: ${formatCounts(statusCounts(down))}; remaining ${[...new Set(down.map((x) => x.remaining))].join(",")}; slowest ${slowest} ms`))
+    const warnings = srv.proc.count("rate limiter: redis unavailable")
+    const allowedWarnings = Math.ceil(o.downMs / 10_000) + 1
+    checks.push(check("the outage is logged, once per 10 s rather than per request", warnings >= 1 && warnings <= allowedWarnings,
+      `${warnings} warning(s) for ${down.length} uncounted requests`))
+
+    await r.start()
+    const restartedAt = Date.now()
+    let resumedAt: number | null = null
+    const back: Array<Awaited<ReturnType<typeof remainingOf>>> = []
+    while (Date.now() - restartedAt < 15_000) {
+      const x = await remainingOf(srv, secret)
+      back.push(x)
+      if (x.status === 200 && x.remaining !== null && x.remaining < o.limit) {
+        resumedAt = x.endedAt
+        break
+      }
+      await sleep(100)
+    }
+    checks.push(check("Redis back: counting resumes by itself, same process", resumedAt !== null && srv.proc.alive() && back.every((x) => x.status === 200),
+      resumedAt === null ? "still uncounted 15 s after Redis came back" : `${resumedAt - restartedAt} ms after redis-server listened again`))
+
+    const saved = checks.every((c) => c.ok) ? {} : { "server log": saveLog(srv.proc) }
+    return result(FAULT, checks, {
+      ...saved,
+      "mode": "fail open (uncounted), logged once per 10 s",
+      "requests while Redis was down": `${down.length}: ${formatCounts(statusCounts(down))}; slowest ${slowest} ms`,
+      "warnings logged": warnings,
+      "Redis back → counting again": resumedAt === null ? "never" : `${resumedAt - restartedAt} ms`
+    })
+  } finally {
+    if (server) {
+      server.proc.child.kill("SIGTERM")
+      await Promise.race([server.proc.exited, sleep(20_000)])
+    }
+    killSpawned()
+    await redis?.kill()
+    await pg?.destroy()
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+if (isMain(import.meta.url)) runAsScript(FAULT, () => runRedisLoss())

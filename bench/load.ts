@@ -1,5 +1,6 @@
 /** Load from this process with autocannon, loopback only, always bounded by a duration. */
 import autocannon from "autocannon"
+import { sampleCpu } from "./processes.ts"
 
 export interface RequestSpec {
   readonly method: "GET" | "POST"
@@ -18,6 +19,8 @@ export interface Measurement {
   readonly errors: number
   readonly statusCodes: Record<string, number>
   readonly seconds: number
+  /** CPU per answered request during the measured run (not the warm-up), µs: the server process, PostgreSQL. */
+  readonly cpuUsPerRequest?: { readonly server: number | null; readonly postgres: number }
 }
 
 const assertLoopback = (base: string) => {
@@ -48,11 +51,16 @@ export const measure = async (base: string, requests: ReadonlyArray<RequestSpec>
   readonly duration: number
   readonly warmup: number
   readonly overallRate?: number
+  /** The server's pid, to account its CPU (and the database's) per request. */
+  readonly pid?: number | undefined
 }): Promise<Measurement> => {
   assertLoopback(base)
   if (requests.length === 0) throw new Error("measure: no requests")
   if (options.warmup > 0) await run(base, requests, { ...options, seconds: options.warmup })
+  const cpu = sampleCpu(options.pid)
   const r = await run(base, requests, { ...options, seconds: options.duration })
+  const used = cpu.stop()
+  const answered = Math.max(1, r.requests.total)
   const statusCodes: Record<string, number> = {}
   for (const [code, stat] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = stat?.count ?? 0
   return {
@@ -62,7 +70,11 @@ export const measure = async (base: string, requests: ReadonlyArray<RequestSpec>
     non2xx: r.non2xx,
     errors: r.errors,
     statusCodes,
-    seconds: r.duration
+    seconds: r.duration,
+    cpuUsPerRequest: {
+      server: used.serverMs === null ? null : Math.round((used.serverMs * 1000) / answered),
+      postgres: Math.round((used.postgresMs * 1000) / answered)
+    }
   }
 }
 

@@ -91,3 +91,58 @@ export const sampleRss = (pid: number | undefined) => {
     }
   }
 }
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100
+
+/** CPU time (user + system) a process has used so far, ms; null when it is gone or /proc is not there. */
+export const cpuMsOf = (pid: number): number | null => {
+  try {
+    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the parenthesised command name (which may contain spaces): utime is the 14th, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND
+  } catch {
+    return null
+  }
+}
+
+/**
+ * CPU time used so far by every PostgreSQL process on the machine (command name "postgres"), ms — the
+ * database's share of a run is the difference between two readings. Processes that start or end
+ * between the readings (a new backend) are counted from zero or lost: small next to the backends of
+ * a pool that lives through the run.
+ */
+export const postgresCpuMs = (): Map<number, number> => {
+  const out = new Map<number, number>()
+  let pids: Array<string> = []
+  try {
+    pids = Fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))
+  } catch {
+    return out
+  }
+  for (const pid of pids) {
+    try {
+      if (Fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
+    } catch {
+      continue
+    }
+    const ms = cpuMsOf(Number(pid))
+    if (ms !== null) out.set(Number(pid), ms)
+  }
+  return out
+}
+
+/** The CPU a server process and the database spent between start() and stop(), ms. */
+export const sampleCpu = (pid: number | undefined) => {
+  const server0 = pid === undefined ? null : cpuMsOf(pid)
+  const pg0 = postgresCpuMs()
+  return {
+    stop: (): { readonly serverMs: number | null; readonly postgresMs: number } => {
+      const server1 = pid === undefined ? null : cpuMsOf(pid)
+      let postgresMs = 0
+      for (const [p, ms] of postgresCpuMs()) postgresMs += ms - (pg0.get(p) ?? 0)
+      return { serverMs: server0 === null || server1 === null ? null : server1 - server0, postgresMs }
+    }
+  }
+}

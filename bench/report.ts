@@ -15,6 +15,12 @@ export interface Row {
   readonly errors: number
   /** Peak VmRSS of the server process during the scenario, MB; the database is another process. */
   readonly peakRssMb: number | null
+  /**
+   * CPU per request in the (median) measured run, µs: the server process, and every PostgreSQL process on the
+   * machine. Unlike req/s these hardly move when something else loads the machine: the cost of the work itself.
+   */
+  readonly cpuServerUs: number | null
+  readonly cpuPostgresUs: number | null
   readonly note: string
   /** Every round (health), or the one run. */
   readonly runs: ReadonlyArray<Measurement>
@@ -111,10 +117,10 @@ export const markdown = (input: {
       ? [`WARNING: load average ${m.loadAverageAtStart[0]} on ${m.cpus} cores at the start: something else is using the CPU, the figures are not reliable.`]
       : []),
     "",
-    "| scenario | server | endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | note |",
-    "|---|---|---|---:|---:|---:|---:|---:|---:|---|",
+    "| scenario | server | endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | CPU µs/req server | CPU µs/req postgres | note |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...input.rows.map((r) =>
-      `| ${r.scenario} | ${r.server} | ${r.endpoint} | ${show(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${show(r.peakRssMb)} | ${r.note} |`
+      `| ${r.scenario} | ${r.server} | ${r.endpoint} | ${show(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${show(r.peakRssMb)} | ${show(r.cpuServerUs)} | ${show(r.cpuPostgresUs)} | ${r.note} |`
     )
   ]
   if (input.ratios.oursOverFastify !== null || input.ratios.oursOverBare !== null) {

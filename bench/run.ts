@@ -55,7 +55,8 @@ const rowOf = (scenario: string, server: ServerName, endpoint: string, runs: Rea
   return {
     scenario, server, endpoint, runs, note: unexpected.length === 0 ? note : `${note}; statuses ${unexpected.join(", ")}`,
     requestsPerSecond: median.requestsPerSecond, p50: median.latencyMs.p50, p99: median.latencyMs.p99,
-    non2xx: runs.reduce((s, r) => s + r.non2xx, 0), errors: runs.reduce((s, r) => s + r.errors, 0), peakRssMb: mb(peakRss)
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0), errors: runs.reduce((s, r) => s + r.errors, 0), peakRssMb: mb(peakRss),
+    cpuServerUs: median.cpuUsPerRequest?.server ?? null, cpuPostgresUs: median.cpuUsPerRequest?.postgres ?? null
   }
 }
 
@@ -63,7 +64,9 @@ const rowOf = (scenario: string, server: ServerName, endpoint: string, runs: Rea
 const loadOne = async (server: ServerProcess, requests: ReadonlyArray<RequestSpec>, o: BenchOptions, overallRate?: number) => {
   const rss = sampleRss(server.child.pid)
   try {
-    const m = await measure(server.base, requests, { connections: o.connections, duration: o.duration, warmup: o.warmup, ...(overallRate === undefined ? {} : { overallRate }) })
+    const m = await measure(server.base, requests, {
+      connections: o.connections, duration: o.duration, warmup: o.warmup, pid: server.child.pid, ...(overallRate === undefined ? {} : { overallRate })
+    })
     return { m, rss: rss.stop() }
   } catch (e) {
     rss.stop()
@@ -204,7 +207,12 @@ const main = async (): Promise<number> => {
     log("starting our server…")
     const ours = await startServer({
       ...common, name: "our server", port: oursPort, probePath: "/api/v1/projects",
-      args: [...(o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []), "packages/server/src/main.ts"],
+      // BENCH_OURS_NODE_FLAGS: extra node flags for our server only (experiments: GC settings and the like).
+      args: [
+        ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
+        ...(o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []),
+        "packages/server/src/main.ts"
+      ],
       env: {
         ...process.env, HOST: "127.0.0.1", PORT: String(oursPort), DATABASE_URL: db.url,
         SITEHEALTH_DATA_DIR: Path.join(db.dir, "server"), SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"),

@@ -5,11 +5,17 @@
  * request dispatched through the app's own router, so auth, rate limit (shared with REST for the token),
  * entitlement and scope are exactly REST's. A bearer that does not authenticate is refused with 401 up front.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
-import { makeMcpServer } from "./Server.ts"
+
+/**
+ * The MCP SDK (and the tool table built on it) is loaded on the first /mcp request, not at start-up: an
+ * API instance that never serves an agent does not carry its ~25 MB.
+ */
+let sdk: Promise<readonly [typeof import("./Server.ts"), typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]> | undefined
+const loadSdk = () =>
+  (sdk ??= Promise.all([import("./Server.ts"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]))
 
 export const MCP_PATH = "/mcp"
 
@@ -60,7 +66,11 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
         const dispatch = (api: ApiRequest): Promise<ApiAnswer> => {
           const inner = new Request(new URL(api.url, "http://internal"), {
             method: api.method,
-            headers: { authorization, ...(api.body === undefined ? {} : { "content-type": "application/json" }) },
+            headers: {
+              authorization,
+              ...(api.body === undefined ? {} : { "content-type": "application/json" }),
+              ...(api.method === "POST" ? { "idempotency-key": api.idempotencyKey ?? crypto.randomUUID() } : {})
+            },
             ...(api.body === undefined ? {} : { body: JSON.stringify(api.body) })
           })
           return Effect.runPromiseWith(context)(
@@ -77,6 +87,7 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
         }
         const send: Send = dispatch
         const webRequest = yield* HttpServerRequest.toWeb(request).pipe(Effect.orDie)
+        const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
         const server = makeMcpServer({ send, token })
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
         yield* Effect.promise(() => server.connect(transport))

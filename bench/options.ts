@@ -27,6 +27,8 @@ export interface BenchOptions {
   readonly quick: boolean
   readonly cpuProf: boolean
   readonly reseed: boolean
+  /** Another checkout whose packages/server/src/main.ts is "ours" (a before/after comparison); null: this one. */
+  readonly serverRoot: string | null
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -43,6 +45,8 @@ export const USAGE = `npm run bench -- [options]
   --quick           smoke run: --events 100000 --duration 3 --rounds 1 --cold 5 (each overridable)
   --cpu-prof        profile our server (node --cpu-prof) and print its top 20 self-time functions
   --reseed          throw the seeded database away and seed again
+  --server-root D   run "ours" from another checkout D (e.g. a git worktree of an older commit) for a
+                    before/after comparison on the same database and peers
   --help`
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
@@ -76,6 +80,7 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
       quick: { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       reseed: { type: "boolean", default: false },
+      "server-root": { type: "string" },
       help: { type: "boolean", default: false }
     }
   })
@@ -104,6 +109,7 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
     only,
     quick,
     cpuProf: values["cpu-prof"],
-    reseed: values.reseed
+    reseed: values.reseed,
+    serverRoot: values["server-root"] ?? null
   }
 }

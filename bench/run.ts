@@ -211,7 +211,7 @@ const main = async (): Promise<number> => {
       args: [
         ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
         ...(o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []),
-        "packages/server/src/main.ts"
+        o.serverRoot === null ? "packages/server/src/main.ts" : Path.resolve(o.serverRoot, "packages/server/src/main.ts")
       ],
       env: {
         ...process.env, HOST: "127.0.0.1", PORT: String(oursPort), DATABASE_URL: db.url,

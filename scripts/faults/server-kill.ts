@@ -11,8 +11,9 @@
  * and came with its data_version bump (insert and bump are ONE statement, so both or neither); Postgres holds
  * no session of the dead process (its open transactions rolled back, no lock left); a new server process on
  * the same database serves and takes writes at once. The requests cut off are "outcome unknown" to their
- * client: how many of them committed anyway is reported (a retry with the same Idempotency-Key is the safe
- * way to resolve them).
+ * client: how many of them committed anyway is reported, and each is retried with its Idempotency-Key, as a
+ * client resolves them: the retry must replay the ones that committed and write the others, once each (the
+ * expense and its key's answer commit in one transaction, so a crash leaves both or neither).
  */
 import * as Fs from "node:fs"
 import {
@@ -134,27 +135,28 @@ export const runServerKill = async (overrides: Partial<ServerKillOptions> = {}):
       `POST → ${after.status}, GET → ${list.status}, serving ${serving - restartBegin} ms after start`))
 
     // The client of each cut-off request does not know whether it was done: it retries with the same key, as
-    // the CLI and MCP do. First at once (a key claimed by the dead process is held: 409 "in progress"), then
-    // once the key counts as abandoned — IdempotencyRepo.ABANDONED_AFTER_MS, fast-forwarded here as the lease
-    // is in worker-kill.ts. A safe retry must not write a second expense.
+    // the CLI and MCP do. A keyed request commits its expense and its stored answer in one transaction, and the
+    // dead process's transactions are gone (checked above), so every key is now either done (the expense
+    // committed: the retry replays it) or free (nothing committed: the retry writes it) — never held. The retry
+    // at once must answer 201, replayed exactly for the ones that had committed, and leave one expense each.
     const retry = (x: (typeof cut)[number]) =>
       call(second.base, "POST", path, { token: secret, body: expenseBody(x.tag!), tag: x.tag!, idempotencyKey: x.tag! })
-    const retriedAtOnce = await Promise.all(cut.map(retry))
-    const held = retriedAtOnce.filter((x) => x.status === 409).map((x) => x.tag!)
-    await query(db.url, (sql) =>
-      sql`UPDATE idempotency_keys SET created_at = created_at - interval '1 hour'
-          WHERE status = 'running' AND key IN ${sql.in(held.length > 0 ? held : ["-"])}`)
-    const retriedLater = await Promise.all(cut.filter((x) => held.includes(x.tag!)).map(retry))
+    const retried = await Promise.all(cut.map(retry))
     const finalRows = await query<{ description: string; n: number }>(db.url, (sql) =>
       sql`SELECT description, count(*)::int AS n FROM expenses WHERE project_id = ${projectId} GROUP BY description`)
     const count = new Map(finalRows.map((r) => [r.description, r.n]))
     const duplicated = cut.filter((x) => (count.get(x.tag!) ?? 0) > 1).map((x) => x.tag!)
     const missing = cut.filter((x) => (count.get(x.tag!) ?? 0) === 0).map((x) => x.tag!)
-    const retryAnswers = [...retriedAtOnce.filter((x) => x.status !== 409), ...retriedLater]
+    const replayedTags = new Set(retried.filter((x) => x.replayed).map((x) => x.tag!))
+    const replayMismatch = cut.filter((x) => stored.has(x.tag!) !== replayedTags.has(x.tag!)).length
     checks.push(check("a retry of each cut-off request with its Idempotency-Key writes it exactly once", duplicated.length === 0 && missing.length === 0 &&
-      retryAnswers.every((x) => x.status === 201),
-      `${cut.length} retried: at once ${formatCounts(statusCounts(retriedAtOnce))}; after the key was abandoned ${formatCounts(statusCounts(retriedLater))}` +
-        ` (${retriedLater.filter((x) => x.replayed).length} replayed); stored twice: ${duplicated.length}, missing: ${missing.length}`))
+      retried.every((x) => x.status === 201) && replayMismatch === 0,
+      `${cut.length} retried at once: ${formatCounts(statusCounts(retried))} (${replayedTags.size} replayed, of ${cutButCommitted} that had committed;` +
+        ` ${replayMismatch} replayed when not committed or run again when committed); stored twice: ${duplicated.length}, missing: ${missing.length}`))
+    // Nothing of an unfinished request survives the crash: no key row without its answer.
+    const unfinished = await query<{ n: number }>(db.url, (sql) =>
+      sql`SELECT count(*)::int AS n FROM idempotency_keys WHERE status <> 'done' OR response_status IS NULL`)
+    checks.push(check("no idempotency key left unfinished by the crash", unfinished[0].n === 0, `${unfinished[0].n} rows not 'done'`))
 
     return result(FAULT, checks, {
       "requests": `${outcomes.length}: ${formatCounts(statusCounts(outcomes))}`,

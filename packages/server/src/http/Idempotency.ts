@@ -2,17 +2,21 @@
  * The Idempotency middleware of the POST endpoints (Stripe's idempotency keys). With an `Idempotency-Key`
  * header, a request is run at most once per token and key within 24 h:
  *
- * - the key is claimed for the token (IdempotencyRepo.claim: one winner, also across instances);
+ * - the request is ONE unit of work with its key (IdempotencyRepo.atomically: one SQL transaction): the key
+ *   is claimed, the handler runs, and its answer is stored, all committed together. A process that dies
+ *   anywhere in between leaves neither the effect nor the key behind, so a retry runs the request once;
  * - the same key with the same request (SHA-256 of method, path and canonical JSON body) replays the stored
  *   answer — same status and body — with `Idempotent-Replayed: true`, and the handler does not run;
- * - another request under the key answers 422 `idempotency_key_reused`; a key whose first request is still
- *   running answers 409 `idempotency_request_in_progress` with `Retry-After: 1`.
+ * - another request under a stored key answers 422 `idempotency_key_reused`; any request under a key whose
+ *   first request is still running answers 409 `idempotency_request_in_progress` with `Retry-After: 1` (its
+ *   body cannot be compared yet: nothing of it is committed).
  *
- * What is stored: the endpoint's answers — successes (not the confirm gate's previews, which change nothing)
- * and the handler's own 4xx errors (404, 403, 400 from its rules), as Stripe does. Not stored, the key freed
- * for a retry: a request the API could not decode (400 with `issues`, 415), and any 5xx, defect or
- * interruption. A token secret is never stored: a mint's answer is kept with `secret: null` and
- * `secretRedacted: true`, which is what its replay shows.
+ * What is stored, and committed with the request's writes: the endpoint's answers — successes (not the confirm
+ * gate's previews, which change nothing) and the handler's own 4xx errors (404, 403, 400 from its rules), as
+ * Stripe does. Not stored, the key left free: a request the API could not decode (400 with `issues`, 415),
+ * which wrote nothing, and any 5xx, defect or interruption, which ROLLS BACK the request's writes with it: a
+ * 5xx leaves nothing behind, and its retry with the key acts once. A token secret is never stored: a
+ * mint's answer is kept with `secret: null` and `secretRedacted: true`, which is what its replay shows.
  *
  * It runs inside Authentication (see the tag in the domain), so it has the token and only authenticated,
  * permitted requests reach it.
@@ -30,7 +34,7 @@ import {
   isValidIdempotencyKey
 } from "../../../domain/src/Authentication.ts"
 import { BadRequest, BadRequestWire, Conflict, ConflictWire, ForbiddenWire, NotFoundWire } from "../../../domain/src/Errors.ts"
-import { IdempotencyRepo } from "./IdempotencyRepo.ts"
+import { type ClaimInput, IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
 
 /** The handlers' own errors: answers of the endpoint, stored and replayed like its successes. */
 const STORED_ERRORS: Record<string, { readonly status: number; readonly wire: Schema.Codec<any, any> }> = {
@@ -96,10 +100,10 @@ const textOf = (response: HttpServerResponse.HttpServerResponse): string | null 
   return null
 }
 
-/** What to keep of how the request ended; null to free the key instead. */
+/** What to store of how the request ended; null for nothing (the key stays free). */
 const outcome = (
   exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>
-): { readonly status: number; readonly body: string } | null => {
+): StoredResponse | null => {
   if (Exit.isSuccess(exit)) {
     const response = exit.value
     // Only the endpoint's own successes: a 415 for a foreign content type is the framework's, and not an answer.
@@ -114,12 +118,28 @@ const outcome = (
   if (failure._tag !== "Some") return null
   const tag = (failure.value as { _tag?: unknown })?._tag
   const stored = typeof tag === "string" ? STORED_ERRORS[tag] : undefined
-  // Anything else — above all HttpApiSchemaError, a request the API could not decode — frees the key.
+  // Anything else — above all HttpApiSchemaError, a request the API could not decode — leaves the key free.
   if (stored === undefined) return null
   try {
     return { status: stored.status, body: JSON.stringify(Schema.encodeUnknownSync(stored.wire)(failure.value)) }
   } catch {
     return null
+  }
+}
+
+/**
+ * Whether the request's writes must not stand: it failed in a way that is not an answer of the endpoint (a
+ * defect, an interruption, a database failure) or answered a 5xx. Rolled back, such a request did nothing,
+ * which is what its 5xx tells the client — and its retry with the key acts exactly once.
+ */
+const mustRollBack = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>, stored: StoredResponse | null): boolean =>
+  stored === null && (Exit.isFailure(exit) || exit.value.status >= 500)
+
+/** Carries a request's ending out of a unit that is rolled back because of it. */
+class RolledBack<E> {
+  readonly exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>
+  constructor(exit: Exit.Exit<HttpServerResponse.HttpServerResponse, E>) {
+    this.exit = exit
   }
 }
 
@@ -146,14 +166,29 @@ export const IdempotencyLive = Layer.effect(
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo
 
-    const settle = (tokenId: string, key: string, exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) => {
-      const kept = outcome(exit)
-      return (kept === null ? repo.release(tokenId, key) : repo.complete(tokenId, key, kept)).pipe(
-        // The answer stands either way. If this write failed the key stays 'running': retries answer 409
-        // until it is taken as abandoned (IdempotencyRepo.ABANDONED_AFTER_MS).
-        Effect.catchCause((cause) => Effect.logError(`Idempotency: could not ${kept === null ? "free" : "store"} a key`, Cause.pretty(cause)))
+    /** The unit of work of a keyed request; it ends in how the request ended (committed or rolled back). */
+    const unit = <E, R>(input: ClaimInput, httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Effect.gen(function*() {
+        type Ending = Exit.Exit<HttpServerResponse.HttpServerResponse, E | IdempotencyKeyReused>
+        const claim = yield* repo.claim(input)
+        if (claim._tag === "Busy") return Exit.succeed(inProgress()) as Ending
+        if (claim._tag === "Existing") {
+          const { record } = claim
+          if (record.requestHash !== input.requestHash) return Exit.fail(IdempotencyKeyReused.of()) as Ending
+          // A stored row always has both (a CHECK of the table); without them there is nothing to replay yet.
+          if (record.responseStatus === null || record.responseBody === null) return Exit.succeed(inProgress()) as Ending
+          return Exit.succeed(replay(record.responseStatus, record.responseBody)) as Ending
+        }
+        const exit: Ending = yield* Effect.exit(httpEffect)
+        const stored = outcome(exit)
+        if (mustRollBack(exit, stored)) return yield* Effect.fail(new RolledBack(exit))
+        if (stored !== null) yield* repo.complete(input, stored)
+        return exit
+      }).pipe(
+        repo.atomically,
+        Effect.catchIf((e): e is RolledBack<E | IdempotencyKeyReused> => e instanceof RolledBack, (e) => Effect.succeed(e.exit)),
+        Effect.flatten
       )
-    }
 
     return Idempotency.of((httpEffect) =>
       Effect.gen(function*() {
@@ -167,23 +202,16 @@ export const IdempotencyLive = Layer.effect(
           })
         }
         const principal = yield* CurrentPrincipal
-        // The body is read once and cached by the request: the payload decoder reads the same bytes. If it
-        // cannot be read (too large, cut off), the decoder meets the same failure and answers it; no key is
-        // claimed for a request that never ran.
+        // The body is read once and cached by the request: the payload decoder reads the same bytes. Read
+        // here, before the transaction begins, so a slow upload never holds one open. If it cannot be read
+        // (too large, cut off), the decoder meets the same failure and answers it; no key is involved.
         const body = yield* Effect.result(request.text)
         if (Result.isFailure(body)) return yield* httpEffect
-        const hash = requestHash(request.method, request.url, body.success)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const claim = yield* repo.claim({ tokenId: principal.tokenId, key, requestHash: hash, now })
-        if (claim._tag === "Existing") {
-          const { record } = claim
-          if (record.requestHash !== hash) return yield* IdempotencyKeyReused.of()
-          if (record.status === "running" || record.responseStatus === null || record.responseBody === null) {
-            return inProgress()
-          }
-          return replay(record.responseStatus, record.responseBody)
-        }
-        return yield* Effect.onExit(httpEffect, (exit) => settle(principal.tokenId, key, exit))
+        const input: ClaimInput = { tokenId: principal.tokenId, key, requestHash: requestHash(request.method, request.url, body.success), now }
+        // The sweep runs beside the unit, in its own statement outside its transaction (see IdempotencyRepo.sweep).
+        const [, response] = yield* Effect.all([repo.sweep(now), unit(input, httpEffect)], { concurrency: 2 })
+        return response
       })
     )
   })

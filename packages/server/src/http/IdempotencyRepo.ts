@@ -1,20 +1,29 @@
 /**
  * The stored answers of POSTs sent with an `Idempotency-Key` (table idempotency_keys, IdempotencyMigration.ts),
  * over SQL or in memory. Keys are scoped to the token: the primary key is (token, key).
+ *
+ * A keyed request is ONE unit of work (`atomically`): its key is claimed (`claim`), the request runs, and its
+ * answer is stored (`complete`) in the same database transaction as the request's own writes. The expense and
+ * the answer that records it commit together or not at all, so a process that dies mid-request leaves neither
+ * behind, and a retry with the key runs the request exactly once. No row says "running": the claim is a
+ * transaction-scoped advisory lock, which Postgres drops with the transaction, however the process ends.
  */
-import { Context, Effect, Layer } from "effect"
+import { Cause, Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { isTransientDatabaseFailure } from "./RequestErrors.ts"
 
-/** How long a key is kept (from its claim): a retry within this window replays; after it, the key is new. */
+/** How long a key is kept (from its first use): a retry within this window replays; after it, the key is new. */
 export const KEEP_MS = 24 * 60 * 60 * 1000
 
 /**
- * A 'running' row older than this is taken to be abandoned (its process died mid-request) and the key can be
- * claimed again. Far longer than any request takes here; until then a retry answers 409.
+ * Rows with status 'running' are written only by versions before the claim moved into the request's
+ * transaction (they committed a claim row first). During a rolling deploy such a row may belong to a request
+ * an old instance is still running, so a fresh one answers 409; one older than this was abandoned by a dead
+ * process, and the key is free. No current code writes them.
  */
-export const ABANDONED_AFTER_MS = 60 * 1000
+export const LEGACY_RUNNING_MS = 60 * 1000
 
-/** Expired rows deleted per claim, besides the claimed key's own: bounded so a claim stays short. */
+/** Expired rows deleted per sweep (one per keyed request): bounded so a sweep stays short. */
 const SWEEP_BATCH = 100
 
 export interface IdempotencyRecord {
@@ -22,18 +31,22 @@ export interface IdempotencyRecord {
   readonly key: string
   /** SHA-256 (hex) of method, path and canonical body: "the same request". */
   readonly requestHash: string
+  /** Always 'done' from this version on; 'running' only in rows of older versions (LEGACY_RUNNING_MS). */
   readonly status: "running" | "done"
   readonly responseStatus: number | null
   /** The envelope as sent (a token secret never: Idempotency.ts redacts it before storing). */
   readonly responseBody: string | null
+  /** When the key was first used: the 24 h count from here. */
   readonly createdAt: Date
 }
 
 export type Claim =
-  /** The key is this request's now: run it, then `complete` or `release`. */
+  /** The key holds no answer, and this unit has it now: run the request, then `complete` in the same unit. */
   | { readonly _tag: "Claimed" }
-  /** A live row holds the key: running (→ 409) or done (→ replay, or 422 for another request). */
+  /** The key's stored answer: replay it (same request) or answer 422 (another request). */
   | { readonly _tag: "Existing"; readonly record: IdempotencyRecord }
+  /** Another request with the key is running right now (on any instance): 409, retry shortly. */
+  | { readonly _tag: "Busy" }
 
 export interface ClaimInput {
   readonly tokenId: string
@@ -42,17 +55,33 @@ export interface ClaimInput {
   readonly now: Date
 }
 
+export interface StoredResponse {
+  readonly status: number
+  readonly body: string
+}
+
 export interface IdempotencyRepoShape {
   /**
-   * Claims the key for a request, atomically: of concurrent claims (on any instance) exactly one gets
-   * `Claimed`. An expired row, or a 'running' one abandoned for ABANDONED_AFTER_MS, no longer holds its key.
-   * Also deletes a bounded batch of expired rows (the lazy sweep).
+   * Runs a keyed request as one unit. SQL: one transaction, on a connection reserved for it, which every
+   * repository query of the request uses (effect/sql hands the fiber the transaction's connection). It
+   * commits if `body` succeeds and rolls back if it fails, dies or is interrupted — and, the process gone,
+   * Postgres rolls it back by itself. Database failures of BEGIN/COMMIT are defects (503 when transient).
+   */
+  readonly atomically: <A, E, R>(body: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Inside `atomically` only: takes the key for this unit, until the unit ends. Of concurrent claims of a key
+   * (on any instance) one gets `Claimed` or `Existing`, the others `Busy` while it runs. An answer older than
+   * KEEP_MS no longer holds its key.
    */
   readonly claim: (input: ClaimInput) => Effect.Effect<Claim>
-  /** Stores the answer of a claimed key ('running' → 'done'). */
-  readonly complete: (tokenId: string, key: string, response: { readonly status: number; readonly body: string }) => Effect.Effect<void>
-  /** Frees a claimed key whose request did not complete (5xx, crash, invalid request): it can be used again. */
-  readonly release: (tokenId: string, key: string) => Effect.Effect<void>
+  /** Inside `atomically`, after `Claimed`: stores the request's answer, committed with the request's writes. */
+  readonly complete: (input: ClaimInput, response: StoredResponse) => Effect.Effect<void>
+  /**
+   * Deletes a bounded batch of expired rows (the lazy sweep; any key's). Outside `atomically`, in its own
+   * short statement: row locks taken by a sweep inside a long request transaction could deadlock two requests
+   * sweeping each other's expired keys. A failed sweep is left to the next one.
+   */
+  readonly sweep: (now: Date) => Effect.Effect<void>
   readonly find: (tokenId: string, key: string) => Effect.Effect<IdempotencyRecord | null>
 }
 
@@ -66,20 +95,14 @@ const toRecord = (r: any): IdempotencyRecord => ({
   createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at)
 })
 
-const runningRecord = (input: ClaimInput): IdempotencyRecord => ({
-  tokenId: input.tokenId,
-  key: input.key,
-  requestHash: input.requestHash,
-  status: "running",
-  responseStatus: null,
-  responseBody: null,
-  createdAt: input.now
-})
+const expiredBefore = (now: Date) => new Date(now.getTime() - KEEP_MS)
+const legacyAbandonedBefore = (now: Date) => new Date(now.getTime() - LEGACY_RUNNING_MS)
 
-const holdsKey = (record: IdempotencyRecord, now: Date): boolean => {
-  const age = now.getTime() - record.createdAt.getTime()
-  return age < KEEP_MS && (record.status === "done" || age < ABANDONED_AFTER_MS)
-}
+const outsideUnit = (method: string) =>
+  Effect.die(new Error(`IdempotencyRepo.${method} must run inside IdempotencyRepo.atomically (the key is held by a unit of work)`))
+
+/** Memory store: the keys held by the running unit, released when it ends. */
+class MemoryUnit extends Context.Service<MemoryUnit, { readonly held: Array<string> }>()("sitehealth/IdempotencyRepo/MemoryUnit") {}
 
 export class IdempotencyRepo extends Context.Service<IdempotencyRepo, IdempotencyRepoShape>()("sitehealth/IdempotencyRepo") {
   static readonly sql = Layer.effect(
@@ -90,83 +113,124 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
         sql`SELECT * FROM idempotency_keys WHERE token_id = ${tokenId} AND key = ${key}`.pipe(
           Effect.map((rows) => (rows.length === 0 ? null : toRecord(rows[0])))
         )
-      const attempt = (input: ClaimInput, expiredBefore: Date): Effect.Effect<Claim | null, any> =>
-        Effect.gen(function*() {
-          const inserted = yield* sql`INSERT INTO idempotency_keys (token_id, key, request_hash, status, created_at)
-              VALUES (${input.tokenId}, ${input.key}, ${input.requestHash}, 'running', ${input.now})
-              ON CONFLICT (token_id, key) DO NOTHING
-              RETURNING token_id`
-          if (inserted.length > 0) return { _tag: "Claimed" as const }
-          // Read committed: this statement sees the row the conflicting transaction committed.
-          const record = yield* find(input.tokenId, input.key)
-          return record === null || record.createdAt <= expiredBefore ? null : { _tag: "Existing" as const, record }
-        })
+      const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
 
       return IdempotencyRepo.of({
+        atomically: (body) => sql.withTransaction(body).pipe(Effect.catchTag("SqlError", Effect.die)),
         claim: (input) =>
           Effect.gen(function*() {
-            const expiredBefore = new Date(input.now.getTime() - KEEP_MS)
-            const abandonedBefore = new Date(input.now.getTime() - ABANDONED_AFTER_MS)
-            // The claim need not wait for its own disk flush (~5 ms of a keyed POST's ~12 ms here): WAL is
-            // written in order, so the effect's later synchronous commit makes the claim durable too; and a
-            // claim lost with a crashed database, before any effect committed, only leaves the key free.
-            yield* sql`SET LOCAL synchronous_commit = off`
-            yield* sql`DELETE FROM idempotency_keys
-                WHERE (token_id = ${input.tokenId} AND key = ${input.key}
-                       AND (created_at <= ${expiredBefore} OR (status = 'running' AND created_at <= ${abandonedBefore})))
-                   OR (token_id, key) IN (SELECT token_id, key FROM idempotency_keys WHERE created_at <= ${expiredBefore}
-                                          LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`
-            // The holder may have released the key between our conflict and our read: try once more.
-            const first = yield* attempt(input, expiredBefore)
-            if (first !== null) return first
-            const second = yield* attempt(input, expiredBefore)
-            if (second !== null) return second
-            // Still contended: answer as if it were running (409, retry shortly) rather than loop.
-            return { _tag: "Existing" as const, record: runningRecord(input) }
-          }).pipe(sql.withTransaction, Effect.orDie),
-        complete: (tokenId, key, response) =>
-          sql`UPDATE idempotency_keys SET status = 'done', response_status = ${response.status}, response_body = ${response.body}
-              WHERE token_id = ${tokenId} AND key = ${key} AND status = 'running'`.pipe(Effect.asVoid, Effect.orDie),
-        release: (tokenId, key) =>
-          sql`DELETE FROM idempotency_keys WHERE token_id = ${tokenId} AND key = ${key} AND status = 'running'`.pipe(
+            if (!(yield* inTransaction)) return yield* outsideUnit("claim")
+            // The key's lock, held until this transaction ends (commit, rollback, or a dead session). A 64-bit
+            // hash of (token, key): a collision of two live keys costs one spurious 409, nothing more. The
+            // newline cannot occur in either (token ids are [a-z_0-9], keys printable ASCII). Not waited for:
+            // the holder may run for a while, and the caller is told to retry (409, Retry-After: 1).
+            const locked = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(
+                hashtextextended(${input.tokenId} || chr(10) || ${input.key}, 0)) AS locked`
+            if (locked[0]?.locked !== true) return { _tag: "Busy" as const }
+            // A statement of its own, AFTER the lock: read committed takes a snapshot per statement, so this
+            // one sees the answer of a holder that committed just before we took the lock.
+            const record = yield* find(input.tokenId, input.key)
+            if (record === null || record.createdAt <= expiredBefore(input.now)) return { _tag: "Claimed" as const }
+            if (record.status === "running") {
+              return record.createdAt <= legacyAbandonedBefore(input.now) ? { _tag: "Claimed" as const } : { _tag: "Busy" as const }
+            }
+            return { _tag: "Existing" as const, record }
+          }).pipe(Effect.orDie),
+        complete: (input, response) =>
+          Effect.gen(function*() {
+            if (!(yield* inTransaction)) return yield* outsideUnit("complete")
+            // Replaces only a row `claim` counted as absent (expired, or a legacy claim abandoned). Anything
+            // else means the key changed hands under our lock — an old-version instance claimed it meanwhile
+            // (it takes no advisory lock): fail, and the whole request rolls back rather than act twice.
+            const stored = yield* sql`INSERT INTO idempotency_keys
+                  (token_id, key, request_hash, status, response_status, response_body, created_at)
+                VALUES (${input.tokenId}, ${input.key}, ${input.requestHash}, 'done', ${response.status}, ${response.body}, ${input.now})
+                ON CONFLICT (token_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = 'done',
+                  response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+                  created_at = EXCLUDED.created_at
+                WHERE idempotency_keys.created_at <= ${expiredBefore(input.now)}
+                   OR (idempotency_keys.status = 'running' AND idempotency_keys.created_at <= ${legacyAbandonedBefore(input.now)})
+                RETURNING token_id`
+            if (stored.length === 0) {
+              return yield* Effect.die(new Error(`Idempotency: the key's row was written by another request while this one held the key; rolled back`))
+            }
+          }).pipe(Effect.orDie),
+        sweep: (now) =>
+          sql`DELETE FROM idempotency_keys WHERE (token_id, key) IN (
+                SELECT token_id, key FROM idempotency_keys WHERE created_at <= ${expiredBefore(now)}
+                LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`.pipe(
             Effect.asVoid,
-            Effect.orDie
+            // During an outage the request's own transaction reports the failure (503); don't log it per request.
+            Effect.catchCause((cause) => {
+              const error = Cause.findErrorOption(cause)
+              return Option.isSome(error) && isTransientDatabaseFailure(error.value)
+                ? Effect.void
+                : Effect.logWarning("Idempotency: sweeping expired keys failed; the next keyed request tries again", Cause.pretty(cause))
+            })
           ),
         find: (tokenId, key) => Effect.orDie(find(tokenId, key))
       })
     })
   )
 
-  /** Tests only. One map per layer build; every operation is synchronous, so a claim is atomic. */
+  /**
+   * Tests only. One map per layer build; every operation is synchronous, so a claim is atomic. A unit holds its
+   * keys in a set until it ends; there is no crash to survive and nothing to roll back (the memory
+   * repositories have no transactions), which is the one difference from SQL.
+   */
   static readonly memory = Layer.sync(IdempotencyRepo, () => {
     const rows = new Map<string, IdempotencyRecord>()
+    const held = new Set<string>()
     const id = (tokenId: string, key: string) => `${tokenId}\u0000${key}`
+    const unit = Effect.serviceOption(MemoryUnit)
     return IdempotencyRepo.of({
+      atomically: (body) =>
+        Effect.suspend(() => {
+          const mine: Array<string> = []
+          return body.pipe(
+            Effect.provideService(MemoryUnit, { held: mine }),
+            Effect.ensuring(Effect.sync(() => mine.forEach((k) => held.delete(k))))
+          )
+        }),
       claim: (input) =>
-        Effect.sync((): Claim => {
+        Effect.flatMap(unit, (current) => {
+          if (Option.isNone(current)) return outsideUnit("claim")
+          const k = id(input.tokenId, input.key)
+          if (held.has(k)) return Effect.succeed<Claim>({ _tag: "Busy" })
+          held.add(k)
+          current.value.held.push(k)
+          const existing = rows.get(k)
+          return Effect.succeed<Claim>(
+            existing !== undefined && existing.createdAt > expiredBefore(input.now)
+              ? { _tag: "Existing", record: existing }
+              : { _tag: "Claimed" }
+          )
+        }),
+      complete: (input, response) =>
+        Effect.flatMap(unit, (current) => {
+          const k = id(input.tokenId, input.key)
+          if (Option.isNone(current) || !current.value.held.includes(k)) return outsideUnit("complete")
+          rows.set(k, {
+            tokenId: input.tokenId,
+            key: input.key,
+            requestHash: input.requestHash,
+            status: "done",
+            responseStatus: response.status,
+            responseBody: response.body,
+            createdAt: input.now
+          })
+          return Effect.void
+        }),
+      sweep: (now) =>
+        Effect.sync(() => {
           let swept = 0
           for (const [k, record] of rows) {
             if (swept >= SWEEP_BATCH) break
-            if (input.now.getTime() - record.createdAt.getTime() >= KEEP_MS) {
+            if (record.createdAt <= expiredBefore(now) && !held.has(k)) {
               rows.delete(k)
               swept++
             }
           }
-          const existing = rows.get(id(input.tokenId, input.key))
-          if (existing !== undefined && holdsKey(existing, input.now)) return { _tag: "Existing", record: existing }
-          rows.set(id(input.tokenId, input.key), runningRecord(input))
-          return { _tag: "Claimed" }
-        }),
-      complete: (tokenId, key, response) =>
-        Effect.sync(() => {
-          const record = rows.get(id(tokenId, key))
-          if (record?.status === "running") {
-            rows.set(id(tokenId, key), { ...record, status: "done", responseStatus: response.status, responseBody: response.body })
-          }
-        }),
-      release: (tokenId, key) =>
-        Effect.sync(() => {
-          if (rows.get(id(tokenId, key))?.status === "running") rows.delete(id(tokenId, key))
         }),
       find: (tokenId, key) => Effect.sync(() => rows.get(id(tokenId, key)) ?? null)
     })

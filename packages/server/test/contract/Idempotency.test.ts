@@ -2,14 +2,17 @@
  * Idempotency-Key on the POST endpoints (http/Idempotency.ts): replay with Idempotent-Replayed and no
  * second effect, 422 for another request under the same key, 409 while the first is running, keys scoped
  * to the token and kept 24 h, a mint replay without its secret (nor a secret in the store), 400 on a
- * malformed key, and a key freed by a failure.
+ * malformed key, a key left free by a failure — and, on PostgreSQL, the request's write and its stored
+ * answer as one transaction: a failure or a dead session at any point leaves both or neither.
  */
-import { Effect } from "effect"
+import { Deferred, Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { requestHash } from "../../src/http/Idempotency.ts"
-import { ABANDONED_AFTER_MS, IdempotencyRepo, KEEP_MS } from "../../src/http/IdempotencyRepo.ts"
+import { type ClaimInput, IdempotencyRepo, KEEP_MS } from "../../src/http/IdempotencyRepo.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
+import { newId } from "../../src/store/Ids.ts"
 import { expectError } from "../support/Expect.ts"
 import { makeHarness, store, type Harness } from "../support/Harness.ts"
 
@@ -40,8 +43,35 @@ const expenseCount = async (token: string, projectId: string) => {
   return r.json.data.expenses.length as number
 }
 
-const withRepo = <A>(f: (repo: IdempotencyRepo["Service"]) => Effect.Effect<A>) =>
+const withRepo = <A>(f: (repo: IdempotencyRepo["Service"]) => Effect.Effect<A, any, any>) =>
   h.run(Effect.flatMap(Effect.service(IdempotencyRepo), f))
+
+const claimInput = (tokenId: string, key: string, path: string, body: unknown): ClaimInput => ({
+  tokenId,
+  key,
+  requestHash: requestHash("POST", path, JSON.stringify(body)),
+  now: new Date(h.time.now())
+})
+
+/**
+ * A request in flight, as the middleware runs one: a unit of work that has claimed the key and then runs
+ * `during` until `finish` is called. `ended` settles with how the unit ended.
+ */
+const inFlight = async <A>(input: ClaimInput, during: Effect.Effect<A, any, any> = Effect.void as any) => {
+  const gate = await h.run(Deferred.make<void>())
+  const claimed = await h.run(Deferred.make<string>())
+  const ended = withRepo((repo) =>
+    repo.atomically(Effect.gen(function*() {
+      const claim = yield* repo.claim(input)
+      yield* Deferred.succeed(claimed, claim._tag)
+      if (claim._tag !== "Claimed") return claim._tag
+      const result = yield* during
+      yield* Deferred.await(gate)
+      return result
+    })).pipe(Effect.exit))
+  const tag = await h.run(Deferred.await(claimed))
+  return { tag, ended, finish: () => h.run(Deferred.succeed(gate, undefined)) }
+}
 
 describe("Idempotency-Key: replay", () => {
   it("the same key and body: the stored answer again (same status and body), Idempotent-Replayed: true, one expense", async () => {
@@ -134,35 +164,38 @@ describe("Idempotency-Key: conflicts", () => {
     expect((await h.call("GET", "/api/v1/tokens", { token: secret })).json.data.tokens.length).toBe(tokensBefore)
   })
 
-  it("a key whose first request is still running: 409 with Retry-After: 1; free again once released or abandoned", async () => {
-    const { projects, secret, token } = await h.newAccount()
+  it("a key whose first request is still running: 409 with Retry-After: 1, whatever the body; free again if it ends without an answer", async () => {
+    const { account, projects, secret, token } = await h.newAccount()
     const path = expensesPath(projects[0].id)
     const key = newKey()
-    // The first request, mid-flight: its claim, as the middleware makes it.
-    const claimed = await withRepo((r) =>
-      r.claim({ tokenId: token.id, key, requestHash: requestHash("POST", path, JSON.stringify(expense)), now: new Date(h.time.now()) }))
-    expect(claimed._tag).toBe("Claimed")
-
-    const busy = await post(path, secret, key, expense)
-    expectError(busy, 409, "idempotency_request_in_progress")
-    expect(busy.headers.get("retry-after")).toBe("1")
-    // Another body under a running key is still another request.
-    expectError(await post(path, secret, key, { ...expense, amount: 1 }), 422, "idempotency_key_reused")
-    expect(await expenseCount(secret, projects[0].id)).toBe(0)
-
-    await withRepo((r) => r.release(token.id, key))
-    expect((await post(path, secret, key, expense)).status).toBe(201)
-
-    // A claim whose process died: after ABANDONED_AFTER_MS the key can be claimed again.
-    const stale = newKey()
-    await withRepo((r) =>
-      r.claim({ tokenId: token.id, key: stale, requestHash: requestHash("POST", path, JSON.stringify(expense)), now: new Date(h.time.now()) }))
-    expect((await post(path, secret, stale, expense)).status).toBe(409)
-    h.time.advance(ABANDONED_AFTER_MS)
-    const taken = await post(path, secret, stale, expense)
-    expect(taken.status, taken.text).toBe(201)
-    expect(taken.headers.get("idempotent-replayed")).toBeNull()
+    const first = await inFlight(claimInput(token.id, key, path, expense))
+    expect(first.tag).toBe("Claimed")
+    try {
+      const busy = await post(path, secret, key, expense)
+      expectError(busy, 409, "idempotency_request_in_progress")
+      expect(busy.headers.get("retry-after")).toBe("1")
+      // Nothing of the running request is committed, so its body cannot be compared yet: 409, not 422.
+      expectError(await post(path, secret, key, { ...expense, amount: 1 }), 409, "idempotency_request_in_progress")
+      // Another token's same key is its own.
+      const second = await h.mint(account.id)
+      expect((await post(path, second.secret, key, expense)).status).toBe(201)
+    } finally {
+      await first.finish()
+    }
+    expect((await first.ended)._tag).toBe("Success")
+    // It ended without storing an answer (as a 5xx would): the key is free, and the request acts.
+    expect(await withRepo((r) => r.find(token.id, key))).toBeNull()
+    const retried = await post(path, secret, key, expense)
+    expect(retried.status, retried.text).toBe(201)
+    expect(retried.headers.get("idempotent-replayed")).toBeNull()
     expect(await expenseCount(secret, projects[0].id)).toBe(2)
+  })
+
+  it("claim and complete refuse to run outside a unit of work (the key would not be held)", async () => {
+    const { token } = await h.newAccount()
+    const input = claimInput(token.id, newKey(), "/x", {})
+    await expect(withRepo((r) => r.claim(input))).rejects.toThrow(/must run inside IdempotencyRepo\.atomically/)
+    await expect(withRepo((r) => r.complete(input, { status: 201, body: "{}" }))).rejects.toThrow(/must run inside/)
   })
 
   it("concurrent requests with one key: one acts; the others answer 409 or its replay", async () => {
@@ -179,7 +212,7 @@ describe("Idempotency-Key: conflicts", () => {
 
   it.skipIf(store === "memory")("two instances (two apps, each its own pool, one database) racing on one key: one acts", async () => {
     const other = await makeHarness()
-    // One time for both, as NTP gives real instances (the claim's age decides when a claim is abandoned).
+    // One time for both, as NTP gives real instances.
     other.time.set(h.time.now())
     try {
       const { projects, secret } = await h.newAccount()
@@ -220,6 +253,92 @@ describe("Idempotency-Key: conflicts", () => {
   })
 })
 
+describe.skipIf(store === "memory")("Idempotency-Key: the write and its answer are one transaction (PostgreSQL)", () => {
+  const sqlRun = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, any>) => h.run(Effect.flatMap(Effect.service(SqlClient.SqlClient), f))
+  const expenseExists = (id: string) =>
+    sqlRun((sql) => sql`SELECT 1 FROM expenses WHERE id = ${id}`).then((rows) => rows.length > 0)
+
+  it("a request that fails after its write (a defect, 500): the write rolls back with it; the retry acts once", async () => {
+    const { projects, secret, token } = await h.newAccount()
+    const expenses = await h.run(Effect.service(ExpensesRepo))
+    const insert = expenses.insert
+    const written: Array<string> = []
+    // The insert itself succeeds; the request dies right after it, as a bug in the handler would.
+    ;(expenses as { insert: typeof insert }).insert = (e) => {
+      ;(expenses as { insert: typeof insert }).insert = insert
+      return insert(e).pipe(Effect.tap((row) => Effect.sync(() => written.push(row.id))), Effect.andThen(Effect.die(new Error("injected failure after the write"))))
+    }
+    const key = newKey()
+    try {
+      expectError(await post(expensesPath(projects[0].id), secret, key, expense), 500, "internal_error")
+    } finally {
+      ;(expenses as { insert: typeof insert }).insert = insert
+    }
+    expect(written).toHaveLength(1)
+    expect(await expenseExists(written[0]!)).toBe(false)
+    expect(await withRepo((r) => r.find(token.id, key))).toBeNull()
+    const retried = await post(expensesPath(projects[0].id), secret, key, expense)
+    expect(retried.status, retried.text).toBe(201)
+    expect(retried.headers.get("idempotent-replayed")).toBeNull()
+    expect(await expenseCount(secret, projects[0].id)).toBe(1)
+  })
+
+  // The process killed mid-request, as Postgres sees it: the session ends inside the transaction. Once with
+  // the expense written, once with its answer stored too — the instant that left a duplicate before.
+  for (const storedToo of [false, true]) {
+    it(`a session that dies after the write${storedToo ? " and the stored answer" : ""}, before COMMIT: neither stays; the retry acts once`, async () => {
+      const { projects, secret, token } = await h.newAccount()
+      const path = expensesPath(projects[0].id)
+      const key = newKey()
+      const input = claimInput(token.id, key, path, expense)
+      const expenseId = newId("exp")
+      const session = await h.run(Deferred.make<number>())
+      const first = await inFlight(input, Effect.gen(function*() {
+        const repo = yield* IdempotencyRepo
+        const sql = yield* SqlClient.SqlClient
+        // Through the repositories, as the handler writes: on the unit's connection, inside its transaction.
+        yield* Effect.flatMap(Effect.service(ExpensesRepo), (expenses) =>
+          expenses.insert({
+            id: expenseId,
+            projectId: projects[0].id,
+            amountMinor: expense.amount,
+            currency: "USD",
+            category: expense.category,
+            description: expense.description,
+            vendor: null,
+            incurredOn: expense.incurredOn,
+            recurrence: expense.recurrence,
+            createdAt: input.now,
+            deletedAt: null
+          }))
+        if (storedToo) yield* repo.complete(input, { status: 201, body: "{\"status\":\"success\",\"data\":{}}" })
+        const rows = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+        yield* Deferred.succeed(session, Number(rows[0]!.pid))
+      }))
+      expect(first.tag).toBe("Claimed")
+      const pid = await h.run(Deferred.await(session))
+      // Not committed yet: invisible to everyone else, and the key is held.
+      expect(await expenseExists(expenseId)).toBe(false)
+      expectError(await post(path, secret, key, expense), 409, "idempotency_request_in_progress")
+
+      const killed = await sqlRun((sql) => sql<{ ok: boolean }>`SELECT pg_terminate_backend(${pid}) AS ok`)
+      expect(killed[0]!.ok).toBe(true)
+      await first.finish()
+      expect((await first.ended)._tag).toBe("Failure")
+
+      expect(await expenseExists(expenseId)).toBe(false)
+      expect(await withRepo((r) => r.find(token.id, key))).toBeNull()
+      const retried = await post(path, secret, key, expense)
+      expect(retried.status, retried.text).toBe(201)
+      expect(retried.headers.get("idempotent-replayed")).toBeNull()
+      const again = await post(path, secret, key, expense)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expect(again.text).toBe(retried.text)
+      expect(await expenseCount(secret, projects[0].id)).toBe(1)
+    })
+  }
+})
+
 describe("Idempotency-Key: scope and lifetime", () => {
   it("keys are scoped to the token: another token's same key is its own", async () => {
     const { account, projects, secret } = await h.newAccount()
@@ -235,7 +354,7 @@ describe("Idempotency-Key: scope and lifetime", () => {
     expect(await expenseCount(secret, projects[0].id)).toBe(3)
   })
 
-  it("kept 24 h: replayed just before, a new request just after; expired rows are swept by later claims", async () => {
+  it("kept 24 h: replayed just before, a new request just after; expired rows are swept by later keyed requests", async () => {
     const { projects, secret, token } = await h.newAccount()
     const key = newKey()
     const first = await post(expensesPath(projects[0].id), secret, key, expense)
@@ -254,7 +373,7 @@ describe("Idempotency-Key: scope and lifetime", () => {
     expect(fresh.headers.get("idempotent-replayed")).toBeNull()
     expect(fresh.json.data.expense.id).not.toBe(first.json.data.expense.id)
     expect(await expenseCount(secret, projects[0].id)).toBe(3)
-    // The other key, never used again, was deleted by that claim's sweep.
+    // The other key, never used again, was deleted by that request's sweep.
     expect(await withRepo((r) => r.find(token.id, idle))).toBeNull()
   })
 })

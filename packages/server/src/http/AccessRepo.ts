@@ -53,10 +53,15 @@ export interface AccessRepoShape {
   readonly lookup: (secretSha256Hex: string, project: ProjectLookup | null, now: Date) => Effect.Effect<Access | null>
 }
 
-/** The UTC day of `now` ± 1 covers the local day of every zone (UTC−12 … UTC+14). */
+/** The UTC day of `now` ± 1 covers the local day of every zone (UTC−12 … UTC+14). Kept for the UTC day. */
+let lastHealthDays: { readonly epochDay: number; readonly from: string; readonly to: string } | undefined
 const healthDays = (now: Date) => {
-  const utc = now.toISOString().slice(0, 10)
-  return { from: addDays(utc, -1), to: addDays(utc, 1) }
+  const epochDay = Math.floor(now.getTime() / 86_400_000)
+  if (lastHealthDays === undefined || lastHealthDays.epochDay !== epochDay) {
+    const utc = now.toISOString().slice(0, 10)
+    lastHealthDays = { epochDay, from: addDays(utc, -1), to: addDays(utc, 1) }
+  }
+  return lastHealthDays
 }
 
 export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("sitehealth/AccessRepo") {

@@ -20,8 +20,13 @@ export type ExpenseCategory = typeof ExpenseCategory.Type
 export const Recurrence = Schema.Literals(["one_off", "monthly", "yearly"]).annotate({ identifier: "Recurrence" })
 
 const knownCurrencies = new Set(Intl.supportedValuesOf("currency"))
+// The `arbitraryConstraint` hints only guide values generated from the schema (`effect/Arbitrary`, used by the
+// fuzz tests): a random three-letter code or YYYY-MM-DD is almost never a currency or a calendar date, so
+// generation would give up. Validation is unchanged: the filters below still decide.
 export const KnownCurrency = Currency.check(
-  Schema.makeFilter((code: string) => knownCurrencies.has(code) || `unknown ISO 4217 currency "${code}"`)
+  Schema.makeFilter((code: string) => knownCurrencies.has(code) || `unknown ISO 4217 currency "${code}"`, {
+    arbitraryConstraint: { patterns: [{ source: `^(?:${[...knownCurrencies].join("|")})$`, flags: "" }] }
+  })
 )
 
 /** A real calendar date (2026-02-30 is rejected) between 1900-01-01 and 2999-12-31. */
@@ -29,6 +34,9 @@ export const RealDate = DateOnly.check(
   Schema.makeFilter((s: string) => {
     const d = new Date(`${s}T00:00:00Z`)
     return (!Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s) || `"${s}" is not a calendar date`
+  }, {
+    // Days 01–28 exist in every month of every year from 1900 to 2999.
+    arbitraryConstraint: { patterns: [{ source: "^(?:19|2\\d)\\d\\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])$", flags: "" }] }
   }),
   Schema.makeFilter((s: string) => (s >= "1900-01-01" && s <= "2999-12-31") || "must be between 1900-01-01 and 2999-12-31")
 )

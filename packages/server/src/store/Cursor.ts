@@ -8,13 +8,21 @@ import type { Page, PageRequest } from "./Records.ts"
 export const encodeCursor = (item: { readonly createdAt: Date; readonly id: string }): string =>
   Buffer.from(JSON.stringify([item.createdAt.getTime(), item.id])).toString("base64url")
 
+/**
+ * The instants a cursor may name: 1970 to the end of year 9999, which holds every row's creation time. A
+ * forged cursor beyond ±8.64e15 ms decoded to an Invalid Date, which the Postgres driver cannot encode: a
+ * 500 instead of this 400 (found by the fuzz suite). The tighter range also keeps out instants before
+ * Postgres' own (4713 BC).
+ */
+const MAX_CURSOR_MS = Date.UTC(10_000, 0, 1) - 1
+
 export const decodeCursor = (cursor: string | undefined): Effect.Effect<PageRequest["after"], BadRequest> => {
   if (cursor === undefined) return Effect.succeed(null)
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
     if (
-      Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === "string" &&
-      looksLikeId(parsed[1])
+      Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && parsed[0] >= 0 &&
+      parsed[0] <= MAX_CURSOR_MS && typeof parsed[1] === "string" && looksLikeId(parsed[1])
     ) {
       return Effect.succeed({ createdAt: new Date(parsed[0]), id: parsed[1] })
     }

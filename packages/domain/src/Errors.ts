@@ -171,8 +171,14 @@ export const RateLimitedWire = wire(RateLimited, {
   extra: { limit: Schema.Int, remaining: Schema.Int, reset: Schema.Int }
 })
 
-/** 500: an unexpected server error; nothing about its cause is sent. */
-export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", base) {
+/**
+ * 500: an unexpected server error; nothing about its cause is sent. `requestId` (the response's X-Request-Id)
+ * lets a user quote the request and an operator find its log line.
+ */
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", {
+  ...base,
+  requestId: Schema.optionalKey(Schema.String)
+}) {
   static readonly of = () =>
     new InternalError({ message: "Unexpected server error", type: "internal_error" })
 }
@@ -181,8 +187,9 @@ export const InternalErrorWire = wire(InternalError, {
   status: 500,
   code: 500,
   identifier: "InternalServerError",
-  description: "An unexpected server error. Nothing about its cause is sent; it is logged on the server.",
-  extra: {}
+  description:
+    "An unexpected server error. Nothing about its cause is sent; it is logged on the server under `requestId` (also the X-Request-Id header).",
+  extra: { requestId: Schema.optionalKey(Schema.String) }
 })
 
 /** 503: the database is unreachable. */
@@ -196,5 +203,16 @@ export const UnavailableWire = wire(Unavailable, {
   extra: {}
 })
 
-export const notFound = (what: string) => new NotFound({ message: `${what} not found`, type: "not_found" })
+/**
+ * Caller input quoted in an error message is cut to `max` characters (plus how long it was): a message is
+ * read by people and by agents — the MCP tools hand it to a model — and must not echo a 60 KB field or a
+ * megabyte path back. Never cuts a surrogate pair in half.
+ */
+export const clipInput = (input: string, max = 200): string => {
+  if (input.length <= max) return input
+  const cut = /[\ud800-\udbff]$/.test(input.slice(0, max)) ? input.slice(0, max - 1) : input.slice(0, max)
+  return `${cut}… (${input.length} characters)`
+}
+
+export const notFound = (what: string) => new NotFound({ message: `${clipInput(what, 300)} not found`, type: "not_found" })
 export const badRequest = (message: string, type = "invalid_request") => new BadRequest({ message, type })

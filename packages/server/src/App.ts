@@ -7,11 +7,14 @@ import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "../../domain/src/Api.ts"
+import { clipInput } from "../../domain/src/Errors.ts"
 import { AppConfig } from "./Config.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
 import { AuthenticationLive } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
+import { MetricsRoute } from "./http/Metrics.ts"
 import { Readiness } from "./http/Readiness.ts"
+import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
 import { IntegrationsHttp } from "./integrations/Http.ts"
 import { ProjectsHttp } from "./projects/Http.ts"
@@ -43,15 +46,14 @@ const SystemRoutes = Layer.mergeAll(
       HttpRouter.add(
         "GET",
         "/readyz",
-        Effect.map(readiness.status, (status) =>
-          status === "ready"
-            ? HttpServerResponse.jsonUnsafe({ status: "ready" })
-            : HttpServerResponse.jsonUnsafe({ status: "unavailable", reason: status }, { status: 503 }))
+        // {status, reason?, checks: {database, redis?, worker}}: 503 only when unavailable; degraded still serves.
+        Effect.map(readiness.status, (report) =>
+          HttpServerResponse.jsonUnsafe(report, { status: report.status === "unavailable" ? 503 : 200 }))
       ))
   ),
   // Lowest priority in the router: only what matched nothing else lands here.
   HttpRouter.add("*", "*", (request) =>
-    Effect.succeed(errorResponse(404, `No route for ${request.method} ${request.url.split("?")[0]}`, "route_not_found")))
+    Effect.succeed(errorResponse(404, `No route for ${clipInput(`${request.method} ${request.url.split("?")[0]}`)}`, "route_not_found")))
 )
 
 const reasonFor: Record<number, string> = {
@@ -133,4 +135,13 @@ const McpRoutes = Layer.unwrap(
         })))
 )
 
-export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, McpRoutes, SafetyNet)
+/**
+ * Global middleware wraps in the order it is registered, first outermost; `Layer.provide` builds (registers)
+ * its argument before the layer it feeds: RequestLog (request id, log line, metrics) outside SafetyNet outside
+ * RouteCapture, which reads the router's match before an outer layer restores its context.
+ */
+export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, McpRoutes, MetricsRoute).pipe(
+  Layer.provide(RouteCapture),
+  Layer.provide(SafetyNet),
+  Layer.provide(RequestLog)
+)

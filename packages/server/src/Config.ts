@@ -31,6 +31,57 @@ export interface AppConfigShape {
    * closes, so a load balancer polling /readyz stops routing here first (SITEHEALTH_SHUTDOWN_DELAY_MS).
    */
   readonly shutdownDelayMs: number
+  /** LOG_FORMAT: `json` (one JSON object per line) or `pretty` (for people); see readLogSettings. */
+  readonly logFormat: LogFormat
+  /** LOG_LEVEL: the least severe level written; `none` writes nothing. */
+  readonly logLevel: LogLevelName
+  /**
+   * METRICS_TOKEN: when set, GET /metrics wants `Authorization: Bearer <it>`; null: /metrics is open (bind the
+   * listener to a private interface then — docs/operations.md).
+   */
+  readonly metricsToken: string | null
+}
+
+export type LogFormat = "json" | "pretty"
+export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "none"] as const
+export type LogLevelName = (typeof LOG_LEVELS)[number]
+
+/** "warn" is what most tools call it; accepted so a habit does not stop the server. */
+const LOG_LEVEL_ALIASES: Record<string, LogLevelName> = { warn: "warning" }
+
+export interface LogSettings {
+  readonly logFormat: LogFormat
+  readonly logLevel: LogLevelName
+}
+
+/**
+ * LOG_FORMAT and LOG_LEVEL alone (the admin CLI needs only these). Unset LOG_FORMAT means `pretty` when the
+ * stream the logs go to is a terminal and `json` otherwise: a developer running `npm start` reads lines, while
+ * a container, systemd or a pipe into a collector gets one parseable object per line without being told.
+ */
+export const readLogSettings = (env: NodeJS.ProcessEnv, isTerminal: boolean): LogSettings => {
+  const format = nonEmpty(env.LOG_FORMAT)?.toLowerCase() ?? (isTerminal ? "pretty" : "json")
+  if (format !== "json" && format !== "pretty") {
+    throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`)
+  }
+  const rawLevel = nonEmpty(env.LOG_LEVEL)?.toLowerCase() ?? "info"
+  const level = LOG_LEVEL_ALIASES[rawLevel] ?? rawLevel
+  if (!(LOG_LEVELS as ReadonlyArray<string>).includes(level)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`)
+  }
+  return { logFormat: format, logLevel: level as LogLevelName }
+}
+
+/** Shorter than this, a bearer token for /metrics is guessable; refuse it rather than pretend to protect. */
+export const METRICS_TOKEN_MIN_LENGTH = 16
+
+const metricsTokenFrom = (raw: string | undefined): string | null => {
+  const token = nonEmpty(raw)
+  if (token !== null && (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token))) {
+    // The value itself is not repeated: it is a secret, and start-up errors end up in logs.
+    throw new Error(`METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand -hex 32\`)`)
+  }
+  return token
 }
 
 const intFrom = (name: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
@@ -59,7 +110,8 @@ export const parseWorkerFlag = (raw: string | undefined): boolean => {
 
 const nonEmpty = (s: string | undefined): string | null => (s === undefined || s.trim() === "" ? null : s.trim())
 
-export const readConfig = (env: NodeJS.ProcessEnv = process.env): AppConfigShape => ({
+/** `isTerminal`: whether the logs go to a terminal (stdout for the server), for LOG_FORMAT's default. */
+export const readConfig = (env: NodeJS.ProcessEnv = process.env, isTerminal = process.stdout.isTTY === true): AppConfigShape => ({
   port: intFrom("PORT", env.PORT, 8787, 0, 65535),
   host: nonEmpty(env.HOST) ?? "127.0.0.1",
   dataDir: Path.resolve(nonEmpty(env.SITEHEALTH_DATA_DIR) ?? ".data"),
@@ -72,7 +124,9 @@ export const readConfig = (env: NodeJS.ProcessEnv = process.env): AppConfigShape
   syncIntervalMinutes: intFrom("SITEHEALTH_SYNC_INTERVAL_MINUTES", env.SITEHEALTH_SYNC_INTERVAL_MINUTES, 60, 1, 7 * 24 * 60),
   worker: parseWorkerFlag(env.SITEHEALTH_WORKER),
   shutdownTimeoutMs: intFrom("SITEHEALTH_SHUTDOWN_TIMEOUT_MS", env.SITEHEALTH_SHUTDOWN_TIMEOUT_MS, 10_000, 0, 600_000),
-  shutdownDelayMs: intFrom("SITEHEALTH_SHUTDOWN_DELAY_MS", env.SITEHEALTH_SHUTDOWN_DELAY_MS, 0, 0, 600_000)
+  shutdownDelayMs: intFrom("SITEHEALTH_SHUTDOWN_DELAY_MS", env.SITEHEALTH_SHUTDOWN_DELAY_MS, 0, 0, 600_000),
+  ...readLogSettings(env, isTerminal),
+  metricsToken: metricsTokenFrom(env.METRICS_TOKEN)
 })
 
 export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("sitehealth/AppConfig") {

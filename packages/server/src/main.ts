@@ -28,11 +28,23 @@ import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { isDraining, markDraining } from "./http/Readiness.ts"
 import { resolveSecretKey } from "./integrations/Crypto.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
+import { readTracingConfig, tracingLayer } from "./Tracing.ts"
+import { loggingLayer } from "./Logging.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
 const config = (() => {
   try {
     return readConfig()
+  } catch (e) {
+    process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
+    process.exit(1)
+  }
+})()
+
+// OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to that collector; unset: tracing off altogether (Tracing.ts).
+const tracing = (() => {
+  try {
+    return readTracingConfig()
   } catch (e) {
     process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
     process.exit(1)
@@ -176,6 +188,10 @@ const program = Effect.gen(function*() {
 }).pipe(
   Effect.scoped,
   Effect.provideService(AppConfig, config),
+  // Outside the program's scope: spans still buffered are flushed after the server and the pool have closed.
+  Effect.provide(tracingLayer(tracing, "server")),
+  // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
+  Effect.provide(loggingLayer(config)),
   // A failure to start (port taken, database unreachable) is one clear line, not a stack trace.
   Effect.catchCause((cause) => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)

@@ -24,6 +24,7 @@ import {
 } from "./Commands.ts"
 import { fxList, fxSet } from "../fx/Admin.ts"
 import { integrationsConnect, integrationsDisconnect, integrationsList } from "../integrations/Admin.ts"
+import { secretKeyRotate } from "./KeyRotation.ts"
 
 /** `--json`, accepted anywhere on the command line. */
 export const Json = GlobalFlag.Setting("json")({
@@ -353,11 +354,39 @@ const integrations = Command.make("integrations").pipe(
 )
 
 // ---------------------------------------------------------------------------------------------------
+// secret-key
+
+const secretKeyRotateCommand = Command.make(
+  "rotate",
+  {
+    oldKeyFile: Flag.String("old-key-file").pipe(
+      Flag.withDescription("A file holding the OLD key (base64 or hex); default: SITEHEALTH_SECRET_KEY_OLD"),
+      Flag.optional
+    )
+  },
+  ({ oldKeyFile }) => execute(secretKeyRotate({ oldKeyFile: optional(oldKeyFile) }))
+).pipe(
+  Command.withDescription(
+    "Re-encrypt every stored integration credential from the old key to SITEHEALTH_SECRET_KEY, in one transaction " +
+      "(already re-encrypted ones are left; one that neither key opens stops it, nothing changed). See docs/operations.md"
+  ),
+  Command.withExamples([{
+    command: "SITEHEALTH_SECRET_KEY=$NEW SITEHEALTH_SECRET_KEY_OLD=$OLD npm run admin -- secret-key rotate",
+    description: "After every server and worker runs with both keys"
+  }])
+)
+
+const secretKey = Command.make("secret-key").pipe(
+  Command.withDescription("The key integration credentials are encrypted with: rotate"),
+  Command.withSubcommands([secretKeyRotateCommand])
+)
+
+// ---------------------------------------------------------------------------------------------------
 
 export const admin = Command.make("admin").pipe(
   Command.withDescription(
     "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in SITEHEALTH_DATA_DIR), whether or not the server is running."
   ),
-  Command.withSubcommands([accounts, projects, tokens, fx, integrations]),
+  Command.withSubcommands([accounts, projects, tokens, fx, integrations, secretKey]),
   Command.withGlobalFlags([Json])
 )

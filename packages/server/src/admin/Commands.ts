@@ -6,6 +6,7 @@
  * the operator and a machine-readable type.
  */
 import { Clock, Data, Effect } from "effect"
+import type { SqlClient } from "effect/sql"
 import { PERMISSIONS, type Permission } from "../../../domain/src/Permissions.ts"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
@@ -221,7 +222,8 @@ const requireAccount = (accountId: string) =>
 
 /** A command: validation (no database), answering the work to run against the database. */
 export type AdminCommand = Effect.Effect<Effect.Effect<Output, AdminError, Repos>, AdminError>
-export type Repos = AccountsRepo | ProjectsRepo | TokensRepo | FxRepo | PaymentsRepo | IntegrationsRepo | SyncQueue
+/** What withDatabase (Cli.ts) provides: the repositories, and the SqlClient for work across tables (secret-key rotate). */
+export type Repos = AccountsRepo | ProjectsRepo | TokensRepo | FxRepo | PaymentsRepo | IntegrationsRepo | SyncQueue | SqlClient.SqlClient
 
 export const accountsCreate = (input: { readonly name: string; readonly trialDays: number }): AdminCommand =>
   Effect.gen(function*() {

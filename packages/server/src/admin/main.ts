@@ -9,10 +9,12 @@
  * "database", "config", "internal"); never a stack trace.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Effect, Exit, Logger, Runtime } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { admin } from "./Cli.ts"
 import { AdminError, type AdminErrorType } from "./Commands.ts"
+import { readLogSettings } from "../Config.ts"
+import { loggingLayer } from "../Logging.ts"
 
 const VERSION = "0.0.0"
 
@@ -98,7 +100,14 @@ const report = (failure: Failure) =>
     process.exitCode = failure.type === "usage" || failure.type === "invalid_argument" ? 2 : 1
   })
 
+/** LOG_FORMAT / LOG_LEVEL as for the server; the logs go to stderr, so stderr being a terminal picks the default. */
+const logging = Layer.unwrap(Effect.try({
+  try: () => loggingLayer(readLogSettings(process.env, process.stderr.isTTY === true)),
+  catch: (e) => new AdminError({ message: `configuration: ${messageOf(e)}`, type: "config" })
+}))
+
 const program = Command.runWith(admin, { version: VERSION })(args).pipe(
+  Effect.provide(logging),
   Effect.catchCause((cause) =>
     Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(failureOf(cause))
   ),

@@ -7,6 +7,7 @@ import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
 import { trafficMigration } from "../traffic/Migration.ts"
+import { heartbeatMigration } from "../worker/HeartbeatMigration.ts"
 
 const m0001 = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -134,5 +135,6 @@ export const migrations = Migrator.fromRecord({
   "0006_snapshots": snapshotsMigration,
   "0007_integrations": integrationsMigration,
   "0008_health_encoded": m0008,
-  "0009_idempotency": idempotencyMigration
+  "0009_idempotency": idempotencyMigration,
+  "0010_worker_heartbeats": heartbeatMigration
 })

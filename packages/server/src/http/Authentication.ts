@@ -15,6 +15,7 @@ import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
 import { AccessRepo, type ProjectLookup, RequestProject } from "./AccessRepo.ts"
 import { RateLimiter, type RateLimitDecision } from "./RateLimiter.ts"
+import { CurrentRequestLog } from "./RequestLog.ts"
 
 /** Endpoints served from today's stored snapshot: the lookup reads it with the token. */
 const WITH_HEALTH = new Set(["getHealth", "listSignals"])
@@ -52,6 +53,10 @@ export const AuthenticationLive = Layer.effect(
           const found = yield* access.lookup(hashSecret(secret), lookup, new Date(nowMs))
           if (found === null) return yield* Unauthorized.of("invalid_token")
           const { account, token } = found
+          // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
+          const log = yield* CurrentRequestLog
+          log.tokenId = token.id
+          log.projectId = found.project?.project?.id ?? null
           if (token.revokedAt !== null) return yield* Unauthorized.of("token_revoked")
           if (token.expiresAt !== null && token.expiresAt.getTime() <= nowMs) {
             return yield* Unauthorized.of("token_expired")

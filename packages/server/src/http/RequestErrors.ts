@@ -8,7 +8,7 @@ import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { SchemaIssue } from "effect"
 import { RequestErrors } from "../../../domain/src/Authentication.ts"
-import { BadRequest, InternalError, PayloadTooLarge, Unavailable } from "../../../domain/src/Errors.ts"
+import { BadRequest, clipInput, InternalError, PayloadTooLarge, Unavailable } from "../../../domain/src/Errors.ts"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -24,7 +24,9 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
   const issues = formatIssues(error.cause.issue).issues.slice(0, 10).map((issue) => {
     const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null ? (p as any).key : p))
     const message = issue.message === "Expected no excess property" ? "Unknown field" : issue.message
-    return { path: [slot, ...path].join("."), message }
+    // The schema's messages quote the offending value ("got …") and a path can be an unknown 60 KB key:
+    // both are clipped, so a 400 stays a few hundred bytes whatever was sent.
+    return { path: clipInput([slot, ...path].join("."), 200), message: clipInput(message, 300) }
   })
   if (issues.some((i) => i.message === "Expected a valid JSON body")) {
     return new BadRequest({ message: "The body is not valid JSON", type: "invalid_json" })

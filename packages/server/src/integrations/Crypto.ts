@@ -30,8 +30,8 @@ export class CredentialsError extends Schema.TaggedError<CredentialsError>()("Cr
   message: Schema.String
 }) {}
 
-/** A 32-byte key from its text: 64 hex digits, or base64 / base64url of 32 bytes. */
-export const parseSecretKey = (text: string): Uint8Array => {
+/** A 32-byte key from its text: 64 hex digits, or base64 / base64url of 32 bytes. `name` is what errors call it. */
+export const parseSecretKey = (text: string, name = "SITEHEALTH_SECRET_KEY"): Uint8Array => {
   const t = text.trim()
   if (/^[0-9a-fA-F]{64}$/.test(t)) return new Uint8Array(Buffer.from(t, "hex"))
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) {
@@ -39,7 +39,7 @@ export const parseSecretKey = (text: string): Uint8Array => {
     if (bytes.length === KEY_BYTES) return new Uint8Array(bytes)
   }
   throw new SecretKeyError({
-    message: `SITEHEALTH_SECRET_KEY must be ${KEY_BYTES} bytes as base64 (44 characters) or hex (64 digits); ` +
+    message: `${name} must be ${KEY_BYTES} bytes as base64 (44 characters) or hex (64 digits); ` +
       `generate one with: openssl rand -base64 ${KEY_BYTES}`
   })
 }
@@ -53,6 +53,8 @@ export const resolveSecretKey = (config: {
   readonly databaseUrl: string | null
   readonly dataDir: string
 }): Uint8Array => {
+  // A malformed SITEHEALTH_SECRET_KEY_OLD must stop start-up (main.ts checks through here), not the worker later.
+  resolveOldSecretKey()
   if (config.secretKey !== null) return parseSecretKey(config.secretKey)
   if (config.databaseUrl !== null) {
     throw new SecretKeyError({
@@ -78,6 +80,17 @@ export const resolveSecretKey = (config: {
   }
 }
 
+/**
+ * SITEHEALTH_SECRET_KEY_OLD: during a key rotation (docs/operations.md), the key credentials may still be
+ * encrypted with — decryption falls back to it, so servers and workers already given the new key keep
+ * syncing until `admin secret-key rotate` has re-encrypted everything. Null when unset. Read from the
+ * environment here rather than AppConfig: only the cipher and the rotate command ever need it.
+ */
+export const resolveOldSecretKey = (env: NodeJS.ProcessEnv = process.env): Uint8Array | null => {
+  const raw = env.SITEHEALTH_SECRET_KEY_OLD
+  return raw === undefined || raw.trim() === "" ? null : parseSecretKey(raw, "SITEHEALTH_SECRET_KEY_OLD")
+}
+
 export interface CredentialsCipherShape {
   readonly encrypt: (credentials: Credentials) => Uint8Array
   readonly decrypt: (stored: Uint8Array) => Effect.Effect<Credentials, CredentialsError>
@@ -88,8 +101,28 @@ const undecryptable = new CredentialsError({
     "(was the key changed?); connect the integration again with the admin CLI"
 })
 
-export const makeCipher = (key: Uint8Array): CredentialsCipherShape => {
-  if (key.length !== KEY_BYTES) throw new SecretKeyError({ message: `the key must be ${KEY_BYTES} bytes, got ${key.length}` })
+/** Plaintext of stored bytes under `key`, or null when they do not authenticate under it. */
+const open = (key: Uint8Array, stored: Uint8Array): Credentials | null => {
+  const bytes = Buffer.from(stored)
+  if (bytes.length < NONCE_BYTES + TAG_BYTES) return null
+  try {
+    const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, bytes.subarray(0, NONCE_BYTES))
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
+    const text = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()])
+    return JSON.parse(text.toString("utf8")) as Credentials
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Encrypts with `key`; decrypts with `key`, else with `previous` (a rotation in progress: see
+ * resolveOldSecretKey). GCM's tag makes the wrong key fail, never decrypt to garbage.
+ */
+export const makeCipher = (key: Uint8Array, previous: Uint8Array | null = null): CredentialsCipherShape => {
+  for (const k of previous === null ? [key] : [key, previous]) {
+    if (k.length !== KEY_BYTES) throw new SecretKeyError({ message: `the key must be ${KEY_BYTES} bytes, got ${k.length}` })
+  }
   return {
     encrypt: (credentials) => {
       const nonce = NodeCrypto.randomBytes(NONCE_BYTES)
@@ -99,16 +132,8 @@ export const makeCipher = (key: Uint8Array): CredentialsCipherShape => {
     },
     decrypt: (stored) =>
       Effect.suspend(() => {
-        const bytes = Buffer.from(stored)
-        if (bytes.length < NONCE_BYTES + TAG_BYTES) return Effect.fail(undecryptable)
-        try {
-          const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, bytes.subarray(0, NONCE_BYTES))
-          decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-          const text = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()])
-          return Effect.succeed(JSON.parse(text.toString("utf8")) as Credentials)
-        } catch {
-          return Effect.fail(undecryptable)
-        }
+        const plain = open(key, stored) ?? (previous === null ? null : open(previous, stored))
+        return plain === null ? Effect.fail(undecryptable) : Effect.succeed(plain)
       })
   }
 }
@@ -121,7 +146,7 @@ export class CredentialsCipher extends Context.Service<CredentialsCipher, Creden
     CredentialsCipher,
     Effect.flatMap(AppConfig, (config) =>
       Effect.try({
-        try: () => makeCipher(resolveSecretKey(config)),
+        try: () => makeCipher(resolveSecretKey(config), resolveOldSecretKey()),
         catch: (e) => e instanceof SecretKeyError ? e : new SecretKeyError({ message: String((e as Error)?.message ?? e) })
       }))
   )

@@ -66,6 +66,43 @@ export interface ProviderHttpShape {
 /** Where a failure happened, without the query string (which may carry an API key for some providers). */
 const where = (url: string): string => url.split("?")[0]
 
+/**
+ * The provider whose connector is making the calls ("stripe", "plausible"…), for the spans: set by the
+ * sync runner around a connector's run. Unset (an admin CLI check), the span names the host instead.
+ */
+export const CurrentProvider = Context.Reference<string | null>("sitehealth/ProviderHttp/CurrentProvider", {
+  defaultValue: () => null
+})
+
+/** A path segment kept as is in a template: a word or an API version (`v1`, `searchAnalytics`, `query`). */
+const WORD = /^(?:[A-Za-z_-]+|v\d+)$/
+
+/**
+ * The URL's path with every segment that is not a plain word replaced by `{}`: Stripe object ids
+ * (`cus_9s6XKz…`), Search Console's encoded site URL, any id a provider puts in its paths. A trace may
+ * go to a third-party backend: it gets the shape of the call, never an account's identifiers, and never
+ * the query string (an API key for some providers) or the user-info part of the URL.
+ */
+export const pathTemplate = (url: string): string => {
+  let path: string
+  try {
+    path = new URL(url).pathname
+  } catch {
+    return "{}"
+  }
+  return path.split("/").map((segment) => (segment === "" || WORD.test(segment) ? segment : "{}")).join("/")
+}
+
+/** host[:port] of the URL, without user-info; null when unparsable. */
+const serverOf = (url: string): { readonly address: string; readonly port: number | null } | null => {
+  try {
+    const u = new URL(url)
+    return { address: u.hostname, port: u.port === "" ? null : Number(u.port) }
+  } catch {
+    return null
+  }
+}
+
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
 export const retryAfterMs = (header: string | null, nowMs: number): number | null => {
   if (header === null || header.trim() === "") return null
@@ -124,7 +161,32 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}): Pr
 
   const request = (req: ProviderRequest): Effect.Effect<ProviderResponse, ProviderError> =>
     Effect.gen(function*() {
+      const template = pathTemplate(req.url)
+      const server = serverOf(req.url)
+      const provider = (yield* CurrentProvider) ?? server?.address ?? "unknown"
+      return yield* send(req).pipe(
+        Effect.tap((response) => Effect.annotateCurrentSpan("http.response.status_code", response.status)),
+        Effect.tapError((e) =>
+          Effect.annotateCurrentSpan({ "error.type": e.kind, ...(e.status === null ? {} : { "http.response.status_code": e.status }) })
+        ),
+        // One span per logical call, retries included (their count is an attribute): what a sync waited for.
+        Effect.withSpan(`${req.method} ${template}`, {
+          kind: "client",
+          attributes: {
+            "sitehealth.provider": provider,
+            "http.request.method": req.method,
+            "url.template": template,
+            ...(server === null ? {} : { "server.address": server.address }),
+            ...(server?.port == null ? {} : { "server.port": server.port })
+          }
+        })
+      )
+    })
+
+  const send = (req: ProviderRequest): Effect.Effect<ProviderResponse, ProviderError> =>
+    Effect.gen(function*() {
       for (let n = 1; ; n++) {
+        if (n > 1) yield* Effect.annotateCurrentSpan("http.request.resend_count", n - 1)
         const last = n >= o.maxAttempts
         const result = yield* Effect.result(attempt(req))
         let wait: number

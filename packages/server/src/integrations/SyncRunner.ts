@@ -22,9 +22,10 @@ import { AppConfig } from "../Config.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import type { SyncRunRecord } from "../store/Records.ts"
 import { type Credentials, resolveBaseUrl } from "./Connector.ts"
+import { countSyncRun } from "../http/Metrics.ts"
 import { CredentialsCipher } from "./Crypto.ts"
 import { IntegrationsRepo } from "./IntegrationsRepo.ts"
-import { ProviderError, ProviderHttp } from "./ProviderHttp.ts"
+import { CurrentProvider, ProviderError, ProviderHttp } from "./ProviderHttp.ts"
 import { connectorFor, type ConnectorLookup, CONNECTORS, credentiallessProviders } from "./Registry.ts"
 import { SyncQueue } from "./SyncQueue.ts"
 
@@ -73,7 +74,8 @@ export const runNextSync = (options: RunnerOptions = {}) =>
     const queue = yield* SyncQueue
     const leaseMs = options.leaseMs ?? LEASE_MS
     const lookup = options.connectors ?? connectorFor
-    const claimed = yield* queue.claim(yield* nowDate, leaseMs)
+    // Untraced: an idle poll is not a trace; a claimed run gets its own (SyncRunner.run below).
+    const claimed = yield* queue.claim(yield* nowDate, leaseMs).pipe(Effect.withTracerEnabled(false))
     if (claimed === null) return null
     const run = claimed
     const finishFailed = (message: string, transient: boolean) =>
@@ -81,10 +83,11 @@ export const runNextSync = (options: RunnerOptions = {}) =>
         const now = yield* nowDate
         const retry = transient && run.attempts < MAX_ATTEMPTS
         const recorded = yield* queue.fail({ run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null })
+        yield* countSyncRun(run.provider, retry ? "retry" : "failed")
         yield* Effect.logWarning(`sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${retry ? ", will retry" : ""}: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`)
       })
 
-    yield* Effect.gen(function*() {
+    return yield* Effect.gen(function*() {
       if (run.attempts > MAX_ATTEMPTS) {
         return yield* finishFailed(`the worker stopped during this sync ${MAX_ATTEMPTS} times; giving up`, false)
       }
@@ -127,6 +130,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       }))
       if (Exit.isSuccess(exit)) {
         const recorded = yield* queue.succeed({ run, counts: exit.value.counts, state: exit.value.state, now: yield* nowDate })
+        yield* countSyncRun(run.provider, "succeeded")
         if (!recorded) yield* Effect.logWarning(`sync ${run.id}: finished after its lease was taken over; the other attempt records the outcome`)
         return
       }
@@ -138,6 +142,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
               (released ? "run released back to the queue" : "run was already taken over or finished")
           )
         }
+        yield* Effect.annotateCurrentSpan("sitehealth.sync.outcome", "released")
         return yield* Effect.failCause(exit.cause)
       }
       const failure = failureOf(exit.cause, run.provider)
@@ -145,9 +150,31 @@ export const runNextSync = (options: RunnerOptions = {}) =>
         yield* Effect.logError(`sync ${run.id} (${run.provider}) died`, Cause.pretty(exit.cause))
       }
       return yield* finishFailed(failure.message, failure.transient)
-    })
-    return yield* queue.find(run.id)
+    }).pipe(
+      Effect.andThen(queue.find(run.id)),
+      Effect.tap((recorded) => Effect.annotateCurrentSpan("sitehealth.sync.outcome", outcomeOf(recorded))),
+      // The connector's provider calls (ProviderHttp) name the provider in their spans.
+      Effect.provideService(CurrentProvider, run.provider),
+      // One trace per run: the provider calls and the SQL of the run are its children.
+      Effect.withSpan("SyncRunner.run", {
+        root: true,
+        attributes: {
+          "sitehealth.provider": run.provider,
+          "sitehealth.project_id": run.projectId,
+          "sitehealth.sync.id": run.id,
+          "sitehealth.sync.mode": run.mode,
+          "sitehealth.sync.attempt": run.attempts
+        }
+      })
+    )
   }))
+
+/** The run's outcome as recorded: retry = back in the queue after a transient failure. */
+const outcomeOf = (recorded: SyncRunRecord | null): string =>
+  recorded === null ? "unknown"
+  : recorded.status === "queued" ? "retry"
+  : recorded.status === "running" ? "taken_over"
+  : recorded.status
 
 /** Runs queued syncs until none is waiting (or `max` ran); returns them as recorded. */
 export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = {}) =>
@@ -181,6 +208,7 @@ export const runSyncWorker = Effect.gen(function*() {
   const config = yield* AppConfig
   yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs every ${config.syncIntervalMinutes} min by default)`)
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
+    Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)
     Effect.andThen(drainSyncs()),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))

@@ -98,7 +98,10 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
     }
     yield* jobs.markComputed(projectId, version, today, now, nextDue(project.timezone, now))
     return { projectId, day: today, version, signals: candidates.length, briefing: wroteBriefing } satisfies Recomputed
-  })
+  }).pipe(
+    // A child of the request that needed it (ensureFresh) or of nothing (the worker's own rounds).
+    Effect.withSpan("Recompute.project", { attributes: { "sitehealth.project_id": projectId } })
+  )
 
 /**
  * The project's stored health for its local today, recomputed first (under the lock, waiting for a

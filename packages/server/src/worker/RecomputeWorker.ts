@@ -4,8 +4,10 @@
  * their snapshots, signals and briefing. A project is due when its data_version moved since its last
  * computation, or at its due_at (next local midnight or 06:00, at most an hour after the last run).
  */
-import { Cause, Clock, Duration, Effect, Fiber } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber, References } from "effect"
+import type { SqlClient } from "effect/sql"
 import { runSyncWorker } from "../integrations/SyncRunner.ts"
+import { beat, beatIfDue, startHeartbeat } from "./Heartbeat.ts"
 import { JobsRepo } from "./JobsRepo.ts"
 import { recomputeLocked } from "./Recompute.ts"
 
@@ -19,6 +21,8 @@ export const drainOnce = (options: {
   readonly max?: number
   /** What to run on a claimed project (tests wrap it to observe overlap); recomputeLocked by default. */
   readonly compute?: (projectId: string) => ReturnType<typeof recomputeLocked>
+  /** Run after each project (runWorker: the heartbeat, so a long round does not look like a dead worker). */
+  readonly afterEach?: Effect.Effect<void, never, SqlClient.SqlClient>
 } = {}) =>
   Effect.gen(function*() {
     const jobs = yield* JobsRepo
@@ -39,6 +43,7 @@ export const drainOnce = (options: {
           Effect.tap(() => Effect.sync(() => void done.push(job.projectId)))
         ))
       if (!claimed) break
+      if (options.afterEach !== undefined) yield* options.afterEach
     }
     return done
   })
@@ -56,8 +61,18 @@ export const drainOnce = (options: {
  */
 export const runWorker = Effect.gen(function*() {
   yield* Effect.logInfo("sitehealth: recompute worker started")
+  // Each poll beats (worker/Heartbeat.ts): /readyz reports the worker stale when the beats stop.
+  yield* startHeartbeat
+  // Each round's polling (heartbeat, claims) is untraced — every 5 s, it would bury the traces that matter —
+  // and each recomputation is traced as its own trace (Recompute.project), as far as tracing is on at all.
+  const tracing = yield* References.TracerEnabled
   const recompute = yield* Effect.forkChild(
-    drainOnce().pipe(
+    beat.pipe(
+      Effect.andThen(drainOnce({
+        afterEach: beatIfDue,
+        compute: (projectId) => recomputeLocked(projectId).pipe(Effect.withTracerEnabled(tracing))
+      })),
+      Effect.withTracerEnabled(false),
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
       ),
@@ -67,6 +82,10 @@ export const runWorker = Effect.gen(function*() {
   )
   const syncs = yield* Effect.forkChild(runSyncWorker)
   return yield* Effect.raceFirst(Fiber.join(recompute), Fiber.join(syncs)).pipe(
+    // Say why, or an in-process worker that could not start its syncs just stops (and /readyz goes stale).
+    Effect.tapCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sitehealth: worker failed", Cause.pretty(cause))
+    ),
     Effect.ensuring(Effect.andThen(
       Fiber.interruptAll([recompute, syncs]),
       Effect.logInfo("sitehealth: worker stopped")

@@ -14,11 +14,23 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import { AppConfig, readConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
 import { SqlRepos } from "../Layers.ts"
+import { readTracingConfig, tracingLayer } from "../Tracing.ts"
+import { loggingLayer } from "../Logging.ts"
 import { runWorker } from "./RecomputeWorker.ts"
 
 const config = (() => {
   try {
     return readConfig()
+  } catch (e) {
+    process.stderr.write(`sitehealth worker: ${(e as Error).message}\n`)
+    process.exit(1)
+  }
+})()
+
+// OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to that collector; unset: tracing off altogether (Tracing.ts).
+const tracing = (() => {
+  try {
+    return readTracingConfig()
   } catch (e) {
     process.stderr.write(`sitehealth worker: ${(e as Error).message}\n`)
     process.exit(1)
@@ -57,6 +69,9 @@ const program = Effect.gen(function*() {
 }).pipe(
   Effect.scoped,
   Effect.provideService(AppConfig, config),
+  Effect.provide(tracingLayer(tracing, "worker")),
+  // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
+  Effect.provide(loggingLayer(config)),
   Effect.catchCause((cause) => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
     const error = Cause.squash(cause) as { message?: string; cause?: { message?: string } } | undefined

@@ -1,0 +1,113 @@
+/**
+ * `admin secret-key rotate` (wired in Cli.ts): re-encrypts every stored integration credential from the old
+ * key to the new one, in ONE transaction — the new key is SITEHEALTH_SECRET_KEY (or the embedded data dir's
+ * key file), the old one SITEHEALTH_SECRET_KEY_OLD or `--old-key-file`. Credentials that already decrypt
+ * with the new key are left as they are, so running it twice (or after an interrupted run) is harmless. A
+ * credential that decrypts with neither key stops it: the error names the integration, and nothing at all
+ * is changed. The procedure around it (servers given both keys first) is in docs/operations.md.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Fs from "node:fs"
+import { readConfig } from "../Config.ts"
+import {
+  type CredentialsCipherShape,
+  makeCipher,
+  parseSecretKey,
+  resolveOldSecretKey,
+  resolveSecretKey,
+  SecretKeyError
+} from "../integrations/Crypto.ts"
+import { type AdminCommand, AdminError } from "./Commands.ts"
+
+const configError = (message: string) => new AdminError({ message, type: "config" })
+
+const keyError = (e: unknown) =>
+  configError(e instanceof SecretKeyError || e instanceof Error ? e.message : String(e))
+
+/** The key in a file (one line: base64 or hex), as `openssl rand -base64 32 > file` writes it. */
+const readKeyFile = (path: string): Uint8Array => {
+  let text: string
+  try {
+    text = Fs.readFileSync(path, "utf8")
+  } catch (e) {
+    throw new SecretKeyError({ message: `cannot read --old-key-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` })
+  }
+  return parseSecretKey(text, `--old-key-file ${path}`)
+}
+
+export interface RotationResult {
+  /** "projectId/provider" of each credential re-encrypted now. */
+  readonly reencrypted: ReadonlyArray<string>
+  /** Those already under the new key, left untouched. */
+  readonly unchanged: ReadonlyArray<string>
+}
+
+/**
+ * The work, on the database: every row with credentials is locked (FOR UPDATE: a concurrent `integrations
+ * connect` waits), checked against the new key, else opened with the old one and sealed with the new; the
+ * updates are written only once every row was readable.
+ */
+export const reencryptCredentials = (from: CredentialsCipherShape, to: CredentialsCipherShape) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<{ project_id: string; provider: string; credentials: Uint8Array }>`
+        SELECT project_id, provider, credentials FROM integrations
+        WHERE credentials IS NOT NULL ORDER BY project_id, provider FOR UPDATE`
+      const updates: Array<{ readonly projectId: string; readonly provider: string; readonly sealed: Uint8Array }> = []
+      const unchanged: Array<string> = []
+      for (const row of rows) {
+        const id = `${row.project_id}/${row.provider}`
+        if ((yield* Effect.result(to.decrypt(row.credentials)))._tag === "Success") {
+          unchanged.push(id)
+          continue
+        }
+        const opened = yield* Effect.result(from.decrypt(row.credentials))
+        if (opened._tag === "Failure") {
+          return yield* new AdminError({
+            type: "config",
+            message: `integration ${id} (project ${row.project_id}, provider ${row.provider}): its stored credentials decrypt ` +
+              "with neither the new key (SITEHEALTH_SECRET_KEY) nor the old one; nothing was changed. Find the key they " +
+              `were stored with, or reconnect it (admin integrations disconnect / connect) and run this again`
+          })
+        }
+        updates.push({ projectId: row.project_id, provider: row.provider, sealed: to.encrypt(opened.success) })
+      }
+      for (const u of updates) {
+        yield* sql`UPDATE integrations SET credentials = ${u.sealed} WHERE project_id = ${u.projectId} AND provider = ${u.provider}`
+      }
+      return { reencrypted: updates.map((u) => `${u.projectId}/${u.provider}`), unchanged } satisfies RotationResult
+    }))
+  }).pipe(
+    Effect.catchTag("SqlError", (e) => Effect.fail(new AdminError({ message: `re-encryption failed, nothing was changed: ${e.message}`, type: "database" })))
+  )
+
+/** Validation first (both keys readable and different), before the database is opened. */
+export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined }): AdminCommand =>
+  Effect.gen(function*() {
+    const config = yield* Effect.try({ try: () => readConfig(), catch: (e) => configError(`configuration: ${(e as Error).message}`) })
+    const newKey = yield* Effect.try({ try: () => resolveSecretKey(config), catch: keyError })
+    const oldKey = yield* Effect.try({
+      try: () => (input.oldKeyFile !== undefined ? readKeyFile(input.oldKeyFile) : resolveOldSecretKey()),
+      catch: keyError
+    })
+    if (oldKey === null) {
+      return yield* configError(
+        "the old key is needed: set SITEHEALTH_SECRET_KEY_OLD to the key the credentials are encrypted with now, or pass " +
+          "--old-key-file; SITEHEALTH_SECRET_KEY (or the data dir's key file) is the new key"
+      )
+    }
+    if (Buffer.from(oldKey).equals(Buffer.from(newKey))) {
+      return yield* configError("the old and the new key are the same: set SITEHEALTH_SECRET_KEY to the NEW key")
+    }
+    return Effect.map(reencryptCredentials(makeCipher(oldKey), makeCipher(newKey)), (result) => ({
+      json: { reencrypted: result.reencrypted, unchanged: result.unchanged },
+      text: [
+        `Re-encrypted ${result.reencrypted.length} integration credential${result.reencrypted.length === 1 ? "" : "s"} with the new key` +
+          (result.unchanged.length === 0 ? "." : `; ${result.unchanged.length} already used it (left as they were).`),
+        ...result.reencrypted.map((id) => `  ${id}`),
+        "Every server and worker needs SITEHEALTH_SECRET_KEY = the new key; SITEHEALTH_SECRET_KEY_OLD can now be removed."
+      ].join("\n")
+    }))
+  })

@@ -126,6 +126,17 @@ const m0008 = Effect.gen(function*() {
   yield* sql`ALTER TABLE health_snapshots ADD COLUMN encoded text`
 })
 
+/**
+ * Which computation `encoded` belongs to. A writer that does not know the column (an instance of an older
+ * version during a rolling upgrade) updates the snapshot and leaves `encoded` as it was: the two computed_at
+ * then differ and the stale text is never served.
+ */
+const m0011 = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE health_snapshots ADD COLUMN encoded_computed_at timestamptz`
+  yield* sql`UPDATE health_snapshots SET encoded = NULL WHERE encoded IS NOT NULL`
+})
+
 export const migrations = Migrator.fromRecord({
   "0001_initial": m0001,
   "0002_data_version": m0002,
@@ -136,5 +147,6 @@ export const migrations = Migrator.fromRecord({
   "0007_integrations": integrationsMigration,
   "0008_health_encoded": m0008,
   "0009_idempotency": idempotencyMigration,
-  "0010_worker_heartbeats": heartbeatMigration
+  "0010_worker_heartbeats": heartbeatMigration,
+  "0011_health_encoded_computed_at": m0011
 })

@@ -132,7 +132,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
               FROM tokens t JOIN accounts a ON a.id = t.account_id
               LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
               LEFT JOIN health_snapshots h ON h.project_id = p.id
-                AND h.day BETWEEN ${days.from}::date AND ${days.to}::date AND h.encoded IS NOT NULL
+                AND h.day BETWEEN ${days.from}::date AND ${days.to}::date
+                AND h.encoded IS NOT NULL AND h.encoded_computed_at = h.computed_at
               WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), Effect.orDie)
         }
       })

@@ -68,15 +68,20 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
       const sql = yield* SqlClient.SqlClient
       return SnapshotsRepo.of({
         putHealth: (r) =>
-          sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded)
+          sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
+                encoded_computed_at)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
-                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${encodeHealthJson(r.health)})
+                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${encodeHealthJson(r.health)},
+                ${r.computedAt})
               ON CONFLICT (project_id, day) DO UPDATE SET computed_at = EXCLUDED.computed_at,
                 data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
-                status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded
+                status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded,
+                encoded_computed_at = EXCLUDED.encoded_computed_at
               WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, Effect.orDie),
         healthOf: (projectId, day) =>
-          sql`SELECT data_version::text AS v, computed_at, body, encoded FROM health_snapshots
+          // `encoded` only when it belongs to this computation (see migration 0011).
+          sql`SELECT data_version::text AS v, computed_at, body,
+                CASE WHEN encoded_computed_at = computed_at THEN encoded END AS encoded FROM health_snapshots
               WHERE project_id = ${projectId} AND day = ${day}::date`.pipe(
             Effect.map((rows) => {
               if (rows.length === 0) return null

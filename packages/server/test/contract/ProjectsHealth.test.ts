@@ -4,11 +4,12 @@
  * 2026-11-20 (Friday) in the harness clock (12:00:30 UTC). The planted series is fixtures/signals.ts.
  */
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
 import { expectError } from "../support/Expect.ts"
-import { makeHarness, START, type Harness } from "../support/Harness.ts"
+import { makeHarness, START, store, type Harness } from "../support/Harness.ts"
 import { plantedTraffic, traffic, YESTERDAY } from "../fixtures/signals.ts"
 
 let h: Harness
@@ -63,6 +64,23 @@ describe("GET /projects/{id}/health", () => {
     h.time.advance(HOUR)
     const aged = await get(`/api/v1/projects/${id}/health`, secret)
     expect(aged.computedAt).toBe(new Date(h.time.now()).toISOString())
+  })
+
+  it.skipIf(store !== "postgres")("a snapshot rewritten by a writer that does not know the stored text is never served stale", async () => {
+    const { projects, secret } = await h.newAccount()
+    const id = projects[0].id
+    await writeDays(id, { traffic: plantedTraffic(100) })
+    const first = await get(`/api/v1/projects/${id}/health`, secret)
+    // What an instance of the previous version does during a rolling upgrade: it updates the row, not `encoded`.
+    const rewritten = new Date(Date.parse(first.computedAt) + 1000).toISOString()
+    await h.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`UPDATE health_snapshots SET computed_at = ${rewritten}::timestamptz,
+            body = jsonb_set(jsonb_set(body, '{score}', '7'), '{computedAt}', to_jsonb(${rewritten}::text))
+          WHERE project_id = ${id}`))
+    h.time.advance(2_000)
+    const served = await get(`/api/v1/projects/${id}/health`, secret)
+    expect(served.computedAt).toBe(rewritten)
+    expect(served.score).toBe(7)
   })
 
   it("answers 404 for an unknown project and 403 outside the token's scope", async () => {

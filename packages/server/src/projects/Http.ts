@@ -121,7 +121,10 @@ export const ProjectsHttp = HttpApiBuilder.group(
           if (stored !== undefined) {
             return HttpServerResponse.text(`{"status":"success","data":${stored.encoded}}`, { contentType: "application/json" })
           }
-          return (yield* ensureFresh(project.id, project.timezone)).health
+          const fresh = yield* ensureFresh(project.id, project.timezone)
+          // A current snapshot without its stored text (kept only since migration 0008/0011): keep it now.
+          if (fresh.encoded === undefined) yield* snapshots.keepEncoded(fresh)
+          return fresh.health
         }),
       getBriefing: ({ params }) =>
         Effect.gen(function*() {

@@ -40,6 +40,11 @@ export interface SnapshotsRepoShape {
   readonly putHealth: (row: StoredHealth) => Effect.Effect<void>
   readonly healthOf: (projectId: string, day: string) => Effect.Effect<StoredHealth | null>
   /**
+   * Stores the encoded text of a snapshot that has none (written before it was kept, or by an older
+   * instance), if the row still holds that computation; the next request then takes the fast path.
+   */
+  readonly keepEncoded: (row: StoredHealth) => Effect.Effect<void>
+  /**
    * A page of the account's projects (limited to `scope` when not null, oldest first — as ProjectsRepo.list)
    * with each one's stored snapshots of days ≥ fromDay, oldest first, and its current data_version (memory:
    * the snapshots' own) — one query for the projects list.
@@ -78,6 +83,9 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                 status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded,
                 encoded_computed_at = EXCLUDED.encoded_computed_at
               WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, Effect.orDie),
+        keepEncoded: (r) =>
+          sql`UPDATE health_snapshots SET encoded = ${encodeHealthJson(r.health)}, encoded_computed_at = computed_at
+              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, Effect.orDie),
         healthOf: (projectId, day) =>
           // `encoded` only when it belongs to this computation (see migration 0011).
           sql`SELECT data_version::text AS v, computed_at, body,
@@ -167,6 +175,14 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           }
         }),
       healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
+      keepEncoded: (r) =>
+        Effect.sync(() => {
+          const key = `${r.projectId}|${r.day}`
+          const old = health.get(key)
+          if (old !== undefined && old.computedAt.getTime() === r.computedAt.getTime()) {
+            health.set(key, { ...old, encoded: encodeHealthJson(old.health) })
+          }
+        }),
       pageWithTrends: (accountId, scope, page, fromDay) =>
         Effect.sync(() => {
           const found = pageInMemory(

@@ -81,6 +81,14 @@ describe("GET /projects/{id}/health", () => {
     const served = await get(`/api/v1/projects/${id}/health`, secret)
     expect(served.computedAt).toBe(rewritten)
     expect(served.score).toBe(7)
+    // Served the slow way once, the row now keeps the text of its own computation: the next request's fast path.
+    const rows = await h.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`SELECT encoded, encoded_computed_at = computed_at AS current FROM health_snapshots WHERE project_id = ${id}`))
+    expect(rows).toHaveLength(1)
+    expect((rows[0] as any).current).toBe(true)
+    expect(JSON.parse((rows[0] as any).encoded)).toEqual(served)
+    const again = await h.call("GET", `/api/v1/projects/${id}/health`, { token: secret })
+    expect(again.json.data).toEqual(served)
   })
 
   it("answers 404 for an unknown project and 403 outside the token's scope", async () => {

@@ -76,7 +76,7 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
           Effect.timeoutOption("3 seconds"),
           Effect.map((o) => o._tag === "Some" && o.value)
         )
-        if (!connected) yield* Effect.logWarning("rate limiter: redis unreachable at start-up; requests are not counted until it is back")
+        if (!connected) yield* Effect.logWarning("rate limiter: redis unreachable at start-up; counting per instance until it is back")
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
             try {

@@ -293,7 +293,9 @@ describe("several instances on one Postgres and one Redis", () => {
           const res = await fetch(`${target.base}/api/v1/projects/${projectId}/expenses`, {
             method: "POST",
             headers: { ...auth(tokens[i % tokens.length].secret), "content-type": "application/json" },
-            body: expense(`load ${i}`)
+            body: expense(`load ${i}`),
+            // A request caught in the restart must end (refused, reset or timed out), never hold the test.
+            signal: AbortSignal.timeout(10_000)
           })
           const text = await res.text()
           if (res.status >= 200 && res.status < 300) {

@@ -8,7 +8,6 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
-import { createServer, type IncomingMessage } from "node:http"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -18,18 +17,10 @@ import { freePort } from "./postgresGlobalSetup.ts"
 
 export { freePort }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/** Polls `check` every 100 ms until it returns a value other than undefined; fails after `timeoutMs`. */
-export const eventually = async <A>(what: string, timeoutMs: number, check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await sleep(100)
-  }
-}
+// The general helpers and the Plausible stand-in are the fault scripts' (scripts/faults/lib.ts): one copy.
+export { eventually, sleep } from "../../../../scripts/faults/lib.ts"
+export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "../../../../scripts/faults/lib.ts"
+import { eventually, sleep } from "../../../../scripts/faults/lib.ts"
 
 // ---------------------------------------------------------------------------------------------------------
 // Postgres and Redis
@@ -194,77 +185,6 @@ export const listeningSocketsOf = (pid: number): number | null => {
 }
 
 export { canConnect }
-
-// ---------------------------------------------------------------------------------------------------------
-// A Plausible stand-in for several processes
-
-export interface ProviderCall {
-  /** The first path segment: each process gets its own PLAUSIBLE_API_BASE (`<url>/<name>`). */
-  readonly instance: string
-  readonly site: string
-  readonly dimensions: string
-  /** The caller went away before the answer (its worker was stopped). */
-  aborted: boolean
-}
-
-export interface FakeProvider {
-  readonly url: string
-  readonly calls: Array<ProviderCall>
-  /** Leaves the next `time:day` query of `site` unanswered; resolves with it once it arrives. */
-  readonly hold: (site: string) => Promise<ProviderCall>
-  readonly close: () => Promise<void>
-}
-
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve) => {
-    let body = ""
-    req.on("data", (d) => (body += d))
-    req.on("end", () => resolve(body))
-  })
-
-/**
- * Answers Plausible's /api/v2/query with no data (zeros for aggregates), `dayDelayMs` late for the
- * `time:day` query — the first one of every sync, so their count per site is the number of times that
- * site's sync was executed — which keeps each run busy long enough for the other workers to poll meanwhile.
- */
-export const startFakeProvider = async (options: { readonly dayDelayMs: number }): Promise<FakeProvider> => {
-  const calls: Array<ProviderCall> = []
-  const holds = new Map<string, (call: ProviderCall) => void>()
-  const server = createServer(async (req, res) => {
-    const m = /^\/([^/]+)\/api\/v2\/query$/.exec(req.url ?? "")
-    const body = JSON.parse((await readBody(req)) || "null")
-    if (m === null || req.method !== "POST" || body === null) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }))
-      return
-    }
-    const call: ProviderCall = { instance: m[1], site: String(body.site_id), dimensions: (body.dimensions ?? []).join(","), aborted: false }
-    calls.push(call)
-    res.on("close", () => {
-      if (!res.writableEnded) call.aborted = true
-    })
-    const held = call.dimensions === "time:day" ? holds.get(call.site) : undefined
-    if (held !== undefined) {
-      holds.delete(call.site)
-      held(call)
-      return // never answered: the sync stays in the connector until its worker stops
-    }
-    if (call.dimensions === "time:day") await sleep(options.dayDelayMs)
-    const results = call.dimensions === "" ? [{ dimensions: [], metrics: body.metrics.map(() => 0) }] : []
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ results, meta: {}, query: body }))
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const port = (server.address() as Net.AddressInfo).port
-  return {
-    url: `http://127.0.0.1:${port}`,
-    calls,
-    hold: (site) => new Promise((resolve) => holds.set(site, resolve)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // A request in flight on demand

@@ -531,7 +531,7 @@ export const redisServerBinary = (): string | null => {
   return null
 }
 
-const canConnect = (port: number) =>
+export const canConnect = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = Net.connect(port, "127.0.0.1")
     socket.once("connect", () => {

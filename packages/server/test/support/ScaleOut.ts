@@ -20,7 +20,7 @@ export { freePort }
 // The general helpers and the Plausible stand-in are the fault scripts' (scripts/faults/lib.ts): one copy.
 export { eventually, sleep } from "../../../../scripts/faults/lib.ts"
 export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "../../../../scripts/faults/lib.ts"
-import { eventually, sleep } from "../../../../scripts/faults/lib.ts"
+import { canConnect, eventually, redisServerBinary, sleep, startPrivateRedis } from "../../../../scripts/faults/lib.ts"
 
 // ---------------------------------------------------------------------------------------------------------
 // Postgres and Redis
@@ -70,24 +70,6 @@ export const privateDatabase = async (): Promise<PrivateDatabase> => {
   }
 }
 
-const onPath = (binary: string): string | null => {
-  for (const dir of (process.env.PATH ?? "").split(Path.delimiter)) {
-    const candidate = Path.join(dir, binary)
-    if (dir !== "" && Fs.existsSync(candidate)) return candidate
-  }
-  return null
-}
-
-const canConnect = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = Net.connect(port, "127.0.0.1")
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
-
 export type PrivateRedis =
   | { readonly url: string; readonly description: string; readonly stop: () => void }
   | { readonly url: null; readonly description: string; readonly stop: () => void }
@@ -95,16 +77,10 @@ export type PrivateRedis =
 /** REDIS_URL; else a throwaway `redis-server` (no persistence) on a free port; else none, saying why. */
 export const privateRedis = async (): Promise<PrivateRedis> => {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, description: "REDIS_URL", stop: () => {} }
-  const binary = onPath("redis-server")
+  const binary = redisServerBinary()
   if (binary === null) return { url: null, description: "REDIS_URL is unset and there is no redis-server on PATH", stop: () => {} }
-  const port = await freePort()
-  const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
-  const stop = () => void (child.exitCode === null && child.kill("SIGKILL"))
-  await eventually("redis-server to listen", 10_000, async () => ((await canConnect(port)) ? true : undefined)).catch((e) => {
-    stop()
-    throw e
-  })
-  return { url: `redis://127.0.0.1:${port}`, description: `a private redis-server on port ${port}`, stop }
+  const redis = await startPrivateRedis(binary)
+  return { url: redis.url, description: `a private redis-server on port ${redis.port}`, stop: () => void redis.kill() }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -260,6 +236,6 @@ export const slowPost = async (port: number, path: string, headers: Record<strin
 export const redisAvailability = (): { readonly available: boolean; readonly reason: string } =>
   process.env.REDIS_URL
     ? { available: true, reason: "REDIS_URL" }
-    : onPath("redis-server") !== null
+    : redisServerBinary() !== null
     ? { available: true, reason: "a private redis-server" }
     : { available: false, reason: "REDIS_URL is unset and there is no redis-server on PATH" }

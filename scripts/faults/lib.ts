@@ -16,10 +16,10 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { createAccount, createProject, mintToken } from "../../packages/server/src/accounts/Provisioning.ts"
-import { pgLayer, runMigrations } from "../../packages/server/src/db/Database.ts"
-import { type EmbeddedHandle, startEmbeddedPostgres } from "../../packages/server/src/db/EmbeddedPostgres.ts"
-import { SqlRepos } from "../../packages/server/src/Layers.ts"
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
+import { type EmbeddedHandle, startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
+import { SqlRepos } from "@sitehealth/server/Layers"
 
 export const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const MAIN = Path.join(ROOT, "packages/server/src/main.ts")

@@ -16,9 +16,9 @@
  */
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { makeCipher, parseSecretKey } from "../../packages/server/src/integrations/Crypto.ts"
-import { IntegrationsRepo } from "../../packages/server/src/integrations/IntegrationsRepo.ts"
-import { SyncQueue } from "../../packages/server/src/integrations/SyncQueue.ts"
+import { makeCipher, parseSecretKey } from "@sitehealth/server/integrations/Crypto"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
 import {
   check,
   type Check,

@@ -8,19 +8,19 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ExpenseCreated, ExpenseDeleted, ExpenseList } from "../../domain/src/Expenses.ts"
-import { IntegrationList } from "../../domain/src/Integrations.ts"
-import { Briefing, Health, ProjectList, SignalList } from "../../domain/src/Projects.ts"
-import { Analytics, Churn, Revenue, Seo } from "../../domain/src/Reports.ts"
-import { TokenList, TokenMinted, TokenPreview, TokenRevoked, RevokePreview } from "../../domain/src/Tokens.ts"
+import { ExpenseCreated, ExpenseDeleted, ExpenseList } from "@sitehealth/domain/Expenses"
+import { IntegrationList } from "@sitehealth/domain/Integrations"
+import { Briefing, Health, ProjectList, SignalList } from "@sitehealth/domain/Projects"
+import { Analytics, Churn, Revenue, Seo } from "@sitehealth/domain/Reports"
+import { TokenList, TokenMinted, TokenPreview, TokenRevoked, RevokePreview } from "@sitehealth/domain/Tokens"
 import { buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
 import { Effect } from "effect"
-import { createProject } from "../../server/src/accounts/Provisioning.ts"
-import { DEMO_PROJECTS } from "../../server/src/demo/Profiles.ts"
-import { IntegrationsRepo } from "../../server/src/integrations/IntegrationsRepo.ts"
-import { connectorFor } from "../../server/src/integrations/Registry.ts"
-import { drainSyncs } from "../../server/src/integrations/SyncRunner.ts"
-import { runnerLayer } from "../../server/test/support/SyncFakes.ts"
+import { createProject } from "@sitehealth/server/accounts/Provisioning"
+import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { connectorFor } from "@sitehealth/server/integrations/Registry"
+import { drainSyncs } from "@sitehealth/server/integrations/SyncRunner"
+import { runnerLayer } from "@sitehealth/server/test/support/SyncFakes"
 
 let server: TestServer
 let secret = ""
@@ -199,7 +199,7 @@ describe("exit codes", () => {
 
   it("8 on 402 (trial over)", async () => {
     const account = await server.newAccount(1)
-    const { AccountsRepo } = await import("../../server/src/accounts/AccountsRepo.ts")
+    const { AccountsRepo } = await import("@sitehealth/server/accounts/AccountsRepo")
     const { Effect } = await import("effect")
     await server.run(Effect.flatMap(AccountsRepo, (a) => a.setTrial(account.account.id, new Date(Date.now() - 1000))))
     const run = await runCli(["projects", "list", "--json"], env({ SITEHEALTH_TOKEN: account.secret }))

@@ -3,7 +3,7 @@
  * against a real server (the app over in-memory repositories). Median of N runs each.
  * Run: npx node packages/mcp/scripts/latency.ts
  */
-import { startServer } from "../../cli/test/support/TestServer.ts"
+import { startServer } from "@sitehealth/cli/test/support/TestServer"
 import { stdioClient } from "../test/support/Mcp.ts"
 
 const RUNS = 20

@@ -3,9 +3,9 @@
  * the tool list is the contract's, every MCP result matches what REST answers for the same token.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SiteHealthApi } from "../../domain/src/Api.ts"
-import { OPERATIONS } from "../../domain/src/Permissions.ts"
-import { startServer, type TestServer } from "../../cli/test/support/TestServer.ts"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { OPERATIONS } from "@sitehealth/domain/Permissions"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { deriveTools, toolNameOf } from "../src/Tools.ts"
 import { endedTrialAccount, envelopeOf, inMemoryClient, rest, awayFromMinuteEnd } from "./support/Mcp.ts"
 import { decodeInput } from "../src/ApiClientSend.ts"

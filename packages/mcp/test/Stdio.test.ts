@@ -1,7 +1,7 @@
 /** The real `sitehealth-mcp` bin over stdio against a real server: configuration, listing, calls, errors. */
 import { spawnSync } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startServer, type TestServer } from "../../cli/test/support/TestServer.ts"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { BIN, envelopeOf, rest, stdioClient } from "./support/Mcp.ts"
 
 let srv: TestServer

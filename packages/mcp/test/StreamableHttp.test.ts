@@ -2,7 +2,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startServer, type TestServer } from "../../cli/test/support/TestServer.ts"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { awayFromMinuteEnd, envelopeOf, rest } from "./support/Mcp.ts"
 
 let srv: TestServer

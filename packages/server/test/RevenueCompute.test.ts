@@ -8,7 +8,7 @@ import { churn, revenue } from "../src/metrics/Compute.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
 import { monthlyAmount, rollup, type RollupOutput } from "../src/payments/Rollup.ts"
 import type { CohortRow } from "../src/payments/PaymentsRepo.ts"
-import type { Period } from "../../domain/src/Common.ts"
+import type { Period } from "@sitehealth/domain/Common"
 import { charge, EXPECTED_CHURN_30D, EXPECTED_REVENUE_30D, GOLDEN, RATES, refund, TODAY, version } from "./fixtures/payments.ts"
 
 const UTC_USD = { timezone: "UTC", currency: "USD", rates: RATES }

@@ -11,11 +11,11 @@ import * as Http from "node:http"
 import type * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { createAccount, createProject, mintToken } from "../../../server/src/accounts/Provisioning.ts"
-import { ROUTER_CONFIG } from "../../../server/src/App.ts"
-import { readConfig, type AppConfigShape } from "../../../server/src/Config.ts"
-import { appLayer, MemoryRepos } from "../../../server/src/Layers.ts"
-import type { Permission } from "../../../domain/src/Permissions.ts"
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { ROUTER_CONFIG } from "@sitehealth/server/App"
+import { readConfig, type AppConfigShape } from "@sitehealth/server/Config"
+import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+import type { Permission } from "@sitehealth/domain/Permissions"
 
 export const CLI_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 /** The executable users run: the bundle when it is fresh, else the sources. */

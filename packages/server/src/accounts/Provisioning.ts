@@ -3,7 +3,7 @@
  * create accounts and projects, mint tokens without a calling token, delete projects.
  */
 import { Clock, Effect } from "effect"
-import { PERMISSIONS, type Permission } from "../../../domain/src/Permissions.ts"
+import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { newId } from "../store/Ids.ts"
 import type { TokenRecord } from "../store/Records.ts"

@@ -6,7 +6,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag, GlobalFlag } from "effect/cli"
 import { SqlClient } from "effect/sql"
-import { PERMISSIONS } from "../../../domain/src/Permissions.ts"
+import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { AppConfig, readConfig } from "../Config.ts"
 import {
   accountsCreate,

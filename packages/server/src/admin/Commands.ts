@@ -7,7 +7,7 @@
  */
 import { Clock, Data, Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import { PERMISSIONS, type Permission } from "../../../domain/src/Permissions.ts"
+import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
 import type { FxRepo } from "../fx/FxRepo.ts"

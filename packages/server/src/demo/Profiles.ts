@@ -13,7 +13,7 @@
  *   contractor hired 60 days ago, a large one-off purchase) and whose Search Console connection has been
  *   failing for five days.
  */
-import type { ExpenseCategory } from "../../../domain/src/Expenses.ts"
+import type { ExpenseCategory } from "@sitehealth/domain/Expenses"
 
 export interface PlanPrice {
   readonly name: string

@@ -7,9 +7,9 @@
  */
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { HttpEffect, HttpRouter, HttpServerResponse } from "effect/http"
-import { Authentication, CurrentPrincipal, type Principal } from "../../../domain/src/Authentication.ts"
-import { Forbidden, RateLimited, TrialExpired, Unauthorized } from "../../../domain/src/Errors.ts"
-import { operationOf } from "../../../domain/src/Permissions.ts"
+import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
+import { Forbidden, RateLimited, TrialExpired, Unauthorized } from "@sitehealth/domain/Errors"
+import { operationOf } from "@sitehealth/domain/Permissions"
 import { isEntitled } from "../accounts/AccountsRepo.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"

@@ -32,8 +32,8 @@ import {
   Idempotency,
   IdempotencyKeyReused,
   isValidIdempotencyKey
-} from "../../../domain/src/Authentication.ts"
-import { BadRequest, BadRequestWire, Conflict, ConflictWire, ForbiddenWire, NotFoundWire } from "../../../domain/src/Errors.ts"
+} from "@sitehealth/domain/Authentication"
+import { BadRequest, BadRequestWire, Conflict, ConflictWire, ForbiddenWire, NotFoundWire } from "@sitehealth/domain/Errors"
 import { type ClaimInput, IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
 
 /** The handlers' own errors: answers of the endpoint, stored and replayed like its successes. */

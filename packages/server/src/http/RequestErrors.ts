@@ -7,8 +7,8 @@ import { Cause, Effect, Layer } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { SchemaIssue } from "effect"
-import { RequestErrors } from "../../../domain/src/Authentication.ts"
-import { BadRequest, clipInput, InternalError, PayloadTooLarge, Unavailable } from "../../../domain/src/Errors.ts"
+import { RequestErrors } from "@sitehealth/domain/Authentication"
+import { BadRequest, clipInput, InternalError, PayloadTooLarge, Unavailable } from "@sitehealth/domain/Errors"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -6,7 +6,7 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
-import { PROVIDERS, type Provider } from "../../../domain/src/Integrations.ts"
+import { PROVIDERS, type Provider } from "@sitehealth/domain/Integrations"
 import { AdminError, type AdminCommand } from "../admin/Commands.ts"
 import { AppConfig, readConfig } from "../Config.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"

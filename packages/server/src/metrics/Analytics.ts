@@ -3,8 +3,8 @@
  * caller passes `now`; `planAnalytics` says what to read, `analytics` computes from what was read.
  * Definitions: docs/metrics.md, "Analytics".
  */
-import type { Analytics, TrafficTotals, VisitorsMethod } from "../../../domain/src/Analytics.ts"
-import type { Period } from "../../../domain/src/Common.ts"
+import type { Analytics, TrafficTotals, VisitorsMethod } from "@sitehealth/domain/Analytics"
+import type { Period } from "@sitehealth/domain/Common"
 import type { TrafficQuery } from "../traffic/TrafficRepo.ts"
 import type { TrafficHour, TrafficUniques, TrafficWindow } from "../traffic/Types.ts"
 import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"

@@ -3,7 +3,7 @@
  * figures against the usual, what changed, and priorities. Pure: the caller passes the stored health and
  * signals and `now`; snapshots/ stores the result once per local date. Definitions: docs/metrics.md, "Briefing".
  */
-import type { Briefing, Health, KeyFigure, Priority, Signal } from "../../../domain/src/Projects.ts"
+import type { Briefing, Health, KeyFigure, Priority, Signal } from "@sitehealth/domain/Projects"
 import { median } from "./Anomaly.ts"
 import { addDays } from "./Dates.ts"
 import { mrrAt } from "./Health.ts"

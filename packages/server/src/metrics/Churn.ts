@@ -2,8 +2,8 @@
  * The churn report, from the rows the payments rollup derived and its churn events. Pure; see Revenue.ts
  * for how states and flows are read, and docs/metrics.md ("Churn") for the definitions.
  */
-import type { Period } from "../../../domain/src/Common.ts"
-import type { Churn } from "../../../domain/src/Revenue.ts"
+import type { Period } from "@sitehealth/domain/Common"
+import type { Churn } from "@sitehealth/domain/Revenue"
 import type { ChurnEvent } from "../payments/Rollup.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"

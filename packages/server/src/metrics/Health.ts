@@ -3,7 +3,7 @@
  * project's time zone: today is partial, and counting it made every morning look like a drop) against the
  * 30 days before. Pure: the caller passes `today` and `now`. Formulas: docs/metrics.md, "Health".
  */
-import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "../../../domain/src/Projects.ts"
+import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { addDays, daysBetween } from "./Dates.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay } from "./Rows.ts"
 import { changeOf, clamp, formatMoney, inWindow, lastDays, lastRowUpTo, num, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"

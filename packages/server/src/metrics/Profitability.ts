@@ -11,7 +11,7 @@
  * an amount with no applicable rate is never guessed — it is reported apart in its own currency.
  * The converted total is rounded once, half away from zero, after summing the fractional pieces.
  */
-import type { Money } from "../../../domain/src/Common.ts"
+import type { Money } from "@sitehealth/domain/Common"
 import { convertMinor, roundHalfAwayFromZero, type FxRate } from "../fx/Fx.ts"
 import { addDays, addMonths, daysBetween } from "./Dates.ts"
 import { inWindow, money, num, ratio, sumIn } from "./Numbers.ts"

@@ -7,8 +7,8 @@
  * rows handed in include the last row before the loaded range for that reason). Flows (movements, gross,
  * refunds, failed payments) are sums over the days of a window; a day without a row is zero.
  */
-import type { Period } from "../../../domain/src/Common.ts"
-import type { Revenue } from "../../../domain/src/Revenue.ts"
+import type { Period } from "@sitehealth/domain/Common"
+import type { Revenue } from "@sitehealth/domain/Revenue"
 import type { CohortRow } from "../payments/PaymentsRepo.ts"
 import type { UnconvertedDay } from "../payments/Rollup.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"

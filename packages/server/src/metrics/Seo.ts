@@ -4,8 +4,8 @@
  * Search data lags 2–3 days, so the window ends at `dataThrough` (the last day with data), not today:
  * a window ending today would compare two empty days against two full ones and show a false drop.
  */
-import type { Period } from "../../../domain/src/Common.ts"
-import type { Seo } from "../../../domain/src/Seo.ts"
+import type { Period } from "@sitehealth/domain/Common"
+import type { Seo } from "@sitehealth/domain/Seo"
 import type { SearchPageDay, SearchQueryDay } from "../search/Types.ts"
 import { addDays, daysBetween } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"

@@ -4,7 +4,7 @@
  * Pure: returns CANDIDATES (the conditions present now); snapshots/SignalsRepo.ts turns them into stored,
  * de-duplicated signals (same fingerprint = same signal). Thresholds: docs/metrics.md, "Signals".
  */
-import type { Dimension, Severity } from "../../../domain/src/Projects.ts"
+import type { Dimension, Severity } from "@sitehealth/domain/Projects"
 import type { SearchQueryDay } from "../search/Types.ts"
 import { anomalyOn, Z_CRITICAL } from "./Anomaly.ts"
 import type { DayValue } from "./Anomaly.ts"

@@ -3,9 +3,9 @@
  * caller's account outside the token's project list is 403.
  */
 import { Clock, Effect } from "effect"
-import { CurrentPrincipal, type Principal } from "../../../domain/src/Authentication.ts"
-import { Forbidden, notFound } from "../../../domain/src/Errors.ts"
-import type { NotFound } from "../../../domain/src/Errors.ts"
+import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
+import { Forbidden, notFound } from "@sitehealth/domain/Errors"
+import type { NotFound } from "@sitehealth/domain/Errors"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
 import { RequestProject } from "../http/AccessRepo.ts"

@@ -1,6 +1,6 @@
 /** GET /projects/{id}/analytics: traffic for a period, from the traffic aggregates in one read. */
 import { Clock, Effect } from "effect"
-import type { Period } from "../../../domain/src/Common.ts"
+import type { Period } from "@sitehealth/domain/Common"
 import { analytics, planAnalytics } from "../metrics/Analytics.ts"
 import { prefetchedDataVersion, requireProject } from "../projects/Policy.ts"
 import { TrafficRepo } from "../traffic/TrafficRepo.ts"

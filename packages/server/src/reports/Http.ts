@@ -1,7 +1,7 @@
 /** Handlers of the reports group: analytics by period, revenue, churn, SEO — one module per report. */
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { SiteHealthApi } from "../../../domain/src/Api.ts"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { getAnalytics } from "./Analytics.ts"
 import { getChurn, getRevenue } from "./Revenue.ts"
 import { getSeo } from "./Seo.ts"

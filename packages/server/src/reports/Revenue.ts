@@ -1,6 +1,6 @@
 /** GET /projects/{id}/revenue and /churn: derived rows only, a handful of round trips, O(days in the window). */
 import { Effect } from "effect"
-import type { Period } from "../../../domain/src/Common.ts"
+import type { Period } from "@sitehealth/domain/Common"
 import * as Compute from "../metrics/Compute.ts"
 import { addDays } from "../metrics/Dates.ts"
 import { FxRepo } from "../fx/FxRepo.ts"

@@ -5,7 +5,7 @@
  * SEO_TOP_ROWS, whatever the history behind them.
  */
 import { Clock, Effect } from "effect"
-import type { Period } from "../../../domain/src/Common.ts"
+import type { Period } from "@sitehealth/domain/Common"
 import { todayIn } from "../metrics/Dates.ts"
 import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"
 import { requireProject } from "../projects/Policy.ts"

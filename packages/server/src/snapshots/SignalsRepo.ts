@@ -7,9 +7,9 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Dimension, Severity, Signal } from "../../../domain/src/Projects.ts"
-import { badRequest } from "../../../domain/src/Errors.ts"
-import type { BadRequest } from "../../../domain/src/Errors.ts"
+import type { Dimension, Severity, Signal } from "@sitehealth/domain/Projects"
+import { badRequest } from "@sitehealth/domain/Errors"
+import type { BadRequest } from "@sitehealth/domain/Errors"
 import type { SignalCandidate } from "../metrics/Signals.ts"
 import { SEVERITY_RANK } from "../metrics/Signals.ts"
 import { randomBase62 } from "../store/Ids.ts"

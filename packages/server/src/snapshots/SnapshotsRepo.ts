@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { type Briefing, Health, type HealthSnapshot } from "../../../domain/src/Projects.ts"
+import { type Briefing, Health, type HealthSnapshot } from "@sitehealth/domain/Projects"
 import { toProjectRecord } from "../projects/ProjectsRepo.ts"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

@@ -1,6 +1,6 @@
 /** Opaque list cursors: base64url of the last item's (createdAt, id). */
-import { badRequest } from "../../../domain/src/Errors.ts"
-import type { BadRequest } from "../../../domain/src/Errors.ts"
+import { badRequest } from "@sitehealth/domain/Errors"
+import type { BadRequest } from "@sitehealth/domain/Errors"
 import { Effect } from "effect"
 import { looksLikeId } from "./Ids.ts"
 import type { Page, PageRequest } from "./Records.ts"

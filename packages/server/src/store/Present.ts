@@ -1,6 +1,6 @@
 /** Records → the contract's shapes. */
-import type { Expense } from "../../../domain/src/Expenses.ts"
-import type { TokenMetadata } from "../../../domain/src/Tokens.ts"
+import type { Expense } from "@sitehealth/domain/Expenses"
+import type { TokenMetadata } from "@sitehealth/domain/Tokens"
 import type { ExpenseRecord, TokenRecord } from "../store/Records.ts"
 import { displayPrefix } from "../tokens/TokenSecret.ts"
 

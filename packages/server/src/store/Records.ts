@@ -1,5 +1,5 @@
 /** What the repositories store and return; the HTTP layer turns these into the contract's shapes. */
-import type { Permission } from "../../../domain/src/Permissions.ts"
+import type { Permission } from "@sitehealth/domain/Permissions"
 import type { ProjectSeries } from "../metrics/Rows.ts"
 
 export type SubscriptionStatus = "none" | "active" | "canceled"

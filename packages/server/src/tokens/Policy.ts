@@ -2,8 +2,8 @@
  * No escalation: a token may only mint or revoke tokens whose projects, permissions and lifetime are
  * within its own.
  */
-import type { Principal } from "../../../domain/src/Authentication.ts"
-import type { Permission } from "../../../domain/src/Permissions.ts"
+import type { Principal } from "@sitehealth/domain/Authentication"
+import type { Permission } from "@sitehealth/domain/Permissions"
 
 export const projectsWithin = (principal: Principal, projects: ReadonlyArray<string> | null): boolean =>
   principal.projects === null || (projects !== null && projects.every((p) => principal.projects!.includes(p)))

@@ -1,7 +1,7 @@
 /** Access tokens. Only the SHA-256 of a secret is stored; lookups are by that hash. */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Permission } from "../../../domain/src/Permissions.ts"
+import type { Permission } from "@sitehealth/domain/Permissions"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

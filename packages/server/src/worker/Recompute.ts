@@ -5,7 +5,7 @@
  * `ensureFresh` before answering: they never serve a snapshot older than the data.
  */
 import { Clock, Effect } from "effect"
-import type { Briefing } from "../../../domain/src/Projects.ts"
+import type { Briefing } from "@sitehealth/domain/Projects"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import { briefing } from "../metrics/Briefing.ts"

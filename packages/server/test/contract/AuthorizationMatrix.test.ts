@@ -14,8 +14,8 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SiteHealthApi } from "../../../domain/src/Api.ts"
-import { OPERATIONS, type Operation, type OperationName, PERMISSIONS } from "../../../domain/src/Permissions.ts"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { OPERATIONS, type Operation, type OperationName, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"

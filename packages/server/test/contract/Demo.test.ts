@@ -4,7 +4,7 @@
  * reports and signals — computed, not written in. Runs on both stores.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PERIODS } from "../../../domain/src/Common.ts"
+import { PERIODS } from "@sitehealth/domain/Common"
 import { seedDemo } from "../../src/demo/Seed.ts"
 import { addDays } from "../../src/metrics/Dates.ts"
 import { makeHarness, type Harness } from "../support/Harness.ts"

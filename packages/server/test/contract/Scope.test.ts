@@ -1,6 +1,6 @@
 /** 403 vs 404: other accounts' projects do not exist; restricted tokens get 403; permissions are named. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { OPERATIONS, PERMISSIONS } from "../../../domain/src/Permissions.ts"
+import { OPERATIONS, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { makeHarness, type Harness } from "../support/Harness.ts"
 
 let h: Harness

@@ -200,7 +200,7 @@ describe("unknown routes and methods", () => {
 
 describe("OpenAPI operation metadata", () => {
   it("every operation names its permission, kind and confirm gate as the operation table says", async () => {
-    const { OPERATIONS } = await import("../../../domain/src/Permissions.ts")
+    const { OPERATIONS } = await import("@sitehealth/domain/Permissions")
     const spec = (await h.call("GET", "/api/v1/openapi.json", { token: null })).json
     const seen: Array<string> = []
     for (const methods of Object.values<any>(spec.paths)) {

@@ -10,7 +10,7 @@
 import { Arbitrary, Effect, Schema, type SchemaAST } from "effect"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import fc from "fast-check"
-import { PROVIDERS } from "../../../domain/src/Integrations.ts"
+import { PROVIDERS } from "@sitehealth/domain/Integrations"
 
 // ---------------------------------------------------------------------------------------------------------
 // Raw JSON: body text that JSON.stringify cannot produce (NaN, -0, 1e400, 10k-deep nesting, bad syntax).

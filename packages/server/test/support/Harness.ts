@@ -13,7 +13,7 @@ import { readConfig, type AppConfigShape } from "../../src/Config.ts"
 import { pgLayer } from "../../src/db/Database.ts"
 import { appLayer, MemoryRepos, SqlRepos } from "../../src/Layers.ts"
 import { MetricsRepo } from "../../src/metrics/MetricsRepo.ts"
-import type { Permission } from "../../../domain/src/Permissions.ts"
+import type { Permission } from "@sitehealth/domain/Permissions"
 
 export const store = (process.env.SITEHEALTH_TEST_STORE ?? "memory") as "memory" | "postgres"
 

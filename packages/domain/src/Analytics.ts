@@ -1,6 +1,6 @@
 /** The analytics report: traffic for a period in the project's time zone. Formulas: docs/metrics.md, "Analytics". */
 import { Schema } from "effect"
-import { DateOnly, Period, ProjectId, Rate, Timestamp } from "./Common.ts"
+import { DateOnly, Integer, Period, ProjectId, Rate, Timestamp } from "./Common.ts"
 
 export const VisitorsMethod = Schema.Literals(["range_uniques", "sum_of_daily_uniques", "sum_of_hourly_uniques"]).annotate({
   description:
@@ -23,15 +23,15 @@ export const AnalyticsRange = Schema.Struct({
 }).annotate({ identifier: "AnalyticsRange" })
 
 export const TrafficTotals = Schema.Struct({
-  visitors: Schema.Int.annotate({ description: "Unique visitors, obtained as `visitorsMethod` says" }),
+  visitors: Integer.annotate({ description: "Unique visitors, obtained as `visitorsMethod` says" }),
   visitorsMethod: VisitorsMethod,
-  pageviews: Schema.Int.annotate({ description: "Page views in the range" }),
-  sessions: Schema.Int.annotate({ description: "Sessions that started in the range" }),
+  pageviews: Integer.annotate({ description: "Page views in the range" }),
+  sessions: Integer.annotate({ description: "Sessions that started in the range" }),
   bounceRate: Rate.annotate({ description: "Bounced (single-page) sessions / sessions; null when sessions = 0" }),
-  avgSessionSeconds: Schema.NullOr(Schema.Number).annotate({
+  avgSessionSeconds: Schema.NullOr(Schema.Finite).annotate({
     description: "Total session seconds / sessions, 1 decimal; null when sessions = 0"
   }),
-  pagesPerSession: Schema.NullOr(Schema.Number).annotate({ description: "pageviews / sessions, 4 decimals; null when sessions = 0" })
+  pagesPerSession: Schema.NullOr(Schema.Finite).annotate({ description: "pageviews / sessions, 4 decimals; null when sessions = 0" })
 }).annotate({ identifier: "TrafficTotals" })
 export type TrafficTotals = typeof TrafficTotals.Type
 
@@ -42,23 +42,23 @@ export const AnalyticsPoint = Schema.Struct({
   start: Timestamp.annotate({ description: "First instant of the bucket" }),
   from: DateOnly.annotate({ description: "First local day the bucket covers" }),
   to: DateOnly.annotate({ description: "Last local day the bucket covers (a month bucket is clipped to the range)" }),
-  visitors: Schema.Int.annotate({ description: "Unique visitors of the bucket, obtained as `visitorsMethod` says" }),
+  visitors: Integer.annotate({ description: "Unique visitors of the bucket, obtained as `visitorsMethod` says" }),
   visitorsMethod: VisitorsMethod,
-  pageviews: Schema.Int.annotate({ description: "Page views in the bucket" }),
-  sessions: Schema.Int.annotate({ description: "Sessions that started in the bucket" })
+  pageviews: Integer.annotate({ description: "Page views in the bucket" }),
+  sessions: Integer.annotate({ description: "Sessions that started in the bucket" })
 }).annotate({ identifier: "AnalyticsPoint" })
 
 export const TopPage = Schema.Struct({
   path: Schema.String.annotate({ description: "Page path" }),
-  visitors: Schema.Int.annotate({ description: "Sum over the range's days of the page's daily unique visitors" }),
-  pageviews: Schema.Int.annotate({ description: "Page views of the page in the range" }),
+  visitors: Integer.annotate({ description: "Sum over the range's days of the page's daily unique visitors" }),
+  pageviews: Integer.annotate({ description: "Page views of the page in the range" }),
   share: Rate.annotate({ description: "pageviews / totals.pageviews" })
 }).annotate({ identifier: "TopPage" })
 
 export const TopSource = Schema.Struct({
   source: Schema.String.annotate({ description: "Referrer source; \"direct\" when there was none" }),
-  visitors: Schema.Int.annotate({ description: "Sum over the range's days of the source's daily unique visitors" }),
-  sessions: Schema.Int.annotate({ description: "Sessions with a page view from the source, summed over the days" }),
+  visitors: Integer.annotate({ description: "Sum over the range's days of the source's daily unique visitors" }),
+  sessions: Integer.annotate({ description: "Sessions with a page view from the source, summed over the days" }),
   share: Rate.annotate({ description: "visitors / totals.visitors" })
 }).annotate({ identifier: "TopSource" })
 

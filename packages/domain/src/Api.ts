@@ -226,6 +226,9 @@ export class SiteHealthApi extends HttpApi.make("sitehealth")
     OpenApi.annotations({
       title: "sitehealth API",
       version: "1.0.0",
+      // Relative: the API is wherever this document was fetched from (any host, behind any proxy that keeps the
+      // path). The paths already carry /api/v1, so the server root is "/".
+      servers: [{ url: "/", description: "The host that served this document" }],
       description:
         "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, type}}."
     })

@@ -1,6 +1,6 @@
 /** Expenses a project's owner records, for profitability. */
 import { Schema } from "effect"
-import { Currency, DateOnly, ExpenseId, NextCursor, ProjectId, Text, Timestamp } from "./Common.ts"
+import { Currency, DateOnly, ExpenseId, Integer, NextCursor, ProjectId, Text, Timestamp } from "./Common.ts"
 
 export const EXPENSE_CATEGORIES = [
   "hosting",
@@ -44,7 +44,7 @@ export const RealDate = DateOnly.check(
 export const Expense = Schema.Struct({
   id: ExpenseId,
   projectId: ProjectId,
-  amount: Schema.Int.annotate({ description: "Minor units (cents), > 0" }),
+  amount: Integer.annotate({ description: "Minor units (cents), > 0" }),
   currency: Schema.String,
   category: ExpenseCategory,
   description: Schema.String,
@@ -57,7 +57,7 @@ export const Expense = Schema.Struct({
 export type Expense = typeof Expense.Type
 
 export const CreateExpense = Schema.Struct({
-  amount: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000_000 })).annotate({
+  amount: Integer.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000_000 })).annotate({
     description: "Integer minor units, 1 to 100,000,000,000"
   }),
   currency: Schema.optionalKey(KnownCurrency.annotate({ description: "Default: the project's currency" })),

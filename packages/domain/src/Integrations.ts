@@ -1,6 +1,6 @@
 /** Integrations: the providers a project's data comes from, and the sync runs that pull it. */
 import { Schema } from "effect"
-import { ProjectId, Timestamp } from "./Common.ts"
+import { Integer, ProjectId, Timestamp } from "./Common.ts"
 
 /** Provider ids as they appear in paths: /projects/{id}/integrations/{provider}/sync. */
 export const PROVIDERS = ["stripe", "plausible", "google-search-console", "demo"] as const
@@ -21,7 +21,7 @@ export const SyncRun = Schema.Struct({
   requestedAt: Timestamp,
   startedAt: Schema.NullOr(Timestamp).annotate({ description: "When a worker took the run (its latest attempt); null while queued" }),
   finishedAt: Schema.NullOr(Timestamp),
-  counts: Schema.NullOr(Schema.Record(Schema.String, Schema.Number)).annotate({
+  counts: Schema.NullOr(Schema.Record(Schema.String, Schema.Finite)).annotate({
     description: "What a succeeded run fetched and wrote, by kind (e.g. customers, invoices, days); null otherwise"
   }),
   error: Schema.NullOr(Schema.String).annotate({ description: "Why a failed run failed (never a credential)" })
@@ -38,7 +38,7 @@ export const Integration = Schema.Struct({
   lastSuccessAt: Schema.NullOr(Timestamp).annotate({ description: "End of the last successful sync" }),
   lastRun: Schema.NullOr(SyncRun).annotate({ description: "The most recent sync run (queued, running or finished)" }),
   lastError: Schema.NullOr(Schema.String),
-  syncIntervalMinutes: Schema.NullOr(Schema.Number).annotate({
+  syncIntervalMinutes: Schema.NullOr(Schema.Finite).annotate({
     description: "Minutes between scheduled syncs (the integration's own, else the server default); null when not connected"
   })
 }).annotate({ identifier: "Integration" })

@@ -1,6 +1,6 @@
 /** Projects (websites) and what the service says about each: health, briefing, signals. */
 import { Schema } from "effect"
-import { DateOnly, Money, NextCursor, ProjectId, Timestamp } from "./Common.ts"
+import { DateOnly, Integer, Money, NextCursor, ProjectId, Timestamp } from "./Common.ts"
 
 export const DIMENSIONS = ["traffic", "revenue", "retention", "seo", "profitability"] as const
 export const Dimension = Schema.Literals(DIMENSIONS).annotate({ identifier: "Dimension" })
@@ -17,8 +17,8 @@ export const HealthStatus = Schema.Literals(["healthy", "watch", "at_risk", "cri
 export type HealthStatus = typeof HealthStatus.Type
 
 export const HealthSnapshot = Schema.Struct({
-  score: Schema.NullOr(Schema.Int).annotate({ description: "0–100; null when there is no data yet" }),
-  confidence: Schema.Number.annotate({ description: "0–1: how much data backs the score" }),
+  score: Schema.NullOr(Integer).annotate({ description: "0–100; null when there is no data yet" }),
+  confidence: Schema.Finite.annotate({ description: "0–1: how much data backs the score" }),
   status: HealthStatus,
   computedAt: Timestamp
 }).annotate({ identifier: "HealthSnapshot" })
@@ -26,14 +26,14 @@ export type HealthSnapshot = typeof HealthSnapshot.Type
 
 export const TrendPoint = Schema.Struct({
   date: DateOnly.annotate({ description: "Local day of the stored snapshot" }),
-  score: Schema.NullOr(Schema.Int)
+  score: Schema.NullOr(Integer)
 }).annotate({ identifier: "TrendPoint" })
 
 export const HealthTrend = Schema.Struct({
-  scoreChange7d: Schema.NullOr(Schema.Int).annotate({
+  scoreChange7d: Schema.NullOr(Integer).annotate({
     description: "Score now − score of the snapshot 7 days earlier (or the nearest earlier one); null when there is none"
   }),
-  scoreChange30d: Schema.NullOr(Schema.Int),
+  scoreChange30d: Schema.NullOr(Integer),
   points: Schema.Array(TrendPoint).annotate({ description: "One stored snapshot per local day, last 30 days, oldest first" })
 }).annotate({ identifier: "HealthTrend" })
 export type HealthTrend = typeof HealthTrend.Type
@@ -59,15 +59,15 @@ export const Window = Schema.Struct({ from: DateOnly, to: DateOnly }).annotate({
 
 export const HealthDimension = Schema.Struct({
   name: Dimension,
-  score: Schema.NullOr(Schema.Int).annotate({ description: "0–100; null when the dimension has no data" }),
-  weight: Schema.Number.annotate({
+  score: Schema.NullOr(Integer).annotate({ description: "0–100; null when the dimension has no data" }),
+  weight: Schema.Finite.annotate({
     description: "Share of the overall score: configured weights renormalised over the dimensions that have a score; 0 without one"
   }),
-  configuredWeight: Schema.Number,
+  configuredWeight: Schema.Finite,
   status: HealthStatus,
   reason: Schema.String.annotate({ description: "One line saying why the dimension scored what it did" }),
   metric: Schema.String.annotate({ description: "The figure the dimension is scored on" }),
-  figures: Schema.Record(Schema.String, Schema.NullOr(Schema.Number)).annotate({
+  figures: Schema.Record(Schema.String, Schema.NullOr(Schema.Finite)).annotate({
     description: "The figures the score was computed from (see docs/metrics.md, Health)"
   }),
   lastDataOn: Schema.NullOr(DateOnly).annotate({ description: "Last local day with a stored row for this dimension" }),
@@ -76,17 +76,17 @@ export const HealthDimension = Schema.Struct({
 export type HealthDimension = typeof HealthDimension.Type
 
 export const Confidence = Schema.Struct({
-  value: Schema.Number.annotate({ description: "coverage × freshness × history, 0–1, 2 decimals" }),
-  coverage: Schema.Number.annotate({ description: "Configured weight of the dimensions with data ÷ total weight" }),
-  freshness: Schema.Number.annotate({ description: "Weight-averaged over scored dimensions: 1 when fresh, 0.5 when stale" }),
-  history: Schema.Number.annotate({ description: "Weight-averaged over scored dimensions: days since the first row ÷ 60, capped at 1" })
+  value: Schema.Finite.annotate({ description: "coverage × freshness × history, 0–1, 2 decimals" }),
+  coverage: Schema.Finite.annotate({ description: "Configured weight of the dimensions with data ÷ total weight" }),
+  freshness: Schema.Finite.annotate({ description: "Weight-averaged over scored dimensions: 1 when fresh, 0.5 when stale" }),
+  history: Schema.Finite.annotate({ description: "Weight-averaged over scored dimensions: days since the first row ÷ 60, capped at 1" })
 }).annotate({ identifier: "Confidence" })
 
 export const Health = Schema.Struct({
   projectId: ProjectId,
   date: DateOnly.annotate({ description: "Today in the project's time zone; windows end the day before" }),
-  score: Schema.NullOr(Schema.Int),
-  confidence: Schema.Number,
+  score: Schema.NullOr(Integer),
+  confidence: Schema.Finite,
   confidenceFactors: Confidence,
   status: HealthStatus,
   computedAt: Timestamp,
@@ -96,9 +96,9 @@ export const Health = Schema.Struct({
 export type Health = typeof Health.Type
 
 export const Expected = Schema.Struct({
-  value: Schema.Number,
-  low: Schema.NullOr(Schema.Number),
-  high: Schema.NullOr(Schema.Number)
+  value: Schema.Finite,
+  low: Schema.NullOr(Schema.Finite),
+  high: Schema.NullOr(Schema.Finite)
 }).annotate({ identifier: "Expected", description: "The usual value and the normal range around it" })
 export type Expected = typeof Expected.Type
 
@@ -112,9 +112,9 @@ export const Signal = Schema.Struct({
   detail: Schema.String,
   metric: Schema.String,
   day: Schema.NullOr(DateOnly).annotate({ description: "The complete local day the figures are about" }),
-  actual: Schema.NullOr(Schema.Number),
+  actual: Schema.NullOr(Schema.Finite),
   expected: Schema.NullOr(Expected),
-  change: Schema.NullOr(Schema.Number).annotate({ description: "(actual − expected) / |expected|; null when expected is 0 or missing" }),
+  change: Schema.NullOr(Schema.Finite).annotate({ description: "(actual − expected) / |expected|; null when expected is 0 or missing" }),
   moneyAtStake: Schema.NullOr(Money).annotate({ description: "Estimated revenue at risk, per kind as defined in docs/metrics.md (Signals)" }),
   detectedAt: Timestamp,
   lastSeenAt: Timestamp,
@@ -126,7 +126,7 @@ export type Signal = typeof Signal.Type
 export const SignalList = Schema.Struct({ signals: Schema.Array(Signal), nextCursor: NextCursor })
 
 export const Priority = Schema.Struct({
-  rank: Schema.Int,
+  rank: Integer,
   dimension: Dimension,
   severity: Severity,
   title: Schema.String,
@@ -137,9 +137,9 @@ export const Priority = Schema.Struct({
 export type Priority = typeof Priority.Type
 
 export const KeyFigure = Schema.Struct({
-  value: Schema.Number,
-  usual: Schema.NullOr(Schema.Number).annotate({ description: "Median of the same weekday over the previous 4 weeks" }),
-  change: Schema.NullOr(Schema.Number).annotate({ description: "(value − usual) / |usual|; null when usual is 0 or missing" })
+  value: Schema.Finite,
+  usual: Schema.NullOr(Schema.Finite).annotate({ description: "Median of the same weekday over the previous 4 weeks" }),
+  change: Schema.NullOr(Schema.Finite).annotate({ description: "(value − usual) / |usual|; null when usual is 0 or missing" })
 }).annotate({ identifier: "KeyFigure" })
 export type KeyFigure = typeof KeyFigure.Type
 

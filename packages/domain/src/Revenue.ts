@@ -1,6 +1,6 @@
 /** The revenue and churn reports. Definitions with formulas: docs/metrics.md, "Revenue" and "Churn". */
 import { Schema } from "effect"
-import { Currency, DateOnly, Money, Period, ProjectId, Rate } from "./Common.ts"
+import { Currency, DateOnly, Integer, Money, Period, ProjectId, Rate } from "./Common.ts"
 import { Window } from "./Projects.ts"
 
 const converted = "in the reporting currency; amounts without an FX rate are left out and listed in `unconverted`"
@@ -14,9 +14,9 @@ export const MrrMovements = Schema.Struct({
   reactivation: Money.annotate({ description: "MRR of customers who had paid before, went to 0 and came back" }),
   netNew: Money.annotate({ description: "new + expansion + reactivation − contraction − churned" }),
   end: Money.annotate({ description: "MRR at the end of the window; always start + netNew exactly" }),
-  newCustomers: Schema.Int.annotate({ description: "Customers who started paying for the first time" }),
-  churnedCustomers: Schema.Int.annotate({ description: "Churn events (a customer going from paying to 0)" }),
-  reactivatedCustomers: Schema.Int.annotate({ description: "Customers who came back from 0" })
+  newCustomers: Integer.annotate({ description: "Customers who started paying for the first time" }),
+  churnedCustomers: Integer.annotate({ description: "Churn events (a customer going from paying to 0)" }),
+  reactivatedCustomers: Integer.annotate({ description: "Customers who came back from 0" })
 }).annotate({ identifier: "MrrMovements", description: `MRR movements over the window, ${converted}` })
 
 export const RevenueWindow = Schema.Struct({
@@ -43,7 +43,7 @@ export const Revenue = Schema.Struct({
   dataThrough: Schema.NullOr(DateOnly).annotate({ description: "Last day anything happened in the payment data; null when none" }),
   mrr: Money.annotate({ description: "Monthly recurring revenue at asOf: active and past_due subscriptions, normalised to a month, discounts applied" }),
   arr: Money.annotate({ description: "12 × MRR" }),
-  customers: Schema.Int.annotate({ description: "Paying customers (MRR > 0) at asOf" }),
+  customers: Integer.annotate({ description: "Paying customers (MRR > 0) at asOf" }),
   arpu: Schema.NullOr(Money).annotate({ description: "MRR ÷ customers; null with no customers" }),
   monthlyChurnRate: Rate.annotate({ description: "Customer churn rate of the last 30 days (churned ÷ paying 30 days before), used by LTV" }),
   ltv: Schema.NullOr(Money).annotate({ description: "ARPU ÷ monthlyChurnRate; null when either is null or the rate is 0" }),
@@ -57,7 +57,7 @@ export const Revenue = Schema.Struct({
     net: Rate.annotate({ description: "(net last 30 days − net previous 30) ÷ |net previous 30|" })
   }).annotate({ description: "Changes against the previous 30 days" }),
   failedPayments: Schema.Struct({
-    count: Schema.Int.annotate({ description: "Failed charge attempts in the last 30 days" }),
+    count: Integer.annotate({ description: "Failed charge attempts in the last 30 days" }),
     amount: Money.annotate({ description: `Their amount, ${converted}` })
   }).annotate({ description: "Failed payments of the last 30 days" }),
   mrrSeries: Schema.Array(Schema.Struct({
@@ -85,8 +85,8 @@ export const ChurnedCustomer = Schema.Struct({
 
 export const ChurnRates = Schema.Struct({
   window: Window,
-  customersAtStart: Schema.Int.annotate({ description: "Paying customers at the end of the day before the window" }),
-  churnedCustomers: Schema.Int.annotate({ description: "Churn events in the window (a customer who churns twice counts twice)" }),
+  customersAtStart: Integer.annotate({ description: "Paying customers at the end of the day before the window" }),
+  churnedCustomers: Integer.annotate({ description: "Churn events in the window (a customer who churns twice counts twice)" }),
   customerChurnRate: Rate.annotate({ description: "Logo churn: churnedCustomers ÷ customersAtStart" }),
   mrrAtStart: Money.annotate({ description: "MRR at the end of the day before the window" }),
   churnedMrr: Money.annotate({ description: "MRR lost by customers going to 0 in the window" }),

@@ -1,16 +1,16 @@
 /** The search (SEO) report: Google Search Console figures for a period ending at the last day with data. */
 import { Schema } from "effect"
-import { DateOnly, Period, ProjectId, Rate } from "./Common.ts"
+import { DateOnly, Integer, Period, ProjectId, Rate } from "./Common.ts"
 import { Window } from "./Projects.ts"
 
-const Position = Schema.NullOr(Schema.Number).annotate({
+const Position = Schema.NullOr(Schema.Finite).annotate({
   description:
     "Impression-weighted average position, Σ(position × impressions) ÷ Σ impressions, rounded to 2 decimals (1 = top); null without impressions"
 })
 
 export const SeoTotals = Schema.Struct({
-  clicks: Schema.Int.annotate({ description: "Clicks from Google Search in the window (the property's totals, anonymised queries included)" }),
-  impressions: Schema.Int.annotate({ description: "Impressions in Google Search in the window" }),
+  clicks: Integer.annotate({ description: "Clicks from Google Search in the window (the property's totals, anonymised queries included)" }),
+  impressions: Integer.annotate({ description: "Impressions in Google Search in the window" }),
   ctr: Rate.annotate({ description: "Click-through rate, clicks ÷ impressions (4 decimals); null without impressions" }),
   averagePosition: Position
 }).annotate({ identifier: "SeoTotals" })
@@ -18,24 +18,24 @@ export const SeoTotals = Schema.Struct({
 export const SeoChange = Schema.Struct({
   clicks: Rate.annotate({ description: "(clicks − previous) ÷ |previous|; null when the previous window had none" }),
   impressions: Rate.annotate({ description: "(impressions − previous) ÷ |previous|; null when the previous window had none" }),
-  ctr: Schema.NullOr(Schema.Number).annotate({
+  ctr: Schema.NullOr(Schema.Finite).annotate({
     description: "CTR minus the previous CTR, in absolute terms (0.01 = one percentage point); null when either is null"
   }),
-  averagePosition: Schema.NullOr(Schema.Number).annotate({
+  averagePosition: Schema.NullOr(Schema.Finite).annotate({
     description: "Average position minus the previous one (2 decimals); positive = ranking worse (further down); null when either is null"
   })
 }).annotate({ identifier: "SeoChange" })
 
 const rowFields = {
-  clicks: Schema.Int.annotate({ description: "Clicks in the window" }),
-  impressions: Schema.Int.annotate({ description: "Impressions in the window" }),
+  clicks: Integer.annotate({ description: "Clicks in the window" }),
+  impressions: Integer.annotate({ description: "Impressions in the window" }),
   ctr: Rate.annotate({ description: "clicks ÷ impressions; null without impressions" }),
   position: Position,
-  previousClicks: Schema.Int.annotate({ description: "Clicks in the previous window (0 when the row was not in the stored top rows then)" }),
-  previousImpressions: Schema.Int.annotate({ description: "Impressions in the previous window" }),
-  previousPosition: Schema.NullOr(Schema.Number).annotate({ description: "Average position in the previous window; null without impressions" }),
+  previousClicks: Integer.annotate({ description: "Clicks in the previous window (0 when the row was not in the stored top rows then)" }),
+  previousImpressions: Integer.annotate({ description: "Impressions in the previous window" }),
+  previousPosition: Schema.NullOr(Schema.Finite).annotate({ description: "Average position in the previous window; null without impressions" }),
   clicksChange: Rate.annotate({ description: "(clicks − previousClicks) ÷ previousClicks; null when previousClicks is 0" }),
-  positionChange: Schema.NullOr(Schema.Number).annotate({
+  positionChange: Schema.NullOr(Schema.Finite).annotate({
     description: "position − previousPosition (2 decimals); positive = ranking dropped; null when either is null"
   })
 }
@@ -59,7 +59,7 @@ export const Seo = Schema.Struct({
   dataThrough: Schema.NullOr(DateOnly).annotate({
     description: "The last day with search data; Search Console lags 2–3 days, so the window ends here. Null when none is stored"
   }),
-  lagDays: Schema.NullOr(Schema.Int).annotate({
+  lagDays: Schema.NullOr(Integer).annotate({
     description: "Days between dataThrough and today in the project's time zone (2–3 is normal); null without data"
   }),
   totals: SeoTotals,

@@ -1,0 +1,116 @@
+/**
+ * The served OpenAPI document is what client generators and validators read, so it must pass their checks:
+ * `redocly lint` with the recommended rules (minus the licence, see redocly.yaml) finds nothing, and the types
+ * `openapi-typescript` generates from it have no string alternative for a number (no `"Infinity" | "NaN"`,
+ * `limit` a number). Both tools run offline on the document the in-process app serves.
+ */
+import { execFile } from "node:child_process"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import openapiTS, { astToString } from "openapi-typescript"
+import { OPENAPI_PATH } from "../src/App.ts"
+import { MemoryRepos } from "../src/Layers.ts"
+import { makeHarness } from "./support/Harness.ts"
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
+const REDOCLY_CLI = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin/cli.js")
+
+/** The document as GET /api/v1/openapi.json serves it, and a temp file holding it for the CLI. */
+class Served extends Context.Service<Served, { readonly doc: Record<string, any>; readonly file: string }>()("Served") {
+  static layer = Layer.effect(
+    Served,
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const h = await makeHarness({}, { repos: MemoryRepos })
+        try {
+          const r = await h.call("GET", OPENAPI_PATH, { token: null })
+          expect(r.status, r.text.slice(0, 300)).toBe(200)
+          const dir = await mkdtemp(join(tmpdir(), "sitehealth-openapi-"))
+          const file = join(dir, "openapi.json")
+          await writeFile(file, r.text)
+          return { doc: r.json as Record<string, any>, file, dir }
+        } finally {
+          await h.close()
+        }
+      }),
+      ({ dir }) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+    )
+  )
+}
+
+interface LintReport {
+  readonly totals: { readonly errors: number; readonly warnings: number }
+  readonly problems: ReadonlyArray<{ readonly ruleId: string; readonly severity: string; readonly message: string }>
+}
+
+/** `redocly lint --format=json` with the repository's redocly.yaml; it exits 1 when it finds errors. */
+const redoclyLint = (file: string) =>
+  Effect.callback<LintReport>((resume) => {
+    execFile(
+      process.execPath,
+      [REDOCLY_CLI, "lint", file, "--format=json", "--config", join(ROOT, "redocly.yaml"), "--lint-config=error"],
+      // No telemetry and no update check: the test must not need the network.
+      { cwd: ROOT, env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" } },
+      (error, stdout, stderr) => {
+        try {
+          resume(Effect.succeed(JSON.parse(stdout) as LintReport))
+        } catch {
+          resume(Effect.die(new Error(`redocly lint gave no report (${error?.message ?? "no error"}): ${stderr}`)))
+        }
+      }
+    )
+  })
+
+/** Every schema object in the document, with where it is. */
+const schemasOf = (node: unknown, path = "#"): Array<readonly [string, Record<string, any>]> => {
+  if (typeof node !== "object" || node === null) return []
+  const here: Array<readonly [string, Record<string, any>]> = Array.isArray(node) ? [] : [[path, node as Record<string, any>]]
+  return here.concat(Object.entries(node).flatMap(([key, child]) => schemasOf(child, `${path}/${key}`)))
+}
+
+const isNumeric = (s: unknown) => typeof s === "object" && s !== null && ["number", "integer"].includes((s as any).type)
+
+layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
+  it.effect("passes redocly lint (recommended rules, licence aside) with no error and no warning", () =>
+    Effect.gen(function*() {
+      const { file } = yield* Served
+      const report = yield* redoclyLint(file)
+      expect(report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`)).toEqual([])
+      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })
+    }), 30_000)
+
+  it.effect("documents no number with a string alternative, and limit as an integer 1–100", () =>
+    Effect.gen(function*() {
+      const { doc } = yield* Served
+      const mixed = schemasOf(doc).filter(([, s]) =>
+        ["anyOf", "oneOf"].some((k) =>
+          Array.isArray(s[k]) && s[k].some(isNumeric) && s[k].some((m: any) => m?.type === "string")
+        )
+      )
+      expect(mixed.map(([where]) => where)).toEqual([])
+      const limits = Object.values<any>(doc.paths).flatMap((item) =>
+        Object.values<any>(item).flatMap((op) => (op.parameters ?? []).filter((p: any) => p.name === "limit"))
+      )
+      expect(limits).toHaveLength(4) // listProjects, listSignals, listExpenses, listTokens
+      for (const p of limits) {
+        expect(p).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100 } })
+      }
+      expect(doc.servers).toEqual([expect.objectContaining({ url: "/" })])
+    }))
+
+  it.effect("openapi-typescript generates number types with no string alternative", () =>
+    Effect.gen(function*() {
+      const { doc } = yield* Served
+      const types = astToString(yield* Effect.promise(() => openapiTS(doc as any)))
+      expect(types).not.toMatch(/"(?:-?Infinity|NaN)"/)
+      // Each list operation's query parameter, generated from the document.
+      expect([...types.matchAll(/\blimit\?: ([^;]+);/g)].map((m) => m[1])).toEqual(["number", "number", "number", "number"])
+      // A response figure that used to be `number | "Infinity" | "-Infinity" | "NaN"`.
+      expect(types).toMatch(/\bconfidence: number;/)
+    }), 30_000)
+})

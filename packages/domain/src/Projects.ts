@@ -154,10 +154,10 @@ export const Briefing = Schema.Struct({
     currency: Schema.String,
     visitors: KeyFigure,
     pageviews: KeyFigure,
-    netRevenue: KeyFigure.annotate({ description: "Gross charges − refunds that day, minor units" }),
+    netRevenue: KeyFigure.annotateKey({ description: "Gross charges − refunds that day, minor units" }),
     newCustomers: KeyFigure,
     churnedCustomers: KeyFigure,
-    mrr: KeyFigure.annotate({ description: "MRR at the end of the day, minor units" })
+    mrr: KeyFigure.annotateKey({ description: "MRR at the end of the day, minor units" })
   }),
   whatChanged: Schema.Array(Signal).annotate({ description: "Active signals first seen in the last day" }),
   priorities: Schema.Array(Priority)

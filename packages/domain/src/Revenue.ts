@@ -6,14 +6,14 @@ import { Window } from "./Projects.ts"
 const converted = "in the reporting currency; amounts without an FX rate are left out and listed in `unconverted`"
 
 export const MrrMovements = Schema.Struct({
-  start: Money.annotate({ description: "MRR at the end of the day before the window" }),
-  new: Money.annotate({ description: "MRR of customers paying for the first time in the window" }),
-  expansion: Money.annotate({ description: "MRR increases of paying customers" }),
-  contraction: Money.annotate({ description: "MRR decreases of customers who keep paying" }),
-  churned: Money.annotate({ description: "MRR of customers whose MRR went to 0 (the MRR they had the day before)" }),
-  reactivation: Money.annotate({ description: "MRR of customers who had paid before, went to 0 and came back" }),
-  netNew: Money.annotate({ description: "new + expansion + reactivation − contraction − churned" }),
-  end: Money.annotate({ description: "MRR at the end of the window; always start + netNew exactly" }),
+  start: Money.annotateKey({ description: "MRR at the end of the day before the window" }),
+  new: Money.annotateKey({ description: "MRR of customers paying for the first time in the window" }),
+  expansion: Money.annotateKey({ description: "MRR increases of paying customers" }),
+  contraction: Money.annotateKey({ description: "MRR decreases of customers who keep paying" }),
+  churned: Money.annotateKey({ description: "MRR of customers whose MRR went to 0 (the MRR they had the day before)" }),
+  reactivation: Money.annotateKey({ description: "MRR of customers who had paid before, went to 0 and came back" }),
+  netNew: Money.annotateKey({ description: "new + expansion + reactivation − contraction − churned" }),
+  end: Money.annotateKey({ description: "MRR at the end of the window; always start + netNew exactly" }),
   newCustomers: Integer.annotate({ description: "Customers who started paying for the first time" }),
   churnedCustomers: Integer.annotate({ description: "Churn events (a customer going from paying to 0)" }),
   reactivatedCustomers: Integer.annotate({ description: "Customers who came back from 0" })
@@ -21,28 +21,28 @@ export const MrrMovements = Schema.Struct({
 
 export const RevenueWindow = Schema.Struct({
   window: Window,
-  gross: Money.annotate({ description: "Succeeded charges on days in the window" }),
-  refunds: Money.annotate({ description: "Refunds issued on days in the window (on the refund's day, not the charge's)" }),
-  net: Money.annotate({ description: "gross − refunds" })
+  gross: Money.annotateKey({ description: "Succeeded charges on days in the window" }),
+  refunds: Money.annotateKey({ description: "Refunds issued on days in the window (on the refund's day, not the charge's)" }),
+  net: Money.annotateKey({ description: "gross − refunds" })
 }).annotate({ identifier: "RevenueWindow", description: `Cash collected, ${converted}` })
 
 export const UnconvertedAmount = Schema.Struct({
   currency: Currency,
-  mrr: Money.annotate({ description: "MRR at asOf in this currency that has no FX rate to the reporting currency" }),
-  gross: Money.annotate({ description: "Succeeded charges of the last 30 days in this currency without a rate" }),
-  refunds: Money.annotate({ description: "Refunds of the last 30 days in this currency without a rate" })
+  mrr: Money.annotateKey({ description: "MRR at asOf in this currency that has no FX rate to the reporting currency" }),
+  gross: Money.annotateKey({ description: "Succeeded charges of the last 30 days in this currency without a rate" }),
+  refunds: Money.annotateKey({ description: "Refunds of the last 30 days in this currency without a rate" })
 }).annotate({ identifier: "UnconvertedAmount", description: "Amounts never summed into the converted figures" })
 
 export const Revenue = Schema.Struct({
   projectId: ProjectId,
   period: Period,
-  window: Window.annotate({ description: "The period's days (project time zone); movements, NRR, GRR apply to it" }),
+  window: Window.annotateKey({ description: "The period's days (project time zone); movements, NRR, GRR apply to it" }),
   timezone: Schema.String.annotate({ description: "The project's IANA time zone; every day is a local day" }),
   currency: Currency.annotate({ description: "The project's reporting currency" }),
   asOf: DateOnly.annotate({ description: "Today in the project's time zone: MRR and customers are at its end" }),
   dataThrough: Schema.NullOr(DateOnly).annotate({ description: "Last day anything happened in the payment data; null when none" }),
-  mrr: Money.annotate({ description: "Monthly recurring revenue at asOf: active and past_due subscriptions, normalised to a month, discounts applied" }),
-  arr: Money.annotate({ description: "12 × MRR" }),
+  mrr: Money.annotateKey({ description: "Monthly recurring revenue at asOf: active and past_due subscriptions, normalised to a month, discounts applied" }),
+  arr: Money.annotateKey({ description: "12 × MRR" }),
   customers: Integer.annotate({ description: "Paying customers (MRR > 0) at asOf" }),
   arpu: Schema.NullOr(Money).annotate({ description: "MRR ÷ customers; null with no customers" }),
   monthlyChurnRate: Rate.annotate({ description: "Customer churn rate of the last 30 days (churned ÷ paying 30 days before), used by LTV" }),
@@ -58,19 +58,19 @@ export const Revenue = Schema.Struct({
   }).annotate({ description: "Changes against the previous 30 days" }),
   failedPayments: Schema.Struct({
     count: Integer.annotate({ description: "Failed charge attempts in the last 30 days" }),
-    amount: Money.annotate({ description: `Their amount, ${converted}` })
+    amount: Money.annotateKey({ description: `Their amount, ${converted}` })
   }).annotate({ description: "Failed payments of the last 30 days" }),
   mrrSeries: Schema.Array(Schema.Struct({
     month: Schema.String.annotate({ description: "Calendar month YYYY-MM" }),
-    mrr: Money.annotate({ description: "MRR at the end of the month's last day (at asOf for the current month)" })
+    mrr: Money.annotateKey({ description: "MRR at the end of the month's last day (at asOf for the current month)" })
   })).annotate({ description: "Month-end MRR of the last 12 calendar months, oldest first, zero-filled" }),
   unconverted: Schema.Array(UnconvertedAmount).annotate({ description: "Per currency without an FX rate; empty when every amount converted" }),
   profitability: Schema.Struct({
-    window: Window.annotate({ description: "The period's window" }),
-    revenueNet: Money.annotate({ description: "Succeeded charges − refunds of the window's days" }),
-    expenses: Money.annotate({ description: "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month or year each occurrence covers), converted with the stored FX rates" }),
+    window: Window.annotateKey({ description: "The period's window" }),
+    revenueNet: Money.annotateKey({ description: "Succeeded charges − refunds of the window's days" }),
+    expenses: Money.annotateKey({ description: "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month or year each occurrence covers), converted with the stored FX rates" }),
     unconvertedExpenses: Schema.Array(Money).annotate({ description: "Attributed expenses with no FX rate into the reporting currency, per currency; not in expenses or profit" }),
-    profit: Money.annotate({ description: "revenueNet − expenses" }),
+    profit: Money.annotateKey({ description: "revenueNet − expenses" }),
     margin: Rate.annotate({ description: "profit ÷ revenueNet; null when revenueNet ≤ 0" })
   }).annotate({ description: "Revenue minus expenses over the period (docs/metrics.md, Profitability)" })
 }).annotate({ identifier: "Revenue" })
@@ -79,7 +79,7 @@ export type Revenue = typeof Revenue.Type
 export const ChurnedCustomer = Schema.Struct({
   customerId: Schema.String.annotate({ description: "The payment provider's customer id" }),
   date: DateOnly.annotate({ description: "The local day the customer's MRR went to 0" }),
-  mrrLost: Money.annotate({ description: "Its MRR the day before" }),
+  mrrLost: Money.annotateKey({ description: "Its MRR the day before" }),
   reason: Schema.NullOr(Schema.String).annotate({ description: "The cancel reason the provider gave; null when none" })
 }).annotate({ identifier: "ChurnedCustomer" })
 
@@ -88,11 +88,11 @@ export const ChurnRates = Schema.Struct({
   customersAtStart: Integer.annotate({ description: "Paying customers at the end of the day before the window" }),
   churnedCustomers: Integer.annotate({ description: "Churn events in the window (a customer who churns twice counts twice)" }),
   customerChurnRate: Rate.annotate({ description: "Logo churn: churnedCustomers ÷ customersAtStart" }),
-  mrrAtStart: Money.annotate({ description: "MRR at the end of the day before the window" }),
-  churnedMrr: Money.annotate({ description: "MRR lost by customers going to 0 in the window" }),
-  contractionMrr: Money.annotate({ description: "MRR lost by downgrades of customers who keep paying" }),
-  expansionMrr: Money.annotate({ description: "MRR gained by upgrades of paying customers" }),
-  reactivationMrr: Money.annotate({ description: "MRR of returning customers; NOT counted in the churn rates" }),
+  mrrAtStart: Money.annotateKey({ description: "MRR at the end of the day before the window" }),
+  churnedMrr: Money.annotateKey({ description: "MRR lost by customers going to 0 in the window" }),
+  contractionMrr: Money.annotateKey({ description: "MRR lost by downgrades of customers who keep paying" }),
+  expansionMrr: Money.annotateKey({ description: "MRR gained by upgrades of paying customers" }),
+  reactivationMrr: Money.annotateKey({ description: "MRR of returning customers; NOT counted in the churn rates" }),
   grossMrrChurnRate: Rate.annotate({ description: "(churnedMrr + contractionMrr) ÷ mrrAtStart" }),
   netMrrChurnRate: Rate.annotate({ description: "(churnedMrr + contractionMrr − expansionMrr) ÷ mrrAtStart; negative when expansion outweighs losses" })
 }).annotate({ identifier: "ChurnRates" })
@@ -104,6 +104,6 @@ export const Churn = Schema.Struct({
   currency: Currency.annotate({ description: "The project's reporting currency" }),
   ...ChurnRates.fields,
   churned: Schema.Array(ChurnedCustomer).annotate({ description: "Every churn event of the window, oldest first" }),
-  previous: ChurnRates.annotate({ description: "The same figures for the previous window of equal length" })
+  previous: ChurnRates.annotateKey({ description: "The same figures for the previous window of equal length" })
 }).annotate({ identifier: "Churn" })
 export type Churn = typeof Churn.Type

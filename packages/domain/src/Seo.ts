@@ -53,7 +53,7 @@ export const SeoPage = Schema.Struct({
 export const Seo = Schema.Struct({
   projectId: ProjectId,
   period: Period,
-  window: Window.annotate({
+  window: Window.annotateKey({
     description: "The period's days, ending at dataThrough (not today: search data lags), or today when there is no data yet"
   }),
   dataThrough: Schema.NullOr(DateOnly).annotate({

@@ -15,30 +15,30 @@ import { Context, Effect, Layer } from "effect"
 import openapiTS, { astToString } from "openapi-typescript"
 import { OPENAPI_PATH } from "../src/App.ts"
 import { MemoryRepos } from "../src/Layers.ts"
-import { makeHarness } from "./support/Harness.ts"
+import { type Harness, makeHarness } from "./support/Harness.ts"
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
 const REDOCLY_CLI = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin/cli.js")
 
-/** The document as GET /api/v1/openapi.json serves it, and a temp file holding it for the CLI. */
-class Served extends Context.Service<Served, { readonly doc: Record<string, any>; readonly file: string }>()("Served") {
+/** The in-process app, the document as GET /api/v1/openapi.json serves it, and a temp file holding it for the CLI. */
+class Served extends Context.Service<Served, {
+  readonly h: Harness
+  readonly doc: Record<string, any>
+  readonly file: string
+}>()("Served") {
   static layer = Layer.effect(
     Served,
     Effect.acquireRelease(
       Effect.promise(async () => {
         const h = await makeHarness({}, { repos: MemoryRepos })
-        try {
-          const r = await h.call("GET", OPENAPI_PATH, { token: null })
-          expect(r.status, r.text.slice(0, 300)).toBe(200)
-          const dir = await mkdtemp(join(tmpdir(), "sitehealth-openapi-"))
-          const file = join(dir, "openapi.json")
-          await writeFile(file, r.text)
-          return { doc: r.json as Record<string, any>, file, dir }
-        } finally {
-          await h.close()
-        }
+        const r = await h.call("GET", OPENAPI_PATH, { token: null })
+        expect(r.status, r.text.slice(0, 300)).toBe(200)
+        const dir = await mkdtemp(join(tmpdir(), "sitehealth-openapi-"))
+        const file = join(dir, "openapi.json")
+        await writeFile(file, r.text)
+        return { h, doc: r.json as Record<string, any>, file, dir }
       }),
-      ({ dir }) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+      ({ dir, h }) => Effect.promise(() => Promise.all([h.close(), rm(dir, { recursive: true, force: true })]))
     )
   )
 }
@@ -113,4 +113,22 @@ layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
       // A response figure that used to be `number | "Infinity" | "-Infinity" | "NaN"`.
       expect(types).toMatch(/\bconfidence: number;/)
     }), 30_000)
+
+  // The document now says integer; what the server accepts stays the decimal text it accepted before.
+  it.effect("limit still decodes from decimal digits only, 1 to 100", () =>
+    Effect.gen(function*() {
+      const { h } = yield* Served
+      const { secret } = yield* Effect.promise(() => h.newAccount({ projects: 3 }))
+      const list = (query: string) => Effect.promise(() => h.call("GET", `/api/v1/projects?${query}`, { token: secret }))
+      for (const bad of ["limit=abc", "limit=0", "limit=101", "limit=1e1", "limit=0x10", "limit=%205", "limit=-1", "limit=2.0", "limit=", "limit=1&limit=2"]) {
+        const r = yield* list(bad)
+        expect(r.status, `${bad}: ${r.text}`).toBe(400)
+        expect(r.json.error.type, bad).toBe("invalid_request")
+      }
+      for (const [good, size] of [["limit=2", 2], ["limit=002", 2], ["limit=100", 3], ["limit=1", 1]] as const) {
+        const r = yield* list(good)
+        expect(r.status, `${good}: ${r.text}`).toBe(200)
+        expect(r.json.data.projects, good).toHaveLength(size)
+      }
+    }))
 })

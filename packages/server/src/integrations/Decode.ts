@@ -42,7 +42,9 @@ export const describeIssue = (issue: SchemaIssue.Issue, input: unknown): string 
   const path = (first.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p))
   const where = path.length === 0 ? "" : `${pathText(path)}: `
   if (first.message === "Missing key") return `${where}missing`
-  return `${where}${lowerFirst(first.message)}, got ${shown(at(input, path))}`
+  // JSON has no undefined: an optional field's "| undefined" would only add noise.
+  const expected = lowerFirst(first.message).replace(/ \| undefined\b|\bundefined \| /g, "")
+  return `${where}${expected}, got ${shown(at(input, path))}`
 }
 
 export const malformed = (provider: string, record: string | null, why: string) =>

@@ -6,7 +6,7 @@
  * The run then writes nothing (connectors fetch everything before their one write), so the stored data
  * stays as it was. Values are quoted at most 40 characters long: enough to recognise, not a record's dump.
  */
-import { Effect, Result, Schema, SchemaIssue } from "effect"
+import { Effect, Option, Result, Schema, SchemaIssue } from "effect"
 import { ProviderError } from "./ProviderHttp.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -66,4 +66,37 @@ export const decoder = <S extends Schema.Decoder<unknown>>(provider: string, sch
 export const decodeEffect = <S extends Schema.Decoder<unknown>>(provider: string, schema: S) => {
   const decode = decoder(provider, schema)
   return (input: unknown, record: string | null): Effect.Effect<S["Type"], ProviderError> => Effect.fromResult(decode(input, record))
+}
+
+/**
+ * Every row of an answer decoded one by one, so an error names the row: `recordOf` names it from what
+ * can be read of it (its date, its keys), or by position. `check` says what is wrong beyond types.
+ */
+export const decodeRows = <S extends Schema.Decoder<unknown>>(
+  provider: string,
+  schema: S,
+  rows: ReadonlyArray<unknown>,
+  recordOf: (raw: unknown) => string | null,
+  check: (row: S["Type"]) => string | undefined
+): Effect.Effect<Array<S["Type"]>, ProviderError> => {
+  const decode = decoder(provider, schema)
+  const out: Array<S["Type"]> = []
+  for (const [i, raw] of rows.entries()) {
+    const record = recordOf(raw) ?? `row #${i + 1}`
+    const row = decode(raw, record)
+    if (Result.isFailure(row)) return Effect.fail(row.failure)
+    const wrong = check(row.success)
+    if (wrong !== undefined) return Effect.fail(malformed(provider, record, wrong))
+    out.push(row.success)
+  }
+  return Effect.succeed(out)
+}
+
+/** Names a row by a string-array field (Plausible's `dimensions`, Search Console's `keys`) when it reads as one. */
+export const rowNamedBy = (field: string) => {
+  const read = Schema.decodeUnknownOption(Schema.Record(Schema.Literal(field), Schema.Array(Schema.String)))
+  return (raw: unknown): string | null => {
+    const values = Option.getOrNull(read(raw))?.[field] ?? []
+    return values.length === 0 ? null : `row ${values.join(" ")}`
+  }
 }

@@ -5,9 +5,9 @@
  * to check access. A 401 drops the cached access token, fetches a new one and retries once. Every answer is
  * decoded before use; a body of another shape is a `malformed` failure naming the row.
  */
-import { Effect, Result, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
-import { decodeEffect, decoder, malformed } from "../Decode.ts"
+import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError, type ProviderRequest, type ProviderResponse } from "../ProviderHttp.ts"
 import { googleCredential, type TokenSource } from "./GoogleToken.ts"
 import type { GscRow } from "./GscMap.ts"
@@ -44,29 +44,15 @@ const Count = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
 const Answer = Schema.Struct({ rows: Schema.optional(Schema.Array(Schema.Unknown)) })
 const Row = Schema.Struct({ keys: Schema.Array(Schema.String), clicks: Count, impressions: Count, position: Count })
 const Site = Schema.Struct({ permissionLevel: Schema.optional(Schema.String) })
-const decodeAnswer = decoder(PROVIDER, Answer)
-const decodeRow = decoder(PROVIDER, Row)
+const decodeAnswer = decodeEffect(PROVIDER, Answer)
 const decodeSite = decodeEffect(PROVIDER, Site)
-const keysOf = Schema.decodeUnknownOption(Schema.Struct({ keys: Schema.Array(Schema.String) }))
+const rowName = rowNamedBy("keys")
 
 /** The rows of one answer, each decoded and checked against the dimensions asked; an error names the row by its keys. */
 export const parseRows = (json: unknown, dimensions: number): Effect.Effect<Array<GscRow>, ProviderError> =>
-  Effect.gen(function*() {
-    const answer = decodeAnswer(json, "searchAnalytics/query")
-    if (Result.isFailure(answer)) return yield* Effect.fail(answer.failure)
-    const rows: Array<GscRow> = []
-    for (const [i, raw] of (answer.success.rows ?? []).entries()) {
-      const keys = keysOf(raw)
-      const record = keys._tag === "Some" && keys.value.keys.length > 0 ? `row ${keys.value.keys.join(" ")}` : `row #${i + 1}`
-      const row = decodeRow(raw, record)
-      if (Result.isFailure(row)) return yield* Effect.fail(row.failure)
-      if (row.success.keys.length !== dimensions) {
-        return yield* Effect.fail(malformed(PROVIDER, record, `keys: expected ${dimensions} values, got ${row.success.keys.length}`))
-      }
-      rows.push(row.success)
-    }
-    return rows
-  })
+  Effect.flatMap(decodeAnswer(json, "searchAnalytics/query"), (answer) =>
+    decodeRows(PROVIDER, Row, answer.rows ?? [], rowName, (row) =>
+      row.keys.length !== dimensions ? `keys: expected ${dimensions} values, got ${row.keys.length}` : undefined))
 
 export interface GscClient {
   /** Every row of a query, page after page, each handed to `onRows` (so the caller can keep only the top). */

@@ -4,9 +4,9 @@
  * before use: a 200 whose body is not `{results: [{dimensions, metrics}]}` with the asked lengths is a
  * `malformed` failure naming the row (nothing is written). Error messages never carry the key or the site id.
  */
-import { Effect, Result, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
-import { decoder, malformed } from "../Decode.ts"
+import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
 import type { PlausibleRow } from "./PlausibleMap.ts"
 
@@ -48,34 +48,21 @@ const PROVIDER = "plausible"
 const Metric = Schema.NullOr(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
 const Answer = Schema.Struct({ results: Schema.Array(Schema.Unknown) })
 const Row = Schema.Struct({ dimensions: Schema.Array(Schema.String), metrics: Schema.Array(Metric) })
-const decodeAnswer = decoder(PROVIDER, Answer)
-const decodeRow = decoder(PROVIDER, Row)
-const dimensionsOf = Schema.decodeUnknownOption(Schema.Struct({ dimensions: Schema.Array(Schema.String) }))
+const decodeAnswer = decodeEffect(PROVIDER, Answer)
+const rowName = rowNamedBy("dimensions")
 
 /**
  * The rows of one answer, each decoded and checked against the query's shape. An error names the row by
  * its dimension values (its date, page or source).
  */
 export const parseResults = (json: unknown, dimensions: number, metrics: number): Effect.Effect<Array<PlausibleRow>, ProviderError> =>
-  Effect.gen(function*() {
-    const answer = decodeAnswer(json, "/api/v2/query")
-    if (Result.isFailure(answer)) return yield* Effect.fail(answer.failure)
-    const rows: Array<PlausibleRow> = []
-    for (const [i, raw] of answer.success.results.entries()) {
-      const dims = dimensionsOf(raw)
-      const record = dims._tag === "Some" && dims.value.dimensions.length > 0 ? `row ${dims.value.dimensions.join(" ")}` : `row #${i + 1}`
-      const row = decodeRow(raw, record)
-      if (Result.isFailure(row)) return yield* Effect.fail(row.failure)
-      if (row.success.dimensions.length !== dimensions) {
-        return yield* Effect.fail(malformed(PROVIDER, record, `dimensions: expected ${dimensions} values, got ${row.success.dimensions.length}`))
-      }
-      if (row.success.metrics.length !== metrics) {
-        return yield* Effect.fail(malformed(PROVIDER, record, `metrics: expected ${metrics} values, got ${row.success.metrics.length}`))
-      }
-      rows.push(row.success)
-    }
-    return rows
-  })
+  Effect.flatMap(decodeAnswer(json, "/api/v2/query"), (answer) =>
+    decodeRows(PROVIDER, Row, answer.results, rowName, (row) =>
+      row.dimensions.length !== dimensions
+        ? `dimensions: expected ${dimensions} values, got ${row.dimensions.length}`
+        : row.metrics.length !== metrics
+        ? `metrics: expected ${metrics} values, got ${row.metrics.length}`
+        : undefined))
 
 export interface PlausibleClient {
   /** One query; with `paged`, every page of it. */

@@ -12,7 +12,7 @@ import { ProviderError } from "./ProviderHttp.ts"
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** `items.data[0].price` */
-export const pathText = (path: ReadonlyArray<PropertyKey>): string =>
+const pathText = (path: ReadonlyArray<PropertyKey>): string =>
   path.reduce<string>((text, key) =>
     typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`, "")
 

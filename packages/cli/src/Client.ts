@@ -10,11 +10,13 @@
  * the server) is retried after that wait, within the same 3 retries. Any request answered 429 is retried
  * once after its Retry-After (the rate limit is checked before anything happens, so nothing was done), if
  * the wait is at most the cap (SITEHEALTH_MAX_RETRY_AFTER seconds, default 60); a second 429 is exit 7.
+ * The waits come from the shared retry schedule and Retry-After reader (@sitehealth/domain/RetryAfter).
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { after, backoff, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import { Authentication, IdempotencyKeyReusedWire } from "@sitehealth/domain/Authentication"
 import {
   BadRequestWire,
@@ -64,55 +66,57 @@ interface Trace {
   retryAfterSkipped: number | null
 }
 
-/** Retry-After as seconds: delta-seconds or an HTTP date; null when absent or unreadable. */
-export const retryAfterSeconds = (header: string | undefined, nowMs: number): number | null => {
-  if (header === undefined) return null
-  const trimmed = header.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed)
-  const at = Date.parse(trimmed)
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000))
+/** An answer worth sending again, lifted into the error channel so the retry schedule sees it. */
+interface Again {
+  readonly _tag: "Again"
+  readonly response: HttpClientResponse.HttpClientResponse
+  /** The answer's Retry-After in milliseconds (null when absent or unreadable). */
+  readonly retryAfterMs: number | null
 }
+const isAgain = (u: unknown): u is Again => typeof u === "object" && u !== null && "_tag" in u && u._tag === "Again"
 
 const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.HttpClient): HttpClient.HttpClient =>
   HttpClient.transform(client, (effect, request) => {
     // Safe to send again: a read, or a POST whose Idempotency-Key makes the API act at most once.
     const keyed = request.method === "POST" && request.headers["idempotency-key"] !== undefined
     const idempotent = request.method === "GET" || request.method === "HEAD" || keyed
-    const backoff = (attempt: number) => Effect.sleep(policy.baseDelayMs * 2 ** attempt)
-    const attemptFrom = (
-      attempt: number,
-      retriedRateLimit: boolean
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-      effect.pipe(
-        Effect.matchEffect({
-          onFailure: (error) =>
-            idempotent && attempt < policy.attempts
-              ? Effect.andThen(backoff(attempt), attemptFrom(attempt + 1, retriedRateLimit))
-              : Effect.fail(error),
-          onSuccess: (response) => {
-            trace.lastStatus = response.status
-            if (response.status === 429 && !retriedRateLimit) {
-              const wait = retryAfterSeconds(response.headers["retry-after"], Date.now()) ?? 1
-              if (wait > policy.maxRetryAfterSeconds) {
-                trace.retryAfterSkipped = wait
-                return Effect.succeed(response)
-              }
-              return Effect.andThen(Effect.sleep(wait * 1000), attemptFrom(attempt, true))
-            }
-            if (response.status >= 500 && idempotent && attempt < policy.attempts) {
-              return Effect.andThen(backoff(attempt), attemptFrom(attempt + 1, retriedRateLimit))
-            }
-            // 409 with Retry-After: the key's first attempt (one whose answer we never got) is still running.
-            const inProgressWait = retryAfterSeconds(response.headers["retry-after"], Date.now())
-            if (response.status === 409 && keyed && inProgressWait !== null && attempt < policy.attempts) {
-              const wait = Math.min(inProgressWait, policy.maxRetryAfterSeconds)
-              return Effect.andThen(Effect.sleep(wait * 1000), attemptFrom(attempt + 1, retriedRateLimit))
-            }
-            return Effect.succeed(response)
-          }
-        })
-      )
-    return attemptFrom(0, false)
+    const capMs = policy.maxRetryAfterSeconds * 1000
+    let retriedRateLimit = false
+    const advise = (input: HttpClientError.HttpClientError | Again): RetryAdvice => {
+      if (!isAgain(input)) return idempotent ? backoff : stop
+      const { response, retryAfterMs } = input
+      if (response.status === 429) {
+        // Once, and not counted: the rate limit is checked before anything happens, so nothing was done.
+        const wait = retryAfterMs ?? 1000
+        if (wait > capMs) {
+          trace.retryAfterSkipped = Math.ceil(wait / 1000)
+          return stop
+        }
+        retriedRateLimit = true
+        return after(wait, false)
+      }
+      // 409 with Retry-After: the key's first attempt (one whose answer we never got) is still running.
+      if (response.status === 409) return after(Math.min(retryAfterMs ?? 0, capMs))
+      return backoff
+    }
+    const schedule = retrySchedule(
+      { retries: policy.attempts, backoffBaseMs: policy.baseDelayMs, maxWaitMs: Number.POSITIVE_INFINITY, jitter: false },
+      advise
+    )
+    const again = (response: HttpClientResponse.HttpClientResponse) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<HttpClientResponse.HttpClientResponse, Again> => {
+        const retryAfterMs = retryAfterMillis(response.headers["retry-after"], now)
+        const worth = (response.status === 429 && !retriedRateLimit) ||
+          (response.status >= 500 && idempotent) ||
+          (response.status === 409 && keyed && retryAfterMs !== null)
+        return worth ? Effect.fail({ _tag: "Again", response, retryAfterMs }) : Effect.succeed(response)
+      })
+    return effect.pipe(
+      Effect.tap((response) => Effect.sync(() => void (trace.lastStatus = response.status))),
+      Effect.flatMap(again),
+      Effect.retry(schedule),
+      Effect.catch((e) => (isAgain(e) ? Effect.succeed(e.response) : Effect.fail(e)))
+    )
   })
 
 /** A fresh key per POST, set before the retrying client, so every attempt of one call carries the same key. */

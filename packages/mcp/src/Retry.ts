@@ -5,7 +5,10 @@
  * same request is sent again with the same key — up to 3 more times, after 250 ms, 500 ms, 1 s (1 s for a
  * 409: the API's Retry-After). A retried POST that had in fact been done gets the stored answer back.
  * Other requests go once, as before: a read is cheap to ask again, a DELETE answers 404 the second time.
+ * The waits are the shared retry schedule's (@sitehealth/domain/RetryAfter), without jitter.
  */
+import { Effect } from "effect"
+import { after, backoff, type RetryAdvice, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 
 export interface RetryPolicy {
@@ -22,22 +25,28 @@ const errorType = (answer: ApiAnswer): unknown => {
   return typeof body === "object" && body !== null ? body.error?.type : undefined
 }
 
-/** The wait before sending again, or null when the answer stands. */
-export const retryDelay = (answer: ApiAnswer, attempt: number, policy: RetryPolicy): number | null => {
-  if (attempt >= policy.attempts) return null
-  if (answer.status === 409 && errorType(answer) === "idempotency_request_in_progress") return policy.inProgressDelayMs
+/** Whether an answer is worth sending again, and after what wait. */
+export const retryAdvice = (answer: ApiAnswer, policy: RetryPolicy): RetryAdvice => {
+  if (answer.status === 409 && errorType(answer) === "idempotency_request_in_progress") return after(policy.inProgressDelayMs)
   // 5xx from the API, and the `unreachable` answer (503) a Send gives when the server cannot be reached.
-  if (answer.status >= 500) return policy.baseDelayMs * 2 ** attempt
-  return null
+  if (answer.status >= 500) return backoff
+  return stop
 }
 
-export const withRetries = (send: Send, policy: RetryPolicy = DEFAULT_RETRY): Send => async (request: ApiRequest) => {
+export const withRetries = (send: Send, policy: RetryPolicy = DEFAULT_RETRY): Send => (request: ApiRequest) => {
   if (request.method !== "POST") return send(request)
   const keyed: ApiRequest = request.idempotencyKey === undefined ? { ...request, idempotencyKey: crypto.randomUUID() } : request
-  for (let attempt = 0;; attempt++) {
-    const answer = await send(keyed)
-    const delay = retryDelay(answer, attempt, policy)
-    if (delay === null) return answer
-    await new Promise((resolve) => setTimeout(resolve, delay))
-  }
+  const advise = (answer: ApiAnswer) => retryAdvice(answer, policy)
+  const schedule = retrySchedule<ApiAnswer>(
+    { retries: policy.attempts, backoffBaseMs: policy.baseDelayMs, maxWaitMs: Number.POSITIVE_INFINITY, jitter: false },
+    advise
+  )
+  // An answer worth sending again travels as a failure so the schedule sees it; the last one stands.
+  return Effect.runPromise(
+    Effect.promise(() => send(keyed)).pipe(
+      Effect.flatMap((answer) => (advise(answer)._tag === "Stop" ? Effect.succeed(answer) : Effect.fail(answer))),
+      Effect.retry(schedule),
+      Effect.catch((answer: ApiAnswer) => Effect.succeed(answer))
+    )
+  )
 }

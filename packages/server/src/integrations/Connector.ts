@@ -8,7 +8,8 @@
  *   fails or is killed half-way leaves the previous data as it was, and running it again is harmless.
  * - Idempotent: the same run twice changes nothing (upserts keyed by provider ids).
  * - Never log, return or put in an error message a credential.
- * - All HTTP through ProviderHttp (timeouts, 429 Retry-After, 5xx backoff with jitter).
+ * - All HTTP through ProviderHttp (timeouts, Retry-After on 429/503, backoff with jitter otherwise), and
+ *   every payload decoded by a schema (Decode.ts): a mismatch fails the run, naming the record and field.
  */
 import type { Effect } from "effect"
 import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
@@ -59,5 +60,5 @@ export interface Connector<R = never> {
 }
 
 /** Per integration override > environment > the provider's default. */
-export const resolveBaseUrl = (connector: Connector<any>, override: string | null, env: NodeJS.ProcessEnv = process.env): string =>
+export const resolveBaseUrl = (connector: Pick<Connector<unknown>, "baseUrlEnv" | "defaultBaseUrl">, override: string | null, env: NodeJS.ProcessEnv = process.env): string =>
   (override ?? (connector.baseUrlEnv === null ? undefined : env[connector.baseUrlEnv]) ?? connector.defaultBaseUrl).replace(/\/+$/, "")

@@ -1,11 +1,16 @@
 /**
- * The one HTTP client every provider connector uses: JSON in and out, a timeout per attempt, and polite
- * retries — 429 honours Retry-After (seconds or an HTTP date, capped), 5xx and network failures back off
- * exponentially with full jitter; other 4xx fail at once with a kind the caller can act on (unauthorized →
- * "reconnect", not_found → "check the site id"). Credentials travel only in the request headers or body
- * given by the caller; nothing here logs a header or a body, and errors carry the URL without its query.
+ * The one HTTP client every provider connector uses: an effect/http `HttpClient` (fetch underneath) with
+ * JSON in and out, a timeout per attempt, and polite retries on one schedule (@sitehealth/domain/RetryAfter)
+ * — 429 and 503 honour Retry-After (seconds or an HTTP date, capped), other 5xx, timeouts and network
+ * failures back off exponentially with full jitter, a bounded number of attempts; other 4xx fail at once
+ * with a kind the caller can act on (unauthorized → "reconnect", not_found → "check the site id").
+ * Credentials travel only in the request headers or body given by the caller; nothing here logs a header
+ * or a body, and errors carry the URL without its query. The client's own spans and trace propagation are
+ * off: the one span per call below names the path template only, and no trace header reaches a provider.
  */
-import { Context, Duration, Effect, Layer, Schema } from "effect"
+import { Cause, Context, Effect, Layer, Option, Result, Schema } from "effect"
+import { FetchHttpClient, type Headers, HttpBody, HttpClient, HttpClientRequest } from "effect/http"
+import { after, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 
 export const PROVIDER_ERROR_KINDS = [
   "unauthorized", // 401: credentials wrong, revoked or expired
@@ -37,8 +42,9 @@ export interface ProviderRequest {
 
 export interface ProviderResponse {
   readonly status: number
+  /** The parsed JSON body: connectors decode it with their schemas (Decode.ts). */
   readonly json: unknown
-  readonly headers: Headers
+  readonly headers: Headers.Headers
 }
 
 export interface ProviderHttpOptions {
@@ -103,14 +109,8 @@ const serverOf = (url: string): { readonly address: string; readonly port: numbe
   }
 }
 
-/** Retry-After as milliseconds: delta-seconds or an HTTP date; null when absent or unreadable. */
-export const retryAfterMs = (header: string | null, nowMs: number): number | null => {
-  if (header === null || header.trim() === "") return null
-  const seconds = Number(header.trim())
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(header)
-  return Number.isFinite(date) ? Math.max(0, date - nowMs) : null
-}
+/** The shared reader (@sitehealth/domain/RetryAfter), under the name this module's callers know. */
+export const retryAfterMs = retryAfterMillis
 
 const kindOfStatus = (status: number): ProviderErrorKind =>
   status === 401 ? "unauthorized"
@@ -120,51 +120,111 @@ const kindOfStatus = (status: number): ProviderErrorKind =>
   : status >= 500 ? "server"
   : "invalid_request"
 
-/** The provider's own error message, when its body says one (Stripe: error.message; Google: error.message / error_description). */
+/** What providers put in an error body (Stripe: error.message; Google: error.message / error_description; Plausible: error). */
+const ErrorBody = Schema.Struct({
+  error: Schema.optional(Schema.Union([Schema.String, Schema.Struct({ message: Schema.optional(Schema.String) })])),
+  error_description: Schema.optional(Schema.String),
+  message: Schema.optional(Schema.Unknown)
+})
+const decodeErrorBody = Schema.decodeUnknownOption(ErrorBody)
+
+/** The provider's own error message, when its body says one. */
 const providerMessage = (json: unknown): string | null => {
-  if (json === null || typeof json !== "object") return null
-  const j = json as Record<string, any>
-  const m = j.error?.message ?? j.error_description ?? (typeof j.error === "string" ? j.error : null) ?? j.message
+  const body = Option.getOrNull(decodeErrorBody(json))
+  if (body === null) return null
+  const m = (typeof body.error === "object" ? body.error.message : undefined) ?? body.error_description ??
+    (typeof body.error === "string" ? body.error : undefined) ?? body.message
   return typeof m === "string" && m.length > 0 ? m.slice(0, 300) : null
 }
 
-export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}): ProviderHttpShape => {
+const parseJson = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.Unknown))
+
+/** One attempt's failure, with the wait the provider asked for (429 and 503 with Retry-After). */
+interface Failed {
+  readonly error: ProviderError
+  readonly retryAfterMs: number | null
+}
+const failed = (error: ProviderError, retryAfterMs: number | null = null): Failed => ({ error, retryAfterMs })
+
+const TRANSIENT: ReadonlySet<ProviderErrorKind> = new Set(["rate_limited", "server", "timeout", "network"])
+const advise = (f: Failed): RetryAdvice => (TRANSIENT.has(f.error.kind) ? after(f.retryAfterMs) : stop)
+
+/** What a transport failure says: the system's code (ECONNREFUSED…) when fetch names one, else its message. */
+const transportReason = (cause: unknown): string => {
+  const e = typeof cause === "object" && cause !== null ? (cause as { readonly message?: unknown; readonly cause?: unknown }) : null
+  const inner = typeof e?.cause === "object" && e.cause !== null ? (e.cause as { readonly code?: unknown; readonly message?: unknown }) : null
+  const said = inner?.code ?? inner?.message ?? e?.message
+  return typeof said === "string" ? said : String(cause)
+}
+
+const toHttpRequest = (req: ProviderRequest): HttpClientRequest.HttpClientRequest => {
+  const headers = { accept: "application/json", ...req.headers }
+  const body = req.json !== undefined
+    ? HttpBody.text(JSON.stringify(req.json), "application/json")
+    : req.form !== undefined
+    ? HttpBody.text(new URLSearchParams(req.form).toString(), "application/x-www-form-urlencoded")
+    : undefined
+  return req.method === "GET"
+    ? HttpClientRequest.get(req.url, { headers })
+    : HttpClientRequest.post(req.url, { headers, ...(body === undefined ? {} : { body }) })
+}
+
+/** fetch, without the client's own spans or trace headers (see the module comment). */
+const fetchClient: HttpClient.HttpClient = Effect.runSync(
+  Effect.provide(Effect.service(HttpClient.HttpClient), FetchHttpClient.layer)
+)
+
+/**
+ * The client over `client` (fetch unless a test hands it a scripted one). Waits follow the Effect clock,
+ * so a test under `TestClock` sees every backoff without sleeping.
+ */
+export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, client: HttpClient.HttpClient = fetchClient): ProviderHttpShape => {
   const o = { ...DEFAULT_PROVIDER_HTTP, ...options }
-  const attempt = (request: ProviderRequest) =>
-    Effect.tryPromise({
-      try: async (signal) => {
-        const headers: Record<string, string> = { accept: "application/json", ...request.headers }
-        let body: string | undefined
-        if (request.json !== undefined) {
-          headers["content-type"] = "application/json"
-          body = JSON.stringify(request.json)
-        } else if (request.form !== undefined) {
-          headers["content-type"] = "application/x-www-form-urlencoded"
-          body = new URLSearchParams(request.form as Record<string, string>).toString()
+  const schedule = retrySchedule<Failed>(
+    { retries: Math.max(0, o.maxAttempts - 1), backoffBaseMs: o.backoffBaseMs, maxWaitMs: o.maxWaitMs, jitter: true },
+    advise
+  )
+
+  const attempt = (req: ProviderRequest): Effect.Effect<ProviderResponse, Failed> =>
+    client.execute(toHttpRequest(req)).pipe(
+      Effect.flatMap((response) => Effect.map(response.text, (text) => ({ response, text }))),
+      Effect.timeout(o.timeoutMs),
+      Effect.provideService(HttpClient.TracerDisabledWhen, () => true),
+      Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+      Effect.mapError((e) =>
+        Cause.isTimeoutError(e)
+          ? failed(new ProviderError({ kind: "timeout", status: null, message: `No answer from ${where(req.url)} within ${o.timeoutMs} ms` }), null)
+          : failed(new ProviderError({ kind: "network", status: null, message: `Could not reach ${where(req.url)}: ${transportReason(e.reason.cause)}` }), null)
+      ),
+      Effect.flatMap(({ response, text }) => {
+        const { status, headers } = response
+        const parsed = text.length > 0 ? parseJson(text) : null
+        const json = parsed !== null && Result.isSuccess(parsed) ? parsed.success : undefined
+        if (status >= 200 && status < 300) {
+          return json === undefined
+            ? Effect.fail(failed(new ProviderError({ kind: "malformed", status, message: `${where(req.url)} answered ${status} with a body that is not JSON` }), null))
+            : Effect.succeed({ status, json, headers })
         }
-        const response = await fetch(request.url, {
-          method: request.method,
-          headers,
-          ...(body === undefined ? {} : { body }),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs)])
-        })
-        const text = await response.text()
-        return { status: response.status, text, headers: response.headers }
-      },
-      catch: (e) => {
-        const name = (e as { name?: string })?.name
-        return name === "TimeoutError" || name === "AbortError"
-          ? new ProviderError({ kind: "timeout", status: null, message: `No answer from ${where(request.url)} within ${o.timeoutMs} ms` })
-          : new ProviderError({ kind: "network", status: null, message: `Could not reach ${where(request.url)}: ${(e as Error)?.cause ? String((e as any).cause?.code ?? (e as Error).message) : (e as Error)?.message}` })
-      }
-    })
+        const said = providerMessage(json)
+        const error = new ProviderError({ kind: kindOfStatus(status), status, message: `${where(req.url)} answered ${status}${said === null ? "" : `: ${said}`}` })
+        return Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) =>
+          Effect.fail(failed(error, status === 429 || status === 503 ? retryAfterMillis(headers["retry-after"], now) : null)))
+      })
+    )
 
   const request = (req: ProviderRequest): Effect.Effect<ProviderResponse, ProviderError> =>
     Effect.gen(function*() {
       const template = pathTemplate(req.url)
       const server = serverOf(req.url)
       const provider = (yield* CurrentProvider) ?? server?.address ?? "unknown"
-      return yield* send(req).pipe(
+      let sent = 0
+      const once = Effect.suspend(() => {
+        sent += 1
+        return sent > 1 ? Effect.andThen(Effect.annotateCurrentSpan("http.request.resend_count", sent - 1), attempt(req)) : attempt(req)
+      })
+      return yield* once.pipe(
+        Effect.retry(schedule),
+        Effect.mapError((f) => f.error),
         Effect.tap((response) => Effect.annotateCurrentSpan("http.response.status_code", response.status)),
         Effect.tapError((e) =>
           Effect.annotateCurrentSpan({ "error.type": e.kind, ...(e.status === null ? {} : { "http.response.status_code": e.status }) })
@@ -181,45 +241,6 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}): Pr
           }
         })
       )
-    })
-
-  const send = (req: ProviderRequest): Effect.Effect<ProviderResponse, ProviderError> =>
-    Effect.gen(function*() {
-      for (let n = 1; ; n++) {
-        if (n > 1) yield* Effect.annotateCurrentSpan("http.request.resend_count", n - 1)
-        const last = n >= o.maxAttempts
-        const result = yield* Effect.result(attempt(req))
-        let wait: number
-        let failure: ProviderError
-        if (result._tag === "Failure") {
-          failure = result.failure
-          wait = Math.random() * o.backoffBaseMs * 2 ** (n - 1)
-        } else {
-          const { status, text, headers } = result.success
-          let json: unknown = undefined
-          if (text.length > 0) {
-            try {
-              json = JSON.parse(text)
-            } catch {
-              json = undefined
-            }
-          }
-          if (status >= 200 && status < 300) {
-            if (json === undefined) {
-              return yield* Effect.fail(new ProviderError({ kind: "malformed", status, message: `${where(req.url)} answered ${status} with a body that is not JSON` }))
-            }
-            return { status, json, headers }
-          }
-          const kind = kindOfStatus(status)
-          const said = providerMessage(json)
-          failure = new ProviderError({ kind, status, message: `${where(req.url)} answered ${status}${said === null ? "" : `: ${said}`}` })
-          if (kind !== "rate_limited" && kind !== "server") return yield* Effect.fail(failure)
-          const after = kind === "rate_limited" ? retryAfterMs(headers.get("retry-after"), Date.now()) : null
-          wait = after ?? Math.random() * o.backoffBaseMs * 2 ** (n - 1)
-        }
-        if (last) return yield* Effect.fail(failure)
-        yield* Effect.sleep(Duration.millis(Math.min(o.maxWaitMs, Math.max(0, wait))))
-      }
     })
 
   return { request }

@@ -18,6 +18,7 @@
  * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */
 import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
+import { backoffMillis } from "@sitehealth/domain/RetryAfter"
 import { AppConfig } from "../Config.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import type { SyncRunRecord } from "../store/Records.ts"
@@ -33,8 +34,8 @@ import { SyncQueue } from "./SyncQueue.ts"
 export const LEASE_MS = 5 * 60_000
 /** Attempts of one run before it fails for good (and the integration shows `error`). */
 export const MAX_ATTEMPTS = 3
-/** Wait before a failed attempt is retried: 1 min, then 2 min. */
-export const retryDelayMs = (attempt: number): number => 60_000 * 2 ** Math.max(0, attempt - 1)
+/** Wait before a failed attempt is retried: 1 min, then 2 min (the shared exponential backoff, no jitter). */
+export const retryDelayMs = (attempt: number): number => backoffMillis({ backoffBaseMs: 60_000 }, attempt)
 /** Pause between polls of the sync worker when nothing is queued. */
 export const SYNC_POLL_INTERVAL = Duration.seconds(5)
 

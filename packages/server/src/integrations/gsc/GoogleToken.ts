@@ -5,8 +5,9 @@
  * The cache key holds a digest of the refresh token, never the token itself; nothing here is logged.
  */
 import { createHash } from "node:crypto"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
+import { decodeEffect } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
 
 export const DEFAULT_GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
@@ -35,6 +36,13 @@ const explainTokenFailure = (e: ProviderError): ProviderError =>
     : e.kind === "unauthorized" || e.kind === "forbidden"
     ? new ProviderError({ kind: "unauthorized", status: e.status, message: `Google rejected the OAuth client (${e.message}): check client_id and client_secret` })
     : e
+
+/** The token endpoint's answer (RFC 6749 §5.1): the fields we use. */
+const TokenAnswer = Schema.Struct({
+  access_token: Schema.NonEmptyString,
+  expires_in: Schema.optional(Schema.NullOr(Schema.Finite))
+})
+const decodeToken = decodeEffect("google-search-console", TokenAnswer)
 
 interface Cached {
   readonly accessToken: string
@@ -69,11 +77,8 @@ export const makeTokenSource = (env: NodeJS.ProcessEnv = process.env): TokenSour
         url: tokenUrlFor(ctx, env),
         form: { grant_type: "refresh_token", client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }
       }).pipe(Effect.mapError(explainTokenFailure))
-      const body = res.json as { access_token?: unknown; expires_in?: unknown } | null
-      if (typeof body?.access_token !== "string" || body.access_token.length === 0) {
-        return yield* Effect.fail(new ProviderError({ kind: "malformed", status: res.status, message: "Google's token endpoint answered without an access_token" }))
-      }
-      const expiresIn = typeof body.expires_in === "number" && Number.isFinite(body.expires_in) ? body.expires_in : 3600
+      const body = yield* decodeToken(res.json, "token endpoint")
+      const expiresIn = body.expires_in ?? 3600
       const now = yield* Clock.currentTimeMillis
       // A short-lived token (a test's, or a policy's) keeps half its life rather than none.
       return { accessToken: body.access_token, expiresAtMs: now + expiresIn * 1000 - Math.min(EXPIRY_MARGIN_MS, expiresIn * 500) }

@@ -3,10 +3,11 @@
  *   POST {base}/webmasters/v3/sites/{siteUrl}/searchAnalytics/query {startDate, endDate, dimensions, rowLimit, startRow}
  * paged with startRow until a page returns fewer than rowLimit rows, and GET {base}/webmasters/v3/sites/{siteUrl}
  * to check access. A 401 drops the cached access token, fetches a new one and retries once. Every answer is
- * checked before use; a body of another shape is a `malformed` failure.
+ * decoded before use; a body of another shape is a `malformed` failure naming the row.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
+import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError, type ProviderRequest, type ProviderResponse } from "../ProviderHttp.ts"
 import { googleCredential, type TokenSource } from "./GoogleToken.ts"
 import type { GscRow } from "./GscMap.ts"
@@ -35,28 +36,23 @@ const explain = (e: ProviderError): ProviderError => {
   }
 }
 
-const malformed = (why: string) =>
-  new ProviderError({ kind: "malformed", status: 200, message: `Search Console answered with an unexpected body: ${why}` })
+const PROVIDER = "google-search-console"
 
-const isCount = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x) && x >= 0
+/** Clicks, impressions and the mean position: finite, never negative. */
+const Count = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+/** An answer with no rows at all has no `rows` key. */
+const Answer = Schema.Struct({ rows: Schema.optional(Schema.Array(Schema.Unknown)) })
+const Row = Schema.Struct({ keys: Schema.Array(Schema.String), clicks: Count, impressions: Count, position: Count })
+const Site = Schema.Struct({ permissionLevel: Schema.optional(Schema.String) })
+const decodeAnswer = decodeEffect(PROVIDER, Answer)
+const decodeSite = decodeEffect(PROVIDER, Site)
+const rowName = rowNamedBy("keys")
 
-/** The rows of one answer (an empty answer has no `rows` at all), checked against the dimensions asked. */
-export const parseRows = (json: unknown, dimensions: number): Effect.Effect<Array<GscRow>, ProviderError> => {
-  if (json === null || typeof json !== "object" || Array.isArray(json)) return Effect.fail(malformed("not an object"))
-  const rows = (json as { rows?: unknown }).rows
-  if (rows === undefined) return Effect.succeed([])
-  if (!Array.isArray(rows)) return Effect.fail(malformed("rows is not an array"))
-  for (const r of rows) {
-    const keys = (r as GscRow | null)?.keys
-    if (!Array.isArray(keys) || keys.length !== dimensions || !keys.every((k) => typeof k === "string")) {
-      return Effect.fail(malformed(`a row's keys are not ${dimensions} strings`))
-    }
-    if (!isCount(r.clicks) || !isCount(r.impressions) || !isCount(r.position)) {
-      return Effect.fail(malformed("a row's clicks, impressions or position is not a non-negative number"))
-    }
-  }
-  return Effect.succeed(rows as Array<GscRow>)
-}
+/** The rows of one answer, each decoded and checked against the dimensions asked; an error names the row by its keys. */
+export const parseRows = (json: unknown, dimensions: number): Effect.Effect<Array<GscRow>, ProviderError> =>
+  Effect.flatMap(decodeAnswer(json, "searchAnalytics/query"), (answer) =>
+    decodeRows(PROVIDER, Row, answer.rows ?? [], rowName, (row) =>
+      row.keys.length !== dimensions ? `keys: expected ${dimensions} values, got ${row.keys.length}` : undefined))
 
 export interface GscClient {
   /** Every row of a query, page after page, each handed to `onRows` (so the caller can keep only the top). */
@@ -100,17 +96,17 @@ export const makeGscClient = (ctx: ConnectionContext, tokens: TokenSource, rowLi
           total += rows.length
           if (rows.length < rowLimit) return total
         }
-        return yield* Effect.fail(malformed(`more than ${MAX_PAGES} pages of ${rowLimit} rows`))
+        return yield* Effect.fail(malformed(PROVIDER, "searchAnalytics/query", `more than ${MAX_PAGES} pages of ${rowLimit} rows`))
       })
 
     const site = () =>
       authed({ method: "GET", url: sitePath }).pipe(
-        Effect.flatMap((res) => {
-          const level = (res.json as { permissionLevel?: unknown } | null)?.permissionLevel
-          return level === "siteUnverifiedUser"
-            ? Effect.fail(new ProviderError({ kind: "forbidden", status: res.status, message: "The Google account is not a verified user of this Search Console property: verify it, or use an account that is" }))
-            : Effect.succeed({ permissionLevel: typeof level === "string" ? level : null })
-        })
+        Effect.flatMap((res) =>
+          Effect.flatMap(decodeSite(res.json, "site"), ({ permissionLevel }) =>
+            permissionLevel === "siteUnverifiedUser"
+              ? Effect.fail(new ProviderError({ kind: "forbidden", status: res.status, message: "The Google account is not a verified user of this Search Console property: verify it, or use an account that is" }))
+              : Effect.succeed({ permissionLevel: permissionLevel ?? null }))
+        )
       )
 
     return { queryAll, site, requests: () => requests }

@@ -9,7 +9,7 @@
  * an incremental run starts three days before the last day stored, because GSC revises recent days.
  * Docs: docs/integrations-gsc.md.
  */
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { addDays, addMonths, todayIn } from "../../metrics/Dates.ts"
 import { SearchRepo } from "../../search/SearchRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"
@@ -35,12 +35,11 @@ export interface GscState {
   readonly dataThrough: string | null
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/
+/** A state whose dataThrough is not a day (null: nothing fetched yet) starts over as a first run. */
+const StoredState = Schema.Struct({ dataThrough: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)) })
+const decodeState = Schema.decodeUnknownOption(StoredState)
 
-export const readGscState = (state: unknown): GscState | null => {
-  const d = (state as { dataThrough?: unknown } | null)?.dataThrough
-  return typeof d === "string" && DAY.test(d) ? { dataThrough: d } : null
-}
+export const readGscState = (state: unknown): { readonly dataThrough: string } | null => Option.getOrNull(decodeState(state))
 
 /** The days a run asks for. */
 export const gscRange = (
@@ -51,7 +50,7 @@ export const gscRange = (
   const to = addDays(today, -o.lagDays)
   const fullFrom = addMonths(today, -o.historyMonths)
   const last = ctx.mode === "incremental" ? readGscState(ctx.state) : null
-  let from = last === null ? fullFrom : addDays(last.dataThrough!, -o.reviseDays)
+  let from = last === null ? fullFrom : addDays(last.dataThrough, -o.reviseDays)
   if (from > to) from = addDays(to, -o.reviseDays)
   if (from < fullFrom) from = fullFrom
   return { from, to }

@@ -1,11 +1,12 @@
 /**
  * The one Plausible call: POST {base}/api/v2/query with a bearer key. Breakdowns are paged with
- * `pagination: {limit, offset}` until a page comes back shorter than `limit`. Every answer is checked
+ * `pagination: {limit, offset}` until a page comes back shorter than `limit`. Every answer is decoded
  * before use: a 200 whose body is not `{results: [{dimensions, metrics}]}` with the asked lengths is a
- * `malformed` failure (nothing is written). Error messages never carry the key or the site id.
+ * `malformed` failure naming the row (nothing is written). Error messages never carry the key or the site id.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
+import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
 import type { PlausibleRow } from "./PlausibleMap.ts"
 
@@ -41,25 +42,27 @@ const explain = (e: ProviderError): ProviderError => {
   }
 }
 
-const malformed = (why: string) =>
-  new ProviderError({ kind: "malformed", status: 200, message: `Plausible answered /api/v2/query with an unexpected body: ${why}` })
+const PROVIDER = "plausible"
 
-/** The rows of one answer, checked against the query's shape. */
-export const parseResults = (json: unknown, dimensions: number, metrics: number): Effect.Effect<Array<PlausibleRow>, ProviderError> => {
-  const results = (json as { results?: unknown } | null)?.results
-  if (!Array.isArray(results)) return Effect.fail(malformed("no results array"))
-  for (const r of results) {
-    const d = (r as PlausibleRow | null)?.dimensions
-    const m = (r as PlausibleRow | null)?.metrics
-    if (!Array.isArray(d) || d.length !== dimensions || !d.every((x) => typeof x === "string")) {
-      return Effect.fail(malformed(`a row's dimensions are not ${dimensions} strings`))
-    }
-    if (!Array.isArray(m) || m.length !== metrics || !m.every((x) => x === null || (typeof x === "number" && Number.isFinite(x) && x >= 0))) {
-      return Effect.fail(malformed(`a row's metrics are not ${metrics} non-negative numbers`))
-    }
-  }
-  return Effect.succeed(results as Array<PlausibleRow>)
-}
+/** A metric value: Plausible's counts, rates and means are finite and never negative (null: not computed). */
+const Metric = Schema.NullOr(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
+const Answer = Schema.Struct({ results: Schema.Array(Schema.Unknown) })
+const Row = Schema.Struct({ dimensions: Schema.Array(Schema.String), metrics: Schema.Array(Metric) })
+const decodeAnswer = decodeEffect(PROVIDER, Answer)
+const rowName = rowNamedBy("dimensions")
+
+/**
+ * The rows of one answer, each decoded and checked against the query's shape. An error names the row by
+ * its dimension values (its date, page or source).
+ */
+export const parseResults = (json: unknown, dimensions: number, metrics: number): Effect.Effect<Array<PlausibleRow>, ProviderError> =>
+  Effect.flatMap(decodeAnswer(json, "/api/v2/query"), (answer) =>
+    decodeRows(PROVIDER, Row, answer.results, rowName, (row) =>
+      row.dimensions.length !== dimensions
+        ? `dimensions: expected ${dimensions} values, got ${row.dimensions.length}`
+        : row.metrics.length !== metrics
+        ? `metrics: expected ${metrics} values, got ${row.metrics.length}`
+        : undefined))
 
 export interface PlausibleClient {
   /** One query; with `paged`, every page of it. */
@@ -99,7 +102,7 @@ export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBL
           all.push(...rows)
           if (rows.length < pageLimit) return all
         }
-        return yield* Effect.fail(malformed(`more than ${MAX_PAGES} pages of ${pageLimit} rows`))
+        return yield* Effect.fail(malformed(PROVIDER, "/api/v2/query", `more than ${MAX_PAGES} pages of ${pageLimit} rows`))
       })
     return { query, requests: () => requests }
   })

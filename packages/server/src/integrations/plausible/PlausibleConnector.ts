@@ -8,7 +8,7 @@
  * last day the previous run fetched, because Plausible's recent days still change (late events).
  * Docs: docs/integrations-plausible.md.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { addDays, addMonths, startOfMonth, todayIn } from "../../metrics/Dates.ts"
 import { TrafficRepo } from "../../traffic/TrafficRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"
@@ -41,12 +41,10 @@ export interface PlausibleState {
   readonly lastDay: string
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/
+const PlausibleState = Schema.Struct({ lastDay: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)) })
+const decodeState = Schema.decodeUnknownOption(PlausibleState)
 
-export const readPlausibleState = (state: unknown): PlausibleState | null => {
-  const lastDay = (state as { lastDay?: unknown } | null)?.lastDay
-  return typeof lastDay === "string" && DAY.test(lastDay) ? { lastDay } : null
-}
+export const readPlausibleState = (state: unknown): PlausibleState | null => Option.getOrNull(decodeState(state))
 
 /** The local days a run covers: [from, today] and, inside it, the days with hourly rows. */
 export const plausibleRange = (

@@ -9,30 +9,39 @@
  * `created[gte]` = the newest `created` seen by the last run minus INCREMENTAL_OVERLAP_SECONDS, so charges
  * that settle late (pending → succeeded/failed) are picked up again. A full sync lists everything.
  */
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { PaymentsRepo } from "../../payments/PaymentsRepo.ts"
 import type { Charge, Customer, Refund, SubscriptionVersion } from "../../payments/Types.ts"
 import type { ConnectionContext, Connector, SyncContext, SyncOutcome } from "../Connector.ts"
 import { ProviderError } from "../ProviderHttp.ts"
-import { getObject, idOf, listAll, obj, type PageCounter, type StripeObject, str } from "./StripeApi.ts"
-import { readCharge, readCustomer, readInvoiceLine, readRefund, readSubscription } from "./StripeObjects.ts"
+import { getPage, listAll, type PageCounter } from "./StripeApi.ts"
+import {
+  readCharge,
+  readCustomer,
+  readInvoiceLine,
+  readRefund,
+  readSubscription,
+  StripeCharge,
+  StripeCustomer,
+  StripeInvoice,
+  type StripeInvoiceLine,
+  StripeListedInvoiceLine,
+  StripeRefund,
+  StripeSubscription
+} from "./StripeObjects.ts"
 import { type SubscriptionLine, type SubscriptionNow, subscriptionVersions } from "./Versions.ts"
 
 /** How far back an incremental run re-reads customers, charges and refunds: late settlements (ACH, SEPA). */
 export const INCREMENTAL_OVERLAP_SECONDS = 14 * 86_400
 
 /** What a run hands to the next one. */
-export interface StripeSyncState {
+export const StripeSyncState = Schema.Struct({
   /** The newest `created` (Unix seconds) among the customers, charges and refunds seen so far. */
-  readonly createdCursor: number
-}
+  createdCursor: Schema.Number
+})
+export type StripeSyncState = typeof StripeSyncState.Type
 
-const readState = (state: unknown): StripeSyncState | null =>
-  state !== null && typeof state === "object" && typeof (state as StripeSyncState).createdCursor === "number"
-    ? { createdCursor: (state as StripeSyncState).createdCursor }
-    : null
-
-const createdOf = (o: StripeObject): number => (typeof o.created === "number" ? o.created : 0)
+const readState = (state: unknown): StripeSyncState | null => Option.getOrNull(Schema.decodeUnknownOption(StripeSyncState)(state))
 
 /** Take a reader's row into `into` (skipping nulls), or say what is wrong. */
 const take = <A>(into: Array<A>, read: A | null | string): string | undefined => {
@@ -58,26 +67,25 @@ export const pullStripe = (ctx: ConnectionContext, createdFrom: number | null): 
     const counter: PageCounter = { pages: 0 }
     const since: ReadonlyArray<readonly [string, string]> = createdFrom === null ? [] : [["created[gte]", String(createdFrom)]]
     let maxCreated = createdFrom ?? 0
-    const seen = (o: StripeObject) => {
-      const c = createdOf(o)
-      if (c > maxCreated) maxCreated = c
+    const seen = (o: { readonly created: number }) => {
+      if (o.created > maxCreated) maxCreated = o.created
     }
 
     const customers: Array<Customer> = []
-    yield* listAll(ctx, "/v1/customers", since, counter, (o) => (seen(o), take(customers, readCustomer(o))))
+    yield* listAll(ctx, "/v1/customers", since, counter, { name: "customer", schema: StripeCustomer },
+      (o) => (seen(o), take(customers, readCustomer(o))))
 
     // status=all: the default list leaves canceled subscriptions out, and they are the churn. Items carry
     // their price objects in this API version; `discounts` is a list of ids unless expanded.
     const subscriptions: Array<SubscriptionNow> = []
     yield* listAll(ctx, "/v1/subscriptions", [["status", "all"], ["expand[]", "data.discounts"]], counter,
-      (o) => take(subscriptions, readSubscription(o)))
+      { name: "subscription", schema: StripeSubscription }, (o) => take(subscriptions, readSubscription(o)))
 
     // Invoices embed their first lines; the rest are paged from /v1/invoices/{id}/lines afterwards.
     const linesBySubscription = new Map<string, Array<SubscriptionLine>>()
     const moreLines: Array<{ invoiceId: string; subscription: string | null; after: string }> = []
-    const takeLine = (line: unknown, subscription: string | null): string | undefined => {
-      if (line === null || typeof line !== "object") return "a line that is not an object"
-      const read = readInvoiceLine(line as StripeObject, subscription)
+    const takeLine = (line: StripeInvoiceLine, subscription: string | null): string | undefined => {
+      const read = readInvoiceLine(line, subscription)
       if (typeof read === "string") return read
       if (read === null) return undefined
       const list = linesBySubscription.get(read.subscriptionId)
@@ -85,30 +93,31 @@ export const pullStripe = (ctx: ConnectionContext, createdFrom: number | null): 
       else list.push(read.line)
       return undefined
     }
-    const invoices = yield* listAll(ctx, "/v1/invoices", [], counter, (o) => {
-      const subscription = idOf(o, "subscription")
-      const lines = obj(o, "lines")
-      if (lines === null || !Array.isArray(lines.data)) return "no lines list"
-      for (const line of lines.data) {
+    const invoices = yield* listAll(ctx, "/v1/invoices", [], counter, { name: "invoice", schema: StripeInvoice }, (o) => {
+      const subscription = o.subscription === null || o.subscription === undefined ? null
+        : typeof o.subscription === "string" ? o.subscription : o.subscription.id
+      for (const line of o.lines.data) {
         const wrong = takeLine(line, subscription)
-        if (wrong !== undefined) return wrong
+        if (wrong !== undefined) return `line ${String(line.id)}: ${wrong}`
       }
-      if (lines.has_more === true && lines.data.length > 0) {
-        const last = str(lines.data[lines.data.length - 1] as StripeObject, "id")
-        if (last === null) return "a line without an id"
-        moreLines.push({ invoiceId: o.id as string, subscription, after: last })
+      const last = o.lines.data.at(-1)
+      if (o.lines.has_more === true && last !== undefined) {
+        if (typeof last.id !== "string") return "a line without an id"
+        moreLines.push({ invoiceId: o.id, subscription, after: last.id })
       }
       return undefined
     })
     for (const m of moreLines) {
       yield* listAll(ctx, `/v1/invoices/${encodeURIComponent(m.invoiceId)}/lines`, [], counter,
-        (line) => takeLine(line, m.subscription), m.after)
+        { name: `invoice ${m.invoiceId} line`, schema: StripeListedInvoiceLine }, (line) => takeLine(line, m.subscription), m.after)
     }
 
     const charges: Array<Charge> = []
-    yield* listAll(ctx, "/v1/charges", since, counter, (o) => (seen(o), take(charges, readCharge(o))))
+    yield* listAll(ctx, "/v1/charges", since, counter, { name: "charge", schema: StripeCharge },
+      (o) => (seen(o), take(charges, readCharge(o))))
     const refunds: Array<Refund> = []
-    yield* listAll(ctx, "/v1/refunds", since, counter, (o) => (seen(o), take(refunds, readRefund(o))))
+    yield* listAll(ctx, "/v1/refunds", since, counter, { name: "refund", schema: StripeRefund },
+      (o) => (seen(o), take(refunds, readRefund(o))))
 
     return { customers, subscriptions, linesBySubscription, charges, refunds, invoices, pages: counter.pages, maxCreated }
   })
@@ -125,7 +134,7 @@ export const versionsOf = (pull: StripePull): Array<SubscriptionVersion> => {
 const validate = (ctx: ConnectionContext) =>
   // The cheapest call that needs the permission a sync needs most (read customers); 401 says "the key was
   // rejected", 403 that a restricted key lacks a permission.
-  getObject(ctx, "/v1/customers", [["limit", "1"]]).pipe(
+  getPage(ctx, "/v1/customers", [["limit", "1"]]).pipe(
     Effect.mapError((e) =>
       e.kind === "unauthorized"
         ? new ProviderError({ kind: e.kind, status: e.status, message: "Stripe rejected the key (401): it is wrong, revoked or expired" })

@@ -1,44 +1,130 @@
 /**
- * Stripe objects (API version 2024-06-20, see STRIPE_VERSION) read into the compact rows a sync keeps:
- * each reader returns the row, or a string saying what is wrong (the sync then fails as malformed rather
- * than store a guess). Unknown extra fields are ignored.
+ * Stripe objects (API version 2024-06-20, see STRIPE_VERSION): the schemas of the fields a sync uses
+ * (unknown fields are ignored; a field of the wrong type fails the run, naming the object and the field),
+ * and the readers that turn a decoded object into the compact rows a sync keeps. A reader returns the row,
+ * null for an object that is not ours to keep, or a string saying what is wrong beyond types (the sync
+ * then fails as malformed rather than store a guess).
  */
+import { Schema } from "effect"
 import type { BillingInterval, Charge, Customer, Refund } from "../../payments/Types.ts"
-import { idOf, int, isoOf, obj, type StripeObject, str } from "./StripeApi.ts"
 import type { Plan, SubscriptionLine, SubscriptionNow } from "./Versions.ts"
 
 type Read<A> = A | string
 
-const INTERVALS = new Set<string>(["day", "week", "month", "year"])
+const OptNumber = Schema.optional(Schema.NullOr(Schema.Number))
+const OptString = Schema.optional(Schema.NullOr(Schema.String))
+/** An expandable field: an id, or the expanded object with its id. */
+const Expandable = Schema.Union([Schema.String, Schema.Struct({ id: Schema.String })])
+const OptExpandable = Schema.optional(Schema.NullOr(Expandable))
 
-export const readCustomer = (o: StripeObject): Read<Customer> => {
-  const created = int(o, "created")
-  if (created === null) return "no created"
-  return { id: o.id as string, createdAt: isoOf(created) }
+const idOf = (v: typeof Expandable.Type | null | undefined): string | null =>
+  v === null || v === undefined ? null : typeof v === "string" ? v : v.id
+
+const Recurring = Schema.Struct({
+  interval: Schema.Literals(["day", "week", "month", "year"]),
+  interval_count: OptNumber
+})
+
+const Price = Schema.Struct({
+  id: OptString,
+  currency: Schema.String,
+  recurring: Schema.optional(Schema.NullOr(Recurring)),
+  unit_amount: OptNumber,
+  unit_amount_decimal: OptString
+})
+type Price = typeof Price.Type
+
+const Coupon = Schema.Struct({ percent_off: OptNumber, amount_off: OptNumber })
+const Discount = Schema.Struct({ coupon: Schema.optional(Schema.NullOr(Coupon)) })
+
+export const StripeCustomer = Schema.Struct({ id: Schema.String, created: Schema.Number })
+
+export const StripeSubscription = Schema.Struct({
+  id: Schema.String,
+  customer: Expandable,
+  status: Schema.String,
+  start_date: OptNumber,
+  created: OptNumber,
+  trial_start: OptNumber,
+  trial_end: OptNumber,
+  ended_at: OptNumber,
+  canceled_at: OptNumber,
+  current_period_start: OptNumber,
+  cancellation_details: Schema.optional(Schema.NullOr(Schema.Struct({ feedback: OptString, reason: OptString }))),
+  items: Schema.Struct({
+    data: Schema.Array(Schema.Struct({ id: OptString, quantity: OptNumber, price: Price }))
+  }),
+  /** Singular in 2024-06-20; `discounts` is a list of ids unless expanded (the sync expands it). */
+  discount: Schema.optional(Schema.NullOr(Discount)),
+  discounts: Schema.optional(Schema.NullOr(Schema.Array(Schema.Union([Schema.String, Discount]))))
+})
+type StripeSubscription = typeof StripeSubscription.Type
+
+const lineFields = {
+  id: OptString,
+  type: OptString,
+  subscription: OptExpandable,
+  price: Schema.optional(Schema.NullOr(Price)),
+  period: Schema.optional(Schema.NullOr(Schema.Struct({ start: OptNumber }))),
+  amount: OptNumber,
+  quantity: OptNumber,
+  proration: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  discount_amounts: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({ amount: OptNumber }))))
 }
+export const StripeInvoiceLine = Schema.Struct(lineFields)
+export type StripeInvoiceLine = typeof StripeInvoiceLine.Type
+/** A line as an item of GET /v1/invoices/{id}/lines: a list item has an id. */
+export const StripeListedInvoiceLine = Schema.Struct({ ...lineFields, id: Schema.String })
+
+export const StripeInvoice = Schema.Struct({
+  id: Schema.String,
+  subscription: OptExpandable,
+  lines: Schema.Struct({ data: Schema.Array(StripeInvoiceLine), has_more: Schema.optional(Schema.Boolean) })
+})
+
+export const StripeCharge = Schema.Struct({
+  id: Schema.String,
+  status: Schema.String,
+  amount: Schema.Number,
+  currency: Schema.String,
+  created: Schema.Number,
+  customer: OptExpandable
+})
+
+export const StripeRefund = Schema.Struct({
+  id: Schema.String,
+  amount: Schema.Number,
+  currency: Schema.String,
+  created: Schema.Number,
+  status: OptString,
+  charge: OptExpandable
+})
+
+/** Unix seconds → ISO instant. */
+export const isoOf = (seconds: number): string => new Date(seconds * 1000).toISOString()
+
+const rounded = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : Math.round(v))
+
+export const readCustomer = (o: typeof StripeCustomer.Type): Customer => ({ id: o.id, createdAt: isoOf(Math.round(o.created)) })
 
 /** A recurring price's interval, or a reason it is not one. */
-const recurringOf = (price: StripeObject | null): Read<{ interval: BillingInterval; intervalCount: number; currency: string }> => {
-  if (price === null) return "no price"
-  const recurring = obj(price, "recurring")
-  const interval = recurring === null ? null : str(recurring, "interval")
-  const currency = str(price, "currency")
-  if (recurring === null || interval === null || !INTERVALS.has(interval)) return "a price that is not recurring"
-  if (currency === null) return "a price without a currency"
-  return { interval: interval as BillingInterval, intervalCount: Math.max(1, int(recurring, "interval_count") ?? 1), currency: currency.toUpperCase() }
+const recurringOf = (price: Price): Read<{ interval: BillingInterval; intervalCount: number; currency: string }> => {
+  const recurring = price.recurring
+  if (recurring === null || recurring === undefined) return "a price that is not recurring"
+  return { interval: recurring.interval, intervalCount: Math.max(1, rounded(recurring.interval_count) ?? 1), currency: price.currency.toUpperCase() }
 }
 
 /** The coupon(s) of a subscription: `discount` (singular, 2024-06-20) or the expanded `discounts` list. */
-const discountOf = (sub: StripeObject): { percentOff: number | null; amountOffMinor: number | null } => {
-  const expanded = Array.isArray(sub.discounts) ? (sub.discounts as Array<unknown>).filter((d): d is StripeObject => d !== null && typeof d === "object") : []
-  const discounts = obj(sub, "discount") !== null ? [obj(sub, "discount")!] : expanded
+const discountOf = (sub: StripeSubscription): { percentOff: number | null; amountOffMinor: number | null } => {
+  const expanded = (sub.discounts ?? []).filter((d) => typeof d !== "string")
+  const discounts = sub.discount !== null && sub.discount !== undefined ? [sub.discount] : expanded
   let percentOff: number | null = null
   let amountOffMinor: number | null = null
   for (const d of discounts) {
-    const coupon = obj(d, "coupon")
-    if (coupon === null) continue
-    const percent = typeof coupon.percent_off === "number" ? coupon.percent_off : null
-    const amount = int(coupon, "amount_off")
+    const coupon = d.coupon
+    if (coupon === null || coupon === undefined) continue
+    const percent = coupon.percent_off ?? null
+    const amount = rounded(coupon.amount_off)
     if (percent !== null) percentOff = percentOff === null ? percent : Math.min(100, percentOff + percent)
     if (amount !== null) amountOffMinor = (amountOffMinor ?? 0) + amount
   }
@@ -46,21 +132,19 @@ const discountOf = (sub: StripeObject): { percentOff: number | null; amountOffMi
 }
 
 /** The subscription's current plan from its items: one item as is, several summed (quantity 1). */
-const planOf = (sub: StripeObject): Read<Plan | null> => {
-  const items = obj(sub, "items")
-  const data = items === null ? null : items.data
-  if (!Array.isArray(data)) return "no items list"
+const planOf = (sub: StripeSubscription): Read<Plan | null> => {
+  const data = sub.items.data
   let total = 0
   let first: { interval: BillingInterval; intervalCount: number; currency: string } | null = null
   let unit = 0
   let quantity = 1
-  for (const raw of data as Array<StripeObject>) {
-    const price = obj(raw, "price")
-    const recurring = recurringOf(price)
-    if (typeof recurring === "string") return `item ${String(raw?.id)}: ${recurring}`
-    const q = int(raw, "quantity") ?? 1
+  for (const item of data) {
+    const recurring = recurringOf(item.price)
+    if (typeof recurring === "string") return `item ${String(item.id)}: ${recurring}`
+    const q = rounded(item.quantity) ?? 1
     // Tiered or metered prices have no unit_amount; unit_amount_decimal carries fractional cents.
-    const u = int(price!, "unit_amount") ?? (typeof price!.unit_amount_decimal === "string" ? Math.round(Number(price!.unit_amount_decimal)) : 0)
+    const decimal = item.price.unit_amount_decimal
+    const u = rounded(item.price.unit_amount) ?? (typeof decimal === "string" ? Math.round(Number(decimal)) : 0)
     if (first === null) {
       first = recurring
       unit = u
@@ -82,27 +166,23 @@ const planOf = (sub: StripeObject): Read<Plan | null> => {
   }
 }
 
-export const readSubscription = (o: StripeObject): Read<SubscriptionNow> => {
-  const customerId = idOf(o, "customer")
-  const status = str(o, "status")
-  const startDate = int(o, "start_date") ?? int(o, "created")
-  if (customerId === null) return "no customer"
-  if (status === null) return "no status"
+export const readSubscription = (o: StripeSubscription): Read<SubscriptionNow> => {
+  const startDate = rounded(o.start_date) ?? rounded(o.created)
   if (startDate === null) return "no start_date"
   const plan = planOf(o)
   if (typeof plan === "string") return plan
-  const details = obj(o, "cancellation_details")
-  const endedAt = int(o, "ended_at") ?? (status === "canceled" ? int(o, "canceled_at") : null)
+  const details = o.cancellation_details
+  const endedAt = rounded(o.ended_at) ?? (o.status === "canceled" ? rounded(o.canceled_at) : null)
   return {
-    id: o.id as string,
-    customerId,
-    status,
+    id: o.id,
+    customerId: typeof o.customer === "string" ? o.customer : o.customer.id,
+    status: o.status,
     startDate,
-    trialStart: int(o, "trial_start"),
-    trialEnd: int(o, "trial_end"),
+    trialStart: rounded(o.trial_start),
+    trialEnd: rounded(o.trial_end),
     endedAt,
-    currentPeriodStart: int(o, "current_period_start"),
-    cancelReason: details === null ? null : str(details, "feedback") ?? str(details, "reason"),
+    currentPeriodStart: rounded(o.current_period_start),
+    cancelReason: details === null || details === undefined ? null : details.feedback ?? details.reason ?? null,
     plan
   }
 }
@@ -111,19 +191,17 @@ export const readSubscription = (o: StripeObject): Read<SubscriptionNow> => {
  * A line of an invoice: a SubscriptionLine with its subscription's id, or null for lines that are not
  * about a subscription's recurring price (one-off invoice items).
  */
-export const readInvoiceLine = (line: StripeObject, invoiceSubscription: string | null): Read<{ subscriptionId: string; line: SubscriptionLine } | null> => {
-  const subscriptionId = idOf(line, "subscription") ?? (str(line, "type") === "subscription" ? invoiceSubscription : null)
+export const readInvoiceLine = (line: StripeInvoiceLine, invoiceSubscription: string | null): Read<{ subscriptionId: string; line: SubscriptionLine } | null> => {
+  const subscriptionId = idOf(line.subscription) ?? (line.type === "subscription" ? invoiceSubscription : null)
   if (subscriptionId === null) return null
-  const price = obj(line, "price")
-  if (price === null || obj(price, "recurring") === null) return null
+  const price = line.price
+  if (price === null || price === undefined || price.recurring === null || price.recurring === undefined) return null
   const recurring = recurringOf(price)
   if (typeof recurring === "string") return recurring
-  const period = obj(line, "period")
-  const start = period === null ? null : int(period, "start")
-  const amount = int(line, "amount")
+  const start = rounded(line.period?.start)
+  const amount = rounded(line.amount)
   if (start === null) return "a line without a period"
   if (amount === null) return "a line without an amount"
-  const discounts = Array.isArray(line.discount_amounts) ? (line.discount_amounts as Array<StripeObject>) : []
   return {
     subscriptionId,
     line: {
@@ -132,43 +210,33 @@ export const readInvoiceLine = (line: StripeObject, invoiceSubscription: string 
       currency: recurring.currency,
       interval: recurring.interval,
       intervalCount: recurring.intervalCount,
-      priceId: str(price, "id"),
-      unitAmountMinor: int(price, "unit_amount"),
-      quantity: int(line, "quantity") ?? 1,
+      priceId: price.id ?? null,
+      unitAmountMinor: rounded(price.unit_amount),
+      quantity: rounded(line.quantity) ?? 1,
       amountMinor: amount,
-      discountMinor: discounts.reduce((sum, d) => sum + (d !== null && typeof d === "object" ? int(d, "amount") ?? 0 : 0), 0)
+      discountMinor: (line.discount_amounts ?? []).reduce((sum, d) => sum + (rounded(d.amount) ?? 0), 0)
     }
   }
 }
 
 /** A charge: succeeded or failed ones only (pending ones are taken when they settle, on a later run). */
-export const readCharge = (o: StripeObject): Read<Charge | null> => {
-  const status = str(o, "status")
-  const amount = int(o, "amount")
-  const currency = str(o, "currency")
-  const created = int(o, "created")
-  if (status === null || amount === null || currency === null || created === null) return "no status, amount, currency or created"
-  if (status !== "succeeded" && status !== "failed") return null
+export const readCharge = (o: typeof StripeCharge.Type): Charge | null => {
+  if (o.status !== "succeeded" && o.status !== "failed") return null
   return {
-    id: o.id as string,
+    id: o.id,
     // A charge without a customer (a guest checkout) is still revenue; it belongs to no subscription.
-    customerId: idOf(o, "customer") ?? "",
-    at: isoOf(created),
-    amountMinor: amount,
-    currency: currency.toUpperCase(),
-    status
+    customerId: idOf(o.customer) ?? "",
+    at: isoOf(Math.round(o.created)),
+    amountMinor: Math.round(o.amount),
+    currency: o.currency.toUpperCase(),
+    status: o.status
   }
 }
 
 /** A refund: succeeded (and pending, which Stripe counts as issued) ones; failed and canceled ones gave nothing back. */
-export const readRefund = (o: StripeObject): Read<Refund | null> => {
-  const amount = int(o, "amount")
-  const currency = str(o, "currency")
-  const created = int(o, "created")
-  const status = str(o, "status")
-  if (amount === null || currency === null || created === null) return "no amount, currency or created"
-  if (status === "failed" || status === "canceled") return null
-  const chargeId = idOf(o, "charge")
+export const readRefund = (o: typeof StripeRefund.Type): Refund | null => {
+  if (o.status === "failed" || o.status === "canceled") return null
+  const chargeId = idOf(o.charge)
   if (chargeId === null) return null // a refund of a non-charge payment (e.g. a customer balance) is not revenue we track
-  return { id: o.id as string, chargeId, at: isoOf(created), amountMinor: amount, currency: currency.toUpperCase() }
+  return { id: o.id, chargeId, at: isoOf(Math.round(o.created)), amountMinor: Math.round(o.amount), currency: o.currency.toUpperCase() }
 }

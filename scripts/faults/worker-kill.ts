@@ -23,7 +23,6 @@ import {
   type Check,
   eventually,
   type FaultResult,
-  type FakePlausible,
   isMain,
   query,
   result,
@@ -61,7 +60,7 @@ interface RunRow {
 export const runWorkerKill = (overrides: Partial<WorkerKillOptions> = {}): Promise<FaultResult> =>
   withFaultSetting(async ({ db, dataDir, secretKey, stopAtEnd, releaseAtEnd }) => {
     const o = { ...DEFAULTS, ...overrides }
-    const fake: FakePlausible = await startFakePlausible()
+    const fake = await startFakePlausible()
     releaseAtEnd(fake.close)
     const { projectId } = await seedAccount(db.url, "Worker kill")
     const site = `kill-${Math.random().toString(36).slice(2, 8)}.example`

@@ -17,13 +17,14 @@ import pg from "pg"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { checkPeersAgree } from "./check.ts"
 import { measure, measureSequential, quantile, type Measurement, type RequestSpec } from "./load.ts"
 import { type BenchOptions, parseOptions, USAGE } from "./options.ts"
 import { startServer, sampleRss, type ServerProcess } from "./processes.ts"
 import { findProfile, profileMarkdown, summariseProfile } from "./profile.ts"
 import { machineInfo, markdown, mb, ratiosOf, type Row, type ServerName, targetsOf } from "./report.ts"
-import { type BenchDatabase, freePort, prepareBenchDatabase, REPO_ROOT } from "./seed.ts"
+import { type BenchDatabase, prepareBenchDatabase, REPO_ROOT } from "./seed.ts"
 
 const RESULTS_DIR = Path.join(REPO_ROOT, "bench", "results")
 const PROFILES_DIR = Path.join(REPO_ROOT, "bench", "profiles")

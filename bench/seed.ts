@@ -19,7 +19,6 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
 import { createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
@@ -31,6 +30,7 @@ import { seedDemo } from "@sitehealth/server/demo/Seed"
 import { FxRepo } from "@sitehealth/server/fx/FxRepo"
 import { SqlRepos } from "@sitehealth/server/Layers"
 import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { hashSecret } from "@sitehealth/server/tokens/TokenSecret"
 import { TrafficRepo } from "@sitehealth/server/traffic/TrafficRepo"
 
@@ -78,16 +78,6 @@ interface SeedRow {
   readonly traffic_project_id: string | null
   readonly finished_at: Date | null
 }
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = Net.createServer()
-    s.once("error", reject)
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as Net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
 
 /** A directory the cluster's "postgres" user (when we are root) can traverse. */
 const mkdirTraversable = (dir: string) => {

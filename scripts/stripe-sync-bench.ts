@@ -17,7 +17,6 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { fork } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
@@ -30,6 +29,7 @@ import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeCo
 import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
 import { ProjectsRepo } from "@sitehealth/server/projects/ProjectsRepo"
 import { type ListSource, type Obj, startFakeStripe } from "@sitehealth/server/test/fakes/FakeStripe"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 
 const args = process.argv.slice(2)
 const arg = (name: string, fallback: string) => {
@@ -126,14 +126,6 @@ const generated = (): { customers: ListSource; subscriptions: ListSource; invoic
 // ---------------------------------------------------------------------------------------------------
 // The measurement (parent process)
 // ---------------------------------------------------------------------------------------------------
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = Net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as Net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-  })
 
 const main = async () => {
   const child = fork(process.argv[1]!, ["--serve", "--subscriptions", String(N)], { stdio: ["ignore", "inherit", "inherit", "ipc"] })

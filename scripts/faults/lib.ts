@@ -20,6 +20,7 @@ import { createAccount, createProject, mintToken } from "@sitehealth/server/acco
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { type EmbeddedHandle, startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
 import { SqlRepos } from "@sitehealth/server/Layers"
+import { canConnect, freePort } from "@sitehealth/server/test/support/Ports"
 
 export const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const MAIN = Path.join(ROOT, "packages/server/src/main.ts")
@@ -37,16 +38,6 @@ export const eventually = async <A>(what: string, timeoutMs: number, check: () =
     await sleep(100)
   }
 }
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as Net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 /** A fresh 32-byte credentials key, as SITEHEALTH_SECRET_KEY wants it (an external DATABASE_URL requires one). */
 export const newSecretKey = () => randomBytes(32).toString("base64")
@@ -128,6 +119,10 @@ export const seedAccount = (url: string, name: string) =>
     const { secret } = yield* mintToken({ accountId: account.id, name: `${name} load` })
     return { accountId: account.id, projectId: project.id, secret }
   }))
+
+/** The project's data_version now: one bump per committed write. */
+export const dataVersion = async (url: string, projectId: string) =>
+  Number((await query<{ v: string }>(url, (sql) => sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`))[0].v)
 
 // ---------------------------------------------------------------------------------------------------------
 // Processes
@@ -214,6 +209,65 @@ export const startServer = async (options: {
   })
   await proc.waitFor("sitehealth: serving", 60_000)
   return { proc, port, base: `http://127.0.0.1:${port}` }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A fault's setting
+
+export interface FaultSetting {
+  /** Its private Postgres, migrated. */
+  readonly db: PrivatePostgres
+  /** SITEHEALTH_DATA_DIR of every process it starts. */
+  readonly dataDir: string
+  /** One credentials key for every process it starts: a second process reads what the first stored. */
+  readonly secretKey: string
+  /** The real server on `db`, stopped when the fault ends. */
+  readonly startServer: (options: { readonly name: string; readonly worker: boolean; readonly env?: Record<string, string> }) => Promise<Server>
+  /** Stops `proc` when the fault ends (SIGTERM, then up to 20 s for every such process to exit). */
+  readonly stopAtEnd: (proc: Proc) => Proc
+  /** Runs `release` when the fault ends: after its processes are gone, before its Postgres is. */
+  readonly releaseAtEnd: (release: () => Promise<unknown>) => void
+}
+
+/**
+ * Runs a fault in a setting of its own and takes it down afterwards whatever happened: its processes (then
+ * anything else still spawned), what it asked to release (latest first), its Postgres and its data dir.
+ */
+export const withFaultSetting = async (use: (setting: FaultSetting) => Promise<FaultResult>): Promise<FaultResult> => {
+  const dataDir = tempDir("sitehealth-faults-data-")
+  const secretKey = newSecretKey()
+  const procs: Array<Proc> = []
+  const releases: Array<() => Promise<unknown>> = []
+  const stopAtEnd = (proc: Proc) => {
+    procs.push(proc)
+    return proc
+  }
+  let db: PrivatePostgres | undefined
+  try {
+    db = await startPrivatePostgres()
+    const databaseUrl = db.url
+    return await use({
+      db,
+      dataDir,
+      secretKey,
+      startServer: async (options) => {
+        const server = await startServer({ ...options, databaseUrl, secretKey, dataDir })
+        stopAtEnd(server.proc)
+        return server
+      },
+      stopAtEnd,
+      releaseAtEnd: (release) => {
+        releases.push(release)
+      }
+    })
+  } finally {
+    for (const p of procs) if (p.alive()) p.child.kill("SIGTERM")
+    if (procs.length > 0) await Promise.race([Promise.all(procs.map((p) => p.exited)), sleep(20_000)])
+    killSpawned()
+    for (const release of releases.reverse()) await release()
+    await db?.destroy()
+    Fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -531,15 +585,8 @@ export const redisServerBinary = (): string | null => {
   return null
 }
 
-export const canConnect = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = Net.connect(port, "127.0.0.1")
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
+// test/support/ScaleOut.ts takes it from here with the other Redis helpers.
+export { canConnect }
 
 export interface PrivateRedis {
   readonly url: string

@@ -14,33 +14,27 @@
  * the database afterwards (writes lost: 0) and each expense's data_version bump is there
  * (insert + bump are one statement); the in-process worker caught up once the database was back.
  */
-import * as Fs from "node:fs"
 import {
   call,
   check,
   type Check,
+  dataVersion,
   eventually,
   expenseBody,
   type FaultResult,
   formatCounts,
   isMain,
-  killSpawned,
-  newSecretKey,
   type Outcome,
   pollReadiness,
-  type PrivatePostgres,
   query,
   result,
   runAsScript,
   saveLog,
   seedAccount,
-  type Server,
   sleep,
   startLoad,
-  startPrivatePostgres,
-  startServer,
   statusCounts,
-  tempDir
+  withFaultSetting
 } from "./lib.ts"
 
 export const FAULT = "Postgres stopped and restarted under load"
@@ -72,21 +66,13 @@ export const DEFAULTS: OutageOptions = {
 /** A request's place in time relative to the outage. */
 type Window = "before" | "stopping" | "outage" | "restarting" | "after"
 
-export const runPostgresOutage = async (overrides: Partial<OutageOptions> = {}): Promise<FaultResult> => {
-  const o = { ...DEFAULTS, ...overrides }
-  let pg: PrivatePostgres | undefined
-  let server: Server | undefined
-  const dataDir = tempDir("sitehealth-faults-data-")
-  try {
-    pg = await startPrivatePostgres()
-    const db = pg
+export const runPostgresOutage = (overrides: Partial<OutageOptions> = {}): Promise<FaultResult> =>
+  withFaultSetting(async ({ db, startServer }) => {
+    const o = { ...DEFAULTS, ...overrides }
     o.log(`private postgres on 127.0.0.1:${db.port} (${db.dir})`)
     const { projectId, secret } = await seedAccount(db.url, "Outage")
-    const versionOf = async () =>
-      Number(((await query<{ v: string }>(db.url, (sql) => sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`))[0]).v)
-    const initialVersion = await versionOf()
-    server = await startServer({ name: "server", databaseUrl: db.url, secretKey: newSecretKey(), dataDir, worker: true })
-    const srv = server
+    const initialVersion = await dataVersion(db.url, projectId)
+    const srv = await startServer({ name: "server", worker: true })
     const pid = srv.proc.child.pid
     o.log(`server pid ${pid} on ${srv.base}`)
 
@@ -181,7 +167,7 @@ export const runPostgresOutage = async (overrides: Partial<OutageOptions> = {}):
     const refusedButStored = refused.filter((d) => stored.has(d))
     checks.push(check("no acknowledged write lost", lost.length === 0 && duplicated.length === 0,
       `${acknowledged.length} acknowledged (201), ${acknowledged.length - lost.length} found; lost ${lost.length}; duplicated ${duplicated.length}`))
-    const versionDelta = (await versionOf()) - initialVersion
+    const versionDelta = (await dataVersion(db.url, projectId)) - initialVersion
     checks.push(check("no half-written expense: one data_version bump per stored expense", versionDelta === rows.length,
       `${rows.length} expenses stored, data_version moved by ${versionDelta}`))
 
@@ -241,15 +227,6 @@ export const runPostgresOutage = async (overrides: Partial<OutageOptions> = {}):
       "time to ready (Postgres up → /readyz 200)": firstReady ? `${firstReady.at - up} ms` : "never",
       "server log: database-unavailable warnings": log.split("database unavailable").length - 1
     })
-  } finally {
-    if (server) {
-      server.proc.child.kill("SIGTERM")
-      await Promise.race([server.proc.exited, sleep(20_000)])
-    }
-    killSpawned()
-    await pg?.destroy()
-    Fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+  })
 
 if (isMain(import.meta.url)) runAsScript(FAULT, () => runPostgresOutage())

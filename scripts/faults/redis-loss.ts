@@ -13,7 +13,6 @@
  * back the client reconnects by itself and the shared count resumes (a new, empty Redis counts from 1 again),
  * without a restart.
  */
-import * as Fs from "node:fs"
 import {
   call,
   check,
@@ -21,10 +20,6 @@ import {
   type FaultResult,
   formatCounts,
   isMain,
-  killSpawned,
-  newSecretKey,
-  type PrivatePostgres,
-  type PrivateRedis,
   redisServerBinary,
   result,
   runAsScript,
@@ -32,11 +27,9 @@ import {
   seedAccount,
   type Server,
   sleep,
-  startPrivatePostgres,
   startPrivateRedis,
-  startServer,
   statusCounts,
-  tempDir
+  withFaultSetting
 } from "./lib.ts"
 
 export const FAULT = "Redis lost while it backs the rate limiter"
@@ -66,20 +59,11 @@ export const runRedisLoss = async (overrides: Partial<RedisLossOptions> = {}): P
   if (binary === null) {
     return result(`${FAULT} (skipped: no redis-server on PATH)`, [], { skipped: "redis-server is not on PATH" })
   }
-  let pg: PrivatePostgres | undefined
-  let redis: PrivateRedis | undefined
-  let server: Server | undefined
-  const dataDir = tempDir("sitehealth-faults-data-")
-  try {
-    pg = await startPrivatePostgres()
-    redis = await startPrivateRedis(binary)
-    const r = redis
-    const { secret } = await seedAccount(pg.url, "Redis")
-    server = await startServer({
-      name: "server", databaseUrl: pg.url, secretKey: newSecretKey(), dataDir, worker: false,
-      env: { REDIS_URL: r.url, SITEHEALTH_RATE_LIMIT: String(o.limit) }
-    })
-    const srv = server
+  return withFaultSetting(async ({ db, startServer, releaseAtEnd }) => {
+    const r = await startPrivateRedis(binary)
+    releaseAtEnd(r.kill)
+    const { secret } = await seedAccount(db.url, "Redis")
+    const srv = await startServer({ name: "server", worker: false, env: { REDIS_URL: r.url, SITEHEALTH_RATE_LIMIT: String(o.limit) } })
     o.log(`redis on ${r.port}, server on ${srv.base}`)
     const checks: Array<Check> = []
 
@@ -128,16 +112,7 @@ export const runRedisLoss = async (overrides: Partial<RedisLossOptions> = {}): P
       "warnings logged": warnings,
       "Redis back → counting again": resumedAt === null ? "never" : `${resumedAt - restartedAt} ms`
     })
-  } finally {
-    if (server) {
-      server.proc.child.kill("SIGTERM")
-      await Promise.race([server.proc.exited, sleep(20_000)])
-    }
-    killSpawned()
-    await redis?.kill()
-    await pg?.destroy()
-    Fs.rmSync(dataDir, { recursive: true, force: true })
-  }
+  })
 }
 
 if (isMain(import.meta.url)) runAsScript(FAULT, () => runRedisLoss())

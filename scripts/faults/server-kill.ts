@@ -15,30 +15,24 @@
  * client resolves them: the retry must replay the ones that committed and write the others, once each (the
  * expense and its key's answer commit in one transaction, so a crash leaves both or neither).
  */
-import * as Fs from "node:fs"
 import {
   call,
   check,
   type Check,
+  dataVersion,
   eventually,
   expenseBody,
   type FaultResult,
   formatCounts,
   isMain,
-  killSpawned,
-  newSecretKey,
-  type PrivatePostgres,
   query,
   result,
   runAsScript,
   seedAccount,
-  type Server,
   sleep,
   startLoad,
-  startPrivatePostgres,
-  startServer,
   statusCounts,
-  tempDir
+  withFaultSetting
 } from "./lib.ts"
 
 export const FAULT = "Server killed (SIGKILL) mid-request"
@@ -55,22 +49,13 @@ export const DEFAULTS: ServerKillOptions = {
   log: (line) => process.stderr.write(`server-kill: ${line}\n`)
 }
 
-export const runServerKill = async (overrides: Partial<ServerKillOptions> = {}): Promise<FaultResult> => {
-  const o = { ...DEFAULTS, ...overrides }
-  let pg: PrivatePostgres | undefined
-  const servers: Array<Server> = []
-  const dataDir = tempDir("sitehealth-faults-data-")
-  const secretKey = newSecretKey()
-  try {
-    pg = await startPrivatePostgres()
-    const db = pg
+export const runServerKill = (overrides: Partial<ServerKillOptions> = {}): Promise<FaultResult> =>
+  withFaultSetting(async ({ db, startServer }) => {
+    const o = { ...DEFAULTS, ...overrides }
     o.log(`private postgres on 127.0.0.1:${db.port}`)
     const { projectId, secret } = await seedAccount(db.url, "Kill")
-    const versionOf = async () =>
-      Number(((await query<{ v: string }>(db.url, (sql) => sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`))[0]).v)
-    const initialVersion = await versionOf()
-    const first = await startServer({ name: "server", databaseUrl: db.url, secretKey, dataDir, worker: false })
-    servers.push(first)
+    const initialVersion = await dataVersion(db.url, projectId)
+    const first = await startServer({ name: "server", worker: false })
     o.log(`server pid ${first.proc.child.pid}; burst of ${o.loops} POST loops, SIGKILL after ${o.killAfterMs} ms`)
 
     const run = Math.random().toString(36).slice(2, 8)
@@ -118,7 +103,7 @@ export const runServerKill = async (overrides: Partial<ServerKillOptions> = {}):
     const partial = rows.filter((r) =>
       Number(r.amount_minor) !== sent.amount || r.category !== sent.category || r.incurred_on !== sent.incurredOn ||
       r.recurrence !== sent.recurrence || r.currency !== "USD" || !r.description.startsWith(`kill-${run}-`))
-    const versionDelta = (await versionOf()) - initialVersion
+    const versionDelta = (await dataVersion(db.url, projectId)) - initialVersion
     checks.push(check("no half-written row: each stored expense whole, each with its data_version bump", partial.length === 0 && versionDelta === rows.length,
       `${rows.length} rows, ${partial.length} differing from what was sent; data_version moved by ${versionDelta}`))
     checks.push(check("before the kill every answer was 201", other.length === 0, `other answers: ${formatCounts(statusCounts(other))}`))
@@ -126,8 +111,8 @@ export const runServerKill = async (overrides: Partial<ServerKillOptions> = {}):
 
     // A new process on the same database: serving, and writing, at once.
     const restartBegin = Date.now()
-    const second = await startServer({ name: "server-2", databaseUrl: db.url, secretKey, dataDir, worker: false })
-    servers.push(second)
+    // The setting's key and data dir, as the first had: the new process reads what the dead one stored.
+    const second = await startServer({ name: "server-2", worker: false })
     const serving = Date.now()
     const after = await call(second.base, "POST", path, { token: secret, body: expenseBody(`kill-${run}-after`), tag: "after" })
     const list = await call(second.base, "GET", `${path}?limit=1`, { token: secret })
@@ -166,13 +151,6 @@ export const runServerKill = async (overrides: Partial<ServerKillOptions> = {}):
       "cut-off writes retried with their key / stored twice": `${cut.length} / ${duplicated.length}`,
       "new process serving after": `${serving - restartBegin} ms`
     })
-  } finally {
-    for (const s of servers) if (s.proc.alive()) s.proc.child.kill("SIGTERM")
-    await Promise.race([Promise.all(servers.map((s) => s.proc.exited)), sleep(20_000)])
-    killSpawned()
-    await pg?.destroy()
-    Fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+  })
 
 if (isMain(import.meta.url)) runAsScript(FAULT, () => runServerKill())

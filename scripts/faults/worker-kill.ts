@@ -15,7 +15,6 @@
  * minutes does, and the claim compares it with the worker's clock exactly as it would then.
  */
 import { Effect } from "effect"
-import * as Fs from "node:fs"
 import { makeCipher, parseSecretKey } from "@sitehealth/server/integrations/Crypto"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
@@ -24,12 +23,7 @@ import {
   type Check,
   eventually,
   type FaultResult,
-  type FakePlausible,
   isMain,
-  killSpawned,
-  newSecretKey,
-  type PrivatePostgres,
-  type Proc,
   query,
   result,
   runAsScript,
@@ -38,9 +32,8 @@ import {
   sleep,
   spawnNode,
   startFakePlausible,
-  startPrivatePostgres,
-  tempDir,
   withDatabase,
+  withFaultSetting,
   WORKER
 } from "./lib.ts"
 
@@ -64,18 +57,11 @@ interface RunRow {
   readonly lease_left_ms: number | null
 }
 
-export const runWorkerKill = async (overrides: Partial<WorkerKillOptions> = {}): Promise<FaultResult> => {
-  const o = { ...DEFAULTS, ...overrides }
-  let pg: PrivatePostgres | undefined
-  let plausible: FakePlausible | undefined
-  const workers: Array<Proc> = []
-  const dataDir = tempDir("sitehealth-faults-data-")
-  const secretKey = newSecretKey()
-  try {
-    pg = await startPrivatePostgres()
-    plausible = await startFakePlausible()
-    const db = pg
-    const fake = plausible
+export const runWorkerKill = (overrides: Partial<WorkerKillOptions> = {}): Promise<FaultResult> =>
+  withFaultSetting(async ({ db, dataDir, secretKey, stopAtEnd, releaseAtEnd }) => {
+    const o = { ...DEFAULTS, ...overrides }
+    const fake = await startFakePlausible()
+    releaseAtEnd(fake.close)
     const { projectId } = await seedAccount(db.url, "Worker kill")
     const site = `kill-${Math.random().toString(36).slice(2, 8)}.example`
     const cipher = makeCipher(parseSecretKey(secretKey))
@@ -93,17 +79,16 @@ export const runWorkerKill = async (overrides: Partial<WorkerKillOptions> = {}):
               (EXTRACT(EPOCH FROM (lease_until - now())) * 1000)::int AS lease_left_ms
             FROM sync_runs WHERE id = ${runId}`))[0]
     const worker = (name: string) =>
-      spawnNode(name, WORKER, {
+      stopAtEnd(spawnNode(name, WORKER, {
         DATABASE_URL: db.url,
         SITEHEALTH_SECRET_KEY: secretKey,
         SITEHEALTH_DATA_DIR: dataDir,
         // Each worker calls the stand-in under its own prefix: the stand-in knows who ran the sync.
         PLAUSIBLE_API_BASE: `${fake.url}/${name}`
-      })
+      }))
 
     const held = fake.hold(site)
     const a = worker("a")
-    workers.push(a)
     const call = await Promise.race([held, sleep(30_000).then(() => null)])
     const checks: Array<Check> = []
     if (call === null || call.instance !== "a") {
@@ -119,7 +104,6 @@ export const runWorkerKill = async (overrides: Partial<WorkerKillOptions> = {}):
       `status ${stuck.status}, attempts ${stuck.attempts}, lease ends in ${Math.round((stuck.lease_left_ms ?? 0) / 1000)} s`))
 
     const b = worker("b")
-    workers.push(b)
     await b.waitFor("running recompute and syncs", 60_000)
     await sleep(o.leaseWatchMs)
     const whileLeased = await runOf()
@@ -154,14 +138,6 @@ export const runWorkerKill = async (overrides: Partial<WorkerKillOptions> = {}):
       "lease end → run finished by B": done === null ? "never" : `${finishedAt - expiredAt} ms`,
       "kill → lease end (the script's wait)": `${expiredAt - killedAt} ms`
     })
-  } finally {
-    for (const w of workers) if (w.alive()) w.child.kill("SIGTERM")
-    await Promise.race([Promise.all(workers.map((w) => w.exited)), sleep(20_000)])
-    killSpawned()
-    await plausible?.close()
-    await pg?.destroy()
-    Fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+  })
 
 if (isMain(import.meta.url)) runAsScript(FAULT, () => runWorkerKill())

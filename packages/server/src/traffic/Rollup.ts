@@ -7,7 +7,7 @@
  * INSERT) because a path can fall out of a day's top TOP_PER_DAY.
  */
 import { Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import type { SqlClient, Statement } from "effect/sql"
 import { type Affected, boundsOf } from "./Aggregate.ts"
 import { TOP_PER_DAY } from "./Types.ts"
 
@@ -19,27 +19,31 @@ export const rollupSql = (sql: SqlClient.SqlClient, projectId: string, timezone:
     const days = JSON.stringify(affected.days)
     const months = JSON.stringify(affected.months)
 
-    yield* sql`WITH affected AS (SELECT value::timestamptz AS hour FROM json_array_elements_text(${hours}::json)),
-      ev AS (SELECT e.occurred_at, e.visitor_id, e.session_id FROM traffic_events e
-        JOIN affected a ON a.hour = date_trunc('hour', e.occurred_at, 'UTC')
-        WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.hours.lo}::timestamptz AND e.occurred_at < ${b.hours.hi}::timestamptz),
-      views AS (SELECT date_trunc('hour', occurred_at, 'UTC') AS hour, count(DISTINCT visitor_id) AS visitors,
-          count(*) AS pageviews FROM ev GROUP BY 1),
-      sess AS (SELECT date_trunc('hour', min(e.occurred_at), 'UTC') AS hour, count(*) AS events,
-          sum(e.duration_seconds) AS duration
+    // Visitors, page views, sessions, bounces and time of each bucket in `events` (its rows carry the bucket
+    // in a column of that name). A session counts in the bucket of its first event, `sessionBucket` (over
+    // min(e.occurred_at)), and bounced when it has one event.
+    const upsertTotals = (table: "traffic_hourly" | "traffic_daily", bucket: "hour" | "day", events: Statement.Fragment, sessionBucket: Statement.Fragment) =>
+      sql`WITH ev AS (${events}),
+      views AS (SELECT ${sql(bucket)}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews FROM ev GROUP BY ${sql(bucket)}),
+      sess AS (SELECT ${sessionBucket} AS ${sql(bucket)}, count(*) AS events, sum(e.duration_seconds) AS duration
         FROM traffic_events e WHERE e.project_id = ${projectId} AND e.session_id IN (SELECT session_id FROM ev)
         GROUP BY e.session_id),
-      merged AS (SELECT hour, visitors, pageviews, 0 AS sessions, 0 AS bounces, 0 AS duration FROM views
-        UNION ALL SELECT hour, 0, 0, 1, CASE WHEN events = 1 THEN 1 ELSE 0 END, duration FROM sess)
-      INSERT INTO traffic_hourly (project_id, hour, visitors, pageviews, sessions, bounces, duration_seconds)
-      SELECT ${projectId}, hour, sum(visitors), sum(pageviews), sum(sessions), sum(bounces), sum(duration)
-      FROM merged GROUP BY hour
+      merged AS (SELECT ${sql(bucket)}, visitors, pageviews, 0 AS sessions, 0 AS bounces, 0 AS duration FROM views
+        UNION ALL SELECT ${sql(bucket)}, 0, 0, 1, CASE WHEN events = 1 THEN 1 ELSE 0 END, duration FROM sess)
+      INSERT INTO ${sql(table)} (project_id, ${sql(bucket)}, visitors, pageviews, sessions, bounces, duration_seconds)
+      SELECT ${projectId}, ${sql(bucket)}, sum(visitors), sum(pageviews), sum(sessions), sum(bounces), sum(duration)
+      FROM merged GROUP BY ${sql(bucket)}
       -- Only buckets with page views here, i.e. the affected ones: a session that started before them is left out.
       HAVING sum(pageviews) > 0
-      ON CONFLICT (project_id, hour) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+      ON CONFLICT (project_id, ${sql(bucket)}) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
         sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
 
     // Joins (not IN lists) against the affected buckets, so the planner hashes them.
+    const hourEvents = sql`SELECT a.hour, e.visitor_id, e.session_id
+      FROM traffic_events e
+      JOIN (SELECT value::timestamptz AS hour FROM json_array_elements_text(${hours}::json)) a
+        ON a.hour = date_trunc('hour', e.occurred_at, 'UTC')
+      WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.hours.lo}::timestamptz AND e.occurred_at < ${b.hours.hi}::timestamptz`
     const dayEvents = sql`SELECT a.day, e.occurred_at, e.visitor_id, e.session_id, e.path,
         coalesce(e.source, 'direct') AS source
       FROM traffic_events e
@@ -47,21 +51,8 @@ export const rollupSql = (sql: SqlClient.SqlClient, projectId: string, timezone:
         ON a.day = (e.occurred_at AT TIME ZONE ${timezone})::date
       WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.days.lo}::timestamptz AND e.occurred_at < ${b.days.hi}::timestamptz`
 
-    yield* sql`WITH ev AS (${dayEvents}),
-      views AS (SELECT day, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews FROM ev GROUP BY day),
-      sess AS (SELECT (min(e.occurred_at) AT TIME ZONE ${timezone})::date AS day, count(*) AS events,
-          sum(e.duration_seconds) AS duration
-        FROM traffic_events e WHERE e.project_id = ${projectId} AND e.session_id IN (SELECT session_id FROM ev)
-        GROUP BY e.session_id),
-      merged AS (SELECT day, visitors, pageviews, 0 AS sessions, 0 AS bounces, 0 AS duration FROM views
-        UNION ALL SELECT day, 0, 0, 1, CASE WHEN events = 1 THEN 1 ELSE 0 END, duration FROM sess)
-      INSERT INTO traffic_daily (project_id, day, visitors, pageviews, sessions, bounces, duration_seconds)
-      SELECT ${projectId}, day, sum(visitors), sum(pageviews), sum(sessions), sum(bounces), sum(duration)
-      FROM merged GROUP BY day
-      -- Only buckets with page views here, i.e. the affected ones: a session that started before them is left out.
-      HAVING sum(pageviews) > 0
-      ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
-        sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+    yield* upsertTotals("traffic_hourly", "hour", hourEvents, sql`date_trunc('hour', min(e.occurred_at), 'UTC')`)
+    yield* upsertTotals("traffic_daily", "day", dayEvents, sql`(min(e.occurred_at) AT TIME ZONE ${timezone})::date`)
 
     yield* sql`DELETE FROM traffic_pages_daily WHERE project_id = ${projectId}
       AND day IN (SELECT value::date FROM json_array_elements_text(${days}::json))`

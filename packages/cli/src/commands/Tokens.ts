@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag, Prompt } from "effect/cli"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { CreateTokenPayload } from "@sitehealth/domain/Tokens"
-import { CliFailure, EXIT, localFailure, usage } from "../Failure.ts"
+import { EXIT, localFailure, usage } from "../Failure.ts"
 import * as Render from "../Render.ts"
 import { emit, Json, printJson, style, validate, withApi, writeErr, writeOut } from "../Session.ts"
 import { pageFlags, pageQuery } from "./Reads.ts"
@@ -32,11 +32,7 @@ const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: 
       // With --json, stdout carries one object: the error envelope, with the API's preview inside it.
       if (!json) yield* writeOut(text)
       const message = "confirmation required: nothing was changed; re-run with --yes to confirm"
-      return yield* new CliFailure({
-        message,
-        exitCode: EXIT.usage,
-        envelope: { status: "error", error: { code: "confirmation_required", message, type: "confirmation_required", preview } }
-      })
+      return yield* localFailure(EXIT.usage, "confirmation_required", message, { preview })
     }
     yield* writeErr(text)
     const ok = yield* Prompt.run(Prompt.Confirm({ message: question, initial: false })).pipe(Effect.orElseSucceed(() => false))

@@ -41,8 +41,8 @@ const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: 
 
 const splitList = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
 
-const createCommand = Command.make(
-  "create",
+export const createTokenCommand = (name: string) => Command.make(
+  name,
   {
     name: Flag.String("name").pipe(Flag.withDescription("A label for the token"), Flag.optional),
     projects: Flag.String("projects").pipe(
@@ -107,8 +107,8 @@ const createCommand = Command.make(
   }])
 )
 
-const revokeCommand = Command.make(
-  "revoke",
+export const revokeTokenCommand = (name: string) => Command.make(
+  name,
   { id: Argument.String("token-id").pipe(Argument.withDescription("The token's id (tok_…)")), yes: yesFlag },
   ({ id, yes }) =>
     withApi((api, call) =>
@@ -125,20 +125,14 @@ const revokeCommand = Command.make(
   Command.withExamples([{ command: "sitehealth tokens revoke tok_4fQ… --yes", description: "Revoke without a question" }])
 )
 
-export const tokensCommand = Command.make("tokens").pipe(
-  Command.withDescription("Access tokens: list, create, revoke"),
-  Command.withSubcommands([
-    Command.make("list", pageFlags, (page) =>
-      withApi((api, call) =>
-        Effect.gen(function*() {
-          const query = yield* pageQuery(page)
-          const data = yield* call(api.tokens.listTokens({ query }))
-          yield* emit(data, Render.tokens)
-        }))).pipe(
-      Command.withDescription("List tokens (metadata only; a secret is never shown again)"),
-      Command.withExamples([{ command: "sitehealth tokens list", description: "Every token of the account" }])
-    ),
-    createCommand,
-    revokeCommand
-  ])
-)
+export const listTokensCommand = (name: string) =>
+  Command.make(name, pageFlags, (page) =>
+    withApi((api, call) =>
+      Effect.gen(function*() {
+        const query = yield* pageQuery(page)
+        const data = yield* call(api.tokens.listTokens({ query }))
+        yield* emit(data, Render.tokens)
+      }))).pipe(
+    Command.withDescription("List tokens (metadata only; a secret is never shown again)"),
+    Command.withExamples([{ command: "sitehealth tokens list", description: "Every token of the account" }])
+  )

@@ -66,10 +66,10 @@ const op = <
   )
 }
 
-const withIdempotencyKeyParameter = (operation: Record<string, any>): Record<string, any> => ({
+const withIdempotencyKeyParameter = (operation: Record<string, unknown>): Record<string, unknown> => ({
   ...operation,
   parameters: [
-    ...(operation.parameters ?? []),
+    ...(Array.isArray(operation.parameters) ? operation.parameters : []),
     {
       name: "Idempotency-Key",
       in: "header",

@@ -1,7 +1,7 @@
 /**
  * The API's errors, each declared once: a tagged error class that handlers fail with, whose encoded form
- * IS the envelope `{"status":"error","error":{"code":…,"message":…,"type":…}}` (written by `errorBody` in
- * Envelope.ts) and which carries its HTTP status as the `httpApiStatus` annotation. The server, the typed
+ * IS the error envelope (written by `errorBody` in Envelope.ts) and which carries its HTTP status as the
+ * `httpApiStatus` annotation. The server, the typed
  * client, the CLI, MCP and the OpenAPI document all read these classes and nothing else.
  */
 import { Schema, SchemaAST, SchemaTransformation } from "effect"

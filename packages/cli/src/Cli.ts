@@ -1,18 +1,7 @@
-/** The `sitehealth` command tree: one command per endpoint of the contract, plus `auth`. */
+/** The `sitehealth` command tree: `auth`, and the API commands the contract's annotations name (ApiCommands.ts). */
 import { Command } from "effect/cli"
+import { apiCommands } from "./ApiCommands.ts"
 import { authCommand } from "./commands/Auth.ts"
-import {
-  analyticsCommand,
-  briefingCommand,
-  churnCommand,
-  healthCommand,
-  projectsCommand,
-  revenueCommand,
-  seoCommand,
-  signalsCommand
-} from "./commands/Reads.ts"
-import { tokensCommand } from "./commands/Tokens.ts"
-import { expensesCommand, integrationsCommand } from "./commands/Writes.ts"
 import { GLOBAL_FLAGS } from "./Session.ts"
 
 /** Kept equal to package.json's version (a test checks). */
@@ -27,19 +16,6 @@ export const sitehealth = Command.make("sitehealth").pipe(
     { command: "sitehealth projects list", description: "Projects with their health" },
     { command: "sitehealth analytics prj_3kTMd9qXyVbN2LwP --period 7d --json", description: "The API's data as JSON" }
   ]),
-  Command.withSubcommands([
-    authCommand,
-    projectsCommand,
-    healthCommand,
-    briefingCommand,
-    signalsCommand,
-    analyticsCommand,
-    revenueCommand,
-    churnCommand,
-    seoCommand,
-    integrationsCommand,
-    expensesCommand,
-    tokensCommand
-  ]),
+  Command.withSubcommands([authCommand, ...apiCommands()]),
   Command.withGlobalFlags(GLOBAL_FLAGS)
 )

@@ -12,42 +12,16 @@
  * the wait is at most the cap (SITEHEALTH_MAX_RETRY_AFTER seconds, default 60); a second 429 is exit 7.
  * The waits come from the shared retry schedule and Retry-After reader (@sitehealth/domain/RetryAfter).
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { after, backoff, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
-import { Authentication, IdempotencyKeyReusedWire } from "@sitehealth/domain/Authentication"
-import {
-  BadRequestWire,
-  ConflictWire,
-  ForbiddenWire,
-  InternalErrorWire,
-  NotFoundWire,
-  PayloadTooLargeWire,
-  RateLimitedWire,
-  TrialExpiredWire,
-  UnauthorizedWire,
-  UnavailableWire
-} from "@sitehealth/domain/Errors"
-import { CliFailure, EXIT, exitCodeForStatus, localFailure } from "./Failure.ts"
+import { Authentication } from "@sitehealth/domain/Authentication"
+import { encodeApiError, Forbidden, RateLimited } from "@sitehealth/domain/Errors"
+import { CliFailure, EXIT, exitCodeForError, exitCodeForStatus, localFailure } from "./Failure.ts"
 
 export type Api = HttpApiClient.ForApi<typeof SiteHealthApi>
-
-/** The API's error classes by tag, with the wire schema that puts each back into its envelope. */
-const WIRES: Record<string, { readonly status: number; readonly wire: Schema.Codec<any, any> }> = {
-  BadRequest: { status: 400, wire: BadRequestWire },
-  Unauthorized: { status: 401, wire: UnauthorizedWire },
-  TrialExpired: { status: 402, wire: TrialExpiredWire },
-  Forbidden: { status: 403, wire: ForbiddenWire },
-  NotFound: { status: 404, wire: NotFoundWire },
-  Conflict: { status: 409, wire: ConflictWire },
-  IdempotencyKeyReused: { status: 422, wire: IdempotencyKeyReusedWire },
-  PayloadTooLarge: { status: 413, wire: PayloadTooLargeWire },
-  RateLimited: { status: 429, wire: RateLimitedWire },
-  InternalError: { status: 500, wire: InternalErrorWire },
-  Unavailable: { status: 503, wire: UnavailableWire }
-}
 
 export interface RetryPolicy {
   readonly attempts: number
@@ -173,19 +147,17 @@ const describeTransport = (error: unknown): string => {
 
 const toFailure = (error: unknown, trace: Trace, baseUrl: string): CliFailure => {
   if (error instanceof CliFailure) return error
-  const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
-  const known = WIRES[tag]
-  if (known !== undefined) {
-    const envelope = Schema.encodeSync(known.wire)(error) as CliFailure["envelope"]
+  // One of the contract's errors, decoded by HttpApiClient: `--json` prints it as the API sent it.
+  const encoded = encodeApiError(error)
+  if (encoded !== undefined) {
     let message = messageOf(error)
-    if (tag === "RateLimited" && trace.retryAfterSkipped !== null) {
+    if (error instanceof RateLimited && trace.retryAfterSkipped !== null) {
       message += ` (retry after ${trace.retryAfterSkipped}s, longer than the ${defaultRetryPolicy().maxRetryAfterSeconds}s this client waits)`
     }
-    if (tag === "Forbidden" && typeof (error as { permission?: unknown }).permission === "string") {
-      message += ` (needs ${(error as { permission: string }).permission})`
-    }
-    return new CliFailure({ message, exitCode: exitCodeForStatus(known.status), envelope })
+    if (error instanceof Forbidden && error.permission !== undefined) message += ` (needs ${error.permission})`
+    return new CliFailure({ message, exitCode: exitCodeForError(error), envelope: encoded.body })
   }
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
   if (tag === "HttpClientError" && trace.lastStatus === null) {
     return localFailure(EXIT.unreachable, "unreachable", `cannot reach ${baseUrl}: ${describeTransport(error)}`)
   }

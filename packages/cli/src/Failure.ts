@@ -5,6 +5,8 @@
  * 5 403, 6 404, 7 429 (after honouring Retry-After once), 8 402.
  */
 import { Data } from "effect"
+import { type ErrorEnvelope, errorBody } from "@sitehealth/domain/Envelope"
+import { Forbidden, httpStatusOf, NotFound, RateLimited, TrialExpired, Unauthorized, Unavailable } from "@sitehealth/domain/Errors"
 
 export const EXIT = {
   ok: 0,
@@ -23,34 +25,36 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{
   readonly message: string
   readonly exitCode: ExitCode
   /** What `--json` prints on stdout: the API's error envelope, or one shaped like it. */
-  readonly envelope: { readonly status: "error"; readonly error: Record<string, unknown> }
+  readonly envelope: ErrorEnvelope
 }> {}
 
 /** A failure that did not come from the API (usage, network, local files): an envelope shaped like the API's. */
-export const localFailure = (exitCode: ExitCode, type: string, message: string) =>
-  new CliFailure({ message, exitCode, envelope: { status: "error", error: { code: type, message, type } } })
+export const localFailure = (exitCode: ExitCode, type: string, message: string, extra?: Readonly<Record<string, unknown>>) =>
+  new CliFailure({ message, exitCode, envelope: errorBody(type, message, type, extra) })
 
 export const usage = (message: string) => localFailure(EXIT.usage, "usage", message)
 
-/** Exit code for an API error status. */
+/** The API errors that have an exit code of their own (docs/cli.md); any other is 1. */
+const EXIT_FOR_ERROR = [
+  [Unauthorized, EXIT.unauthorized],
+  [TrialExpired, EXIT.paymentRequired],
+  [Forbidden, EXIT.forbidden],
+  [NotFound, EXIT.notFound],
+  [RateLimited, EXIT.rateLimited],
+  // The server unable to reach its database.
+  [Unavailable, EXIT.unreachable]
+] as const
+
+/** Exit code for one of the API's errors, by its class. */
+export const exitCodeForError = (error: unknown): ExitCode =>
+  EXIT_FOR_ERROR.find(([ErrorClass]) => error instanceof ErrorClass)?.[1] ?? EXIT.failure
+
+/**
+ * Exit code for an answer the contract does not describe, by its status: a gateway answering for a server
+ * it cannot reach (502, 504) is "unreachable"; otherwise the code of the API error answered with that
+ * status (its class's `httpApiStatus`).
+ */
 export const exitCodeForStatus = (status: number): ExitCode => {
-  switch (status) {
-    case 401:
-      return EXIT.unauthorized
-    case 402:
-      return EXIT.paymentRequired
-    case 403:
-      return EXIT.forbidden
-    case 404:
-      return EXIT.notFound
-    case 429:
-      return EXIT.rateLimited
-    // A gateway answering for a server it cannot reach, or the server unable to reach its database.
-    case 502:
-    case 503:
-    case 504:
-      return EXIT.unreachable
-    default:
-      return EXIT.failure
-  }
+  if (status === 502 || status === 504) return EXIT.unreachable
+  return EXIT_FOR_ERROR.find(([ErrorClass]) => httpStatusOf(ErrorClass) === status)?.[1] ?? EXIT.failure
 }

@@ -6,6 +6,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { sitehealth, VERSION } from "./Cli.ts"
 import { CliFailure, EXIT, type ExitCode } from "./Failure.ts"
 
@@ -58,10 +59,10 @@ const outcomeOf = (cause: Cause.Cause<unknown>): Outcome => {
         : `"${error.commandPath.join(" ")}" needs a subcommand; run \`${error.commandPath.concat("--help").join(" ")}\``
       : error.message
     const shown = error._tag === "ShowHelp" ? error.errors.length > 0 : false
-    return { exitCode: EXIT.usage, envelope: { status: "error", error: { code: "usage", message, type: "usage" } }, message, shown }
+    return { exitCode: EXIT.usage, envelope: errorBody("usage", message, "usage"), message, shown }
   }
   const message = error instanceof Error ? error.message : String(error)
-  return { exitCode: EXIT.failure, envelope: { status: "error", error: { code: "internal", message, type: "internal" } }, message, shown: false }
+  return { exitCode: EXIT.failure, envelope: errorBody("internal", message, "internal"), message, shown: false }
 }
 
 const report = (outcome: Outcome) =>

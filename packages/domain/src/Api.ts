@@ -1,11 +1,12 @@
 /** The one HttpApi contract of /api/v1. */
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
+import type { HttpMethod } from "effect/http"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authentication, Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, RequestErrors } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
-import { operationOf } from "./Permissions.ts"
-import { BadRequestWire, ConflictWire, ForbiddenWire, NotFoundWire } from "./Errors.ts"
+import { type Operation, OperationAnnotation } from "./Permissions.ts"
+import { BadRequest, Conflict, Forbidden, NotFound } from "./Errors.ts"
 import { ExpenseCreated, ExpenseDeleted, ExpenseList, CreateExpense } from "./Expenses.ts"
 import { IntegrationList, SyncPayload, SyncResult } from "./Integrations.ts"
 import { Briefing, Dimension, Health, ProjectList, Severity, SignalList } from "./Projects.ts"
@@ -22,22 +23,35 @@ import {
 } from "./Tokens.ts"
 
 /**
- * Documents an endpoint from the operation table: summary, the permission it needs, whether it is
+ * Declares what an endpoint is (its `Operation`: permission, kind, confirm gate, CLI and MCP names) as the
+ * endpoint's annotation, and documents it from there: summary, the permission it needs, whether it is
  * confirm-gated — in prose and as `x-permission`, `x-kind`, `x-confirm-gate` for tools that derive from it.
  */
-const op = <E extends { readonly identifier: string }>(endpoint: E): E => {
-  const operation = operationOf(endpoint.identifier)!
+const op = <
+  Id extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path extends string,
+  Params extends Schema.Top,
+  Query extends Schema.Top,
+  Payload extends Schema.Top,
+  Headers extends Schema.Top,
+  Success extends Schema.Top,
+  Error extends Schema.Top,
+  Middleware,
+  MiddlewareServices
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Id, Method, Path, Params, Query, Payload, Headers, Success, Error, Middleware, MiddlewareServices>,
+  operation: Operation
+) => {
   const access = operation.permission === null
     ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."
     : `Requires the \`${operation.permission}\` permission.`
   const gate = operation.confirmGate ? " Changes nothing and answers a preview unless confirmed." : ""
-  const top = endpoint as unknown as HttpApiEndpoint.Top
-  const idempotent = top.middlewares.has(Idempotency as any)
+  const idempotent = [...endpoint.middlewares].some((middleware) => middleware.key === Idempotency.key)
   const retry = idempotent
     ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`) instead of acting twice."
     : ""
-  // annotateMerge keeps the endpoint's type; the cast only spares restating its generics here.
-  return top.annotateMerge(
+  return endpoint.annotate(OperationAnnotation, operation).annotateMerge(
     OpenApi.annotations({
       summary: operation.summary,
       description: `${access}${gate}${retry}`,
@@ -49,13 +63,13 @@ const op = <E extends { readonly identifier: string }>(endpoint: E): E => {
       // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here.
       ...(idempotent ? { transform: withIdempotencyKeyParameter } : {})
     })
-  ) as unknown as E
+  )
 }
 
-const withIdempotencyKeyParameter = (operation: Record<string, any>): Record<string, any> => ({
+const withIdempotencyKeyParameter = (operation: Record<string, unknown>): Record<string, unknown> => ({
   ...operation,
   parameters: [
-    ...(operation.parameters ?? []),
+    ...(Array.isArray(operation.parameters) ? operation.parameters : []),
     {
       name: "Idempotency-Key",
       in: "header",
@@ -68,25 +82,49 @@ const withIdempotencyKeyParameter = (operation: Record<string, any>): Record<str
 })
 
 const projectParams = { id: Schema.String }
-const scoped = [NotFoundWire, ForbiddenWire] as const
+const scoped = [NotFound, Forbidden] as const
 
 export class ProjectsApi extends HttpApiGroup.make("projects")
   .add(
     op(HttpApiEndpoint.get("listProjects", "/projects", {
       query: PageQuery,
       success: Envelope("ProjectListResponse", ProjectList),
-      error: [BadRequestWire]
-    })),
+      error: [BadRequest]
+    }), {
+      permission: "projects:read",
+      kind: "read",
+      project: false,
+      confirmGate: false,
+      summary: "Projects in the token's scope, each with a health snapshot",
+      cli: ["projects", "list"],
+      mcp: "list_projects"
+    }),
     op(HttpApiEndpoint.get("getHealth", "/projects/:id/health", {
       params: projectParams,
       success: Envelope("HealthResponse", Health),
       error: scoped
-    })),
+    }), {
+      permission: "projects:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Health score, confidence and dimensions of a project",
+      cli: ["health"],
+      mcp: "get_health"
+    }),
     op(HttpApiEndpoint.get("getBriefing", "/projects/:id/briefing", {
       params: projectParams,
       success: Envelope("BriefingResponse", Briefing),
       error: scoped
-    })),
+    }), {
+      permission: "projects:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Morning briefing with priorities",
+      cli: ["briefing"],
+      mcp: "get_briefing"
+    }),
     op(HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
       params: projectParams,
       query: {
@@ -96,13 +134,29 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
         ...PageQuery
       },
       success: Envelope("SignalListResponse", SignalList),
-      error: [...scoped, BadRequestWire]
-    })),
+      error: [...scoped, BadRequest]
+    }), {
+      permission: "projects:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Signals, optionally filtered by dimension and severity",
+      cli: ["signals"],
+      mcp: "list_signals"
+    }),
     op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
       params: projectParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    }))
+    }), {
+      permission: null,
+      kind: "dashboard_only",
+      project: true,
+      confirmGate: false,
+      summary: "Dashboard-only: always 403",
+      cli: null,
+      mcp: null
+    })
   )
   .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}
 
@@ -113,25 +167,57 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       query: { period: Schema.optionalKey(Period) },
       success: Envelope("AnalyticsResponse", Analytics),
       error: scoped
-    })),
+    }), {
+      permission: "analytics:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Traffic analytics for a period",
+      cli: ["analytics"],
+      mcp: "get_analytics"
+    }),
     op(HttpApiEndpoint.get("getRevenue", "/projects/:id/revenue", {
       params: projectParams,
       query: { period: Schema.optionalKey(Period) },
       success: Envelope("RevenueResponse", Revenue),
       error: scoped
-    })),
+    }), {
+      permission: "revenue:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Revenue report",
+      cli: ["revenue"],
+      mcp: "get_revenue"
+    }),
     op(HttpApiEndpoint.get("getChurn", "/projects/:id/churn", {
       params: projectParams,
       query: { period: Schema.optionalKey(Period) },
       success: Envelope("ChurnResponse", Churn),
       error: scoped
-    })),
+    }), {
+      permission: "revenue:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Churn report",
+      cli: ["churn"],
+      mcp: "get_churn"
+    }),
     op(HttpApiEndpoint.get("getSeo", "/projects/:id/seo", {
       params: projectParams,
       query: { period: Schema.optionalKey(Period) },
       success: Envelope("SeoResponse", Seo),
       error: scoped
-    }))
+    }), {
+      permission: "seo:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Search (SEO) report",
+      cli: ["seo"],
+      mcp: "get_seo"
+    })
   )
   .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" })) {}
 
@@ -143,23 +229,55 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
       params: projectParams,
       success: Envelope("IntegrationListResponse", IntegrationList),
       error: scoped
-    })),
+    }), {
+      permission: "integrations:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Integrations of a project",
+      cli: ["integrations", "list"],
+      mcp: "list_integrations"
+    }),
     op(HttpApiEndpoint.post("syncIntegration", "/projects/:id/integrations/:provider/sync", {
       params: integrationParams,
       payload: [SyncPayload, Schema.Null],
       success: Envelope("SyncResponse", SyncResult, { status: 202 }),
       error: scoped
-    }).middleware(Idempotency)),
+    }).middleware(Idempotency), {
+      permission: "integrations:sync",
+      kind: "write",
+      project: true,
+      confirmGate: false,
+      summary: "Queue a sync of one integration",
+      cli: ["integrations", "sync"],
+      mcp: "sync_integration"
+    }),
     op(HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    }).middleware(Idempotency)),
+    }).middleware(Idempotency), {
+      permission: null,
+      kind: "dashboard_only",
+      project: true,
+      confirmGate: false,
+      summary: "Dashboard-only: always 403",
+      cli: null,
+      mcp: null
+    }),
     op(HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
       success: Envelope("NeverResponse", Schema.Struct({})),
       error: scoped
-    }))
+    }), {
+      permission: null,
+      kind: "dashboard_only",
+      project: true,
+      confirmGate: false,
+      summary: "Dashboard-only: always 403",
+      cli: null,
+      mcp: null
+    })
   )
   .annotateMerge(OpenApi.annotations({ title: "Integrations", description: "Data providers and sync" })) {}
 
@@ -169,19 +287,43 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       params: projectParams,
       query: PageQuery,
       success: Envelope("ExpenseListResponse", ExpenseList),
-      error: [...scoped, BadRequestWire]
-    })),
+      error: [...scoped, BadRequest]
+    }), {
+      permission: "expenses:read",
+      kind: "read",
+      project: true,
+      confirmGate: false,
+      summary: "Expenses of a project",
+      cli: ["expenses", "list"],
+      mcp: "list_expenses"
+    }),
     op(HttpApiEndpoint.post("createExpense", "/projects/:id/expenses", {
       params: projectParams,
       payload: CreateExpense,
       success: Envelope("ExpenseCreatedResponse", ExpenseCreated, { status: 201 }),
       error: scoped
-    }).middleware(Idempotency)),
+    }).middleware(Idempotency), {
+      permission: "expenses:write",
+      kind: "write",
+      project: true,
+      confirmGate: false,
+      summary: "Record an expense",
+      cli: ["expenses", "create"],
+      mcp: "create_expense"
+    }),
     op(HttpApiEndpoint.delete("deleteExpense", "/projects/:id/expenses/:expenseId", {
       params: { id: Schema.String, expenseId: Schema.String },
       success: Envelope("ExpenseDeletedResponse", ExpenseDeleted),
       error: scoped
-    }))
+    }), {
+      permission: "expenses:write",
+      kind: "destructive",
+      project: true,
+      confirmGate: false,
+      summary: "Delete an expense (kept, marked deleted)",
+      cli: ["expenses", "delete"],
+      mcp: "delete_expense"
+    })
   )
   .annotateMerge(OpenApi.annotations({ title: "Expenses", description: "Costs recorded per project" })) {}
 
@@ -190,23 +332,47 @@ export class TokensApi extends HttpApiGroup.make("tokens")
     op(HttpApiEndpoint.get("listTokens", "/tokens", {
       query: PageQuery,
       success: Envelope("TokenListResponse", TokenList),
-      error: [BadRequestWire]
-    })),
+      error: [BadRequest]
+    }), {
+      permission: "tokens:read",
+      kind: "read",
+      project: false,
+      confirmGate: false,
+      summary: "Token metadata, never a secret",
+      cli: ["tokens", "list"],
+      mcp: "list_tokens"
+    }),
     op(HttpApiEndpoint.post("createToken", "/tokens", {
       payload: [CreateTokenPayload, Schema.Null],
       success: [
         Envelope("TokenPreviewResponse", TokenPreview),
         Envelope("TokenMintedResponse", TokenMinted, { status: 201 })
       ],
-      error: [...scoped, BadRequestWire]
-    }).middleware(Idempotency)),
+      error: [...scoped, BadRequest]
+    }).middleware(Idempotency), {
+      permission: "tokens:write",
+      kind: "write",
+      project: false,
+      confirmGate: true,
+      summary: "Mint a token (preview unless confirm: true)",
+      cli: ["tokens", "create"],
+      mcp: "create_token"
+    }),
     op(HttpApiEndpoint.delete("revokeToken", "/tokens/:id", {
       params: { id: Schema.String },
       query: RevokeQuery,
       payload: [RevokePayload, Schema.Null],
       success: [Envelope("RevokePreviewResponse", RevokePreview), Envelope("TokenRevokedResponse", TokenRevoked)],
-      error: [...scoped, ConflictWire]
-    }))
+      error: [...scoped, Conflict]
+    }), {
+      permission: "tokens:write",
+      kind: "destructive",
+      project: false,
+      confirmGate: true,
+      summary: "Revoke a token (preview unless confirmed)",
+      cli: ["tokens", "revoke"],
+      mcp: "revoke_token"
+    })
   )
   .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}
 
@@ -233,3 +399,27 @@ export class SiteHealthApi extends HttpApi.make("sitehealth")
         "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, type}}."
     })
   ) {}
+
+/** An endpoint's `Operation` annotation; undefined when it has none (the middleware then refuses the call). */
+export const operationOf = (endpoint: { readonly annotations: Context.Context<never> }): Operation | undefined =>
+  Context.getOrUndefined(endpoint.annotations, OperationAnnotation)
+
+/** Every endpoint of the contract with its group, in the contract's order. */
+export const endpointsOf = (api: typeof SiteHealthApi = SiteHealthApi) =>
+  Object.values(api.groups).flatMap((group) =>
+    Object.values(group.endpoints).map((endpoint) => ({ group: group.identifier, endpoint }))
+  )
+
+/** The name of every endpoint of the contract. */
+export type EndpointName = ReturnType<typeof endpointsOf>[number]["endpoint"]["identifier"]
+
+/** Every endpoint's name with its `Operation`, in the contract's order (endpoints without one left out). */
+export const operations: ReadonlyArray<readonly [EndpointName, Operation]> = endpointsOf().flatMap(({ endpoint }) => {
+  const operation = operationOf(endpoint)
+  return operation === undefined ? [] : [[endpoint.identifier, operation] as const]
+})
+
+const byName: ReadonlyMap<string, Operation> = new Map(operations)
+
+/** The `Operation` of the endpoint with this name, for places that only have the name. */
+export const operationByName = (name: string): Operation | undefined => byName.get(name)

@@ -6,18 +6,19 @@
  * database, defects) into enveloped errors. `Idempotency` (on the POST endpoints only) honours an
  * `Idempotency-Key` header: it replays the stored response of a request already done with the same key.
  */
-import { Context, Schema, SchemaTransformation } from "effect"
+import { Context, Schema } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import {
-  BadRequestWire,
-  ConflictWire,
-  ForbiddenWire,
-  InternalErrorWire,
-  PayloadTooLargeWire,
-  RateLimitedWire,
-  TrialExpiredWire,
-  UnauthorizedWire,
-  UnavailableWire
+  BadRequest,
+  Conflict,
+  Forbidden,
+  IdempotencyKeyReused,
+  InternalError,
+  PayloadTooLarge,
+  RateLimited,
+  TrialExpired,
+  Unauthorized,
+  Unavailable
 } from "./Errors.ts"
 import type { Permission } from "./Permissions.ts"
 
@@ -36,60 +37,16 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   "sitehealth/Authentication",
   {
     security: { bearer: HttpApiSecurity.bearer },
-    error: [UnauthorizedWire, RateLimitedWire, TrialExpiredWire, ForbiddenWire] as const,
+    error: [Unauthorized, RateLimited, TrialExpired, Forbidden] as const,
     requiredForClient: true
   }
 ) {}
 
 export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("sitehealth/RequestErrors", {
-  error: [BadRequestWire, PayloadTooLargeWire, InternalErrorWire, UnavailableWire] as const
+  error: [BadRequest, PayloadTooLarge, InternalError, Unavailable] as const
 }) {}
 
 export const TokenSecretSchema = Schema.String
-
-/**
- * 422: an `Idempotency-Key` already used by this token for a different request (another body, endpoint or
- * path). Its own wire schema here rather than in Errors.ts only because this change owns this file; the
- * shape is the same envelope as every other error's.
- */
-export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
-  message: Schema.String,
-  type: Schema.String
-}) {
-  static readonly of = () =>
-    new IdempotencyKeyReused({
-      message: "This Idempotency-Key was already used for a different request (another body or endpoint); use a new key",
-      type: "idempotency_key_reused"
-    })
-}
-export const IdempotencyKeyReusedWire = Schema.Struct({
-  status: Schema.Literal("error"),
-  error: Schema.Struct({ code: Schema.Literal(422), message: Schema.String, type: Schema.String })
-}).pipe(
-  Schema.decodeTo(
-    IdempotencyKeyReused,
-    SchemaTransformation.transform({
-      decode: (wire: { readonly error: { readonly message: string; readonly type: string } }) => ({
-        _tag: "IdempotencyKeyReused" as const,
-        message: wire.error.message,
-        type: wire.error.type
-      }),
-      encode: (error: { readonly message: string; readonly type: string }) => ({
-        status: "error" as const,
-        error: { code: 422 as const, message: error.message, type: error.type }
-      })
-    }) as any
-  ),
-  (schema) =>
-    schema.annotate({
-      identifier: "IdempotencyKeyReusedError",
-      description: "The `Idempotency-Key` was already used by this token for a different request (`idempotency_key_reused`).",
-      httpApiStatus: 422
-    } as any)
-) as unknown as Schema.Codec<
-  IdempotencyKeyReused,
-  { readonly status: "error"; readonly error: { readonly code: 422; readonly message: string; readonly type: string } }
->
 
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key"
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed"
@@ -108,5 +65,5 @@ export const isValidIdempotencyKey = (key: string): boolean =>
  */
 export class Idempotency extends HttpApiMiddleware.Service<Idempotency, { requires: CurrentPrincipal }>()(
   "sitehealth/Idempotency",
-  { error: [BadRequestWire, ConflictWire, IdempotencyKeyReusedWire] as const }
+  { error: [BadRequest, Conflict, IdempotencyKeyReused] as const }
 ) {}

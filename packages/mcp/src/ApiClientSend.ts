@@ -67,6 +67,9 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
     if (request.tool === undefined || input === null) return raw(request)
     const { group, endpoint } = request.tool.spec
     try {
+      // The one cast of this module: the tool names its endpoint at run time (group and name strings), and the
+      // typed client can only be indexed by the literal names; the input was decoded by that endpoint's own
+      // schemas above, so the call is the one the contract describes.
       const api = (await client) as unknown as Record<string, Record<string, (input: unknown) => Effect.Effect<any, unknown>>>
       return await runtime.runPromise(
         Effect.gen(function*() {

@@ -4,6 +4,7 @@
  * the API alone decides: validation, auth, rate limit, entitlement, scope. Nothing is re-implemented here;
  * the envelope the API answered is what the agent sees.
  */
+import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import type { ToolSpec } from "./Tools.ts"
 
 export interface ApiRequest {
@@ -81,11 +82,8 @@ export const resultOf = (spec: ToolSpec, answer: ApiAnswer): ToolResult => {
     return { content, structuredContent: data }
   }
   // The API's error envelope as it answered it (code, type, message; limit/remaining/reset on 429).
-  const envelope = isObject(body) && body.status === "error"
+  const envelope = isErrorEnvelope(body)
     ? body
-    : {
-        status: "error",
-        error: { code: answer.status, type: "unexpected_response", message: `The API answered HTTP ${answer.status} without an envelope` }
-      }
+    : errorBody(answer.status, `The API answered HTTP ${answer.status} without an envelope`, "unexpected_response")
   return { content: [text(envelope)], isError: true }
 }

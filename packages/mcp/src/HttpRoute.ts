@@ -7,6 +7,7 @@
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 
 /**
@@ -41,7 +42,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 export type BearerCheck = (secret: string) => Effect.Effect<null | "invalid_token" | "token_revoked" | "token_expired">
 
 const unauthorized = (type: string) =>
-  json(401, { status: "error", error: { code: 401, type, message: "Invalid or expired token" } }, {
+  json(401, errorBody(401, "Invalid or expired token", type), {
     "www-authenticate": `Bearer realm="sitehealth", error="invalid_token"`
   })
 
@@ -51,12 +52,12 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
     return HttpRouter.add("*", MCP_PATH, (request) =>
       Effect.gen(function*() {
         if (!originAllowed(request.headers["origin"])) {
-          return json(403, { status: "error", error: { code: 403, type: "forbidden_origin", message: "Origin not allowed" } })
+          return json(403, errorBody(403, "Origin not allowed", "forbidden_origin"))
         }
         const authorization = request.headers["authorization"] ?? ""
         const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
         if (token === undefined) {
-          return json(401, { status: "error", error: { code: 401, type: "missing_token", message: "Invalid or expired token" } }, {
+          return json(401, errorBody(401, "Invalid or expired token", "missing_token"), {
             "www-authenticate": 'Bearer realm="sitehealth"'
           })
         }

@@ -4,6 +4,7 @@
  * The request is the contract's own path and body (built in Dispatch from the endpoint); the answer is the
  * API's envelope as it came — exactly what a REST client would see.
  */
+import { errorBody } from "@sitehealth/domain/Envelope"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 
 export const httpSend = (baseUrl: string, token: string): Send => async (request: ApiRequest): Promise<ApiAnswer> => {
@@ -34,9 +35,6 @@ export const unreachable = (baseUrl: string, error: unknown): ApiAnswer => {
   const cause = (error as { cause?: { message?: string } })?.cause?.message
   return {
     status: 503,
-    body: {
-      status: "error",
-      error: { code: 503, type: "unreachable", message: `Cannot reach ${baseUrl}${cause ? `: ${cause}` : ""}` }
-    }
+    body: errorBody(503, `Cannot reach ${baseUrl}${cause ? `: ${cause}` : ""}`, "unreachable")
   }
 }

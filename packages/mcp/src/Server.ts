@@ -16,11 +16,14 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import type { Permission } from "@sitehealth/domain/Permissions"
+import { errorBody } from "@sitehealth/domain/Envelope"
+import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { requestFor, resultOf, type Send } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
 import { deriveTools, type ToolSpec } from "./Tools.ts"
+
+const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
 
 export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
 
@@ -33,7 +36,7 @@ export interface McpOptions {
   readonly retry?: RetryPolicy
 }
 
-const isObject = (u: unknown): u is Record<string, any> => typeof u === "object" && u !== null
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /** The contract's endpoint as a tool spec (the requests the server makes for itself go the same way). */
 const specOf = (endpoint: string): ToolSpec => {
@@ -46,11 +49,14 @@ const specOf = (endpoint: string): ToolSpec => {
 export const discoverPermissions = async (send: Send, token: string): Promise<ReadonlyArray<Permission> | null> => {
   const answer = await send(requestFor(specOf("listTokens"), { limit: "100" }))
   if (answer.status !== 200 || !isObject(answer.body) || !isObject(answer.body.data)) return null
-  const tokens: Array<any> = Array.isArray(answer.body.data.tokens) ? answer.body.data.tokens : []
+  const tokens: ReadonlyArray<unknown> = Array.isArray(answer.body.data.tokens) ? answer.body.data.tokens : []
   // The prefix is `svc_…` plus the secret's last 4 characters; two active tokens could share them, and then
   // the token cannot tell which is its own: list everything rather than guess.
-  const mine = tokens.filter((t) => t?.status === "active" && typeof t?.prefix === "string" && token.endsWith(t.prefix.split("…").pop() ?? "\u0000"))
-  return mine.length === 1 && Array.isArray(mine[0].permissions) ? mine[0].permissions : null
+  const mine = tokens.filter(isObject).filter((t) =>
+    t.status === "active" && typeof t.prefix === "string" && token.endsWith(t.prefix.split("…").pop() ?? "\u0000")
+  )
+  const permissions = mine.length === 1 ? mine[0]!.permissions : undefined
+  return Array.isArray(permissions) ? permissions.filter(isPermission) : null
 }
 
 export const makeMcpServer = (options: McpOptions): Server => {
@@ -74,7 +80,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
   })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await visible()).map((t) => t.definition as any)
+    tools: (await visible()).map((t) => t.definition)
   }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -84,12 +90,12 @@ export const makeMcpServer = (options: McpOptions): Server => {
         ? "is not available: this server runs read-only"
         : "does not exist"
       return {
-        content: [{ type: "text", text: JSON.stringify({ status: "error", error: { code: 404, type: "unknown_tool", message: `Tool ${request.params.name} ${why}` } }) }],
+        content: [{ type: "text", text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool")) }],
         isError: true
       }
     }
     const answer = await sendTool(requestFor(spec, request.params.arguments ?? {}))
-    return resultOf(spec, answer) as any
+    return resultOf(spec, answer)
   })
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map((p) => p.definition) }))
@@ -107,11 +113,11 @@ export const makeMcpServer = (options: McpOptions): Server => {
   }))
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const answer = await options.send(requestFor(specOf("listProjects"), { limit: "100" }))
-    const projects: Array<any> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
+    const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
       ? answer.body.data.projects
       : []
     return {
-      resources: projects.map((p) => ({
+      resources: listed.filter(isObject).map((p) => ({
         uri: `sitehealth://projects/${p.id}/health`,
         name: `${p.name ?? p.id} health`,
         description: `Health of ${p.domain ?? p.id}`,

@@ -1,14 +1,14 @@
 /**
- * The MCP tools, derived from the HttpApi contract and the operation table — never a second list. One tool
- * per endpoint that a token can call (dashboard-only endpoints, which always answer 403, get none): its
- * name is the endpoint's name in snake_case, its input schema the union of the endpoint's path, query and
- * payload schemas, its output schema the `data` of its success envelope(s), its annotations the operation's
- * kind.
+ * The MCP tools, derived from the HttpApi contract and each endpoint's `Operation` annotation — never a
+ * second list. One tool per endpoint whose annotation names one (dashboard-only endpoints, which always
+ * answer 403, name none): its name is the annotation's `mcp`, its input schema the union of the endpoint's
+ * path, query and payload schemas, its output schema the `data` of its success envelope(s), its annotations
+ * the operation's kind.
  */
 import { Schema } from "effect"
 import type { HttpApiEndpoint } from "effect/http-api"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { operationOf, type Operation, type Permission } from "@sitehealth/domain/Permissions"
+import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
+import type { Operation, Permission } from "@sitehealth/domain/Permissions"
 
 export type JsonObject = { [key: string]: unknown }
 
@@ -58,24 +58,16 @@ interface JsonDoc {
 }
 
 const jsonSchemaOf = (schema: Schema.Top): JsonDoc => {
-  const doc = Schema.toJsonSchemaDocument(schema as any) as unknown as JsonDoc
-  return { schema: doc.schema, definitions: doc.definitions ?? {} }
+  const doc = Schema.toJsonSchemaDocument(schema)
+  return { schema: doc.schema, definitions: doc.definitions }
 }
 
-const isNullSchema = (schema: Schema.Top): boolean => (schema.ast as { _tag: string })._tag === "Null"
-
-/** The members of a schema set as HttpApiEndpoint keeps them (one schema, or a set of alternatives). */
-const members = (value: unknown): ReadonlyArray<Schema.Top> => {
-  if (value === undefined || value === null) return []
-  if (typeof (value as any)[Symbol.iterator] === "function" && !Schema.isSchema(value)) return [...(value as Iterable<Schema.Top>)]
-  return [value as Schema.Top]
-}
+const isNullSchema = (schema: Schema.Top): boolean => schema.ast._tag === "Null"
 
 /** The JSON payload schemas: HttpApiEndpoint keeps them by content type. */
-const payloadMembers = (payload: unknown): ReadonlyArray<Schema.Top> => {
-  if (!(payload instanceof Map)) return members(payload)
-  const json = payload.get("application/json") as { readonly schemas: ReadonlyArray<Schema.Top> } | undefined
-  return json?.schemas ?? []
+const payloadMembers = (endpoint: HttpApiEndpoint.Top): ReadonlyArray<Schema.Top> => {
+  const json = endpoint.payload.get("application/json")
+  return json === undefined ? [] : json.schemas
 }
 
 const objectProperties = (doc: JsonDoc): { properties: JsonObject; required: ReadonlyArray<string> } => {
@@ -107,10 +99,9 @@ const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
     if (requiredToo) for (const key of req) required.add(key)
     return Object.keys(props)
   }
-  const e = endpoint as any
-  const pathParams = add(members(e.params)[0], true)
-  const queryParams = add(members(e.query)[0], true)
-  const payloadAll = payloadMembers(e.payload)
+  const pathParams = add(endpoint.params, true)
+  const queryParams = add(endpoint.query, true)
+  const payloadAll = payloadMembers(endpoint)
   const payloads = payloadAll.filter((s) => !isNullSchema(s))
   // A payload that may be null (`[Payload, Null]`) is optional as a whole, so none of its fields is required.
   const payloadOptional = payloadAll.some(isNullSchema)
@@ -125,8 +116,8 @@ const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
 /** The schema of `data` in the success envelope(s); alternatives (preview or result) become `anyOf`. */
 const outputOf = (endpoint: HttpApiEndpoint.Top): JsonObject & { type: "object" } => {
   const definitions: JsonObject = {}
-  const datas = members((endpoint as any).success).map((success) => {
-    const doc = jsonSchemaOf(Schema.toEncoded(success as any) as Schema.Top)
+  const datas = [...endpoint.success].map((success) => {
+    const doc = jsonSchemaOf(Schema.toEncoded(success))
     Object.assign(definitions, doc.definitions)
     return objectProperties(doc).properties.data as JsonObject
   })
@@ -160,46 +151,44 @@ const describe = (operation: Operation, endpointName: string): string => {
 /** Every tool of the contract, in the contract's order. */
 export const deriveTools = (api: typeof SiteHealthApi = SiteHealthApi): ReadonlyArray<ToolSpec> => {
   const specs: Array<ToolSpec> = []
-  for (const group of Object.values((api as any).groups) as Array<any>) {
-    for (const endpoint of Object.values(group.endpoints) as Array<HttpApiEndpoint.Top>) {
-      const operation = operationOf(endpoint.identifier)
-      if (operation === undefined) throw new Error(`endpoint ${endpoint.identifier} has no entry in OPERATIONS`)
-      if (operation.permission === null) continue // dashboard-only: no tool
-      const name = toolNameOf(endpoint.identifier)
-      const input = inputOf(endpoint, operation.confirmGate)
-      const e = endpoint as any
-      const payloadAll = payloadMembers(e.payload)
-      const payload = payloadAll.find((m) => !isNullSchema(m))
-      const params = members(e.params)[0]
-      const query = members(e.query)[0]
-      specs.push({
-        group: group.identifier,
-        endpoint: endpoint.identifier,
-        schemas: {
-          ...(params === undefined ? {} : { params }),
-          ...(query === undefined ? {} : { query }),
-          ...(payload === undefined ? {} : { payload }),
-          payloadOptional: payloadAll.some(isNullSchema)
-        },
-        method: endpoint.method,
-        path: endpoint.path,
-        pathParams: input.pathParams,
-        queryParams: input.queryParams,
-        payloadFields: input.payloadFields,
-        hasPayload: input.hasPayload,
-        permission: operation.permission,
-        kind: operation.kind,
-        confirmGate: operation.confirmGate,
-        definition: {
-          name,
-          title: operation.summary,
-          description: describe(operation, endpoint.identifier),
-          inputSchema: input.inputSchema,
-          outputSchema: outputOf(endpoint),
-          annotations: annotationsOf(operation.summary, operation)
-        }
-      })
-    }
+  for (const { endpoint, group } of endpointsOf(api)) {
+    const operation = operationOf(endpoint)
+    if (operation === undefined) throw new Error(`endpoint ${endpoint.identifier} has no Operation annotation`)
+    // No tool for the endpoint, or none that a token could use (dashboard-only endpoints always answer 403).
+    if (operation.mcp === null || operation.permission === null) continue
+    const name = operation.mcp
+    const input = inputOf(endpoint, operation.confirmGate)
+    const payloadAll = payloadMembers(endpoint)
+    const payload = payloadAll.find((m) => !isNullSchema(m))
+    const params = endpoint.params
+    const query = endpoint.query
+    specs.push({
+      group,
+      endpoint: endpoint.identifier,
+      schemas: {
+        ...(params === undefined ? {} : { params }),
+        ...(query === undefined ? {} : { query }),
+        ...(payload === undefined ? {} : { payload }),
+        payloadOptional: payloadAll.some(isNullSchema)
+      },
+      method: endpoint.method,
+      path: endpoint.path,
+      pathParams: input.pathParams,
+      queryParams: input.queryParams,
+      payloadFields: input.payloadFields,
+      hasPayload: input.hasPayload,
+      permission: operation.permission,
+      kind: operation.kind,
+      confirmGate: operation.confirmGate,
+      definition: {
+        name,
+        title: operation.summary,
+        description: describe(operation, endpoint.identifier),
+        inputSchema: input.inputSchema,
+        outputSchema: outputOf(endpoint),
+        annotations: annotationsOf(operation.summary, operation)
+      }
+    })
   }
   return specs
 }

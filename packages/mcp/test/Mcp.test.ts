@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { OPERATIONS } from "@sitehealth/domain/Permissions"
+import { operationByName } from "@sitehealth/domain/Api"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { deriveTools, toolNameOf } from "../src/Tools.ts"
 import { endedTrialAccount, envelopeOf, inMemoryClient, rest, awayFromMinuteEnd } from "./support/Mcp.ts"
@@ -28,7 +28,7 @@ describe("tools/list", () => {
     const client = await inMemoryClient(srv.baseUrl, secret)
     const listed = (await client.listTools()).tools.map((t) => t.name).sort()
     const expected = contractEndpoints()
-      .filter((name) => (OPERATIONS as any)[name].kind !== "dashboard_only")
+      .filter((name) => operationByName(name)?.kind !== "dashboard_only")
       .map(toolNameOf)
       .sort()
     expect(listed).toEqual(expected)

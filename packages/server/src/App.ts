@@ -7,6 +7,7 @@ import { Cause, Clock, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AppConfig } from "./Config.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
@@ -30,7 +31,7 @@ export const OPENAPI_PATH = "/api/v1/openapi.json"
 export const ROUTER_CONFIG = { caseSensitive: true } as const
 
 const errorResponse = (status: number, message: string, type: string) =>
-  HttpServerResponse.jsonUnsafe({ status: "error", error: { code: status, message, type } }, { status })
+  HttpServerResponse.jsonUnsafe(errorBody(status, message, type), { status })
 
 const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),

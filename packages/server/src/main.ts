@@ -25,6 +25,7 @@ import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, readConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
+import { answerClientErrors } from "./http/ClientErrors.ts"
 import { isDraining, markDraining } from "./http/Readiness.ts"
 import { resolveSecretKey } from "./integrations/Crypto.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
@@ -84,6 +85,8 @@ process.once("SIGTERM", onStopSignal)
 process.once("SIGINT", onStopSignal)
 
 const httpServer = createServer()
+// Node's own parser refusals (431, malformed request line, …) answer in the envelope too.
+answerClientErrors(httpServer)
 /** Responses not finished yet: the requests a stop waits for. */
 const inFlight = new Set<ServerResponse>()
 // Before the app's own handler: every request is counted, and one that arrives while draining (on a

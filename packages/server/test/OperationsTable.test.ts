@@ -1,17 +1,16 @@
 /**
- * The operation table and the contract stay in step, and the auth middleware denies by default: every
- * endpoint of SiteHealthApi has an entry in OPERATIONS and every entry names an endpoint (a typo in
- * either would otherwise silently drop a permission check or leave a dead row), and an endpoint that has
- * no entry — one added to the contract without its row — is refused with 403 `operation_not_allowed`
+ * Every endpoint of SiteHealthApi carries its `Operation` annotation (a missing one would otherwise be
+ * refused at run time), each is coherent with its endpoint, and the auth middleware denies by default: an
+ * endpoint without one — added to the contract without it — is refused with 403 `operation_not_allowed`
  * instead of being let through with no permission check.
  */
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { describe, expect, it } from "vitest"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { operationOf, operations, SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
-import { OPERATIONS, PERMISSIONS, type Operation } from "@sitehealth/domain/Permissions"
+import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { createAccount, mintToken } from "../src/accounts/Provisioning.ts"
 import { AuthenticationLive } from "../src/http/Authentication.ts"
 import { RateLimiter } from "../src/http/RateLimiter.ts"
@@ -23,20 +22,31 @@ const contractEndpoints = () =>
     Object.values(group.endpoints).map((e) => [group.identifier, e.identifier, e.method, e.path] as const)
   )
 
-describe("OPERATIONS ↔ SiteHealthApi", () => {
-  it("every endpoint of the contract has an entry, and every entry is an endpoint", () => {
-    const names = contractEndpoints().map(([, name]) => name)
+describe("Operation annotations of SiteHealthApi", () => {
+  it("every endpoint of the contract carries an Operation annotation", () => {
+    const endpoints = Object.values(SiteHealthApi.groups).flatMap((group) => Object.values(group.endpoints))
+    const names = endpoints.map((e) => e.identifier)
     expect(names.length).toBeGreaterThan(0)
     expect(new Set(names).size).toBe(names.length)
-    const missing = names.filter((n) => !Object.hasOwn(OPERATIONS, n))
-    const stale = Object.keys(OPERATIONS).filter((n) => !names.includes(n))
-    expect(missing, "endpoints without an OPERATIONS entry (they would get 403 operation_not_allowed)").toEqual([])
-    expect(stale, "OPERATIONS entries that name no endpoint").toEqual([])
+    const missing = endpoints.filter((e) => operationOf(e) === undefined).map((e) => e.identifier)
+    expect(missing, "endpoints without an Operation annotation (they would get 403 operation_not_allowed)").toEqual([])
+    expect(operations.map(([name]) => name)).toEqual(names)
   })
 
-  it("each entry is coherent: a known permission or null exactly when dashboard-only, and project matches the path", () => {
+  it("CLI commands and MCP tools are named once each, and dashboard-only endpoints have neither", () => {
+    const cli = operations.flatMap(([, op]) => (op.cli === null ? [] : [op.cli.join(" ")]))
+    const mcp = operations.flatMap(([, op]) => (op.mcp === null ? [] : [op.mcp]))
+    expect(new Set(cli).size).toBe(cli.length)
+    expect(new Set(mcp).size).toBe(mcp.length)
+    for (const [name, op] of operations) {
+      if (op.kind === "dashboard_only") expect({ name, cli: op.cli, mcp: op.mcp }).toEqual({ name, cli: null, mcp: null })
+      if (op.mcp !== null) expect(op.mcp, name).toMatch(/^[a-z]+(_[a-z]+)*$/)
+    }
+  })
+
+  it("each annotation is coherent: a known permission or null exactly when dashboard-only, and project matches the path", () => {
     const byName = new Map(contractEndpoints().map(([, name, method, path]) => [name, { method, path }]))
-    for (const [name, op] of Object.entries(OPERATIONS) as Array<[string, Operation]>) {
+    for (const [name, op] of operations) {
       const endpoint = byName.get(name)!
       expect(op.permission === null, name).toBe(op.kind === "dashboard_only")
       if (op.permission !== null) expect(PERMISSIONS, name).toContain(op.permission)
@@ -50,14 +60,14 @@ describe("OPERATIONS ↔ SiteHealthApi", () => {
   })
 })
 
-/** A contract with one endpoint that the operation table does not list, behind the real middleware. */
+/** A contract with one endpoint that carries no Operation annotation, behind the real middleware. */
 class ProbeGroup extends HttpApiGroup.make("probe").add(
   HttpApiEndpoint.get("unlistedProbe", "/probe", { success: Schema.Struct({ reached: Schema.Boolean }) })
 ) {}
 class ProbeApi extends HttpApi.make("probe").add(ProbeGroup).middleware(Authentication) {}
 
 describe("deny by default", () => {
-  it("an endpoint without an OPERATIONS entry answers 403 operation_not_allowed and its handler never runs", async () => {
+  it("an endpoint without an Operation annotation answers 403 operation_not_allowed and its handler never runs", async () => {
     let reached = 0
     const scope = Effect.runSync(Scope.make())
     // The repositories are built once and shared by the app and the minting below (as test/support/Harness.ts does).

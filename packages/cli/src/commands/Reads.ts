@@ -36,39 +36,35 @@ const periodFlag = Flag.Literals("period", PERIODS).pipe(
 
 const periodQuery = (period: Option.Option<(typeof PERIODS)[number]>) => (Option.isSome(period) ? { period: period.value } : {})
 
-export const projectsCommand = Command.make("projects").pipe(
-  Command.withDescription("Projects (websites) in the token's scope"),
-  Command.withSubcommands([
-    Command.make("list", pageFlags, (flags) =>
-      withApi((api, call) =>
-        Effect.gen(function*() {
-          const query = yield* pageQuery(flags)
-          const data = yield* call(api.projects.listProjects({ query }))
-          yield* emit(data, Render.projects)
-        }))).pipe(
-      Command.withDescription("List projects with their health score and 30-day trend"),
-      Command.withExamples([{ command: "sitehealth projects list", description: "All projects in a table" }, {
-        command: "sitehealth projects list --json | jq '.projects[].id'",
-        description: "Just the ids"
-      }])
-    )
-  ])
-)
+export const listProjectsCommand = (name: string) =>
+  Command.make(name, pageFlags, (flags) =>
+    withApi((api, call) =>
+      Effect.gen(function*() {
+        const query = yield* pageQuery(flags)
+        const data = yield* call(api.projects.listProjects({ query }))
+        yield* emit(data, Render.projects)
+      }))).pipe(
+    Command.withDescription("List projects with their health score and 30-day trend"),
+    Command.withExamples([{ command: "sitehealth projects list", description: "All projects in a table" }, {
+      command: "sitehealth projects list --json | jq '.projects[].id'",
+      description: "Just the ids"
+    }])
+  )
 
-export const healthCommand = Command.make("health", { project: projectArg }, ({ project }) =>
+export const healthCommand = (name: string) => Command.make(name, { project: projectArg }, ({ project }) =>
   withApi((api, call) => Effect.flatMap(call(api.projects.getHealth({ params: { id: project } })), (data) => emit(data, Render.health)))).pipe(
   Command.withDescription("Health score, confidence and the score of each dimension"),
   Command.withExamples([{ command: "sitehealth health prj_3kTMd9qXyVbN2LwP", description: "One project's health" }])
 )
 
-export const briefingCommand = Command.make("briefing", { project: projectArg }, ({ project }) =>
+export const briefingCommand = (name: string) => Command.make(name, { project: projectArg }, ({ project }) =>
   withApi((api, call) => Effect.flatMap(call(api.projects.getBriefing({ params: { id: project } })), (data) => emit(data, Render.briefing)))).pipe(
   Command.withDescription("Morning briefing: yesterday's figures against the usual, and what to do first"),
   Command.withExamples([{ command: "sitehealth briefing prj_3kTMd9qXyVbN2LwP", description: "Today's briefing" }])
 )
 
-export const signalsCommand = Command.make(
-  "signals",
+export const signalsCommand = (name: string) => Command.make(
+  name,
   {
     project: projectArg,
     dimension: Flag.Literals("dimension", DIMENSIONS).pipe(Flag.withDescription(`Only this dimension: ${DIMENSIONS.join(", ")}`), Flag.optional),
@@ -97,12 +93,12 @@ export const signalsCommand = Command.make(
 )
 
 const report = <A>(
-  name: string,
   description: string,
   request: (api: Parameters<Parameters<typeof withApi>[0]>[0], id: string, query: { period?: (typeof PERIODS)[number] }) => Effect.Effect<A, unknown, never>,
   render: (style: Render.StyleOf, data: A) => string,
   example: string
 ) =>
+(name: string) =>
   Command.make(name, { project: projectArg, period: periodFlag }, ({ period, project }) =>
     withApi((api, call) => Effect.flatMap(call(request(api, project, periodQuery(period))), (data) => emit(data, render)))).pipe(
     Command.withDescription(description),
@@ -110,7 +106,6 @@ const report = <A>(
   )
 
 export const analyticsCommand = report(
-  "analytics",
   "Traffic: visitors, pageviews, sessions with a sparkline, top pages and sources",
   (api, id, query) => api.reports.getAnalytics({ params: { id }, query }),
   Render.analytics,
@@ -118,7 +113,6 @@ export const analyticsCommand = report(
 )
 
 export const revenueCommand = report(
-  "revenue",
   "Revenue: MRR with its 12-month sparkline, ARR, movements, retention, profitability",
   (api, id, query) => api.reports.getRevenue({ params: { id }, query }),
   Render.revenue,
@@ -126,7 +120,6 @@ export const revenueCommand = report(
 )
 
 export const churnCommand = report(
-  "churn",
   "Churn: customer and MRR churn rates against the previous window, churned customers",
   (api, id, query) => api.reports.getChurn({ params: { id }, query }),
   Render.churn,
@@ -134,7 +127,6 @@ export const churnCommand = report(
 )
 
 export const seoCommand = report(
-  "seo",
   "Search: clicks, impressions, CTR, position and top queries",
   (api, id, query) => api.reports.getSeo({ params: { id }, query }),
   Render.seo,

@@ -8,7 +8,7 @@ import { Effect, Option } from "effect"
 import { Argument, Command, Flag, Prompt } from "effect/cli"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { CreateTokenPayload } from "@sitehealth/domain/Tokens"
-import { CliFailure, EXIT, localFailure, usage } from "../Failure.ts"
+import { EXIT, localFailure, usage } from "../Failure.ts"
 import * as Render from "../Render.ts"
 import { emit, Json, printJson, style, validate, withApi, writeErr, writeOut } from "../Session.ts"
 import { pageFlags, pageQuery } from "./Reads.ts"
@@ -32,11 +32,7 @@ const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: 
       // With --json, stdout carries one object: the error envelope, with the API's preview inside it.
       if (!json) yield* writeOut(text)
       const message = "confirmation required: nothing was changed; re-run with --yes to confirm"
-      return yield* new CliFailure({
-        message,
-        exitCode: EXIT.usage,
-        envelope: { status: "error", error: { code: "confirmation_required", message, type: "confirmation_required", preview } }
-      })
+      return yield* localFailure(EXIT.usage, "confirmation_required", message, { preview })
     }
     yield* writeErr(text)
     const ok = yield* Prompt.run(Prompt.Confirm({ message: question, initial: false })).pipe(Effect.orElseSucceed(() => false))
@@ -45,8 +41,8 @@ const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: 
 
 const splitList = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
 
-const createCommand = Command.make(
-  "create",
+export const createTokenCommand = (name: string) => Command.make(
+  name,
   {
     name: Flag.String("name").pipe(Flag.withDescription("A label for the token"), Flag.optional),
     projects: Flag.String("projects").pipe(
@@ -111,8 +107,8 @@ const createCommand = Command.make(
   }])
 )
 
-const revokeCommand = Command.make(
-  "revoke",
+export const revokeTokenCommand = (name: string) => Command.make(
+  name,
   { id: Argument.String("token-id").pipe(Argument.withDescription("The token's id (tok_…)")), yes: yesFlag },
   ({ id, yes }) =>
     withApi((api, call) =>
@@ -129,20 +125,14 @@ const revokeCommand = Command.make(
   Command.withExamples([{ command: "sitehealth tokens revoke tok_4fQ… --yes", description: "Revoke without a question" }])
 )
 
-export const tokensCommand = Command.make("tokens").pipe(
-  Command.withDescription("Access tokens: list, create, revoke"),
-  Command.withSubcommands([
-    Command.make("list", pageFlags, (page) =>
-      withApi((api, call) =>
-        Effect.gen(function*() {
-          const query = yield* pageQuery(page)
-          const data = yield* call(api.tokens.listTokens({ query }))
-          yield* emit(data, Render.tokens)
-        }))).pipe(
-      Command.withDescription("List tokens (metadata only; a secret is never shown again)"),
-      Command.withExamples([{ command: "sitehealth tokens list", description: "Every token of the account" }])
-    ),
-    createCommand,
-    revokeCommand
-  ])
-)
+export const listTokensCommand = (name: string) =>
+  Command.make(name, pageFlags, (page) =>
+    withApi((api, call) =>
+      Effect.gen(function*() {
+        const query = yield* pageQuery(page)
+        const data = yield* call(api.tokens.listTokens({ query }))
+        yield* emit(data, Render.tokens)
+      }))).pipe(
+    Command.withDescription("List tokens (metadata only; a secret is never shown again)"),
+    Command.withExamples([{ command: "sitehealth tokens list", description: "Every token of the account" }])
+  )

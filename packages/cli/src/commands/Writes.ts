@@ -12,8 +12,8 @@ import { pageFlags, pageQuery, projectArg } from "./Reads.ts"
 
 const FINISHED: ReadonlyArray<SyncRun["status"]> = ["succeeded", "failed"]
 
-const syncCommand = Command.make(
-  "sync",
+export const syncCommand = (name: string) => Command.make(
+  name,
   {
     project: projectArg,
     provider: Argument.Literals("provider", PROVIDERS).pipe(Argument.withDescription(`The provider: ${PROVIDERS.join(", ")}`)),
@@ -59,21 +59,16 @@ const syncCommand = Command.make(
   Command.withExamples([{ command: "sitehealth integrations sync prj_3kTMd9qXyVbN2LwP stripe --wait", description: "Sync Stripe and wait for it" }])
 )
 
-export const integrationsCommand = Command.make("integrations").pipe(
-  Command.withDescription("A project's data providers and their syncs"),
-  Command.withSubcommands([
-    Command.make("list", { project: projectArg }, ({ project }) =>
-      withApi((api, call) =>
-        Effect.flatMap(call(api.integrations.listIntegrations({ params: { id: project } })), (data) => emit(data, Render.integrations)))).pipe(
-      Command.withDescription("List a project's integrations with their status and last run"),
-      Command.withExamples([{ command: "sitehealth integrations list prj_3kTMd9qXyVbN2LwP", description: "Providers of one project" }])
-    ),
-    syncCommand
-  ])
-)
+export const listIntegrationsCommand = (name: string) =>
+  Command.make(name, { project: projectArg }, ({ project }) =>
+    withApi((api, call) =>
+      Effect.flatMap(call(api.integrations.listIntegrations({ params: { id: project } })), (data) => emit(data, Render.integrations)))).pipe(
+    Command.withDescription("List a project's integrations with their status and last run"),
+    Command.withExamples([{ command: "sitehealth integrations list prj_3kTMd9qXyVbN2LwP", description: "Providers of one project" }])
+  )
 
-const createExpenseCommand = Command.make(
-  "create",
+export const createExpenseCommand = (name: string) => Command.make(
+  name,
   {
     project: projectArg,
     amount: Flag.String("amount").pipe(Flag.withDescription("Integer amount in minor units (cents): 1250 = 12.50")),
@@ -115,30 +110,27 @@ const createExpenseCommand = Command.make(
   }])
 )
 
-export const expensesCommand = Command.make("expenses").pipe(
-  Command.withDescription("Costs recorded per project"),
-  Command.withSubcommands([
-    Command.make("list", { project: projectArg, ...pageFlags }, ({ project, ...page }) =>
+export const listExpensesCommand = (name: string) =>
+  Command.make(name, { project: projectArg, ...pageFlags }, ({ project, ...page }) =>
+    withApi((api, call) =>
+      Effect.gen(function*() {
+        const query = yield* pageQuery(page)
+        const data = yield* call(api.expenses.listExpenses({ params: { id: project }, query }))
+        yield* emit(data, Render.expenses)
+      }))).pipe(
+    Command.withDescription("List a project's expenses, newest first"),
+    Command.withExamples([{ command: "sitehealth expenses list prj_3kTMd9qXyVbN2LwP --limit 20", description: "The last 20" }])
+  )
+
+export const deleteExpenseCommand = (name: string) =>
+  Command.make(
+    name,
+    { project: projectArg, expense: Argument.String("expense").pipe(Argument.withDescription("The expense's id (exp_…)")) },
+    ({ expense, project }) =>
       withApi((api, call) =>
-        Effect.gen(function*() {
-          const query = yield* pageQuery(page)
-          const data = yield* call(api.expenses.listExpenses({ params: { id: project }, query }))
-          yield* emit(data, Render.expenses)
-        }))).pipe(
-      Command.withDescription("List a project's expenses, newest first"),
-      Command.withExamples([{ command: "sitehealth expenses list prj_3kTMd9qXyVbN2LwP --limit 20", description: "The last 20" }])
-    ),
-    createExpenseCommand,
-    Command.make(
-      "delete",
-      { project: projectArg, expense: Argument.String("expense").pipe(Argument.withDescription("The expense's id (exp_…)")) },
-      ({ expense, project }) =>
-        withApi((api, call) =>
-          Effect.flatMap(call(api.expenses.deleteExpense({ params: { id: project, expenseId: expense } })), (data) =>
-            emit(data, (s, d) => `deleted\n${Render.expense(s, d.expense)}`)))
-    ).pipe(
-      Command.withDescription("Delete an expense (kept, marked deleted; reports stop counting it)"),
-      Command.withExamples([{ command: "sitehealth expenses delete prj_3kTMd9qXyVbN2LwP exp_9aB…", description: "Delete one expense" }])
-    )
-  ])
-)
+        Effect.flatMap(call(api.expenses.deleteExpense({ params: { id: project, expenseId: expense } })), (data) =>
+          emit(data, (s, d) => `deleted\n${Render.expense(s, d.expense)}`)))
+  ).pipe(
+    Command.withDescription("Delete an expense (kept, marked deleted; reports stop counting it)"),
+    Command.withExamples([{ command: "sitehealth expenses delete prj_3kTMd9qXyVbN2LwP exp_9aB…", description: "Delete one expense" }])
+  )

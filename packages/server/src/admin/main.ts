@@ -11,6 +11,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { admin } from "./Cli.ts"
 import { AdminError, type AdminErrorType } from "./Commands.ts"
 import { readLogSettings } from "../Config.ts"
@@ -92,7 +93,7 @@ const report = (failure: Failure) =>
   Effect.sync(() => {
     if (json) {
       process.stdout.write(
-        `${JSON.stringify({ status: "error", error: { message: failure.message, type: failure.type } }, null, 2)}\n`
+        `${JSON.stringify(errorBody(null, failure.message, failure.type), null, 2)}\n`
       )
     } else if (!failure.shown) {
       process.stderr.write(`error: ${failure.message}\n`)

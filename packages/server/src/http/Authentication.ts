@@ -9,7 +9,7 @@ import { Clock, Effect, Layer, Redacted } from "effect"
 import { HttpEffect, HttpRouter, HttpServerResponse } from "effect/http"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden, RateLimited, TrialExpired, Unauthorized } from "@sitehealth/domain/Errors"
-import { operationOf } from "@sitehealth/domain/Permissions"
+import { operationOf } from "@sitehealth/domain/Api"
 import { isEntitled } from "../accounts/AccountsRepo.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
@@ -43,7 +43,7 @@ export const AuthenticationLive = Layer.effect(
           const secret = Redacted.value(credential)
           if (secret === "") return yield* Unauthorized.of("missing_token")
           if (!isWellFormedSecret(secret)) return yield* Unauthorized.of("invalid_token")
-          const operation = operationOf(endpoint.identifier)
+          const operation = operationOf(endpoint)
           const nowMs = yield* Clock.currentTimeMillis
           let lookup: ProjectLookup | null = null
           if (operation?.project === true && operation.permission !== null) {

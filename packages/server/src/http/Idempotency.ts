@@ -30,19 +30,22 @@ import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENT_REPLAYED_HEADER,
   Idempotency,
-  IdempotencyKeyReused,
   isValidIdempotencyKey
 } from "@sitehealth/domain/Authentication"
-import { BadRequest, BadRequestWire, Conflict, ConflictWire, ForbiddenWire, NotFoundWire } from "@sitehealth/domain/Errors"
+import {
+  API_ERRORS,
+  apiErrorClassOf,
+  BadRequest,
+  Conflict,
+  encodeApiError,
+  Forbidden,
+  IdempotencyKeyReused,
+  NotFound
+} from "@sitehealth/domain/Errors"
 import { type ClaimInput, IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
 
 /** The handlers' own errors: answers of the endpoint, stored and replayed like its successes. */
-const STORED_ERRORS: Record<string, { readonly status: number; readonly wire: Schema.Codec<any, any> }> = {
-  BadRequest: { status: 400, wire: BadRequestWire },
-  Forbidden: { status: 403, wire: ForbiddenWire },
-  NotFound: { status: 404, wire: NotFoundWire },
-  Conflict: { status: 409, wire: ConflictWire }
-}
+const STORED_ERRORS: ReadonlyArray<(typeof API_ERRORS)[number]> = [BadRequest, Forbidden, NotFound, Conflict]
 
 const sortKeys = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(sortKeys)
@@ -116,15 +119,11 @@ const outcome = (
   if (Cause.hasInterrupts(cause) || Cause.findDefect(cause)._tag === "Success") return null
   const failure = Cause.findErrorOption(cause)
   if (failure._tag !== "Some") return null
-  const tag = (failure.value as { _tag?: unknown })?._tag
-  const stored = typeof tag === "string" ? STORED_ERRORS[tag] : undefined
+  const ErrorClass = apiErrorClassOf(failure.value)
   // Anything else — above all HttpApiSchemaError, a request the API could not decode — leaves the key free.
-  if (stored === undefined) return null
-  try {
-    return { status: stored.status, body: JSON.stringify(Schema.encodeUnknownSync(stored.wire)(failure.value)) }
-  } catch {
-    return null
-  }
+  if (ErrorClass === undefined || !STORED_ERRORS.includes(ErrorClass)) return null
+  const encoded = encodeApiError(failure.value)
+  return encoded === undefined ? null : { status: encoded.status, body: JSON.stringify(encoded.body) }
 }
 
 /**
@@ -145,7 +144,7 @@ class RolledBack<E> {
 
 const inProgress = () =>
   HttpServerResponse.jsonUnsafe(
-    Schema.encodeSync(ConflictWire)(
+    Schema.encodeSync(Conflict)(
       new Conflict({
         message: "A request with this Idempotency-Key is still being processed; retry shortly",
         type: "idempotency_request_in_progress"

@@ -26,6 +26,7 @@
 import { Context, Duration, Effect, Layer, Metric, Option } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { SqlClient } from "effect/sql"
 import * as Crypto from "node:crypto"
 import { AppConfig } from "../Config.ts"
@@ -201,7 +202,7 @@ const bearerMatches = (authorization: string | undefined, expected: Buffer): boo
 
 const unauthorized = () =>
   HttpServerResponse.jsonUnsafe(
-    { status: "error", error: { code: 401, message: "Invalid or missing metrics token", type: "unauthorized" } },
+    errorBody(401, "Invalid or missing metrics token", "unauthorized"),
     { status: 401, headers: { "www-authenticate": 'Bearer realm="sitehealth-metrics"' } }
   )
 

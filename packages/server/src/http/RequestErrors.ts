@@ -8,6 +8,7 @@ import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { SchemaIssue } from "effect"
 import { RequestErrors } from "@sitehealth/domain/Authentication"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { BadRequest, clipInput, InternalError, PayloadTooLarge, Unavailable } from "@sitehealth/domain/Errors"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -80,10 +81,7 @@ const retryAfterOn503 = (_request: unknown, response: HttpServerResponse.HttpSer
 
 export const unsupportedMediaType = () =>
   HttpServerResponse.jsonUnsafe(
-    {
-      status: "error",
-      error: { code: 415, message: "Send the body as JSON with Content-Type: application/json", type: "unsupported_media_type" }
-    },
+    errorBody(415, "Send the body as JSON with Content-Type: application/json", "unsupported_media_type"),
     { status: 415 }
   )
 

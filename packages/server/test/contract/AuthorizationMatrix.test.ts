@@ -1,5 +1,5 @@
 /**
- * The authorization matrix, generated: every operation of the operation table (OPERATIONS, the same
+ * The authorization matrix, generated: every operation of the contract (its Operation annotations, the same
  * table the middleware enforces and the CLI and MCP derive from) × every point of view a caller can be
  * in, each asserting the status, `type` and envelope docs/api.md §2–§5 document — in the documented order
  * 401 → 429 → 402 → 403 permission → 404 / 403 project. Allowed cases must answer their 2xx with a
@@ -15,7 +15,10 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { OPERATIONS, type Operation, type OperationName, PERMISSIONS } from "@sitehealth/domain/Permissions"
+import { type EndpointName as OperationName, operations } from "@sitehealth/domain/Api"
+import { type Operation, PERMISSIONS } from "@sitehealth/domain/Permissions"
+
+const OPERATION_NAMES = operations.map(([name]) => name)
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
@@ -273,13 +276,13 @@ beforeAll(async () => {
 describe("authorization matrix: every operation × every point of view", () => {
   it("has an example request for every operation of the table, and only for those", () => {
     const fake = { accountId: "", rootSecret: "", p1: "p", p2: "p", expense: "e", expenseToDelete: "e", token: "t", syncRun: "s" }
-    expect(Object.keys(examples(fake)).sort()).toEqual(Object.keys(OPERATIONS).sort())
-    for (const name of Object.keys(OPERATIONS) as Array<OperationName>) requestOf(name, examples(fake)[name])
+    expect(Object.keys(examples(fake)).sort()).toEqual([...OPERATION_NAMES].sort())
+    for (const name of OPERATION_NAMES) requestOf(name, examples(fake)[name])
   })
 
   for (const viewName of VIEW_NAMES) {
     describe(viewName, () => {
-      for (const [name, op] of Object.entries(OPERATIONS) as Array<[OperationName, Operation]>) {
+      for (const [name, op] of operations) {
         it(name, async () => {
           const view = views.get(viewName)!
           const example = examples(view.world)[name]
@@ -389,9 +392,9 @@ describe("object access: another project's or account's expense, token or sync r
 
 describe("the count", () => {
   it("reports how many cases the matrix asserted", () => {
-    const matrix = VIEW_NAMES.length * Object.keys(OPERATIONS).length
+    const matrix = VIEW_NAMES.length * OPERATION_NAMES.length
     // Printed so the figure can be quoted (docs/security.md: "cases in the matrix").
-    console.info(`authorization matrix (${h.store}): ${VIEW_NAMES.length} views × ${Object.keys(OPERATIONS).length} operations = ${matrix} cells; ${cases} cases asserted with the object-access checks`)
+    console.info(`authorization matrix (${h.store}): ${VIEW_NAMES.length} views × ${OPERATION_NAMES.length} operations = ${matrix} cells; ${cases} cases asserted with the object-access checks`)
     expect(cases).toBeGreaterThanOrEqual(matrix + 20)
   })
 })

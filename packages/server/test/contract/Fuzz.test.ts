@@ -20,7 +20,7 @@ import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { clipInput } from "@sitehealth/domain/Errors"
-import { operationOf } from "@sitehealth/domain/Permissions"
+import { operationByName } from "@sitehealth/domain/Api"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
@@ -197,7 +197,7 @@ const legitimateEffect: Record<string, (sent: Sent, data: any, diff: ReadonlyArr
 // ---------------------------------------------------------------------------------------------------------
 
 const mutates = (spec: EndpointSpec) => {
-  const kind = operationOf(spec.name)?.kind
+  const kind = operationByName(spec.name)?.kind
   return kind === "write" || kind === "destructive"
 }
 
@@ -338,7 +338,7 @@ afterAll(async () => {
 
 it("reflects every endpoint of the contract, each in the operation table", () => {
   expect(ENDPOINTS.length).toBeGreaterThanOrEqual(19)
-  for (const spec of ENDPOINTS) expect(operationOf(spec.name), spec.name).toBeDefined()
+  for (const spec of ENDPOINTS) expect(operationByName(spec.name), spec.name).toBeDefined()
   // Reflection sees the bodies (a regression here would silently stop the body fuzzing).
   expect(ENDPOINTS.filter((e) => e.payload !== undefined).map((e) => e.name))
     .toEqual(expect.arrayContaining(["createExpense", "createToken", "revokeToken", "syncIntegration"]))

@@ -1,6 +1,7 @@
 /** 403 vs 404: other accounts' projects do not exist; restricted tokens get 403; permissions are named. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { OPERATIONS, PERMISSIONS } from "@sitehealth/domain/Permissions"
+import { operationByName } from "@sitehealth/domain/Api"
+import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { makeHarness, type Harness } from "../support/Harness.ts"
 
 let h: Harness
@@ -86,7 +87,8 @@ describe("permissions", () => {
       revokeToken: ["DELETE", "/api/v1/tokens/tok_x"]
     }
     for (const [name, [method, path]] of Object.entries(routes)) {
-      const needed = (OPERATIONS as any)[name].permission
+      const needed = operationByName(name)?.permission
+      if (needed === undefined || needed === null) throw new Error(`${name}: no permission in its Operation annotation`)
       // A token with every permission but the needed one.
       const token = await h.mint(account.id, { permissions: PERMISSIONS.filter((p) => p !== needed) })
       const r = await h.call(method, path, { token: token.secret })

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest"
 import { collapseTop, seo, seoTotals, seoWindows, topPageChanges, topQueryChanges } from "../src/metrics/Seo.ts"
 import {
+import type { ProjectId } from "@sitehealth/domain/Common"
   SEO_DATA_THROUGH,
   SEO_EXPECTED_7D,
   SEO_EXPECTED_TOP_PAGES,
@@ -13,7 +14,7 @@ import {
 } from "./fixtures/seoFixtures.ts"
 
 const input = {
-  projectId: "prj_seo",
+  projectId: "prj_seo" as ProjectId,
   period: "7d" as const,
   today: SEO_TODAY,
   dataThrough: SEO_DATA_THROUGH,

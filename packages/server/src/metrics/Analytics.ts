@@ -4,7 +4,7 @@
  * Definitions: docs/metrics.md, "Analytics".
  */
 import type { Analytics, TrafficTotals, VisitorsMethod } from "@sitehealth/domain/Analytics"
-import type { Period } from "@sitehealth/domain/Common"
+import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { TrafficQuery } from "../traffic/TrafficRepo.ts"
 import type { TrafficHour, TrafficUniques, TrafficWindow } from "../traffic/Types.ts"
 import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"
@@ -190,7 +190,7 @@ const monthSeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array
 // ---------------------------------------------------------------------------------------------------
 
 export interface AnalyticsInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly plan: AnalyticsPlan
   readonly now: number
   readonly data: TrafficWindow

@@ -3,6 +3,7 @@
  * project's time zone: today is partial, and counting it made every morning look like a drop) against the
  * 30 days before. Pure: the caller passes `today` and `now`. Formulas: docs/metrics.md, "Health".
  */
+import type { ProjectId } from "@sitehealth/domain/Common"
 import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { addDays, daysBetween } from "./Dates.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay } from "./Rows.ts"
@@ -12,7 +13,7 @@ import type { FxRate } from "../fx/Fx.ts"
 import { expensesIn } from "./Profitability.ts"
 
 export interface HealthInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly today: string // local day
   readonly now: string // ISO instant, stamped as computedAt
   readonly series: ProjectSeries

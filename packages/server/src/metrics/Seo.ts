@@ -4,7 +4,7 @@
  * Search data lags 2–3 days, so the window ends at `dataThrough` (the last day with data), not today:
  * a window ending today would compare two empty days against two full ones and show a false drop.
  */
-import type { Period } from "@sitehealth/domain/Common"
+import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Seo } from "@sitehealth/domain/Seo"
 import type { SearchPageDay, SearchQueryDay } from "../search/Types.ts"
 import { addDays, daysBetween } from "./Dates.ts"
@@ -176,7 +176,7 @@ export const collapseTop = <R extends Keyed>(
   ])
 
 export interface SeoInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly period: Period
   /** Today in the project's time zone. */
   readonly today: string

@@ -1,0 +1,97 @@
+/**
+ * How every repository meets its database. Rows are decoded with a row schema at the boundary (only the
+ * columns the repository reads), so nothing untyped travels further in.
+ *
+ * Failures of the database itself, and rows that do not have the shape their table promises, are DEFECTS
+ * rather than typed failures: no caller can act on them. What happens to them is decided in one place each:
+ * an HTTP request answers a transient SqlError (connection refused, server restarting) 503 with Retry-After
+ * and any other defect a logged 500 (http/RequestErrors.ts); the worker logs and retries on its next tick.
+ * A repository's typed failures are kept for what a caller can act on (not found, conflicts).
+ */
+import { Data, Effect, Result, Schema, SchemaTransformation } from "effect"
+import { SqlError } from "effect/sql"
+
+/** A stored row that does not match its table's shape (a hand edit, a half-applied migration): a defect. */
+export class CorruptRow extends Data.TaggedError("CorruptRow")<{
+  readonly table: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `corrupt row in ${this.table}: ${this.reason}`
+  }
+}
+
+/**
+ * Column shapes as @effect/sql-pg delivers them: bigint (int8) as a JS bigint, date as "YYYY-MM-DD" text,
+ * timestamptz as a Date, json/jsonb parsed, text[] as an array, bytea as a Uint8Array.
+ */
+export const Int8 = Schema.Union([
+  Schema.Finite,
+  // Amounts in minor units and counters stay far below 2^53; Number() is exact there.
+  Schema.BigInt.pipe(Schema.decodeTo(Schema.Finite, SchemaTransformation.transform({ decode: Number, encode: BigInt })))
+])
+/** numeric arrives as its decimal text (exact); a double precision column as a number. */
+export const Numeric = Schema.Union([Schema.Finite, Schema.FiniteFromString])
+export const Instant = Schema.Date
+export const Day = Schema.String
+export const Bytes = Schema.Uint8Array
+
+const isDbError = (e: unknown): e is SqlError.SqlError | Schema.SchemaError =>
+  SqlError.isSqlError(e) || Schema.isSchemaError(e)
+
+/**
+ * The database's failures (SqlError) and rows failing their schema (SchemaError, from SqlSchema) become
+ * defects; a repository's own typed failures pass through. The SqlError itself is the defect, so
+ * RequestErrors can still tell a database outage (503) from a bug (500).
+ */
+export const dieOnDbError = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  table = "a table"
+): Effect.Effect<A, Exclude<E, SqlError.SqlError | Schema.SchemaError>, R> =>
+  Effect.catchIf(self, isDbError, (e) =>
+    Effect.die(Schema.isSchemaError(e) ? new CorruptRow({ table, reason: e.message }) : e)) as Effect.Effect<
+      A,
+      Exclude<E, SqlError.SqlError | Schema.SchemaError>,
+      R
+    >
+
+/**
+ * For effects that run a caller's work inside a transaction (its typed failures, even a SchemaError of its
+ * own, are the caller's): only the database's failures become defects.
+ */
+export const dieOnSqlError = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+  Effect.catchIf(self, SqlError.isSqlError, Effect.die) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>
+
+/**
+ * Decodes the rows of one query with a row schema; a row that does not match is a CorruptRow defect naming
+ * the table and the column. Synchronous decoding: no fiber per row on list endpoints.
+ */
+export const rowsOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S) => {
+  const decode = Schema.decodeUnknownResult(Schema.Array(row))
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> => {
+    const result = decode(rows)
+    return Result.isSuccess(result)
+      ? Effect.succeed(result.success)
+      : Effect.die(new CorruptRow({ table, reason: result.failure.message }))
+  }
+}
+
+/** As rowsOf, for a query that returns at most one row: the row, or null. */
+export const firstOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S) => {
+  const decode = Schema.decodeUnknownResult(row)
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<S["Type"] | null> => {
+    if (rows.length === 0) return Effect.succeed(null)
+    const result = decode(rows[0])
+    return Result.isSuccess(result)
+      ? Effect.succeed(result.success)
+      : Effect.die(new CorruptRow({ table, reason: result.failure.message }))
+  }
+}
+
+/** As rowsOf, for INSERT/UPDATE … RETURNING that must yield its row: none is a defect too. */
+export const singleOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S) => {
+  const decode = firstOf(table, row)
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<S["Type"]> =>
+    Effect.flatMap(decode(rows), (r) =>
+      r === null ? Effect.die(new CorruptRow({ table, reason: "the statement returned no row" })) : Effect.succeed(r))
+}

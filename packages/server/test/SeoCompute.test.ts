@@ -2,7 +2,6 @@
 import { describe, expect, it } from "vitest"
 import { collapseTop, seo, seoTotals, seoWindows, topPageChanges, topQueryChanges } from "../src/metrics/Seo.ts"
 import {
-import type { ProjectId } from "@sitehealth/domain/Common"
   SEO_DATA_THROUGH,
   SEO_EXPECTED_7D,
   SEO_EXPECTED_TOP_PAGES,
@@ -12,6 +11,7 @@ import type { ProjectId } from "@sitehealth/domain/Common"
   SEO_TODAY,
   SEO_TOTALS
 } from "./fixtures/seoFixtures.ts"
+import type { ProjectId } from "@sitehealth/domain/Common"
 
 const input = {
   projectId: "prj_seo" as ProjectId,

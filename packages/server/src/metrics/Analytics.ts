@@ -5,11 +5,9 @@
  */
 import type { Analytics, TrafficTotals, VisitorsMethod } from "@sitehealth/domain/Analytics"
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
-import type { TrafficQuery } from "../traffic/TrafficRepo.ts"
-import type { TrafficHour, TrafficUniques, TrafficWindow } from "../traffic/Types.ts"
 import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"
 import { changeOf, type DayWindow, inWindow, num, periodWindow, previousWindow, ratio } from "./Numbers.ts"
-import type { TrafficDay } from "./Rows.ts"
+import type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "./Rows.ts"
 
 const HOUR_MS = 3_600_000
 const EPOCH_DAY = "0001-01-01"

@@ -4,12 +4,11 @@
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Churn } from "@sitehealth/domain/Revenue"
-import type { ChurnEvent } from "../payments/Rollup.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"
 import { customerChurnRate, payingCustomersAtEndOf, movementsIn, revenuePeriodWindow } from "./Revenue.ts"
 import { addDays } from "./Dates.ts"
-import type { RevenueDay } from "./Rows.ts"
+import type { ChurnEvent, RevenueDay } from "./Rows.ts"
 
 export interface ChurnInput {
   readonly projectId: ProjectId

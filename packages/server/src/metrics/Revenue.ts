@@ -9,12 +9,10 @@
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Revenue } from "@sitehealth/domain/Revenue"
-import type { CohortRow } from "../payments/PaymentsRepo.ts"
-import type { UnconvertedDay } from "../payments/Rollup.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
-import type { ExpenseRow, RevenueDay } from "./Rows.ts"
+import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "./Rows.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { profitability } from "./Profitability.ts"
 

@@ -6,11 +6,10 @@
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Seo } from "@sitehealth/domain/Seo"
-import type { SearchPageDay, SearchQueryDay } from "../search/Types.ts"
 import { addDays, daysBetween } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
-import type { SearchDay } from "./Rows.ts"
+import type { SearchDay, SearchPageDay, SearchQueryDay } from "./Rows.ts"
 
 /** Rows shown in topQueries / topPages. */
 export const SEO_TOP_ROWS = 10

@@ -6,17 +6,14 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { FxRepo } from "../fx/FxRepo.ts"
-import type { RevenueDay } from "../metrics/Rows.ts"
+import type { CohortRow, RevenueDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import { revenueColumns } from "../store/Rows.ts"
 import { type ChurnEvent, type CustomerMrrSpan, rollup, type RollupOutput, type UnconvertedDay } from "./Rollup.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
-/** A customer paying at the start of a window, with its MRR then and at the window's end (0 if gone). */
-export interface CohortRow {
-  readonly customerId: string
-  readonly startMinor: number
-  readonly endMinor: number
-}
+export type { CohortRow }
+export { revenueColumns }
 
 export interface PaymentsRepoShape {
   /**
@@ -292,23 +289,3 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
     })
   )
 }
-
-/** revenue_daily's columns of one RevenueDay (also used by MetricsRepo.writeDays). */
-export const revenueColumns = (projectId: string, r: RevenueDay) => ({
-  project_id: projectId,
-  day: r.day,
-  gross_minor: r.grossMinor,
-  refunds_minor: r.refundsMinor,
-  failed_payments: r.failedPayments,
-  failed_minor: r.failedMinor,
-  mrr_minor: r.mrrMinor,
-  customers: r.customers,
-  new_mrr_minor: r.newMrrMinor,
-  expansion_mrr_minor: r.expansionMrrMinor,
-  contraction_mrr_minor: r.contractionMrrMinor,
-  churned_mrr_minor: r.churnedMrrMinor,
-  reactivation_mrr_minor: r.reactivationMrrMinor,
-  new_customers: r.newCustomers,
-  churned_customers: r.churnedCustomers,
-  reactivated_customers: r.reactivatedCustomers
-})

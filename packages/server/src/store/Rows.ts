@@ -31,7 +31,7 @@ export const toProjectRecord = (r: ProjectRow): ProjectRecord => ({
 })
 
 /** revenue_daily's columns of one RevenueDay. */
-export const revenueColumns = (projectId: ProjectId, r: RevenueDay) => ({
+export const revenueColumns = (projectId: string, r: RevenueDay) => ({
   project_id: projectId,
   day: r.day,
   gross_minor: r.grossMinor,

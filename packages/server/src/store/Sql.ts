@@ -36,6 +36,18 @@ export const Instant = Schema.Date
 export const Day = Schema.String
 export const Bytes = Schema.Uint8Array
 
+/** A json column holding an array: parsed by @effect/sql-pg, text under other driver settings. */
+export const JsonArray = Schema.Union([Schema.Array(Schema.Unknown), Schema.String])
+
+/**
+ * The elements of a JsonArray column as the positional tuples the query's json_build_array builds. For bulk
+ * reads only (months of daily rows per report): the tuple type is written next to that SELECT and checked by
+ * review rather than decoded element by element, which would cost more than the query. The column itself is
+ * decoded (JsonArray) so a missing or non-array column is still a CorruptRow.
+ */
+export const tuplesOf = <T extends ReadonlyArray<unknown>>(value: ReadonlyArray<unknown> | string): ReadonlyArray<T> =>
+  (typeof value === "string" ? JSON.parse(value) : value) as ReadonlyArray<T>
+
 const isDbError = (e: unknown): e is SqlError.SqlError | Schema.SchemaError =>
   SqlError.isSqlError(e) || Schema.isSchemaError(e)
 

@@ -104,11 +104,13 @@ const sentence = (label: string, change: number | null, what: string): string =>
     : `${label} ${change > 0 ? "up" : "down"} ${pct(change)} on ${what}`
 
 /** The dimension scores and the figures behind them. */
-export const scoreDimensions = (input: HealthInput, current: DayWindow, previous: DayWindow): ReadonlyArray<Scored | (Omit<Scored, "score"> & { score: null; noData: true })> => {
+type Unscored = Omit<Scored, "score"> & { score: null; noData: true }
+
+export const scoreDimensions = (input: HealthInput, current: DayWindow, previous: DayWindow): ReadonlyArray<Scored | Unscored> => {
   const { currency, series } = input
   const span: DayWindow = { from: previous.from, to: current.to }
-  const out: Array<any> = []
-  const none = (name: Dimension, metric: string, what: string, source: Scored["source"]) =>
+  const out: Array<Scored | Unscored> = []
+  const none = (name: Dimension, metric: string, what: string, source: Scored["source"]): Unscored =>
     ({ name, metric, score: null, reason: `No ${what} data in the last 60 days`, figures: {}, source, noData: true })
 
   // Traffic: visitors of the last 30 days vs the 30 before.

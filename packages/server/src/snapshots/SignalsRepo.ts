@@ -174,7 +174,7 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             open.delete(c.fingerprint)
             const base = { id: old?.signal.id ?? newSignalId(), dimension: c.dimension, severity: c.severity, kind: c.kind }
             rows.set(base.id, { projectId, fingerprint: c.fingerprint, signal: toSignal({
-              ...base, body: bodyOf(c, currency), detected_at: old?.signal.detectedAt ?? at, last_seen_at: at, resolved_at: null
+              ...base, body: bodyOf(c, currency), detected_at: new Date(old?.signal.detectedAt ?? at), last_seen_at: now, resolved_at: null
             }) })
           }
           for (const r of open.values()) rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })

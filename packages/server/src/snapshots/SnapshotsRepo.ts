@@ -236,7 +236,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             page,
             "asc"
           )
-          const ids = found.items.map((p) => p.id)
+          const ids: ReadonlyArray<string> = found.items.map((p) => p.id)
           const rows = [...health.values()]
             .filter((h) => ids.includes(h.projectId) && h.day >= fromDay)
             .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day < b.day ? -1 : 1))

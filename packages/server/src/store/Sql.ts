@@ -107,3 +107,25 @@ export const singleOf = <S extends Schema.ConstraintDecoder<unknown>>(table: str
     Effect.flatMap(decode(rows), (r) =>
       r === null ? Effect.die(new CorruptRow({ table, reason: "the statement returned no row" })) : Effect.succeed(r))
 }
+
+/**
+ * For bulk reads (tens of thousands of rows: a report's query rows, a project's whole payment history),
+ * where decoding every row would cost more than the query. The driver types every row of a column alike
+ * (by its OID), so decoding the FIRST row checks the column types and a drifted schema still surfaces as a
+ * CorruptRow; the rest are read as the same shape. The row schema must therefore not transform (Type ===
+ * Encoded: convert bigint and numeric text with Number() where the row is read) and its nullable columns
+ * must say so in the type.
+ */
+export const bulkRowsOf = <T>(table: string, row: Schema.Codec<T, T>) => {
+  const decode = Schema.decodeUnknownResult(row)
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<T>> => {
+    if (rows.length === 0) return Effect.succeed([])
+    const result = decode(rows[0])
+    return Result.isSuccess(result)
+      ? Effect.succeed(rows as ReadonlyArray<T>)
+      : Effect.die(new CorruptRow({ table, reason: result.failure.message }))
+  }
+}
+
+/** A bigint (int8) or numeric column, or a sum of one, before Number(): the driver's bigint or decimal text. */
+export const Wide = Schema.Union([Schema.Number, Schema.BigInt, Schema.String])

@@ -9,7 +9,7 @@ import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
 import { ProjectRow, toProjectRecord } from "../store/Rows.ts"
-import { CorruptRow, Day, dieOnDbError, firstOf, Instant, Numeric, rowsOf, singleOf } from "../store/Sql.ts"
+import { bulkRowsOf, CorruptRow, Day, dieOnDbError, firstOf, Instant, singleOf, Wide } from "../store/Sql.ts"
 
 const encodeHealth = Schema.encodeSync(Health)
 /**
@@ -80,14 +80,16 @@ const BriefingRow = Schema.Struct({ body: JsonValue })
 /**
  * One row of the projects list's read: the project, its data_version and one stored snapshot (all h_*
  * columns null when the project has none in the window). Only the snapshot columns the list shows are read.
+ * A page is up to 100 projects × the trend's days: a bulk read (bulkRowsOf), so nothing here transforms —
+ * score and confidence (numeric) go through Number() below.
  */
 const TrendRowSchema = Schema.Struct({
   ...ProjectRow.fields,
   current_version: Schema.String,
   h_day: Schema.NullOr(Day),
   h_version: Schema.NullOr(Schema.String),
-  score: Schema.NullOr(Numeric),
-  confidence: Schema.NullOr(Numeric),
+  score: Schema.NullOr(Wide),
+  confidence: Schema.NullOr(Wide),
   status: Schema.NullOr(HealthStatus),
   h_computed_at: Schema.NullOr(Instant)
 })
@@ -108,7 +110,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const decodeHealthRow = firstOf("health_snapshots", HealthRow)
-      const decodeTrends = rowsOf("projects, health_snapshots", TrendRowSchema)
+      const decodeTrends = bulkRowsOf("projects, health_snapshots", TrendRowSchema)
       const decodeBriefing = firstOf("briefings", BriefingRow)
       const decodeInsertedBriefing = singleOf("briefings", BriefingRow)
       return SnapshotsRepo.of({
@@ -176,8 +178,8 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                   day: r.h_day,
                   dataVersion: r.h_version,
                   snapshot: {
-                    score: r.score,
-                    confidence: r.confidence ?? 0,
+                    score: r.score === null ? null : Number(r.score),
+                    confidence: Number(r.confidence),
                     status: r.status,
                     computedAt: r.h_computed_at.toISOString()
                   }

@@ -112,17 +112,17 @@ export const singleOf = <S extends Schema.ConstraintDecoder<unknown>>(table: str
  * For bulk reads (tens of thousands of rows: a report's query rows, a project's whole payment history),
  * where decoding every row would cost more than the query. The driver types every row of a column alike
  * (by its OID), so decoding the FIRST row checks the column types and a drifted schema still surfaces as a
- * CorruptRow; the rest are read as the same shape. The row schema must therefore not transform (Type ===
- * Encoded: convert bigint and numeric text with Number() where the row is read) and its nullable columns
- * must say so in the type.
+ * CorruptRow; the rest are read as the same shape. The row schema must therefore not transform (its Type is
+ * its Encoded up to brands: convert bigint and numeric text with Number() where the row is read) and its
+ * nullable columns must say so in the type.
  */
-export const bulkRowsOf = <T>(table: string, row: Schema.Codec<T, T>) => {
+export const bulkRowsOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S) => {
   const decode = Schema.decodeUnknownResult(row)
-  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<T>> => {
+  return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<S["Type"]>> => {
     if (rows.length === 0) return Effect.succeed([])
     const result = decode(rows[0])
     return Result.isSuccess(result)
-      ? Effect.succeed(rows as ReadonlyArray<T>)
+      ? Effect.succeed(rows as ReadonlyArray<S["Type"]>)
       : Effect.die(new CorruptRow({ table, reason: result.failure.message }))
   }
 }

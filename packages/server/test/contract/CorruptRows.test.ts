@@ -38,7 +38,7 @@ describe.skipIf(!onPostgres)("a corrupt row", () => {
 
     const list = await h.call("GET", "/api/v1/tokens", { token: secret })
     expect(list.status).toBe(500)
-    expect(list.json).toEqual({ status: "error", error: { code: 500, message: "Unexpected server error", type: "internal_error" } })
+    expect(list.json).toMatchObject({ status: "error", error: { code: 500, message: "Unexpected server error", type: "internal_error" } })
     expect(list.text).not.toContain("delete_everything")
 
     expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(200)

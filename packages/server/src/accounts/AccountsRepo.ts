@@ -5,7 +5,7 @@ import { SqlClient } from "effect/sql"
 import { newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { AccountRecord, SubscriptionStatus } from "../store/Records.ts"
-import { dieOnDbError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 
 const AccountRow = Schema.Struct({
   id: AccountId,
@@ -54,24 +54,24 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
               VALUES (${newId("acc")}, ${name}, ${trialEndsAt}, ${now}) RETURNING *`.pipe(
             Effect.flatMap(decodeSingle),
             Effect.map(toRecord),
-            dieOnDbError
+            dieOnSqlError
           ),
         list: () =>
-          sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.flatMap(all), dieOnDbError),
-        find: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.flatMap(one), dieOnDbError),
+          sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.flatMap(all), dieOnSqlError),
+        find: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.flatMap(one), dieOnSqlError),
         setTrial: (id, endsAt) =>
           sql`UPDATE accounts SET trial_ends_at = ${endsAt} WHERE id = ${id} RETURNING *`.pipe(
             Effect.flatMap(one),
-            dieOnDbError
+            dieOnSqlError
           ),
         setSubscription: (id, status, until) =>
           sql`UPDATE accounts SET subscription_status = ${status}, subscription_until = ${until}
-              WHERE id = ${id} RETURNING *`.pipe(Effect.flatMap(one), dieOnDbError),
+              WHERE id = ${id} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError),
         count: () =>
           sql`SELECT count(*)::int AS n FROM accounts`.pipe(
             Effect.flatMap(rowsOf("accounts", Schema.Struct({ n: Schema.Finite }))),
             Effect.map((rows) => rows[0].n),
-            dieOnDbError
+            dieOnSqlError
           )
       })
     })

@@ -6,7 +6,7 @@ import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ExpenseRecord, Page, PageRequest } from "../store/Records.ts"
-import { Day, dieOnDbError, firstOf, Instant, Int8, rowsOf, singleOf } from "../store/Sql.ts"
+import { Day, dieOnSqlError, firstOf, Instant, Int8, rowsOf, singleOf } from "../store/Sql.ts"
 
 export interface ExpensesRepoShape {
   readonly insert: (e: ExpenseRecord) => Effect.Effect<ExpenseRecord>
@@ -61,7 +61,7 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
               RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
             Effect.flatMap(decodeSingle),
             Effect.map(toExpenseRecord),
-            dieOnDbError
+            dieOnSqlError
           ),
         list: (projectId, page) => {
           const after = page.after
@@ -71,7 +71,7 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
             Effect.flatMap(decodeAll),
             Effect.map((rows) => toPage(rows.map(toExpenseRecord), page.limit)),
-            dieOnDbError
+            dieOnSqlError
           )
         },
         softDelete: (projectId, id, at) =>
@@ -85,7 +85,7 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
               SELECT *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on FROM deleted`.pipe(
             Effect.flatMap(decodeFirst),
             Effect.map((r) => (r === null ? null : toExpenseRecord(r))),
-            dieOnDbError
+            dieOnSqlError
           )
       })
     })

@@ -5,7 +5,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { Day, dieOnDbError, Numeric, rowsOf } from "../store/Sql.ts"
+import { Day, dieOnSqlError, Numeric, rowsOf } from "../store/Sql.ts"
 import type { FxRate } from "./Fx.ts"
 
 export interface FxRepoShape {
@@ -36,7 +36,7 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
         all: () =>
           sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`.pipe(
             Effect.flatMap(decodeRates),
-            dieOnDbError
+            dieOnSqlError
           ),
         put: (rates) =>
           rates.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
@@ -45,7 +45,7 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
                 ON CONFLICT (base, quote, day) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`
             }
             yield* sql`UPDATE projects SET data_version = data_version + 1`
-          })).pipe(Effect.asVoid, dieOnDbError)
+          })).pipe(Effect.asVoid, dieOnSqlError)
       })
     })
   )

@@ -10,7 +10,7 @@
  */
 import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { dieOnDbError, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
+import { dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 import { isTransientDatabaseFailure } from "./RequestErrors.ts"
 
 /** How long a key is kept (from its first use): a retry within this window replays; after it, the key is new. */
@@ -148,7 +148,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
               return record.createdAt <= legacyAbandonedBefore(input.now) ? { _tag: "Claimed" as const } : { _tag: "Busy" as const }
             }
             return { _tag: "Existing" as const, record }
-          }).pipe(dieOnDbError),
+          }).pipe(dieOnSqlError),
         complete: (input, response) =>
           Effect.gen(function*() {
             if (!(yield* inTransaction)) return yield* outsideUnit("complete")
@@ -167,7 +167,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
             if (stored.length === 0) {
               return yield* Effect.die(new Error(`Idempotency: the key's row was written by another request while this one held the key; rolled back`))
             }
-          }).pipe(dieOnDbError),
+          }).pipe(dieOnSqlError),
         sweep: (now) =>
           sql`DELETE FROM idempotency_keys WHERE (token_id, key) IN (
                 SELECT token_id, key FROM idempotency_keys WHERE created_at <= ${expiredBefore(now)}
@@ -181,7 +181,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
                 : Effect.logWarning("Idempotency: sweeping expired keys failed; the next keyed request tries again", Cause.pretty(cause))
             })
           ),
-        find: (tokenId, key) => dieOnDbError(find(tokenId, key))
+        find: (tokenId, key) => dieOnSqlError(find(tokenId, key))
       })
     })
   )

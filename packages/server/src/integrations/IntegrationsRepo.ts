@@ -7,7 +7,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import { Bytes, dieOnDbError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { memorySide, SyncQueue } from "./SyncQueue.ts"
 
@@ -99,7 +99,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
         list: (projectId) =>
           Effect.all({
             integrations: sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`
-              .pipe(Effect.flatMap(decodeAll), dieOnDbError),
+              .pipe(Effect.flatMap(decodeAll), dieOnSqlError),
             lastRuns: queue.latestRuns(projectId)
           }, { concurrency: 2 }).pipe(
             Effect.map(({ integrations, lastRuns }) => ({ integrations: integrations.map(toIntegration), lastRuns }))
@@ -110,7 +110,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             : sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`).pipe(
             Effect.flatMap(decodeAll),
             Effect.map((rows) => rows.map(toIntegration)),
-            dieOnDbError
+            dieOnSqlError
           ),
         upsert: (i) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -122,7 +122,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                   last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
                   base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
             yield* bump(i.projectId)
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         connect: (c) =>
           sql.withTransaction(Effect.gen(function*() {
             const row = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
@@ -137,7 +137,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                 RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
             yield* bump(c.projectId)
             return toIntegration(row)
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         disconnect: (projectId, provider) =>
           sql.withTransaction(Effect.gen(function*() {
             const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
@@ -145,7 +145,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
             yield* bump(projectId)
             return true
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         connection: (projectId, provider) =>
           sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
             Effect.flatMap(decodeConnection),
@@ -156,7 +156,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                 state: r.state ?? null
               }
             ),
-            dieOnDbError
+            dieOnSqlError
           )
       })
     })

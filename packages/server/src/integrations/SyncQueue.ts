@@ -15,7 +15,7 @@ import { SqlClient } from "effect/sql"
 import { newId } from "../store/Ids.ts"
 import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
 import type { SyncRunRecord } from "../store/Records.ts"
-import { dieOnDbError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 
 export interface RequestSyncInput {
   readonly projectId: string
@@ -127,19 +127,19 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               // The pending one may have finished between the two statements: then queue again.
               if (existing !== null) return { sync: toRun(existing), alreadyQueued: true }
             }
-          }).pipe(dieOnDbError),
+          }).pipe(dieOnSqlError),
         latestRuns: (projectId) =>
           sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
               ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`.pipe(
             Effect.flatMap(decodeRuns),
             Effect.map((rows) => rows.map(toRun)),
-            dieOnDbError
+            dieOnSqlError
           ),
         find: (runId) =>
           sql`SELECT * FROM sync_runs WHERE id = ${runId}`.pipe(
             Effect.flatMap(decodeRun),
             Effect.map((r) => (r === null ? null : toRun(r))),
-            dieOnDbError
+            dieOnSqlError
           ),
         claim: (now, leaseMs) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -154,18 +154,18 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                   lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
                 WHERE id = ${rows[0].id} RETURNING *`.pipe(Effect.flatMap(decodeClaimed))
             return toRun(claimed)
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         renew: (run, until) =>
           sql`UPDATE sync_runs SET lease_until = ${until}
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
-            dieOnDbError
+            dieOnSqlError
           ),
         release: (run) =>
           sql`UPDATE sync_runs SET status = 'queued', lease_until = NULL, attempts = attempts - 1
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
-            dieOnDbError
+            dieOnSqlError
           ),
         succeed: ({ counts, now, run, state }) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -178,7 +178,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
             yield* bump(run.projectId)
             return true
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         fail: ({ error, now, retryAt, run }) =>
           sql.withTransaction(Effect.gen(function*() {
             const done = retryAt !== null
@@ -193,7 +193,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               yield* bump(run.projectId)
             }
             return true
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
           Effect.gen(function*() {
             const due = yield* sql`SELECT i.project_id, i.provider FROM integrations i
@@ -210,7 +210,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               if (inserted !== null) queued.push(toRun(inserted))
             }
             return queued
-          }).pipe(dieOnDbError)
+          }).pipe(dieOnSqlError)
       })
     })
   )

@@ -9,7 +9,7 @@ import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"
 import { ProjectRow, revenueColumns, toProjectRecord } from "../store/Rows.ts"
-import { dieOnDbError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
+import { dieOnSqlError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "./Rows.ts"
 
 export interface DailyRows {
@@ -125,7 +125,7 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
             const series = toSeries(loaded)
             remember(key, version, series)
             return { project, series }
-          }).pipe(dieOnDbError),
+          }).pipe(dieOnSqlError),
         loadSeries: (projectIds, fromDay) =>
           projectIds.length === 0 ? Effect.succeed(new Map()) : Effect.gen(function*() {
             // Same cache as loadProject: versions first, then one query for the projects that changed.
@@ -148,7 +148,7 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
               }
             }
             return result
-          }).pipe(dieOnDbError),
+          }).pipe(dieOnSqlError),
         writeDays: (projectId, rows) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
@@ -171,7 +171,7 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
                 ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
                   position_weighted = EXCLUDED.position_weighted`
             }
-          })).pipe(dieOnDbError)
+          })).pipe(dieOnSqlError)
       })
     })
   )

@@ -9,7 +9,7 @@ import { FxRepo } from "../fx/FxRepo.ts"
 import type { CohortRow, RevenueDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { revenueColumns } from "../store/Rows.ts"
-import { bulkRowsOf, Day, dieOnDbError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
+import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import { type ChurnEvent, type CustomerMrrSpan, rollup, type RollupOutput, type UnconvertedDay } from "./Rollup.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
@@ -206,7 +206,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           const all = yield* loadAll(projectId)
           const rates = yield* fx.all()
           yield* store(projectId, rollup(all, { timezone: project.timezone, currency: project.currency, rates }))
-        })).pipe(dieOnDbError)
+        })).pipe(dieOnSqlError)
 
       return PaymentsRepo.of({
         write: writeAndRollUp,
@@ -217,7 +217,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
               ORDER BY project_id`.pipe(
             Effect.flatMap(decodeProjectIds),
             Effect.map((rows) => rows.map((r) => r.project_id)),
-            dieOnDbError
+            dieOnSqlError
           ),
         cohort: (projectId, startDay, endDay) =>
           // One pass over the spans that overlap [startDay, endDay] (a customer's spans never overlap, so
@@ -239,7 +239,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 customerId: r.customer_id, startMinor: Number(r.start_minor), endMinor: Number(r.end_minor)
               }))
             ),
-            dieOnDbError
+            dieOnSqlError
           ),
         churnEvents: (projectId, fromDay, toDay) =>
           sql`SELECT customer_id, to_char(day, 'YYYY-MM-DD') AS day, mrr_lost_minor, reason FROM churn_events
@@ -251,7 +251,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 customerId: r.customer_id, day: r.day, mrrLostMinor: Number(r.mrr_lost_minor), reason: r.reason
               }))
             ),
-            dieOnDbError
+            dieOnSqlError
           ),
         unconverted: (projectId, fromDay, toDay) =>
           sql`SELECT currency, to_char(day, 'YYYY-MM-DD') AS day, mrr_minor, gross_minor, refunds_minor, failed_minor
@@ -267,7 +267,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 refundsMinor: Number(r.refunds_minor), failedMinor: Number(r.failed_minor)
               }))
             ),
-            dieOnDbError
+            dieOnSqlError
           )
       })
     })

@@ -7,7 +7,7 @@ import { looksLikeId, newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
 import { ProjectRow, toProjectRecord } from "../store/Rows.ts"
-import { dieOnDbError, firstOf, rowsOf, singleOf } from "../store/Sql.ts"
+import { dieOnSqlError, firstOf, rowsOf, singleOf } from "../store/Sql.ts"
 
 export { toProjectRecord }
 
@@ -49,17 +49,17 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
         create: (p) =>
           sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
               VALUES (${newId("prj")}, ${p.accountId}, ${p.name}, ${p.domain}, ${p.timezone}, ${p.currency}, ${p.now})
-              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toProjectRecord), dieOnDbError),
+              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toProjectRecord), dieOnSqlError),
         remove: (id) =>
           !looksLikeId(id) ? Effect.succeed(false) : sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
-            dieOnDbError
+            dieOnSqlError
           ),
         find: (id) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
             Effect.flatMap(decodeFirst),
             Effect.map((r) => (r === null ? null : toProjectRecord(r))),
-            dieOnDbError
+            dieOnSqlError
           ),
         list: (accountId, scope, page) => {
           const after = page.after
@@ -69,14 +69,14 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
               ORDER BY created_at, id LIMIT ${page.limit + 1}`.pipe(
             Effect.flatMap(decodeAll),
             Effect.map((rows) => toPage(rows.map(toProjectRecord), page.limit)),
-            dieOnDbError
+            dieOnSqlError
           )
         },
         existing: (accountId, ids) =>
           sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids.filter(looksLikeId)})`.pipe(
             Effect.flatMap(decodeIds),
             Effect.map((rows) => rows.map((r) => r.id)),
-            dieOnDbError
+            dieOnSqlError
           )
       })
     })

@@ -8,7 +8,7 @@ import { collapseTop } from "../metrics/Seo.ts"
 import type { DayWindow } from "../metrics/Numbers.ts"
 import type { SearchDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import { bulkRowsOf, Day, dieOnDbError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
+import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import { SEARCH_ROWS_PER_DAY, type SearchPageDay, type SearchQueryDay, type SearchRepoShape } from "./Types.ts"
 
 export type { SearchRepoShape } from "./Types.ts"
@@ -81,7 +81,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
       const loadKeyed = (table: string, column: string, projectId: string, fromDay: string, toDay: string) =>
         sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, ${sql(column)} AS key, clicks, impressions, position_weighted
             FROM ${sql(table)} WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date
-            ORDER BY day, ${sql(column)} COLLATE "C"`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnDbError)
+            ORDER BY day, ${sql(column)} COLLATE "C"`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
 
       /** Sums per key over the current window (top `limit`) and, for those keys, over the previous one. */
       const loadTop = (table: string, column: string, projectId: string, current: DayWindow, previous: DayWindow, limit: number) =>
@@ -102,7 +102,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               GROUP BY ${sql(column)}
             )
             SELECT ${current.from} AS day, * FROM cur
-            UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnDbError)
+            UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
 
       return SearchRepo.of({
         write: (projectId, rows) =>
@@ -119,13 +119,13 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               capPerDay(rows.queries ?? [], (r) => r.query).map((r) => ({ ...r, key: r.query })))
             yield* writeKeyed(projectId, "search_pages_daily", "page",
               capPerDay(rows.pages ?? [], (r) => r.page).map((r) => ({ ...r, key: r.page })))
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         loadTotals: (projectId, fromDay, toDay) =>
           sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM search_daily
               WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date ORDER BY day`.pipe(
             Effect.flatMap(decodeTotals),
             Effect.map((rows): ReadonlyArray<SearchDay> => rows.map(rowOf)),
-            dieOnDbError
+            dieOnSqlError
           ),
         loadQueryDays: (projectId, fromDay, toDay) =>
           Effect.map(loadKeyed("search_queries_daily", "query", projectId, fromDay, toDay), (rows) =>
@@ -148,7 +148,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               ), 'YYYY-MM-DD') AS day`.pipe(
             Effect.flatMap(decodeDataThrough),
             Effect.map((r) => r?.day ?? null),
-            dieOnDbError
+            dieOnSqlError
           )
       })
     })

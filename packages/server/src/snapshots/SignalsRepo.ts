@@ -13,7 +13,7 @@ import type { BadRequest } from "@sitehealth/domain/Errors"
 import type { SignalCandidate } from "../metrics/Signals.ts"
 import { SEVERITY_RANK } from "../metrics/Signals.ts"
 import { randomBase62 } from "../store/Ids.ts"
-import { dieOnDbError, Instant, rowsOf } from "../store/Sql.ts"
+import { dieOnSqlError, Instant, rowsOf } from "../store/Sql.ts"
 
 export const RESOLVED_LIST_DAYS = 30
 
@@ -130,12 +130,12 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             }
             const gone = [...byFingerprint.values()]
             if (gone.length > 0) yield* sql`UPDATE signals SET resolved_at = ${now} WHERE id = ANY(${gone})`
-          }).pipe(dieOnDbError),
+          }).pipe(dieOnSqlError),
         active: (projectId) =>
           sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
             Effect.flatMap(decodeSignals),
             Effect.map((rows) => rows.map(toSignal)),
-            dieOnDbError
+            dieOnSqlError
           ),
         list: (projectId, filter, page, now) => {
           const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000)
@@ -153,7 +153,7 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
               const items = rows.slice(0, page.limit).map(toSignal)
               return { items, nextCursor: rows.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
             }),
-            dieOnDbError
+            dieOnSqlError
           )
         }
       })

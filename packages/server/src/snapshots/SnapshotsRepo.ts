@@ -9,7 +9,7 @@ import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
 import { ProjectRow, toProjectRecord } from "../store/Rows.ts"
-import { bulkRowsOf, CorruptRow, Day, dieOnDbError, firstOf, Instant, singleOf, Wide } from "../store/Sql.ts"
+import { bulkRowsOf, CorruptRow, Day, dieOnSqlError, firstOf, Instant, singleOf, Wide } from "../store/Sql.ts"
 
 const encodeHealth = Schema.encodeSync(Health)
 /**
@@ -124,10 +124,10 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                 data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
                 status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded,
                 encoded_computed_at = EXCLUDED.encoded_computed_at
-              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnDbError),
+              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError),
         keepEncoded: (r) =>
           sql`UPDATE health_snapshots SET encoded = ${encodeHealthJson(r.health)}, encoded_computed_at = computed_at
-              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, dieOnDbError),
+              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, dieOnSqlError),
         healthOf: (projectId, day) =>
           // `encoded` only when it belongs to this computation (see migration 0011).
           sql`SELECT data_version::text AS v, computed_at, body,
@@ -149,7 +149,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                 })
               )
             ),
-            dieOnDbError
+            dieOnSqlError
           ),
         pageWithTrends: (accountId, scope, page, fromDay) => {
           const after = page.after
@@ -187,14 +187,14 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
               }
               return { page: toPage(projects, page.limit), rows: out, versions }
             }),
-            dieOnDbError
+            dieOnSqlError
           )
         },
         briefingOf: (projectId, localDate) =>
           sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
             Effect.flatMap(decodeBriefing),
             Effect.flatMap((r) => (r === null ? Effect.succeed(null) : bodyOf("briefings", decodeBriefingBody, r.body))),
-            dieOnDbError
+            dieOnSqlError
           ),
         insertBriefing: (projectId, localDate, b) =>
           Effect.gen(function*() {
@@ -204,7 +204,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             const row = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
               .pipe(Effect.flatMap(decodeInsertedBriefing))
             return yield* bodyOf("briefings", decodeBriefingBody, row.body)
-          }).pipe(dieOnDbError)
+          }).pipe(dieOnSqlError)
       })
     })
   )

@@ -48,28 +48,10 @@ export const JsonArray = Schema.Union([Schema.Array(Schema.Unknown), Schema.Stri
 export const tuplesOf = <T extends ReadonlyArray<unknown>>(value: ReadonlyArray<unknown> | string): ReadonlyArray<T> =>
   (typeof value === "string" ? JSON.parse(value) : value) as ReadonlyArray<T>
 
-const isDbError = (e: unknown): e is SqlError.SqlError | Schema.SchemaError =>
-  SqlError.isSqlError(e) || Schema.isSchemaError(e)
-
 /**
- * The database's failures (SqlError) and rows failing their schema (SchemaError, from SqlSchema) become
- * defects; a repository's own typed failures pass through. The SqlError itself is the defect, so
+ * The database's failures (SqlError) become defects; a repository's own typed failures, and those of a
+ * caller's work run inside its transaction, pass through. The SqlError itself is the defect, so
  * RequestErrors can still tell a database outage (503) from a bug (500).
- */
-export const dieOnDbError = <A, E, R>(
-  self: Effect.Effect<A, E, R>,
-  table = "a table"
-): Effect.Effect<A, Exclude<E, SqlError.SqlError | Schema.SchemaError>, R> =>
-  Effect.catchIf(self, isDbError, (e) =>
-    Effect.die(Schema.isSchemaError(e) ? new CorruptRow({ table, reason: e.message }) : e)) as Effect.Effect<
-      A,
-      Exclude<E, SqlError.SqlError | Schema.SchemaError>,
-      R
-    >
-
-/**
- * For effects that run a caller's work inside a transaction (its typed failures, even a SchemaError of its
- * own, are the caller's): only the database's failures become defects.
  */
 export const dieOnSqlError = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
   Effect.catchIf(self, SqlError.isSqlError, Effect.die) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>

@@ -7,7 +7,7 @@ import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, TokenRecord, TokenWithAccount } from "../store/Records.ts"
-import { Bytes, dieOnDbError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import { constantTimeEqual } from "./TokenSecret.ts"
 
 export interface TokensRepoShape {
@@ -78,7 +78,7 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               VALUES (${t.id}, ${t.accountId}, ${t.name}, ${Buffer.from(t.secretSha256, "hex")}, ${t.last4},
                       ${t.projects === null ? null : [...t.projects]}, ${[...t.permissions]},
                       ${t.createdAt}, ${t.expiresAt})
-              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toTokenRecord), dieOnDbError),
+              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toTokenRecord), dieOnSqlError),
         findBySecretHash: (hash) =>
           sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
               FROM tokens t JOIN accounts a ON a.id = t.account_id
@@ -94,14 +94,14 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
                 }
               }
             ),
-            dieOnDbError
+            dieOnSqlError
           ),
         find: (accountId, id) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.flatMap(one), dieOnDbError),
+          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.flatMap(one), dieOnSqlError),
         findById: (id) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id}`.pipe(
             Effect.flatMap(one),
-            dieOnDbError
+            dieOnSqlError
           ),
         list: (accountId, page) => {
           const after = page.after
@@ -110,13 +110,13 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
             Effect.flatMap(decodeAll),
             Effect.map((rows) => toPage(rows.map(toTokenRecord), page.limit)),
-            dieOnDbError
+            dieOnSqlError
           )
         },
         revoke: (accountId, id, at) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
-              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.flatMap(one), dieOnDbError),
-        touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnDbError)
+              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError),
+        touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
       })
     })
   )

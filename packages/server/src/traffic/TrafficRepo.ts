@@ -8,7 +8,7 @@ import { SqlClient } from "effect/sql"
 import { addDays, localTimeIn } from "../metrics/Dates.ts"
 import type { TrafficDay, TrafficQuery } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import { dieOnDbError, firstOf, Instant, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
+import { dieOnSqlError, firstOf, Instant, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import { type Affected, affectedBy, aggregateEvents } from "./Aggregate.ts"
 import { rollupSql } from "./Rollup.ts"
 
@@ -105,7 +105,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               uniques: tuplesOf<UniquesTuple>(r.uniques).map((a): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) }))
             }
           }),
-          dieOnDbError
+          dieOnSqlError
         )
       const cache = new Map<string, { readonly version: string; readonly window: TrafficWindow }>()
       return TrafficRepo.of({
@@ -141,7 +141,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
                 FROM json_to_recordset(${json(rows.uniques)}::json) AS x("from" date, "to" date, visitors int)
                 ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`
             }
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         ingestEvents: (projectId, events, timezone) =>
           events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
             yield* bump(projectId)
@@ -159,12 +159,12 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               GROUP BY session_id`.pipe(Effect.flatMap(decodeStarts))
             const instants = [...events.map((e) => Date.parse(e.at)), ...starts.map((r) => r.started.getTime())]
             yield* rollupSql(sql, projectId, timezone, affectedBy(instants, timezone))
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         rollup: (projectId, timezone, fromIso, toIso) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* bump(projectId)
             yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
-          })).pipe(dieOnDbError),
+          })).pipe(dieOnSqlError),
         read: (projectId, q, knownVersion) => {
           // Day and month reports (no hour range) are cached per query, tagged with data_version: every
           // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
@@ -181,7 +181,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
             cache.set(key, { version, window })
             if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
             return window
-          }).pipe(dieOnDbError)
+          }).pipe(dieOnSqlError)
         }
       })
     })

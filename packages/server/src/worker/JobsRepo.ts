@@ -8,7 +8,7 @@
 import { Context, Effect, Layer, Option, Schema, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import { Day, dieOnDbError, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
+import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 
 export interface JobState {
   readonly projectId: string
@@ -93,14 +93,14 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
           sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`.pipe(
             Effect.flatMap(decodeVersion),
             Effect.map((r) => (r === null ? null : r.v)),
-            dieOnDbError
+            dieOnSqlError
           ),
         withProjectLock: (projectId, f) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`INSERT INTO project_jobs (project_id, due_at) VALUES (${projectId}, now())
-                ON CONFLICT (project_id) DO NOTHING`.pipe(dieOnDbError)
+                ON CONFLICT (project_id) DO NOTHING`.pipe(dieOnSqlError)
             const job = yield* sql`SELECT ${jobColumns} FROM project_jobs WHERE project_id = ${projectId} FOR UPDATE`
-              .pipe(Effect.flatMap(lockedJob), dieOnDbError)
+              .pipe(Effect.flatMap(lockedJob), dieOnSqlError)
             return yield* f(job)
           })).pipe(dieOnSqlError),
         claimNext: (now, f) =>
@@ -111,7 +111,7 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
                 WHERE j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= ${now}
                 ORDER BY j.due_at, j.project_id
                 LIMIT 1
-                FOR UPDATE OF j SKIP LOCKED`.pipe(dieOnDbError)
+                FOR UPDATE OF j SKIP LOCKED`.pipe(dieOnSqlError)
             if (rows.length === 0) return false
             yield* f(yield* lockedJob(rows))
             return true
@@ -119,16 +119,16 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
         markComputed: (projectId, version, day, now, dueAt) =>
           sql`UPDATE project_jobs SET computed_version = ${version}::bigint, computed_day = ${day}::date,
                 last_run_at = ${now}, due_at = ${dueAt}
-              WHERE project_id = ${projectId}`.pipe(Effect.asVoid, dieOnDbError),
+              WHERE project_id = ${projectId}`.pipe(Effect.asVoid, dieOnSqlError),
         postpone: (projectId, dueAt) =>
           sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = ${dueAt}
-              FROM projects p WHERE p.id = j.project_id AND j.project_id = ${projectId}`.pipe(Effect.asVoid, dieOnDbError),
+              FROM projects p WHERE p.id = j.project_id AND j.project_id = ${projectId}`.pipe(Effect.asVoid, dieOnSqlError),
         attempt: (work) => sql.withTransaction(work).pipe(dieOnSqlError),
         ensureJobs: (now) =>
           sql`INSERT INTO project_jobs (project_id, due_at)
               SELECT p.id, ${now} FROM projects p
               WHERE NOT EXISTS (SELECT 1 FROM project_jobs j WHERE j.project_id = p.id)
-              ON CONFLICT (project_id) DO NOTHING`.pipe(Effect.asVoid, dieOnDbError)
+              ON CONFLICT (project_id) DO NOTHING`.pipe(Effect.asVoid, dieOnSqlError)
       })
     })
   )

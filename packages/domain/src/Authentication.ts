@@ -20,13 +20,14 @@ import {
   Unauthorized,
   Unavailable
 } from "./Errors.ts"
+import type { AccountId, ProjectId, TokenId } from "./Common.ts"
 import type { Permission } from "./Permissions.ts"
 
 export interface Principal {
-  readonly tokenId: string
-  readonly accountId: string
+  readonly tokenId: TokenId
+  readonly accountId: AccountId
   /** null = every project of the account, present and future. */
-  readonly projects: ReadonlyArray<string> | null
+  readonly projects: ReadonlyArray<ProjectId> | null
   readonly permissions: ReadonlyArray<Permission>
   readonly expiresAt: Date | null
 }

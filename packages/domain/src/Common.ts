@@ -1,10 +1,24 @@
 /** Schemas shared by every group: ids, periods, money, pagination. */
 import { Schema } from "effect"
 
-export const ProjectId = Schema.String.annotate({ description: "Project id, `prj_…`", examples: ["prj_3kTMd9qXyVbN2LwP"] })
-export const TokenId = Schema.String.annotate({ description: "Token id, `tok_…`" })
-export const ExpenseId = Schema.String.annotate({ description: "Expense id, `exp_…`" })
-export const AccountId = Schema.String.annotate({ description: "Account id, `acc_…`" })
+/**
+ * Ids are branded so one kind cannot be passed where another is expected. The pattern is documented for
+ * OpenAPI readers but not enforced on decode: a malformed id in a path or payload is a resource that does
+ * not exist (404 / unknown project), never a 400, and every id we emit matches it (store/Ids.ts).
+ */
+const documentedPattern = (source: string) =>
+  Schema.makeFilter<string>(() => true, { toJsonSchema: () => ({ pattern: source }) })
+const idShaped = (prefix: string) => Schema.String.check(documentedPattern(`^${prefix}_[0-9A-Za-z]{1,64}$`))
+
+export const ProjectId = idShaped("prj").annotate({ examples: ["prj_3kTMd9qXyVbN2LwP"] }).pipe(Schema.brand("ProjectId"))
+  .annotate({ description: "Project id, `prj_…`" })
+export type ProjectId = typeof ProjectId.Type
+export const TokenId = idShaped("tok").pipe(Schema.brand("TokenId")).annotate({ description: "Token id, `tok_…`" })
+export type TokenId = typeof TokenId.Type
+export const ExpenseId = idShaped("exp").pipe(Schema.brand("ExpenseId")).annotate({ description: "Expense id, `exp_…`" })
+export type ExpenseId = typeof ExpenseId.Type
+export const AccountId = idShaped("acc").pipe(Schema.brand("AccountId")).annotate({ description: "Account id, `acc_…`" })
+export type AccountId = typeof AccountId.Type
 
 export const PERIODS = ["today", "yesterday", "7d", "30d", "3m", "12m", "all"] as const
 export type Period = (typeof PERIODS)[number]

@@ -7,8 +7,9 @@ import { analytics, planAnalytics } from "../src/metrics/Analytics.ts"
 import { affectedBy, aggregateEvents } from "../src/traffic/Aggregate.ts"
 import type { TrafficWindow } from "../src/traffic/Types.ts"
 import { AFTER_BATCH_1, DST_HOURS, EVENTS_BATCH_1, EVENTS_TZ, PROVIDER, day, hour } from "./fixtures/traffic.ts"
+import type { ProjectId } from "@sitehealth/domain/Common"
 
-const PID = "prj_test"
+const PID = "prj_test" as ProjectId
 const empty: TrafficWindow = { hours: [], days: [], pages: [], sources: [], uniques: [] }
 const report = (period: Parameters<typeof planAnalytics>[0], timezone: string, nowIso: string, data: Partial<TrafficWindow>) => {
   const now = Date.parse(nowIso)

@@ -5,6 +5,9 @@ import { briefing } from "../src/metrics/Briefing.ts"
 import { health } from "../src/metrics/Health.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
 import { plantedTraffic, revenue, TODAY, YESTERDAY } from "./fixtures/signals.ts"
+import type { ProjectId } from "@sitehealth/domain/Common"
+
+const PRJ_X = "prj_x" as ProjectId
 
 const NOW = "2026-11-20T07:00:00.000Z"
 const sig = (id: string, severity: Signal["severity"], money: number | null, kind = "mrr_decline", detectedAt = NOW): Signal => ({
@@ -25,11 +28,11 @@ describe("briefing", () => {
     search: [],
     expenses: []
   }
-  const h = health({ projectId: "prj_x", today: TODAY, now: NOW, series, currency: "USD" })
+  const h = health({ projectId: PRJ_X, today: TODAY, now: NOW, series, currency: "USD" })
 
   it("ranks priorities by severity, then money at stake (unknown last), and leads with the worst", () => {
     const b = briefing({
-      projectId: "prj_x", today: TODAY, now: NOW, currency: "USD", series, health: h,
+      projectId: PRJ_X, today: TODAY, now: NOW, currency: "USD", series, health: h,
       signals: [
         sig("sig_info", "info", 1_000_000, "anomaly_spike"),
         sig("sig_warnSmall", "warning", 100),
@@ -49,7 +52,7 @@ describe("briefing", () => {
   })
 
   it("yesterday's figures against the median of the same weekday over the previous 4 weeks", () => {
-    const b = briefing({ projectId: "prj_x", today: TODAY, now: NOW, currency: "USD", series, health: h, signals: [] })
+    const b = briefing({ projectId: PRJ_X, today: TODAY, now: NOW, currency: "USD", series, health: h, signals: [] })
     expect(b.yesterday.date).toBe(YESTERDAY)
     // Thursdays 11-12, 11-05, 10-29, 10-22 → 100, 104, 96, 102 → median (100 + 102) / 2 = 101; (30 − 101) / 101 = −0.70297
     expect(b.yesterday.visitors).toEqual({ value: 30, usual: 101, change: -0.703 })

@@ -2,9 +2,10 @@
 import { describe, expect, it } from "vitest"
 import { health } from "../src/metrics/Health.ts"
 import { HEALTH_TODAY, healthSeries } from "./fixtures/health.ts"
+import type { ProjectId } from "@sitehealth/domain/Common"
 
 const input = (series = healthSeries()) => ({
-  projectId: "prj_test",
+  projectId: "prj_test" as ProjectId,
   today: HEALTH_TODAY,
   now: "2026-11-20T12:00:00.000Z",
   series,

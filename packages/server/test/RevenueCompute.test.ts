@@ -10,6 +10,7 @@ import { monthlyAmount, rollup, type RollupOutput } from "../src/payments/Rollup
 import type { CohortRow } from "../src/payments/PaymentsRepo.ts"
 import type { Period } from "@sitehealth/domain/Common"
 import { charge, EXPECTED_CHURN_30D, EXPECTED_REVENUE_30D, GOLDEN, RATES, refund, TODAY, version } from "./fixtures/payments.ts"
+import type { ProjectId } from "@sitehealth/domain/Common"
 
 const UTC_USD = { timezone: "UTC", currency: "USD", rates: RATES }
 const golden = rollup(GOLDEN, UTC_USD)
@@ -120,7 +121,7 @@ describe("the rollup of the golden dataset", () => {
 
 describe("the revenue report (30d) on the golden dataset", () => {
   const report = (period: Period = "30d") => {
-    const input = { projectId: "prj_1", period, today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays }
+    const input = { projectId: "prj_1" as ProjectId, period, today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays }
     return revenue({ ...input, cohort: cohortOf(golden, "2026-10-21", TODAY), unconverted: golden.unconverted })
   }
   const e = EXPECTED_REVENUE_30D
@@ -174,7 +175,7 @@ describe("the revenue report (30d) on the golden dataset", () => {
   })
 
   it("gives null ratios for zero denominators", () => {
-    const empty = revenue({ projectId: "p", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [] })
+    const empty = revenue({ projectId: "p" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [] })
     expect(empty.mrr.amount).toBe(0)
     expect(empty.arpu).toBeNull()
     expect(empty.ltv).toBeNull()
@@ -188,7 +189,7 @@ describe("the revenue report (30d) on the golden dataset", () => {
 
   it("LTV is null when nobody churned in the last 30 days", () => {
     const calm = rollup({ subscriptionVersions: [version("s", "c", "2026-09-01T00:00:00Z", null, { unitAmountMinor: 5000 })] }, UTC_USD)
-    const r = revenue({ projectId: "p", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: calm.revenueDays, cohort: [], unconverted: [] })
+    const r = revenue({ projectId: "p" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: calm.revenueDays, cohort: [], unconverted: [] })
     expect(r.monthlyChurnRate).toBe(0) // 0 churned ÷ 1 customer
     expect(r.arpu?.amount).toBe(5000)
     expect(r.ltv).toBeNull()
@@ -211,7 +212,7 @@ describe("the revenue report's profitability", () => {
       { amountMinor: 2_000, currency: "USD", incurredOn: "2026-11-20", recurrence: "one_off" as const },
       { amountMinor: 700, currency: "EUR", incurredOn: "2026-11-10", recurrence: "one_off" as const }
     ]
-    const r = revenue({ projectId: "p", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: rows, cohort: [], unconverted: [], expenses })
+    const r = revenue({ projectId: "p" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: rows, cohort: [], unconverted: [], expenses })
     expect(r.profitability).toEqual({
       window: { from: "2026-10-22", to: "2026-11-20" },
       revenueNet: { amount: 49_000, currency: "USD" },
@@ -220,14 +221,14 @@ describe("the revenue report's profitability", () => {
       profit: { amount: 44_045, currency: "USD" },
       margin: 0.8989 // 44 045 / 49 000 = 0.898877…
     })
-    const none = revenue({ projectId: "p", period: "7d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [], expenses })
+    const none = revenue({ projectId: "p" as ProjectId, period: "7d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [], expenses })
     expect(none.profitability.margin).toBeNull() // no revenue: a margin of nothing is undefined
     expect(none.profitability.profit.amount).toBe(-(2_000 + Math.round(3_000 * 7 / 30)))
   })
 })
 
 describe("the churn report (30d) on the golden dataset", () => {
-  const r = churn({ projectId: "prj_1", period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays, churnEvents: golden.churnEvents })
+  const r = churn({ projectId: "prj_1" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays, churnEvents: golden.churnEvents })
   const e = EXPECTED_CHURN_30D
   const usd = (amount: number) => ({ amount, currency: "USD" })
   it("has every rate and amount", () => {

@@ -11,9 +11,10 @@ import {
   SEO_TODAY,
   SEO_TOTALS
 } from "./fixtures/seoFixtures.ts"
+import type { ProjectId } from "@sitehealth/domain/Common"
 
 const input = {
-  projectId: "prj_seo",
+  projectId: "prj_seo" as ProjectId,
   period: "7d" as const,
   today: SEO_TODAY,
   dataThrough: SEO_DATA_THROUGH,

@@ -1,9 +1,34 @@
 /** Accounts and their entitlement (trial end, subscription). */
-import { Context, Effect, Layer } from "effect"
+import { AccountId } from "@sitehealth/domain/Common"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { AccountRecord, SubscriptionStatus } from "../store/Records.ts"
+import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+
+const AccountRow = Schema.Struct({
+  id: AccountId,
+  name: Schema.String,
+  trial_ends_at: Instant,
+  subscription_status: Schema.Literals(["none", "active", "canceled"]),
+  subscription_until: Schema.NullOr(Instant),
+  created_at: Instant
+})
+
+const toRecord = (r: typeof AccountRow.Type): AccountRecord => ({
+  id: r.id,
+  name: r.name,
+  trialEndsAt: r.trial_ends_at,
+  subscriptionStatus: r.subscription_status,
+  subscriptionUntil: r.subscription_until,
+  createdAt: r.created_at
+})
+const decodeAll = rowsOf("accounts", AccountRow)
+const decodeFirst = firstOf("accounts", AccountRow)
+const decodeSingle = singleOf("accounts", AccountRow)
+const all = (rows: ReadonlyArray<unknown>) => Effect.map(decodeAll(rows), (rs) => rs.map(toRecord))
+const one = (rows: ReadonlyArray<unknown>) => Effect.map(decodeFirst(rows), (r) => (r === null ? null : toRecord(r)))
 
 export interface AccountsRepoShape {
   readonly create: (input: { readonly name: string; readonly trialEndsAt: Date; readonly now: Date }) => Effect.Effect<AccountRecord>
@@ -23,35 +48,31 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
     AccountsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const toRecord = (r: any): AccountRecord => ({
-        id: r.id,
-        name: r.name,
-        trialEndsAt: r.trial_ends_at,
-        subscriptionStatus: r.subscription_status,
-        subscriptionUntil: r.subscription_until,
-        createdAt: r.created_at
-      })
-      const one = (rows: ReadonlyArray<any>) => (rows.length === 0 ? null : toRecord(rows[0]))
       return AccountsRepo.of({
         create: ({ name, now, trialEndsAt }) =>
           sql`INSERT INTO accounts (id, name, trial_ends_at, created_at)
               VALUES (${newId("acc")}, ${name}, ${trialEndsAt}, ${now}) RETURNING *`.pipe(
-            Effect.map((rows) => toRecord(rows[0])),
-            Effect.orDie
+            Effect.flatMap(decodeSingle),
+            Effect.map(toRecord),
+            dieOnSqlError
           ),
         list: () =>
-          sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map(toRecord)), Effect.orDie),
-        find: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.map(one), Effect.orDie),
+          sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.flatMap(all), dieOnSqlError),
+        find: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.flatMap(one), dieOnSqlError),
         setTrial: (id, endsAt) =>
           sql`UPDATE accounts SET trial_ends_at = ${endsAt} WHERE id = ${id} RETURNING *`.pipe(
-            Effect.map(one),
-            Effect.orDie
+            Effect.flatMap(one),
+            dieOnSqlError
           ),
         setSubscription: (id, status, until) =>
           sql`UPDATE accounts SET subscription_status = ${status}, subscription_until = ${until}
-              WHERE id = ${id} RETURNING *`.pipe(Effect.map(one), Effect.orDie),
+              WHERE id = ${id} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError),
         count: () =>
-          sql`SELECT count(*)::int AS n FROM accounts`.pipe(Effect.map((rows) => Number(rows[0].n)), Effect.orDie)
+          sql`SELECT count(*)::int AS n FROM accounts`.pipe(
+            Effect.flatMap(rowsOf("accounts", Schema.Struct({ n: Schema.Finite }))),
+            Effect.map((rows) => rows[0].n),
+            dieOnSqlError
+          )
       })
     })
   )

@@ -5,11 +5,24 @@
 import { Clock, Effect } from "effect"
 import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import { newId } from "../store/Ids.ts"
+import { idOf, newId } from "../store/Ids.ts"
 import type { TokenRecord } from "../store/Records.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { generateSecret, hashSecret } from "../tokens/TokenSecret.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
+
+/**
+ * Callers here (the operator CLI, the seed, tests) pass ids they got from us or checked already: one that is
+ * not even shaped like an id is a bug of theirs, a defect, as the foreign-key violation it would cause.
+ */
+const accountIdOf = (s: string) => {
+  const id = idOf("acc", s)
+  return id === null ? Effect.die(new Error(`not an account id: ${JSON.stringify(s)}`)) : Effect.succeed(id)
+}
+const projectIdOf = (s: string) => {
+  const id = idOf("prj", s)
+  return id === null ? Effect.die(new Error(`not a project id: ${JSON.stringify(s)}`)) : Effect.succeed(id)
+}
 
 export const TRIAL_DAYS = 14
 const DAY_MS = 86_400_000
@@ -36,7 +49,7 @@ export const createProject = (input: {
     const projects = yield* ProjectsRepo
     const now = yield* Clock.currentTimeMillis
     return yield* projects.create({
-      accountId: input.accountId,
+      accountId: yield* accountIdOf(input.accountId),
       name: input.name,
       domain: input.domain,
       timezone: input.timezone ?? "UTC",
@@ -58,11 +71,11 @@ export const mintToken = (input: {
     const secret = generateSecret()
     const token: TokenRecord = yield* tokens.insert({
       id: newId("tok"),
-      accountId: input.accountId,
+      accountId: yield* accountIdOf(input.accountId),
       name: input.name ?? "API token",
       secretSha256: hashSecret(secret),
       last4: secret.slice(-4),
-      projects: input.projects ?? null,
+      projects: input.projects === undefined || input.projects === null ? null : yield* Effect.forEach(input.projects, projectIdOf),
       permissions: input.permissions ?? [...PERMISSIONS],
       createdAt: new Date(now),
       lastUsedAt: null,

@@ -7,6 +7,7 @@
  */
 import { Clock, Data, Effect } from "effect"
 import type { SqlClient } from "effect/sql"
+import type { ProjectId } from "@sitehealth/domain/Common"
 import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
@@ -345,18 +346,22 @@ export const tokensMint = (input: {
       return yield* Effect.fail(invalid("--expires-at must be in the future"))
     }
     return Effect.gen(function*() {
-      yield* requireAccount(input.accountId)
+      const account = yield* requireAccount(input.accountId)
+      let granted: ReadonlyArray<ProjectId> | null = null
       if (projectIds !== null) {
         const projects = yield* ProjectsRepo
-        const existing = yield* projects.existing(input.accountId, projectIds)
-        const foreign = projectIds.filter((p) => !existing.includes(p))
+        const existing = new Map<string, ProjectId>(
+          (yield* projects.existing(account.id, projectIds)).map((id) => [id, id])
+        )
+        const foreign = projectIds.filter((p) => !existing.has(p))
         if (foreign.length > 0) {
           return yield* Effect.fail(notFound(`Not a project of account ${input.accountId}: ${foreign.join(", ")}`))
         }
+        granted = projectIds.flatMap((p) => existing.get(p) ?? [])
       }
       const minted = yield* mintToken({
-        accountId: input.accountId,
-        projects: projectIds,
+        accountId: account.id,
+        projects: granted,
         expiresAt,
         ...(name === undefined ? {} : { name }),
         ...(permissions === undefined ? {} : { permissions })

@@ -36,6 +36,7 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
       catch: (e) => new Error(String(e))
     }),
     (h) => Effect.promise(() => h.stop().catch(() => undefined))
+    // Start-up: without its database the process cannot serve; main.ts reports the defect and exits.
   ).pipe(Effect.orDie)
   yield* Effect.logInfo(
     `database: embedded postgres on 127.0.0.1:${config.embeddedPgPort}, data in ${config.dataDir}/pg (set DATABASE_URL to use your own)`
@@ -50,6 +51,7 @@ export const pgLayer = (url: string) =>
   PgClient.layer({ url: Redacted.make(url), maxConnections: 20, applicationName: "sitehealth", multiplex: true })
 
 /** SqlClient over the configured database, migrated. */
+// Start-up again: a failed connection or migration ends the process (main.ts) rather than serving 503s forever.
 export const SqlLive = Layer.unwrap(
   Effect.map(resolveDatabaseUrl, ({ url }) =>
     Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgLayer(url)))

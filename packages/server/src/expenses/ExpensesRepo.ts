@@ -1,10 +1,12 @@
 /** Expenses. Deleting is soft: the row stays, with deleted_at, so nothing a user stored is lost. */
-import { Context, Effect, Layer } from "effect"
+import { ExpenseId, ProjectId } from "@sitehealth/domain/Common"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ExpenseRecord, Page, PageRequest } from "../store/Records.ts"
+import { Day, dieOnSqlError, firstOf, Instant, Int8, rowsOf, singleOf } from "../store/Sql.ts"
 
 export interface ExpensesRepoShape {
   readonly insert: (e: ExpenseRecord) => Effect.Effect<ExpenseRecord>
@@ -14,10 +16,24 @@ export interface ExpensesRepoShape {
   readonly softDelete: (projectId: string, id: string, at: Date) => Effect.Effect<ExpenseRecord | null>
 }
 
-export const toExpenseRecord = (r: any): ExpenseRecord => ({
+const ExpenseRow = Schema.Struct({
+  id: ExpenseId,
+  project_id: ProjectId,
+  amount_minor: Int8,
+  currency: Schema.String,
+  category: Schema.String,
+  description: Schema.String,
+  vendor: Schema.NullOr(Schema.String),
+  incurred_on: Day,
+  recurrence: Schema.Literals(["one_off", "monthly", "yearly"]),
+  created_at: Instant,
+  deleted_at: Schema.NullOr(Instant)
+})
+
+export const toExpenseRecord = (r: typeof ExpenseRow.Type): ExpenseRecord => ({
   id: r.id,
   projectId: r.project_id,
-  amountMinor: Number(r.amount_minor),
+  amountMinor: r.amount_minor,
   currency: r.currency,
   category: r.category,
   description: r.description,
@@ -33,6 +49,9 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
     ExpensesRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const decodeAll = rowsOf("expenses", ExpenseRow)
+      const decodeFirst = firstOf("expenses", ExpenseRow)
+      const decodeSingle = singleOf("expenses", ExpenseRow)
       return ExpensesRepo.of({
         insert: (e) =>
           sql`WITH bump AS (UPDATE projects SET data_version = data_version + 1 WHERE id = ${e.projectId})
@@ -40,8 +59,9 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
               VALUES (${e.id}, ${e.projectId}, ${e.amountMinor}, ${e.currency}, ${e.category}, ${e.description},
                       ${e.vendor}, ${e.incurredOn}::date, ${e.recurrence}, ${e.createdAt})
               RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(
-            Effect.map((rows) => toExpenseRecord(rows[0])),
-            Effect.orDie
+            Effect.flatMap(decodeSingle),
+            Effect.map(toExpenseRecord),
+            dieOnSqlError
           ),
         list: (projectId, page) => {
           const after = page.after
@@ -49,8 +69,9 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
               WHERE project_id = ${projectId} AND deleted_at IS NULL
               ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
+            Effect.flatMap(decodeAll),
             Effect.map((rows) => toPage(rows.map(toExpenseRecord), page.limit)),
-            Effect.orDie
+            dieOnSqlError
           )
         },
         softDelete: (projectId, id, at) =>
@@ -62,8 +83,9 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
                 WHERE id = ${projectId} AND EXISTS (SELECT 1 FROM deleted)
               )
               SELECT *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on FROM deleted`.pipe(
-            Effect.map((rows) => (rows.length ? toExpenseRecord(rows[0]) : null)),
-            Effect.orDie
+            Effect.flatMap(decodeFirst),
+            Effect.map((r) => (r === null ? null : toExpenseRecord(r))),
+            dieOnSqlError
           )
       })
     })

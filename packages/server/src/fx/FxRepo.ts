@@ -3,8 +3,9 @@
  * demo; sitehealth never invents a rate. The table is small (a row per pair and rate change), so it is
  * read whole.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { Day, dieOnSqlError, Numeric, rowsOf } from "../store/Sql.ts"
 import type { FxRate } from "./Fx.ts"
 
 export interface FxRepoShape {
@@ -16,6 +17,11 @@ export interface FxRepoShape {
    */
   readonly put: (rates: ReadonlyArray<FxRate>) => Effect.Effect<void>
 }
+
+const decodeRates = rowsOf(
+  "fx_rates",
+  Schema.Struct({ base: Schema.String, quote: Schema.String, day: Day, rate: Numeric })
+)
 
 const keyOf = (r: FxRate) => `${r.base.toUpperCase()}|${r.quote.toUpperCase()}|${r.day}`
 const normalise = (r: FxRate): FxRate => ({ day: r.day, base: r.base.toUpperCase(), quote: r.quote.toUpperCase(), rate: r.rate })
@@ -29,10 +35,8 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
       return FxRepo.of({
         all: () =>
           sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`.pipe(
-            Effect.map((rows) =>
-              (rows as ReadonlyArray<any>).map((r): FxRate => ({ day: r.day, base: r.base, quote: r.quote, rate: Number(r.rate) }))
-            ),
-            Effect.orDie
+            Effect.flatMap(decodeRates),
+            dieOnSqlError
           ),
         put: (rates) =>
           rates.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
@@ -41,7 +45,7 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
                 ON CONFLICT (base, quote, day) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`
             }
             yield* sql`UPDATE projects SET data_version = data_version + 1`
-          })).pipe(Effect.asVoid, Effect.orDie)
+          })).pipe(Effect.asVoid, dieOnSqlError)
       })
     })
   )

@@ -8,8 +8,9 @@
  * behind, and a retry with the key runs the request exactly once. No row says "running": the claim is a
  * transaction-scoped advisory lock, which Postgres drops with the transaction, however the process ends.
  */
-import { Cause, Context, Effect, Layer, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 import { isTransientDatabaseFailure } from "./RequestErrors.ts"
 
 /** How long a key is kept (from its first use): a retry within this window replays; after it, the key is new. */
@@ -85,14 +86,25 @@ export interface IdempotencyRepoShape {
   readonly find: (tokenId: string, key: string) => Effect.Effect<IdempotencyRecord | null>
 }
 
-const toRecord = (r: any): IdempotencyRecord => ({
+const KeyRow = Schema.Struct({
+  token_id: Schema.String,
+  key: Schema.String,
+  request_hash: Schema.String,
+  status: Schema.Literals(["running", "done"]),
+  response_status: Schema.NullOr(Schema.Finite),
+  response_body: Schema.NullOr(Schema.String),
+  created_at: Instant
+})
+const decodeKey = firstOf("idempotency_keys", KeyRow)
+
+const toRecord = (r: typeof KeyRow.Type): IdempotencyRecord => ({
   tokenId: r.token_id,
   key: r.key,
   requestHash: r.request_hash,
   status: r.status,
-  responseStatus: r.response_status === null ? null : Number(r.response_status),
+  responseStatus: r.response_status,
   responseBody: r.response_body,
-  createdAt: r.created_at instanceof Date ? r.created_at : new Date(r.created_at)
+  createdAt: r.created_at
 })
 
 const expiredBefore = (now: Date) => new Date(now.getTime() - KEEP_MS)
@@ -111,12 +123,13 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
       const sql = yield* SqlClient.SqlClient
       const find = (tokenId: string, key: string) =>
         sql`SELECT * FROM idempotency_keys WHERE token_id = ${tokenId} AND key = ${key}`.pipe(
-          Effect.map((rows) => (rows.length === 0 ? null : toRecord(rows[0])))
+          Effect.flatMap(decodeKey),
+          Effect.map((r) => (r === null ? null : toRecord(r)))
         )
       const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
 
       return IdempotencyRepo.of({
-        atomically: (body) => sql.withTransaction(body).pipe(Effect.catchTag("SqlError", Effect.die)),
+        atomically: (body) => sql.withTransaction(body).pipe(dieOnSqlError),
         claim: (input) =>
           Effect.gen(function*() {
             if (!(yield* inTransaction)) return yield* outsideUnit("claim")
@@ -135,7 +148,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
               return record.createdAt <= legacyAbandonedBefore(input.now) ? { _tag: "Claimed" as const } : { _tag: "Busy" as const }
             }
             return { _tag: "Existing" as const, record }
-          }).pipe(Effect.orDie),
+          }).pipe(dieOnSqlError),
         complete: (input, response) =>
           Effect.gen(function*() {
             if (!(yield* inTransaction)) return yield* outsideUnit("complete")
@@ -154,7 +167,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
             if (stored.length === 0) {
               return yield* Effect.die(new Error(`Idempotency: the key's row was written by another request while this one held the key; rolled back`))
             }
-          }).pipe(Effect.orDie),
+          }).pipe(dieOnSqlError),
         sweep: (now) =>
           sql`DELETE FROM idempotency_keys WHERE (token_id, key) IN (
                 SELECT token_id, key FROM idempotency_keys WHERE created_at <= ${expiredBefore(now)}
@@ -168,7 +181,7 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
                 : Effect.logWarning("Idempotency: sweeping expired keys failed; the next keyed request tries again", Cause.pretty(cause))
             })
           ),
-        find: (tokenId, key) => Effect.orDie(find(tokenId, key))
+        find: (tokenId, key) => dieOnSqlError(find(tokenId, key))
       })
     })
   )

@@ -4,9 +4,10 @@
  * Every change of an integration's row bumps projects.data_version: the signals read it
  * (integration_failing, integration_stale). The sync runs themselves live in SyncQueue.ts.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { memorySide, SyncQueue } from "./SyncQueue.ts"
 
@@ -50,15 +51,36 @@ export interface IntegrationsRepoShape {
   readonly connection: (projectId: string, provider: string) => Effect.Effect<IntegrationConnection | null>
 }
 
-const toIntegration = (r: any): IntegrationRecord => ({
+/** PUBLIC_COLUMNS' shapes. */
+const IntegrationRow = Schema.Struct({
+  project_id: Schema.String,
+  provider: Schema.String,
+  status: Schema.Literals(["connected", "error"]),
+  connected_at: Instant,
+  last_success_at: Schema.NullOr(Instant),
+  last_error: Schema.NullOr(Schema.String),
+  base_url: Schema.NullOr(Schema.String),
+  sync_interval_minutes: Schema.NullOr(Schema.Finite)
+})
+/** With what only a sync reads: the encrypted credentials and the connector's cursor (jsonb, any JSON). */
+const ConnectionRow = Schema.Struct({
+  ...IntegrationRow.fields,
+  credentials: Schema.NullOr(Bytes),
+  state: Schema.NullOr(Schema.Unknown)
+})
+const decodeAll = rowsOf("integrations", IntegrationRow)
+const decodeSingle = singleOf("integrations", IntegrationRow)
+const decodeConnection = firstOf("integrations", ConnectionRow)
+
+const toIntegration = (r: typeof IntegrationRow.Type): IntegrationRecord => ({
   projectId: r.project_id,
   provider: r.provider,
   status: r.status,
-  connectedAt: new Date(r.connected_at),
-  lastSyncedAt: r.last_success_at === null ? null : new Date(r.last_success_at),
+  connectedAt: r.connected_at,
+  lastSyncedAt: r.last_success_at,
   lastError: r.last_error,
-  baseUrl: r.base_url ?? null,
-  syncIntervalMinutes: r.sync_interval_minutes ?? null
+  baseUrl: r.base_url,
+  syncIntervalMinutes: r.sync_interval_minutes
 })
 
 const PUBLIC_COLUMNS = "project_id, provider, status, connected_at, last_success_at, last_error, base_url, sync_interval_minutes"
@@ -76,7 +98,8 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
       return IntegrationsRepo.of({
         list: (projectId) =>
           Effect.all({
-            integrations: sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`.pipe(Effect.orDie),
+            integrations: sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`
+              .pipe(Effect.flatMap(decodeAll), dieOnSqlError),
             lastRuns: queue.latestRuns(projectId)
           }, { concurrency: 2 }).pipe(
             Effect.map(({ integrations, lastRuns }) => ({ integrations: integrations.map(toIntegration), lastRuns }))
@@ -85,8 +108,9 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
           (projectId === null
             ? sql`SELECT ${cols} FROM integrations ORDER BY project_id, provider`
             : sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`).pipe(
+            Effect.flatMap(decodeAll),
             Effect.map((rows) => rows.map(toIntegration)),
-            Effect.orDie
+            dieOnSqlError
           ),
         upsert: (i) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -98,10 +122,10 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                   last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
                   base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
             yield* bump(i.projectId)
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         connect: (c) =>
           sql.withTransaction(Effect.gen(function*() {
-            const rows = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
+            const row = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
                   last_error, credentials, base_url, state, sync_interval_minutes)
                 VALUES (${c.projectId}, ${c.provider}, 'connected', ${c.now}, ${c.synced?.at ?? null}, NULL,
                   ${c.credentials === null ? null : Buffer.from(c.credentials)}, ${c.baseUrl},
@@ -110,10 +134,10 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                   last_success_at = COALESCE(EXCLUDED.last_success_at, integrations.last_success_at),
                   last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
                   sync_interval_minutes = EXCLUDED.sync_interval_minutes
-                RETURNING ${cols}`
+                RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
             yield* bump(c.projectId)
-            return toIntegration(rows[0])
-          })).pipe(Effect.orDie),
+            return toIntegration(row)
+          })).pipe(dieOnSqlError),
         disconnect: (projectId, provider) =>
           sql.withTransaction(Effect.gen(function*() {
             const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
@@ -121,19 +145,18 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
             yield* bump(projectId)
             return true
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         connection: (projectId, provider) =>
           sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
-            Effect.map((rows) => {
-              if (rows.length === 0) return null
-              const r = rows[0] as any
-              return {
+            Effect.flatMap(decodeConnection),
+            Effect.map((r) =>
+              r === null ? null : {
                 integration: toIntegration(r),
                 credentials: r.credentials === null ? null : new Uint8Array(r.credentials),
                 state: r.state ?? null
               }
-            }),
-            Effect.orDie
+            ),
+            dieOnSqlError
           )
       })
     })

@@ -10,11 +10,12 @@
  * integration's cursor/status/error and the project's data_version together; a finish whose attempt was
  * taken over meanwhile (the lease ran out) changes nothing.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../store/Ids.ts"
 import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
 import type { SyncRunRecord } from "../store/Records.ts"
+import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 
 export interface RequestSyncInput {
   readonly projectId: string
@@ -57,22 +58,41 @@ export interface SyncQueueShape {
   readonly schedule: (input: { readonly now: Date; readonly defaultIntervalMinutes: number; readonly credentialless: ReadonlyArray<string> }) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
 }
 
-const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string))
+const RunRow = Schema.Struct({
+  id: Schema.String,
+  project_id: Schema.String,
+  provider: Schema.String,
+  mode: Schema.Literals(["incremental", "full"]),
+  status: Schema.Literals(["queued", "running", "succeeded", "failed"]),
+  requested_at: Instant,
+  started_at: Schema.NullOr(Instant),
+  finished_at: Schema.NullOr(Instant),
+  lease_until: Schema.NullOr(Instant),
+  attempts: Schema.Finite,
+  counts: Schema.NullOr(Schema.Record(Schema.String, Schema.Finite)),
+  error: Schema.NullOr(Schema.String),
+  requested_by: Schema.NullOr(Schema.String)
+})
+const decodeRuns = rowsOf("sync_runs", RunRow)
+const decodeRun = firstOf("sync_runs", RunRow)
+const decodeClaimed = singleOf("sync_runs", RunRow)
+const decodeIds = rowsOf("sync_runs", Schema.Struct({ id: Schema.String }))
+const decodeDue = rowsOf("integrations", Schema.Struct({ project_id: Schema.String, provider: Schema.String }))
 
-const toRun = (r: any): SyncRunRecord => ({
+const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
   id: r.id,
   projectId: r.project_id,
   provider: r.provider,
   mode: r.mode,
   status: r.status,
-  requestedAt: new Date(r.requested_at),
-  startedAt: dateOrNull(r.started_at),
-  finishedAt: dateOrNull(r.finished_at),
-  leaseUntil: dateOrNull(r.lease_until),
-  attempts: Number(r.attempts),
-  counts: r.counts ?? null,
-  error: r.error ?? null,
-  requestedBy: r.requested_by ?? null
+  requestedAt: r.requested_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  leaseUntil: r.lease_until,
+  attempts: r.attempts,
+  counts: r.counts,
+  error: r.error,
+  requestedBy: r.requested_by
 })
 
 /** Memory store only: credentials and cursors of integrations, beside MemoryDb's rows (one per MemoryDb). */
@@ -90,30 +110,36 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
       const sql = yield* SqlClient.SqlClient
       const pendingOf = (projectId: string, provider: string) =>
         sql`SELECT * FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status IN ('queued','running')`
+          .pipe(Effect.flatMap(decodeRun))
       const insertRun = (i: RequestSyncInput) =>
         sql`INSERT INTO sync_runs (id, project_id, provider, mode, status, requested_at, requested_by)
             VALUES (${newId("syn")}, ${i.projectId}, ${i.provider}, ${i.mode}, 'queued', ${i.now}, ${i.requestedBy})
             ON CONFLICT (project_id, provider) WHERE status IN ('queued','running') DO NOTHING
-            RETURNING *`
+            RETURNING *`.pipe(Effect.flatMap(decodeRun))
       const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       return SyncQueue.of({
         request: (input) =>
           Effect.gen(function*() {
             for (;;) {
               const inserted = yield* insertRun(input)
-              if (inserted.length > 0) return { sync: toRun(inserted[0]), alreadyQueued: false }
+              if (inserted !== null) return { sync: toRun(inserted), alreadyQueued: false }
               const existing = yield* pendingOf(input.projectId, input.provider)
               // The pending one may have finished between the two statements: then queue again.
-              if (existing.length > 0) return { sync: toRun(existing[0]), alreadyQueued: true }
+              if (existing !== null) return { sync: toRun(existing), alreadyQueued: true }
             }
-          }).pipe(Effect.orDie),
+          }).pipe(dieOnSqlError),
         latestRuns: (projectId) =>
           sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
-              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`.pipe(Effect.map((rows) => rows.map(toRun)), Effect.orDie),
+              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`.pipe(
+            Effect.flatMap(decodeRuns),
+            Effect.map((rows) => rows.map(toRun)),
+            dieOnSqlError
+          ),
         find: (runId) =>
           sql`SELECT * FROM sync_runs WHERE id = ${runId}`.pipe(
-            Effect.map((rows) => (rows.length === 0 ? null : toRun(rows[0]))),
-            Effect.orDie
+            Effect.flatMap(decodeRun),
+            Effect.map((r) => (r === null ? null : toRun(r))),
+            dieOnSqlError
           ),
         claim: (now, leaseMs) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -122,24 +148,24 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                    OR (status = 'running' AND lease_until < ${now})
                 ORDER BY requested_at, id
                 LIMIT 1
-                FOR UPDATE SKIP LOCKED`
+                FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeIds))
             if (rows.length === 0) return null
             const claimed = yield* sql`UPDATE sync_runs SET status = 'running', started_at = ${now},
                   lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
-                WHERE id = ${(rows[0] as any).id} RETURNING *`
-            return toRun(claimed[0])
-          })).pipe(Effect.orDie),
+                WHERE id = ${rows[0].id} RETURNING *`.pipe(Effect.flatMap(decodeClaimed))
+            return toRun(claimed)
+          })).pipe(dieOnSqlError),
         renew: (run, until) =>
           sql`UPDATE sync_runs SET lease_until = ${until}
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
-            Effect.orDie
+            dieOnSqlError
           ),
         release: (run) =>
           sql`UPDATE sync_runs SET status = 'queued', lease_until = NULL, attempts = attempts - 1
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
-            Effect.orDie
+            dieOnSqlError
           ),
         succeed: ({ counts, now, run, state }) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -152,7 +178,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
             yield* bump(run.projectId)
             return true
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         fail: ({ error, now, retryAt, run }) =>
           sql.withTransaction(Effect.gen(function*() {
             const done = retryAt !== null
@@ -167,24 +193,24 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               yield* bump(run.projectId)
             }
             return true
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
           Effect.gen(function*() {
             const due = yield* sql`SELECT i.project_id, i.provider FROM integrations i
-                WHERE (i.credentials IS NOT NULL OR i.provider = ANY(${credentialless as Array<string>}))
+                WHERE (i.credentials IS NOT NULL OR i.provider = ANY(${[...credentialless]}))
                   AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
                     AND r.status IN ('queued','running'))
                   AND GREATEST(i.connected_at, (SELECT max(r.requested_at) FROM sync_runs r
                         WHERE r.project_id = i.project_id AND r.provider = i.provider))
                       <= ${now}::timestamptz - make_interval(mins => COALESCE(i.sync_interval_minutes, ${defaultIntervalMinutes}))
-                ORDER BY i.project_id, i.provider`
+                ORDER BY i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
             const queued: Array<SyncRunRecord> = []
-            for (const r of due as Array<any>) {
+            for (const r of due) {
               const inserted = yield* insertRun({ projectId: r.project_id, provider: r.provider, mode: "incremental", requestedBy: "scheduler", now })
-              if (inserted.length > 0) queued.push(toRun(inserted[0]))
+              if (inserted !== null) queued.push(toRun(inserted))
             }
             return queued
-          }).pipe(Effect.orDie)
+          }).pipe(dieOnSqlError)
       })
     })
   )

@@ -4,12 +4,10 @@
  * Definitions: docs/metrics.md, "Analytics".
  */
 import type { Analytics, TrafficTotals, VisitorsMethod } from "@sitehealth/domain/Analytics"
-import type { Period } from "@sitehealth/domain/Common"
-import type { TrafficQuery } from "../traffic/TrafficRepo.ts"
-import type { TrafficHour, TrafficUniques, TrafficWindow } from "../traffic/Types.ts"
+import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"
 import { changeOf, type DayWindow, inWindow, num, periodWindow, previousWindow, ratio } from "./Numbers.ts"
-import type { TrafficDay } from "./Rows.ts"
+import type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "./Rows.ts"
 
 const HOUR_MS = 3_600_000
 const EPOCH_DAY = "0001-01-01"
@@ -190,7 +188,7 @@ const monthSeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array
 // ---------------------------------------------------------------------------------------------------
 
 export interface AnalyticsInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly plan: AnalyticsPlan
   readonly now: number
   readonly data: TrafficWindow

@@ -2,17 +2,16 @@
  * The churn report, from the rows the payments rollup derived and its churn events. Pure; see Revenue.ts
  * for how states and flows are read, and docs/metrics.md ("Churn") for the definitions.
  */
-import type { Period } from "@sitehealth/domain/Common"
+import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Churn } from "@sitehealth/domain/Revenue"
-import type { ChurnEvent } from "../payments/Rollup.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"
 import { customerChurnRate, payingCustomersAtEndOf, movementsIn, revenuePeriodWindow } from "./Revenue.ts"
 import { addDays } from "./Dates.ts"
-import type { RevenueDay } from "./Rows.ts"
+import type { ChurnEvent, RevenueDay } from "./Rows.ts"
 
 export interface ChurnInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly period: Period
   readonly today: string
   readonly timezone: string

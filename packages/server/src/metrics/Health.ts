@@ -3,6 +3,7 @@
  * project's time zone: today is partial, and counting it made every morning look like a drop) against the
  * 30 days before. Pure: the caller passes `today` and `now`. Formulas: docs/metrics.md, "Health".
  */
+import type { ProjectId } from "@sitehealth/domain/Common"
 import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { addDays, daysBetween } from "./Dates.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay } from "./Rows.ts"
@@ -12,7 +13,7 @@ import type { FxRate } from "../fx/Fx.ts"
 import { expensesIn } from "./Profitability.ts"
 
 export interface HealthInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly today: string // local day
   readonly now: string // ISO instant, stamped as computedAt
   readonly series: ProjectSeries
@@ -103,11 +104,13 @@ const sentence = (label: string, change: number | null, what: string): string =>
     : `${label} ${change > 0 ? "up" : "down"} ${pct(change)} on ${what}`
 
 /** The dimension scores and the figures behind them. */
-export const scoreDimensions = (input: HealthInput, current: DayWindow, previous: DayWindow): ReadonlyArray<Scored | (Omit<Scored, "score"> & { score: null; noData: true })> => {
+type Unscored = Omit<Scored, "score"> & { score: null; noData: true }
+
+export const scoreDimensions = (input: HealthInput, current: DayWindow, previous: DayWindow): ReadonlyArray<Scored | Unscored> => {
   const { currency, series } = input
   const span: DayWindow = { from: previous.from, to: current.to }
-  const out: Array<any> = []
-  const none = (name: Dimension, metric: string, what: string, source: Scored["source"]) =>
+  const out: Array<Scored | Unscored> = []
+  const none = (name: Dimension, metric: string, what: string, source: Scored["source"]): Unscored =>
     ({ name, metric, score: null, reason: `No ${what} data in the last 60 days`, figures: {}, source, noData: true })
 
   // Traffic: visitors of the last 30 days vs the 30 before.

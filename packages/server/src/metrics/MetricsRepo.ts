@@ -2,13 +2,14 @@
  * Reads and writes the daily aggregates. A report reads at most a year of days per table in one round
  * trip, whatever the raw volume behind them: aggregation happens on write.
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { toProjectRecord } from "../projects/ProjectsRepo.ts"
+import { ProjectId } from "@sitehealth/domain/Common"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient, type Statement } from "effect/sql"
 import { looksLikeId } from "../store/Ids.ts"
-import { revenueColumns } from "../payments/PaymentsRepo.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"
+import { ProjectRow, revenueColumns, toProjectRecord } from "../store/Rows.ts"
+import { dieOnSqlError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "./Rows.ts"
 
 export interface DailyRows {
@@ -28,6 +29,40 @@ export interface MetricsRepoShape {
   /** Insert or replace daily rows (providers' sync and the demo generator). */
   readonly writeDays: (projectId: string, rows: DailyRows) => Effect.Effect<void>
 }
+
+/**
+ * The series travel as JSON arrays of positional tuples (see seriesColumns). They are the bulk of a
+ * report's read — up to a year of days × 4 tables per project — so they are typed by the SELECT that builds
+ * them rather than decoded field by field; the envelope around them (the json columns) is checked.
+ */
+type TrafficTuple = readonly [day: string, visitors: number, pageviews: number, sessions: number, bounces: number, durationSeconds: number]
+/** bigint sums arrive as JSON numbers (or, from json_build_array over numeric, strings): Number() both. */
+type RevenueTuple = readonly [string, ...ReadonlyArray<number | string>]
+type SearchTuple = readonly [day: string, clicks: number, impressions: number, positionWeighted: number]
+type ExpenseTuple = readonly [amountMinor: number | string, currency: string, incurredOn: string, recurrence: "one_off" | "monthly" | "yearly"]
+
+const SeriesRow = Schema.Struct({ traffic: JsonArray, revenue: JsonArray, search: JsonArray, expenses: JsonArray })
+const SeriesRowWithId = Schema.Struct({ ...SeriesRow.fields, id: ProjectId })
+const ProjectWithVersion = Schema.Struct({ ...ProjectRow.fields, version: Schema.String })
+const VersionRow = Schema.Struct({ id: ProjectId, version: Schema.String })
+
+const toSeries = (r: typeof SeriesRow.Type): ProjectSeries => ({
+  traffic: tuplesOf<TrafficTuple>(r.traffic).map((a) => ({
+    day: a[0], visitors: a[1], pageviews: a[2], sessions: a[3], bounces: a[4], durationSeconds: a[5]
+  })),
+  revenue: tuplesOf<RevenueTuple>(r.revenue).map((a) => ({
+    day: a[0], grossMinor: Number(a[1]), refundsMinor: Number(a[2]), failedPayments: Number(a[3]), failedMinor: Number(a[4]),
+    mrrMinor: Number(a[5]), customers: Number(a[6]), newMrrMinor: Number(a[7]), expansionMrrMinor: Number(a[8]),
+    contractionMrrMinor: Number(a[9]), churnedMrrMinor: Number(a[10]), reactivationMrrMinor: Number(a[11]),
+    newCustomers: Number(a[12]), churnedCustomers: Number(a[13]), reactivatedCustomers: Number(a[14])
+  })),
+  search: tuplesOf<SearchTuple>(r.search).map((a) => ({
+    day: a[0], clicks: a[1], impressions: a[2], positionWeighted: a[3]
+  })),
+  expenses: tuplesOf<ExpenseTuple>(r.expenses).map((a) => ({
+    amountMinor: Number(a[0]), currency: a[1], incurredOn: a[2], recurrence: a[3]
+  }))
+})
 
 const EPOCH = "0001-01-01"
 const SERIES_CACHE_ENTRIES = 1000
@@ -50,7 +85,7 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
         if (seriesCache.size > SERIES_CACHE_ENTRIES) seriesCache.delete(seriesCache.keys().next().value!)
       }
       // Rows travel as JSON arrays (positional), which costs Postgres about half of json_build_object.
-      const seriesColumns = (projectRef: any, from: string) => sql`
+      const seriesColumns = (projectRef: string | Statement.Fragment, from: string) => sql`
         (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
             ORDER BY day), '[]'::json)
           FROM traffic_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS traffic,
@@ -65,30 +100,18 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
           FROM search_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS search,
         (SELECT coalesce(json_agg(json_build_array(amount_minor, currency, incurred_on, recurrence)), '[]'::json)
           FROM expenses WHERE project_id = ${projectRef} AND deleted_at IS NULL) AS expenses`
-      const toSeries = (r: any): ProjectSeries => ({
-        traffic: (parseJson(r.traffic) as Array<Array<any>>).map((a) => ({
-          day: a[0], visitors: a[1], pageviews: a[2], sessions: a[3], bounces: a[4], durationSeconds: a[5]
-        })),
-        revenue: (parseJson(r.revenue) as Array<Array<any>>).map((a) => ({
-          day: a[0], grossMinor: Number(a[1]), refundsMinor: Number(a[2]), failedPayments: a[3], failedMinor: Number(a[4]),
-          mrrMinor: Number(a[5]), customers: a[6], newMrrMinor: Number(a[7]), expansionMrrMinor: Number(a[8]),
-          contractionMrrMinor: Number(a[9]), churnedMrrMinor: Number(a[10]), reactivationMrrMinor: Number(a[11]),
-          newCustomers: a[12], churnedCustomers: a[13], reactivatedCustomers: a[14]
-        })),
-        search: (parseJson(r.search) as Array<Array<any>>).map((a) => ({
-          day: a[0], clicks: a[1], impressions: a[2], positionWeighted: a[3]
-        })),
-        expenses: (parseJson(r.expenses) as Array<Array<any>>).map((a) => ({
-          amountMinor: a[0], currency: a[1], incurredOn: a[2], recurrence: a[3]
-        }))
-      })
+      const decodeProject = firstOf("projects", ProjectWithVersion)
+      const decodeSeries = singleOf("traffic_daily, revenue_daily, search_daily, expenses", SeriesRow)
+      const decodeVersions = rowsOf("projects", VersionRow)
+      const decodeSeriesById = rowsOf("traffic_daily, revenue_daily, search_daily, expenses", SeriesRowWithId)
       return MetricsRepo.of({
         loadProject: (projectId, fromDay) =>
           !looksLikeId(projectId) ? Effect.succeed(null) : Effect.gen(function*() {
-            const rows = yield* sql`SELECT *, data_version::text AS version FROM projects WHERE id = ${projectId}`
-            if (rows.length === 0) return null
-            const project = toProjectRecord(rows[0])
-            const version = (rows[0] as any).version as string
+            const row = yield* sql`SELECT *, data_version::text AS version FROM projects WHERE id = ${projectId}`
+              .pipe(Effect.flatMap(decodeProject))
+            if (row === null) return null
+            const project = toProjectRecord(row)
+            const version = row.version
             const key = `${projectId}|${fromDay ?? EPOCH}`
             const cached = seriesCache.get(key)
             if (cached !== undefined && cached.version === version) {
@@ -98,34 +121,34 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
             }
             // A write landing between the two reads leaves newer rows under the older version: the next
             // read sees the newer version, misses, and reloads. Never stale, at worst one reload more.
-            const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`
-            const series = toSeries(loaded[0])
+            const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`.pipe(Effect.flatMap(decodeSeries))
+            const series = toSeries(loaded)
             remember(key, version, series)
             return { project, series }
-          }).pipe(Effect.orDie),
+          }).pipe(dieOnSqlError),
         loadSeries: (projectIds, fromDay) =>
           projectIds.length === 0 ? Effect.succeed(new Map()) : Effect.gen(function*() {
             // Same cache as loadProject: versions first, then one query for the projects that changed.
             const versions = yield* sql`SELECT id, data_version::text AS version FROM projects
-                WHERE id = ANY(${projectIds as Array<string>})`
+                WHERE id = ANY(${[...projectIds]})`.pipe(Effect.flatMap(decodeVersions))
             const result = new Map<string, ProjectSeries>()
-            const stale: Array<{ id: string; version: string }> = []
-            for (const row of versions as ReadonlyArray<any>) {
+            const stale = new Map<ProjectId, string>() // id → its current version
+            for (const row of versions) {
               const cached = seriesCache.get(`${row.id}|${fromDay}`)
               if (cached !== undefined && cached.version === row.version) result.set(row.id, cached.series)
-              else stale.push({ id: row.id, version: row.version })
+              else stale.set(row.id, row.version)
             }
-            if (stale.length > 0) {
+            if (stale.size > 0) {
               const rows = yield* sql`SELECT p.id, ${seriesColumns(sql`p.id`, fromDay)} FROM projects p
-                  WHERE p.id = ANY(${stale.map((s) => s.id)})`
-              for (const r of rows as ReadonlyArray<any>) {
+                  WHERE p.id = ANY(${[...stale.keys()]})`.pipe(Effect.flatMap(decodeSeriesById))
+              for (const r of rows) {
                 const series = toSeries(r)
                 result.set(r.id, series)
-                remember(`${r.id}|${fromDay}`, stale.find((s) => s.id === r.id)!.version, series)
+                remember(`${r.id}|${fromDay}`, stale.get(r.id) ?? "", series)
               }
             }
             return result
-          }).pipe(Effect.orDie),
+          }).pipe(dieOnSqlError),
         writeDays: (projectId, rows) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
@@ -148,7 +171,7 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
                 ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
                   position_weighted = EXCLUDED.position_weighted`
             }
-          })).pipe(Effect.orDie)
+          })).pipe(dieOnSqlError)
       })
     })
   )
@@ -201,6 +224,3 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
     })
   )
 }
-
-/** json columns arrive parsed or as text depending on the driver's settings; numbers may be strings. */
-const parseJson = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)

@@ -7,19 +7,17 @@
  * rows handed in include the last row before the loaded range for that reason). Flows (movements, gross,
  * refunds, failed payments) are sums over the days of a window; a day without a row is zero.
  */
-import type { Period } from "@sitehealth/domain/Common"
+import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Revenue } from "@sitehealth/domain/Revenue"
-import type { CohortRow } from "../payments/PaymentsRepo.ts"
-import type { UnconvertedDay } from "../payments/Rollup.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
-import type { ExpenseRow, RevenueDay } from "./Rows.ts"
+import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "./Rows.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { profitability } from "./Profitability.ts"
 
 export interface RevenueInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly period: Period
   readonly today: string
   readonly timezone: string

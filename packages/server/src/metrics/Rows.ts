@@ -1,4 +1,7 @@
 /**
+ * What the formulas in metrics/ compute from, declared here with them: the repositories read and write these
+ * shapes (they import them from here, never the other way round).
+ *
  * The stored daily aggregates every report is computed from. One row per project and calendar day in
  * the project's time zone; providers (and the demo generator) write them, reports only read them.
  */
@@ -56,4 +59,92 @@ export interface ProjectSeries {
   readonly revenue: ReadonlyArray<RevenueDay>
   readonly search: ReadonlyArray<SearchDay>
   readonly expenses: ReadonlyArray<ExpenseRow>
+}
+
+// Traffic (traffic/TrafficRepo reads them for the analytics report).
+
+/** One UTC hour of traffic. */
+export interface TrafficHour {
+  readonly hour: string // ISO instant of the UTC hour start, e.g. "2026-03-29T01:00:00.000Z"
+  readonly visitors: number // unique visitors in that hour
+  readonly pageviews: number
+  readonly sessions: number // sessions that started in that hour
+  readonly bounces: number // single-page sessions among them
+  readonly durationSeconds: number // total seconds of those sessions
+}
+
+/** Unique visitors over a whole inclusive range of local days, as the provider reported them. */
+export interface TrafficUniques {
+  readonly from: string // YYYY-MM-DD
+  readonly to: string // YYYY-MM-DD, inclusive
+  readonly visitors: number
+}
+
+/** Everything the analytics report reads for one window, in one round trip. */
+export interface TrafficWindow {
+  readonly hours: ReadonlyArray<TrafficHour> // UTC hours in [hoursFrom, hoursTo)
+  readonly days: ReadonlyArray<TrafficDay> // local days in [from, to]
+  readonly pages: ReadonlyArray<{ readonly path: string; readonly visitors: number; readonly pageviews: number }>
+  readonly sources: ReadonlyArray<{ readonly source: string; readonly visitors: number; readonly sessions: number }>
+  readonly uniques: ReadonlyArray<TrafficUniques> // stored ranges inside [from, to]
+}
+
+/** What to read: UTC hours in [hoursFrom, hoursTo), local days in [from, to], tops over [topFrom, topTo]. */
+export interface TrafficQuery {
+  readonly hoursFrom: string // ISO instant
+  readonly hoursTo: string // ISO instant, exclusive
+  readonly from: string // YYYY-MM-DD; days, uniques inside [from, to]
+  readonly to: string
+  readonly topFrom: string
+  readonly topTo: string
+  readonly top: number // how many pages / sources
+}
+
+// Search (search/SearchRepo).
+
+export interface SearchQueryDay {
+  readonly day: string // YYYY-MM-DD
+  readonly query: string
+  readonly clicks: number
+  readonly impressions: number
+  readonly positionWeighted: number // Σ position × impressions
+}
+
+export interface SearchPageDay {
+  readonly day: string // YYYY-MM-DD
+  readonly page: string // the URL as GSC reports it
+  readonly clicks: number
+  readonly impressions: number
+  readonly positionWeighted: number // Σ position × impressions
+}
+
+// Payments (derived by payments/Rollup, read by payments/PaymentsRepo).
+
+/** A customer's MRR going to 0 on `day` (local). */
+export interface ChurnEvent {
+  readonly customerId: string
+  readonly day: string
+  readonly mrrLostMinor: number
+  readonly reason: string | null
+}
+
+/**
+ * Amounts in `currency` (its own minor units) that could not be converted for lack of a rate. Sparse: a row
+ * on each day something changes; `mrrMinor` is the state at the end of that day (carry it forward), the
+ * others are that day's flows.
+ */
+export interface UnconvertedDay {
+  readonly day: string
+  readonly currency: string
+  readonly mrrMinor: number
+  readonly grossMinor: number
+  readonly refundsMinor: number
+  readonly failedMinor: number
+}
+
+/** A customer paying at the start of a window, with its MRR then and at the window's end (0 if gone). */
+export interface CohortRow {
+  readonly customerId: string
+  readonly startMinor: number
+  readonly endMinor: number
 }

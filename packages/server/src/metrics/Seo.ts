@@ -4,13 +4,12 @@
  * Search data lags 2–3 days, so the window ends at `dataThrough` (the last day with data), not today:
  * a window ending today would compare two empty days against two full ones and show a false drop.
  */
-import type { Period } from "@sitehealth/domain/Common"
+import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Seo } from "@sitehealth/domain/Seo"
-import type { SearchPageDay, SearchQueryDay } from "../search/Types.ts"
 import { addDays, daysBetween } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
-import type { SearchDay } from "./Rows.ts"
+import type { SearchDay, SearchPageDay, SearchQueryDay } from "./Rows.ts"
 
 /** Rows shown in topQueries / topPages. */
 export const SEO_TOP_ROWS = 10
@@ -176,7 +175,7 @@ export const collapseTop = <R extends Keyed>(
   ])
 
 export interface SeoInput {
-  readonly projectId: string
+  readonly projectId: ProjectId
   readonly period: Period
   /** Today in the project's time zone. */
   readonly today: string

@@ -5,14 +5,13 @@
  * de-duplicated signals (same fingerprint = same signal). Thresholds: docs/metrics.md, "Signals".
  */
 import type { Dimension, Severity } from "@sitehealth/domain/Projects"
-import type { SearchQueryDay } from "../search/Types.ts"
 import { anomalyOn, Z_CRITICAL } from "./Anomaly.ts"
 import type { DayValue } from "./Anomaly.ts"
 import { addDays, daysBetween } from "./Dates.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { mrrAt, netRevenueIn, retentionIn, STALE_AFTER_DAYS } from "./Health.ts"
 import { expensesIn } from "./Profitability.ts"
-import type { ProjectSeries } from "./Rows.ts"
+import type { ProjectSeries, SearchQueryDay } from "./Rows.ts"
 import { changeOf, fmtInt, formatMoney, lastDays, lastRowUpTo, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 
 export interface IntegrationState {

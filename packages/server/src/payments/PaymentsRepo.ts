@@ -3,20 +3,18 @@
  * (Rollup.ts) over the project's whole payment history and replace its derived rows — all in one
  * transaction that also bumps projects.data_version. Reads only touch derived rows, bounded by the window.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { FxRepo } from "../fx/FxRepo.ts"
-import type { RevenueDay } from "../metrics/Rows.ts"
+import type { CohortRow, RevenueDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import { revenueColumns } from "../store/Rows.ts"
+import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import { type ChurnEvent, type CustomerMrrSpan, rollup, type RollupOutput, type UnconvertedDay } from "./Rollup.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
-/** A customer paying at the start of a window, with its MRR then and at the window's end (0 if gone). */
-export interface CohortRow {
-  readonly customerId: string
-  readonly startMinor: number
-  readonly endMinor: number
-}
+export type { CohortRow }
+export { revenueColumns }
 
 export interface PaymentsRepoShape {
   /**
@@ -45,8 +43,57 @@ const chunks = <A>(rows: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
   return out
 }
 
-const iso = (value: unknown): string => (value instanceof Date ? value : new Date(String(value))).toISOString()
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
+const numOrNull = (value: number | bigint | string | null): number | null => (value === null ? null : Number(value))
+
+/**
+ * A project's raw payment facts, read whole on every rollup: bulk reads (bulkRowsOf), so the row schemas
+ * do not transform — bigint and numeric columns are Wide and go through Number() where they are read.
+ */
+const VersionRow = Schema.Struct({
+  subscription_id: Schema.String,
+  customer_id: Schema.String,
+  valid_from: Schema.Date,
+  valid_to: Schema.NullOr(Schema.Date),
+  status: Schema.Literals(["trialing", "active", "past_due", "unpaid", "canceled", "incomplete"]),
+  currency: Schema.String,
+  unit_amount_minor: Wide,
+  quantity: Wide,
+  interval: Schema.Literals(["day", "week", "month", "year"]),
+  interval_count: Wide,
+  discount_percent_off: Schema.NullOr(Wide),
+  discount_amount_off_minor: Schema.NullOr(Wide),
+  cancel_reason: Schema.NullOr(Schema.String)
+})
+const ChargeRow = Schema.Struct({
+  id: Schema.String,
+  customer_id: Schema.String,
+  at: Schema.Date,
+  amount_minor: Wide,
+  currency: Schema.String,
+  status: Schema.Literals(["succeeded", "failed"])
+})
+const RefundRow = Schema.Struct({
+  id: Schema.String,
+  charge_id: Schema.String,
+  at: Schema.Date,
+  amount_minor: Wide,
+  currency: Schema.String
+})
+const decodeVersions = bulkRowsOf("subscription_versions", VersionRow)
+const decodeCharges = bulkRowsOf("charges", ChargeRow)
+const decodeRefunds = bulkRowsOf("refunds", RefundRow)
+const decodeProject = firstOf("projects", Schema.Struct({ timezone: Schema.String, currency: Schema.String }))
+const decodeProjectIds = rowsOf("subscription_versions, charges", Schema.Struct({ project_id: Schema.String }))
+// One row per paying customer of the project: can be thousands on the revenue report's path.
+const decodeCohort = bulkRowsOf("customer_mrr", Schema.Struct({ customer_id: Schema.String, start_minor: Wide, end_minor: Wide }))
+const decodeChurn = rowsOf(
+  "churn_events",
+  Schema.Struct({ customer_id: Schema.String, day: Day, mrr_lost_minor: Wide, reason: Schema.NullOr(Schema.String) })
+)
+const decodeUnconverted = rowsOf(
+  "revenue_unconverted_daily",
+  Schema.Struct({ currency: Schema.String, day: Day, mrr_minor: Wide, gross_minor: Wide, refunds_minor: Wide, failed_minor: Wide })
+)
 
 export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShape>()("sitehealth/PaymentsRepo") {
   static readonly sql = Layer.effect(
@@ -99,23 +146,24 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       const loadAll = (projectId: string) =>
         Effect.gen(function*() {
           const versions = yield* sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId}`
-          const charges = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId}`
-          const refunds = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId}`
+            .pipe(Effect.flatMap(decodeVersions))
+          const charges = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId}`.pipe(Effect.flatMap(decodeCharges))
+          const refunds = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId}`.pipe(Effect.flatMap(decodeRefunds))
           return {
             customers: [],
-            subscriptionVersions: (versions as ReadonlyArray<any>).map((r): SubscriptionVersion => ({
-              subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: iso(r.valid_from),
-              validTo: r.valid_to === null ? null : iso(r.valid_to), status: r.status, currency: r.currency,
+            subscriptionVersions: versions.map((r): SubscriptionVersion => ({
+              subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: r.valid_from.toISOString(),
+              validTo: r.valid_to === null ? null : r.valid_to.toISOString(), status: r.status, currency: r.currency,
               unitAmountMinor: Number(r.unit_amount_minor), quantity: Number(r.quantity), interval: r.interval,
               intervalCount: Number(r.interval_count), discountPercentOff: numOrNull(r.discount_percent_off),
               discountAmountOffMinor: numOrNull(r.discount_amount_off_minor), cancelReason: r.cancel_reason
             })),
-            charges: (charges as ReadonlyArray<any>).map((r): Charge => ({
-              id: r.id, customerId: r.customer_id, at: iso(r.at), amountMinor: Number(r.amount_minor),
+            charges: charges.map((r): Charge => ({
+              id: r.id, customerId: r.customer_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor),
               currency: r.currency, status: r.status
             })),
-            refunds: (refunds as ReadonlyArray<any>).map((r): Refund => ({
-              id: r.id, chargeId: r.charge_id, at: iso(r.at), amountMinor: Number(r.amount_minor), currency: r.currency
+            refunds: refunds.map((r): Refund => ({
+              id: r.id, chargeId: r.charge_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency
             }))
           } satisfies PaymentsData
         })
@@ -150,15 +198,15 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
         sql.withTransaction(Effect.gen(function*() {
           // The bump comes first: its row lock serialises concurrent writes of the same project, so each
           // rollup sees every fact committed before it.
-          const projects = yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}
-              RETURNING timezone, currency`
-          if (projects.length === 0) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
-          const project = projects[0] as any
+          const project = yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}
+              RETURNING timezone, currency`.pipe(Effect.flatMap(decodeProject))
+          // Callers write payments of a project they just found (sync, seed): its absence is a bug.
+          if (project === null) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
           yield* upsert(projectId, data)
           const all = yield* loadAll(projectId)
           const rates = yield* fx.all()
           yield* store(projectId, rollup(all, { timezone: project.timezone, currency: project.currency, rates }))
-        })).pipe(Effect.orDie)
+        })).pipe(dieOnSqlError)
 
       return PaymentsRepo.of({
         write: writeAndRollUp,
@@ -167,8 +215,9 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           sql`SELECT project_id FROM subscription_versions WHERE currency = ANY(${currencies.map((c) => c.toUpperCase())})
               UNION SELECT project_id FROM charges WHERE currency = ANY(${currencies.map((c) => c.toUpperCase())})
               ORDER BY project_id`.pipe(
-            Effect.map((rows) => (rows as ReadonlyArray<any>).map((r) => r.project_id as string)),
-            Effect.orDie
+            Effect.flatMap(decodeProjectIds),
+            Effect.map((rows) => rows.map((r) => r.project_id)),
+            dieOnSqlError
           ),
         cohort: (projectId, startDay, endDay) =>
           // One pass over the spans that overlap [startDay, endDay] (a customer's spans never overlap, so
@@ -184,23 +233,25 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 GROUP BY customer_id) c
               WHERE start_minor IS NOT NULL
               ORDER BY customer_id`.pipe(
+            Effect.flatMap(decodeCohort),
             Effect.map((rows) =>
-              (rows as ReadonlyArray<any>).map((r): CohortRow => ({
+              rows.map((r): CohortRow => ({
                 customerId: r.customer_id, startMinor: Number(r.start_minor), endMinor: Number(r.end_minor)
               }))
             ),
-            Effect.orDie
+            dieOnSqlError
           ),
         churnEvents: (projectId, fromDay, toDay) =>
           sql`SELECT customer_id, to_char(day, 'YYYY-MM-DD') AS day, mrr_lost_minor, reason FROM churn_events
               WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date
               ORDER BY day, customer_id`.pipe(
+            Effect.flatMap(decodeChurn),
             Effect.map((rows) =>
-              (rows as ReadonlyArray<any>).map((r): ChurnEvent => ({
+              rows.map((r): ChurnEvent => ({
                 customerId: r.customer_id, day: r.day, mrrLostMinor: Number(r.mrr_lost_minor), reason: r.reason
               }))
             ),
-            Effect.orDie
+            dieOnSqlError
           ),
         unconverted: (projectId, fromDay, toDay) =>
           sql`SELECT currency, to_char(day, 'YYYY-MM-DD') AS day, mrr_minor, gross_minor, refunds_minor, failed_minor
@@ -209,13 +260,14 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 SELECT max(b.day) FROM revenue_unconverted_daily b
                 WHERE b.project_id = ${projectId} AND b.currency = revenue_unconverted_daily.currency AND b.day < ${fromDay}::date))
               ORDER BY currency, day`.pipe(
+            Effect.flatMap(decodeUnconverted),
             Effect.map((rows) =>
-              (rows as ReadonlyArray<any>).map((r): UnconvertedDay => ({
+              rows.map((r): UnconvertedDay => ({
                 day: r.day, currency: r.currency, mrrMinor: Number(r.mrr_minor), grossMinor: Number(r.gross_minor),
                 refundsMinor: Number(r.refunds_minor), failedMinor: Number(r.failed_minor)
               }))
             ),
-            Effect.orDie
+            dieOnSqlError
           )
       })
     })
@@ -292,23 +344,3 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
     })
   )
 }
-
-/** revenue_daily's columns of one RevenueDay (also used by MetricsRepo.writeDays). */
-export const revenueColumns = (projectId: string, r: RevenueDay) => ({
-  project_id: projectId,
-  day: r.day,
-  gross_minor: r.grossMinor,
-  refunds_minor: r.refundsMinor,
-  failed_payments: r.failedPayments,
-  failed_minor: r.failedMinor,
-  mrr_minor: r.mrrMinor,
-  customers: r.customers,
-  new_mrr_minor: r.newMrrMinor,
-  expansion_mrr_minor: r.expansionMrrMinor,
-  contraction_mrr_minor: r.contractionMrrMinor,
-  churned_mrr_minor: r.churnedMrrMinor,
-  reactivation_mrr_minor: r.reactivationMrrMinor,
-  new_customers: r.newCustomers,
-  churned_customers: r.churnedCustomers,
-  reactivated_customers: r.reactivatedCustomers
-})

@@ -21,8 +21,10 @@
  */
 import { convertMinor, type FxRate } from "../fx/Fx.ts"
 import { eachDay, todayIn } from "../metrics/Dates.ts"
-import type { RevenueDay } from "../metrics/Rows.ts"
+import type { ChurnEvent, RevenueDay, UnconvertedDay } from "../metrics/Rows.ts"
 import type { PaymentsData, SubscriptionVersion } from "./Types.ts"
+
+export type { ChurnEvent, UnconvertedDay }
 
 /** A customer's MRR (converted, > 0) from `fromDay` (inclusive) to `toDay` (exclusive; null = still). */
 export interface CustomerMrrSpan {
@@ -30,28 +32,6 @@ export interface CustomerMrrSpan {
   readonly fromDay: string
   readonly toDay: string | null
   readonly mrrMinor: number
-}
-
-/** A customer's MRR going to 0 on `day` (local). */
-export interface ChurnEvent {
-  readonly customerId: string
-  readonly day: string
-  readonly mrrLostMinor: number
-  readonly reason: string | null
-}
-
-/**
- * Amounts in `currency` (its own minor units) that could not be converted for lack of a rate. Sparse: a row
- * on each day something changes; `mrrMinor` is the state at the end of that day (carry it forward), the
- * others are that day's flows.
- */
-export interface UnconvertedDay {
-  readonly day: string
-  readonly currency: string
-  readonly mrrMinor: number
-  readonly grossMinor: number
-  readonly refundsMinor: number
-  readonly failedMinor: number
 }
 
 export interface RollupOutput {

@@ -12,8 +12,10 @@ import { RequestProject } from "../http/AccessRepo.ts"
 import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
 import { ProjectsRepo, type ProjectsRepoShape } from "./ProjectsRepo.ts"
 
-export const inScope = (principal: Principal, projectId: string): boolean =>
-  principal.projects === null || principal.projects.includes(projectId)
+export const inScope = (principal: Principal, projectId: string): boolean => {
+  const scope: ReadonlyArray<string> | null = principal.projects
+  return scope === null || scope.includes(projectId)
+}
 
 export const checkProjectAccess = (
   principal: Principal,

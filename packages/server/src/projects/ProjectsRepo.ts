@@ -1,13 +1,18 @@
 /** Projects (websites) of accounts. */
-import { Context, Effect, Layer } from "effect"
+import { type AccountId, ProjectId } from "@sitehealth/domain/Common"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId, newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
+import { ProjectRow, toProjectRecord } from "../store/Rows.ts"
+import { dieOnSqlError, firstOf, rowsOf, singleOf } from "../store/Sql.ts"
+
+export { toProjectRecord }
 
 export interface NewProject {
-  readonly accountId: string
+  readonly accountId: AccountId
   readonly name: string
   readonly domain: string
   readonly timezone: string
@@ -27,18 +32,13 @@ export interface ProjectsRepoShape {
     page: PageRequest
   ) => Effect.Effect<Page<ProjectRecord>>
   /** Which of `ids` are projects of the account. */
-  readonly existing: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
+  readonly existing: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ProjectId>>
 }
 
-export const toProjectRecord = (r: any): ProjectRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  name: r.name,
-  domain: r.domain,
-  timezone: r.timezone,
-  currency: r.currency,
-  createdAt: r.created_at
-})
+const decodeAll = rowsOf("projects", ProjectRow)
+const decodeFirst = firstOf("projects", ProjectRow)
+const decodeSingle = singleOf("projects", ProjectRow)
+const decodeIds = rowsOf("projects", Schema.Struct({ id: ProjectId }))
 
 export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShape>()("sitehealth/ProjectsRepo") {
   static readonly sql = Layer.effect(
@@ -49,16 +49,17 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
         create: (p) =>
           sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
               VALUES (${newId("prj")}, ${p.accountId}, ${p.name}, ${p.domain}, ${p.timezone}, ${p.currency}, ${p.now})
-              RETURNING *`.pipe(Effect.map((rows) => toProjectRecord(rows[0])), Effect.orDie),
+              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toProjectRecord), dieOnSqlError),
         remove: (id) =>
           !looksLikeId(id) ? Effect.succeed(false) : sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
-            Effect.orDie
+            dieOnSqlError
           ),
         find: (id) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
-            Effect.map((rows) => (rows.length ? toProjectRecord(rows[0]) : null)),
-            Effect.orDie
+            Effect.flatMap(decodeFirst),
+            Effect.map((r) => (r === null ? null : toProjectRecord(r))),
+            dieOnSqlError
           ),
         list: (accountId, scope, page) => {
           const after = page.after
@@ -66,14 +67,16 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
               ${scope === null ? sql`` : sql`AND id = ANY(${scope as Array<string>})`}
               ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
               ORDER BY created_at, id LIMIT ${page.limit + 1}`.pipe(
+            Effect.flatMap(decodeAll),
             Effect.map((rows) => toPage(rows.map(toProjectRecord), page.limit)),
-            Effect.orDie
+            dieOnSqlError
           )
         },
         existing: (accountId, ids) =>
           sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids.filter(looksLikeId)})`.pipe(
-            Effect.map((rows) => rows.map((r: any) => r.id as string)),
-            Effect.orDie
+            Effect.flatMap(decodeIds),
+            Effect.map((rows) => rows.map((r) => r.id)),
+            dieOnSqlError
           )
       })
     })
@@ -110,7 +113,12 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
             )
           ),
         existing: (accountId, ids) =>
-          Effect.sync(() => ids.filter((id) => db.projects.get(id)?.accountId === accountId))
+          Effect.sync(() =>
+            ids.flatMap((id) => {
+              const p = db.projects.get(id)
+              return p !== undefined && p.accountId === accountId ? [p.id] : []
+            })
+          )
       })
     })
   )

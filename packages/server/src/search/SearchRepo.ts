@@ -2,29 +2,38 @@
  * Search Console rows: the property's daily totals (search_daily), and the day's top queries and pages.
  * Every write bumps the project's data_version in the same transaction (the series cache relies on it).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { collapseTop } from "../metrics/Seo.ts"
 import type { DayWindow } from "../metrics/Numbers.ts"
 import type { SearchDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import { SEARCH_ROWS_PER_DAY, type SearchPageDay, type SearchQueryDay, type SearchRepoShape } from "./Types.ts"
 
 export type { SearchRepoShape } from "./Types.ts"
 
 /** Most clicks first, then impressions, then the key (code-unit order, as `COLLATE "C"` in Postgres). */
-const byTraffic = (key: (r: any) => string) => (a: any, b: any) =>
+const byTraffic = <R extends { readonly clicks: number; readonly impressions: number }>(key: (r: R) => string) => (a: R, b: R) =>
   b.clicks - a.clicks || b.impressions - a.impressions || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
 
 /** The day's rows beyond the cap are dropped: keep the top SEARCH_ROWS_PER_DAY of each day. */
-const capPerDay = <R extends { readonly day: string }>(rows: Iterable<R>, key: (r: R) => string): Array<R> => {
+const capPerDay = <R extends { readonly day: string; readonly clicks: number; readonly impressions: number }>(rows: Iterable<R>, key: (r: R) => string): Array<R> => {
   const byDay = new Map<string, Array<R>>()
   for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r])
   return [...byDay.values()].flatMap((day) => day.sort(byTraffic(key)).slice(0, SEARCH_ROWS_PER_DAY))
 }
 
-const rowOf = (r: any) => ({
-  day: r.day as string,
+/** The columns every search read selects; sums of int columns arrive as bigint, hence Wide and Number(). */
+const SearchRow = Schema.Struct({ day: Day, clicks: Wide, impressions: Wide, position_weighted: Wide })
+const KeyedRow = Schema.Struct({ ...SearchRow.fields, key: Schema.String })
+const decodeTotals = rowsOf("search_daily", SearchRow)
+// A report's query and page rows: up to 500 per day over two windows (store/Sql.ts bulkRowsOf).
+const decodeKeyed = (table: string) => bulkRowsOf(table, KeyedRow)
+const decodeDataThrough = firstOf("search_daily", Schema.Struct({ day: Schema.NullOr(Day) }))
+
+const rowOf = (r: typeof SearchRow.Type): SearchDay => ({
+  day: r.day,
   clicks: Number(r.clicks),
   impressions: Number(r.impressions),
   positionWeighted: Number(r.position_weighted)
@@ -72,7 +81,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
       const loadKeyed = (table: string, column: string, projectId: string, fromDay: string, toDay: string) =>
         sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, ${sql(column)} AS key, clicks, impressions, position_weighted
             FROM ${sql(table)} WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date
-            ORDER BY day, ${sql(column)} COLLATE "C"`.pipe(Effect.orDie)
+            ORDER BY day, ${sql(column)} COLLATE "C"`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
 
       /** Sums per key over the current window (top `limit`) and, for those keys, over the previous one. */
       const loadTop = (table: string, column: string, projectId: string, current: DayWindow, previous: DayWindow, limit: number) =>
@@ -93,7 +102,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               GROUP BY ${sql(column)}
             )
             SELECT ${current.from} AS day, * FROM cur
-            UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(Effect.orDie)
+            UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
 
       return SearchRepo.of({
         write: (projectId, rows) =>
@@ -110,25 +119,26 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               capPerDay(rows.queries ?? [], (r) => r.query).map((r) => ({ ...r, key: r.query })))
             yield* writeKeyed(projectId, "search_pages_daily", "page",
               capPerDay(rows.pages ?? [], (r) => r.page).map((r) => ({ ...r, key: r.page })))
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         loadTotals: (projectId, fromDay, toDay) =>
           sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM search_daily
               WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date ORDER BY day`.pipe(
+            Effect.flatMap(decodeTotals),
             Effect.map((rows): ReadonlyArray<SearchDay> => rows.map(rowOf)),
-            Effect.orDie
+            dieOnSqlError
           ),
         loadQueryDays: (projectId, fromDay, toDay) =>
           Effect.map(loadKeyed("search_queries_daily", "query", projectId, fromDay, toDay), (rows) =>
-            rows.map((r: any): SearchQueryDay => ({ ...rowOf(r), query: r.key }))),
+            rows.map((r): SearchQueryDay => ({ ...rowOf(r), query: r.key }))),
         loadPageDays: (projectId, fromDay, toDay) =>
           Effect.map(loadKeyed("search_pages_daily", "page", projectId, fromDay, toDay), (rows) =>
-            rows.map((r: any): SearchPageDay => ({ ...rowOf(r), page: r.key }))),
+            rows.map((r): SearchPageDay => ({ ...rowOf(r), page: r.key }))),
         loadTopQueries: (projectId, current, previous, limit) =>
           Effect.map(loadTop("search_queries_daily", "query", projectId, current, previous, limit), (rows) =>
-            rows.map((r: any): SearchQueryDay => ({ ...rowOf(r), query: r.key }))),
+            rows.map((r): SearchQueryDay => ({ ...rowOf(r), query: r.key }))),
         loadTopPages: (projectId, current, previous, limit) =>
           Effect.map(loadTop("search_pages_daily", "page", projectId, current, previous, limit), (rows) =>
-            rows.map((r: any): SearchPageDay => ({ ...rowOf(r), page: r.key }))),
+            rows.map((r): SearchPageDay => ({ ...rowOf(r), page: r.key }))),
         // Three index-only max lookups on the primary keys' (project_id, day) prefix.
         dataThrough: (projectId) =>
           sql`SELECT to_char(GREATEST(
@@ -136,8 +146,9 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
                 (SELECT max(day) FROM search_queries_daily WHERE project_id = ${projectId}),
                 (SELECT max(day) FROM search_pages_daily WHERE project_id = ${projectId})
               ), 'YYYY-MM-DD') AS day`.pipe(
-            Effect.map((rows) => ((rows[0] as any)?.day as string | null) ?? null),
-            Effect.orDie
+            Effect.flatMap(decodeDataThrough),
+            Effect.map((r) => r?.day ?? null),
+            dieOnSqlError
           )
       })
     })
@@ -150,7 +161,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
       const db = yield* MemoryDb
       const queries = new Map<string, Map<string, SearchQueryDay>>() // project → day|query → row
       const pages = new Map<string, Map<string, SearchPageDay>>()
-      const put = <R extends { readonly day: string }>(
+      const put = <R extends { readonly day: string; readonly clicks: number; readonly impressions: number }>(
         table: Map<string, Map<string, R>>,
         projectId: string,
         rows: ReadonlyArray<R>,

@@ -6,25 +6,10 @@
  */
 import type { Effect } from "effect"
 import type { DayWindow } from "../metrics/Numbers.ts"
-import type { SearchDay } from "../metrics/Rows.ts"
+import type { SearchDay, SearchPageDay, SearchQueryDay } from "../metrics/Rows.ts"
 
-export type { SearchDay }
-
-export interface SearchQueryDay {
-  readonly day: string // YYYY-MM-DD
-  readonly query: string
-  readonly clicks: number
-  readonly impressions: number
-  readonly positionWeighted: number // Σ position × impressions
-}
-
-export interface SearchPageDay {
-  readonly day: string // YYYY-MM-DD
-  readonly page: string // the URL as GSC reports it
-  readonly clicks: number
-  readonly impressions: number
-  readonly positionWeighted: number // Σ position × impressions
-}
+// The shapes the SEO formulas read live with them (metrics/Rows.ts).
+export type { SearchDay, SearchPageDay, SearchQueryDay }
 
 /** One write of search data; every part optional, each row upserted by its natural key. */
 export interface SearchWrite {

@@ -5,14 +5,15 @@
  * row opens. The list shows active signals first (severity, then newest), then those resolved in the last
  * RESOLVED_LIST_DAYS days (newest resolution first), keyset-paginated.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Dimension, Severity, Signal } from "@sitehealth/domain/Projects"
+import { Dimension, Severity, Signal } from "@sitehealth/domain/Projects"
 import { badRequest } from "@sitehealth/domain/Errors"
 import type { BadRequest } from "@sitehealth/domain/Errors"
 import type { SignalCandidate } from "../metrics/Signals.ts"
 import { SEVERITY_RANK } from "../metrics/Signals.ts"
 import { randomBase62 } from "../store/Ids.ts"
+import { dieOnSqlError, Instant, rowsOf } from "../store/Sql.ts"
 
 export const RESOLVED_LIST_DAYS = 30
 
@@ -68,14 +69,31 @@ const bodyOf = (c: SignalCandidate, currency: string) => ({
   moneyAtStake: c.moneyAtStake === null ? null : { amount: Math.round(c.moneyAtStake) + 0, currency }
 })
 
-const toSignal = (r: any): Signal => {
-  const b = typeof r.body === "string" ? JSON.parse(r.body) : r.body
-  const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString())
+const f = Signal.fields
+/** The signals columns a Signal is read from; `body` (jsonb, arrives parsed) holds what bodyOf wrote. */
+const SignalRow = Schema.Struct({
+  id: Schema.String,
+  dimension: Dimension,
+  severity: Severity,
+  kind: Schema.String,
+  body: Schema.Struct({
+    subject: f.subject, title: f.title, detail: f.detail, metric: f.metric, day: f.day, actual: f.actual,
+    expected: f.expected, change: f.change, moneyAtStake: f.moneyAtStake
+  }),
+  detected_at: Instant,
+  last_seen_at: Instant,
+  resolved_at: Schema.NullOr(Instant)
+})
+const decodeSignals = rowsOf("signals", SignalRow)
+const decodeOpen = rowsOf("signals", Schema.Struct({ id: Schema.String, fingerprint: Schema.String }))
+
+const toSignal = (r: typeof SignalRow.Type): Signal => {
+  const b = r.body
   return {
     id: r.id, dimension: r.dimension, severity: r.severity, kind: r.kind, subject: b.subject, title: b.title,
     detail: b.detail, metric: b.metric, day: b.day, actual: b.actual, expected: b.expected, change: b.change,
-    moneyAtStake: b.moneyAtStake, detectedAt: iso(r.detected_at)!, lastSeenAt: iso(r.last_seen_at)!,
-    active: r.resolved_at === null || r.resolved_at === undefined, resolvedAt: iso(r.resolved_at)
+    moneyAtStake: b.moneyAtStake, detectedAt: r.detected_at.toISOString(), lastSeenAt: r.last_seen_at.toISOString(),
+    active: r.resolved_at === null, resolvedAt: r.resolved_at === null ? null : r.resolved_at.toISOString()
   }
 }
 
@@ -95,7 +113,8 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
         reconcile: (projectId, currency, candidates, now) =>
           Effect.gen(function*() {
             const open = yield* sql`SELECT id, fingerprint FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL`
-            const byFingerprint = new Map((open as ReadonlyArray<any>).map((r) => [r.fingerprint as string, r.id as string]))
+              .pipe(Effect.flatMap(decodeOpen))
+            const byFingerprint = new Map(open.map((r) => [r.fingerprint, r.id]))
             for (const c of candidates) {
               const body = JSON.stringify(bodyOf(c, currency))
               const id = byFingerprint.get(c.fingerprint)
@@ -111,11 +130,12 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             }
             const gone = [...byFingerprint.values()]
             if (gone.length > 0) yield* sql`UPDATE signals SET resolved_at = ${now} WHERE id = ANY(${gone})`
-          }).pipe(Effect.orDie),
+          }).pipe(dieOnSqlError),
         active: (projectId) =>
           sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
+            Effect.flatMap(decodeSignals),
             Effect.map((rows) => rows.map(toSignal)),
-            Effect.orDie
+            dieOnSqlError
           ),
         list: (projectId, filter, page, now) => {
           const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000)
@@ -128,11 +148,12 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
               ${filter.severity === undefined ? sql`` : sql`AND severity = ${filter.severity}`}
               ${after === null ? sql`` : sql`AND ${key} > (${after[0]}, ${after[1]}, ${after[2]}, ${after[3]})`}
               ORDER BY ${key} LIMIT ${page.limit + 1}`.pipe(
+            Effect.flatMap(decodeSignals),
             Effect.map((rows) => {
               const items = rows.slice(0, page.limit).map(toSignal)
               return { items, nextCursor: rows.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
             }),
-            Effect.orDie
+            dieOnSqlError
           )
         }
       })
@@ -153,7 +174,7 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             open.delete(c.fingerprint)
             const base = { id: old?.signal.id ?? newSignalId(), dimension: c.dimension, severity: c.severity, kind: c.kind }
             rows.set(base.id, { projectId, fingerprint: c.fingerprint, signal: toSignal({
-              ...base, body: bodyOf(c, currency), detected_at: old?.signal.detectedAt ?? at, last_seen_at: at, resolved_at: null
+              ...base, body: bodyOf(c, currency), detected_at: new Date(old?.signal.detectedAt ?? at), last_seen_at: now, resolved_at: null
             }) })
           }
           for (const r of open.values()) rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })

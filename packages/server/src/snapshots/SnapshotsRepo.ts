@@ -2,13 +2,14 @@
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
  * per project and local date, written once). Written by worker/Recompute.ts under the project lock.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { type Briefing, Health, type HealthSnapshot } from "@sitehealth/domain/Projects"
-import { toProjectRecord } from "../projects/ProjectsRepo.ts"
+import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
+import { ProjectRow, toProjectRecord } from "../store/Rows.ts"
+import { bulkRowsOf, CorruptRow, Day, dieOnSqlError, firstOf, Instant, singleOf, Wide } from "../store/Sql.ts"
 
 const encodeHealth = Schema.encodeSync(Health)
 /**
@@ -64,13 +65,54 @@ export interface SnapshotsRepoShape {
   readonly insertBriefing: (projectId: string, localDate: string, briefing: Briefing) => Effect.Effect<Briefing>
 }
 
-const parse = (v: unknown): any => (typeof v === "string" ? JSON.parse(v) : v)
+/** jsonb arrives parsed; text (the `encoded` column) is parsed here. Either is then decoded by its schema. */
+const JsonValue = Schema.Unknown
+const parsed = (v: unknown): unknown => (typeof v === "string" ? JSON.parse(v) : v)
+
+const HealthRow = Schema.Struct({
+  v: Schema.String,
+  computed_at: Instant,
+  body: JsonValue,
+  encoded: Schema.NullOr(Schema.String)
+})
+const BriefingRow = Schema.Struct({ body: JsonValue })
+
+/**
+ * One row of the projects list's read: the project, its data_version and one stored snapshot (all h_*
+ * columns null when the project has none in the window). Only the snapshot columns the list shows are read.
+ * A page is up to 100 projects × the trend's days: a bulk read (bulkRowsOf), so nothing here transforms —
+ * score and confidence (numeric) go through Number() below.
+ */
+const TrendRowSchema = Schema.Struct({
+  ...ProjectRow.fields,
+  current_version: Schema.String,
+  h_day: Schema.NullOr(Day),
+  h_version: Schema.NullOr(Schema.String),
+  score: Schema.NullOr(Wide),
+  confidence: Schema.NullOr(Wide),
+  status: Schema.NullOr(HealthStatus),
+  h_computed_at: Schema.NullOr(Instant)
+})
+
+const decodeHealthBody = Schema.decodeUnknownResult(Health)
+const decodeBriefingBody = Schema.decodeUnknownResult(Briefing)
+/** A stored body that no longer decodes as the contract's shape is a corrupt row (store/Sql.ts). */
+const bodyOf = <A>(table: string, decode: (u: unknown) => Result.Result<A, Schema.SchemaError>, value: unknown) => {
+  const result = decode(parsed(value))
+  return Result.isSuccess(result)
+    ? Effect.succeed(result.success)
+    : Effect.die(new CorruptRow({ table, reason: result.failure.message }))
+}
 
 export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoShape>()("sitehealth/SnapshotsRepo") {
   static readonly sql = Layer.effect(
     SnapshotsRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const decodeHealthRow = firstOf("health_snapshots", HealthRow)
+      const decodeTrends = bulkRowsOf("projects, health_snapshots", TrendRowSchema)
+      const decodeBriefing = firstOf("briefings", BriefingRow)
+      const decodeInsertedBriefing = singleOf("briefings", BriefingRow)
       return SnapshotsRepo.of({
         putHealth: (r) =>
           sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
@@ -82,50 +124,54 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                 data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
                 status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded,
                 encoded_computed_at = EXCLUDED.encoded_computed_at
-              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, Effect.orDie),
+              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError),
         keepEncoded: (r) =>
           sql`UPDATE health_snapshots SET encoded = ${encodeHealthJson(r.health)}, encoded_computed_at = computed_at
-              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, Effect.orDie),
+              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, dieOnSqlError),
         healthOf: (projectId, day) =>
           // `encoded` only when it belongs to this computation (see migration 0011).
           sql`SELECT data_version::text AS v, computed_at, body,
                 CASE WHEN encoded_computed_at = computed_at THEN encoded END AS encoded FROM health_snapshots
               WHERE project_id = ${projectId} AND day = ${day}::date`.pipe(
-            Effect.map((rows) => {
-              if (rows.length === 0) return null
-              const r = rows[0] as any
-              return {
-                projectId,
-                day,
-                dataVersion: r.v,
-                computedAt: new Date(r.computed_at),
+            Effect.flatMap(decodeHealthRow),
+            Effect.flatMap((r) =>
+              r === null ? Effect.succeed(null) : Effect.map(
                 // From the encoded text when there is one: jsonb reorders keys, and a snapshot must read the
                 // same whether it is served as stored or through the handler (Health's encoded form is its type).
-                health: (r.encoded === null ? parse(r.body) : JSON.parse(r.encoded)) as Health,
-                encoded: r.encoded ?? undefined
-              }
-            }),
-            Effect.orDie
+                bodyOf("health_snapshots", decodeHealthBody, r.encoded === null ? r.body : r.encoded),
+                (health): StoredHealth => ({
+                  projectId,
+                  day,
+                  dataVersion: r.v,
+                  computedAt: r.computed_at,
+                  health,
+                  encoded: r.encoded ?? undefined
+                })
+              )
+            ),
+            dieOnSqlError
           ),
         pageWithTrends: (accountId, scope, page, fromDay) => {
           const after = page.after
           return sql`WITH page AS (
                 SELECT * FROM projects WHERE account_id = ${accountId}
-                ${scope === null ? sql`` : sql`AND id = ANY(${scope as Array<string>})`}
+                ${scope === null ? sql`` : sql`AND id = ANY(${[...scope]})`}
                 ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
                 ORDER BY created_at, id LIMIT ${page.limit + 1})
               SELECT page.*, page.data_version::text AS current_version, to_char(h.day, 'YYYY-MM-DD') AS h_day,
                 h.data_version::text AS h_version, h.score, h.confidence, h.status, h.computed_at AS h_computed_at
               FROM page LEFT JOIN health_snapshots h ON h.project_id = page.id AND h.day >= ${fromDay}::date
               ORDER BY page.created_at, page.id, h.day`.pipe(
+            Effect.flatMap(decodeTrends),
             Effect.map((rows) => {
               const versions = new Map<string, string>()
               const projects: Array<ProjectRecord> = []
               const out: Array<TrendRow> = []
-              for (const r of rows as ReadonlyArray<any>) {
+              for (const r of rows) {
                 if (!versions.has(r.id)) projects.push(toProjectRecord(r))
                 versions.set(r.id, r.current_version)
-                if (r.h_day === null) continue
+                // The LEFT JOIN found no snapshot: every h_* column is null together.
+                if (r.h_day === null || r.h_version === null || r.status === null || r.h_computed_at === null) continue
                 out.push({
                   projectId: r.id,
                   currentVersion: r.current_version,
@@ -135,28 +181,30 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                     score: r.score === null ? null : Number(r.score),
                     confidence: Number(r.confidence),
                     status: r.status,
-                    computedAt: new Date(r.h_computed_at).toISOString()
+                    computedAt: r.h_computed_at.toISOString()
                   }
                 })
               }
               return { page: toPage(projects, page.limit), rows: out, versions }
             }),
-            Effect.orDie
+            dieOnSqlError
           )
         },
         briefingOf: (projectId, localDate) =>
           sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
-            Effect.map((rows) => (rows.length === 0 ? null : (parse((rows[0] as any).body) as Briefing))),
-            Effect.orDie
+            Effect.flatMap(decodeBriefing),
+            Effect.flatMap((r) => (r === null ? Effect.succeed(null) : bodyOf("briefings", decodeBriefingBody, r.body))),
+            dieOnSqlError
           ),
         insertBriefing: (projectId, localDate, b) =>
           Effect.gen(function*() {
             yield* sql`INSERT INTO briefings (project_id, local_date, generated_at, body)
                 VALUES (${projectId}, ${localDate}::date, ${b.generatedAt}::timestamptz, ${JSON.stringify(b)}::jsonb)
                 ON CONFLICT (project_id, local_date) DO NOTHING`
-            const rows = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
-            return parse((rows[0] as any).body) as Briefing
-          }).pipe(Effect.orDie)
+            const row = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+              .pipe(Effect.flatMap(decodeInsertedBriefing))
+            return yield* bodyOf("briefings", decodeBriefingBody, row.body)
+          }).pipe(dieOnSqlError)
       })
     })
   )
@@ -190,7 +238,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             page,
             "asc"
           )
-          const ids = found.items.map((p) => p.id)
+          const ids: ReadonlyArray<string> = found.items.map((p) => p.id)
           const rows = [...health.values()]
             .filter((h) => ids.includes(h.projectId) && h.day >= fromDay)
             .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day < b.day ? -1 : 1))

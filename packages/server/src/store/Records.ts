@@ -1,11 +1,12 @@
 /** What the repositories store and return; the HTTP layer turns these into the contract's shapes. */
+import type { AccountId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 import type { Permission } from "@sitehealth/domain/Permissions"
 import type { ProjectSeries } from "../metrics/Rows.ts"
 
 export type SubscriptionStatus = "none" | "active" | "canceled"
 
 export interface AccountRecord {
-  readonly id: string
+  readonly id: AccountId
   readonly name: string
   readonly trialEndsAt: Date
   readonly subscriptionStatus: SubscriptionStatus
@@ -14,8 +15,8 @@ export interface AccountRecord {
 }
 
 export interface ProjectRecord {
-  readonly id: string
-  readonly accountId: string
+  readonly id: ProjectId
+  readonly accountId: AccountId
   readonly name: string
   readonly domain: string
   readonly timezone: string
@@ -24,13 +25,13 @@ export interface ProjectRecord {
 }
 
 export interface TokenRecord {
-  readonly id: string
-  readonly accountId: string
+  readonly id: TokenId
+  readonly accountId: AccountId
   readonly name: string
   /** SHA-256 of the secret, hex. The secret itself is never stored. */
   readonly secretSha256: string
   readonly last4: string
-  readonly projects: ReadonlyArray<string> | null
+  readonly projects: ReadonlyArray<ProjectId> | null
   readonly permissions: ReadonlyArray<Permission>
   readonly createdAt: Date
   readonly lastUsedAt: Date | null
@@ -45,8 +46,8 @@ export interface TokenWithAccount {
 }
 
 export interface ExpenseRecord {
-  readonly id: string
-  readonly projectId: string
+  readonly id: ExpenseId
+  readonly projectId: ProjectId
   readonly amountMinor: number
   readonly currency: string
   readonly category: string

@@ -5,8 +5,10 @@
 import type { Principal } from "@sitehealth/domain/Authentication"
 import type { Permission } from "@sitehealth/domain/Permissions"
 
-export const projectsWithin = (principal: Principal, projects: ReadonlyArray<string> | null): boolean =>
-  principal.projects === null || (projects !== null && projects.every((p) => principal.projects!.includes(p)))
+export const projectsWithin = (principal: Principal, projects: ReadonlyArray<string> | null): boolean => {
+  const scope: ReadonlyArray<string> | null = principal.projects
+  return scope === null || (projects !== null && projects.every((p) => scope.includes(p)))
+}
 
 export const missingPermissions = (principal: Principal, permissions: ReadonlyArray<Permission>): Array<Permission> =>
   permissions.filter((p) => !principal.permissions.includes(p))

@@ -1,11 +1,13 @@
 /** Access tokens. Only the SHA-256 of a secret is stored; lookups are by that hash. */
-import { Context, Effect, Layer } from "effect"
+import { AccountId, ProjectId, TokenId } from "@sitehealth/domain/Common"
+import { Permission } from "@sitehealth/domain/Permissions"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Permission } from "@sitehealth/domain/Permissions"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, TokenRecord, TokenWithAccount } from "../store/Records.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import { constantTimeEqual } from "./TokenSecret.ts"
 
 export interface TokensRepoShape {
@@ -19,17 +21,40 @@ export interface TokensRepoShape {
   readonly list: (accountId: string, page: PageRequest) => Effect.Effect<Page<TokenRecord>>
   /** Sets revoked_at unless already set; returns the token as stored afterwards. */
   readonly revoke: (accountId: string, id: string, at: Date) => Effect.Effect<TokenRecord | null>
-  readonly touch: (id: string, at: Date) => Effect.Effect<void>
+  readonly touch: (id: TokenId, at: Date) => Effect.Effect<void>
 }
 
-export const toTokenRecord = (r: any): TokenRecord => ({
+const TokenRow = Schema.Struct({
+  id: TokenId,
+  account_id: AccountId,
+  name: Schema.String,
+  secret_sha256: Bytes,
+  last4: Schema.String,
+  projects: Schema.NullOr(Schema.Array(ProjectId)),
+  permissions: Schema.Array(Permission),
+  created_at: Instant,
+  last_used_at: Schema.NullOr(Instant),
+  expires_at: Schema.NullOr(Instant),
+  revoked_at: Schema.NullOr(Instant)
+})
+type TokenRow = typeof TokenRow.Type
+
+/** The token with its account's entitlement columns (the secret-hash lookup joins accounts). */
+const TokenWithAccountRow = Schema.Struct({
+  ...TokenRow.fields,
+  trial_ends_at: Instant,
+  subscription_status: Schema.Literals(["none", "active", "canceled"]),
+  subscription_until: Schema.NullOr(Instant)
+})
+
+export const toTokenRecord = (r: TokenRow): TokenRecord => ({
   id: r.id,
   accountId: r.account_id,
   name: r.name,
   secretSha256: Buffer.from(r.secret_sha256).toString("hex"),
   last4: r.last4,
   projects: r.projects,
-  permissions: r.permissions as Array<Permission>,
+  permissions: r.permissions,
   createdAt: r.created_at,
   lastUsedAt: r.last_used_at,
   expiresAt: r.expires_at,
@@ -41,50 +66,57 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
     TokensRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const one = (rows: ReadonlyArray<any>) => (rows.length ? toTokenRecord(rows[0]) : null)
+      const decodeAll = rowsOf("tokens", TokenRow)
+      const decodeFirst = firstOf("tokens", TokenRow)
+      const decodeSingle = singleOf("tokens", TokenRow)
+      const decodeWithAccount = firstOf("tokens", TokenWithAccountRow)
+      const one = (rows: ReadonlyArray<unknown>) =>
+        Effect.map(decodeFirst(rows), (r) => (r === null ? null : toTokenRecord(r)))
       return TokensRepo.of({
         insert: (t) =>
           sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions, created_at, expires_at)
               VALUES (${t.id}, ${t.accountId}, ${t.name}, ${Buffer.from(t.secretSha256, "hex")}, ${t.last4},
-                      ${t.projects === null ? null : (t.projects as Array<string>)}, ${t.permissions as Array<string>},
+                      ${t.projects === null ? null : [...t.projects]}, ${[...t.permissions]},
                       ${t.createdAt}, ${t.expiresAt})
-              RETURNING *`.pipe(Effect.map((rows) => toTokenRecord(rows[0])), Effect.orDie),
+              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toTokenRecord), dieOnSqlError),
         findBySecretHash: (hash) =>
           sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
               FROM tokens t JOIN accounts a ON a.id = t.account_id
               WHERE t.secret_sha256 = ${Buffer.from(hash, "hex")}`.pipe(
-            Effect.map((rows) =>
-              rows.length === 0 ? null : {
-                token: toTokenRecord(rows[0]),
+            Effect.flatMap(decodeWithAccount),
+            Effect.map((r) =>
+              r === null ? null : {
+                token: toTokenRecord(r),
                 account: {
-                  trialEndsAt: (rows[0] as any).trial_ends_at,
-                  subscriptionStatus: (rows[0] as any).subscription_status,
-                  subscriptionUntil: (rows[0] as any).subscription_until
+                  trialEndsAt: r.trial_ends_at,
+                  subscriptionStatus: r.subscription_status,
+                  subscriptionUntil: r.subscription_until
                 }
               }
             ),
-            Effect.orDie
+            dieOnSqlError
           ),
         find: (accountId, id) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.map(one), Effect.orDie),
+          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.flatMap(one), dieOnSqlError),
         findById: (id) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id}`.pipe(
-            Effect.map(one),
-            Effect.orDie
+            Effect.flatMap(one),
+            dieOnSqlError
           ),
         list: (accountId, page) => {
           const after = page.after
           return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
               ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
+            Effect.flatMap(decodeAll),
             Effect.map((rows) => toPage(rows.map(toTokenRecord), page.limit)),
-            Effect.orDie
+            dieOnSqlError
           )
         },
         revoke: (accountId, id, at) =>
           !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
-              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.map(one), Effect.orDie),
-        touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError),
+        touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
       })
     })
   )

@@ -3,25 +3,17 @@
  * (ingestEvents, rollup), and the one bounded read the analytics report needs (read). Reads never
  * touch traffic_events: their cost is O(hours + days in the window), whatever the raw volume.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { addDays, localTimeIn } from "../metrics/Dates.ts"
-import type { TrafficDay } from "../metrics/Rows.ts"
+import type { TrafficDay, TrafficQuery } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import { dieOnSqlError, firstOf, Instant, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import { type Affected, affectedBy, aggregateEvents } from "./Aggregate.ts"
 import { rollupSql } from "./Rollup.ts"
-import type { TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWindow, TrafficWrite } from "./Types.ts"
 
-/** What to read: UTC hours in [hoursFrom, hoursTo), local days in [from, to], tops over [topFrom, topTo]. */
-export interface TrafficQuery {
-  readonly hoursFrom: string // ISO instant
-  readonly hoursTo: string // ISO instant, exclusive
-  readonly from: string // YYYY-MM-DD; days, uniques inside [from, to]
-  readonly to: string
-  readonly topFrom: string
-  readonly topTo: string
-  readonly top: number // how many pages / sources
-}
+export type { TrafficQuery }
+import type { TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWindow, TrafficWrite } from "./Types.ts"
 
 export interface TrafficRepoShape {
   /** Upserts provider rows (each replaces the stored row with the same key) and bumps data_version. */
@@ -55,9 +47,23 @@ export const affectedBetween = (fromIso: string, toIso: string, timezone: string
   return { hours, days, months: [...new Set(days.map((d) => d.slice(0, 7)))] }
 }
 
-const parseJson = (value: unknown): any => (typeof value === "string" ? JSON.parse(value) : value)
 const toIso = (value: string): string => new Date(value).toISOString()
 const dayText = (value: string): string => String(value).slice(0, 10)
+
+/**
+ * readWindow's columns: JSON arrays of positional tuples (tuplesOf). Timestamps and dates arrive as JSON
+ * text; sums of int columns as numbers, of bigint columns as numbers or text — Number() takes both.
+ */
+type Num = number | string
+type HourTuple = readonly [hour: string, visitors: Num, pageviews: Num, sessions: Num, bounces: Num, durationSeconds: Num]
+type DayTuple = readonly [day: string, visitors: Num, pageviews: Num, sessions: Num, bounces: Num, durationSeconds: Num]
+type PageTuple = readonly [path: string, visitors: Num, pageviews: Num]
+type SourceTuple = readonly [source: string, visitors: Num, sessions: Num]
+type UniquesTuple = readonly [from: string, to: string, visitors: Num]
+const WindowRow = Schema.Struct({ hours: JsonArray, days: JsonArray, pages: JsonArray, sources: JsonArray, uniques: JsonArray })
+const decodeWindow = singleOf("traffic_hourly, traffic_daily, traffic_pages_daily, traffic_sources_daily, traffic_uniques", WindowRow)
+const decodeStarts = rowsOf("traffic_events", Schema.Struct({ started: Instant }))
+const decodeVersion = firstOf("projects", Schema.Struct({ version: Schema.String }))
 
 export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>()("sitehealth/TrafficRepo") {
   static readonly sql = Layer.effect(
@@ -84,22 +90,22 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               GROUP BY source ORDER BY sum(visitors) DESC, source COLLATE "C" LIMIT ${q.top}) t) AS sources,
           (SELECT coalesce(json_agg(json_build_array(from_day, to_day, visitors)), '[]'::json) FROM traffic_uniques
             WHERE project_id = ${projectId} AND from_day >= ${q.from}::date AND to_day <= ${q.to}::date) AS uniques`.pipe(
-          Effect.map((rows): TrafficWindow => {
-            const r = rows[0] as any
+          Effect.flatMap(decodeWindow),
+          Effect.map((r): TrafficWindow => {
             const n = Number
             return {
-              hours: parseJson(r.hours).map((a: Array<any>): TrafficHour => ({
+              hours: tuplesOf<HourTuple>(r.hours).map((a): TrafficHour => ({
                 hour: toIso(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
               })),
-              days: parseJson(r.days).map((a: Array<any>): TrafficDay => ({
+              days: tuplesOf<DayTuple>(r.days).map((a): TrafficDay => ({
                 day: dayText(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
               })),
-              pages: parseJson(r.pages).map((a: Array<any>) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) })),
-              sources: parseJson(r.sources).map((a: Array<any>) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) })),
-              uniques: parseJson(r.uniques).map((a: Array<any>): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) }))
+              pages: tuplesOf<PageTuple>(r.pages).map((a) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) })),
+              sources: tuplesOf<SourceTuple>(r.sources).map((a) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) })),
+              uniques: tuplesOf<UniquesTuple>(r.uniques).map((a): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) }))
             }
           }),
-          Effect.orDie
+          dieOnSqlError
         )
       const cache = new Map<string, { readonly version: string; readonly window: TrafficWindow }>()
       return TrafficRepo.of({
@@ -135,7 +141,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
                 FROM json_to_recordset(${json(rows.uniques)}::json) AS x("from" date, "to" date, visitors int)
                 ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`
             }
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         ingestEvents: (projectId, events, timezone) =>
           events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
             yield* bump(projectId)
@@ -150,15 +156,15 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
             const sessions = [...new Set(events.map((e) => e.sessionId))]
             const starts = yield* sql`SELECT min(occurred_at) AS started FROM traffic_events
               WHERE project_id = ${projectId} AND session_id IN (SELECT value FROM json_array_elements_text(${json(sessions)}::json))
-              GROUP BY session_id`
-            const instants = [...events.map((e) => Date.parse(e.at)), ...starts.map((r: any) => new Date(r.started).getTime())]
+              GROUP BY session_id`.pipe(Effect.flatMap(decodeStarts))
+            const instants = [...events.map((e) => Date.parse(e.at)), ...starts.map((r) => r.started.getTime())]
             yield* rollupSql(sql, projectId, timezone, affectedBy(instants, timezone))
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         rollup: (projectId, timezone, fromIso, toIso) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* bump(projectId)
             yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
-          })).pipe(Effect.orDie),
+          })).pipe(dieOnSqlError),
         read: (projectId, q, knownVersion) => {
           // Day and month reports (no hour range) are cached per query, tagged with data_version: every
           // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
@@ -167,7 +173,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
           const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}`
           return Effect.gen(function*() {
             const version = knownVersion ?? (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
-              .pipe(Effect.map((rows) => (rows[0] as any)?.version as string ?? "")))
+              .pipe(Effect.flatMap(decodeVersion), Effect.map((r) => r?.version ?? "")))
             const hit = cache.get(key)
             if (hit !== undefined && hit.version === version) return hit.window
             const window = yield* readWindow(projectId, q)
@@ -175,7 +181,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
             cache.set(key, { version, window })
             if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
             return window
-          }).pipe(Effect.orDie)
+          }).pipe(dieOnSqlError)
         }
       })
     })

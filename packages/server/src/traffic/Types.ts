@@ -3,19 +3,10 @@
  * metrics/Rows.ts: one row per project and LOCAL calendar day. Hours are UTC instants, so a local DST
  * day naturally covers 23 or 25 of them.
  */
-import type { TrafficDay } from "../metrics/Rows.ts"
+import type { TrafficDay, TrafficHour, TrafficUniques } from "../metrics/Rows.ts"
 
-export type { TrafficDay }
-
-/** One UTC hour of traffic. */
-export interface TrafficHour {
-  readonly hour: string // ISO instant of the UTC hour start, e.g. "2026-03-29T01:00:00.000Z"
-  readonly visitors: number // unique visitors in that hour
-  readonly pageviews: number
-  readonly sessions: number // sessions that started in that hour
-  readonly bounces: number // single-page sessions among them
-  readonly durationSeconds: number // total seconds of those sessions
-}
+// The shapes the analytics formulas read live with them (metrics/Rows.ts).
+export type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "../metrics/Rows.ts"
 
 /** One page on one local day (top pages; at most TOP_PER_DAY stored per day). */
 export interface TrafficPageDay {
@@ -31,13 +22,6 @@ export interface TrafficSourceDay {
   readonly source: string // "direct" when the event had no source
   readonly visitors: number
   readonly sessions: number
-}
-
-/** Unique visitors over a whole inclusive range of local days, as the provider reported them. */
-export interface TrafficUniques {
-  readonly from: string // YYYY-MM-DD
-  readonly to: string // YYYY-MM-DD, inclusive
-  readonly visitors: number
 }
 
 /** One raw pageview of self-collected traffic. */
@@ -57,15 +41,6 @@ export interface TrafficWrite {
   readonly pages?: ReadonlyArray<TrafficPageDay>
   readonly sources?: ReadonlyArray<TrafficSourceDay>
   readonly uniques?: ReadonlyArray<TrafficUniques>
-}
-
-/** Everything the analytics report reads for one window, in one round trip. */
-export interface TrafficWindow {
-  readonly hours: ReadonlyArray<TrafficHour> // UTC hours in [hoursFrom, hoursTo)
-  readonly days: ReadonlyArray<TrafficDay> // local days in [from, to]
-  readonly pages: ReadonlyArray<{ readonly path: string; readonly visitors: number; readonly pageviews: number }>
-  readonly sources: ReadonlyArray<{ readonly source: string; readonly visitors: number; readonly sessions: number }>
-  readonly uniques: ReadonlyArray<TrafficUniques> // stored ranges inside [from, to]
 }
 
 /** How many pages / sources are stored per project and local day (bounds every read). */

@@ -5,9 +5,10 @@
  * whole computation, in one transaction, so two computations of one project never overlap. Workers claim
  * with SKIP LOCKED (they move on to another project); readers wait (they need the result).
  */
-import { Context, Effect, Layer, Option, Semaphore } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+import { Context, Effect, Layer, Option, Schema, Semaphore } from "effect"
+import { SqlClient } from "effect/sql"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 
 export interface JobState {
   readonly projectId: string
@@ -59,16 +60,26 @@ const fnv1a = (s: string): string => {
   return h.toString(36)
 }
 
-const toJob = (r: any): JobState => ({
-  projectId: r.project_id,
-  computedVersion: r.computed_version ?? null,
-  computedDay: r.computed_day ?? null,
-  lastRunAt: r.last_run_at === null || r.last_run_at === undefined ? null : new Date(r.last_run_at)
+const JobRow = Schema.Struct({
+  project_id: Schema.String,
+  computed_version: Schema.NullOr(Schema.String),
+  computed_day: Schema.NullOr(Day),
+  last_run_at: Schema.NullOr(Instant)
 })
+const decodeJob = firstOf("project_jobs", JobRow)
+const decodeVersion = firstOf("projects", Schema.Struct({ v: Schema.String }))
 
-/** Infrastructure failures are defects here; the caller's own typed errors pass through. */
-const dieOnSqlError = <A, E, R>(self: Effect.Effect<A, E | SqlError.SqlError, R>): Effect.Effect<A, E, R> =>
-  Effect.catchIf(self, (e): e is SqlError.SqlError => SqlError.isSqlError(e), (e) => Effect.die(e)) as Effect.Effect<A, E, R>
+/** The locked job row: the statement that locks it has just created it when missing. */
+const lockedJob = (rows: ReadonlyArray<unknown>) =>
+  Effect.flatMap(decodeJob(rows), (r) =>
+    r === null
+      ? Effect.die(new Error("project_jobs: the row just upserted is missing")) // invariant, see withProjectLock
+      : Effect.succeed<JobState>({
+        projectId: r.project_id,
+        computedVersion: r.computed_version,
+        computedDay: r.computed_day,
+        lastRunAt: r.last_run_at
+      }))
 
 export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehealth/JobsRepo") {
   static readonly sql = Layer.effect(
@@ -80,16 +91,17 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
       return JobsRepo.of({
         dataVersion: (projectId) =>
           sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`.pipe(
-            Effect.map((rows) => (rows.length === 0 ? null : (rows[0] as any).v as string)),
-            Effect.orDie
+            Effect.flatMap(decodeVersion),
+            Effect.map((r) => (r === null ? null : r.v)),
+            dieOnSqlError
           ),
         withProjectLock: (projectId, f) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`INSERT INTO project_jobs (project_id, due_at) VALUES (${projectId}, now())
-                ON CONFLICT (project_id) DO NOTHING`.pipe(Effect.orDie)
-            const rows = yield* sql`SELECT ${jobColumns} FROM project_jobs WHERE project_id = ${projectId} FOR UPDATE`
-              .pipe(Effect.orDie)
-            return yield* f(toJob(rows[0]))
+                ON CONFLICT (project_id) DO NOTHING`.pipe(dieOnSqlError)
+            const job = yield* sql`SELECT ${jobColumns} FROM project_jobs WHERE project_id = ${projectId} FOR UPDATE`
+              .pipe(Effect.flatMap(lockedJob), dieOnSqlError)
+            return yield* f(job)
           })).pipe(dieOnSqlError),
         claimNext: (now, f) =>
           sql.withTransaction(Effect.gen(function*() {
@@ -99,24 +111,24 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
                 WHERE j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= ${now}
                 ORDER BY j.due_at, j.project_id
                 LIMIT 1
-                FOR UPDATE OF j SKIP LOCKED`.pipe(Effect.orDie)
+                FOR UPDATE OF j SKIP LOCKED`.pipe(dieOnSqlError)
             if (rows.length === 0) return false
-            yield* f(toJob(rows[0]))
+            yield* f(yield* lockedJob(rows))
             return true
           })).pipe(dieOnSqlError),
         markComputed: (projectId, version, day, now, dueAt) =>
           sql`UPDATE project_jobs SET computed_version = ${version}::bigint, computed_day = ${day}::date,
                 last_run_at = ${now}, due_at = ${dueAt}
-              WHERE project_id = ${projectId}`.pipe(Effect.asVoid, Effect.orDie),
+              WHERE project_id = ${projectId}`.pipe(Effect.asVoid, dieOnSqlError),
         postpone: (projectId, dueAt) =>
           sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = ${dueAt}
-              FROM projects p WHERE p.id = j.project_id AND j.project_id = ${projectId}`.pipe(Effect.asVoid, Effect.orDie),
+              FROM projects p WHERE p.id = j.project_id AND j.project_id = ${projectId}`.pipe(Effect.asVoid, dieOnSqlError),
         attempt: (work) => sql.withTransaction(work).pipe(dieOnSqlError),
         ensureJobs: (now) =>
           sql`INSERT INTO project_jobs (project_id, due_at)
               SELECT p.id, ${now} FROM projects p
               WHERE NOT EXISTS (SELECT 1 FROM project_jobs j WHERE j.project_id = p.id)
-              ON CONFLICT (project_id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie)
+              ON CONFLICT (project_id) DO NOTHING`.pipe(Effect.asVoid, dieOnSqlError)
       })
     })
   )

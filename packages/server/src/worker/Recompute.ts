@@ -82,7 +82,7 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
     const integrations = (yield* (yield* IntegrationsRepo).list(projectId)).integrations
     const queries = yield* (yield* SearchRepo).loadQueryDays(projectId, addDays(today, -(2 * RANKING_DAYS + 6)), addDays(today, -1))
 
-    const h = health({ projectId, today, now: now.toISOString(), series, currency: project.currency, rates })
+    const h = health({ projectId: project.id, today, now: now.toISOString(), series, currency: project.currency, rates })
     yield* snapshots.putHealth({ projectId, day: today, dataVersion: version, computedAt: now, health: h })
     const candidates = detectSignals({ today, now, currency: project.currency, series, integrations, queries, rates })
     yield* signalsRepo.reconcile(projectId, project.currency, candidates, now)
@@ -92,7 +92,7 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
     if ((morning || options.forceBriefing === true) && (yield* snapshots.briefingOf(projectId, today)) === null) {
       const active = yield* signalsRepo.active(projectId)
       yield* snapshots.insertBriefing(projectId, today, briefing({
-        projectId, today, now: now.toISOString(), currency: project.currency, series, health: h, signals: active
+        projectId: project.id, today, now: now.toISOString(), currency: project.currency, series, health: h, signals: active
       }))
       wroteBriefing = true
     }
@@ -167,7 +167,7 @@ export const backfillHealth = (projectId: string, days: number) =>
       if ((yield* snapshots.healthOf(projectId, day)) !== null) continue
       // Stamped at the end of that local day's morning: when the worker would have computed it.
       const computedAt = new Date(Date.parse(`${day}T12:00:00Z`))
-      const h = health({ projectId, today: day, now: computedAt.toISOString(), series, currency: project.currency, rates })
+      const h = health({ projectId: project.id, today: day, now: computedAt.toISOString(), series, currency: project.currency, rates })
       yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt, health: h })
       stored++
     }

@@ -13,7 +13,7 @@ import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { admin } from "./Cli.ts"
 import { AdminError, type AdminErrorType } from "./Commands.ts"
-import { readLogSettings } from "../Config.ts"
+import { logSettings } from "../Config.ts"
 import { loggingLayer } from "../Logging.ts"
 
 const VERSION = "0.0.0"
@@ -101,10 +101,12 @@ const report = (failure: Failure) =>
   })
 
 /** LOG_FORMAT / LOG_LEVEL as for the server; the logs go to stderr, so stderr being a terminal picks the default. */
-const logging = Layer.unwrap(Effect.try({
-  try: () => loggingLayer(readLogSettings(process.env, process.stderr.isTTY === true)),
-  catch: (e) => new AdminError({ message: `configuration: ${messageOf(e)}`, type: "config" })
-}))
+const logging = Layer.unwrap(
+  logSettings(process.stderr.isTTY === true).pipe(
+    Effect.map(loggingLayer),
+    Effect.mapError((e) => new AdminError({ message: `configuration: ${e.message}`, type: "config" }))
+  )
+)
 
 const program = Command.runWith(admin, { version: VERSION })(args).pipe(
   Effect.provide(logging),

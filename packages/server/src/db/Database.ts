@@ -23,7 +23,7 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
   const config = yield* AppConfig
   if (config.databaseUrl !== null) {
     yield* Effect.logInfo("database: using DATABASE_URL (no embedded postgres started)")
-    return { kind: "external" as const, url: config.databaseUrl }
+    return { kind: "external" as const, url: Redacted.value(config.databaseUrl) }
   }
   const handle = yield* Effect.acquireRelease(
     Effect.tryPromise({

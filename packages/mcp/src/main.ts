@@ -45,12 +45,13 @@ const problems = Exit.isFailure(read)
   : Object.values<Result.Result<unknown, string>>(read.value).flatMap((r) => (Result.isFailure(r) ? [r.failure] : []))
 if (Exit.isFailure(read) || problems.length > 0) {
   process.stderr.write(problems.map((p) => `sitehealth-mcp: ${p}\n`).join(""))
-  process.exit(2)
+  // Nothing else keeps the process alive: it ends with this code once the message is written.
+  process.exitCode = 2
+} else {
+  const token = Redacted.value(Result.getOrThrow(read.value.token))
+  const baseUrl = Result.getOrThrow(read.value.baseUrl)
+  const readOnly = Result.getOrThrow(read.value.readOnly)
+  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), token, readOnly })
+  await server.connect(new StdioServerTransport())
+  process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${readOnly ? " (read-only)" : ""} over stdio\n`)
 }
-const token = Result.getOrThrow(read.value.token)
-const baseUrl = Result.getOrThrow(read.value.baseUrl)
-const readOnly = Result.getOrThrow(read.value.readOnly)
-
-const server = makeMcpServer({ send: apiClientSend(baseUrl, Redacted.value(token)), token: Redacted.value(token), readOnly })
-await server.connect(new StdioServerTransport())
-process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${readOnly ? " (read-only)" : ""} over stdio\n`)

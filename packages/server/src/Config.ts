@@ -5,7 +5,7 @@
 import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import * as Path from "node:path"
 import { parseSecretKey, SecretKeyError } from "./integrations/SecretKey.ts"
-import { collect, int, parsed, readSync, secret, type SettingsError, text } from "./Settings.ts"
+import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
 
 export interface AppConfigShape {

@@ -2,7 +2,7 @@
  * What every command shares: the global flags (accepted anywhere on the line), the resolved server and
  * token, the typed client, and printing (`--json`: the API's data exactly; else readable text).
  */
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { Flag, GlobalFlag } from "effect/cli"
 import { ApiClient, type Api } from "./Client.ts"
 import { CliFailure, EXIT, localFailure, usage } from "./Failure.ts"
@@ -72,7 +72,7 @@ export const connection = (resolved: Resolved) =>
         )
       }
       assertSafeTransport(resolved.baseUrl, resolved.insecureHttp)
-      return { baseUrl: resolved.baseUrl, token: resolved.token }
+      return { baseUrl: resolved.baseUrl, token: Redacted.value(resolved.token) }
     },
     catch: (e) => (e instanceof CliFailure ? e : localFailure(EXIT.failure, "internal", String(e)))
   })

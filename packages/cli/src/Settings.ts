@@ -5,6 +5,7 @@
  * and the one transport rule: a token never goes over plain http:// to a host other than this machine
  * unless --insecure-http says so.
  */
+import { Config, ConfigProvider, Effect, Redacted } from "effect"
 import { DEFAULT_PROFILE, configFile, readProfiles, type Profile } from "./Profiles.ts"
 import { EXIT, localFailure, usage } from "./Failure.ts"
 
@@ -25,7 +26,8 @@ export interface Resolved {
   readonly stored: Profile | undefined
   readonly baseUrl: string
   readonly baseUrlSource: "flag" | "env" | "profile" | "default"
-  readonly token: string | undefined
+  /** Redacted from the moment it is read: it prints as <redacted> wherever a Resolved ends up. */
+  readonly token: Redacted.Redacted<string> | undefined
   readonly tokenSource: TokenSource | undefined
   readonly insecureHttp: boolean
 }
@@ -35,8 +37,24 @@ const nonEmpty = (s: string | undefined): string | undefined => {
   return t === undefined || t === "" ? undefined : t
 }
 
+const optionalText = (name: string) => Config.option(Config.String(name)).pipe(Config.map((v) => nonEmpty(v._tag === "Some" ? v.value : undefined)))
+
+/** The environment's part of the settings, read with Effect's Config; the token Redacted from the start. */
+const environment = Config.all({
+  profile: optionalText("SITEHEALTH_PROFILE"),
+  baseUrl: optionalText("SITEHEALTH_URL"),
+  token: Config.option(Config.Redacted("SITEHEALTH_TOKEN")).pipe(
+    Config.map((v) => {
+      const token = v._tag === "Some" ? nonEmpty(Redacted.value(v.value)) : undefined
+      return token === undefined ? undefined : Redacted.make(token)
+    })
+  )
+})
+
 export const resolve = (flags: Flags, env: NodeJS.ProcessEnv = process.env): Resolved => {
-  const profileName = nonEmpty(flags.profile) ?? nonEmpty(env.SITEHEALTH_PROFILE) ?? DEFAULT_PROFILE
+  // Plain strings only: no lookup here can fail, so running it synchronously is safe.
+  const fromEnv = Effect.runSync(environment.parse(ConfigProvider.fromEnvRecord(env)))
+  const profileName = nonEmpty(flags.profile) ?? fromEnv.profile ?? DEFAULT_PROFILE
   const file = configFile(env)
   let stored: Profile | undefined
   try {
@@ -45,7 +63,7 @@ export const resolve = (flags: Flags, env: NodeJS.ProcessEnv = process.env): Res
     throw localFailure(EXIT.failure, "config", (e as Error).message)
   }
   const flagUrl = nonEmpty(flags.baseUrl)
-  const envUrl = nonEmpty(env.SITEHEALTH_URL)
+  const envUrl = fromEnv.baseUrl
   const [baseUrl, baseUrlSource] = flagUrl !== undefined
     ? [flagUrl, "flag" as const]
     : envUrl !== undefined
@@ -54,13 +72,12 @@ export const resolve = (flags: Flags, env: NodeJS.ProcessEnv = process.env): Res
     ? [stored.baseUrl, "profile" as const]
     : [DEFAULT_BASE_URL, "default" as const]
   const flagToken = nonEmpty(flags.token)
-  const envToken = nonEmpty(env.SITEHEALTH_TOKEN)
   const [token, tokenSource] = flagToken !== undefined
-    ? [flagToken, "flag" as const]
-    : envToken !== undefined
-    ? [envToken, "env" as const]
+    ? [Redacted.make(flagToken), "flag" as const]
+    : fromEnv.token !== undefined
+    ? [fromEnv.token, "env" as const]
     : stored !== undefined
-    ? [stored.token, "profile" as const]
+    ? [Redacted.make(stored.token), "profile" as const]
     : [undefined, undefined]
   return { profileName, file, stored, baseUrl: normaliseBaseUrl(baseUrl), baseUrlSource, token, tokenSource, insecureHttp: flags.insecureHttp }
 }

@@ -1,5 +1,5 @@
 /** Wiring: the repositories over SQL or in memory (tests), the rate limiter, and the app on top. */
-import { Layer } from "effect"
+import { Layer, Redacted } from "effect"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { AppRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
@@ -60,7 +60,7 @@ export const MemoryRepos = Layer.mergeAll(
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>
-  config.redisUrl === null ? RateLimiter.memory(config.rateLimit) : RateLimiter.redis(config.redisUrl, config.rateLimit)
+  config.redisUrl === null ? RateLimiter.memory(config.rateLimit) : RateLimiter.redis(Redacted.value(config.redisUrl), config.rateLimit)
 
 /** The HTTP app over the given repositories. */
 export const appLayer = <A, E, R>(config: AppConfigShape, repos: Layer.Layer<A, E, R>) =>

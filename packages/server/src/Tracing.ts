@@ -22,118 +22,14 @@
  * string, no header, no body), each sync run (integrations/SyncRunner.ts) and each metric recomputation
  * (worker/Recompute.ts). Request and response headers are not recorded (Effect's default).
  */
-import { Effect, Layer, References, Tracer } from "effect"
+import { Effect, Layer, Redacted, References, Tracer } from "effect"
 import { FetchHttpClient, HttpMiddleware, UrlParams } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
 import * as Os from "node:os"
+import { describeTracing, type TracingConfig } from "./TracingConfig.ts"
 
-export interface TracingConfig {
-  /** The OTLP/HTTP traces URL spans are POSTed to. */
-  readonly url: string
-  readonly protocol: "http/protobuf" | "http/json"
-  /** Sent with every export (authentication to a vendor's endpoint); never logged. */
-  readonly headers: Readonly<Record<string, string>>
-  readonly serviceName: string
-  /** Share of traces kept, decided where a trace enters this process (0 < ratio ≤ 1). */
-  readonly sampleRatio: number
-  /** Whether a caller's `traceparent` decision (sampled or not) is followed instead of the ratio. */
-  readonly parentBased: boolean
-}
-
-const nonEmpty = (s: string | undefined): string | null => (s === undefined || s.trim() === "" ? null : s.trim())
-
-const PROTOCOLS = ["http/protobuf", "http/json"] as const
-const SAMPLERS: ReadonlyArray<string> = ["parentbased_always_on", "always_on", "traceidratio", "parentbased_traceidratio"]
-
-/** `k=v,k2=v2` (W3C baggage-like, values percent-encoded), as OTEL_EXPORTER_OTLP_HEADERS is written. */
-export const parseOtlpHeaders = (name: string, raw: string): Record<string, string> => {
-  const headers: Record<string, string> = {}
-  for (const pair of raw.split(",")) {
-    if (pair.trim() === "") continue
-    const eq = pair.indexOf("=")
-    const key = eq <= 0 ? "" : pair.slice(0, eq).trim()
-    if (key === "") {
-      // Only the key is named: the value may be an API key.
-      throw new Error(`${name} must be a comma-separated list of key=value pairs; an entry has no key`)
-    }
-    try {
-      headers[key.toLowerCase()] = decodeURIComponent(pair.slice(eq + 1).trim())
-    } catch {
-      throw new Error(`${name}: the value of "${key}" is not valid percent-encoding`)
-    }
-  }
-  return headers
-}
-
-/**
- * The tracing configuration from the environment, or null when traces are off (no endpoint, or turned off
- * explicitly). Throws an Error with a message for the operator on a malformed value: start-up stops rather
- * than run without the traces someone asked for.
- */
-export const readTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig | null => {
-  if (nonEmpty(env.OTEL_SDK_DISABLED)?.toLowerCase() === "true") return null
-  const exporters = nonEmpty(env.OTEL_TRACES_EXPORTER)
-  if (exporters !== null && !exporters.toLowerCase().split(",").map((e) => e.trim()).includes("otlp")) return null
-  const tracesEndpoint = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
-  const baseEndpoint = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT)
-  const name = tracesEndpoint !== null ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"
-  const raw = tracesEndpoint ?? baseEndpoint
-  if (raw === null) return null
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    throw new Error(`${name} must be an http(s) URL such as http://localhost:4318, got "${raw}"`)
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new Error(`${name} must be an http(s) URL (OTLP/HTTP, usually port 4318), got "${raw}"`)
-  }
-  // The base endpoint is the collector's root: the spec appends the signal's path. The traces one is final.
-  if (tracesEndpoint === null) url.pathname = `${url.pathname.replace(/\/+$/, "")}/v1/traces`
-  const protocolName = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) !== null
-    ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-    : "OTEL_EXPORTER_OTLP_PROTOCOL"
-  // JSON by default, not the spec's protobuf: Effect's protobuf encoder costs about 3× the CPU per span
-  // (measured: ~65 vs ~20 µs per request of two spans), and every OTLP/HTTP collector takes both.
-  const protocol = nonEmpty(env[protocolName])?.toLowerCase() ?? "http/json"
-  if (!(PROTOCOLS as ReadonlyArray<string>).includes(protocol)) {
-    throw new Error(
-      `${protocolName} must be http/protobuf or http/json, got "${env[protocolName]}"` +
-        (protocol === "grpc" ? " (gRPC export is not supported: point the endpoint at the collector's OTLP/HTTP port, 4318)" : "")
-    )
-  }
-  const sampler = nonEmpty(env.OTEL_TRACES_SAMPLER)?.toLowerCase() ?? "parentbased_always_on"
-  if (sampler === "always_off" || sampler === "parentbased_always_off") return null
-  if (!SAMPLERS.includes(sampler)) {
-    throw new Error(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(", ")}, always_off; got "${env.OTEL_TRACES_SAMPLER}"`)
-  }
-  let sampleRatio = 1
-  const rawRatio = nonEmpty(env.OTEL_TRACES_SAMPLER_ARG)
-  if (sampler.endsWith("traceidratio") && rawRatio !== null) {
-    sampleRatio = Number(rawRatio)
-    if (!Number.isFinite(sampleRatio) || sampleRatio <= 0 || sampleRatio > 1) {
-      throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio above 0 and at most 1 (e.g. 0.1 keeps one trace in ten), got "${rawRatio}"`)
-    }
-  }
-  const headersName = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) !== null
-    ? "OTEL_EXPORTER_OTLP_TRACES_HEADERS"
-    : "OTEL_EXPORTER_OTLP_HEADERS"
-  const rawHeaders = nonEmpty(env[headersName])
-  return {
-    url: url.toString(),
-    protocol: protocol as TracingConfig["protocol"],
-    headers: rawHeaders === null ? {} : parseOtlpHeaders(headersName, rawHeaders),
-    serviceName: nonEmpty(env.OTEL_SERVICE_NAME) ?? "sitehealth",
-    sampleRatio,
-    parentBased: sampler.startsWith("parentbased_")
-  }
-}
-
-/** One line for the start-up log: where spans go, without the headers (they may carry a vendor key). */
-export const describeTracing = (config: TracingConfig | null): string =>
-  config === null
-    ? "traces off (set OTEL_EXPORTER_OTLP_ENDPOINT to export them)"
-    : `traces to ${config.url} (${config.protocol}) as ${config.serviceName}`
+// The settings live apart (TracingConfig.ts) so that reading them does not load the exporter.
+export { describeTracing, parseOtlpHeaders, readTracingConfig, type TracingConfig, tracingSettings } from "./TracingConfig.ts"
 
 /**
  * The OTLP tracer with three decisions of ours on top.
@@ -201,7 +97,7 @@ export const tracingLayer = (config: TracingConfig | null, role: "server" | "wor
     Effect.map(
       OtlpTracer.make({
         url: config.url,
-        headers: config.headers,
+        headers: Redacted.value(config.headers),
         resource: {
           serviceName: config.serviceName,
           attributes: { "sitehealth.role": role, "host.name": Os.hostname(), "process.pid": process.pid }

@@ -22,44 +22,17 @@ import { HttpRouter } from "effect/http"
 import { createServer, type ServerResponse } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
-import { AppConfig, readConfig } from "./Config.ts"
+import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { answerClientErrors } from "./http/ClientErrors.ts"
 import { isDraining, markDraining } from "./http/Readiness.ts"
 import { resolveSecretKey } from "./integrations/Crypto.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
-import { readTracingConfig, tracingLayer } from "./Tracing.ts"
+import { startupFailureLines } from "./Settings.ts"
+import { tracingLayer } from "./Tracing.ts"
 import { loggingLayer } from "./Logging.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
-
-const config = (() => {
-  try {
-    return readConfig()
-  } catch (e) {
-    process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
-    process.exit(1)
-  }
-})()
-
-// OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to that collector; unset: tracing off altogether (Tracing.ts).
-const tracing = (() => {
-  try {
-    return readTracingConfig()
-  } catch (e) {
-    process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
-    process.exit(1)
-  }
-})()
-
-// Integration credentials are encrypted with this key; without one (an external DATABASE_URL and no
-// SITEHEALTH_SECRET_KEY) the server refuses to start rather than fail later inside the sync worker.
-try {
-  resolveSecretKey(config)
-} catch (e) {
-  process.stderr.write(`sitehealth: ${(e as Error).message}\n`)
-  process.exit(1)
-}
 
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
 const STOP_GRACE_MS = 15_000
@@ -71,18 +44,20 @@ const STOP_GRACE_MS = 15_000
 
 // A stop that hangs (a database that does not answer the release or the pool's close) must still end the
 // process, or an orchestrator waits for its SIGKILL and a plain `kill` looks like it did nothing.
-let stopping = false
-const onStopSignal = () => {
-  if (stopping) return
-  stopping = true
-  const bound = config.shutdownDelayMs + config.shutdownTimeoutMs + STOP_GRACE_MS
-  setTimeout(() => {
-    process.stderr.write(`sitehealth: did not stop within ${bound} ms; exiting anyway\n`)
-    process.exit(1)
-  }, bound).unref()
+const boundStop = (config: AppConfigShape) => {
+  let stopping = false
+  const onStopSignal = () => {
+    if (stopping) return
+    stopping = true
+    const bound = config.shutdownDelayMs + config.shutdownTimeoutMs + STOP_GRACE_MS
+    setTimeout(() => {
+      process.stderr.write(`sitehealth: did not stop within ${bound} ms; exiting anyway\n`)
+      process.exit(1)
+    }, bound).unref()
+  }
+  process.once("SIGTERM", onStopSignal)
+  process.once("SIGINT", onStopSignal)
 }
-process.once("SIGTERM", onStopSignal)
-process.once("SIGINT", onStopSignal)
 
 const httpServer = createServer()
 // Node's own parser refusals (431, malformed request line, …) answer in the envelope too.
@@ -126,7 +101,7 @@ const closeHttp = (timeoutMs: number) =>
   })
 
 /** The first finalizer to run on a stop signal (steps 1–3 above); the scope's others then do step 4. */
-const gracefulStop = (worker: Fiber.Fiber<unknown, unknown> | null) =>
+const gracefulStop = (config: AppConfigShape, worker: Fiber.Fiber<unknown, unknown> | null) =>
   Effect.gen(function*() {
     markDraining()
     const started = Date.now()
@@ -147,7 +122,7 @@ const gracefulStop = (worker: Fiber.Fiber<unknown, unknown> | null) =>
     yield* Effect.logInfo(`sitehealth: drained in ${Date.now() - started} ms; closing the database pool`)
   })
 
-const program = Effect.gen(function*() {
+const serve = (config: AppConfigShape) => Effect.gen(function*() {
   const database = yield* resolveDatabaseUrl
   const repos = SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))
   const context = yield* Layer.build(repos)
@@ -186,30 +161,39 @@ const program = Effect.gen(function*() {
   )
   // Finalizers run last-added first: this one runs before the HTTP server's, the worker's, the pool's and
   // the embedded Postgres's.
-  yield* Effect.addFinalizer(() => gracefulStop(worker))
+  yield* Effect.addFinalizer(() => gracefulStop(config, worker))
   return yield* Effect.never
 }).pipe(
   Effect.scoped,
   Effect.provideService(AppConfig, config),
   // Outside the program's scope: spans still buffered are flushed after the server and the pool have closed.
-  Effect.provide(tracingLayer(tracing, "server")),
+  Effect.provide(tracingLayer(config.tracing, "server")),
   // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
-  Effect.provide(loggingLayer(config)),
-  // A failure to start (port taken, database unreachable) is one clear line, not a stack trace.
-  Effect.catchCause((cause) => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-    const error = Cause.squash(cause) as { message?: string; cause?: { message?: string } } | undefined
-    const reason = error?.cause?.message ?? error?.message ?? String(error)
-    return Effect.sync(() => {
-      process.stderr.write(`sitehealth: stopped: ${reason}\n`)
-      process.exit(1)
-    })
-  })
+  Effect.provide(loggingLayer(config))
+)
+
+const program = Effect.gen(function*() {
+  // Every setting at once (Config.ts): one error lists every bad variable.
+  const config = yield* loadAppConfig()
+  // Integration credentials are encrypted with this key; without one (an external DATABASE_URL and no
+  // SITEHEALTH_SECRET_KEY) the server refuses to start rather than fail later inside the sync worker.
+  yield* Effect.try({ try: () => resolveSecretKey(config), catch: (e) => e })
+  boundStop(config)
+  return yield* serve(config)
+}).pipe(
+  // Before (or without) the configured logger, straight to stderr: one line per problem, no stack trace.
+  Effect.tapCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.void
+      : Effect.sync(() => process.stderr.write(startupFailureLines(cause).map((line) => `sitehealth: ${line}\n`).join("")))
+  )
 )
 
 // The router layer's request-scoped requirements are all met above; its type does not narrow to never.
 // A stop by signal ends the program interrupted: that is the normal way out, exit code 0 (runMain's default
 // would be 130, which orchestrators count as a failed container).
 NodeRuntime.runMain(program as Effect.Effect<never, unknown>, {
+  // The failure was reported above, in one line per problem.
+  disableErrorReporting: true,
   teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
 })

@@ -1,5 +1,5 @@
 /** LOG_FORMAT / LOG_LEVEL / METRICS_TOKEN parsing, and what the json and pretty loggers write. */
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { readConfig, readLogSettings } from "../src/Config.ts"
 import { flushLogs, loggingLayer, RequestLine, requestPretty } from "../src/Logging.ts"
@@ -31,7 +31,7 @@ describe("LOG_FORMAT and LOG_LEVEL", () => {
 describe("METRICS_TOKEN", () => {
   it("is null when unset, the value when set", () => {
     expect(readConfig({}).metricsToken).toBeNull()
-    expect(readConfig({ METRICS_TOKEN: "0123456789abcdef0123" }).metricsToken).toBe("0123456789abcdef0123")
+    expect(Redacted.value(readConfig({ METRICS_TOKEN: "0123456789abcdef0123" }).metricsToken!)).toBe("0123456789abcdef0123")
   })
 
   it("refuses a short or spaced token without repeating it", () => {

@@ -4,7 +4,7 @@
  * worker wrote), `degraded` (200) for a stale or missing worker and an unreachable Redis, 503 while a
  * migration holds its lock and while draining. And the worker beats: runWorker writes its row.
  */
-import { Clock, Context, Effect, Fiber, Layer, Scope } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import * as Net from "node:net"
@@ -50,7 +50,7 @@ const sql = <A>(f: (s: SqlClient.SqlClient) => Effect.Effect<A, any>) =>
 
 /** The app as the server builds it (AppConfig present while the repositories are built, as in main.ts). */
 const app = async (overrides: Partial<AppConfigShape> = {}) => {
-  const config: AppConfigShape = { ...readConfig({}), databaseUrl: db.url, ...overrides }
+  const config: AppConfigShape = { ...readConfig({}), databaseUrl: Redacted.make(db.url), ...overrides }
   const context = await Effect.runPromise(
     Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(db.url))), scope).pipe(
       Effect.provideService(AppConfig, config)
@@ -143,7 +143,7 @@ describe("/readyz: the worker's heartbeat", () => {
   })
 
   it("runWorker beats at once: its row in worker_heartbeats, and this process's heartbeat set", async () => {
-    const config: AppConfigShape = { ...readConfig({}), databaseUrl: db.url, secretKey: Buffer.alloc(32, 3).toString("base64") }
+    const config: AppConfigShape = { ...readConfig({}), databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(Buffer.alloc(32, 3).toString("base64")) }
     const fiber = Effect.runFork(
       runWorker.pipe(Effect.provideContext(plain.context), Effect.provideService(AppConfig, config)) as Effect.Effect<unknown, unknown>
     )
@@ -194,7 +194,7 @@ describe("/readyz: unavailable and degraded", () => {
 
   it("Redis configured but not answering: degraded (the limiter fails open), quickly", async () => {
     const closed = await freePort()
-    const withRedis = await app({ redisUrl: `redis://127.0.0.1:${closed}` })
+    const withRedis = await app({ redisUrl: Redacted.make(`redis://127.0.0.1:${closed}`) })
     try {
       // The app is built on its first request, the rate limiter's own wait for Redis (3 s) included: not ours.
       await withRedis.get("/healthz")
@@ -217,7 +217,7 @@ describe("/readyz: unavailable and degraded", () => {
   })
 
   it.skipIf(!redisUp)(`Redis answering PING: ok with its latency (${liveRedis})`, async () => {
-    const withRedis = await app({ redisUrl: liveRedis })
+    const withRedis = await app({ redisUrl: Redacted.make(liveRedis) })
     try {
       await withRedis.run(beat)
       const r = await withRedis.get("/readyz")

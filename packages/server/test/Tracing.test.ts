@@ -7,7 +7,7 @@
  * no span is created at all.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Fiber, Layer, Scope, Tracer } from "effect"
+import { Context, Effect, Fiber, Layer, Redacted, Scope, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import { HttpRouter } from "effect/http"
 import * as Http from "node:http"
@@ -95,7 +95,7 @@ afterAll(async () => {
  */
 const startServer = async (tracing: Layer.Layer<never>) => {
   const scope = Effect.runSync(Scope.make())
-  const config = { ...readConfig({}), port: 0, databaseUrl: db.url, secretKey: SECRET_KEY.toString("base64") }
+  const config = { ...readConfig({}), port: 0, databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(SECRET_KEY.toString("base64")) }
   const httpServer = Http.createServer()
   const context = await Effect.runPromise(
     Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(db.url))), scope) as Effect.Effect<Context.Context<any>>
@@ -246,7 +246,7 @@ describe("what is not traced", () => {
         expect(res.status, path).toBeLessThan(500)
         await res.text()
       }
-      const config = { ...readConfig({}), databaseUrl: db.url, secretKey: SECRET_KEY.toString("base64") }
+      const config = { ...readConfig({}), databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(SECRET_KEY.toString("base64")) }
       const worker = Effect.runFork(
         Effect.provideService(runWorker, AppConfig, config).pipe((w) => Effect.promise(() => server.run(w))) as Effect.Effect<unknown>
       )
@@ -347,7 +347,8 @@ describe("tracing off (no endpoint)", () => {
 
 describe("readTracingConfig", () => {
   it("follows the OpenTelemetry variables", () => {
-    expect(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })).toEqual({
+    const plain = readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" })
+    expect({ ...plain, headers: Redacted.value(plain!.headers) }).toEqual({
       url: "http://collector:4318/v1/traces", protocol: "http/json", headers: {}, serviceName: "sitehealth", sampleRatio: 1, parentBased: true
     })
     expect(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example/otlp/" })?.url).toBe("https://otel.example/otlp/v1/traces")
@@ -355,9 +356,11 @@ describe("readTracingConfig", () => {
     expect(readTracingConfig({
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://a:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://b:4318/custom"
     })?.url).toBe("http://b:4318/custom")
-    expect(readTracingConfig({
+    const withHeaders = readTracingConfig({
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://a:4318", OTEL_EXPORTER_OTLP_HEADERS: "api-key=a%2Cb%3D, X-Tenant = acme ", OTEL_SERVICE_NAME: "edge"
-    })).toMatchObject({ headers: { "api-key": "a,b=", "x-tenant": "acme" }, serviceName: "edge" })
+    })
+    expect(Redacted.value(withHeaders!.headers)).toEqual({ "api-key": "a,b=", "x-tenant": "acme" })
+    expect(withHeaders?.serviceName).toBe("edge")
     expect(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://a:4318", OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" })?.protocol).toBe("http/protobuf")
     expect(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://a:4318" })).toMatchObject({ sampleRatio: 1, parentBased: true })
     expect(readTracingConfig({

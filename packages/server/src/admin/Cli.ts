@@ -7,7 +7,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag, GlobalFlag } from "effect/cli"
 import { SqlClient } from "effect/sql"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { AppConfig, readConfig } from "../Config.ts"
+import { AppConfig, loadAppConfig } from "../Config.ts"
 import {
   accountsCreate,
   accountsList,
@@ -69,10 +69,10 @@ const describeDbError = (what: string) => (e: unknown) =>
 export const withDatabase = <A, E>(use: Effect.Effect<A, E, Repos>) =>
   Effect.scoped(
     Effect.gen(function*() {
-      const config = yield* Effect.try({
-        try: () => readConfig(),
-        catch: (e) => new AdminError({ message: `configuration: ${errorMessage(e)}`, type: "config" })
-      })
+      const config = yield* Effect.mapError(
+        loadAppConfig(process.stderr.isTTY === true),
+        (e) => new AdminError({ message: `configuration: ${e.message}`, type: "config" })
+      )
       // Loaded here, not at start-up: --help and argument errors answer without loading the SQL stack and the app.
       const { pgLayer, resolveDatabaseUrl, runMigrations } = yield* Effect.promise(() => import("../db/Database.ts"))
       const { SqlRepos } = yield* Effect.promise(() => import("../Layers.ts"))

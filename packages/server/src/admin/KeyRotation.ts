@@ -9,12 +9,12 @@
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Fs from "node:fs"
-import { readConfig } from "../Config.ts"
+import { loadAppConfig } from "../Config.ts"
 import {
   type CredentialsCipherShape,
   makeCipher,
+  oldSecretKey,
   parseSecretKey,
-  resolveOldSecretKey,
   resolveSecretKey,
   SecretKeyError
 } from "../integrations/Crypto.ts"
@@ -86,10 +86,11 @@ export const reencryptCredentials = (from: CredentialsCipherShape, to: Credentia
 /** Validation first (both keys readable and different), before the database is opened. */
 export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined }): AdminCommand =>
   Effect.gen(function*() {
-    const config = yield* Effect.try({ try: () => readConfig(), catch: (e) => configError(`configuration: ${(e as Error).message}`) })
+    // Each problem names its variable (SITEHEALTH_SECRET_KEY_OLD's format among them): no prefix needed.
+    const config = yield* Effect.mapError(loadAppConfig(), (e) => configError(e.message))
     const newKey = yield* Effect.try({ try: () => resolveSecretKey(config), catch: keyError })
     const oldKey = yield* Effect.try({
-      try: () => (input.oldKeyFile !== undefined ? readKeyFile(input.oldKeyFile) : resolveOldSecretKey()),
+      try: () => (input.oldKeyFile !== undefined ? readKeyFile(input.oldKeyFile) : oldSecretKey(config)),
       catch: keyError
     })
     if (oldKey === null) {

@@ -14,7 +14,7 @@ import { CliError, CliOutput, Command } from "effect/cli"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { admin } from "./Cli.ts"
 import { AdminError, type AdminErrorType } from "./Commands.ts"
-import { readLogSettings } from "../Config.ts"
+import { logSettings } from "../Config.ts"
 import { loggingLayer } from "../Logging.ts"
 
 const VERSION = "0.0.0"
@@ -102,10 +102,12 @@ const report = (failure: Failure) =>
   })
 
 /** LOG_FORMAT / LOG_LEVEL as for the server; the logs go to stderr, so stderr being a terminal picks the default. */
-const logging = Layer.unwrap(Effect.try({
-  try: () => loggingLayer(readLogSettings(process.env, process.stderr.isTTY === true)),
-  catch: (e) => new AdminError({ message: `configuration: ${messageOf(e)}`, type: "config" })
-}))
+const logging = Layer.unwrap(
+  logSettings(process.stderr.isTTY === true).pipe(
+    Effect.map(loggingLayer),
+    Effect.mapError((e) => new AdminError({ message: `configuration: ${e.message}`, type: "config" }))
+  )
+)
 
 const program = Command.runWith(admin, { version: VERSION })(args).pipe(
   Effect.provide(logging),

@@ -23,15 +23,18 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
   const config = yield* AppConfig
   if (config.databaseUrl !== null) {
     yield* Effect.logInfo("database: using DATABASE_URL (no embedded postgres started)")
-    return { kind: "external" as const, url: config.databaseUrl }
+    return { kind: "external" as const, url: Redacted.value(config.databaseUrl) }
   }
+  // The embedded cluster's own messages (initialising, a leftover postmaster) reach us in a callback: they go
+  // through this fiber's logger, so that LOG_FORMAT=json stays one JSON object per line.
+  const log = Effect.runSyncWith(yield* Effect.context<never>())
   const handle = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: () =>
         startEmbeddedPostgres({
           dataDir: config.dataDir,
           port: config.embeddedPgPort,
-          log: (m) => process.stderr.write(`${m}\n`)
+          log: (m) => log(Effect.logInfo(m))
         }),
       catch: (e) => new Error(String(e))
     }),

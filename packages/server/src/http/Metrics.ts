@@ -23,7 +23,7 @@
  * The series live in Effect's default metric registry, process-wide, as a Prometheus client library's
  * would: every app layer and worker in the process counts into the same ones.
  */
-import { Context, Duration, Effect, Layer, Metric, Option } from "effect"
+import { Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { errorBody } from "@sitehealth/domain/Envelope"
@@ -228,7 +228,7 @@ export const MetricsRoute = Layer.unwrap(
       : Option.isSome(memory)
       ? memoryGauges(memory.value)
       : Effect.void
-    const expected = config.metricsToken === null ? null : sha256(config.metricsToken)
+    const expected = config.metricsToken === null ? null : sha256(Redacted.value(config.metricsToken))
     const respond = Effect.map(refresh, () =>
       HttpServerResponse.text(renderMetrics(), { contentType: CONTENT_TYPE }))
     return HttpRouter.add("GET", METRICS_PATH, (request) =>

@@ -13,7 +13,7 @@
  * counting and reads recompute on demand, so the instance still serves correctly — pulling every instance
  * out of rotation for either would turn a partial fault into an outage. Alert on `degraded` instead.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../Config.ts"
 import { latestHeartbeatAgeSeconds, localHeartbeatMs, STALE_AFTER_SECONDS } from "../worker/Heartbeat.ts"
@@ -161,7 +161,7 @@ export class Readiness extends Context.Service<Readiness, {
       const sql = yield* SqlClient.SqlClient
       const config = yield* Effect.serviceOption(AppConfig)
       const redisUrl = config._tag === "Some" ? config.value.redisUrl : null
-      const redis = redisUrl === null ? null : redisPinger(redisUrl)
+      const redis = redisUrl === null ? null : redisPinger(Redacted.value(redisUrl))
       if (redis !== null) yield* Effect.addFinalizer(() => Effect.sync(redis.close))
 
       // One statement: it answers (the database is up) and says whether a migration holds its table's lock

@@ -8,7 +8,8 @@ import { Clock, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import { PROVIDERS, type Provider } from "@sitehealth/domain/Integrations"
 import { AdminError, type AdminCommand } from "../admin/Commands.ts"
-import { AppConfig, readConfig } from "../Config.ts"
+import { AppConfig } from "../Config.ts"
+import type { SettingsError } from "../Settings.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import type { IntegrationRecord } from "../store/Records.ts"
 import { type Credentials, resolveBaseUrl } from "./Connector.ts"
@@ -105,7 +106,7 @@ const integrationJson = (i: IntegrationRecord) => ({
   syncIntervalMinutes: i.syncIntervalMinutes ?? null
 })
 
-const cipherLayer = Layer.provide(CredentialsCipher.fromConfig, Layer.sync(AppConfig, () => readConfig()))
+const cipherLayer = Layer.provide(CredentialsCipher.fromConfig, AppConfig.layerFromEnv)
 
 export const integrationsConnect = (input: {
   readonly projectId: string
@@ -126,7 +127,7 @@ export const integrationsConnect = (input: {
       const project = yield* (yield* ProjectsRepo).find(input.projectId)
       if (project === null) return yield* Effect.fail(new AdminError({ message: `No project with id ${input.projectId}`, type: "not_found" }))
       const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), cipherLayer).pipe(
-        Effect.mapError((e: SecretKeyError) => new AdminError({ message: e.message, type: "config" }))
+        Effect.mapError((e: SecretKeyError | SettingsError) => new AdminError({ message: e.message, type: "config" }))
       )
       // Short waits: the operator is watching; one retry covers a blip.
       const http = makeProviderHttp({ timeoutMs: 15_000, maxAttempts: 2, maxWaitMs: 5_000 })

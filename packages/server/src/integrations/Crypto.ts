@@ -8,54 +8,37 @@
  * external DATABASE_URL and no SITEHEALTH_SECRET_KEY there is no safe place to keep a generated key (a
  * second server would generate another), so start-up stops with an error saying so.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { AppConfig } from "../Config.ts"
+import { AppConfig, readConfig } from "../Config.ts"
 import type { Credentials } from "./Connector.ts"
+import { KEY_BYTES, parseSecretKey, SecretKeyError } from "./SecretKey.ts"
 
-export const KEY_BYTES = 32
+export { KEY_BYTES, parseSecretKey, SecretKeyError }
+
 const NONCE_BYTES = 12
 const TAG_BYTES = 16
 export const KEY_FILE = "secret-key"
-
-/** The key cannot be had (missing, malformed, unreadable file). */
-export class SecretKeyError extends Schema.TaggedError<SecretKeyError>()("SecretKeyError", {
-  message: Schema.String
-}) {}
 
 /** Stored credentials cannot be decrypted (wrong key, or tampered bytes). The message names no secret. */
 export class CredentialsError extends Schema.TaggedError<CredentialsError>()("CredentialsError", {
   message: Schema.String
 }) {}
 
-/** A 32-byte key from its text: 64 hex digits, or base64 / base64url of 32 bytes. `name` is what errors call it. */
-export const parseSecretKey = (text: string, name = "SITEHEALTH_SECRET_KEY"): Uint8Array => {
-  const t = text.trim()
-  if (/^[0-9a-fA-F]{64}$/.test(t)) return new Uint8Array(Buffer.from(t, "hex"))
-  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) {
-    const bytes = Buffer.from(t.replace(/-/g, "+").replace(/_/g, "/"), "base64")
-    if (bytes.length === KEY_BYTES) return new Uint8Array(bytes)
-  }
-  throw new SecretKeyError({
-    message: `${name} must be ${KEY_BYTES} bytes as base64 (44 characters) or hex (64 digits); ` +
-      `generate one with: openssl rand -base64 ${KEY_BYTES}`
-  })
-}
-
 /**
  * The key to use: SITEHEALTH_SECRET_KEY if set; else, for the embedded database, the key file in dataDir
  * (created with a fresh random key the first time, readable by its owner only); else an error.
  */
 export const resolveSecretKey = (config: {
-  readonly secretKey: string | null
-  readonly databaseUrl: string | null
+  readonly secretKey: Redacted.Redacted<string> | string | null
+  readonly databaseUrl: Redacted.Redacted<string> | string | null
   readonly dataDir: string
 }): Uint8Array => {
-  // A malformed SITEHEALTH_SECRET_KEY_OLD must stop start-up (main.ts checks through here), not the worker later.
-  resolveOldSecretKey()
-  if (config.secretKey !== null) return parseSecretKey(config.secretKey)
+  if (config.secretKey !== null) {
+    return parseSecretKey(Redacted.isRedacted(config.secretKey) ? Redacted.value(config.secretKey) : config.secretKey)
+  }
   if (config.databaseUrl !== null) {
     throw new SecretKeyError({
       message: "SITEHEALTH_SECRET_KEY is not set: with an external DATABASE_URL, integration credentials need a key " +
@@ -83,13 +66,14 @@ export const resolveSecretKey = (config: {
 /**
  * SITEHEALTH_SECRET_KEY_OLD: during a key rotation (docs/operations.md), the key credentials may still be
  * encrypted with — decryption falls back to it, so servers and workers already given the new key keep
- * syncing until `admin secret-key rotate` has re-encrypted everything. Null when unset. Read from the
- * environment here rather than AppConfig: only the cipher and the rotate command ever need it.
+ * syncing until `admin secret-key rotate` has re-encrypted everything. Null when unset. AppConfig has checked
+ * its format with the other settings at start-up.
  */
-export const resolveOldSecretKey = (env: NodeJS.ProcessEnv = process.env): Uint8Array | null => {
-  const raw = env.SITEHEALTH_SECRET_KEY_OLD
-  return raw === undefined || raw.trim() === "" ? null : parseSecretKey(raw, "SITEHEALTH_SECRET_KEY_OLD")
-}
+export const oldSecretKey = (config: { readonly secretKeyOld: Redacted.Redacted<string> | null }): Uint8Array | null =>
+  config.secretKeyOld === null ? null : parseSecretKey(Redacted.value(config.secretKeyOld), "SITEHEALTH_SECRET_KEY_OLD")
+
+/** The same from an environment record (tests). */
+export const resolveOldSecretKey = (env: Record<string, string | undefined>): Uint8Array | null => oldSecretKey(readConfig(env))
 
 export interface CredentialsCipherShape {
   readonly encrypt: (credentials: Credentials) => Uint8Array
@@ -117,7 +101,7 @@ const open = (key: Uint8Array, stored: Uint8Array): Credentials | null => {
 
 /**
  * Encrypts with `key`; decrypts with `key`, else with `previous` (a rotation in progress: see
- * resolveOldSecretKey). GCM's tag makes the wrong key fail, never decrypt to garbage.
+ * oldSecretKey). GCM's tag makes the wrong key fail, never decrypt to garbage.
  */
 export const makeCipher = (key: Uint8Array, previous: Uint8Array | null = null): CredentialsCipherShape => {
   for (const k of previous === null ? [key] : [key, previous]) {
@@ -146,7 +130,7 @@ export class CredentialsCipher extends Context.Service<CredentialsCipher, Creden
     CredentialsCipher,
     Effect.flatMap(AppConfig, (config) =>
       Effect.try({
-        try: () => makeCipher(resolveSecretKey(config), resolveOldSecretKey()),
+        try: () => makeCipher(resolveSecretKey(config), oldSecretKey(config)),
         catch: (e) => e instanceof SecretKeyError ? e : new SecretKeyError({ message: String((e as Error)?.message ?? e) })
       }))
   )

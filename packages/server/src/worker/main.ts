@@ -11,31 +11,13 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
-import { AppConfig, readConfig } from "../Config.ts"
+import { AppConfig, type AppConfigShape, loadAppConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
 import { SqlRepos } from "../Layers.ts"
-import { readTracingConfig, tracingLayer } from "../Tracing.ts"
+import { startupFailureLines } from "../Settings.ts"
+import { tracingLayer } from "../Tracing.ts"
 import { loggingLayer } from "../Logging.ts"
 import { runWorker } from "./RecomputeWorker.ts"
-
-const config = (() => {
-  try {
-    return readConfig()
-  } catch (e) {
-    process.stderr.write(`sitehealth worker: ${(e as Error).message}\n`)
-    process.exit(1)
-  }
-})()
-
-// OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to that collector; unset: tracing off altogether (Tracing.ts).
-const tracing = (() => {
-  try {
-    return readTracingConfig()
-  } catch (e) {
-    process.stderr.write(`sitehealth worker: ${(e as Error).message}\n`)
-    process.exit(1)
-  }
-})()
 
 /** Time for the release, the pool's close and the embedded Postgres's stop before the process gives up. */
 const STOP_BOUND_MS = 15_000
@@ -46,19 +28,21 @@ const STOP_BOUND_MS = 15_000
 // that started it (resolveDatabaseUrl).
 
 // A stop that hangs (a database that does not answer the release) must still end the process.
-let stopping = false
-const onStopSignal = () => {
-  if (stopping) return
-  stopping = true
-  setTimeout(() => {
-    process.stderr.write(`sitehealth worker: did not stop within ${STOP_BOUND_MS} ms; exiting anyway\n`)
-    process.exit(1)
-  }, STOP_BOUND_MS).unref()
+const boundStop = () => {
+  let stopping = false
+  const onStopSignal = () => {
+    if (stopping) return
+    stopping = true
+    setTimeout(() => {
+      process.stderr.write(`sitehealth worker: did not stop within ${STOP_BOUND_MS} ms; exiting anyway\n`)
+      process.exit(1)
+    }, STOP_BOUND_MS).unref()
+  }
+  process.once("SIGTERM", onStopSignal)
+  process.once("SIGINT", onStopSignal)
 }
-process.once("SIGTERM", onStopSignal)
-process.once("SIGINT", onStopSignal)
 
-const program = Effect.gen(function*() {
+const work = (config: AppConfigShape) => Effect.gen(function*() {
   const database = yield* resolveDatabaseUrl
   const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url))))
   yield* runMigrations.pipe(Effect.provideContext(context))
@@ -69,20 +53,29 @@ const program = Effect.gen(function*() {
 }).pipe(
   Effect.scoped,
   Effect.provideService(AppConfig, config),
-  Effect.provide(tracingLayer(tracing, "worker")),
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to that collector; unset: tracing off altogether (Tracing.ts).
+  Effect.provide(tracingLayer(config.tracing, "worker")),
   // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
-  Effect.provide(loggingLayer(config)),
-  Effect.catchCause((cause) => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-    const error = Cause.squash(cause) as { message?: string; cause?: { message?: string } } | undefined
-    return Effect.sync(() => {
-      process.stderr.write(`sitehealth worker: stopped: ${error?.cause?.message ?? error?.message ?? String(error)}\n`)
-      process.exit(1)
-    })
-  })
+  Effect.provide(loggingLayer(config))
+)
+
+const program = Effect.gen(function*() {
+  // Every setting at once (Config.ts): one error lists every bad variable.
+  const config = yield* loadAppConfig()
+  boundStop()
+  return yield* work(config)
+}).pipe(
+  // Before (or without) the configured logger, straight to stderr: one line per problem, no stack trace.
+  Effect.tapCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.void
+      : Effect.sync(() => process.stderr.write(startupFailureLines(cause).map((line) => `sitehealth worker: ${line}\n`).join("")))
+  )
 )
 
 // Stopped by a signal, the program ends interrupted: the normal way out, exit code 0 (not runMain's 130).
 NodeRuntime.runMain(program as Effect.Effect<never, unknown>, {
+  // The failure was reported above, in one line per problem.
+  disableErrorReporting: true,
   teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
 })

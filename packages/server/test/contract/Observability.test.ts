@@ -6,7 +6,7 @@
  * the logging layer too: the harness provides whatever they build to the app, as main.ts provides it to the
  * whole program.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { inject } from "vitest"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
@@ -43,7 +43,7 @@ let open: Harness
 beforeAll(async () => {
   quietLogs()
   // A small budget, so that a 429 takes a few requests; every test uses its own accounts and tokens.
-  h = await makeHarness({ rateLimit: 5, metricsToken: METRICS_TOKEN }, { repos: withJsonLogs(baseRepos()) })
+  h = await makeHarness({ rateLimit: 5, metricsToken: Redacted.make(METRICS_TOKEN) }, { repos: withJsonLogs(baseRepos()) })
   open = await makeHarness({ metricsToken: null }, { repos: withJsonLogs(baseRepos()) })
 })
 afterAll(async () => {

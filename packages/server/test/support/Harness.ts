@@ -3,7 +3,7 @@
  * real HTTP stack (routing, middleware, envelope) as a web handler. Time is a controllable clock so
  * rate-limit windows and expiries are deterministic.
  */
-import { Clock, Duration, Effect, Layer, Scope } from "effect"
+import { Clock, Duration, Effect, Layer, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { inject } from "vitest"
 import { AccountsRepo } from "../../src/accounts/AccountsRepo.ts"
@@ -62,7 +62,7 @@ export const makeHarness = async (
 ) => {
   const time = makeTestClock(START)
   // Rate-limit counters go to Redis when REDIS_URL is set, as in production; else memory.
-  const config: AppConfigShape = { ...readConfig({}), redisUrl: process.env.REDIS_URL ?? null, ...overrides }
+  const config: AppConfigShape = { ...readConfig({}), redisUrl: process.env.REDIS_URL === undefined ? null : Redacted.make(process.env.REDIS_URL), ...overrides }
   const repos: Layer.Layer<any, any> = options.repos ?? (store === "memory"
     ? MemoryRepos
     : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl")))))

@@ -3,7 +3,7 @@
  * (Rollup.ts) over the project's whole payment history and replace its derived rows — all in one
  * transaction that also bumps projects.data_version. Reads only touch derived rows, bounded by the window.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { FxRepo } from "../fx/FxRepo.ts"
 import type { CohortRow, RevenueDay } from "../metrics/Rows.ts"
@@ -37,9 +37,13 @@ export interface PaymentsRepoShape {
 
 const CHUNK = 1000 // rows per INSERT, well under Postgres's 65 535 parameters
 
-const chunks = <A>(rows: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK))
+/** Non-empty slices of at most CHUNK rows: sql.insert takes a non-empty list. */
+const chunks = <A>(rows: ReadonlyArray<A>): Array<Arr.NonEmptyReadonlyArray<A>> => {
+  const out: Array<Arr.NonEmptyReadonlyArray<A>> = []
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const slice = rows.slice(i, i + CHUNK)
+    if (Arr.isReadonlyArrayNonEmpty(slice)) out.push(slice)
+  }
   return out
 }
 
@@ -101,24 +105,23 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const fx = yield* FxRepo
-      // sql.insert wants a non-empty tuple of records; chunks() never yields an empty one.
-      const insertRows = (rows: ReadonlyArray<object>) =>
-        sql.insert(rows as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])
+      const insertRows = <A>(rows: Arr.NonEmptyReadonlyArray<A>, toRow: (a: A) => Record<string, unknown>) =>
+        sql.insert(Arr.map(rows, toRow))
 
       const upsert = (projectId: string, data: Partial<PaymentsData>) =>
         Effect.gen(function*() {
           for (const rows of chunks(data.customers ?? [])) {
-            yield* sql`INSERT INTO customers ${insertRows(rows.map((c) => ({ project_id: projectId, id: c.id, created_at: c.createdAt })))}
+            yield* sql`INSERT INTO customers ${insertRows(rows, (c) => ({ project_id: projectId, id: c.id, created_at: c.createdAt }))}
               ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at`
           }
           for (const rows of chunks(data.subscriptionVersions ?? [])) {
-            yield* sql`INSERT INTO subscription_versions ${insertRows(rows.map((v) => ({
+            yield* sql`INSERT INTO subscription_versions ${insertRows(rows, (v) => ({
               project_id: projectId, subscription_id: v.subscriptionId, customer_id: v.customerId,
               valid_from: v.validFrom, valid_to: v.validTo, status: v.status, currency: v.currency.toUpperCase(),
               unit_amount_minor: v.unitAmountMinor, quantity: v.quantity, interval: v.interval,
               interval_count: v.intervalCount, discount_percent_off: v.discountPercentOff,
               discount_amount_off_minor: v.discountAmountOffMinor, cancel_reason: v.cancelReason
-            })))}
+            }))}
               ON CONFLICT (project_id, subscription_id, valid_from) DO UPDATE SET customer_id = EXCLUDED.customer_id,
                 valid_to = EXCLUDED.valid_to, status = EXCLUDED.status, currency = EXCLUDED.currency,
                 unit_amount_minor = EXCLUDED.unit_amount_minor, quantity = EXCLUDED.quantity, interval = EXCLUDED.interval,
@@ -126,18 +129,18 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 discount_amount_off_minor = EXCLUDED.discount_amount_off_minor, cancel_reason = EXCLUDED.cancel_reason`
           }
           for (const rows of chunks(data.charges ?? [])) {
-            yield* sql`INSERT INTO charges ${insertRows(rows.map((c) => ({
+            yield* sql`INSERT INTO charges ${insertRows(rows, (c) => ({
               project_id: projectId, id: c.id, customer_id: c.customerId, at: c.at, amount_minor: c.amountMinor,
               currency: c.currency.toUpperCase(), status: c.status
-            })))}
+            }))}
               ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
                 amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status`
           }
           for (const rows of chunks(data.refunds ?? [])) {
-            yield* sql`INSERT INTO refunds ${insertRows(rows.map((r) => ({
+            yield* sql`INSERT INTO refunds ${insertRows(rows, (r) => ({
               project_id: projectId, id: r.id, charge_id: r.chargeId, at: r.at, amount_minor: r.amountMinor,
               currency: r.currency.toUpperCase()
-            })))}
+            }))}
               ON CONFLICT (project_id, id) DO UPDATE SET charge_id = EXCLUDED.charge_id, at = EXCLUDED.at,
                 amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency`
           }
@@ -174,23 +177,23 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             yield* sql`DELETE FROM ${sql(table)} WHERE project_id = ${projectId}`
           }
           for (const rows of chunks(out.revenueDays)) {
-            yield* sql`INSERT INTO revenue_daily ${insertRows(rows.map((r) => revenueColumns(projectId, r)))}`
+            yield* sql`INSERT INTO revenue_daily ${insertRows(rows, (r) => revenueColumns(projectId, r))}`
           }
           for (const rows of chunks(out.customerMrr)) {
-            yield* sql`INSERT INTO customer_mrr ${insertRows(rows.map((s) => ({
+            yield* sql`INSERT INTO customer_mrr ${insertRows(rows, (s) => ({
               project_id: projectId, customer_id: s.customerId, from_day: s.fromDay, to_day: s.toDay, mrr_minor: s.mrrMinor
-            })))}`
+            }))}`
           }
           for (const rows of chunks(out.churnEvents)) {
-            yield* sql`INSERT INTO churn_events ${insertRows(rows.map((e) => ({
+            yield* sql`INSERT INTO churn_events ${insertRows(rows, (e) => ({
               project_id: projectId, customer_id: e.customerId, day: e.day, mrr_lost_minor: e.mrrLostMinor, reason: e.reason
-            })))}`
+            }))}`
           }
           for (const rows of chunks(out.unconverted)) {
-            yield* sql`INSERT INTO revenue_unconverted_daily ${insertRows(rows.map((u) => ({
+            yield* sql`INSERT INTO revenue_unconverted_daily ${insertRows(rows, (u) => ({
               project_id: projectId, currency: u.currency, day: u.day, mrr_minor: u.mrrMinor, gross_minor: u.grossMinor,
               refunds_minor: u.refundsMinor, failed_minor: u.failedMinor
-            })))}`
+            }))}`
           }
         })
 

@@ -48,18 +48,21 @@ const compareKeys = (a: SignalKey, b: SignalKey): number =>
 
 export const encodeSignalCursor = (k: SignalKey): string => Buffer.from(JSON.stringify(k)).toString("base64url")
 
+/** What a cursor this API returned holds: [active 0|1, severity rank, started day, signal id]. */
+const SignalKeyJson = Schema.fromJsonString(Schema.Tuple([
+  Schema.Literals([0, 1]),
+  Schema.Int,
+  Schema.Int,
+  Schema.String.check(Schema.isPattern(/^sig_[0-9A-Za-z]{1,64}$/))
+]))
+const decodeSignalKey = Schema.decodeUnknownOption(SignalKeyJson)
+
 export const decodeSignalCursor = (cursor: string | undefined): Effect.Effect<SignalKey | null, BadRequest> => {
   if (cursor === undefined) return Effect.succeed(null)
-  try {
-    const k = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
-    if (Array.isArray(k) && k.length === 4 && (k[0] === 0 || k[0] === 1) && Number.isSafeInteger(k[1]) &&
-        Number.isSafeInteger(k[2]) && typeof k[3] === "string" && /^sig_[0-9A-Za-z]{1,64}$/.test(k[3])) {
-      return Effect.succeed(k as unknown as SignalKey)
-    }
-  } catch {
-    // fall through
-  }
-  return Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
+  const key = decodeSignalKey(Buffer.from(cursor, "base64url").toString("utf8"))
+  return key._tag === "Some"
+    ? Effect.succeed(key.value)
+    : Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
 }
 
 /** The stored body: what the detector said, minus what the columns hold. */

@@ -3,26 +3,27 @@
  * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
  * that puts anything the framework would answer bare into the envelope.
  */
-import { Cause, Clock, Effect, Layer } from "effect"
+import { Cause, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AppConfig } from "./Config.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
-import { AuthenticationLive } from "./http/Authentication.ts"
+import { AccessRepo } from "./http/AccessRepo.ts"
+import { bearerRejection } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
 import { MetricsRoute } from "./http/Metrics.ts"
+import { AccessMiddlewareLive } from "./http/Middleware.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
 import { IntegrationsHttp } from "./integrations/Http.ts"
 import { ProjectsHttp } from "./projects/Http.ts"
 import { ReportsHttp } from "./reports/Http.ts"
+import { Freshness } from "./snapshots/Freshness.ts"
 import { TokensHttp } from "./tokens/Http.ts"
 import { mcpRoute } from "@sitehealth/mcp/HttpRoute"
-import { TokensRepo } from "./tokens/TokensRepo.ts"
-import { hashSecret, isWellFormedSecret } from "./tokens/TokenSecret.ts"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"
 
@@ -34,7 +35,7 @@ const errorResponse = (status: number, message: string, type: string) =>
 
 const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
-  Layer.provide([AuthenticationLive, RequestErrorsLive, IdempotencyLive])
+  Layer.provide([AccessMiddlewareLive, RequestErrorsLive, IdempotencyLive, Freshness.live])
 )
 
 const SystemRoutes = Layer.mergeAll(
@@ -120,20 +121,7 @@ const SafetyNet = HttpRouter.middleware(
  * `/mcp` (Streamable HTTP for agents): its tool calls go through the API's own router and middleware; the
  * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
  */
-const McpRoutes = Layer.unwrap(
-  Effect.map(TokensRepo, (tokens) =>
-    mcpRoute((secret) =>
-      !isWellFormedSecret(secret)
-        ? Effect.succeed("invalid_token" as const)
-        : Effect.gen(function*() {
-          const found = yield* tokens.findBySecretHash(hashSecret(secret))
-          if (found === null) return "invalid_token" as const
-          if (found.token.revokedAt !== null) return "token_revoked" as const
-          const nowMs = yield* Clock.currentTimeMillis
-          if (found.token.expiresAt !== null && found.token.expiresAt.getTime() <= nowMs) return "token_expired" as const
-          return null
-        })))
-)
+const McpRoutes = Layer.unwrap(Effect.map(AccessRepo, (access) => mcpRoute((secret) => bearerRejection(access, secret))))
 
 /**
  * Global middleware wraps in the order it is registered, first outermost; `Layer.provide` builds (registers)

@@ -14,7 +14,7 @@ import { AccessRepo } from "./http/AccessRepo.ts"
 import { bearerRejection } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
 import { MetricsRoute } from "./http/Metrics.ts"
-import { AccessMiddlewareLive } from "./http/Middleware.ts"
+import { accessMiddleware, type AccessMiddlewareOverrides } from "./http/Middleware.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
@@ -33,10 +33,22 @@ export const ROUTER_CONFIG = { caseSensitive: true } as const
 const errorResponse = (status: number, message: string, type: string) =>
   HttpServerResponse.jsonUnsafe({ status: "error", error: { code: status, message, type } }, { status })
 
-const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
-  Layer.provide([AccessMiddlewareLive, RequestErrorsLive, IdempotencyLive, Freshness.live])
-)
+/** What a test may swap in the app, each alone: any access middleware, the freshness of derived data. */
+export interface AppOverrides {
+  readonly access?: AccessMiddlewareOverrides
+  readonly freshness?: Layer.Layer<Freshness>
+}
+
+const apiRoutes = (overrides: AppOverrides) =>
+  HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
+    Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
+    Layer.provide([
+      accessMiddleware(overrides.access),
+      RequestErrorsLive,
+      IdempotencyLive,
+      overrides.freshness ?? Freshness.live
+    ])
+  )
 
 const SystemRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
@@ -116,7 +128,6 @@ const SafetyNet = HttpRouter.middleware(
   { global: true }
 )
 
-/** Everything but the repositories, rate limiter, readiness and config, which the caller provides. */
 /**
  * `/mcp` (Streamable HTTP for agents): its tool calls go through the API's own router and middleware; the
  * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
@@ -128,8 +139,10 @@ const McpRoutes = Layer.unwrap(Effect.map(AccessRepo, (access) => mcpRoute((secr
  * its argument before the layer it feeds: RequestLog (request id, log line, metrics) outside SafetyNet outside
  * RouteCapture, which reads the router's match before an outer layer restores its context.
  */
-export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, McpRoutes, MetricsRoute).pipe(
-  Layer.provide(RouteCapture),
-  Layer.provide(SafetyNet),
-  Layer.provide(RequestLog)
-)
+/** Everything but the repositories, rate limiter, readiness and config, which the caller provides. */
+export const appRoutes = (overrides: AppOverrides = {}) =>
+  Layer.mergeAll(apiRoutes(overrides), SystemRoutes, McpRoutes, MetricsRoute).pipe(
+    Layer.provide(RouteCapture),
+    Layer.provide(SafetyNet),
+    Layer.provide(RequestLog)
+  )

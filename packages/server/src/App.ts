@@ -135,11 +135,11 @@ const SafetyNet = HttpRouter.middleware(
 const McpRoutes = Layer.unwrap(Effect.map(AccessRepo, (access) => mcpRoute((secret) => bearerRejection(access, secret))))
 
 /**
+ * Everything but the repositories, rate limiter, readiness and config, which the caller provides.
  * Global middleware wraps in the order it is registered, first outermost; `Layer.provide` builds (registers)
  * its argument before the layer it feeds: RequestLog (request id, log line, metrics) outside SafetyNet outside
  * RouteCapture, which reads the router's match before an outer layer restores its context.
  */
-/** Everything but the repositories, rate limiter, readiness and config, which the caller provides. */
 export const appRoutes = (overrides: AppOverrides = {}) =>
   Layer.mergeAll(apiRoutes(overrides), SystemRoutes, McpRoutes, MetricsRoute).pipe(
     Layer.provide(RouteCapture),

@@ -10,7 +10,6 @@ import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AppConfig } from "./Config.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
-import { AccessRepo } from "./http/AccessRepo.ts"
 import { bearerRejection } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
 import { MetricsRoute } from "./http/Metrics.ts"
@@ -24,6 +23,7 @@ import { ReportsHttp } from "./reports/Http.ts"
 import { Freshness } from "./snapshots/Freshness.ts"
 import { TokensHttp } from "./tokens/Http.ts"
 import { mcpRoute } from "@sitehealth/mcp/HttpRoute"
+import { TokensRepo } from "./tokens/TokensRepo.ts"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"
 
@@ -132,7 +132,9 @@ const SafetyNet = HttpRouter.middleware(
  * `/mcp` (Streamable HTTP for agents): its tool calls go through the API's own router and middleware; the
  * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
  */
-const McpRoutes = Layer.unwrap(Effect.map(AccessRepo, (access) => mcpRoute((secret) => bearerRejection(access, secret))))
+const McpRoutes = Layer.unwrap(
+  Effect.map(TokensRepo, (tokens) => mcpRoute((secret) => bearerRejection(tokens.findBySecretHash, secret)))
+)
 
 /**
  * Everything but the repositories, rate limiter, readiness and config, which the caller provides.

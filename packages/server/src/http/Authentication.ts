@@ -13,7 +13,7 @@ import { Unauthorized } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount } from "@sitehealth/domain/Middleware"
 import type { TokenRecord } from "../store/Records.ts"
 import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
-import { AccessRepo, type AccessRepoShape, type ProjectLookup, RequestAccess, RequestProject } from "./AccessRepo.ts"
+import { AccessRepo, type ProjectLookup, RequestAccess, RequestProject } from "./AccessRepo.ts"
 import { operationFor } from "./Operation.ts"
 import { CurrentRequestLog } from "./RequestLog.ts"
 
@@ -31,18 +31,20 @@ export const tokenRejection = (token: TokenRecord, nowMs: number): "token_revoke
     : null
 
 /**
- * The 401 reason for a Bearer secret, or null when it authenticates — the same lookup and rules as the
- * API's, for a route outside the contract (/mcp) that only needs to know whether to let the caller in.
+ * The 401 reason for a Bearer secret, or null when it authenticates — the API's rules, for a route outside
+ * the contract (/mcp) that only needs to know whether to let the caller in. `find` looks the token up by the
+ * hex SHA-256 of its secret (the tokens repository's findBySecretHash).
  */
 export const bearerRejection = (
-  access: AccessRepoShape,
+  find: (secretSha256Hex: string) => Effect.Effect<{ readonly token: TokenRecord } | null>,
   secret: string
 ): Effect.Effect<Exclude<UnauthorizedReason, "missing_token"> | null> =>
   !isWellFormedSecret(secret)
     ? Effect.succeed("invalid_token" as const)
-    : Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
-      Effect.map(access.lookup(hashSecret(secret), null, new Date(nowMs)), (found) =>
-        found === null ? "invalid_token" : tokenRejection(found.token, nowMs)))
+    : Effect.flatMap(find(hashSecret(secret)), (found) =>
+      found === null
+        ? Effect.succeed("invalid_token" as const)
+        : Effect.map(Clock.currentTimeMillis, (nowMs) => tokenRejection(found.token, nowMs)))
 
 const principalOf = (token: TokenRecord): Principal => ({
   tokenId: token.id,

@@ -33,7 +33,7 @@ export const ROUTER_CONFIG = { caseSensitive: true } as const
 const errorResponse = (status: number, message: string, type: string) =>
   HttpServerResponse.jsonUnsafe({ status: "error", error: { code: status, message, type } }, { status })
 
-/** What a test may swap in the app, each alone: any access middleware, the freshness of derived data. */
+/** Layers a test may swap in the app, each alone: an access middleware, the freshness of derived data. */
 export interface AppOverrides {
   readonly access?: AccessMiddlewareOverrides
   readonly freshness?: Layer.Layer<Freshness>

@@ -7,6 +7,7 @@ import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
 import { type Operation, OperationAnnotation } from "./Permissions.ts"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./Errors.ts"
+import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
 import { ExpenseCreated, ExpenseDeleted, ExpenseList, CreateExpense } from "./Expenses.ts"
 import { IntegrationList, SyncPayload, SyncResult } from "./Integrations.ts"
 import { Briefing, Dimension, Health, ProjectList, Severity, SignalList } from "./Projects.ts"
@@ -376,10 +377,15 @@ export class TokensApi extends HttpApiGroup.make("tokens")
   )
   .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}
 
-// Every POST carries the Idempotency middleware, declared on the endpoint itself: endpoint middleware runs
-// inside the API-level Authentication below, so it sees the authenticated token.
+// Middleware added first runs innermost: the checks below run bottom-up, RequestErrors outermost, then
+// Authentication (401), RateLimit (429), Entitlement (402), ProjectAccess (403), TokenUsage; every POST's
+// Idempotency is declared on the endpoint itself and so runs inside them all, seeing the authenticated token.
 export class SiteHealthApi extends HttpApi.make("sitehealth")
   .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi)
+  .middleware(TokenUsage)
+  .middleware(ProjectAccess)
+  .middleware(Entitlement)
+  .middleware(RateLimit)
   .middleware(Authentication)
   .middleware(RequestErrors)
   .prefix("/api/v1")

@@ -1,7 +1,7 @@
 /**
  * The middleware tags of the contract. `Authentication` is the one security middleware: it authenticates
- * the Bearer token, counts the request against the token's rate limit, checks the account's entitlement
- * and the endpoint's permission (from the operation table), in that order, then provides the `Principal`.
+ * the Bearer token (401) and provides the `Principal` and the account's entitlement (`CurrentAccount`) to
+ * the checks that follow it, each its own middleware (Middleware.ts: rate limit, entitlement, permission).
  * `RequestErrors` turns the framework's own failures (undecodable requests, oversized bodies, an unreachable
  * database, defects) into enveloped errors. `Idempotency` (on the POST endpoints only) honours an
  * `Idempotency-Key` header: it replays the stored response of a request already done with the same key.
@@ -11,16 +11,14 @@ import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import {
   BadRequest,
   Conflict,
-  Forbidden,
   IdempotencyKeyReused,
   InternalError,
   PayloadTooLarge,
-  RateLimited,
-  TrialExpired,
   Unauthorized,
   Unavailable
 } from "./Errors.ts"
 import type { AccountId, ProjectId, TokenId } from "./Common.ts"
+import type { CurrentAccount } from "./Middleware.ts"
 import type { Permission } from "./Permissions.ts"
 
 export interface Principal {
@@ -34,11 +32,14 @@ export interface Principal {
 
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("sitehealth/CurrentPrincipal") {}
 
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()(
+export class Authentication extends HttpApiMiddleware.Service<
+  Authentication,
+  { provides: CurrentPrincipal | CurrentAccount }
+>()(
   "sitehealth/Authentication",
   {
     security: { bearer: HttpApiSecurity.bearer },
-    error: [Unauthorized, RateLimited, TrialExpired, Forbidden] as const,
+    error: [Unauthorized] as const,
     requiredForClient: true
   }
 ) {}

@@ -3,7 +3,7 @@
  * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
  * that puts anything the framework would answer bare into the envelope.
  */
-import { Cause, Clock, Effect, Layer } from "effect"
+import { Cause, Effect, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
@@ -11,19 +11,20 @@ import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AppConfig } from "./Config.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
-import { AuthenticationLive } from "./http/Authentication.ts"
+import { bearerRejection } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
 import { MetricsRoute } from "./http/Metrics.ts"
+import { accessMiddleware, type AccessMiddlewareOverrides } from "./http/Middleware.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
 import { IntegrationsHttp } from "./integrations/Http.ts"
 import { ProjectsHttp } from "./projects/Http.ts"
 import { ReportsHttp } from "./reports/Http.ts"
+import { Freshness } from "./snapshots/Freshness.ts"
 import { TokensHttp } from "./tokens/Http.ts"
 import { mcpRoute } from "@sitehealth/mcp/HttpRoute"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
-import { hashSecret, isWellFormedSecret } from "./tokens/TokenSecret.ts"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"
 
@@ -33,10 +34,22 @@ export const ROUTER_CONFIG = { caseSensitive: true } as const
 const errorResponse = (status: number, message: string, type: string) =>
   HttpServerResponse.jsonUnsafe(errorBody(status, message, type), { status })
 
-const ApiRoutes = HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
-  Layer.provide([AuthenticationLive, RequestErrorsLive, IdempotencyLive])
-)
+/** Layers a test may swap in the app, each alone: an access middleware, the freshness of derived data. */
+export interface AppOverrides {
+  readonly access?: AccessMiddlewareOverrides
+  readonly freshness?: Layer.Layer<Freshness>
+}
+
+const apiRoutes = (overrides: AppOverrides) =>
+  HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
+    Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
+    Layer.provide([
+      accessMiddleware(overrides.access),
+      RequestErrorsLive,
+      IdempotencyLive,
+      overrides.freshness ?? Freshness.live
+    ])
+  )
 
 const SystemRoutes = Layer.mergeAll(
   HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
@@ -116,33 +129,23 @@ const SafetyNet = HttpRouter.middleware(
   { global: true }
 )
 
-/** Everything but the repositories, rate limiter, readiness and config, which the caller provides. */
 /**
  * `/mcp` (Streamable HTTP for agents): its tool calls go through the API's own router and middleware; the
  * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
  */
 const McpRoutes = Layer.unwrap(
-  Effect.map(TokensRepo, (tokens) =>
-    mcpRoute((secret) =>
-      !isWellFormedSecret(secret)
-        ? Effect.succeed("invalid_token" as const)
-        : Effect.gen(function*() {
-          const found = yield* tokens.findBySecretHash(hashSecret(secret))
-          if (found === null) return "invalid_token" as const
-          if (found.token.revokedAt !== null) return "token_revoked" as const
-          const nowMs = yield* Clock.currentTimeMillis
-          if (found.token.expiresAt !== null && found.token.expiresAt.getTime() <= nowMs) return "token_expired" as const
-          return null
-        })))
+  Effect.map(TokensRepo, (tokens) => mcpRoute((secret) => bearerRejection(tokens.findBySecretHash, secret)))
 )
 
 /**
+ * Everything but the repositories, rate limiter, readiness and config, which the caller provides.
  * Global middleware wraps in the order it is registered, first outermost; `Layer.provide` builds (registers)
  * its argument before the layer it feeds: RequestLog (request id, log line, metrics) outside SafetyNet outside
  * RouteCapture, which reads the router's match before an outer layer restores its context.
  */
-export const AppRoutes = Layer.mergeAll(ApiRoutes, SystemRoutes, McpRoutes, MetricsRoute).pipe(
-  Layer.provide(RouteCapture),
-  Layer.provide(SafetyNet),
-  Layer.provide(RequestLog)
-)
+export const appRoutes = (overrides: AppOverrides = {}) =>
+  Layer.mergeAll(apiRoutes(overrides), SystemRoutes, McpRoutes, MetricsRoute).pipe(
+    Layer.provide(RouteCapture),
+    Layer.provide(SafetyNet),
+    Layer.provide(RequestLog)
+  )

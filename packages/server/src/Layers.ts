@@ -1,7 +1,7 @@
 /** Wiring: the repositories over SQL or in memory (tests), the rate limiter, and the app on top. */
 import { Layer, Redacted } from "effect"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
-import { AppRoutes } from "./App.ts"
+import { type AppOverrides, appRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
 import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
@@ -62,9 +62,9 @@ export const MemoryRepos = Layer.mergeAll(
 export const rateLimiterFor = (config: AppConfigShape) =>
   config.redisUrl === null ? RateLimiter.memory(config.rateLimit) : RateLimiter.redis(Redacted.value(config.redisUrl), config.rateLimit)
 
-/** The HTTP app over the given repositories. */
-export const appLayer = <A, E, R>(config: AppConfigShape, repos: Layer.Layer<A, E, R>) =>
-  AppRoutes.pipe(
+/** The HTTP app over the given repositories (and, in tests, with some of its layers swapped). */
+export const appLayer = <A, E, R>(config: AppConfigShape, repos: Layer.Layer<A, E, R>, overrides: AppOverrides = {}) =>
+  appRoutes(overrides).pipe(
     Layer.provide(rateLimiterFor(config)),
     Layer.provide(AppConfig.layer(config)),
     Layer.provideMerge(repos)

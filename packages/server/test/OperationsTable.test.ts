@@ -11,8 +11,9 @@ import { describe, expect, it } from "vitest"
 import { operationOf, operations, SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
+import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
 import { createAccount, mintToken } from "../src/accounts/Provisioning.ts"
-import { AuthenticationLive } from "../src/http/Authentication.ts"
+import { AccessMiddlewareLive } from "../src/http/Middleware.ts"
 import { RateLimiter } from "../src/http/RateLimiter.ts"
 import { MemoryRepos } from "../src/Layers.ts"
 
@@ -64,7 +65,8 @@ describe("Operation annotations of SiteHealthApi", () => {
 class ProbeGroup extends HttpApiGroup.make("probe").add(
   HttpApiEndpoint.get("unlistedProbe", "/probe", { success: Schema.Struct({ reached: Schema.Boolean }) })
 ) {}
-class ProbeApi extends HttpApi.make("probe").add(ProbeGroup).middleware(Authentication) {}
+class ProbeApi extends HttpApi.make("probe").add(ProbeGroup)
+  .middleware(TokenUsage).middleware(ProjectAccess).middleware(Entitlement).middleware(RateLimit).middleware(Authentication) {}
 
 describe("deny by default", () => {
   it("an endpoint without an Operation annotation answers 403 operation_not_allowed and its handler never runs", async () => {
@@ -78,7 +80,7 @@ describe("deny by default", () => {
       h.handle("unlistedProbe", () => Effect.sync(() => (reached++, { reached: true }))))
     const app = HttpApiBuilder.layer(ProbeApi).pipe(
       Layer.provide(handlers),
-      Layer.provide(AuthenticationLive),
+      Layer.provide(AccessMiddlewareLive),
       Layer.provide(Layer.succeedContext(context)),
       Layer.provide(HttpServer.layerServices)
     )

@@ -14,10 +14,11 @@ import { toProjectRecord } from "../projects/ProjectsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"
 import { looksLikeId } from "../store/Ids.ts"
-import type { ProjectRecord, TokenWithAccount } from "../store/Records.ts"
-import { toTokenRecord, TokensRepo } from "../tokens/TokensRepo.ts"
+import type { ProjectRecord, SubscriptionStatus, TokenWithAccount } from "../store/Records.ts"
+import { type TokenRow, toTokenRecord, TokensRepo } from "../tokens/TokensRepo.ts"
 import { JobsRepo } from "../worker/JobsRepo.ts"
 import { addDays } from "../metrics/Dates.ts"
+import type { ProjectRow } from "../store/Rows.ts"
 
 /** A stored health snapshot as the fast path serves it: the encoded response `data`, verbatim. */
 export interface EncodedHealth {
@@ -64,57 +65,84 @@ const healthDays = (now: Date) => {
   return lastHealthDays
 }
 
+/** A row of the lookup as the driver returns it: the token's columns, its account's, then the project's and snapshot's (absent from the narrower queries, null when the LEFT JOIN found nothing). */
+interface AccessRow extends TokenRow {
+  readonly trial_ends_at: Date
+  readonly subscription_status: SubscriptionStatus
+  readonly subscription_until: Date | null
+  // The project's columns: absent from the narrower queries; all null together when the LEFT JOIN found none.
+  readonly p_id?: ProjectRow["id"] | null
+  readonly p_account_id?: ProjectRow["account_id"]
+  readonly p_name?: string
+  readonly p_domain?: string
+  readonly p_timezone?: string
+  readonly p_currency?: string
+  readonly p_created_at?: Date
+  readonly p_version?: string | null
+  readonly h_day?: string | null
+  readonly h_version?: string
+  readonly h_computed_at?: Date
+  readonly h_encoded?: string
+}
+
+/**
+ * The typed row to the lookup's answer: a plain mapping, no schema decode, since this runs on every request
+ * and the query's own column list is what fixes the row's shape.
+ */
+const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null): Access | null => {
+  if (rows.length === 0) return null
+  const r = rows[0]
+  const project: ProjectAccess | null = lookup === null ? null : {
+    id: lookup.id,
+    // Every p_ column is selected with p_id and comes from the same joined row, so they are set whenever it is.
+    project: r.p_id === null || r.p_id === undefined ? null : toProjectRecord({
+      id: r.p_id,
+      account_id: r.p_account_id!,
+      name: r.p_name!,
+      domain: r.p_domain!,
+      timezone: r.p_timezone!,
+      currency: r.p_currency!,
+      created_at: r.p_created_at!
+    }),
+    dataVersion: r.p_version ?? null,
+    health: lookup.withHealth ? rows.flatMap(toEncodedHealth) : []
+  }
+  return {
+    token: toTokenRecord(r),
+    account: {
+      trialEndsAt: r.trial_ends_at,
+      subscriptionStatus: r.subscription_status,
+      subscriptionUntil: r.subscription_until
+    },
+    project
+  }
+}
+
+const toEncodedHealth = (x: AccessRow): ReadonlyArray<EncodedHealth> =>
+  x.h_day === null || x.h_day === undefined ? [] : [{
+    day: x.h_day,
+    dataVersion: x.h_version!,
+    computedAt: new Date(x.h_computed_at!),
+    encoded: x.h_encoded!
+  }]
+
 export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("sitehealth/AccessRepo") {
   static readonly sql = Layer.effect(
     AccessRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const toAccess = (rows: ReadonlyArray<any>, lookup: ProjectLookup | null): Access | null => {
-        if (rows.length === 0) return null
-        const r = rows[0]
-        const project: ProjectAccess | null = lookup === null ? null : {
-          id: lookup.id,
-          project: r.p_id === null || r.p_id === undefined ? null : toProjectRecord({
-            id: r.p_id,
-            account_id: r.p_account_id,
-            name: r.p_name,
-            domain: r.p_domain,
-            timezone: r.p_timezone,
-            currency: r.p_currency,
-            created_at: r.p_created_at
-          }),
-          dataVersion: r.p_version ?? null,
-          health: lookup.withHealth
-            ? rows.filter((x) => x.h_day !== null && x.h_day !== undefined).map((x) => ({
-              day: x.h_day,
-              dataVersion: x.h_version,
-              computedAt: new Date(x.h_computed_at),
-              encoded: x.h_encoded
-            }))
-            : []
-        }
-        return {
-          token: toTokenRecord(r),
-          account: {
-            trialEndsAt: r.trial_ends_at,
-            subscriptionStatus: r.subscription_status,
-            subscriptionUntil: r.subscription_until
-          },
-          project
-        }
-      }
       return AccessRepo.of({
         lookup: (hash, lookup, now) => {
           const secret = Buffer.from(hash, "hex")
           // An id that cannot be one matches nothing: the same answer as an unknown project, no join.
           const id = lookup !== null && looksLikeId(lookup.id) ? lookup.id : ""
           if (lookup === null) {
-            return sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
+            return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, null)), Effect.orDie)
           }
           if (!lookup.withHealth) {
-            return sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
+            return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
                   p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
                   p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
                   p.data_version::text AS p_version
@@ -123,7 +151,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), Effect.orDie)
           }
           const days = healthDays(now)
-          return sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
+          return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
                 p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
                 p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
                 p.data_version::text AS p_version,
@@ -186,5 +214,13 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
  * project). Handlers take the project from here instead of reading it again (projects/Policy.ts).
  */
 export const RequestProject = Context.Reference<ProjectAccess | null>("sitehealth/RequestProject", {
+  defaultValue: () => null
+})
+
+/**
+ * Everything the authentication lookup found for this request (null outside the API's routes, or when a test
+ * authenticates without it): the later checks read it instead of querying again.
+ */
+export const RequestAccess = Context.Reference<Access | null>("sitehealth/RequestAccess", {
   defaultValue: () => null
 })

@@ -1,7 +1,7 @@
 /**
  * Handlers of the projects group: list (with each project's stored health snapshot and trend), health,
- * briefing, signals; deletion is dashboard-only. Every read serves STORED results (worker/Recompute.ts),
- * recomputing first when what is stored is behind the data — never stale, never computed twice at once.
+ * briefing, signals; deletion is dashboard-only. Every read serves STORED results, made current first
+ * (snapshots/Freshness.ts) when they are behind the data — never stale, never computed twice at once.
  */
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -16,9 +16,9 @@ import { addDays, todayIn } from "../metrics/Dates.ts"
 import { snapshot } from "../metrics/Health.ts"
 import { decodeCursor } from "../store/Cursor.ts"
 import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
+import { Freshness, type FreshnessShape } from "../snapshots/Freshness.ts"
 import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
 import { JobsRepo } from "../worker/JobsRepo.ts"
-import { ensureBriefing, ensureFresh, isFresh } from "../worker/Recompute.ts"
 import { ProjectsRepo } from "./ProjectsRepo.ts"
 import { requireProjectWith } from "./Policy.ts"
 
@@ -51,14 +51,14 @@ export const trendOf = (rows: ReadonlyArray<{ readonly day: string; readonly sco
  * Today's stored health of the project as the authentication lookup read it (http/AccessRepo.ts), when it
  * is current: same data_version as the project, same local day, younger than MAX_AGE_MS.
  */
-const prefetchedFreshHealth = (project: { readonly id: string; readonly timezone: string }) =>
+const prefetchedFreshHealth = (freshness: FreshnessShape, project: { readonly id: string; readonly timezone: string }) =>
   Effect.gen(function*() {
     const prefetched = yield* RequestProject
     if (prefetched === null || prefetched.id !== project.id) return undefined
     const now = new Date(yield* Clock.currentTimeMillis)
     const today = todayIn(project.timezone, now)
     const stored = prefetched.health.find((h) => h.day === today)
-    return stored !== undefined && isFresh(stored, prefetched.dataVersion, now) ? stored : undefined
+    return stored !== undefined && freshness.isFresh(stored, prefetched.dataVersion, now) ? stored : undefined
   })
 
 export const ProjectsHttp = HttpApiBuilder.group(
@@ -69,6 +69,7 @@ export const ProjectsHttp = HttpApiBuilder.group(
     const snapshots = yield* SnapshotsRepo
     const signals = yield* SignalsRepo
     const jobs = yield* JobsRepo
+    const freshness = yield* Freshness
     const requireProject = requireProjectWith(projects)
     return handlers.handleAll({
       listProjects: ({ query }) =>
@@ -91,11 +92,11 @@ export const ProjectsHttp = HttpApiBuilder.group(
             const latest = own.find((r) => r.day === today) ?? null
             const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
             let current: HealthSnapshot
-            if (latest !== null && isFresh({ dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }, version, now)) {
+            if (latest !== null && freshness.isFresh({ dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }, version, now)) {
               current = latest.snapshot
             } else {
               // Missing or behind: compute and store now (the only per-project work the list ever does).
-              current = snapshot((yield* ensureFresh(p.id, p.timezone)).health)
+              current = snapshot((yield* freshness.ensureHealth(p)).health)
             }
             const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })),
               { day: today, score: current.score }]
@@ -117,11 +118,11 @@ export const ProjectsHttp = HttpApiBuilder.group(
           const project = yield* requireProject(params.id)
           // Hot path: today's snapshot came with the token lookup; when it is as new as the data it is
           // served as stored — already the contract's encoding — with no further query and no encoding.
-          const stored = yield* prefetchedFreshHealth(project)
+          const stored = yield* prefetchedFreshHealth(freshness, project)
           if (stored !== undefined) {
             return HttpServerResponse.text(`{"status":"success","data":${stored.encoded}}`, { contentType: "application/json" })
           }
-          const fresh = yield* ensureFresh(project.id, project.timezone)
+          const fresh = yield* freshness.ensureHealth(project)
           // A current snapshot without its stored text (kept only since migration 0008/0011): keep it now.
           if (fresh.encoded === undefined) yield* snapshots.keepEncoded(fresh)
           return fresh.health
@@ -129,14 +130,14 @@ export const ProjectsHttp = HttpApiBuilder.group(
       getBriefing: ({ params }) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
-          return yield* ensureBriefing(project.id, project.timezone)
+          return yield* freshness.ensureBriefing(project)
         }),
       listSignals: ({ params, query }) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const after = yield* decodeSignalCursor(query.cursor)
           // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
-          if ((yield* prefetchedFreshHealth(project)) === undefined) yield* ensureFresh(project.id, project.timezone)
+          if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
           const now = new Date(yield* Clock.currentTimeMillis)
           const page = yield* signals.list(project.id, {
             dimension: query.dimension,

@@ -37,7 +37,7 @@ const TokenRow = Schema.Struct({
   expires_at: Schema.NullOr(Instant),
   revoked_at: Schema.NullOr(Instant)
 })
-type TokenRow = typeof TokenRow.Type
+export type TokenRow = typeof TokenRow.Type
 
 /** The token with its account's entitlement columns (the secret-hash lookup joins accounts). */
 const TokenWithAccountRow = Schema.Struct({

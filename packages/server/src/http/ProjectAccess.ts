@@ -1,0 +1,48 @@
+/**
+ * ProjectAccess: the permission the endpoint's operation metadata names (403 `missing_permission`), deny by
+ * default (403 `operation_not_allowed` for an endpoint without metadata). The project's scope — 404 for
+ * another account's, 403 `project_out_of_scope` outside the token's list — is judged by projects/Policy.ts
+ * after the request is decoded (docs/api.md §2: a malformed request gets its 400 whichever project it
+ * names), from the project the authentication lookup already read.
+ */
+import { Effect, Layer } from "effect"
+import type { HttpApiEndpoint } from "effect/http-api"
+import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
+import { Forbidden } from "@sitehealth/domain/Errors"
+import { ProjectAccess } from "@sitehealth/domain/Middleware"
+import { operationFor } from "./Operation.ts"
+
+/** The 403 for `principal` calling `endpoint`, or null when the call is allowed. */
+export const permissionRefusal = (principal: Principal, endpoint: HttpApiEndpoint.Top): Forbidden | null => {
+  const operation = operationFor(endpoint)
+  // Deny by default: an endpoint the operation metadata does not list is refused, never let through
+  // (test/OperationsTable.test.ts keeps the metadata and the contract in step).
+  if (operation === undefined) {
+    return new Forbidden({
+      message: `The operation ${endpoint.identifier} is not allowed through the API`,
+      type: "operation_not_allowed"
+    })
+  }
+  if (operation.permission !== null && !principal.permissions.includes(operation.permission)) {
+    return new Forbidden({
+      message: `This token lacks the ${operation.permission} permission`,
+      type: "missing_permission",
+      permission: operation.permission
+    })
+  }
+  return null
+}
+
+const make = (refusal: (principal: Principal, endpoint: HttpApiEndpoint.Top) => Forbidden | null) =>
+  ProjectAccess.of((httpEffect, { endpoint }) =>
+    Effect.gen(function*() {
+      const refused = refusal(yield* CurrentPrincipal, endpoint)
+      if (refused !== null) return yield* refused
+      return yield* httpEffect
+    }))
+
+export const ProjectAccessLive = Layer.succeed(ProjectAccess, make(permissionRefusal))
+
+/** Tests: `refuse` decides, by endpoint name, which calls get a 403 (none unless it says so). */
+export const ProjectAccessTest = (refuse: (endpointName: string, principal: Principal) => Forbidden | null = () => null) =>
+  Layer.succeed(ProjectAccess, make((principal, endpoint) => refuse(endpoint.identifier, principal)))

@@ -1,0 +1,47 @@
+/**
+ * RateLimit: every authenticated request counts against its token's budget (http/RateLimiter.ts), accepted
+ * or not; X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
+ * the 429.
+ */
+import { Clock, Effect, Layer } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
+import { RateLimited } from "@sitehealth/domain/Errors"
+import { RateLimit } from "@sitehealth/domain/Middleware"
+import { type RateLimitDecision, RateLimiter } from "./RateLimiter.ts"
+
+const rateLimitHeaders = (d: RateLimitDecision, nowMs: number, limited: boolean) => ({
+  "x-ratelimit-limit": String(d.limit),
+  "x-ratelimit-remaining": String(d.remaining),
+  "x-ratelimit-reset": String(d.reset),
+  ...(limited ? { "retry-after": String(Math.max(1, Math.ceil(d.reset - nowMs / 1000))) } : {})
+})
+
+/** The middleware over any source of decisions, keyed by token id. */
+const make = (consume: (tokenId: string) => Effect.Effect<RateLimitDecision>) =>
+  RateLimit.of((httpEffect) =>
+    Effect.gen(function*() {
+      const principal = yield* CurrentPrincipal
+      const nowMs = yield* Clock.currentTimeMillis
+      const decision = yield* consume(principal.tokenId)
+      // On the way out, whatever answers: the handler's success or error, or the 402/403 of a later check.
+      yield* HttpEffect.appendPreResponseHandler((_req, res) =>
+        Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, nowMs, res.status === 429)))
+      )
+      if (!decision.allowed) {
+        return yield* new RateLimited({
+          message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after the window resets`,
+          type: "rate_limited",
+          limit: decision.limit,
+          remaining: decision.remaining,
+          reset: decision.reset
+        })
+      }
+      return yield* httpEffect
+    }))
+
+export const RateLimitLive = Layer.effect(RateLimit, Effect.map(RateLimiter, (limiter) => make(limiter.consume)))
+
+/** Tests: the decision for each request comes from `decide` (no counter is kept). */
+export const RateLimitTest = (decide: (tokenId: string) => RateLimitDecision) =>
+  Layer.succeed(RateLimit, make((tokenId) => Effect.sync(() => decide(tokenId))))

@@ -1,0 +1,79 @@
+/**
+ * The hot path costs one database round trip: with the access checks split into their own middlewares
+ * (http/Authentication, RateLimit, Entitlement, ProjectAccess, TokenUsage) and freshness behind a service,
+ * a health read whose snapshot is current still issues exactly one SQL statement — the token lookup that
+ * brings the project and today's snapshot along. Counted from the SQL client's own spans, on PostgreSQL
+ * (the in-memory store has no statements to count).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, Context, Effect, Layer, Tracer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { TestClock } from "effect/testing"
+import { inject } from "vitest"
+import { createAccount, createProject, mintToken } from "../../src/accounts/Provisioning.ts"
+import { ROUTER_CONFIG } from "../../src/App.ts"
+import { readConfig } from "../../src/Config.ts"
+import { pgLayer } from "../../src/db/Database.ts"
+import { appLayer, SqlRepos } from "../../src/Layers.ts"
+import { store } from "../support/Harness.ts"
+
+const START = Date.parse("2026-11-20T12:00:30.000Z")
+
+/** Let the app's detached fibers (the last_used_at write) finish before counting. */
+const settle = Effect.promise(async () => {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+})
+
+describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
+  it.effect("a current health snapshot is served after one SQL statement, the token lookup", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(START)
+      const spans: Array<Tracer.NativeSpan> = []
+      const recording = Tracer.make({
+        span: (options) => {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const statements = () => spans.map((s) => s.attributes.get("db.query.text")).filter((t) => t !== undefined).map(String)
+      const repos = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl")))))
+      const { project, secret } = yield* Effect.gen(function*() {
+        const account = yield* createAccount({ name: "Hot path" })
+        const project = yield* createProject({ accountId: account.id, name: "Site", domain: "hot.example" })
+        const { secret } = yield* mintToken({ accountId: account.id })
+        return { project, secret }
+      }).pipe(Effect.provideContext(repos))
+
+      const clock = yield* Clock.Clock
+      const app = appLayer({ ...readConfig({}), redisUrl: null }, Layer.succeedContext(repos)).pipe(
+        Layer.provide(HttpServer.layerServices),
+        Layer.provide(Layer.succeed(Clock.Clock, clock)),
+        Layer.provide(Layer.succeed(Tracer.Tracer, recording))
+      )
+      const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const health = Effect.promise(async () => {
+        const request = new Request(`http://localhost/api/v1/projects/${project.id}/health`, {
+          headers: { authorization: `Bearer ${secret}` }
+        })
+        // The app needs nothing per request beyond its layers (its type says `any` through App.ts's SafetyNet).
+        const response = await handler(request, Context.empty() as Context.Context<unknown>)
+        await response.text()
+        return response.status
+      })
+
+      // The first read computes and stores the snapshot, and writes the token's last_used_at.
+      assert.strictEqual(yield* health, 200)
+      yield* settle
+      assert.isAbove(statements().length, 1)
+
+      spans.length = 0
+      assert.strictEqual(yield* health, 200)
+      yield* settle
+      const hot = statements()
+      assert.strictEqual(hot.length, 1, hot.join("\n---\n"))
+      assert.include(hot[0], "FROM tokens")
+      assert.include(hot[0], "health_snapshots")
+    }))
+})

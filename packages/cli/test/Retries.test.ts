@@ -5,7 +5,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer

@@ -1,6 +1,6 @@
 /** The real `sitehealth-mcp` bin over stdio against a real server: configuration, listing, calls, errors. */
 import { spawnSync } from "node:child_process"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { BIN, envelopeOf, rest, stdioClient } from "./support/Mcp.ts"
 

@@ -1,7 +1,7 @@
 /** Streamable HTTP at /mcp on the API server, over real HTTP: auth, Origin, and calls through the app's router. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { awayFromMinuteEnd, envelopeOf, rest } from "./support/Mcp.ts"
 

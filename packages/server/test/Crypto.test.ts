@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { KEY_FILE, makeCipher, parseSecretKey, resolveSecretKey } from "../src/integrations/Crypto.ts"
 
 const KEY = new Uint8Array(32).map((_, i) => i * 7)

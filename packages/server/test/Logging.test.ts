@@ -1,6 +1,6 @@
 /** LOG_FORMAT / LOG_LEVEL / METRICS_TOKEN parsing, and what the json and pretty loggers write. */
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { readConfig, readLogSettings } from "../src/Config.ts"
 import { flushLogs, loggingLayer, RequestLine, requestPretty } from "../src/Logging.ts"
 

@@ -8,7 +8,7 @@
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
 import { OPERATIONS, PERMISSIONS, type Operation } from "@sitehealth/domain/Permissions"

@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import { makeProviderHttp, type ProviderError, retryAfterMs } from "../src/integrations/ProviderHttp.ts"
 
 type Step = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }

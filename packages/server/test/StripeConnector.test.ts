@@ -4,7 +4,7 @@
  * (fixtures/stripeFixtures.ts), paging, retries, failures that leave data intact, and idempotence.
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { MemoryRepos } from "../src/Layers.ts"
 import { customerChurnRate, mrrAtEndOf, movementsIn, payingCustomersAtEndOf } from "../src/metrics/Revenue.ts"

@@ -5,10 +5,10 @@
  * no entry — one added to the contract without its row — is refused with 403 `operation_not_allowed`
  * instead of being let through with no permission check.
  */
-import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { describe, expect, it } from "@effect/vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
 import { OPERATIONS, PERMISSIONS, type Operation } from "@sitehealth/domain/Permissions"
@@ -57,44 +57,37 @@ class ProbeGroup extends HttpApiGroup.make("probe").add(
 class ProbeApi extends HttpApi.make("probe").add(ProbeGroup).middleware(Authentication) {}
 
 describe("deny by default", () => {
-  it("an endpoint without an OPERATIONS entry answers 403 operation_not_allowed and its handler never runs", async () => {
-    let reached = 0
-    const scope = Effect.runSync(Scope.make())
-    // The repositories are built once and shared by the app and the minting below (as test/support/Harness.ts does).
-    const context = await Effect.runPromise(
-      Layer.buildWithScope(Layer.mergeAll(MemoryRepos, RateLimiter.memory(60)), scope) as Effect.Effect<Context.Context<any>>
-    )
-    const handlers = HttpApiBuilder.group(ProbeApi, "probe", (h) =>
-      h.handle("unlistedProbe", () => Effect.sync(() => (reached++, { reached: true }))))
-    const app = HttpApiBuilder.layer(ProbeApi).pipe(
-      Layer.provide(handlers),
-      Layer.provide(AuthenticationLive),
-      Layer.provide(Layer.succeedContext(context)),
-      Layer.provide(HttpServer.layerServices)
-    )
-    const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true })
-    try {
-      const { secret } = await Effect.runPromise(
-        Effect.gen(function*() {
-          const account = yield* createAccount({ name: "probe" })
-          return yield* mintToken({ accountId: account.id, permissions: [...PERMISSIONS] })
-        }).pipe(Effect.provideContext(context)) as Effect.Effect<{ secret: string }>
+  // Live: the web handler runs on the real clock, so the account's trial must be minted on it too.
+  it.live("an endpoint without an OPERATIONS entry answers 403 operation_not_allowed and its handler never runs", () =>
+    Effect.gen(function*() {
+      let reached = 0
+      // The repositories are built once and shared by the app and the minting below (as test/support/Harness.ts does).
+      const context = yield* Layer.build(Layer.mergeAll(MemoryRepos, RateLimiter.memory(60)))
+      const handlers = HttpApiBuilder.group(ProbeApi, "probe", (h) =>
+        h.handle("unlistedProbe", () => Effect.sync(() => (reached++, { reached: true }))))
+      const app = HttpApiBuilder.layer(ProbeApi).pipe(
+        Layer.provide(handlers),
+        Layer.provide(AuthenticationLive),
+        Layer.provide(Layer.succeedContext(context)),
+        Layer.provide(HttpServer.layerServices)
       )
+      const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true })
+      yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      const { secret } = yield* Effect.gen(function*() {
+        const account = yield* createAccount({ name: "probe" })
+        return yield* mintToken({ accountId: account.id, permissions: [...PERMISSIONS] })
+      }).pipe(Effect.provideContext(context))
       const get = (token: string | null) =>
-        handler(new Request("http://localhost/probe", token === null ? {} : { headers: { authorization: `Bearer ${token}` } }))
+        Effect.promise(() => handler(new Request("http://localhost/probe", token === null ? {} : { headers: { authorization: `Bearer ${token}` } })))
       // With every permission: refused, and in the envelope.
-      const r = await get(secret)
+      const r = yield* get(secret)
       expect(r.status).toBe(403)
-      expect(await r.json()).toEqual({
+      expect(yield* Effect.promise(() => r.json())).toEqual({
         status: "error",
         error: { code: 403, message: "The operation unlistedProbe is not allowed through the API", type: "operation_not_allowed" }
       })
       // Authentication still comes first: no token is 401, not 403.
-      expect((await get(null)).status).toBe(401)
-    } finally {
-      await dispose()
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-    }
-    expect(reached).toBe(0)
-  })
+      expect((yield* get(null)).status).toBe(401)
+      expect(reached).toBe(0)
+    }))
 })

@@ -3,21 +3,15 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { TestClock } from "effect/testing"
 import { type RateLimitDecision, RateLimiter } from "../src/http/RateLimiter.ts"
+import { followRealTimeFrom } from "./support/TestTime.ts"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 
 const T0 = Date.parse("2026-11-20T12:00:10.000Z")
 
-/**
- * The Redis limiter waits on real sockets under Effect timeouts (3 s to connect, 1 s per command), so the
- * test clock must move on its own: it starts at T0 and follows real time from there, in 10 ms steps. Jumps
- * (`TestClock.adjust`) still move it ahead at once.
- */
-const followRealTime = Effect.gen(function*() {
-  yield* TestClock.setTime(T0)
-  yield* TestClock.withLive(Effect.sleep(10)).pipe(Effect.andThen(TestClock.adjust(10)), Effect.forever, Effect.forkScoped)
-})
+/** The Redis limiter waits on real sockets under Effect timeouts (3 s to connect, 1 s per command). */
+const followRealTime = followRealTimeFrom(T0)
 
 const consumeN = (layer: Layer.Layer<RateLimiter>, key: string, n: number) =>
   Effect.gen(function*() {

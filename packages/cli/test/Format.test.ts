@@ -1,5 +1,5 @@
 /** The pure formatting: sparkline rendering (snapshot), colour rules, money and rates. */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { colorEnabled, makeStyle, money, percent, sparkline, table } from "../src/Format.ts"
 import { maskSecret, isLoopback } from "../src/Settings.ts"
 

@@ -6,7 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { ExpensesRepo } from "@sitehealth/server/expenses/ExpensesRepo"
 import { IdempotencyRepo } from "@sitehealth/server/http/IdempotencyRepo"

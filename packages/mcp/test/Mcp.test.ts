@@ -2,7 +2,7 @@
  * The MCP server against a real sitehealth server (the app over in-memory repositories, on a real port):
  * the tool list is the contract's, every MCP result matches what REST answers for the same token.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { operationByName } from "@sitehealth/domain/Api"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"

@@ -3,6 +3,7 @@
  * on a fresh embedded cluster or DATABASE_URL): credentials checked against a local fake provider with
  * what is wrong said plainly, stored encrypted (no plaintext in any database file), never printed.
  */
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -11,7 +12,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { freePort } from "./support/postgresGlobalSetup.ts"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const MAIN = Path.join(ROOT, "packages/server/src/admin/main.ts")
@@ -26,8 +27,9 @@ let fakeBase = ""
 /** What the fake Plausible answers /api/v2/query with. */
 let answer: { status: number; body: unknown } = { status: 200, body: { results: [{ dimensions: [], metrics: [0] }] } }
 
+/** The admin CLI with `--json`; killed if the effect is interrupted. */
 const admin = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string; body: any }>((resolve, reject) => {
+  Effect.callback<{ code: number | null; stdout: string; stderr: string; body: any }>((resume) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
     delete env.DATABASE_URL
     delete env.SITEHEALTH_SECRET_KEY
@@ -39,7 +41,7 @@ const admin = (args: ReadonlyArray<string>) =>
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-    child.once("error", reject)
+    child.once("error", (error) => resume(Effect.die(error)))
     child.once("close", (code) => {
       let body: any
       try {
@@ -47,8 +49,9 @@ const admin = (args: ReadonlyArray<string>) =>
       } catch {
         body = undefined
       }
-      resolve({ code, stdout, stderr, body })
+      resume(Effect.succeed({ code, stdout, stderr, body }))
     })
+    return Effect.sync(() => void child.kill("SIGKILL"))
   })
 
 const writeJson = (name: string, value: unknown) => {
@@ -81,71 +84,74 @@ afterAll(async () => {
 describe("admin integrations", () => {
   let projectId = ""
 
-  it("connect checks the credentials, stores them encrypted, queues a full sync; list shows no secret", async () => {
-    const account = await admin(["accounts", "create", "--name", "Int Co"])
-    expect(account.code, account.stderr).toBe(0)
-    const project = await admin(["projects", "create", "--account", account.body.id, "--name", "Site", "--domain", "site.example"])
-    expect(project.code, project.stderr).toBe(0)
-    projectId = project.body.id
-    const creds = writeJson("plausible.json", { api_key: API_KEY, site_id: "site.example" })
-    const run = await admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", creds, "--base-url", fakeBase])
-    expect(run.code, run.stderr).toBe(0)
-    expect(run.body.integration).toMatchObject({ projectId, provider: "plausible", status: "connected", baseUrl: fakeBase, lastError: null })
-    expect(run.body.sync).toMatchObject({ provider: "plausible", mode: "full", status: "queued" })
-    const list = await admin(["integrations", "list", "--project", projectId])
-    expect(list.code).toBe(0)
-    expect(list.body.integrations.map((i: any) => i.provider)).toEqual(["plausible"])
-    for (const r of [run, list]) expect(r.stdout + r.stderr).not.toContain(API_KEY)
-    if (externalUrl === null) {
-      expect(Fs.statSync(Path.join(dataDir, "secret-key")).mode & 0o777).toBe(0o600)
-      // No database file holds the key in clear.
-      const hits: Array<string> = []
-      for (const entry of Fs.readdirSync(Path.join(dataDir, "pg"), { withFileTypes: true, recursive: true })) {
-        if (!entry.isFile()) continue
-        const file = Path.join(entry.parentPath, entry.name)
-        try {
-          if (Fs.readFileSync(file).includes(Buffer.from("KEY_S3CR3T"))) hits.push(file)
-        } catch {
-          // unreadable
+  it.live("connect checks the credentials, stores them encrypted, queues a full sync; list shows no secret", () =>
+    Effect.gen(function*() {
+      const account = yield* admin(["accounts", "create", "--name", "Int Co"])
+      expect(account.code, account.stderr).toBe(0)
+      const project = yield* admin(["projects", "create", "--account", account.body.id, "--name", "Site", "--domain", "site.example"])
+      expect(project.code, project.stderr).toBe(0)
+      projectId = project.body.id
+      const creds = writeJson("plausible.json", { api_key: API_KEY, site_id: "site.example" })
+      const run = yield* admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", creds, "--base-url", fakeBase])
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.body.integration).toMatchObject({ projectId, provider: "plausible", status: "connected", baseUrl: fakeBase, lastError: null })
+      expect(run.body.sync).toMatchObject({ provider: "plausible", mode: "full", status: "queued" })
+      const list = yield* admin(["integrations", "list", "--project", projectId])
+      expect(list.code).toBe(0)
+      expect(list.body.integrations.map((i: any) => i.provider)).toEqual(["plausible"])
+      for (const r of [run, list]) expect(r.stdout + r.stderr).not.toContain(API_KEY)
+      if (externalUrl === null) {
+        expect(Fs.statSync(Path.join(dataDir, "secret-key")).mode & 0o777).toBe(0o600)
+        // No database file holds the key in clear.
+        const hits: Array<string> = []
+        for (const entry of Fs.readdirSync(Path.join(dataDir, "pg"), { withFileTypes: true, recursive: true })) {
+          if (!entry.isFile()) continue
+          const file = Path.join(entry.parentPath, entry.name)
+          try {
+            if (Fs.readFileSync(file).includes(Buffer.from("KEY_S3CR3T"))) hits.push(file)
+          } catch {
+            // unreadable
+          }
         }
+        expect(hits).toEqual([])
       }
-      expect(hits).toEqual([])
-    }
-  }, TIMEOUT)
+    }), TIMEOUT)
 
-  it("says what is wrong: a rejected key, an unknown site, missing fields, an unknown provider — and stores nothing", async () => {
-    const wrong = writeJson("wrong.json", { api_key: "nope_WRONGKEY", site_id: "site.example" })
-    const rejected = await admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", wrong, "--base-url", fakeBase])
-    expect(rejected.code).toBe(1)
-    expect(rejected.body.error.type).toBe("credentials")
-    expect(rejected.body.error.message).toMatch(/^plausible: the key was rejected/)
-    expect(rejected.stdout + rejected.stderr).not.toContain("WRONGKEY")
+  it.live("says what is wrong: a rejected key, an unknown site, missing fields, an unknown provider — and stores nothing", () =>
+    Effect.gen(function*() {
+      const wrong = writeJson("wrong.json", { api_key: "nope_WRONGKEY", site_id: "site.example" })
+      const rejected = yield* admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", wrong, "--base-url", fakeBase])
+      expect(rejected.code).toBe(1)
+      expect(rejected.body.error.type).toBe("credentials")
+      expect(rejected.body.error.message).toMatch(/^plausible: the key was rejected/)
+      expect(rejected.stdout + rejected.stderr).not.toContain("WRONGKEY")
 
-    answer = { status: 404, body: { error: "Site not found" } }
-    const good = writeJson("good.json", { api_key: API_KEY, site_id: "other.example" })
-    const missingSite = await admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", good, "--base-url", fakeBase])
-    expect(missingSite.body.error.message).toMatch(/not found — check its id/)
-    answer = { status: 200, body: { results: [{ dimensions: [], metrics: [0] }] } }
+      answer = { status: 404, body: { error: "Site not found" } }
+      const good = writeJson("good.json", { api_key: API_KEY, site_id: "other.example" })
+      const missingSite = yield* admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", good, "--base-url", fakeBase])
+      expect(missingSite.body.error.message).toMatch(/not found — check its id/)
+      answer = { status: 200, body: { results: [{ dimensions: [], metrics: [0] }] } }
 
-    const partial = writeJson("partial.json", { api_key: API_KEY })
-    const lacks = await admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", partial])
-    expect([lacks.code, lacks.body.error.type]).toEqual([2, "invalid_argument"])
-    expect(lacks.body.error.message).toMatch(/lacks "site_id"/)
-    const unknown = await admin(["integrations", "connect", "--project", projectId, "--provider", "paypal", "--credentials-file", partial])
-    expect(unknown.body.error.message).toMatch(/--provider must be one of stripe, plausible, google-search-console, demo/)
-    const noProject = await admin(["integrations", "connect", "--project", "prj_nope", "--provider", "demo"])
-    expect(noProject.body.error.type).toBe("not_found")
-    // Still the one integration, connected as before.
-    const list = await admin(["integrations", "list"])
-    expect(list.body.integrations.filter((i: any) => i.projectId === projectId).map((i: any) => [i.provider, i.status])).toEqual([["plausible", "connected"]])
-  }, TIMEOUT)
+      const partial = writeJson("partial.json", { api_key: API_KEY })
+      const lacks = yield* admin(["integrations", "connect", "--project", projectId, "--provider", "plausible", "--credentials-file", partial])
+      expect([lacks.code, lacks.body.error.type]).toEqual([2, "invalid_argument"])
+      expect(lacks.body.error.message).toMatch(/lacks "site_id"/)
+      const unknown = yield* admin(["integrations", "connect", "--project", projectId, "--provider", "paypal", "--credentials-file", partial])
+      expect(unknown.body.error.message).toMatch(/--provider must be one of stripe, plausible, google-search-console, demo/)
+      const noProject = yield* admin(["integrations", "connect", "--project", "prj_nope", "--provider", "demo"])
+      expect(noProject.body.error.type).toBe("not_found")
+      // Still the one integration, connected as before.
+      const list = yield* admin(["integrations", "list"])
+      expect(list.body.integrations.filter((i: any) => i.projectId === projectId).map((i: any) => [i.provider, i.status])).toEqual([["plausible", "connected"]])
+    }), TIMEOUT)
 
-  it("disconnect removes it (again: not_found)", async () => {
-    const gone = await admin(["integrations", "disconnect", "--project", projectId, "--provider", "plausible"])
-    expect(gone.code, gone.stderr).toBe(0)
-    expect(gone.body).toEqual({ disconnected: true, projectId, provider: "plausible" })
-    const again = await admin(["integrations", "disconnect", "--project", projectId, "--provider", "plausible"])
-    expect(again.body.error.type).toBe("not_found")
-    expect((await admin(["integrations", "list", "--project", projectId])).body).toEqual({ integrations: [] })
-  }, TIMEOUT)
+  it.live("disconnect removes it (again: not_found)", () =>
+    Effect.gen(function*() {
+      const gone = yield* admin(["integrations", "disconnect", "--project", projectId, "--provider", "plausible"])
+      expect(gone.code, gone.stderr).toBe(0)
+      expect(gone.body).toEqual({ disconnected: true, projectId, provider: "plausible" })
+      const again = yield* admin(["integrations", "disconnect", "--project", projectId, "--provider", "plausible"])
+      expect(again.body.error.type).toBe("not_found")
+      expect((yield* admin(["integrations", "list", "--project", projectId])).body).toEqual({ integrations: [] })
+    }), TIMEOUT)
 })

@@ -2,7 +2,7 @@
  * The analytics report's pure functions on golden data (fixtures/traffic.ts). Every expected figure is
  * worked out by hand in the comments next to it.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { analytics, planAnalytics } from "../src/metrics/Analytics.ts"
 import { affectedBy, aggregateEvents } from "../src/traffic/Aggregate.ts"
 import type { TrafficWindow } from "../src/traffic/Types.ts"

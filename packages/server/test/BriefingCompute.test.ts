@@ -1,5 +1,5 @@
 /** The briefing's pure part: priorities by severity then money at stake, bad news first, key figures vs usual. */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import type { Signal } from "@sitehealth/domain/Projects"
 import { briefing } from "../src/metrics/Briefing.ts"
 import { health } from "../src/metrics/Health.ts"

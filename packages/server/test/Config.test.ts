@@ -1,5 +1,5 @@
 /** readConfig: the scale-out settings (SITEHEALTH_WORKER, the shutdown bounds) and their errors. */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { readConfig } from "../src/Config.ts"
 
 describe("SITEHEALTH_WORKER", () => {

@@ -1,38 +1,40 @@
 /** Credentials at rest: AES-256-GCM round trip, fresh nonces, tamper and wrong-key detection, key sources. */
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { describe, expect, it } from "vitest"
 import { KEY_FILE, makeCipher, parseSecretKey, resolveSecretKey } from "../src/integrations/Crypto.ts"
 
 const KEY = new Uint8Array(32).map((_, i) => i * 7)
 const creds = { apiKey: "sk_live_ABCDEF123456", siteId: "example.com" }
 
 describe("credentials cipher", () => {
-  it("round-trips, with a fresh 12-byte nonce each time and a 16-byte tag", async () => {
-    const c = makeCipher(KEY)
-    const a = c.encrypt(creds)
-    const b = c.encrypt(creds)
-    expect(a.length).toBe(12 + Buffer.byteLength(JSON.stringify(creds)) + 16)
-    expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false)
-    expect(Buffer.from(a).toString("latin1")).not.toContain("sk_live")
-    expect(await Effect.runPromise(c.decrypt(a))).toEqual(creds)
-    expect(await Effect.runPromise(c.decrypt(b))).toEqual(creds)
-  })
+  it.effect("round-trips, with a fresh 12-byte nonce each time and a 16-byte tag", () =>
+    Effect.gen(function*() {
+      const c = makeCipher(KEY)
+      const a = c.encrypt(creds)
+      const b = c.encrypt(creds)
+      expect(a.length).toBe(12 + Buffer.byteLength(JSON.stringify(creds)) + 16)
+      expect(Buffer.from(a).equals(Buffer.from(b))).toBe(false)
+      expect(Buffer.from(a).toString("latin1")).not.toContain("sk_live")
+      expect(yield* c.decrypt(a)).toEqual(creds)
+      expect(yield* c.decrypt(b)).toEqual(creds)
+    }))
 
-  it("the wrong key, a flipped bit or a truncated value fail with a clear message naming no secret", async () => {
-    const stored = makeCipher(KEY).encrypt(creds)
-    const tampered = new Uint8Array(stored)
-    tampered[14] ^= 1
-    for (const [cipher, bytes] of [[makeCipher(new Uint8Array(32)), stored], [makeCipher(KEY), tampered], [makeCipher(KEY), stored.slice(0, 20)]] as const) {
-      const r = await Effect.runPromise(Effect.result(cipher.decrypt(bytes)))
-      expect(r._tag).toBe("Failure")
-      const message = (r as any).failure.message as string
-      expect(message).toMatch(/cannot be decrypted with this server's SITEHEALTH_SECRET_KEY/)
-      expect(message).not.toContain("sk_live")
-    }
-  })
+  it.effect("the wrong key, a flipped bit or a truncated value fail with a clear message naming no secret", () =>
+    Effect.gen(function*() {
+      const stored = makeCipher(KEY).encrypt(creds)
+      const tampered = new Uint8Array(stored)
+      tampered[14] ^= 1
+      for (const [cipher, bytes] of [[makeCipher(new Uint8Array(32)), stored], [makeCipher(KEY), tampered], [makeCipher(KEY), stored.slice(0, 20)]] as const) {
+        const r = yield* Effect.result(cipher.decrypt(bytes))
+        expect(r._tag).toBe("Failure")
+        const message = (r as any).failure.message as string
+        expect(message).toMatch(/cannot be decrypted with this server's SITEHEALTH_SECRET_KEY/)
+        expect(message).not.toContain("sk_live")
+      }
+    }))
 })
 
 describe("secret key", () => {

@@ -3,7 +3,7 @@
  * demo promises (Profiles.ts) visible in the raw data. What the reports and signals make of it is tested
  * end to end in contract/Demo.test.ts.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { generateDemoProject, demoFxRates, DEMO_HISTORY_DAYS } from "../src/demo/Generate.ts"
 import { DEMO_PROJECTS, type DemoProjectSpec } from "../src/demo/Profiles.ts"
 import { apportion } from "../src/demo/Random.ts"

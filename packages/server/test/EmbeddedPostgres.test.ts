@@ -6,7 +6,7 @@
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { expect, it } from "vitest"
+import { expect, it } from "@effect/vitest"
 import { startEmbeddedPostgres } from "../src/db/EmbeddedPostgres.ts"
 
 const root = typeof process.getuid === "function" && process.getuid() === 0

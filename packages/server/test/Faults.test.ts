@@ -11,11 +11,12 @@
  *    misbehaves on demand: the run fails cleanly (transient faults retried, the third attempt final; garbage
  *    final at once), the integration shows the error, and the data and cursor of the last good sync stay.
  */
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+import { TestClock } from "effect/testing"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { runPostgresOutage } from "../../../scripts/faults/postgres-outage.ts"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { isTransientDatabaseFailure } from "../src/http/RequestErrors.ts"
@@ -29,8 +30,9 @@ import type { SyncRunRecord } from "../src/store/Records.ts"
 import { TrafficRepo } from "../src/traffic/TrafficRepo.ts"
 import { type FakePlausible, startFakePlausible } from "./fakes/FakePlausible.ts"
 import { BERLIN, PLAUSIBLE_DATA, PLAUSIBLE_KEY, PLAUSIBLE_SITE } from "./fixtures/plausibleFixtures.ts"
-import { makeTestClock, START } from "./support/Harness.ts"
-import { usePrivatePostgres } from "./support/PrivatePostgres.ts"
+import { START } from "./support/Harness.ts"
+import { type Instance, usePrivatePostgres } from "./support/PrivatePostgres.ts"
+import { followRealTimeFrom } from "./support/TestTime.ts"
 import { TEST_KEY } from "./support/SyncFakes.ts"
 
 describe("which database failures answer 503 (retry) rather than 500", () => {
@@ -65,8 +67,10 @@ describe("Postgres stopped and restarted under load (scripts/faults/postgres-out
  */
 type Mode = "pass" | "hang" | "stall" | "reset" | "garbage"
 
-const time = makeTestClock(START)
-const { instance: sqlInstance } = usePrivatePostgres({ clock: time.clock, dirPrefix: "sitehealth-faults-" })
+// The fixtures' today under each test's TestClock, moving with real time: ProviderHttp's timeouts are real
+// waits on real sockets, and a retry's delay is a `TestClock.adjust`.
+const { instance: sqlInstance } = usePrivatePostgres({ dirPrefix: "sitehealth-faults-" })
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 let fake: FakePlausible
 let front: Http.Server
@@ -115,11 +119,11 @@ afterAll(async () => {
 
 /** Short timeouts so that a hang costs well under a second per attempt; retries inside one attempt: 2. */
 const TIMEOUT_MS = 300
-const runner = () =>
+const runner = Effect.promise(() =>
   sqlInstance(Layer.mergeAll(
     CredentialsCipher.layer(TEST_KEY),
     ProviderHttp.layer({ timeoutMs: TIMEOUT_MS, maxAttempts: 2, backoffBaseMs: 5, maxWaitMs: 50 })
-  ))
+  )))
 const connectors = (provider: string) => (provider === "plausible" ? makePlausibleConnector({ historyMonths: 1, pageLimit: 2 }) : undefined)
 
 /** Everything the connector writes for the project's span: hours, days, tops, uniques. */
@@ -136,100 +140,105 @@ const stored = (projectId: string) =>
     }))
 
 /** A project with Plausible connected through the front, and one good full sync stored. */
-const syncedProject = async (run: Awaited<ReturnType<typeof runner>>) => {
-  mode = "pass"
-  const account = await run(createAccount({ name: "Provider faults" }))
-  const project = await run(createProject({ accountId: account.id, name: "Shop", domain: PLAUSIBLE_SITE, timezone: BERLIN, currency: "EUR" }))
-  await run(Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
-    r.connect({
-      projectId: project.id, provider: "plausible",
-      credentials: makeCipher(TEST_KEY).encrypt({ api_key: PLAUSIBLE_KEY, site_id: PLAUSIBLE_SITE }),
-      baseUrl: frontUrl, syncIntervalMinutes: null, now: new Date(time.now())
-    })))
-  await request(run, project.id, "full")
-  const first = await run(runNextSync({ connectors }))
-  expect(first?.status, first?.error ?? "").toBe("succeeded")
-  return project.id
-}
+const syncedProject = (run: Instance) =>
+  Effect.gen(function*() {
+    mode = "pass"
+    const account = yield* run.provide(createAccount({ name: "Provider faults" }))
+    const project = yield* run.provide(createProject({ accountId: account.id, name: "Shop", domain: PLAUSIBLE_SITE, timezone: BERLIN, currency: "EUR" }))
+    const at = yield* now
+    yield* run.provide(Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
+      r.connect({
+        projectId: project.id, provider: "plausible",
+        credentials: makeCipher(TEST_KEY).encrypt({ api_key: PLAUSIBLE_KEY, site_id: PLAUSIBLE_SITE }),
+        baseUrl: frontUrl, syncIntervalMinutes: null, now: at
+      })))
+    yield* request(run, project.id, "full")
+    const first = yield* run.provide(runNextSync({ connectors }))
+    expect(first?.status, first?.error ?? "").toBe("succeeded")
+    return project.id
+  })
 
-const request = (run: Awaited<ReturnType<typeof runner>>, projectId: string, runMode: "full" | "incremental" = "incremental") =>
-  run(Effect.flatMap(Effect.service(SyncQueue), (q) =>
-    q.request({ projectId, provider: "plausible", mode: runMode, requestedBy: "test", now: new Date(time.now()) })))
+const request = (run: Instance, projectId: string, runMode: "full" | "incremental" = "incremental") =>
+  run.provide(Effect.flatMap(Effect.service(SyncQueue), (q) =>
+    Effect.flatMap(now, (at) => q.request({ projectId, provider: "plausible", mode: runMode, requestedBy: "test", now: at }))))
 
 /** What must not move when a sync fails: the stored rows and the cursor the next run starts from. */
-const lastGood = (run: Awaited<ReturnType<typeof runner>>, projectId: string) =>
-  run(Effect.gen(function*() {
+const lastGood = (run: Instance, projectId: string) =>
+  run.provide(Effect.gen(function*() {
     const connection = yield* (yield* IntegrationsRepo).connection(projectId, "plausible")
     return { data: yield* stored(projectId), cursor: connection?.state ?? null }
   }))
 
-const integrationOf = (run: Awaited<ReturnType<typeof runner>>, projectId: string) =>
-  run(Effect.map(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.all(projectId)), (all) => all.find((i) => i.provider === "plausible")!))
+const integrationOf = (run: Instance, projectId: string) =>
+  run.provide(Effect.map(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.all(projectId)), (all) => all.find((i) => i.provider === "plausible")!))
 
 describe("a provider that hangs, stalls or drops the connection", () => {
-  it("each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay", async () => {
-    const run = await runner()
-    const projectId = await syncedProject(run)
-    const before = await lastGood(run, projectId)
-    expect(before.data.days.length).toBeGreaterThan(0)
-    // New data upstream: anything written by a failing run would show.
-    fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
-    const { sync } = await request(run, projectId, "full")
+  it.effect("each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay", () =>
+    Effect.gen(function*() {
+      yield* followRealTimeFrom(START)
+      const run = yield* runner
+      const projectId = yield* syncedProject(run)
+      const before = yield* lastGood(run, projectId)
+      expect(before.data.days.length).toBeGreaterThan(0)
+      // New data upstream: anything written by a failing run would show.
+      fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
+      const { sync } = yield* request(run, projectId, "full")
 
-    const attempts: Array<{ readonly run: SyncRunRecord | null; readonly ms: number; readonly served: ReadonlyArray<Mode> }> = []
-    for (const [n, fault] of (["hang", "stall", "reset"] as const).entries()) {
-      mode = fault
-      served.length = 0
-      const t = Date.now()
-      attempts.push({ run: await run(runNextSync({ connectors })), ms: Date.now() - t, served: [...served] })
-      // The retry is due after its delay (1 min, then 2 min).
-      time.advance(retryDelayMs(n + 1))
-    }
-    mode = "pass"
-    time.advance(-(retryDelayMs(1) + retryDelayMs(2) + retryDelayMs(3)))
+      const attempts: Array<{ readonly run: SyncRunRecord | null; readonly ms: number; readonly served: ReadonlyArray<Mode> }> = []
+      for (const [n, fault] of (["hang", "stall", "reset"] as const).entries()) {
+        mode = fault
+        served.length = 0
+        const t = Date.now()
+        attempts.push({ run: yield* run.provide(runNextSync({ connectors })), ms: Date.now() - t, served: [...served] })
+        // The retry is due after its delay (1 min, then 2 min).
+        yield* TestClock.adjust(retryDelayMs(n + 1))
+      }
+      mode = "pass"
 
-    expect(attempts.map((a) => [a.run?.id, a.run?.status, a.run?.attempts])).toEqual([
-      [sync.id, "queued", 1],
-      [sync.id, "queued", 2],
-      [sync.id, "failed", MAX_ATTEMPTS]
-    ])
-    // Every request of an attempt met the fault; ProviderHttp tried each twice, then gave up.
-    expect(attempts.map((a) => [...new Set(a.served)])).toEqual([["hang"], ["stall"], ["reset"]])
-    expect(attempts[0].run?.error).toMatch(new RegExp(`^No answer from ${frontUrl}/api/v2/query within ${TIMEOUT_MS} ms`))
-    expect(attempts[1].run?.error).toMatch(new RegExp(`within ${TIMEOUT_MS} ms`))
-    expect(attempts[2].run?.error).toMatch(/^Could not reach /)
-    // Bounded: a hung provider costs each attempt its timeouts, not forever.
-    for (const a of attempts.slice(0, 2)) expect(a.ms).toBeLessThan(2 * TIMEOUT_MS + 1_500)
+      expect(attempts.map((a) => [a.run?.id, a.run?.status, a.run?.attempts])).toEqual([
+        [sync.id, "queued", 1],
+        [sync.id, "queued", 2],
+        [sync.id, "failed", MAX_ATTEMPTS]
+      ])
+      // Every request of an attempt met the fault; ProviderHttp tried each twice, then gave up.
+      expect(attempts.map((a) => [...new Set(a.served)])).toEqual([["hang"], ["stall"], ["reset"]])
+      expect(attempts[0].run?.error).toMatch(new RegExp(`^No answer from ${frontUrl}/api/v2/query within ${TIMEOUT_MS} ms`))
+      expect(attempts[1].run?.error).toMatch(new RegExp(`within ${TIMEOUT_MS} ms`))
+      expect(attempts[2].run?.error).toMatch(/^Could not reach /)
+      // Bounded: a hung provider costs each attempt its timeouts, not forever.
+      for (const a of attempts.slice(0, 2)) expect(a.ms).toBeLessThan(2 * TIMEOUT_MS + 1_500)
 
-    expect(await integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: attempts[2].run?.error })
-    expect(await lastGood(run, projectId)).toEqual(before)
+      expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: attempts[2].run?.error })
+      expect(yield* lastGood(run, projectId)).toEqual(before)
 
-    // The provider is back: the next run succeeds from the kept cursor, and the error clears.
-    await request(run, projectId)
-    const recovered = await run(runNextSync({ connectors }))
-    expect(recovered?.status, recovered?.error ?? "").toBe("succeeded")
-    expect(await integrationOf(run, projectId)).toMatchObject({ status: "connected", lastError: null })
-    fake.data = PLAUSIBLE_DATA()
-  }, 60_000)
+      // The provider is back: the next run succeeds from the kept cursor, and the error clears.
+      yield* request(run, projectId)
+      const recovered = yield* run.provide(runNextSync({ connectors }))
+      expect(recovered?.status, recovered?.error ?? "").toBe("succeeded")
+      expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "connected", lastError: null })
+      fake.data = PLAUSIBLE_DATA()
+    }), 60_000)
 })
 
 describe("a provider that answers garbage mid-run", () => {
-  it("fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay", async () => {
-    const run = await runner()
-    const projectId = await syncedProject(run)
-    const before = await lastGood(run, projectId)
-    fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
-    const { sync } = await request(run, projectId, "full")
-    // The first pages come back fine, the third is an HTML page with status 200.
-    plan.push("pass", "pass", "garbage")
-    served.length = 0
-    const failed = await run(runNextSync({ connectors }))
-    expect(served.slice(0, 3)).toEqual(["pass", "pass", "garbage"])
-    expect([failed?.id, failed?.status, failed?.attempts]).toEqual([sync.id, "failed", 1])
-    expect(failed?.error).toMatch(/answered 200 with a body that is not JSON/)
-    expect(await integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: failed?.error })
-    expect(await lastGood(run, projectId)).toEqual(before)
-    plan.length = 0
-    fake.data = PLAUSIBLE_DATA()
-  }, 60_000)
+  it.effect("fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay", () =>
+    Effect.gen(function*() {
+      yield* followRealTimeFrom(START)
+      const run = yield* runner
+      const projectId = yield* syncedProject(run)
+      const before = yield* lastGood(run, projectId)
+      fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
+      const { sync } = yield* request(run, projectId, "full")
+      // The first pages come back fine, the third is an HTML page with status 200.
+      plan.push("pass", "pass", "garbage")
+      served.length = 0
+      const failed = yield* run.provide(runNextSync({ connectors }))
+      expect(served.slice(0, 3)).toEqual(["pass", "pass", "garbage"])
+      expect([failed?.id, failed?.status, failed?.attempts]).toEqual([sync.id, "failed", 1])
+      expect(failed?.error).toMatch(/answered 200 with a body that is not JSON/)
+      expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: failed?.error })
+      expect(yield* lastGood(run, projectId)).toEqual(before)
+      plan.length = 0
+      fake.data = PLAUSIBLE_DATA()
+    }), 60_000)
 })

@@ -1,5 +1,5 @@
 /** FX conversion, worked out by hand. Rates: 1 base = rate quote, from `day` until the pair's next rate. */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { convertMinor, minorUnitExponent, rateOn, type FxRate } from "../src/fx/Fx.ts"
 
 const RATES: ReadonlyArray<FxRate> = [

@@ -5,7 +5,7 @@
  * (cached token, expiry mid-run, revoked refresh token), 429, 5xx, malformed bodies and idempotence.
  */
 import { Effect, Result } from "effect"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { SyncContext } from "../src/integrations/Connector.ts"
 import { makeTokenSource } from "../src/integrations/gsc/GoogleToken.ts"
 import { type GscOptions, makeGscConnector } from "../src/integrations/gsc/GscConnector.ts"

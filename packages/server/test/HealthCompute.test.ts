@@ -1,5 +1,5 @@
 /** Golden tests of the health score (fixtures/health.ts has the hand arithmetic). */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { health } from "../src/metrics/Health.ts"
 import { HEALTH_TODAY, healthSeries } from "./fixtures/health.ts"
 import type { ProjectId } from "@sitehealth/domain/Common"

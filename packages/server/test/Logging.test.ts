@@ -1,6 +1,6 @@
 /** LOG_FORMAT / LOG_LEVEL / METRICS_TOKEN parsing, and what the json and pretty loggers write. */
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { describe, expect, it } from "vitest"
 import { readConfig, readLogSettings } from "../src/Config.ts"
 import { flushLogs, loggingLayer, RequestLine, requestPretty } from "../src/Logging.ts"
 
@@ -48,77 +48,80 @@ describe("METRICS_TOKEN", () => {
   })
 })
 
-/** What `effect` writes to stdout through the logging layer. */
-const stdoutOf = async (settings: Parameters<typeof loggingLayer>[0], effect: Effect.Effect<void>) => {
-  const written: Array<string> = []
-  const original = process.stdout.write
-  process.stdout.write = ((chunk: any) => {
-    written.push(String(chunk))
-    return true
-  }) as any
-  const originalLog = console.log
-  console.log = (...args: Array<unknown>) => void written.push(args.map(String).join(" ") + "\n")
-  try {
-    await Effect.runPromise(Effect.provide(effect, loggingLayer(settings)))
-    flushLogs()
-  } finally {
-    process.stdout.write = original
-    console.log = originalLog
-  }
-  return written.join("")
-}
+/** What `effect` writes to stdout through the logging layer (run with `it.live`: the real console, no TestConsole). */
+const stdoutOf = (settings: Parameters<typeof loggingLayer>[0], effect: Effect.Effect<void>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const written: Array<string> = []
+      const original = process.stdout.write
+      process.stdout.write = ((chunk: any) => {
+        written.push(String(chunk))
+        return true
+      }) as any
+      const originalLog = console.log
+      console.log = (...args: Array<unknown>) => void written.push(args.map(String).join(" ") + "\n")
+      return { written, restore: () => ((process.stdout.write = original), (console.log = originalLog)) }
+    }),
+    ({ written }) => Effect.provide(effect, loggingLayer(settings)).pipe(Effect.andThen(Effect.sync(flushLogs)), Effect.as(written)),
+    ({ restore }) => Effect.sync(restore)
+  ).pipe(Effect.map((written) => written.join("")))
 
 const line = new RequestLine("req-1", "GET", "/api/v1/projects/:id/health", 200, 4.12, "tok_abc", "prj_def")
 
 describe("json logs", () => {
-  it("write a request as one flat object, leaving out what is not known", async () => {
-    const out = await stdoutOf(
-      { logFormat: "json", logLevel: "info" },
-      Effect.andThen(Effect.logInfo(line), Effect.logInfo(new RequestLine("req-2", "GET", "/healthz", 200, 0.3, null, null)))
-    )
-    const [first, second] = out.trim().split("\n").map((l) => JSON.parse(l))
-    expect(first).toEqual({
-      time: expect.any(String), level: "info", msg: "request", requestId: "req-1", method: "GET",
-      route: "/api/v1/projects/:id/health", status: 200, durationMs: 4.12, tokenId: "tok_abc", projectId: "prj_def"
-    })
-    expect(Object.keys(second)).toEqual(["time", "level", "msg", "requestId", "method", "route", "status", "durationMs"])
-  })
-
-  it("write any other message as one line with its annotations and cause, core keys kept", async () => {
-    const out = await stdoutOf(
-      { logFormat: "json", logLevel: "info" },
-      Effect.logError("sync failed", "for", 3, "runs").pipe(
-        Effect.annotateLogs({ provider: "stripe", level: "spoofed" })
+  it.live("write a request as one flat object, leaving out what is not known", () =>
+    Effect.gen(function*() {
+      const out = yield* stdoutOf(
+        { logFormat: "json", logLevel: "info" },
+        Effect.andThen(Effect.logInfo(line), Effect.logInfo(new RequestLine("req-2", "GET", "/healthz", 200, 0.3, null, null)))
       )
-    )
-    expect(out.endsWith("\n")).toBe(true)
-    expect(out.trim().split("\n")).toHaveLength(1)
-    expect(JSON.parse(out)).toEqual({ time: expect.any(String), level: "error", msg: "sync failed for 3 runs", provider: "stripe" })
-  })
+      const [first, second] = out.trim().split("\n").map((l) => JSON.parse(l))
+      expect(first).toEqual({
+        time: expect.any(String), level: "info", msg: "request", requestId: "req-1", method: "GET",
+        route: "/api/v1/projects/:id/health", status: 200, durationMs: 4.12, tokenId: "tok_abc", projectId: "prj_def"
+      })
+      expect(Object.keys(second)).toEqual(["time", "level", "msg", "requestId", "method", "route", "status", "durationMs"])
+    }))
 
-  it("honour LOG_LEVEL: below it nothing is written, request lines included; none silences everything", async () => {
-    const all = Effect.andThen(Effect.logInfo(line), Effect.andThen(Effect.logWarning("careful"), Effect.logError("broken")))
-    const warning = await stdoutOf({ logFormat: "json", logLevel: "warning" }, all)
-    expect(warning.trim().split("\n").map((l) => JSON.parse(l).level)).toEqual(["warn", "error"])
-    expect(await stdoutOf({ logFormat: "json", logLevel: "none" }, all)).toBe("")
-    const debug = await stdoutOf({ logFormat: "json", logLevel: "debug" }, Effect.logDebug("details"))
-    expect(JSON.parse(debug).level).toBe("debug")
-  })
+  it.live("write any other message as one line with its annotations and cause, core keys kept", () =>
+    Effect.gen(function*() {
+      const out = yield* stdoutOf(
+        { logFormat: "json", logLevel: "info" },
+        Effect.logError("sync failed", "for", 3, "runs").pipe(
+          Effect.annotateLogs({ provider: "stripe", level: "spoofed" })
+        )
+      )
+      expect(out.endsWith("\n")).toBe(true)
+      expect(out.trim().split("\n")).toHaveLength(1)
+      expect(JSON.parse(out)).toEqual({ time: expect.any(String), level: "error", msg: "sync failed for 3 runs", provider: "stripe" })
+    }))
+
+  it.live("honour LOG_LEVEL: below it nothing is written, request lines included; none silences everything", () =>
+    Effect.gen(function*() {
+      const all = Effect.andThen(Effect.logInfo(line), Effect.andThen(Effect.logWarning("careful"), Effect.logError("broken")))
+      const warning = yield* stdoutOf({ logFormat: "json", logLevel: "warning" }, all)
+      expect(warning.trim().split("\n").map((l) => JSON.parse(l).level)).toEqual(["warn", "error"])
+      expect(yield* stdoutOf({ logFormat: "json", logLevel: "none" }, all)).toBe("")
+      const debug = yield* stdoutOf({ logFormat: "json", logLevel: "debug" }, Effect.logDebug("details"))
+      expect(JSON.parse(debug).level).toBe("debug")
+    }))
 })
 
 describe("pretty logs", () => {
-  it("write a request as one readable line", async () => {
-    expect(requestPretty(line, new Date(2026, 10, 20, 9, 5, 7, 42))).toBe(
-      "[09:05:07.042] INFO GET /api/v1/projects/:id/health 200 4.12ms req=req-1 token=tok_abc project=prj_def"
-    )
-    const out = await stdoutOf({ logFormat: "pretty", logLevel: "info" }, Effect.logInfo(line))
-    expect(out).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO GET \/api\/v1\/projects\/:id\/health 200 4\.12ms req=req-1 token=tok_abc project=prj_def\n$/)
-  })
+  it.live("write a request as one readable line", () =>
+    Effect.gen(function*() {
+      expect(requestPretty(line, new Date(2026, 10, 20, 9, 5, 7, 42))).toBe(
+        "[09:05:07.042] INFO GET /api/v1/projects/:id/health 200 4.12ms req=req-1 token=tok_abc project=prj_def"
+      )
+      const out = yield* stdoutOf({ logFormat: "pretty", logLevel: "info" }, Effect.logInfo(line))
+      expect(out).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO GET \/api\/v1\/projects\/:id\/health 200 4\.12ms req=req-1 token=tok_abc project=prj_def\n$/)
+    }))
 
-  it("leave other messages to Effect's pretty logger", async () => {
-    const out = await stdoutOf({ logFormat: "pretty", logLevel: "info" }, Effect.logInfo("hello there"))
-    expect(out).toContain("INFO")
-    expect(out).toContain("hello there")
-    expect(() => JSON.parse(out)).toThrow()
-  })
+  it.live("leave other messages to Effect's pretty logger", () =>
+    Effect.gen(function*() {
+      const out = yield* stdoutOf({ logFormat: "pretty", logLevel: "info" }, Effect.logInfo("hello there"))
+      expect(out).toContain("INFO")
+      expect(out).toContain("hello there")
+      expect(() => JSON.parse(out)).toThrow()
+    }))
 })

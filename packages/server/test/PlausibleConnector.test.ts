@@ -5,7 +5,7 @@
  * key, incremental ranges and idempotence.
  */
 import { Effect, Result } from "effect"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createProject } from "../src/accounts/Provisioning.ts"
 import type { SyncContext } from "../src/integrations/Connector.ts"
 import { hourRows } from "../src/integrations/plausible/PlausibleMap.ts"

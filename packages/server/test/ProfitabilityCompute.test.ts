@@ -1,5 +1,5 @@
 /** Profitability and expense attribution on the hand-worked dataset of fixtures/profitFixtures.ts. */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { attributeExpenses, expenseShares, expensesIn, profitability } from "../src/metrics/Profitability.ts"
 import {
   PROFIT_EXPECTED,

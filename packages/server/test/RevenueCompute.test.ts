@@ -3,7 +3,7 @@
  * (metrics/Revenue.ts, metrics/Churn.ts). Every expected figure is worked out by hand in the comments here
  * or in fixtures/payments.ts.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { churn, revenue } from "../src/metrics/Compute.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
 import { monthlyAmount, rollup, type RollupOutput } from "../src/payments/Rollup.ts"

@@ -17,9 +17,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Clock, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { TestClock } from "effect/testing"
 import { createAccount, createProject, mintToken } from "../src/accounts/Provisioning.ts"
 import { pgLayer } from "../src/db/Database.ts"
 import { makeCipher, parseSecretKey } from "../src/integrations/Crypto.ts"
@@ -345,40 +346,41 @@ describe("several instances on one Postgres and one Redis", () => {
 })
 
 describe("a sync worker stopped mid-run, in process (memory store)", () => {
-  it("releases the run: queued again, no lease, the attempt not counted; with releaseOnInterrupt: false it stays leased, as after a crash", async () => {
-    const context = await Effect.runPromise(Effect.scoped(Layer.build(Layer.mergeAll(MemoryRepos, runnerLayer()))) as Effect.Effect<any>)
-    const inMemory = <A>(effect: Effect.Effect<A, any, any>) => Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A>)
-    const account = await inMemory(createAccount({ name: "Stop" }))
-    const project = await inMemory(createProject({ accountId: account.id, name: "Stop", domain: "stop.example" }))
-    await inMemory(Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
-      r.connect({
-        projectId: project.id, provider: "plausible", credentials: makeCipher(TEST_KEY).encrypt({ apiKey: SECRET }),
-        baseUrl: null, syncIntervalMinutes: null, now: new Date()
-      })))
-    const fake = makeFakeConnector()
-    const connectors = () => fake.connector
-    const queue = Effect.service(SyncQueue)
-    const stopMidRun = async (releaseOnInterrupt: boolean) => {
-      const started = Deferred.makeUnsafe<void>()
-      fake.behaviour = { kind: "hang", started, release: Deferred.makeUnsafe<void>() }
-      const { sync } = await inMemory(Effect.flatMap(queue, (q) =>
-        q.request({ projectId: project.id, provider: "plausible", mode: "incremental", requestedBy: "test", now: new Date() })))
-      const fiber = Effect.runFork(Effect.provideContext(runNextSync({ connectors, releaseOnInterrupt }), context) as Effect.Effect<unknown>)
-      await Effect.runPromise(Deferred.await(started))
-      await Effect.runPromise(Fiber.interrupt(fiber))
-      fake.behaviour = { kind: "ok" }
-      return (await inMemory(Effect.flatMap(queue, (q) => q.find(sync.id))))!
-    }
+  it.effect("releases the run: queued again, no lease, the attempt not counted; with releaseOnInterrupt: false it stays leased, as after a crash", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+      const account = yield* createAccount({ name: "Stop" })
+      const project = yield* createProject({ accountId: account.id, name: "Stop", domain: "stop.example" })
+      yield* Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
+        Effect.flatMap(now, (at) => r.connect({
+          projectId: project.id, provider: "plausible", credentials: makeCipher(TEST_KEY).encrypt({ apiKey: SECRET }),
+          baseUrl: null, syncIntervalMinutes: null, now: at
+        })))
+      const fake = makeFakeConnector()
+      const connectors = () => fake.connector
+      const queue = Effect.service(SyncQueue)
+      const stopMidRun = Effect.fnUntraced(function*(releaseOnInterrupt: boolean) {
+        const started = Deferred.makeUnsafe<void>()
+        fake.behaviour = { kind: "hang", started, release: Deferred.makeUnsafe<void>() }
+        const { sync } = yield* Effect.flatMap(queue, (q) =>
+          Effect.flatMap(now, (at) => q.request({ projectId: project.id, provider: "plausible", mode: "incremental", requestedBy: "test", now: at })))
+        const fiber = yield* Effect.forkChild(runNextSync({ connectors, releaseOnInterrupt }))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(fiber)
+        fake.behaviour = { kind: "ok" }
+        return (yield* Effect.flatMap(queue, (q) => q.find(sync.id)))!
+      })
 
-    const released = await stopMidRun(true)
-    expect([released.status, released.leaseUntil, released.attempts]).toEqual(["queued", null, 0])
-    // The next worker takes it at once and it ends as a run that was never interrupted.
-    const [taken] = await inMemory(drainSyncs({ connectors }))
-    expect([taken.id, taken.status, taken.attempts]).toEqual([released.id, "succeeded", 1])
+      const released = yield* stopMidRun(true)
+      expect([released.status, released.leaseUntil, released.attempts]).toEqual(["queued", null, 0])
+      // The next worker takes it at once and it ends as a run that was never interrupted.
+      const [taken] = yield* drainSyncs({ connectors })
+      expect([taken.id, taken.status, taken.attempts]).toEqual([released.id, "succeeded", 1])
 
-    const crashed = await stopMidRun(false)
-    expect([crashed.status, crashed.attempts]).toEqual(["running", 1])
-    expect(crashed.leaseUntil).not.toBeNull()
-    expect(await inMemory(drainSyncs({ connectors }))).toEqual([]) // the lease holds it
-  })
+      const crashed = yield* stopMidRun(false)
+      expect([crashed.status, crashed.attempts]).toEqual(["running", 1])
+      expect(crashed.leaseUntil).not.toBeNull()
+      expect(yield* drainSyncs({ connectors })).toEqual([]) // the lease holds it
+    }).pipe(Effect.provide(Layer.mergeAll(MemoryRepos, runnerLayer()))))
 })

@@ -1,5 +1,5 @@
 /** The SEO report's pure computation on the hand-worked dataset of fixtures/seoFixtures.ts. */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { collapseTop, seo, seoTotals, seoWindows, topPageChanges, topQueryChanges } from "../src/metrics/Seo.ts"
 import {
   SEO_DATA_THROUGH,

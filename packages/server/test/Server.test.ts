@@ -9,7 +9,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const freePort = () =>

@@ -1,5 +1,5 @@
 /** Golden tests of signal detection (fixtures/signals.ts has the baseline arithmetic). */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { anomalyOn, mad, median } from "../src/metrics/Anomaly.ts"
 import { detectSignals, type SignalInput } from "../src/metrics/Signals.ts"
 import type { ProjectSeries } from "../src/metrics/Rows.ts"

@@ -7,16 +7,16 @@
  * no span is created at all.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Fiber, Layer, Redacted, Scope, Tracer } from "effect"
+import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
+import { Context, Effect, Exit, Fiber, Layer, Redacted, Scope, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import { HttpRouter } from "effect/http"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAccount, createProject, mintToken } from "../src/accounts/Provisioning.ts"
 import { ROUTER_CONFIG } from "../src/App.ts"
 import { AppConfig, readConfig } from "../src/Config.ts"
-import { pgLayer, runMigrations } from "../src/db/Database.ts"
+import { pgLayer } from "../src/db/Database.ts"
 import type { Connector } from "../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
@@ -26,7 +26,7 @@ import { runNextSync } from "../src/integrations/SyncRunner.ts"
 import { appLayer, SqlRepos } from "../src/Layers.ts"
 import { readTracingConfig, tracingLayer } from "../src/Tracing.ts"
 import { runWorker } from "../src/worker/RecomputeWorker.ts"
-import { type PrivateDatabase, privateDatabase } from "./support/ScaleOut.ts"
+import { PrivateDb } from "./support/PrivateDb.ts"
 
 const SECRET_KEY = Buffer.alloc(32, 9)
 const PROVIDER_KEY = "sk_live_TRACE_S3CR3T_4242"
@@ -51,7 +51,6 @@ const attr = (span: OtlpSpan, key: string): unknown => {
 const everyAttributeValue = (spans: ReadonlyArray<OtlpSpan>): Array<string> =>
   spans.flatMap((s) => s.attributes.map((a) => JSON.stringify(a.value)))
 
-let db: PrivateDatabase
 let collector: Http.Server
 let collectorUrl = ""
 const bodies: Array<{ readonly text: string; readonly auth: string | undefined; readonly type: string | undefined }> = []
@@ -63,8 +62,6 @@ const received = (): Array<OtlpSpan> =>
   bodies.flatMap((b) => (JSON.parse(b.text).resourceSpans as Array<any>).flatMap((r) => r.scopeSpans.flatMap((s: any) => s.spans)))
 
 beforeAll(async () => {
-  db = await privateDatabase()
-  await Effect.runPromise(Effect.scoped(Effect.provide(runMigrations, pgLayer(db.url))) as Effect.Effect<unknown>)
   collector = Http.createServer((req, res) => {
     let text = ""
     req.setEncoding("utf8").on("data", (d: string) => (text += d)).on("end", () => {
@@ -81,39 +78,46 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))
   providerBase = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`
-}, 120_000)
+})
 
 afterAll(async () => {
   await new Promise<void>((resolve) => collector?.close(() => resolve()))
   await new Promise<void>((resolve) => provider?.close(() => resolve()))
-  await db?.drop()
 })
 
 /**
- * The server as main.ts composes it, on port 0, under `tracing`; returns its base URL, a way to run effects
- * on its repositories (under the same tracing), and its stop (which flushes the exporter).
+ * The server as main.ts composes it, on port 0, under `tracing`, on the file's database; returns its base URL,
+ * a way to run effects on its repositories (under the same tracing), and its stop (which flushes the
+ * exporter; the test's scope stops it too, should the test end first).
  */
-const startServer = async (tracing: Layer.Layer<never>) => {
-  const scope = Effect.runSync(Scope.make())
+const startServer = Effect.fnUntraced(function*(tracing: Layer.Layer<never>) {
+  const db = yield* PrivateDb
+  const scope = yield* Scope.make()
+  yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
   const config = { ...readConfig({}), port: 0, databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(SECRET_KEY.toString("base64")) }
   const httpServer = Http.createServer()
-  const context = await Effect.runPromise(
-    Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(db.url))), scope) as Effect.Effect<Context.Context<any>>
-  )
+  const context = (yield* Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(db.url))), scope)) as Context.Context<any>
   const served = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
     Layer.provide(NodeHttpServer.layer(() => httpServer, { port: 0, host: "127.0.0.1" }))
   )
   // The tracing layer's own context (the tracer, or tracing off), given to the server and to `run` alike.
-  const traced = await Effect.runPromise(Layer.buildWithScope(tracing, scope) as Effect.Effect<Context.Context<any>>)
-  await Effect.runPromise(Layer.buildWithScope(served, scope).pipe(Effect.provideContext(traced)) as Effect.Effect<unknown>)
+  const traced = yield* Layer.buildWithScope(tracing, scope)
+  yield* (Layer.buildWithScope(served, scope).pipe(Effect.provideContext(traced)) as Effect.Effect<unknown>)
   const base = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`
-  const run = <A>(effect: Effect.Effect<A, any, any>): Promise<A> =>
-    Effect.runPromise(effect.pipe(Effect.provideContext(Context.merge(context, traced))) as Effect.Effect<A>)
-  const stop = () => Effect.runPromise(Scope.close(scope, { _tag: "Success", value: undefined } as any))
+  const run = <A>(effect: Effect.Effect<A, any, any>): Effect.Effect<A> =>
+    effect.pipe(Effect.provideContext(Context.merge(context, traced))) as Effect.Effect<A>
+  const stop = Scope.close(scope, Exit.void)
   return { base, run, stop }
-}
+})
 
-const seed = (run: <A>(effect: Effect.Effect<A, any, any>) => Promise<A>) =>
+/** A request to the server, its body read. */
+const get = (url: string, init?: RequestInit) =>
+  Effect.promise(async () => {
+    const res = await fetch(url, init)
+    return { status: res.status, text: await res.text() }
+  })
+
+const seed = (run: <A>(effect: Effect.Effect<A, any, any>) => Effect.Effect<A>) =>
   run(Effect.gen(function*() {
     const account = yield* createAccount({ name: "Traced" })
     const project = yield* createProject({ accountId: account.id, name: "Traced site", domain: "traced.example" })
@@ -137,212 +141,206 @@ const fakeConnector: Connector = {
     }).pipe(Effect.as({ counts: { customers: 1 }, state: null }))
 }
 
-describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
-  it("one request: the route-named server span with its status, SQL and the recomputation beneath it; a sync run with its provider call; no secret anywhere", async () => {
-    const config = readTracingConfig({
-      OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_EXPORTER_OTLP_HEADERS: `x-collector-auth=${COLLECTOR_TOKEN}`,
-      OTEL_SERVICE_NAME: "sitehealth-test"
-    })
-    expect(config?.url).toBe(`${collectorUrl}/v1/traces`)
-    bodies.length = 0
-    const server = await startServer(tracingLayer(config, "server"))
-    let requestTraceId = ""
-    let secret = ""
-    try {
-      const seeded = await seed(server.run)
-      secret = seeded.secret
-      const res = await fetch(`${server.base}/api/v1/projects/${seeded.project.id}/health?probe=1&token=${secret}`, {
-        headers: { authorization: `Bearer ${secret}`, "user-agent": "trace-test" }
-      })
-      expect(res.status, await res.clone().text()).toBe(200)
-      await res.text()
-
-      // A sync run of the same process, through the real runner and ProviderHttp, against the local fake.
-      await server.run(Effect.gen(function*() {
-        const cipher = yield* CredentialsCipher
-        yield* (yield* IntegrationsRepo).connect({
-          projectId: seeded.project.id, provider: "stripe", credentials: cipher.encrypt({ secret_key: PROVIDER_KEY }),
-          baseUrl: providerBase, syncIntervalMinutes: null, now: new Date()
+// One database for the servers below; the live clock, as exporters, workers and sockets run in real time.
+layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((it) => {
+  describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
+    it.effect("one request: the route-named server span with its status, SQL and the recomputation beneath it; a sync run with its provider call; no secret anywhere", () =>
+      Effect.gen(function*() {
+        const config = readTracingConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
+          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_EXPORTER_OTLP_HEADERS: `x-collector-auth=${COLLECTOR_TOKEN}`,
+          OTEL_SERVICE_NAME: "sitehealth-test"
         })
-        yield* (yield* SyncQueue).request({ projectId: seeded.project.id, provider: "stripe", mode: "full", requestedBy: null, now: new Date() })
-        const run = yield* runNextSync({ connectors: (p) => (p === "stripe" ? fakeConnector : undefined) })
-        expect(run?.status).toBe("succeeded")
-      }).pipe(Effect.provide([CredentialsCipher.layer(SECRET_KEY), ProviderHttp.layer({ maxAttempts: 1 })])))
-      expect(providerHits).toHaveLength(1)
-    } finally {
-      await server.stop() // closes the tracer's scope: the exporter flushes what it holds
-    }
+        expect(config?.url).toBe(`${collectorUrl}/v1/traces`)
+        bodies.length = 0
+        const server = yield* startServer(tracingLayer(config, "server"))
+        let requestTraceId = ""
+        let secret = ""
+        yield* Effect.gen(function*() {
+          const seeded = yield* seed(server.run)
+          secret = seeded.secret
+          const res = yield* get(`${server.base}/api/v1/projects/${seeded.project.id}/health?probe=1&token=${secret}`, {
+            headers: { authorization: `Bearer ${secret}`, "user-agent": "trace-test" }
+          })
+          expect(res.status, res.text).toBe(200)
 
-    expect(bodies.length).toBeGreaterThan(0)
-    expect(bodies.every((b) => b.auth === COLLECTOR_TOKEN && b.type?.includes("json"))).toBe(true)
-    const resource = JSON.parse(bodies[0].text).resourceSpans[0].resource.attributes
-    expect(resource).toContainEqual({ key: "service.name", value: { stringValue: "sitehealth-test" } })
-    expect(resource).toContainEqual({ key: "sitehealth.role", value: { stringValue: "server" } })
-    const spans = received()
+          // A sync run of the same process, through the real runner and ProviderHttp, against the local fake.
+          yield* server.run(Effect.gen(function*() {
+            const cipher = yield* CredentialsCipher
+            yield* (yield* IntegrationsRepo).connect({
+              projectId: seeded.project.id, provider: "stripe", credentials: cipher.encrypt({ secret_key: PROVIDER_KEY }),
+              baseUrl: providerBase, syncIntervalMinutes: null, now: new Date()
+            })
+            yield* (yield* SyncQueue).request({ projectId: seeded.project.id, provider: "stripe", mode: "full", requestedBy: null, now: new Date() })
+            const run = yield* runNextSync({ connectors: (p) => (p === "stripe" ? fakeConnector : undefined) })
+            expect(run?.status).toBe("succeeded")
+          }).pipe(Effect.provide([CredentialsCipher.layer(SECRET_KEY), ProviderHttp.layer({ maxAttempts: 1 })])))
+          expect(providerHits).toHaveLength(1)
+        }).pipe(Effect.ensuring(server.stop)) // closes the tracer's scope: the exporter flushes what it holds
 
-    // The request: one server span, named by the route template, with the status code.
-    const servers = spans.filter((s) => s.kind === 2) // SPAN_KIND_SERVER
-    expect(servers.map((s) => s.name)).toEqual(["GET /api/v1/projects/:id/health"])
-    const request = servers[0]
-    requestTraceId = request.traceId
-    expect(attr(request, "http.route")).toBe("/api/v1/projects/:id/health")
-    expect(attr(request, "http.response.status_code")).toBe(200)
-    expect(attr(request, "http.request.method")).toBe("GET")
-    expect(attr(request, "url.path")).toMatch(/^\/api\/v1\/projects\/prj_[^/]+\/health$/)
-    expect(String(attr(request, "url.query"))).toContain("token=REDACTED")
+        expect(bodies.length).toBeGreaterThan(0)
+        expect(bodies.every((b) => b.auth === COLLECTOR_TOKEN && b.type?.includes("json"))).toBe(true)
+        const resource = JSON.parse(bodies[0].text).resourceSpans[0].resource.attributes
+        expect(resource).toContainEqual({ key: "service.name", value: { stringValue: "sitehealth-test" } })
+        expect(resource).toContainEqual({ key: "sitehealth.role", value: { stringValue: "server" } })
+        const spans = received()
 
-    // Its trace: every span reaches the request span through its parents.
-    const byId = new Map(spans.map((s) => [s.spanId, s]))
-    const inRequest = spans.filter((s) => s.traceId === requestTraceId && s !== request)
-    for (const s of inRequest) {
-      let parent = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)
-      while (parent !== undefined && parent !== request) parent = parent.parentSpanId === undefined ? undefined : byId.get(parent.parentSpanId)
-      expect(parent, `${s.name} descends from the request span`).toBe(request)
-    }
-    // One client span per statement, with the parameterised text ($1…: the bound values are not recorded).
-    const sql = inRequest.filter((s) => attr(s, "db.query.text") !== undefined)
-    expect(sql.length).toBeGreaterThan(2)
-    expect(sql.every((s) => s.kind === 3)).toBe(true) // SPAN_KIND_CLIENT
-    expect(sql.some((s) => String(attr(s, "db.query.text")).includes("FROM tokens"))).toBe(true)
-    // A fresh project's health is computed on first read: the recomputation is part of the request's trace.
-    const recompute = inRequest.filter((s) => s.name === "Recompute.project")
-    expect(recompute).toHaveLength(1)
-    expect(attr(recompute[0], "sitehealth.project_id")).toMatch(/^prj_/)
+        // The request: one server span, named by the route template, with the status code.
+        const servers = spans.filter((s) => s.kind === 2) // SPAN_KIND_SERVER
+        expect(servers.map((s) => s.name)).toEqual(["GET /api/v1/projects/:id/health"])
+        const request = servers[0]
+        requestTraceId = request.traceId
+        expect(attr(request, "http.route")).toBe("/api/v1/projects/:id/health")
+        expect(attr(request, "http.response.status_code")).toBe(200)
+        expect(attr(request, "http.request.method")).toBe("GET")
+        expect(attr(request, "url.path")).toMatch(/^\/api\/v1\/projects\/prj_[^/]+\/health$/)
+        expect(String(attr(request, "url.query"))).toContain("token=REDACTED")
 
-    // The sync run: its own trace, with the provider call as a child, named by method and path template.
-    const syncRuns = spans.filter((s) => s.name === "SyncRunner.run")
-    expect(syncRuns).toHaveLength(1)
-    const syncRun = syncRuns[0]
-    expect(syncRun.traceId).not.toBe(requestTraceId)
-    expect(attr(syncRun, "sitehealth.provider")).toBe("stripe")
-    expect(attr(syncRun, "sitehealth.sync.outcome")).toBe("succeeded")
-    const calls = spans.filter((s) => s.parentSpanId === syncRun.spanId && s.kind === 3 && attr(s, "db.system.name") === undefined)
-    expect(calls.map((s) => s.name)).toEqual(["GET /v1/customers/{}"])
-    expect(attr(calls[0], "sitehealth.provider")).toBe("stripe")
-    expect(attr(calls[0], "url.template")).toBe("/v1/customers/{}")
-    expect(attr(calls[0], "http.response.status_code")).toBe(200)
-
-    // Nothing the collector received carries a secret: attributes, names, resource, anything.
-    const everything = bodies.map((b) => b.text).join("\n")
-    for (const s of [secret, secret.slice(4), PROVIDER_KEY, SECRET_KEY.toString("base64"), SECRET_KEY.toString("hex"), "cus_Q8xk2"]) {
-      expect(everything.includes(s), `collector received ${s.slice(0, 6)}…`).toBe(false)
-    }
-    expect(everyAttributeValue(spans).some((v) => v.includes("Bearer"))).toBe(false)
-  }, 60_000)
-})
-
-describe("what is not traced", () => {
-  it("probes and the scrape make no span, nor a worker's idle polls; a recomputation by the worker is a trace of its own", async () => {
-    bodies.length = 0
-    const server = await startServer(tracingLayer(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }), "server"))
-    let projectId = ""
-    try {
-      const { project } = await seed(server.run)
-      projectId = project.id
-      for (const path of ["/healthz", "/readyz", "/metrics", "/readyz"]) {
-        const res = await fetch(`${server.base}${path}`)
-        expect(res.status, path).toBeLessThan(500)
-        await res.text()
-      }
-      const config = { ...readConfig({}), databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(SECRET_KEY.toString("base64")) }
-      const worker = Effect.runFork(
-        Effect.provideService(runWorker, AppConfig, config).pipe((w) => Effect.promise(() => server.run(w))) as Effect.Effect<unknown>
-      )
-      try {
-        const deadline = Date.now() + 15_000
-        let computed = 0
-        while (computed === 0 && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 100))
-          const rows = await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM health_snapshots WHERE project_id = ${projectId}`))
-          computed = rows[0].n
+        // Its trace: every span reaches the request span through its parents.
+        const byId = new Map(spans.map((s) => [s.spanId, s]))
+        const inRequest = spans.filter((s) => s.traceId === requestTraceId && s !== request)
+        for (const s of inRequest) {
+          let parent = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)
+          while (parent !== undefined && parent !== request) parent = parent.parentSpanId === undefined ? undefined : byId.get(parent.parentSpanId)
+          expect(parent, `${s.name} descends from the request span`).toBe(request)
         }
-        expect(computed).toBeGreaterThan(0)
-        await new Promise((r) => setTimeout(r, 6_000)) // one more poll of both loops, with nothing to do
-      } finally {
-        await Effect.runPromise(Fiber.interrupt(worker))
-      }
-    } finally {
-      await server.stop()
-    }
-    const spans = received()
-    expect(spans.filter((s) => s.kind === 2)).toEqual([]) // no server span: only probes and a scrape were served
-    // One trace per project the worker recomputed (this database also has the first test's project).
-    const roots = spans.filter((s) => s.parentSpanId === undefined)
-    expect(new Set(roots.map((s) => s.name))).toEqual(new Set(["Recompute.project"]))
-    expect(roots.map((s) => attr(s, "sitehealth.project_id"))).toContain(projectId)
-    const traces = new Set(roots.map((s) => s.traceId))
-    expect(spans.every((s) => traces.has(s.traceId))).toBe(true)
-    expect(spans.some((s) => String(attr(s, "db.query.text")).startsWith("INSERT INTO health_snapshots"))).toBe(true)
-  }, 60_000)
-})
+        // One client span per statement, with the parameterised text ($1…: the bound values are not recorded).
+        const sql = inRequest.filter((s) => attr(s, "db.query.text") !== undefined)
+        expect(sql.length).toBeGreaterThan(2)
+        expect(sql.every((s) => s.kind === 3)).toBe(true) // SPAN_KIND_CLIENT
+        expect(sql.some((s) => String(attr(s, "db.query.text")).includes("FROM tokens"))).toBe(true)
+        // A fresh project's health is computed on first read: the recomputation is part of the request's trace.
+        const recompute = inRequest.filter((s) => s.name === "Recompute.project")
+        expect(recompute).toHaveLength(1)
+        expect(attr(recompute[0], "sitehealth.project_id")).toMatch(/^prj_/)
 
-describe("export and sampling", () => {
-  /** 50 traces of a root span with one child, exported under `env`; what the collector then received. */
-  const export50 = async (env: Record<string, string>) => {
-    bodies.length = 0
-    const layer = tracingLayer(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, ...env }), "worker")
-    const one = Effect.void.pipe(Effect.withSpan("child"), Effect.withSpan("root"))
-    await Effect.runPromise(Effect.scoped(Effect.provide(Effect.repeat(one, { times: 49 }), layer)) as Effect.Effect<unknown>)
-    return [...bodies]
-  }
+        // The sync run: its own trace, with the provider call as a child, named by method and path template.
+        const syncRuns = spans.filter((s) => s.name === "SyncRunner.run")
+        expect(syncRuns).toHaveLength(1)
+        const syncRun = syncRuns[0]
+        expect(syncRun.traceId).not.toBe(requestTraceId)
+        expect(attr(syncRun, "sitehealth.provider")).toBe("stripe")
+        expect(attr(syncRun, "sitehealth.sync.outcome")).toBe("succeeded")
+        const calls = spans.filter((s) => s.parentSpanId === syncRun.spanId && s.kind === 3 && attr(s, "db.system.name") === undefined)
+        expect(calls.map((s) => s.name)).toEqual(["GET /v1/customers/{}"])
+        expect(attr(calls[0], "sitehealth.provider")).toBe("stripe")
+        expect(attr(calls[0], "url.template")).toBe("/v1/customers/{}")
+        expect(attr(calls[0], "http.response.status_code")).toBe(200)
 
-  it("http/protobuf when asked: the collector gets protobuf", async () => {
-    const got = await export50({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" })
-    expect(got.length).toBeGreaterThan(0)
-    expect(got.every((b) => b.type === "application/x-protobuf")).toBe(true)
+        // Nothing the collector received carries a secret: attributes, names, resource, anything.
+        const everything = bodies.map((b) => b.text).join("\n")
+        for (const s of [secret, secret.slice(4), PROVIDER_KEY, SECRET_KEY.toString("base64"), SECRET_KEY.toString("hex"), "cus_Q8xk2"]) {
+          expect(everything.includes(s), `collector received ${s.slice(0, 6)}…`).toBe(false)
+        }
+        expect(everyAttributeValue(spans).some((v) => v.includes("Bearer"))).toBe(false)
+      }), 60_000)
   })
 
-  it("a ratio keeps whole traces or nothing: none of 50 at a one-in-a-billion ratio, all 100 spans at 1", async () => {
-    expect(await export50({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.000000001" })).toEqual([])
-    const all = await export50({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "1" })
-    const spans = all.flatMap((b) => (JSON.parse(b.text).resourceSpans as Array<any>).flatMap((r) => r.scopeSpans.flatMap((x: any) => x.spans)))
-    expect(spans).toHaveLength(100)
-    expect(new Set(spans.map((x: OtlpSpan) => x.traceId)).size).toBe(50)
+  describe("what is not traced", () => {
+    it.effect("probes and the scrape make no span, nor a worker's idle polls; a recomputation by the worker is a trace of its own", () =>
+      Effect.gen(function*() {
+        bodies.length = 0
+        const server = yield* startServer(tracingLayer(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }), "server"))
+        let projectId = ""
+        yield* Effect.gen(function*() {
+          const { project } = yield* seed(server.run)
+          projectId = project.id
+          for (const path of ["/healthz", "/readyz", "/metrics", "/readyz"]) {
+            const res = yield* get(`${server.base}${path}`)
+            expect(res.status, path).toBeLessThan(500)
+          }
+          const db = yield* PrivateDb
+          const config = { ...readConfig({}), databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(SECRET_KEY.toString("base64")) }
+          const worker = yield* Effect.forkChild(server.run(Effect.provideService(runWorker, AppConfig, config)))
+          yield* Effect.gen(function*() {
+            const deadline = Date.now() + 15_000
+            let computed = 0
+            while (computed === 0 && Date.now() < deadline) {
+              yield* Effect.sleep(100)
+              const rows = yield* server.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+                sql<{ n: number }>`SELECT count(*)::int AS n FROM health_snapshots WHERE project_id = ${projectId}`))
+              computed = rows[0].n
+            }
+            expect(computed).toBeGreaterThan(0)
+            yield* Effect.sleep("6 seconds") // one more poll of both loops, with nothing to do
+          }).pipe(Effect.ensuring(Fiber.interrupt(worker)))
+        }).pipe(Effect.ensuring(server.stop))
+        const spans = received()
+        expect(spans.filter((s) => s.kind === 2)).toEqual([]) // no server span: only probes and a scrape were served
+        // One trace per project the worker recomputed (this database also has the first test's project).
+        const roots = spans.filter((s) => s.parentSpanId === undefined)
+        expect(new Set(roots.map((s) => s.name))).toEqual(new Set(["Recompute.project"]))
+        expect(roots.map((s) => attr(s, "sitehealth.project_id"))).toContain(projectId)
+        const traces = new Set(roots.map((s) => s.traceId))
+        expect(spans.every((s) => traces.has(s.traceId))).toBe(true)
+        expect(spans.some((s) => String(attr(s, "db.query.text")).startsWith("INSERT INTO health_snapshots"))).toBe(true)
+      }), 60_000)
   })
-})
 
-describe("tracing off (no endpoint)", () => {
-  it("not one span is created for a request, its SQL or its recomputation — where Effect's default tracer makes dozens", async () => {
-    const made: Array<string> = []
-    const recording = Layer.succeed(Tracer.Tracer, Tracer.make({
-      span(options) {
-        made.push(options.name)
-        return new Tracer.NativeSpan(options)
-      }
-    }))
-    // Tracing as enabled by default, recorded: what every request would pay for without Tracing.ts.
-    const on = await startServer(recording)
-    let withDefault = 0
-    try {
-      const { project, secret } = await seed(on.run)
-      made.length = 0
-      const res = await fetch(`${on.base}/api/v1/projects/${project.id}/health`, { headers: { authorization: `Bearer ${secret}` } })
-      expect(res.status).toBe(200)
-      await res.text()
-      withDefault = made.length
-    } finally {
-      await on.stop()
-    }
-    expect(withDefault).toBeGreaterThan(5)
+  describe("export and sampling", () => {
+    /** 50 traces of a root span with one child, exported under `env`; what the collector then received. */
+    const export50 = (env: Record<string, string>) =>
+      Effect.gen(function*() {
+        bodies.length = 0
+        const layer = tracingLayer(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, ...env }), "worker")
+        const one = Effect.void.pipe(Effect.withSpan("child"), Effect.withSpan("root"))
+        yield* Effect.scoped(Effect.provide(Effect.repeat(one, { times: 49 }), layer))
+        return [...bodies]
+      })
 
-    expect(readTracingConfig({})).toBeNull()
-    const off = await startServer(Layer.merge(recording, tracingLayer(readTracingConfig({}), "server")))
-    try {
-      const { project, secret } = await seed(off.run)
-      made.length = 0
-      for (const path of ["health", "health", "signals"]) {
-        const res = await fetch(`${off.base}/api/v1/projects/${project.id}/${path}`, { headers: { authorization: `Bearer ${secret}` } })
-        expect(res.status).toBe(200)
-        await res.text()
-      }
-      expect(made).toEqual([])
-    } finally {
-      await off.stop()
-    }
-  }, 60_000)
+    it.effect("http/protobuf when asked: the collector gets protobuf", () =>
+      Effect.gen(function*() {
+        const got = yield* export50({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf" })
+        expect(got.length).toBeGreaterThan(0)
+        expect(got.every((b) => b.type === "application/x-protobuf")).toBe(true)
+      }))
+
+    it.effect("a ratio keeps whole traces or nothing: none of 50 at a one-in-a-billion ratio, all 100 spans at 1", () =>
+      Effect.gen(function*() {
+        expect(yield* export50({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.000000001" })).toEqual([])
+        const all = yield* export50({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "1" })
+        const spans = all.flatMap((b) => (JSON.parse(b.text).resourceSpans as Array<any>).flatMap((r) => r.scopeSpans.flatMap((x: any) => x.spans)))
+        expect(spans).toHaveLength(100)
+        expect(new Set(spans.map((x: OtlpSpan) => x.traceId)).size).toBe(50)
+      }))
+  })
+
+  describe("tracing off (no endpoint)", () => {
+    it.effect("not one span is created for a request, its SQL or its recomputation — where Effect's default tracer makes dozens", () =>
+      Effect.gen(function*() {
+        const made: Array<string> = []
+        const recording = Layer.succeed(Tracer.Tracer, Tracer.make({
+          span(options) {
+            made.push(options.name)
+            return new Tracer.NativeSpan(options)
+          }
+        }))
+        // Tracing as enabled by default, recorded: what every request would pay for without Tracing.ts.
+        const on = yield* startServer(recording)
+        let withDefault = 0
+        yield* Effect.gen(function*() {
+          const { project, secret } = yield* seed(on.run)
+          made.length = 0
+          const res = yield* get(`${on.base}/api/v1/projects/${project.id}/health`, { headers: { authorization: `Bearer ${secret}` } })
+          expect(res.status).toBe(200)
+          withDefault = made.length
+        }).pipe(Effect.ensuring(on.stop))
+        expect(withDefault).toBeGreaterThan(5)
+
+        expect(readTracingConfig({})).toBeNull()
+        const off = yield* startServer(Layer.merge(recording, tracingLayer(readTracingConfig({}), "server")))
+        yield* Effect.gen(function*() {
+          const { project, secret } = yield* seed(off.run)
+          made.length = 0
+          for (const path of ["health", "health", "signals"]) {
+            const res = yield* get(`${off.base}/api/v1/projects/${project.id}/${path}`, { headers: { authorization: `Bearer ${secret}` } })
+            expect(res.status).toBe(200)
+          }
+          expect(made).toEqual([])
+        }).pipe(Effect.ensuring(off.stop))
+      }), 60_000)
+  })
 })
 
 describe("readTracingConfig", () => {

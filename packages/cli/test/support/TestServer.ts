@@ -4,7 +4,8 @@
  * so tests can count what the CLI sent. The CLI itself runs as a child process (`runCli`).
  */
 import { Clock, Effect, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { FetchHttpClient, HttpClientRequest, HttpRouter, HttpServer } from "effect/http"
+import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -15,6 +16,8 @@ import { createAccount, createProject, mintToken } from "@sitehealth/server/acco
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { readConfig, type AppConfigShape } from "@sitehealth/server/Config"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { Authentication } from "@sitehealth/domain/Authentication"
 import type { Permission } from "@sitehealth/domain/Permissions"
 
 export const CLI_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -41,8 +44,10 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
   const context = await Effect.runPromise(Layer.buildWithScope(MemoryRepos, scope) as Effect.Effect<any>)
   const app = appLayer(config, Layer.succeedContext(context)).pipe(Layer.provide(HttpServer.layerServices))
   const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
-  const run = <A>(effect: Effect.Effect<A, any, any>): Promise<A> =>
-    Effect.runPromise(effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())) as Effect.Effect<A>)
+  /** `effect` on the server's repositories, on the real clock the server runs on. */
+  const provide = <A>(effect: Effect.Effect<A, any, any>): Effect.Effect<A> =>
+    effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())) as Effect.Effect<A>
+  const run = <A>(effect: Effect.Effect<A, any, any>): Promise<A> => Effect.runPromise(provide(effect))
 
   const requests: Array<Recorded> = []
   /** Answers to give instead of the app's, in order (to test retries); each is used once. */
@@ -106,6 +111,7 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
     requests,
     faults,
     lost,
+    provide,
     run,
     newAccount,
     mint,
@@ -119,19 +125,31 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
 
 export type TestServer = Awaited<ReturnType<typeof startServer>>
 
+/** The contract's typed client for `baseUrl`, sending `token` as the bearer: responses decoded by the contract's schemas. */
+export const apiClient = (baseUrl: string, token: string) =>
+  HttpApiClient.make(SiteHealthApi, { baseUrl }).pipe(
+    Effect.provide(
+      HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, token)))
+    ),
+    Effect.provide(FetchHttpClient.layer)
+  )
+
 export interface CliRun {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
 
-/** Runs the CLI with a clean environment: no stored login unless the test's XDG_CONFIG_HOME has one. */
+/**
+ * Runs the CLI with a clean environment: no stored login unless the test's XDG_CONFIG_HOME has one. The
+ * process is killed if the effect is interrupted (a test timing out, or ending first).
+ */
 export const runCli = (
   args: ReadonlyArray<string>,
   env: Record<string, string | undefined> = {},
   stdin?: string
-): Promise<CliRun> =>
-  new Promise((resolve, reject) => {
+): Effect.Effect<CliRun> =>
+  Effect.callback<CliRun>((resume) => {
     const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", SITEHEALTH_MAX_RETRY_AFTER: "2" }
     delete base.SITEHEALTH_TOKEN
     delete base.SITEHEALTH_URL
@@ -146,9 +164,10 @@ export const runCli = (
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.on("error", (error) => resume(Effect.die(error)))
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
     child.stdin.end(stdin ?? "")
+    return Effect.sync(() => void child.kill("SIGKILL"))
   })
 
 /**

@@ -4,6 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { Effect } from "effect"
 import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
 import type { TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { apiClientSend } from "../../src/ApiClientSend.ts"
@@ -32,6 +33,10 @@ export const stdioClient = async (env: Record<string, string>, args: ReadonlyArr
   await client.connect(transport)
   return client
 }
+
+/** `connect`'s client, closed with the test's scope — also when an assertion fails first (no stdio child left behind). */
+export const scopedClient = (connect: () => Promise<Client>) =>
+  Effect.acquireRelease(Effect.promise(connect), (client) => Effect.promise(() => client.close()))
 
 export interface Rest {
   readonly status: number

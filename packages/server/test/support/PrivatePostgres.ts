@@ -1,8 +1,8 @@
 /**
  * A migrated PostgreSQL for one test file (DATABASE_URL when set, else a private embedded cluster in a
  * temporary directory), and "instances" on it: each with its own connection pool and repositories, as
- * separate processes would have, running effects under the given test clock. Call `usePrivatePostgres` at
- * the top level of a test file: it registers the beforeAll/afterAll hooks.
+ * separate processes would have, running effects under the caller's clock (a test's `TestClock`) or the one
+ * given. Call `usePrivatePostgres` at the top level of a test file: it registers the beforeAll/afterAll hooks.
  */
 import { Clock, Effect, Layer, Scope } from "effect"
 import * as Fs from "node:fs"
@@ -18,7 +18,7 @@ export type Instance = (<A>(effect: Effect.Effect<A, any, any>) => Promise<A>) &
   readonly provide: <A>(effect: Effect.Effect<A, any, any>) => Effect.Effect<A>
 }
 
-export const usePrivatePostgres = (options: { readonly clock: Clock.Clock; readonly dirPrefix: string }) => {
+export const usePrivatePostgres = (options: { readonly clock?: Clock.Clock; readonly dirPrefix: string }) => {
   let url = ""
   let stop = async () => {}
   let dir: string | undefined
@@ -42,15 +42,18 @@ export const usePrivatePostgres = (options: { readonly clock: Clock.Clock; reado
     if (dir) Fs.rmSync(dir, { recursive: true, force: true })
   })
 
-  /** One "process": its own pool and the SQL repositories (plus `extra` layers), under the test clock. */
+  /** One "process": its own pool and the SQL repositories (plus `extra` layers). */
   const instance = async (extra?: Layer.Layer<any, any, any>): Promise<Instance> => {
     const scope = Effect.runSync(Scope.make())
     scopes.push(scope)
     const repos: Layer.Layer<any, any, any> = extra === undefined ? SqlRepos : Layer.mergeAll(SqlRepos, extra)
     const layer = repos.pipe(Layer.provideMerge(pgLayer(url)))
     const context = await Effect.runPromise(Layer.buildWithScope(layer, scope) as Effect.Effect<any>)
+    const clock = options.clock
     const provide = <A>(effect: Effect.Effect<A, any, any>) =>
-      effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, options.clock)) as Effect.Effect<A>
+      (clock === undefined
+        ? Effect.provideContext(effect, context)
+        : effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, clock))) as Effect.Effect<A>
     return Object.assign(<A>(effect: Effect.Effect<A, any, any>) => Effect.runPromise(provide(effect)), { provide })
   }
 

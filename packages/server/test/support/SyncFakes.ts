@@ -4,6 +4,7 @@
  * durationSeconds 100·D) for the days after its cursor up to yesterday, and can be told to fail or hang.
  */
 import { Deferred, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { addDays, eachDay, todayIn } from "../../src/metrics/Dates.ts"
 import type { Connector } from "../../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
@@ -71,7 +72,8 @@ export const makeFakeConnector = (options: { readonly slowMs?: number } = {}): F
             yield* Deferred.succeed(b.started, undefined)
             yield* Deferred.await(b.release)
           }
-          if (options.slowMs) yield* Effect.sleep(options.slowMs)
+          // Real time even under a TestClock: the slowness is there to make two workers' connections contend.
+          if (options.slowMs) yield* TestClock.withLive(Effect.sleep(options.slowMs))
           const today = todayIn(ctx.timezone, ctx.now)
           const last = (ctx.state as { lastDay?: string } | null)?.lastDay
           const from = last === undefined ? addDays(today, -6) : addDays(last, 1)

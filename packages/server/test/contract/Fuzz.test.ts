@@ -17,7 +17,7 @@
  */
 import { Effect } from "effect"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { operationOf } from "@sitehealth/domain/Permissions"
@@ -48,7 +48,7 @@ import {
   violation,
   type World
 } from "../support/Fuzz.ts"
-import { makeHarness, store, type Harness } from "../support/Harness.ts"
+import { h, TestApp, store } from "../support/TestApp.ts"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
 /** Fixed unless FUZZ_SEED says otherwise; `random` (what `npm run fuzz` passes) explores new inputs each run. */
@@ -126,8 +126,7 @@ const changes = (before: Print, after: Print) =>
 type Change = ReturnType<typeof changes>[number]
 
 /** For the operations checked per run rather than per request: reads, and dashboard-only ones (always 403). */
-const expectUnchangedSince = async (before: Print) =>
-  expect(changes(before, await fingerprint()), "a read (or a refused dashboard-only request) changes nothing").toEqual([])
+const expectUnchangedSince = (before: Print) => Effect.gen(function*() { return expect(changes(before, yield* fingerprint()), "a read (or a refused dashboard-only request) changes nothing").toEqual([]) })
 
 /**
  * What a successful request of each writing operation may change — and nothing else. An operation that
@@ -202,14 +201,14 @@ const mutates = (spec: EndpointSpec) => {
 }
 
 /** Sends one request and checks everything a response and the database must satisfy. */
-const exercise = async (spec: EndpointSpec, draft: Draft) => {
+const exercise = (spec: EndpointSpec, draft: Draft) => Effect.gen(function*() {
   const sent = materialize(spec, draft, world)
   if (process.env.FUZZ_DEBUG) console.error("[fuzz] >", sent.description.slice(0, 300))
-  const first = await sendAndCheck(spec, sent)
+  const first = yield* sendAndCheck(spec, sent)
   if (!draft.repeat) return
   // The same request again (a client retrying). When it is answered as a replay it is the first answer
   // again — minus a minted secret, which exists only in the first — and has no effect (checked inside).
-  const again = await sendAndCheck(spec, sent)
+  const again = yield* sendAndCheck(spec, sent)
   if (again.headers.get("idempotent-replayed") !== "true") return
   const context = [
     `${spec.name}: replay of ${sent.description}`,
@@ -224,12 +223,12 @@ const exercise = async (spec: EndpointSpec, draft: Draft) => {
   } else {
     expect(again.json, context).toEqual(first.json)
   }
-}
+})
 
-const sendAndCheck = async (spec: EndpointSpec, sent: Sent) => {
+const sendAndCheck = (spec: EndpointSpec, sent: Sent) => Effect.gen(function*() {
   const check = mutates(spec)
-  const before = check ? await fingerprint() : undefined
-  const r = await h.call(sent.method, sent.path, {
+  const before = check ? (yield* fingerprint()) : undefined
+  const r = yield* h.raw(sent.method, sent.path, {
     token: secret,
     headers: sent.headers,
     ...(sent.bodyText === undefined ? {} : { rawBody: sent.bodyText })
@@ -267,7 +266,7 @@ const sendAndCheck = async (spec: EndpointSpec, sent: Sent) => {
   }
   if (sent.method !== spec.method && r.status < 400) throw new Error(`a method the API does not use answered ${r.status}\n${context()}`)
   if (check) {
-    const diff = changes(before!, await fingerprint())
+    const diff = changes(before!, yield* fingerprint())
     try {
       if (r.status >= 300) expect(diff, "a refused request changes nothing").toEqual([])
       else if (replayed) expect(diff, "a replay has no second effect").toEqual([])
@@ -281,34 +280,33 @@ const sendAndCheck = async (spec: EndpointSpec, sent: Sent) => {
     }
   }
   return r
-}
+})
 
-beforeAll(async () => {
-  h = await makeHarness({ rateLimit: 1_000_000, maxBodyBytes: MAX_BODY_BYTES })
-  const own = await h.newAccount({ projects: 2 })
-  const foreign = await h.newAccount({ projects: 1 })
+beforeAll(() => Effect.gen(function*() {
+  h = yield* makeHarness({ rateLimit: 1_000_000, maxBodyBytes: MAX_BODY_BYTES })
+  const own = yield* h.newAccount({ projects: 2 })
+  const foreign = yield* h.newAccount({ projects: 1 })
   secret = own.secret
   ownAccount = own.account.id
   foreignAccount = foreign.account.id
-  const addExpense = async (token: string, project: string, n: number) => {
-    const r = await h.call("POST", `/api/v1/projects/${project}/expenses`, {
+  const addExpense = (token: string, project: string, n: number) => Effect.gen(function*() {
+    const r = yield* h.raw("POST", `/api/v1/projects/${project}/expenses`, {
       token,
       body: { amount: 100 + n, category: "hosting", description: `Seed ${n}`, incurredOn: "2026-11-01", recurrence: "monthly" }
     })
     expect(r.status, r.text).toBe(201)
     return r.json.data.expense.id as string
-  }
+  })
   for (const project of own.projects) {
     const ids: Array<string> = []
-    for (let n = 0; n < 5; n++) ids.push(await addExpense(own.secret, project.id, n))
+    for (let n = 0; n < 5; n++) ids.push(yield* addExpense(own.secret, project.id, n))
     expenses.set(project.id, ids)
   }
-  const foreignExpense = await addExpense(foreign.secret, foreign.projects[0].id, 0)
+  const foreignExpense = yield* addExpense(foreign.secret, foreign.projects[0].id, 0)
   const victims: Array<string> = []
-  for (let n = 0; n < 6; n++) victims.push((await h.mint(ownAccount)).token.id)
+  for (let n = 0; n < 6; n++) victims.push((yield* h.mint(ownAccount)).token.id)
   // A connected integration, so sync requests can succeed (and be checked) rather than only 404.
-  await h.run(Effect.flatMap(IntegrationsRepo, (repo) =>
-    repo.connect({ projectId: own.projects[0].id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date(h.time.now()) })))
+  yield* h.run(Effect.gen(function*() { const repo = yield* IntegrationsRepo; return yield* repo.connect({ projectId: own.projects[0].id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date((yield* h.now)) }) }))
   world = {
     projects: own.projects.map((p) => p.id),
     foreignProject: foreign.projects[0].id,
@@ -317,12 +315,12 @@ beforeAll(async () => {
     victims,
     selfToken: own.token.id,
     foreignToken: foreign.token.id,
-    nowIso: new Date(h.time.now()).toISOString()
+    nowIso: new Date((yield* h.now)).toISOString()
   }
   console.log(`[fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} (FUZZ_SEED=${SEED} to replay)`)
-}, 120_000)
+}), 120_000)
 
-afterAll(async () => {
+afterAll(() => Effect.gen(function*() {
   const histogram = [...stats.statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(" ")
   const seconds = ((Date.now() - stats.started) / 1000).toFixed(1)
   const perEndpoint = [...stats.endpoints.entries()].map(([name, e]) => `${name}:${e.ok}/${e.sent}`).join(" ")
@@ -333,8 +331,8 @@ afterAll(async () => {
       `${stats.massAssignment.ignored} accepted with the fields ignored\n` +
       `[fuzz] longest error message by type: ${[...stats.longestMessage.entries()].map(([t, m]) => `${t}=${m.length}`).join(" ")}`
   )
-  await h?.close()
-})
+  yield* h?.close()
+}))
 
 it("reflects every endpoint of the contract, each in the operation table", () => {
   expect(ENDPOINTS.length).toBeGreaterThanOrEqual(19)
@@ -376,7 +374,7 @@ const fullestPayload = (spec: EndpointSpec): Record<string, unknown> => {
 }
 
 describe.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))("%s", (_name, spec) => {
-  it("survives every named hostile input", async () => {
+  it.effect("survives every named hostile input", () => Effect.gen(function*() {
     const base = baseDraft(spec)
     const drafts: Array<Draft> = []
     for (const p of spec.params) {
@@ -411,17 +409,17 @@ describe.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))("%s", (_name,
         drafts.push({ ...base, body: { kind: "json", value, ops: [{ op: "replace", i: n % Math.max(fields, 1), value: hostile }] } })
       })
     }
-    const before = mutates(spec) ? undefined : await fingerprint()
-    for (const draft of drafts) await exercise(spec, draft)
-    if (before !== undefined) await expectUnchangedSince(before)
-  }, TIMEOUT_MS)
+    const before = mutates(spec) ? undefined : (yield* fingerprint())
+    for (const draft of drafts) yield* exercise(spec, draft)
+    if (before !== undefined) yield* expectUnchangedSince(before)
+  }), TIMEOUT_MS)
 
-  it(`holds for ${RUNS} generated requests`, async () => {
-    const before = mutates(spec) ? undefined : await fingerprint()
-    await fc.assert(
-      fc.asyncProperty(draftFor(spec), async (draft) => {
-        await exercise(spec, draft)
-      }),
+  it.effect(`holds for ${RUNS} generated requests`, () => Effect.gen(function*() {
+    const before = mutates(spec) ? undefined : (yield* fingerprint())
+    yield* fc.assert(
+      fc.asyncProperty(draftFor(spec), (draft) => Effect.gen(function*() {
+        yield* exercise(spec, draft)
+      })),
       {
         numRuns: RUNS,
         seed: SEED + ENDPOINTS.indexOf(spec),
@@ -437,32 +435,32 @@ describe.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))("%s", (_name,
         }
       }
     )
-    if (before !== undefined) await expectUnchangedSince(before)
-  }, TIMEOUT_MS)
+    if (before !== undefined) yield* expectUnchangedSince(before)
+  }), TIMEOUT_MS)
 })
 
 /** Found by this fuzz: a forged cursor whose instant is no Date reached Postgres and answered 500. */
 describe("cursors name real instants", () => {
   const forged = (ms: number) => Buffer.from(JSON.stringify([ms, "tok_AAAAAAAAAAAAAAAA"])).toString("base64url")
 
-  it("a forged cursor outside 1970–9999 is a 400 on every list endpoint", async () => {
+  it.effect("a forged cursor outside 1970–9999 is a 400 on every list endpoint", () => Effect.gen(function*() {
     const lists = ENDPOINTS.filter((e) => e.method === "GET" && e.query !== undefined && fieldNames(e.query.ast).includes("cursor"))
     expect(lists.map((e) => e.name).sort()).toEqual(["listExpenses", "listProjects", "listSignals", "listTokens"])
     for (const spec of lists) {
       const path = spec.path.replace(":id", world.projects[0])
       for (const ms of [Number.MAX_SAFE_INTEGER, 8_640_000_000_000_001, -1, Date.UTC(10_000, 0, 1)]) {
-        const r = await h.call("GET", `${path}?cursor=${forged(ms)}`, { token: secret })
+        const r = yield* h.raw("GET", `${path}?cursor=${forged(ms)}`, { token: secret })
         expect(violation(r.status, r.text, r.json), `${spec.name} ${ms}: ${r.text}`).toBeNull()
         // listSignals is not paged by these cursors in every store; what matters is that nothing fails.
         if (spec.name !== "listSignals") expect([r.status, r.json.error?.type], `${spec.name} ${ms}`).toEqual([400, "invalid_cursor"])
       }
     }
-  })
+  }))
 
-  it("the last instant of 9999 is still a cursor", async () => {
-    const r = await h.call("GET", `/api/v1/tokens?cursor=${forged(Date.UTC(10_000, 0, 1) - 1)}`, { token: secret })
+  it.effect("the last instant of 9999 is still a cursor", () => Effect.gen(function*() {
+    const r = yield* h.raw("GET", `/api/v1/tokens?cursor=${forged(Date.UTC(10_000, 0, 1) - 1)}`, { token: secret })
     expect(r.status, r.text).toBe(200)
-  })
+  }))
 })
 
 /**
@@ -477,8 +475,8 @@ describe("errors quote input, never all of it", () => {
     expect(r.text.length).toBeLessThan(4_000)
   }
 
-  it("a 60 KB field in a 400", async () => {
-    const r = await h.call("POST", `/api/v1/projects/${world.projects[0]}/expenses`, {
+  it.effect("a 60 KB field in a 400", () => Effect.gen(function*() {
+    const r = yield* h.raw("POST", `/api/v1/projects/${world.projects[0]}/expenses`, {
       token: secret,
       body: { amount: 1, category: "hosting", description: "x", incurredOn: "x".repeat(60_000), recurrence: "monthly" }
     })
@@ -488,26 +486,26 @@ describe("errors quote input, never all of it", () => {
     expect(quoted.path).toBe("body.incurredOn")
     expect(quoted.message).toMatch(/^"x+… \(\d+ characters\)$/)
     expect(quoted.message.length).toBeLessThan(400)
-  })
+  }))
 
-  it("a 60 KB unknown field name in a 400", async () => {
-    const r = await h.call("POST", "/api/v1/tokens", { token: secret, body: { ["k".repeat(60_000)]: 1 } })
+  it.effect("a 60 KB unknown field name in a 400", () => Effect.gen(function*() {
+    const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { ["k".repeat(60_000)]: 1 } })
     small(r, 400)
     expect(r.json.error.issues[0].message).toBe("Unknown field")
-  })
+  }))
 
-  it("a 60 KB project id in a 404", async () => {
-    const r = await h.call("POST", "/api/v1/tokens", { token: secret, body: { projects: ["p".repeat(60_000)] } })
+  it.effect("a 60 KB project id in a 404", () => Effect.gen(function*() {
+    const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { projects: ["p".repeat(60_000)] } })
     small(r, 404)
     expect(r.json.error.message).toContain("(60008 characters) not found")
-  })
+  }))
 
-  it("a megabyte path in the route 404", async () => {
-    const r = await h.call("GET", `/api/v1/${"z".repeat(1024 * 1024)}`, { token: secret })
+  it.effect("a megabyte path in the route 404", () => Effect.gen(function*() {
+    const r = yield* h.raw("GET", `/api/v1/${"z".repeat(1024 * 1024)}`, { token: secret })
     small(r, 404)
     expect(r.json.error.type).toBe("route_not_found")
     expect(r.json.error.message).toMatch(/^No route for GET \/api\/v1\/z+… \(\d+ characters\)$/)
-  })
+  }))
 
   it("a clipped quote never ends in half a surrogate pair", () => {
     const clipped = clipInput("😀".repeat(300), 201)

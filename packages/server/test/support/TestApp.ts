@@ -176,7 +176,7 @@ export const makeTestApp = (
       })
 
     // The typed client's transport: the same in-process handler, through fetch's Request/Response.
-    const fetchViaHandler = ((input: RequestInfo | URL, init?: RequestInit) =>
+    const fetchViaHandler = ((input: string | URL | Request, init?: RequestInit) =>
       handler(new Request(input, init))) as typeof globalThis.fetch
     const client = yield* HttpApiClient.make(SiteHealthApi, { baseUrl: "http://localhost" }).pipe(
       Effect.provide(ClientAuthentication),
@@ -195,7 +195,7 @@ export const makeTestApp = (
       })
     const api = Object.fromEntries(Object.entries(client).map(([group, endpoints]) => [
       group,
-      Object.fromEntries(Object.entries(endpoints as Record<string, (request: any) => Effect.Effect<any, any>>).map((
+      Object.fromEntries(Object.entries(endpoints as unknown as Record<string, (request: any) => Effect.Effect<any, any>>).map((
         [name, method]
       ) => [
         name,

@@ -13,7 +13,7 @@
  * windows, expiries and `computedAt`), while the app's own sleeps (pool timeouts, background writes) take
  * real time, since no test drives them.
  */
-import { Clock, Context, Duration, Effect, Layer, Scope } from "effect"
+import { Clock, Console, Context, Duration, Effect, Layer, Scope } from "effect"
 import { FetchHttpClient, HttpClientRequest, HttpRouter, HttpServer } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
@@ -155,8 +155,15 @@ export const makeTestApp = (
     const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     yield* Effect.addFinalizer(() => Effect.promise(() => dispose()))
 
+    // The real console, as the app has: what the repositories, runners and loggers print is output (and
+    // can be captured from stdout), not kept by @effect/vitest's TestConsole.
+    const console = Console.Console.defaultValue()
     const run = <A, E>(effect: Effect.Effect<A, E, any>): Effect.Effect<A, E> =>
-      effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, clock)) as Effect.Effect<A, E>
+      effect.pipe(
+        Effect.provideContext(context),
+        Effect.provideService(Clock.Clock, clock),
+        Effect.provideService(Console.Console, console)
+      ) as Effect.Effect<A, E>
 
     let defaultToken: string | null = null
     const tokenOf = (options: RequestOptions) => options.token === undefined ? defaultToken : options.token

@@ -10,7 +10,7 @@ import { h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())((it) => {
   const expect401 = (headers: Record<string, string>, type?: string) => Effect.gen(function*() {
-    const r = yield* h.raw("GET", "/api/v1/projects", { token: null, headers })
+    const r = yield* h.api.projects.listProjects({ query: {} }, { token: null, headers })
     expect(r.status).toBe(401)
     expect(r.json).toMatchObject({ status: "error", error: { code: 401, message: "Invalid or expired token" } })
     if (type) expect(r.json.error.type).toBe(type)
@@ -33,7 +33,7 @@ layer(TestApp.layer())((it) => {
       yield* expect401({ authorization: `Bearer ${generateSecret()}` }, "invalid_token")
 
       const expiring = yield* h.mint(account.id, { expiresAt: new Date((yield* h.now) + 60_000) })
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: expiring.secret })).status).toBe(200)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: expiring.secret })).status).toBe(200)
       yield* TestClock.adjust(60_001)
       yield* expect401({ authorization: `Bearer ${expiring.secret}` }, "token_expired")
     }))
@@ -41,8 +41,8 @@ layer(TestApp.layer())((it) => {
     it.effect("a revoked token is 401 on the very next request", () => Effect.gen(function*() {
       const { account, secret } = yield* h.newAccount()
       const other = yield* h.mint(account.id)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: other.secret })).status).toBe(200)
-      const revoke = yield* h.raw("DELETE", `/api/v1/tokens/${other.token.id}`, { token: secret, body: { confirm: true } })
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: other.secret })).status).toBe(200)
+      const revoke = yield* h.api.tokens.revokeToken({ params: { id: other.token.id }, query: {}, payload: { confirm: true } }, { token: secret })
       expect(revoke.status).toBe(200)
       expect(revoke.json.data.token.status).toBe("revoked")
       yield* expect401({ authorization: `Bearer ${other.secret}` }, "token_revoked")
@@ -54,13 +54,13 @@ layer(TestApp.layer())((it) => {
       const path = `/api/v1/projects/${projects[0].id}/health`
       expect((yield* h.raw("GET", path, { token: other.secret })).status).toBe(200)
       expect((yield* h.raw("GET", path, { token: other.secret })).status).toBe(200) // the stored snapshot, served as stored
-      expect((yield* h.raw("DELETE", `/api/v1/tokens/${other.token.id}`, { token: secret, body: { confirm: true } })).status).toBe(200)
+      expect((yield* h.api.tokens.revokeToken({ params: { id: other.token.id }, query: {}, payload: { confirm: true } }, { token: secret })).status).toBe(200)
       expectError(yield* h.raw("GET", path, { token: other.secret }), 401, "token_revoked")
     }))
 
     it.effect("stores only a SHA-256 of the secret, never the secret", () => Effect.gen(function*() {
       const { account, secret } = yield* h.newAccount()
-      const minted = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { confirm: true, name: "ci" } })
+      const minted = yield* h.api.tokens.createToken({ payload: { confirm: true, name: "ci" } }, { token: secret })
       const newSecret: string = minted.json.data.secret
       expect(newSecret).toMatch(/^svc_[0-9A-Za-z]{36}$/)
       const dump = h.store === "postgres"
@@ -72,7 +72,7 @@ layer(TestApp.layer())((it) => {
       expect(text).not.toContain(secret)
       expect(text).toContain(hashSecret(newSecret))
       // And the listing never shows it.
-      const list = yield* h.raw("GET", "/api/v1/tokens", { token: secret })
+      const list = yield* h.api.tokens.listTokens({ query: {} }, { token: secret })
       expect(list.text).not.toContain(newSecret)
       expect(list.json.data.tokens.every((t: any) => !("secret" in t))).toBe(true)
     }))
@@ -92,9 +92,9 @@ layer(TestApp.layer())((it) => {
       const origLog = console.log, origErr = console.error, origWarn = console.warn
       console.log = console.error = console.warn = (...args: Array<unknown>) => void written.push(args.map(String).join(" "))
       try {
-        const minted = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { confirm: true } })
-        yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/health`, { token: minted.json.data.secret })
-        yield* h.raw("GET", "/api/v1/projects", { token: minted.json.data.secret.slice(0, -2) + "zz" })
+        const minted = yield* h.api.tokens.createToken({ payload: { confirm: true } }, { token: secret })
+        yield* h.api.projects.getHealth({ params: { id: projects[0].id } }, { token: minted.json.data.secret })
+        yield* h.api.projects.listProjects({ query: {} }, { token: minted.json.data.secret.slice(0, -2) + "zz" })
         const all = written.join("\n")
         expect(all).not.toContain(minted.json.data.secret)
         expect(all).not.toContain(secret)
@@ -109,15 +109,15 @@ layer(TestApp.layer())((it) => {
 
   describe("order of checks", () => {
     it.effect("401 comes before everything: a bad token on a dashboard-only route is 401", () => Effect.gen(function*() {
-      const r = yield* h.raw("DELETE", "/api/v1/projects/prj_x", { token: generateSecret() })
+      const r = yield* h.api.projects.deleteProject({ params: { id: "prj_x" } }, { token: generateSecret() })
       expect(r.status).toBe(401)
     }))
 
     it.effect("429 comes before 402: an ended trial's token still spends its budget, then gets 429", () => Effect.gen(function*() {
       const { account, secret } = yield* h.newAccount()
       yield* h.endTrial(account.id)
-      for (let i = 0; i < 60; i++) expect((yield* h.raw("GET", "/api/v1/projects", { token: secret })).status).toBe(402)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: secret })).status).toBe(429)
+      for (let i = 0; i < 60; i++) expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(402)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(429)
       yield* TestClock.adjust(60_000)
     }))
 
@@ -125,15 +125,15 @@ layer(TestApp.layer())((it) => {
       const { account } = yield* h.newAccount()
       const weak = yield* h.mint(account.id, { permissions: ["seo:read"] })
       yield* h.endTrial(account.id)
-      expect((yield* h.raw("GET", "/api/v1/tokens", { token: weak.secret })).status).toBe(402)
-      expect((yield* h.raw("GET", "/api/v1/projects/prj_nope/health", { token: weak.secret })).status).toBe(402)
-      expect((yield* h.raw("DELETE", "/api/v1/projects/prj_nope", { token: weak.secret })).status).toBe(402)
+      expect((yield* h.api.tokens.listTokens({ query: {} }, { token: weak.secret })).status).toBe(402)
+      expect((yield* h.api.projects.getHealth({ params: { id: "prj_nope" } }, { token: weak.secret })).status).toBe(402)
+      expect((yield* h.api.projects.deleteProject({ params: { id: "prj_nope" } }, { token: weak.secret })).status).toBe(402)
     }))
 
     it.effect("403 (permission) comes before 404 and before body validation", () => Effect.gen(function*() {
       const { account } = yield* h.newAccount()
       const weak = yield* h.mint(account.id, { permissions: ["projects:read"] })
-      const r = yield* h.raw("GET", "/api/v1/projects/prj_nope/seo", { token: weak.secret })
+      const r = yield* h.api.reports.getSeo({ params: { id: "prj_nope" }, query: {} }, { token: weak.secret })
       expect(r.status).toBe(403)
       expect(r.json.error).toMatchObject({ type: "missing_permission", permission: "seo:read" })
       const bad = yield* h.raw("POST", "/api/v1/projects/prj_nope/expenses", { token: weak.secret, rawBody: "{oops" })
@@ -143,7 +143,7 @@ layer(TestApp.layer())((it) => {
 
     it.effect("with every permission, an unknown project is 404", () => Effect.gen(function*() {
       const { secret } = yield* h.newAccount()
-      expect((yield* h.raw("GET", "/api/v1/projects/prj_nope/seo", { token: secret })).status).toBe(404)
+      expect((yield* h.api.reports.getSeo({ params: { id: "prj_nope" }, query: {} }, { token: secret })).status).toBe(404)
     }))
   })
 })

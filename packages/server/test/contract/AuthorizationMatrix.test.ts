@@ -69,7 +69,7 @@ layer(TestApp.layer())((it) => {
         syncIntervalMinutes: null, now: new Date((yield* h.now))
       })
     }))
-    const syncRun = (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/integrations/plausible/sync`, { token: secret }), 202)).sync.id
+    const syncRun = (yield* ok(h.api.integrations.syncIntegration({ params: { id: p1, provider: "plausible" }, payload: null }, { token: secret }), 202)).sync.id
     return { accountId: account.id, rootSecret: secret, p1, p2, expense, expenseToDelete, token, syncRun }
   })
 
@@ -239,9 +239,9 @@ layer(TestApp.layer())((it) => {
     const expired = yield* h.mint(a, { expiresAt: new Date((yield* h.now) - 1000) })
     // The harness clock stays inside one rate-limit window: spend this token's whole budget up front.
     const limited = yield* h.mint(a)
-    const first = yield* h.raw("GET", "/api/v1/projects", { token: limited.secret })
+    const first = yield* h.api.projects.listProjects({ query: {} }, { token: limited.secret })
     const budget = Number(first.headers.get("x-ratelimit-limit"))
-    for (let i = 1; i < budget; i++) expect((yield* h.raw("GET", "/api/v1/projects", { token: limited.secret })).status).toBe(200)
+    for (let i = 1; i < budget; i++) expect((yield* h.api.projects.listProjects({ query: {} }, { token: limited.secret })).status).toBe(200)
     const ended = yield* makeWorld()
     const endedToken = yield* h.mint(ended.accountId, { permissions: READ_ONLY })
     yield* h.endTrial(ended.accountId)

@@ -43,7 +43,7 @@ layer(TestApp.layer())((it) => {
     }))
 
     it.effect("401 for a missing token, with the exact message", () => Effect.gen(function*() {
-      const r = yield* h.raw("GET", "/api/v1/projects", { token: null })
+      const r = yield* h.api.projects.listProjects({ query: {} }, { token: null })
       expectError(r, 401)
       expect(r.json.error.message).toBe("Invalid or expired token")
     }))
@@ -51,16 +51,16 @@ layer(TestApp.layer())((it) => {
     it.effect("402 with code trial_expired", () => Effect.gen(function*() {
       const { account, secret } = yield* h.newAccount()
       yield* h.endTrial(account.id)
-      expectError(yield* h.raw("GET", "/api/v1/projects", { token: secret }), 402, "trial_expired")
+      expectError(yield* h.api.projects.listProjects({ query: {} }, { token: secret }), 402, "trial_expired")
     }))
 
     it.effect("403, 404 and 409 from handlers", () => Effect.gen(function*() {
       const { account, projects, secret, token } = yield* h.newAccount()
       const readOnly = yield* h.mint(account.id, { permissions: ["projects:read"] })
-      expectError(yield* h.raw("GET", "/api/v1/tokens", { token: readOnly.secret }), 403, "missing_permission")
-      expectError(yield* h.raw("GET", "/api/v1/projects/prj_doesnotexist/health", { token: secret }), 404, "not_found")
-      expectError(yield* h.raw("DELETE", `/api/v1/tokens/${token.id}?confirm=true`, { token: secret }), 409, "self_revoke")
-      expectError(yield* h.raw("DELETE", `/api/v1/projects/${projects[0].id}`, { token: secret }), 403, "dashboard_only")
+      expectError(yield* h.api.tokens.listTokens({ query: {} }, { token: readOnly.secret }), 403, "missing_permission")
+      expectError(yield* h.api.projects.getHealth({ params: { id: "prj_doesnotexist" } }, { token: secret }), 404, "not_found")
+      expectError(yield* h.api.tokens.revokeToken({ params: { id: token.id }, query: { confirm: "true" }, payload: null }, { token: secret }), 409, "self_revoke")
+      expectError(yield* h.api.projects.deleteProject({ params: { id: projects[0].id } }, { token: secret }), 403, "dashboard_only")
     }))
 
     it.effect("413 for an oversized body, whether or not Content-Length is sent", () => Effect.gen(function*() {
@@ -95,8 +95,8 @@ layer(TestApp.layer())((it) => {
 
     it.effect("429 carries limit, remaining and reset in the error", () => Effect.gen(function*() {
       const { secret } = yield* h.newAccount()
-      for (let i = 0; i < 60; i++) yield* h.raw("GET", "/api/v1/tokens", { token: secret })
-      const r = yield* h.raw("GET", "/api/v1/tokens", { token: secret })
+      for (let i = 0; i < 60; i++) yield* h.api.tokens.listTokens({ query: {} }, { token: secret })
+      const r = yield* h.api.tokens.listTokens({ query: {} }, { token: secret })
       expect(r.status).toBe(429)
       expect(r.json.status).toBe("error")
       expect(r.json.error).toMatchObject({ code: 429, limit: 60, remaining: 0, type: "rate_limited" })
@@ -112,7 +112,7 @@ layer(TestApp.layer())((it) => {
         const r = yield* h.raw("GET", `/api/v1/tokens?limit=${bad}`, { token: secret })
         expect(r.status, `limit=${bad}`).toBe(400)
       }
-      expect((yield* h.raw("GET", "/api/v1/tokens?limit=100", { token: secret })).status).toBe(200)
+      expect((yield* h.api.tokens.listTokens({ query: { limit: 100 } }, { token: secret })).status).toBe(200)
     }))
 
     it.effect("paths are case-sensitive", () => Effect.gen(function*() {
@@ -137,9 +137,9 @@ layer(TestApp.layer())((it) => {
 
     it.effect("an expiry without a time zone is refused rather than read in the server's zone", () => Effect.gen(function*() {
       const { secret } = yield* h.newAccount()
-      const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { expiresAt: "2027-01-31T00:00" } })
+      const r = yield* h.api.tokens.createToken({ payload: { expiresAt: "2027-01-31T00:00" } }, { token: secret })
       expectError(r, 400)
-      expect((yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { expiresAt: "2027-01-31T00:00:00+02:00" } })).status).toBe(200)
+      expect((yield* h.api.tokens.createToken({ payload: { expiresAt: "2027-01-31T00:00:00+02:00" } }, { token: secret })).status).toBe(200)
     }))
   })
 })

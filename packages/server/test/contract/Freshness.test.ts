@@ -46,7 +46,7 @@ layer(TestApp.layer())((it) => {
         return r.json.data
       })
       const figures = (dimension: string) => Effect.gen(function*() { return (yield* get("health")).dimensions.find((d: any) => d.name === dimension).figures })
-      const snapshot = () => Effect.gen(function*() { return (yield* h.raw("GET", "/api/v1/projects", { token: secret })).json.data.projects.find((p: any) => p.id === id).health })
+      const snapshot = () => Effect.gen(function*() { return (yield* h.api.projects.listProjects({ query: {} }, { token: secret })).json.data.projects.find((p: any) => p.id === id).health })
 
       expect((yield* get("health")).status).toBe("no_data")
       expect((yield* snapshot()).status).toBe("no_data")
@@ -89,13 +89,10 @@ layer(TestApp.layer())((it) => {
 
       // Expenses through the API.
       const before = yield* figures("profitability")
-      const created = yield* h.raw("POST", `/api/v1/projects/${id}/expenses`, {
-        token: secret,
-        body: { amount: 15_000, category: "advertising", description: "Ads", incurredOn: YESTERDAY, recurrence: "one_off" }
-      })
+      const created = yield* h.api.expenses.createExpense({ params: { id: id }, payload: { amount: 15_000, category: "advertising", description: "Ads", incurredOn: YESTERDAY, recurrence: "one_off" } }, { token: secret })
       expect(created.status).toBe(201)
       expect((yield* figures("profitability")).expenses).toBe(before.expenses + 15_000)
-      const del = yield* h.raw("DELETE", `/api/v1/projects/${id}/expenses/${created.json.data.expense.id}`, { token: secret })
+      const del = yield* h.api.expenses.deleteExpense({ params: { id: id, expenseId: created.json.data.expense.id } }, { token: secret })
       expect(del.status).toBe(200)
       expect(yield* figures("profitability")).toEqual(before)
     }))

@@ -289,10 +289,7 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
   ownAccount = own.account.id
   foreignAccount = foreign.account.id
   const addExpense = (token: string, project: string, n: number) => Effect.gen(function*() {
-    const r = yield* h.raw("POST", `/api/v1/projects/${project}/expenses`, {
-      token,
-      body: { amount: 100 + n, category: "hosting", description: `Seed ${n}`, incurredOn: "2026-11-01", recurrence: "monthly" }
-    })
+    const r = yield* h.api.expenses.createExpense({ params: { id: project }, payload: { amount: 100 + n, category: "hosting", description: `Seed ${n}`, incurredOn: "2026-11-01", recurrence: "monthly" } }, { token })
     expect(r.status, r.text).toBe(201)
     return r.json.data.expense.id as string
   })
@@ -458,7 +455,7 @@ layer(FuzzWorld, { timeout: "120 seconds" })((it) => {
     }))
 
     it.effect("the last instant of 9999 is still a cursor", () => Effect.gen(function*() {
-      const r = yield* h.raw("GET", `/api/v1/tokens?cursor=${forged(Date.UTC(10_000, 0, 1) - 1)}`, { token: secret })
+      const r = yield* h.api.tokens.listTokens({ query: { cursor: forged(Date.UTC(10_000, 0, 1) - 1) } }, { token: secret })
       expect(r.status, r.text).toBe(200)
     }))
   })
@@ -495,7 +492,7 @@ layer(FuzzWorld, { timeout: "120 seconds" })((it) => {
     }))
 
     it.effect("a 60 KB project id in a 404", () => Effect.gen(function*() {
-      const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { projects: ["p".repeat(60_000)] } })
+      const r = yield* h.api.tokens.createToken({ payload: { projects: ["p".repeat(60_000)] } }, { token: secret })
       small(r, 404)
       expect(r.json.error.message).toContain("(60008 characters) not found")
     }))

@@ -153,12 +153,12 @@ layer(TestApp.layer())((it) => {
 
       expectError(yield* post(expensesPath(projects[0].id), secret, key, { ...expense, amount: 5000 }), 422, "idempotency_key_reused")
       expectError(yield* post(expensesPath(projects[1].id), secret, key, expense), 422, "idempotency_key_reused")
-      const tokensBefore = (yield* h.raw("GET", "/api/v1/tokens", { token: secret })).json.data.tokens.length
+      const tokensBefore = (yield* h.api.tokens.listTokens({ query: {} }, { token: secret })).json.data.tokens.length
       expectError(yield* post("/api/v1/tokens", secret, key, { confirm: true }), 422, "idempotency_key_reused")
 
       expect(yield* expenseCount(secret, projects[0].id)).toBe(1)
       expect(yield* expenseCount(secret, projects[1].id)).toBe(0)
-      expect((yield* h.raw("GET", "/api/v1/tokens", { token: secret })).json.data.tokens.length).toBe(tokensBefore)
+      expect((yield* h.api.tokens.listTokens({ query: {} }, { token: secret })).json.data.tokens.length).toBe(tokensBefore)
     }))
 
     it.effect("a key whose first request is still running: 409 with Retry-After: 1, whatever the body; free again if it ends without an answer", () => Effect.gen(function*() {
@@ -396,10 +396,10 @@ layer(TestApp.layer())((it) => {
       expect(row?.responseBody).not.toContain(newSecret.slice(4, 20))
       expect(JSON.stringify(row)).not.toContain(newSecret)
 
-      const tokens = (yield* h.raw("GET", "/api/v1/tokens?limit=100", { token: secret })).json.data.tokens
+      const tokens = (yield* h.api.tokens.listTokens({ query: { limit: 100 } }, { token: secret })).json.data.tokens
       expect(tokens.filter((t: any) => t.name === "ci")).toHaveLength(1)
       // The minted secret works; the replay did not mint another.
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: newSecret })).status).toBe(200)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: newSecret })).status).toBe(200)
     }))
 
     it.effect("a preview is not stored: the confirmed request may reuse its key", () => Effect.gen(function*() {

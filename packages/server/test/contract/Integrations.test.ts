@@ -332,9 +332,9 @@ layer(TestApp.layer())((it) => {
     it.effect("deleting a website answers 403 dashboard_only and the website is still there", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()
       const projectId = projects[0].id
-      const r = yield* h.raw("DELETE", `/api/v1/projects/${projectId}`, { token: secret })
+      const r = yield* h.api.projects.deleteProject({ params: { id: projectId } }, { token: secret })
       expectError(r, 403, "dashboard_only")
-      const list = yield* h.raw("GET", "/api/v1/projects", { token: secret })
+      const list = yield* h.api.projects.listProjects({ query: {} }, { token: secret })
       expect(list.json.data.projects.map((p: any) => p.id)).toEqual([projectId])
     }))
   })

@@ -136,7 +136,7 @@ layer(Apps)((it) => {
     it.effect("writes one JSON line per request: method, route template, status, duration, token, project, request id", () => Effect.gen(function*() {
       const { projects, secret, token } = yield* h.newAccount()
       const project = projects[0].id
-      const { output, result } = yield* captured(() => h.raw("GET", `/api/v1/projects/${project}/health`, { token: secret }))
+      const { output, result } = yield* captured(() => h.api.projects.getHealth({ params: { id: project } }, { token: secret }))
       expect(result.status, result.text).toBe(200)
       const lines = requestLines(output)
       expect(lines).toHaveLength(1)
@@ -162,9 +162,9 @@ layer(Apps)((it) => {
     it.effect("knows no token or project where there is none, and says `unmatched` for an unknown path", () => Effect.gen(function*() {
       const { output } = yield* captured(() => Effect.gen(function*() {
         expect((yield* h.raw("GET", "/healthz", { token: null })).status).toBe(200)
-        expect((yield* h.raw("GET", "/api/v1/projects", { token: null })).status).toBe(401)
+        expect((yield* h.api.projects.listProjects({ query: {} }, { token: null })).status).toBe(401)
         expect((yield* h.raw("GET", "/no/such/prj_abc123/path?x=1", { token: null })).status).toBe(404)
-        expect((yield* h.raw("DELETE", "/api/v1/projects/prj_nope/expenses/exp_nope", { token: "svc_malformed" })).status).toBe(401)
+        expect((yield* h.api.expenses.deleteExpense({ params: { id: "prj_nope", expenseId: "exp_nope" } }, { token: "svc_malformed" })).status).toBe(401)
       }))
       const lines = requestLines(output)
       expect(lines.map((l) => [l.method, l.route, l.status])).toEqual([
@@ -184,7 +184,7 @@ layer(Apps)((it) => {
     it.effect("logs the token but no project when the project is not the token's account's", () => Effect.gen(function*() {
       const { secret, token } = yield* h.newAccount()
       const other = yield* h.newAccount()
-      const { output, result } = yield* captured(() => h.raw("GET", `/api/v1/projects/${other.projects[0].id}/health`, { token: secret }))
+      const { output, result } = yield* captured(() => h.api.projects.getHealth({ params: { id: other.projects[0].id } }, { token: secret }))
       expect(result.status).toBe(404)
       const [line] = requestLines(output)
       expect(line).toMatchObject({ route: "/api/v1/projects/:id/health", status: 404, tokenId: token.id })
@@ -216,7 +216,7 @@ layer(Apps)((it) => {
 
     it.effect("is on every response: errors, unknown routes, a body refused before routing, /metrics", () => Effect.gen(function*() {
       const answers = [
-        yield* h.raw("GET", "/api/v1/projects", { token: null }),
+        yield* h.api.projects.listProjects({ query: {} }, { token: null }),
         yield* h.raw("GET", "/nope", { token: null }),
         yield* h.raw("POST", "/api/v1/tokens", { token: null, rawBody: "x".repeat(70 * 1024), headers: { "content-length": String(70 * 1024) } }),
         yield* h.raw("GET", "/metrics", { token: null })
@@ -234,11 +234,7 @@ layer(Apps)((it) => {
       ;(expenses as { insert: typeof insert }).insert = () => Effect.die(new Error("injected failure"))
       try {
         const { output, result } = yield* captured(() =>
-          h.raw("POST", `/api/v1/projects/${projects[0].id}/expenses`, {
-            token: secret,
-            headers: { "x-request-id": "support-ticket-42" },
-            body: { amount: 4999, category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "monthly" }
-          }))
+          h.api.expenses.createExpense({ params: { id: projects[0].id }, payload: { amount: 4999, category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "monthly" } }, { token: secret, headers: { "x-request-id": "support-ticket-42" } }))
         expect(result.status, result.text).toBe(500)
         expect(result.json).toEqual({
           status: "error",
@@ -279,7 +275,7 @@ layer(Apps)((it) => {
     }))
 
     it.effect("other errors keep their envelope as it was: no requestId", () => Effect.gen(function*() {
-      const r = yield* h.raw("GET", "/api/v1/projects", { token: null })
+      const r = yield* h.api.projects.listProjects({ query: {} }, { token: null })
       expect(r.json.error).not.toHaveProperty("requestId")
     }))
   })
@@ -289,7 +285,7 @@ layer(Apps)((it) => {
       const { projects, secret } = yield* h.newAccount()
       const before = (yield* scrape()).samples
       for (let i = 0; i < 3; i++) expect((yield* h.raw("GET", "/healthz", { token: null })).status).toBe(200)
-      expect((yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/health`, { token: secret })).status).toBe(200)
+      expect((yield* h.api.projects.getHealth({ params: { id: projects[0].id } }, { token: secret })).status).toBe(200)
       expect((yield* h.raw("GET", "/nope/abc", { token: null })).status).toBe(404)
       expect((yield* h.raw("BREW", "/healthz", { token: null })).status).toBe(404)
       const { samples, text } = yield* scrape()
@@ -323,7 +319,7 @@ layer(Apps)((it) => {
       const { secret } = yield* h.newAccount()
       const before = sampleValue((yield* scrape()).samples, "rate_limit_rejections_total") ?? 0
       const statuses = []
-      for (let i = 0; i < 7; i++) statuses.push((yield* h.raw("GET", "/api/v1/projects", { token: secret })).status)
+      for (let i = 0; i < 7; i++) statuses.push((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status)
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429])
       const { samples } = yield* scrape()
       expect(sampleValue(samples, "rate_limit_rejections_total")).toBe(before + 2)
@@ -412,10 +408,10 @@ layer(Apps)((it) => {
     it.effect("no token secret, Authorization value or METRICS_TOKEN in any log line or in the metrics", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()
       const { output } = yield* captured(() => Effect.gen(function*() {
-        const minted = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { confirm: true } })
+        const minted = yield* h.api.tokens.createToken({ payload: { confirm: true } }, { token: secret })
         expect(minted.status, minted.text).toBe(201)
         const newSecret = minted.json.data.secret as string
-        yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/health`, { token: newSecret })
+        yield* h.api.projects.getHealth({ params: { id: projects[0].id } }, { token: newSecret })
         yield* h.raw("GET", `/api/v1/projects?token=${secret}`, { token: newSecret.slice(0, -2) + "zz" })
         yield* h.raw("GET", `/metrics?token=${secret}`, { token: null, headers: { authorization: "Bearer not-the-metrics-token" } })
         const { text } = yield* scrape()

@@ -51,9 +51,9 @@ layer(TestApp.layer())((it) => {
       const { projects, secret } = yield* h.newAccount()
       const id = projects[0].id
       yield* writeDays(id, { traffic: plantedTraffic(100) })
-      const computed = yield* h.raw("GET", `/api/v1/projects/${id}/health`, { token: secret })
+      const computed = yield* h.api.projects.getHealth({ params: { id: id } }, { token: secret })
       yield* TestClock.adjust(1_000) // same rate-limit window: the headers still say where the budget stands
-      const stored = yield* h.raw("GET", `/api/v1/projects/${id}/health`, { token: secret })
+      const stored = yield* h.api.projects.getHealth({ params: { id: id } }, { token: secret })
       expect(stored.status).toBe(200)
       expect(stored.text).toBe(computed.text)
       expect(stored.headers.get("content-type")).toBe(computed.headers.get("content-type"))
@@ -85,17 +85,17 @@ layer(TestApp.layer())((it) => {
       expect(rows).toHaveLength(1)
       expect((rows[0] as any).current).toBe(true)
       expect(JSON.parse((rows[0] as any).encoded)).toEqual(served)
-      const again = yield* h.raw("GET", `/api/v1/projects/${id}/health`, { token: secret })
+      const again = yield* h.api.projects.getHealth({ params: { id: id } }, { token: secret })
       expect(again.json.data).toEqual(served)
     })))
 
     it.effect("answers 404 for an unknown project and 403 outside the token's scope", () => fromStart(Effect.gen(function*() {
       const { account, projects, secret } = yield* h.newAccount({ projects: 2 })
-      expectError(yield* h.raw("GET", "/api/v1/projects/prj_doesnotexist/health", { token: secret }), 404)
+      expectError(yield* h.api.projects.getHealth({ params: { id: "prj_doesnotexist" } }, { token: secret }), 404)
       const scoped = yield* h.mint(account.id, { projects: [projects[0].id] })
-      expectError(yield* h.raw("GET", `/api/v1/projects/${projects[1].id}/health`, { token: scoped.secret }), 403, "project_out_of_scope")
-      expectError(yield* h.raw("GET", `/api/v1/projects/${projects[1].id}/signals`, { token: scoped.secret }), 403, "project_out_of_scope")
-      expectError(yield* h.raw("GET", `/api/v1/projects/${projects[1].id}/briefing`, { token: scoped.secret }), 403, "project_out_of_scope")
+      expectError(yield* h.api.projects.getHealth({ params: { id: projects[1].id } }, { token: scoped.secret }), 403, "project_out_of_scope")
+      expectError(yield* h.api.projects.listSignals({ params: { id: projects[1].id }, query: {} }, { token: scoped.secret }), 403, "project_out_of_scope")
+      expectError(yield* h.api.projects.getBriefing({ params: { id: projects[1].id } }, { token: scoped.secret }), 403, "project_out_of_scope")
     })))
   })
 
@@ -151,7 +151,7 @@ layer(TestApp.layer())((it) => {
       expectError(yield* h.raw("GET", `/api/v1/projects/${id}/signals?dimension=weather`, { token: secret }), 400)
       expectError(yield* h.raw("GET", `/api/v1/projects/${id}/signals?severity=huge`, { token: secret }), 400)
       expectError(yield* h.raw("GET", `/api/v1/projects/${id}/signals?active=maybe`, { token: secret }), 400)
-      expectError(yield* h.raw("GET", `/api/v1/projects/${id}/signals?cursor=nope`, { token: secret }), 400, "invalid_cursor")
+      expectError(yield* h.api.projects.listSignals({ params: { id: id }, query: { cursor: "nope" } }, { token: secret }), 400, "invalid_cursor")
       const p1 = yield* get(`/api/v1/projects/${id}/signals?limit=1`, secret)
       expect(p1.signals).toHaveLength(1)
       const p2 = yield* get(`/api/v1/projects/${id}/signals?limit=1&cursor=${encodeURIComponent(p1.nextCursor)}`, secret)

@@ -168,10 +168,10 @@ layer(TestApp.layer())((it) => {
     it.effect("needs analytics:read, and hides other accounts' projects", () => Effect.gen(function*() {
       const { account, projects } = yield* h.newAccount()
       const t = yield* h.mint(account.id, { permissions: ["projects:read", "revenue:read", "seo:read"] })
-      const r = yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/analytics?period=7d`, { token: t.secret })
+      const r = yield* h.api.reports.getAnalytics({ params: { id: projects[0].id }, query: { period: "7d" } }, { token: t.secret })
       expectError(r, 403, "missing_permission")
       const other = yield* h.newAccount()
-      expectError(yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/analytics`, { token: other.secret }), 404, "not_found")
+      expectError(yield* h.api.reports.getAnalytics({ params: { id: projects[0].id }, query: {} }, { token: other.secret }), 404, "not_found")
     }))
   })
 

@@ -43,10 +43,7 @@ layer(AppWithRates)((it) => {
       const id = projects[0].id
       yield* write(id, DATA)
       // An expense through the API, for the period's profitability.
-      const created = yield* h.raw("POST", `/api/v1/projects/${id}/expenses`, {
-        token: secret,
-        body: { amount: 1_100, category: "software", description: "Tools", incurredOn: "2026-11-10", recurrence: "one_off" }
-      })
+      const created = yield* h.api.expenses.createExpense({ params: { id: id }, payload: { amount: 1_100, category: "software", description: "Tools", incurredOn: "2026-11-10", recurrence: "one_off" } }, { token: secret })
       expect(created.status, created.text).toBe(201)
       const r = yield* get(`/api/v1/projects/${id}/revenue`, secret)
       const e = EXPECTED_REVENUE_30D

@@ -27,7 +27,7 @@ layer(TestApp.layer())((it) => {
       const { projects, secret } = yield* h.newAccount()
       const id = projects[0].id
       yield* write(id, { totals: SEO_TOTALS, queries: SEO_QUERIES, pages: SEO_PAGES })
-      const res = yield* h.raw("GET", `/api/v1/projects/${id}/seo?period=7d`, { token: secret })
+      const res = yield* h.api.reports.getSeo({ params: { id: id }, query: { period: "7d" } }, { token: secret })
       expect(res.status).toBe(200)
       const d = res.json.data
       expect(d.projectId).toBe(id)
@@ -45,7 +45,7 @@ layer(TestApp.layer())((it) => {
     it.effect("defaults to 30d, answers an empty project with nulls, and refuses an unknown period", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()
       const id = projects[0].id
-      const empty = (yield* h.raw("GET", `/api/v1/projects/${id}/seo`, { token: secret })).json.data
+      const empty = (yield* h.api.reports.getSeo({ params: { id: id }, query: {} }, { token: secret })).json.data
       expect(empty.period).toBe("30d")
       expect(empty.window).toEqual({ from: "2026-10-22", to: "2026-11-20" })
       expect(empty.dataThrough).toBeNull()
@@ -59,7 +59,7 @@ layer(TestApp.layer())((it) => {
       const { projects, secret } = yield* h.newAccount()
       const id = projects[0].id
       yield* write(id, { totals: SEO_TOTALS, queries: SEO_QUERIES })
-      const get = () => Effect.gen(function*() { return (yield* h.raw("GET", `/api/v1/projects/${id}/seo?period=7d`, { token: secret })).json.data })
+      const get = () => Effect.gen(function*() { return (yield* h.api.reports.getSeo({ params: { id: id }, query: { period: "7d" } }, { token: secret })).json.data })
       expect((yield* get()).totals.clicks).toBe(75)
       // 11-17 replaced (45 → 5 clicks); a new last day 11-18 moves the window one day on.
       yield* write(id, {
@@ -78,16 +78,16 @@ layer(TestApp.layer())((it) => {
       const { account, projects, secret } = yield* h.newAccount()
       const id = projects[0].id
       const t = yield* h.mint(account.id, { permissions: ["projects:read", "analytics:read"] })
-      const denied = yield* h.raw("GET", `/api/v1/projects/${id}/seo`, { token: t.secret })
+      const denied = yield* h.api.reports.getSeo({ params: { id: id }, query: {} }, { token: t.secret })
       expect(denied.status).toBe(403)
       expect(denied.json.error.permission).toBe("seo:read")
       const other = yield* h.newAccount()
-      expect((yield* h.raw("GET", `/api/v1/projects/${id}/seo`, { token: other.secret })).status).toBe(404)
+      expect((yield* h.api.reports.getSeo({ params: { id: id }, query: {} }, { token: other.secret })).status).toBe(404)
       yield* write(id, { totals: [
         { day: "2026-11-20", clicks: 7, impressions: 70, positionWeighted: 140 },
         { day: "2026-11-25", clicks: 999, impressions: 999, positionWeighted: 999 }
       ] })
-      const d = (yield* h.raw("GET", `/api/v1/projects/${id}/seo?period=today`, { token: secret })).json.data
+      const d = (yield* h.api.reports.getSeo({ params: { id: id }, query: { period: "today" } }, { token: secret })).json.data
       expect(d).toMatchObject({ window: { from: "2026-11-20", to: "2026-11-20" }, dataThrough: "2026-11-20", lagDays: 0 })
       expect(d.totals).toEqual({ clicks: 7, impressions: 70, ctr: 0.1, averagePosition: 2 })
     }))

@@ -28,12 +28,9 @@ layer(TestApp.layer())((it) => {
         expect(r.status, `${method} ${path}`).toBe(404)
         expect(r.json.error.type).toBe("not_found")
       }
-      const create = yield* h.raw("POST", `/api/v1/projects/${b.projects[0].id}/expenses`, {
-        token: a.secret,
-        body: { amount: 100, category: "other", description: "x", incurredOn: "2026-11-01", recurrence: "one_off" }
-      })
+      const create = yield* h.api.expenses.createExpense({ params: { id: b.projects[0].id }, payload: { amount: 100, category: "other", description: "x", incurredOn: "2026-11-01", recurrence: "one_off" } }, { token: a.secret })
       expect(create.status).toBe(404)
-      const list = yield* h.raw("GET", "/api/v1/projects", { token: a.secret })
+      const list = yield* h.api.projects.listProjects({ query: {} }, { token: a.secret })
       expect(list.json.data.projects.map((p: any) => p.id)).toEqual([a.projects[0].id])
     }))
 
@@ -46,8 +43,8 @@ layer(TestApp.layer())((it) => {
         expect(r.status, `${method} ${path}`).toBe(403)
         expect(r.json.error.type).toBe("project_out_of_scope")
       }
-      expect((yield* h.raw("GET", `/api/v1/projects/${allowed.id}/health`, { token: restricted.secret })).status).toBe(200)
-      const list = yield* h.raw("GET", "/api/v1/projects", { token: restricted.secret })
+      expect((yield* h.api.projects.getHealth({ params: { id: allowed.id } }, { token: restricted.secret })).status).toBe(200)
+      const list = yield* h.api.projects.listProjects({ query: {} }, { token: restricted.secret })
       expect(list.json.data.projects.map((p: any) => p.id)).toEqual([allowed.id])
     }))
 
@@ -55,7 +52,7 @@ layer(TestApp.layer())((it) => {
       const { account, secret } = yield* h.newAccount({ projects: 1 })
       const { createProject } = yield* Effect.promise(() => import("../../src/accounts/Provisioning.ts"))
       const later = yield* h.run(createProject({ accountId: account.id, name: "Later", domain: "later.example" }))
-      expect((yield* h.raw("GET", `/api/v1/projects/${later.id}/health`, { token: secret })).status).toBe(200)
+      expect((yield* h.api.projects.getHealth({ params: { id: later.id } }, { token: secret })).status).toBe(200)
     }))
   })
 
@@ -108,7 +105,7 @@ layer(TestApp.layer())((it) => {
         expect(r.status).toBe(403)
         expect(r.json.error.type).toBe("dashboard_only")
       }
-      expect((yield* h.raw("GET", `/api/v1/projects/${id}/health`, { token: secret })).status).toBe(200)
+      expect((yield* h.api.projects.getHealth({ params: { id: id } }, { token: secret })).status).toBe(200)
     }))
   })
 })

@@ -295,7 +295,7 @@ layer(Layer.mergeAll(TestApp.layer(), SecretsEnvLive))((it) => {
     it.effect("no Access-Control-Allow-Origin on any answer; a preflight gets the enveloped 404, not a 500", () => Effect.gen(function*() {
       const { secret } = yield* h.newAccount()
       const origin = { origin: "https://evil.example" }
-      const get = yield* h.raw("GET", "/api/v1/projects", { token: secret, headers: origin })
+      const get = yield* h.api.projects.listProjects({ query: {} }, { token: secret, headers: origin })
       expect(get.status).toBe(200)
       headerCheck(get, "GET with Origin")
       // The API has no OPTIONS routes: the catch-all's 404. /mcp refuses any foreign Origin first (DNS rebinding).

@@ -5,7 +5,7 @@ import { TestClock } from "effect/testing"
 import { h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())((it) => {
-  const tokenCount = (secret: string) => Effect.gen(function*() { return (yield* h.raw("GET", "/api/v1/tokens?limit=100", { token: secret })).json.data.tokens.length })
+  const tokenCount = (secret: string) => Effect.gen(function*() { return (yield* h.api.tokens.listTokens({ query: { limit: 100 } }, { token: secret })).json.data.tokens.length })
 
   describe("minting", () => {
     it.effect("without confirm: a 200 preview, no secret, nothing stored", () => Effect.gen(function*() {
@@ -29,10 +29,7 @@ layer(TestApp.layer())((it) => {
 
     it.effect("with confirm: 201, the secret once, metadata, and the new token works within its limits", () => Effect.gen(function*() {
       const { account, projects, secret } = yield* h.newAccount({ projects: 2 })
-      const r = yield* h.raw("POST", "/api/v1/tokens", {
-        token: secret,
-        body: { confirm: true, name: "reporting", projects: [projects[0].id], permissions: ["projects:read", "seo:read"] }
-      })
+      const r = yield* h.api.tokens.createToken({ payload: { confirm: true, name: "reporting", projects: [projects[0].id], permissions: ["projects:read", "seo:read"] } }, { token: secret })
       expect(r.status).toBe(201)
       const { secret: newSecret, token } = r.json.data
       expect(newSecret).toMatch(/^svc_/)
@@ -47,14 +44,14 @@ layer(TestApp.layer())((it) => {
       })
       expect(token.id).toMatch(/^tok_[0-9A-Za-z]{16}$/)
       expect(token.prefix).toBe(`svc_…${newSecret.slice(-4)}`)
-      expect((yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/seo`, { token: newSecret })).status).toBe(200)
-      expect((yield* h.raw("GET", `/api/v1/projects/${projects[1].id}/seo`, { token: newSecret })).status).toBe(403)
-      expect((yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/revenue`, { token: newSecret })).status).toBe(403)
+      expect((yield* h.api.reports.getSeo({ params: { id: projects[0].id }, query: {} }, { token: newSecret })).status).toBe(200)
+      expect((yield* h.api.reports.getSeo({ params: { id: projects[1].id }, query: {} }, { token: newSecret })).status).toBe(403)
+      expect((yield* h.api.reports.getRevenue({ params: { id: projects[0].id }, query: {} }, { token: newSecret })).status).toBe(403)
       // lastUsedAt is written in the background (at most once a minute), so give it a moment.
       let mine: any
       for (let i = 0; i < 50 && !mine?.lastUsedAt; i++) {
         yield* TestClock.withLive(Effect.sleep("20 millis"))
-        const listed = (yield* h.raw("GET", "/api/v1/tokens", { token: secret })).json.data.tokens
+        const listed = (yield* h.api.tokens.listTokens({ query: {} }, { token: secret })).json.data.tokens
         mine = listed.find((t: any) => t.id === token.id)
       }
       expect(mine.lastUsedAt).toBe(new Date((yield* h.now)).toISOString())
@@ -67,7 +64,7 @@ layer(TestApp.layer())((it) => {
         projects: [projects[1].id],
         permissions: ["projects:read", "tokens:write", "tokens:read"]
       })
-      const r = yield* h.raw("POST", "/api/v1/tokens", { token: caller.secret, body: { confirm: true } })
+      const r = yield* h.api.tokens.createToken({ payload: { confirm: true } }, { token: caller.secret })
       expect(r.status).toBe(201)
       expect(r.json.data.token.projects).toEqual([projects[1].id])
       expect(r.json.data.token.permissions).toEqual(["projects:read", "tokens:write", "tokens:read"])
@@ -90,7 +87,7 @@ layer(TestApp.layer())((it) => {
         [{ expiresAt: new Date(expiresAt.getTime() + 1000).toISOString() }, "outliving the caller"]
       ] as const) {
         for (const confirm of [false, true]) {
-          const r = yield* h.raw("POST", "/api/v1/tokens", { token: caller.secret, body: { ...body, confirm } })
+          const r = yield* h.api.tokens.createToken({ payload: { ...body, confirm } }, { token: caller.secret })
           expect(r.status, what).toBe(403)
           expect(r.json.error.type).toBe("escalation")
         }
@@ -101,12 +98,12 @@ layer(TestApp.layer())((it) => {
     it.effect("rejects unknown projects (404), unknown permissions and bad expiries (400)", () => Effect.gen(function*() {
       const other = yield* h.newAccount()
       const { secret } = yield* h.newAccount()
-      expect((yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { projects: [other.projects[0].id] } })).status).toBe(404)
+      expect((yield* h.api.tokens.createToken({ payload: { projects: [other.projects[0].id] } }, { token: secret })).status).toBe(404)
       expect((yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { permissions: ["admin"] } })).status).toBe(400)
       expect((yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { permissions: [] } })).status).toBe(400)
       expect((yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { expiresAt: "tomorrow" } })).status).toBe(400)
       const past = new Date((yield* h.now) - 1000).toISOString()
-      const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { expiresAt: past, confirm: true } })
+      const r = yield* h.api.tokens.createToken({ payload: { expiresAt: past, confirm: true } }, { token: secret })
       expect(r.status).toBe(400)
       expect(r.json.error.message).toContain("future")
     }))
@@ -121,23 +118,23 @@ layer(TestApp.layer())((it) => {
         expect(r.status).toBe(200)
         expect(r.json.data).toMatchObject({ preview: true, token: { id: victim.token.id, status: "active" } })
       }
-      const q = yield* h.raw("DELETE", `/api/v1/tokens/${victim.token.id}?confirm=false`, { token: secret })
+      const q = yield* h.api.tokens.revokeToken({ params: { id: victim.token.id }, query: { confirm: "false" }, payload: null }, { token: secret })
       expect(q.json.data.preview).toBe(true)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: victim.secret })).status).toBe(200)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: victim.secret })).status).toBe(200)
     }))
 
     it.effect("confirmed by body or by query: revoked at once", () => Effect.gen(function*() {
       const { account, secret } = yield* h.newAccount()
       const a = yield* h.mint(account.id)
       const b = yield* h.mint(account.id)
-      const byBody = yield* h.raw("DELETE", `/api/v1/tokens/${a.token.id}`, { token: secret, body: { confirm: true } })
+      const byBody = yield* h.api.tokens.revokeToken({ params: { id: a.token.id }, query: {}, payload: { confirm: true } }, { token: secret })
       expect(byBody.status).toBe(200)
       expect(byBody.json.data).toMatchObject({ revoked: true, token: { id: a.token.id, status: "revoked" } })
-      const byQuery = yield* h.raw("DELETE", `/api/v1/tokens/${b.token.id}?confirm=true`, { token: secret })
+      const byQuery = yield* h.api.tokens.revokeToken({ params: { id: b.token.id }, query: { confirm: "true" }, payload: null }, { token: secret })
       expect(byQuery.json.data.revoked).toBe(true)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: a.secret })).status).toBe(401)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: b.secret })).status).toBe(401)
-      const listed = (yield* h.raw("GET", "/api/v1/tokens", { token: secret })).json.data.tokens
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: a.secret })).status).toBe(401)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: b.secret })).status).toBe(401)
+      const listed = (yield* h.api.tokens.listTokens({ query: {} }, { token: secret })).json.data.tokens
       expect(listed.find((t: any) => t.id === a.token.id).status).toBe("revoked")
     }))
 
@@ -149,7 +146,7 @@ layer(TestApp.layer())((it) => {
         expect(r.json.error.type).toBe("self_revoke")
       }
       expect((yield* h.raw("GET", `/api/v1/tokens/${token.id}?confirm=true`, { token: secret })).status).toBe(404)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: secret })).status).toBe(200)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(200)
     }))
 
     it.effect("no escalation: a narrower token cannot revoke a broader one", () => Effect.gen(function*() {
@@ -158,13 +155,13 @@ layer(TestApp.layer())((it) => {
       const broad = yield* h.mint(account.id)
       const otherProject = yield* h.mint(account.id, { projects: [projects[1].id], permissions: ["projects:read"] })
       for (const target of [broad, otherProject]) {
-        const r = yield* h.raw("DELETE", `/api/v1/tokens/${target.token.id}?confirm=true`, { token: narrow.secret })
+        const r = yield* h.api.tokens.revokeToken({ params: { id: target.token.id }, query: { confirm: "true" }, payload: null }, { token: narrow.secret })
         expect(r.status).toBe(403)
         expect(r.json.error.type).toBe("escalation")
-        expect((yield* h.raw("GET", "/api/v1/projects", { token: target.secret })).status).toBe(200)
+        expect((yield* h.api.projects.listProjects({ query: {} }, { token: target.secret })).status).toBe(200)
       }
       const peer = yield* h.mint(account.id, { projects: [projects[0].id], permissions: ["projects:read"] })
-      const ok = yield* h.raw("DELETE", `/api/v1/tokens/${peer.token.id}?confirm=true`, { token: narrow.secret })
+      const ok = yield* h.api.tokens.revokeToken({ params: { id: peer.token.id }, query: { confirm: "true" }, payload: null }, { token: narrow.secret })
       expect(ok.status).toBe(200)
       expect(secret).toBeTruthy()
     }))
@@ -172,10 +169,10 @@ layer(TestApp.layer())((it) => {
     it.effect("unknown tokens and other accounts' tokens are 404", () => Effect.gen(function*() {
       const a = yield* h.newAccount()
       const b = yield* h.newAccount()
-      expect((yield* h.raw("DELETE", "/api/v1/tokens/tok_nope?confirm=true", { token: a.secret })).status).toBe(404)
-      const r = yield* h.raw("DELETE", `/api/v1/tokens/${b.token.id}?confirm=true`, { token: a.secret })
+      expect((yield* h.api.tokens.revokeToken({ params: { id: "tok_nope" }, query: { confirm: "true" }, payload: null }, { token: a.secret })).status).toBe(404)
+      const r = yield* h.api.tokens.revokeToken({ params: { id: b.token.id }, query: { confirm: "true" }, payload: null }, { token: a.secret })
       expect(r.status).toBe(404)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: b.secret })).status).toBe(200)
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: b.secret })).status).toBe(200)
     }))
   })
 

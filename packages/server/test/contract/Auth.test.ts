@@ -8,7 +8,7 @@ import { generateSecret, hashSecret } from "../../src/tokens/TokenSecret.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Auth", (it) => {
   const expect401 = (headers: Record<string, string>, type?: string) => Effect.gen(function*() {
     const r = yield* h.api.projects.listProjects({ query: {} }, { token: null, headers })
     expect(r.status).toBe(401)

@@ -24,7 +24,7 @@ import { expectError } from "../support/Expect.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("AuthorizationMatrix", (it) => {
   /** Every case the suite asserts (matrix cells and object-access checks), for the closing count. */
   let cases = 0
 

@@ -5,7 +5,7 @@ import { TestClock } from "effect/testing"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Envelope", (it) => {
   describe("success envelope", () => {
     it.effect("wraps data in {status:'success', data:{…}} with data always an object", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()

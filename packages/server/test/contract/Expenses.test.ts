@@ -11,7 +11,7 @@ import { MemoryDb } from "../../src/store/MemoryDb.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Expenses", (it) => {
   const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
   const valid = {

@@ -329,7 +329,7 @@ afterAll(() => {
   )
 })
 
-layer(FuzzWorld, { timeout: "120 seconds" })((it) => {
+layer(FuzzWorld, { timeout: "120 seconds" })("Fuzz", (it) => {
   it("reflects every endpoint of the contract, each in the operation table", () => {
     expect(ENDPOINTS.length).toBeGreaterThanOrEqual(19)
     for (const spec of ENDPOINTS) expect(operationOf(spec.name), spec.name).toBeDefined()

@@ -17,7 +17,7 @@ import { newId } from "../../src/store/Ids.ts"
 import { expectError, expectFailure } from "../support/Expect.ts"
 import { h, makeTestApp, TestApp, store } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Idempotency", (it) => {
   const expense = {
     amount: 4999,
     category: "hosting",

@@ -20,7 +20,7 @@ import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 import { fakeDay, makeFakeConnector, runnerLayer, SECRET, storedDays, TEST_KEY } from "../support/SyncFakes.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Integrations", (it) => {
   const TODAY = "2026-11-20" // the harness clock: 2026-11-20T12:00:30Z, projects in UTC
   const fake = makeFakeConnector()
   const lookup = (provider: string) => (provider === "plausible" ? fake.connector : provider === "demo" ? demoConnector : undefined)

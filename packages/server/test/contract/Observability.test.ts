@@ -131,7 +131,7 @@ const requestsTotal = (samples: ReadonlyArray<Sample>, route: string, method: st
 
 // --- Tests --------------------------------------------------------------------------------------------------
 
-layer(Apps)((it) => {
+layer(Apps)("Observability", (it) => {
   describe("request log", () => {
     it.effect("writes one JSON line per request: method, route template, status, duration, token, project, request id", () => Effect.gen(function*() {
       const { projects, secret, token } = yield* h.newAccount()

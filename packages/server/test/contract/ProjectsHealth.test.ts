@@ -13,7 +13,7 @@ import { expectError } from "../support/Expect.ts"
 import { h, TestApp, START, store } from "../support/TestApp.ts"
 import { plantedTraffic, traffic, YESTERDAY } from "../fixtures/signals.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("ProjectsHealth", (it) => {
   // Every test starts at START, whatever the one before did to the clock.
   const fromStart = <A, E, R>(test: Effect.Effect<A, E, R>) => Effect.ensuring(test, TestClock.setTime(START))
 

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { h, makeTestApp, TestApp, START } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("RateLimit", (it) => {
   const windowEnd = (ms: number) => (ms - (ms % 60_000) + 60_000) / 1000
 
   describe("rate limit", () => {

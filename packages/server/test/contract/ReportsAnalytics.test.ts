@@ -12,7 +12,7 @@ import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 import { AFTER_BATCH_1, AFTER_BATCH_2, EVENTS_BATCH_1, EVENTS_BATCH_2, EVENTS_TZ, PROVIDER } from "../fixtures/traffic.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("ReportsAnalytics", (it) => {
   const traffic = <A>(f: (t: TrafficRepo["Service"]) => Effect.Effect<A>) => h.run(Effect.flatMap(TrafficRepo, f))
   const write = (projectId: string, rows: TrafficWrite) => traffic((t) => t.write(projectId, rows))
   const ingest = (projectId: string, events: ReadonlyArray<TrafficEvent>) => traffic((t) => t.ingestEvents(projectId, events, EVENTS_TZ))

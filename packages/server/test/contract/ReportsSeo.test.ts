@@ -19,7 +19,7 @@ import {
 } from "../fixtures/seoFixtures.ts"
 import { h, TestApp, store } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("ReportsSeo", (it) => {
   const write = (projectId: string, rows: SearchWrite) => h.run(Effect.flatMap(SearchRepo, (s) => s.write(projectId, rows)))
 
   describe("GET /projects/{id}/seo", () => {

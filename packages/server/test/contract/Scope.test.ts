@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { OPERATIONS, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { h, TestApp } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Scope", (it) => {
   const projectRoutes = (id: string) => [
     ["GET", `/api/v1/projects/${id}/health`],
     ["GET", `/api/v1/projects/${id}/briefing`],

@@ -141,7 +141,7 @@ const headerCheck = (r: CallResult, label: string) => {
   expect(r.headers.get("access-control-allow-origin"), label).toBeNull()
 }
 
-layer(Layer.mergeAll(TestApp.layer(), SecretsEnvLive))((it) => {
+layer(Layer.mergeAll(TestApp.layer(), SecretsEnvLive))("Secrets", (it) => {
   describe("secrets", () => {
     it.effect("token secrets and provider keys are found nowhere but the mint response: not in the logs, not in the database", () => Effect.gen(function*() {
       const { account, projects, secret: root } = yield* h.newAccount({ projects: 2 })

@@ -33,24 +33,22 @@ const rawRows = (projectId: string) =>
     sql`SELECT subscription_id, valid_from, valid_to, status, unit_amount_minor, quantity, discount_percent_off, cancel_reason
         FROM subscription_versions WHERE project_id = ${projectId} ORDER BY subscription_id, valid_from`))
 
-layer(Layer.mergeAll(TestApp.layer(), StripeLive))((it) => {
-  describe("Stripe sync → revenue and churn", () => {
-    it.effect("serves the hand-computed figures, and a second run changes nothing", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      const id = projects[0].id
-      yield* sync(id)
-      const revenue = yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)
-      // A 10 000 + C 4 000 + D 10 000 + E 6 000 (B churned on 10-10): see fixtures/stripeFixtures.ts.
-      expect(revenue.mrr).toEqual(usd(30000))
-      const churn = yield* get(`/api/v1/projects/${id}/churn?period=3m`, secret)
-      expect(churn.churned).toEqual([{ customerId: "cus_b", date: "2026-10-10", mrrLost: usd(6000), reason: "too_expensive" }])
+layer(Layer.mergeAll(TestApp.layer(), StripeLive))("Stripe sync → revenue and churn", (it) => {
+  it.effect("serves the hand-computed figures, and a second run changes nothing", () => Effect.gen(function*() {
+    const { projects, secret } = yield* h.newAccount()
+    const id = projects[0].id
+    yield* sync(id)
+    const revenue = yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)
+    // A 10 000 + C 4 000 + D 10 000 + E 6 000 (B churned on 10-10): see fixtures/stripeFixtures.ts.
+    expect(revenue.mrr).toEqual(usd(30000))
+    const churn = yield* get(`/api/v1/projects/${id}/churn?period=3m`, secret)
+    expect(churn.churned).toEqual([{ customerId: "cus_b", date: "2026-10-10", mrrLost: usd(6000), reason: "too_expensive" }])
 
-      const before = h.store === "postgres" ? (yield* rawRows(id)) : null
-      if (before !== null) expect(before).toHaveLength(18) // A 7, B 4, C 4, D 1, E 2 versions
-      yield* sync(id)
-      expect(yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).toEqual(revenue)
-      expect(yield* get(`/api/v1/projects/${id}/churn?period=3m`, secret)).toEqual(churn)
-      if (before !== null) expect(yield* rawRows(id)).toEqual(before)
-    }))
-  })
+    const before = h.store === "postgres" ? (yield* rawRows(id)) : null
+    if (before !== null) expect(before).toHaveLength(18) // A 7, B 4, C 4, D 1, E 2 versions
+    yield* sync(id)
+    expect(yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).toEqual(revenue)
+    expect(yield* get(`/api/v1/projects/${id}/churn?period=3m`, secret)).toEqual(churn)
+    if (before !== null) expect(yield* rawRows(id)).toEqual(before)
+  }))
 })

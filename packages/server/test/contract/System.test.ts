@@ -7,7 +7,7 @@ import { Context, Effect, Layer } from "effect"
 import { allEndpoints } from "../support/Harness.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("System", (it) => {
   const expect404 = (r: CallResult) => {
     expect(r.status, r.text).toBe(404)
     expect(r.headers.get("content-type")).toContain("application/json")

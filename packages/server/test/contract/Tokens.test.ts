@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { h, TestApp } from "../support/TestApp.ts"
 
-layer(TestApp.layer())((it) => {
+layer(TestApp.layer())("Tokens", (it) => {
   const tokenCount = (secret: string) => Effect.gen(function*() { return (yield* h.api.tokens.listTokens({ query: { limit: 100 } }, { token: secret })).json.data.tokens.length })
 
   describe("minting", () => {

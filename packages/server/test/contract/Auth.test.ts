@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
 import { generateSecret, hashSecret } from "../../src/tokens/TokenSecret.ts"
 import { expectError } from "../support/Expect.ts"

@@ -1,5 +1,5 @@
 /** Every response under /api/v1 is an envelope — success, every error status, and the framework's own failures. */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { expectError } from "../support/Expect.ts"

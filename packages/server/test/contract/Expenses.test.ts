@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
 import { expectError } from "../support/Expect.ts"

@@ -4,7 +4,7 @@
  * yesterday (complete days), so the rows written here are yesterday's and before.
  */
 import { Effect } from "effect"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { FxRepo } from "../../src/fx/FxRepo.ts"
 import { addDays } from "../../src/metrics/Dates.ts"
 import { PaymentsRepo } from "../../src/payments/PaymentsRepo.ts"

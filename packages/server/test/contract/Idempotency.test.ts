@@ -8,7 +8,7 @@
 import { Deferred, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { requestHash } from "../../src/http/Idempotency.ts"
 import { type ClaimInput, IdempotencyRepo, KEEP_MS } from "../../src/http/IdempotencyRepo.ts"

@@ -7,7 +7,7 @@
  */
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { DEMO_PROJECTS } from "../../src/demo/Profiles.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"

@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
 import { expectError } from "../support/Expect.ts"

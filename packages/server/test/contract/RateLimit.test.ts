@@ -1,5 +1,5 @@
 /** 60 requests per token per minute, window aligned to the UTC minute, headers on every authenticated response. */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { h, makeTestApp, TestApp, START } from "../support/TestApp.ts"

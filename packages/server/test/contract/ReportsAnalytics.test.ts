@@ -4,7 +4,7 @@
  * Also: event ingest produces exactly the expected aggregate rows in this store.
  */
 import { Effect } from "effect"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
 import type { TrafficEvent, TrafficWrite } from "../../src/traffic/Types.ts"

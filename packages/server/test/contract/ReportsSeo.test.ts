@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { FxRepo } from "../../src/fx/FxRepo.ts"
 import { SearchRepo } from "../../src/search/SearchRepo.ts"
 import { SEARCH_ROWS_PER_DAY, type SearchQueryDay, type SearchWrite } from "../../src/search/Types.ts"

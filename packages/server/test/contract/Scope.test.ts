@@ -1,5 +1,5 @@
 /** 403 vs 404: other accounts' projects do not exist; restricted tokens get 403; permissions are named. */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { OPERATIONS, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { h, TestApp } from "../support/TestApp.ts"

@@ -1,5 +1,5 @@
 /** Minting and revoking behind the confirmation gate; no escalation; no self-revocation. */
-import { describe, expect, it, layer } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { h, TestApp } from "../support/TestApp.ts"

@@ -58,7 +58,7 @@ layer(TestApp.layer())("Expenses", (it) => {
   describe("POST /projects/{id}/expenses", () => {
     it.effect("answers 201 with the created expense in the envelope, currency defaulting to the project's and vendor null", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()
-      const r = yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/expenses`, { token: secret, body: valid })
+      const r = yield* h.api.expenses.createExpense({ params: { id: projects[0].id }, payload: valid }, { token: secret })
       expect(r.status, r.text).toBe(201)
       expect(r.headers.get("content-type")).toContain("application/json")
       expect(Object.keys(r.json).sort()).toEqual(["data", "status"])
@@ -83,14 +83,11 @@ layer(TestApp.layer())("Expenses", (it) => {
     it.effect("takes the project's own currency as the default, and keeps an explicit currency and vendor", () => Effect.gen(function*() {
       const { account, secret } = yield* h.newAccount({ projects: 0 })
       const eur = yield* h.run(createProject({ accountId: account.id, name: "Euro site", domain: "euro.example", currency: "EUR" }))
-      const byDefault = yield* h.raw("POST", `/api/v1/projects/${eur.id}/expenses`, { token: secret, body: valid })
+      const byDefault = yield* h.api.expenses.createExpense({ params: { id: eur.id }, payload: valid }, { token: secret })
       expect(byDefault.status, byDefault.text).toBe(201)
       expect(byDefault.json.data.expense.currency).toBe("EUR")
 
-      const explicit = yield* h.raw("POST", `/api/v1/projects/${eur.id}/expenses`, {
-        token: secret,
-        body: { ...valid, currency: "GBP", vendor: "Hetzner", recurrence: "one_off", amount: 100_000_000_000 }
-      })
+      const explicit = yield* h.api.expenses.createExpense({ params: { id: eur.id }, payload: { ...valid, currency: "GBP", vendor: "Hetzner", recurrence: "one_off", amount: 100_000_000_000 } }, { token: secret })
       expect(explicit.status, explicit.text).toBe(201)
       expect(explicit.json.data.expense).toMatchObject({
         currency: "GBP",
@@ -98,7 +95,7 @@ layer(TestApp.layer())("Expenses", (it) => {
         recurrence: "one_off",
         amount: 100_000_000_000
       })
-      const nullVendor = yield* h.raw("POST", `/api/v1/projects/${eur.id}/expenses`, { token: secret, body: { ...valid, vendor: null } })
+      const nullVendor = yield* h.api.expenses.createExpense({ params: { id: eur.id }, payload: { ...valid, vendor: null } }, { token: secret })
       expect(nullVendor.status, nullVendor.text).toBe(201)
       expect(nullVendor.json.data.expense.vendor).toBeNull()
     }))
@@ -140,7 +137,7 @@ layer(TestApp.layer())("Expenses", (it) => {
     it.effect("needs expenses:write: 403 naming the permission, and nothing is created", () => Effect.gen(function*() {
       const { account, projects, secret } = yield* h.newAccount()
       const readOnly = yield* h.mint(account.id, { permissions: ["projects:read", "expenses:read"] })
-      const r = yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/expenses`, { token: readOnly.secret, body: valid })
+      const r = yield* h.api.expenses.createExpense({ params: { id: projects[0].id }, payload: valid }, { token: readOnly.secret })
       expectError(r, 403, "missing_permission")
       expect(r.json.error.permission).toBe("expenses:write")
       // Reading is still allowed with expenses:read, and shows nothing was stored.
@@ -151,9 +148,9 @@ layer(TestApp.layer())("Expenses", (it) => {
     it.effect("answers 404 for a project of another account and 403 for a project outside the token's scope", () => Effect.gen(function*() {
       const other = yield* h.newAccount()
       const { account, projects, secret } = yield* h.newAccount({ projects: 2 })
-      expectError(yield* h.raw("POST", `/api/v1/projects/${other.projects[0].id}/expenses`, { token: secret, body: valid }), 404)
+      expectError(yield* h.api.expenses.createExpense({ params: { id: other.projects[0].id }, payload: valid }, { token: secret }), 404)
       const scoped = yield* h.mint(account.id, { projects: [projects[0].id] })
-      expectError(yield* h.raw("POST", `/api/v1/projects/${projects[1].id}/expenses`, { token: scoped.secret, body: valid }), 403, "project_out_of_scope")
+      expectError(yield* h.api.expenses.createExpense({ params: { id: projects[1].id }, payload: valid }, { token: scoped.secret }), 403, "project_out_of_scope")
       expect(yield* listIds(other.projects[0].id, other.secret)).toEqual([])
       expect(yield* listIds(projects[1].id, secret)).toEqual([])
     }))
@@ -278,8 +275,8 @@ layer(TestApp.layer())("Expenses", (it) => {
 
     it.effect("lists only the project's own expenses", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount({ projects: 2 })
-      const a = yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/expenses`, { token: secret, body: valid })
-      const b = yield* h.raw("POST", `/api/v1/projects/${projects[1].id}/expenses`, { token: secret, body: valid })
+      const a = yield* h.api.expenses.createExpense({ params: { id: projects[0].id }, payload: valid }, { token: secret })
+      const b = yield* h.api.expenses.createExpense({ params: { id: projects[1].id }, payload: valid }, { token: secret })
       expect(yield* listIds(projects[0].id, secret)).toEqual([a.json.data.expense.id])
       expect(yield* listIds(projects[1].id, secret)).toEqual([b.json.data.expense.id])
     }))
@@ -318,26 +315,26 @@ layer(TestApp.layer())("Expenses", (it) => {
     it.effect("answers 404 for an expense of another project of the same account, and leaves it alone", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount({ projects: 2 })
       const [a, b] = projects
-      const ofB = (yield* h.raw("POST", `/api/v1/projects/${b.id}/expenses`, { token: secret, body: valid })).json.data.expense
-      expectError(yield* h.raw("DELETE", `/api/v1/projects/${a.id}/expenses/${ofB.id}`, { token: secret }), 404, "not_found")
+      const ofB = (yield* h.api.expenses.createExpense({ params: { id: b.id }, payload: valid }, { token: secret })).json.data.expense
+      expectError(yield* h.api.expenses.deleteExpense({ params: { id: a.id, expenseId: ofB.id } }, { token: secret }), 404, "not_found")
       expect(yield* listIds(b.id, secret)).toEqual([ofB.id])
       expect((yield* storedDeletedAt(ofB.id))!.deletedAt).toBeNull()
     }))
 
     it.effect("answers 404 for an expense of a project of another account", () => Effect.gen(function*() {
       const other = yield* h.newAccount()
-      const theirs = (yield* h.raw("POST", `/api/v1/projects/${other.projects[0].id}/expenses`, { token: other.secret, body: valid })).json.data.expense
+      const theirs = (yield* h.api.expenses.createExpense({ params: { id: other.projects[0].id }, payload: valid }, { token: other.secret })).json.data.expense
       const { projects, secret } = yield* h.newAccount()
-      expectError(yield* h.raw("DELETE", `/api/v1/projects/${projects[0].id}/expenses/${theirs.id}`, { token: secret }), 404)
-      expectError(yield* h.raw("DELETE", `/api/v1/projects/${other.projects[0].id}/expenses/${theirs.id}`, { token: secret }), 404)
+      expectError(yield* h.api.expenses.deleteExpense({ params: { id: projects[0].id, expenseId: theirs.id } }, { token: secret }), 404)
+      expectError(yield* h.api.expenses.deleteExpense({ params: { id: other.projects[0].id, expenseId: theirs.id } }, { token: secret }), 404)
       expect(yield* listIds(other.projects[0].id, other.secret)).toEqual([theirs.id])
     }))
 
     it.effect("needs expenses:write: 403 naming the permission, and the expense stays", () => Effect.gen(function*() {
       const { account, projects, secret } = yield* h.newAccount()
-      const created = (yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/expenses`, { token: secret, body: valid })).json.data.expense
+      const created = (yield* h.api.expenses.createExpense({ params: { id: projects[0].id }, payload: valid }, { token: secret })).json.data.expense
       const readOnly = yield* h.mint(account.id, { permissions: ["expenses:read"] })
-      const r = yield* h.raw("DELETE", `/api/v1/projects/${projects[0].id}/expenses/${created.id}`, { token: readOnly.secret })
+      const r = yield* h.api.expenses.deleteExpense({ params: { id: projects[0].id, expenseId: created.id } }, { token: readOnly.secret })
       expectError(r, 403, "missing_permission")
       expect(r.json.error.permission).toBe("expenses:write")
       expect(yield* listIds(projects[0].id, secret)).toEqual([created.id])

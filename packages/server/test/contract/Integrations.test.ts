@@ -42,7 +42,7 @@ layer(TestApp.layer())("Integrations", (it) => {
   const syncPath = (projectId: string, provider: string) => `${integrationsPath(projectId)}/${provider}/sync`
 
   const listIntegrations = (projectId: string, token: string) => Effect.gen(function*() {
-    const r = yield* h.raw("GET", `/api/v1/projects/${projectId}/integrations`, { token })
+    const r = yield* h.api.integrations.listIntegrations({ params: { id: projectId } }, { token })
     expect(r.status, r.text).toBe(200)
     expect(r.text).not.toContain("TOPSECRET")
     return r.json.data.integrations as Array<any>
@@ -60,7 +60,7 @@ layer(TestApp.layer())("Integrations", (it) => {
   describe("GET /projects/{id}/integrations", () => {
     it.effect("lists stripe, plausible and google-search-console, all not_connected by default", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()
-      const r = yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/integrations`, { token: secret })
+      const r = yield* h.api.integrations.listIntegrations({ params: { id: projects[0].id } }, { token: secret })
       expect(r.status, r.text).toBe(200)
       expect(r.json).toEqual({
         status: "success",
@@ -91,12 +91,12 @@ layer(TestApp.layer())("Integrations", (it) => {
     it.effect("needs integrations:read and the project in the token's scope", () => Effect.gen(function*() {
       const { account, projects } = yield* h.newAccount({ projects: 2 })
       const noRead = yield* h.mint(account.id, { permissions: ["projects:read", "integrations:sync"] })
-      const r = yield* h.raw("GET", `/api/v1/projects/${projects[0].id}/integrations`, { token: noRead.secret })
+      const r = yield* h.api.integrations.listIntegrations({ params: { id: projects[0].id } }, { token: noRead.secret })
       expectError(r, 403, "missing_permission")
       expect(r.json.error.permission).toBe("integrations:read")
       const scoped = yield* h.mint(account.id, { projects: [projects[0].id] })
-      expectError(yield* h.raw("GET", `/api/v1/projects/${projects[1].id}/integrations`, { token: scoped.secret }), 403, "project_out_of_scope")
-      expectError(yield* h.raw("GET", `/api/v1/projects/${"prj_doesnotexist"}/integrations`, { token: scoped.secret }), 404)
+      expectError(yield* h.api.integrations.listIntegrations({ params: { id: projects[1].id } }, { token: scoped.secret }), 403, "project_out_of_scope")
+      expectError(yield* h.api.integrations.listIntegrations({ params: { id: "prj_doesnotexist" } }, { token: scoped.secret }), 404)
     }))
   })
 
@@ -138,7 +138,7 @@ layer(TestApp.layer())("Integrations", (it) => {
       const { projects, secret } = yield* h.newAccount({ projects: 2 })
       yield* connectEncrypted(projects[0].id, "plausible")
       yield* connectEncrypted(projects[1].id, "plausible")
-      const results = yield* Effect.all(Array.from({ length: 5 }, () => h.raw("POST", `/api/v1/projects/${projects[0].id}/integrations/${"plausible"}/sync`, { token: secret })), { concurrency: "unbounded" })
+      const results = yield* Effect.all(Array.from({ length: 5 }, () => h.api.integrations.syncIntegration({ params: { id: projects[0].id, provider: "plausible" }, payload: null }, { token: secret })), { concurrency: "unbounded" })
       for (const r of results) expect(r.status, r.text).toBe(202)
       expect(new Set(results.map((r) => r.json.data.sync.id)).size).toBe(1)
       expect(results.filter((r) => r.json.data.alreadyQueued === false)).toHaveLength(1)
@@ -152,12 +152,12 @@ layer(TestApp.layer())("Integrations", (it) => {
       yield* connectEncrypted(other.projects[0].id, "plausible")
       const { projects, secret } = yield* h.newAccount()
       yield* connectEncrypted(projects[0].id, "plausible")
-      expectError(yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/integrations/${"stripe"}/sync`, { token: secret }), 404, "not_found")
+      expectError(yield* h.api.integrations.syncIntegration({ params: { id: projects[0].id, provider: "stripe" }, payload: null }, { token: secret }), 404, "not_found")
       for (const p of ["paypal", "Plausible", "google_search_console", "google-search-console", "demo"]) {
-        expectError(yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/integrations/${p}/sync`, { token: secret }), 404, "not_found")
+        expectError(yield* h.api.integrations.syncIntegration({ params: { id: projects[0].id, provider: p }, payload: null }, { token: secret }), 404, "not_found")
       }
-      expectError(yield* h.raw("POST", `/api/v1/projects/${"prj_doesnotexist"}/integrations/${"plausible"}/sync`, { token: secret }), 404)
-      expectError(yield* h.raw("POST", `/api/v1/projects/${other.projects[0].id}/integrations/${"plausible"}/sync`, { token: secret }), 404)
+      expectError(yield* h.api.integrations.syncIntegration({ params: { id: "prj_doesnotexist", provider: "plausible" }, payload: null }, { token: secret }), 404)
+      expectError(yield* h.api.integrations.syncIntegration({ params: { id: other.projects[0].id, provider: "plausible" }, payload: null }, { token: secret }), 404)
       expect((yield* listIntegrations(projects[0].id, secret)).every((i) => i.lastRun === null)).toBe(true)
     }))
 
@@ -165,7 +165,7 @@ layer(TestApp.layer())("Integrations", (it) => {
       const { account, projects, secret } = yield* h.newAccount()
       yield* connectEncrypted(projects[0].id, "plausible")
       const readOnly = yield* h.mint(account.id, { permissions: ["integrations:read"] })
-      const r = yield* h.raw("POST", `/api/v1/projects/${projects[0].id}/integrations/${"plausible"}/sync`, { token: readOnly.secret })
+      const r = yield* h.api.integrations.syncIntegration({ params: { id: projects[0].id, provider: "plausible" }, payload: null }, { token: readOnly.secret })
       expectError(r, 403, "missing_permission")
       expect(r.json.error.permission).toBe("integrations:sync")
       expect((yield* listIntegrations(projects[0].id, secret))[1].lastRun).toBeNull()
@@ -290,7 +290,7 @@ layer(TestApp.layer())("Integrations", (it) => {
       expect((yield* drain()).filter((r) => r.projectId === projectId)).toEqual([])
       expect((yield* listIntegrations(projectId, secret))[1]).toMatchObject({ status: "not_connected" })
       expect(yield* h.run(storedDays(projectId, "2026-11-19", "2026-11-19"))).toEqual([fakeDay("2026-11-19")])
-      expectError(yield* h.raw("POST", `/api/v1/projects/${projectId}/integrations/${"plausible"}/sync`, { token: secret }), 404)
+      expectError(yield* h.api.integrations.syncIntegration({ params: { id: projectId, provider: "plausible" }, payload: null }, { token: secret }), 404)
     }))
   })
 

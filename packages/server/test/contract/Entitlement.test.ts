@@ -1,19 +1,16 @@
 /** Once the trial or subscription has ended, every endpoint answers 402 trial_expired instead of data. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { allEndpoints, makeHarness, type Harness } from "../support/Harness.ts"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { allEndpoints } from "../support/Harness.ts"
+import { h, TestApp } from "../support/TestApp.ts"
 
-let h: Harness
-beforeAll(async () => {
-  h = await makeHarness()
-})
-afterAll(() => h.close())
-
-describe("entitlement", () => {
-  it("402 on every endpoint once the trial ends", async () => {
-    const { account, projects, secret } = await h.newAccount()
-    await h.endTrial(account.id)
+layer(TestApp.layer())("entitlement", (it) => {
+  it.effect("402 on every endpoint once the trial ends", () => Effect.gen(function*() {
+    const { account, projects, secret } = yield* h.newAccount()
+    yield* h.endTrial(account.id)
     for (const [method, path] of allEndpoints(projects[0].id)) {
-      const r = await h.call(method, path, { token: secret, ...(method === "GET" ? {} : { body: { confirm: true } }) })
+      const r = yield* h.raw(method, path, { token: secret, ...(method === "GET" ? {} : { body: { confirm: true } }) })
       expect(r.status, `${method} ${path}`).toBe(402)
       expect(r.json).toEqual({
         status: "error",
@@ -21,35 +18,35 @@ describe("entitlement", () => {
       })
       expect(r.text).not.toContain(projects[0].name)
     }
-  })
+  }))
 
-  it("a 14-day trial is live on day 13 and ended on day 15", async () => {
-    const { secret } = await h.newAccount({ trialDays: 14 })
-    h.time.advance(13 * 86_400_000)
-    expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(200)
-    h.time.advance(2 * 86_400_000)
-    expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(402)
-  })
+  it.effect("a 14-day trial is live on day 13 and ended on day 15", () => Effect.gen(function*() {
+    const { secret } = yield* h.newAccount({ trialDays: 14 })
+    yield* TestClock.adjust(13 * 86_400_000)
+    expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(200)
+    yield* TestClock.adjust(2 * 86_400_000)
+    expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(402)
+  }))
 
-  it("an active subscription keeps it live after the trial; canceled stays live until its end", async () => {
-    const { account, secret } = await h.newAccount()
-    await h.endTrial(account.id)
-    await h.setSubscription(account.id, "active", null)
-    expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(200)
-    await h.setSubscription(account.id, "canceled", new Date(h.time.now() + 60_000))
-    expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(200)
-    await h.setSubscription(account.id, "canceled", new Date(h.time.now() - 1))
-    expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(402)
-    await h.setSubscription(account.id, "none", null)
-    expect((await h.call("GET", "/api/v1/projects", { token: secret })).status).toBe(402)
-  })
+  it.effect("an active subscription keeps it live after the trial; canceled stays live until its end", () => Effect.gen(function*() {
+    const { account, secret } = yield* h.newAccount()
+    yield* h.endTrial(account.id)
+    yield* h.setSubscription(account.id, "active", null)
+    expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(200)
+    yield* h.setSubscription(account.id, "canceled", new Date((yield* h.now) + 60_000))
+    expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(200)
+    yield* h.setSubscription(account.id, "canceled", new Date((yield* h.now) - 1))
+    expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(402)
+    yield* h.setSubscription(account.id, "none", null)
+    expect((yield* h.api.projects.listProjects({ query: {} }, { token: secret })).status).toBe(402)
+  }))
 
-  it("nothing changes while ended: a confirmed mint is refused and no token appears", async () => {
-    const { account, secret } = await h.newAccount()
-    await h.endTrial(account.id)
-    expect((await h.call("POST", "/api/v1/tokens", { token: secret, body: { confirm: true } })).status).toBe(402)
-    await h.setSubscription(account.id, "active", null)
-    const list = await h.call("GET", "/api/v1/tokens", { token: secret })
+  it.effect("nothing changes while ended: a confirmed mint is refused and no token appears", () => Effect.gen(function*() {
+    const { account, secret } = yield* h.newAccount()
+    yield* h.endTrial(account.id)
+    expect((yield* h.api.tokens.createToken({ payload: { confirm: true } }, { token: secret })).status).toBe(402)
+    yield* h.setSubscription(account.id, "active", null)
+    const list = yield* h.api.tokens.listTokens({ query: {} }, { token: secret })
     expect(list.json.data.tokens).toHaveLength(1)
-  })
+  }))
 })

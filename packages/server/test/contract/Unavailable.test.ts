@@ -1,35 +1,32 @@
 /** With the database unreachable: 503 in the envelope (retry later), readiness says so, liveness does not. */
-import { Layer } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import { pgLayer } from "../../src/db/Database.ts"
 import { SqlRepos } from "../../src/Layers.ts"
 import { generateSecret } from "../../src/tokens/TokenSecret.ts"
-import { makeHarness, type Harness } from "../support/Harness.ts"
+import { h, TestApp } from "../support/TestApp.ts"
 
-let h: Harness
-beforeAll(async () => {
-  // Port 1 on loopback: nothing listens, every connection is refused.
-  h = await makeHarness({}, { repos: SqlRepos.pipe(Layer.provideMerge(pgLayer("postgres://u:p@127.0.0.1:1/none"))) })
-})
-afterAll(() => h.close())
+// Port 1 on loopback: nothing listens, every connection is refused.
+layer(TestApp.layer({}, { repos: SqlRepos.pipe(Layer.provideMerge(pgLayer("postgres://u:p@127.0.0.1:1/none"))) }))("database unavailable", (it) => {
+  it.effect("answers 503 unavailable, not 500, and leaks nothing", () =>
+    Effect.gen(function*() {
+      const r = yield* h.api.projects.listProjects({ query: {} }, { token: generateSecret() })
+      expect(r.status).toBe(503)
+      expect(r.json).toEqual({
+        status: "error",
+        error: { code: 503, message: "The database is unavailable right now; retry shortly", type: "unavailable" }
+      })
+      expect(r.text).not.toContain("127.0.0.1")
+    }))
 
-describe("database unavailable", () => {
-  it("answers 503 unavailable, not 500, and leaks nothing", async () => {
-    const r = await h.call("GET", "/api/v1/projects", { token: generateSecret() })
-    expect(r.status).toBe(503)
-    expect(r.json).toEqual({
-      status: "error",
-      error: { code: 503, message: "The database is unavailable right now; retry shortly", type: "unavailable" }
-    })
-    expect(r.text).not.toContain("127.0.0.1")
-  })
+  it.effect("a malformed token is still 401: it never needed the database", () =>
+    Effect.gen(function*() {
+      expect((yield* h.api.projects.listProjects({ query: {} }, { token: "svc_nope" })).status).toBe(401)
+    }))
 
-  it("a malformed token is still 401: it never needed the database", async () => {
-    expect((await h.call("GET", "/api/v1/projects", { token: "svc_nope" })).status).toBe(401)
-  })
-
-  it("readiness fails, liveness holds", async () => {
-    expect((await h.call("GET", "/readyz", { token: null })).status).toBe(503)
-    expect((await h.call("GET", "/healthz", { token: null })).status).toBe(200)
-  })
+  it.effect("readiness fails, liveness holds", () =>
+    Effect.gen(function*() {
+      expect((yield* h.raw("GET", "/readyz", { token: null })).status).toBe(503)
+      expect((yield* h.raw("GET", "/healthz", { token: null })).status).toBe(200)
+    }))
 })

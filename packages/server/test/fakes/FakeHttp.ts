@@ -1,5 +1,6 @@
 /** What the local fake provider servers share: reading a request body and answering JSON. */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { Effect } from "effect"
 
 export const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -14,3 +15,7 @@ export const send = (res: ServerResponse, status: number, body: unknown, headers
   res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers })
   res.end(typeof body === "string" ? body : JSON.stringify(body))
 }
+
+/** A fake server for the life of the enclosing scope (a test, or a shared layer): started, then stopped. */
+export const scopedFake = <F extends { readonly stop: () => Promise<void> }>(start: () => Promise<F>) =>
+  Effect.acquireRelease(Effect.promise(start), (fake) => Effect.promise(() => fake.stop()))

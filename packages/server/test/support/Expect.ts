@@ -1,4 +1,5 @@
 /** Assertions shared by the contract tests. */
+import { Cause, Effect, Exit } from "effect"
 import { expect } from "vitest"
 import type { CallResult } from "./Harness.ts"
 
@@ -16,3 +17,11 @@ export const expectError = (r: CallResult, status: number, type?: string) => {
   // Never a stack trace or an internal name.
   expect(r.text).not.toMatch(/\bat .*\.ts:\d+|Error:|HttpApiSchemaError|SqlError|node_modules/)
 }
+
+/** The effect fails (an error or a defect) with a message matching `pattern`: `expect(promise).rejects.toThrow`. */
+export const expectFailure = <A, E, R>(effect: Effect.Effect<A, E, R>, pattern: RegExp) =>
+  Effect.gen(function*() {
+    const exit = yield* Effect.exit(effect)
+    expect(Exit.isFailure(exit), "expected a failure").toBe(true)
+    if (Exit.isFailure(exit)) expect(() => { throw Cause.squash(exit.cause) }).toThrow(pattern)
+  })

@@ -2,6 +2,9 @@
  * One app per test file, over the store the project selects (memory or postgres), called through the
  * real HTTP stack (routing, middleware, envelope) as a web handler. Time is a controllable clock so
  * rate-limit windows and expiries are deterministic.
+ *
+ * The Promise-based harness of the unit tests that still use it; the contract suite runs on its Effect
+ * counterpart, support/TestApp.ts (@effect/vitest layers, TestClock, the typed HttpApiClient).
  */
 import { Clock, Duration, Effect, Layer, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"

@@ -111,8 +111,8 @@ export const emit = <A>(data: A, render: (style: Style, data: A) => string) =>
  * Checks flag values against one of the contract's schemas before any request, so an invalid value is a
  * usage error (exit 2) naming what is allowed, exactly as the API would judge it.
  */
-export const validate = <S extends Schema.Top>(schema: S, input: unknown, what: string) =>
-  Schema.decodeUnknownEffect(schema as any)(input, { errors: "all", onExcessProperty: "error" }).pipe(
+export const validate = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown, what: string) =>
+  Schema.decodeUnknownEffect(schema)(input, { errors: "all", onExcessProperty: "error" }).pipe(
     Effect.mapError((error) => {
       const message = (error as { message?: string }).message ?? String(error)
       return usage(`invalid ${what}: ${message.replace(/\n\s*at \[([^\n]*)\]/g, " (at $1)").replace(/\n\s*/g, "; ")}`)

@@ -4,10 +4,10 @@
  */
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Flag, GlobalFlag } from "effect/cli"
-import { ApiClient, type Api } from "./Client.ts"
+import { ApiClient, type Api, retryPolicy } from "./Client.ts"
 import { CliFailure, EXIT, localFailure, usage } from "./Failure.ts"
 import { colorEnabled, makeStyle, type Style } from "./Format.ts"
-import { assertSafeTransport, resolve, type Resolved } from "./Settings.ts"
+import { assertSafeTransport, displayEnvironment, resolve, type Resolved } from "./Settings.ts"
 
 export const Json = GlobalFlag.Setting("json")({
   flag: Flag.Boolean("json").pipe(
@@ -72,7 +72,7 @@ export const connection = (resolved: Resolved) =>
         )
       }
       assertSafeTransport(resolved.baseUrl, resolved.insecureHttp)
-      return { baseUrl: resolved.baseUrl, token: Redacted.value(resolved.token) }
+      return { baseUrl: resolved.baseUrl, token: Redacted.value(resolved.token), retry: retryPolicy(resolved.maxRetryAfterSeconds) }
     },
     catch: (e) => (e instanceof CliFailure ? e : localFailure(EXIT.failure, "internal", String(e)))
   })
@@ -96,7 +96,9 @@ export const withApi = <A, R>(
     )
   })
 
-export const style = (): Style => makeStyle(colorEnabled(process.env, process.stdout.isTTY === true))
+let color: boolean | undefined
+/** Colour decided once per run, on first use. */
+export const style = (): Style => makeStyle(color ??= colorEnabled(displayEnvironment(), process.stdout.isTTY === true))
 
 export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
 export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))

@@ -106,6 +106,8 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       } else if (connector.credentialFields.length > 0) {
         return yield* finishFailed(`no credentials are stored for ${run.provider}; connect it with the admin CLI`, false)
       }
+      const baseUrl = yield* Effect.result(resolveBaseUrl(connector, connection.integration.baseUrl ?? null))
+      if (baseUrl._tag === "Failure") return yield* finishFailed(baseUrl.failure, false)
       const http = yield* ProviderHttp
       const now = yield* nowDate
       const renew = Effect.gen(function*() {
@@ -124,7 +126,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
           now,
           mode: run.mode,
           state: run.mode === "full" ? null : connection.state,
-          baseUrl: resolveBaseUrl(connector, connection.integration.baseUrl ?? null),
+          baseUrl: baseUrl.success,
           credentials,
           http
         })))

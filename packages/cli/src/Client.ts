@@ -29,10 +29,14 @@ export interface RetryPolicy {
   readonly maxRetryAfterSeconds: number
 }
 
-export const defaultRetryPolicy = (env: NodeJS.ProcessEnv = process.env): RetryPolicy => {
-  const cap = Number(env.SITEHEALTH_MAX_RETRY_AFTER)
-  return { attempts: 3, baseDelayMs: 250, maxRetryAfterSeconds: Number.isFinite(cap) && cap >= 0 ? cap : 60 }
-}
+/** SITEHEALTH_MAX_RETRY_AFTER's default (read in Settings.ts). */
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 60
+
+export const retryPolicy = (maxRetryAfterSeconds: number = DEFAULT_MAX_RETRY_AFTER_SECONDS): RetryPolicy => ({
+  attempts: 3,
+  baseDelayMs: 250,
+  maxRetryAfterSeconds
+})
 
 /** What the transport saw last: the status of the final answer and why a 429 was not retried. */
 interface Trace {
@@ -101,7 +105,7 @@ const addIdempotencyKey = (client: HttpClient.HttpClient): HttpClient.HttpClient
 export interface Connection {
   readonly baseUrl: string
   readonly token: string
-  readonly retry?: RetryPolicy
+  readonly retry: RetryPolicy
 }
 
 /** The client and the translator of its failures, for one server and token. */
@@ -116,10 +120,10 @@ export class ApiClient extends Context.Service<ApiClient, {
         const trace: Trace = { lastStatus: null, retryAfterSkipped: null }
         const api = yield* HttpApiClient.make(SiteHealthApi, {
           baseUrl: connection.baseUrl,
-          transformClient: (client) => addIdempotencyKey(withRetries(connection.retry ?? defaultRetryPolicy(), trace)(client))
+          transformClient: (client) => addIdempotencyKey(withRetries(connection.retry, trace)(client))
         })
         const call = <A, E, R>(request: Effect.Effect<A, E, R>) =>
-          Effect.mapError(request, (error) => toFailure(error, trace, connection.baseUrl))
+          Effect.mapError(request, (error) => toFailure(error, trace, connection))
         return { api, call }
       })
     ).pipe(
@@ -145,14 +149,14 @@ const describeTransport = (error: unknown): string => {
   return parts.join(": ")
 }
 
-const toFailure = (error: unknown, trace: Trace, baseUrl: string): CliFailure => {
+const toFailure = (error: unknown, trace: Trace, { baseUrl, retry }: Connection): CliFailure => {
   if (error instanceof CliFailure) return error
   // One of the contract's errors, decoded by HttpApiClient: `--json` prints it as the API sent it.
   const encoded = encodeApiError(error)
   if (encoded !== undefined) {
     let message = messageOf(error)
     if (error instanceof RateLimited && trace.retryAfterSkipped !== null) {
-      message += ` (retry after ${trace.retryAfterSkipped}s, longer than the ${defaultRetryPolicy().maxRetryAfterSeconds}s this client waits)`
+      message += ` (retry after ${trace.retryAfterSkipped}s, longer than the ${retry.maxRetryAfterSeconds}s this client waits)`
     }
     if (error instanceof Forbidden && error.permission !== undefined) message += ` (needs ${error.permission})`
     return new CliFailure({ message, exitCode: exitCodeForError(error), envelope: encoded.body })

@@ -24,8 +24,14 @@ export const sparkline = (values: ReadonlyArray<number | null>): string => {
     .join("")
 }
 
+/** NO_COLOR and TERM as read (Settings.ts `displayEnvironment`). */
+export interface DisplayEnvironment {
+  readonly NO_COLOR?: string | undefined
+  readonly TERM?: string | undefined
+}
+
 /** Colour on a terminal only: never when NO_COLOR is set (any value) or when stdout is not a TTY. */
-export const colorEnabled = (env: NodeJS.ProcessEnv, isTty: boolean): boolean =>
+export const colorEnabled = (env: DisplayEnvironment, isTty: boolean): boolean =>
   isTty && env.NO_COLOR === undefined && env.TERM !== "dumb"
 
 export interface Style {

@@ -18,13 +18,18 @@ export interface ProfileFile {
 
 export const DEFAULT_PROFILE = "default"
 
-export const configDir = (env: NodeJS.ProcessEnv = process.env): string => {
-  const xdg = env.XDG_CONFIG_HOME?.trim()
-  const base = xdg !== undefined && xdg !== "" && Path.isAbsolute(xdg) ? xdg : Path.join(env.HOME ?? Os.homedir(), ".config")
+/** XDG_CONFIG_HOME and HOME as read by Settings.ts (trimmed; undefined when unset or blank). */
+export interface ConfigHome {
+  readonly xdgConfigHome: string | undefined
+  readonly home: string | undefined
+}
+
+export const configDir = ({ home, xdgConfigHome }: ConfigHome): string => {
+  const base = xdgConfigHome !== undefined && Path.isAbsolute(xdgConfigHome) ? xdgConfigHome : Path.join(home ?? Os.homedir(), ".config")
   return Path.join(base, "sitehealth")
 }
 
-export const configFile = (env: NodeJS.ProcessEnv = process.env): string => Path.join(configDir(env), "config.json")
+export const configFile = (paths: ConfigHome): string => Path.join(configDir(paths), "config.json")
 
 const isProfile = (u: unknown): u is Profile =>
   typeof u === "object" && u !== null && typeof (u as Profile).baseUrl === "string" && typeof (u as Profile).token === "string"

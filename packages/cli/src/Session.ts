@@ -4,10 +4,10 @@
  */
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Flag, GlobalFlag } from "effect/cli"
-import { ApiClient, type Api } from "./Client.ts"
+import { ApiClient, type Api, retryPolicy } from "./Client.ts"
 import { CliFailure, EXIT, localFailure, usage } from "./Failure.ts"
 import { colorEnabled, makeStyle, type Style } from "./Format.ts"
-import { assertSafeTransport, resolve, type Resolved } from "./Settings.ts"
+import { assertSafeTransport, displayEnvironment, resolve, type Resolved } from "./Settings.ts"
 
 export const Json = GlobalFlag.Setting("json")({
   flag: Flag.Boolean("json").pipe(
@@ -72,7 +72,7 @@ export const connection = (resolved: Resolved) =>
         )
       }
       assertSafeTransport(resolved.baseUrl, resolved.insecureHttp)
-      return { baseUrl: resolved.baseUrl, token: Redacted.value(resolved.token) }
+      return { baseUrl: resolved.baseUrl, token: Redacted.value(resolved.token), retry: retryPolicy(resolved.maxRetryAfterSeconds) }
     },
     catch: (e) => (e instanceof CliFailure ? e : localFailure(EXIT.failure, "internal", String(e)))
   })
@@ -96,7 +96,9 @@ export const withApi = <A, R>(
     )
   })
 
-export const style = (): Style => makeStyle(colorEnabled(process.env, process.stdout.isTTY === true))
+let color: boolean | undefined
+/** Colour decided once per run, on first use. */
+export const style = (): Style => makeStyle(color ??= colorEnabled(displayEnvironment(), process.stdout.isTTY === true))
 
 export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
 export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
@@ -111,8 +113,8 @@ export const emit = <A>(data: A, render: (style: Style, data: A) => string) =>
  * Checks flag values against one of the contract's schemas before any request, so an invalid value is a
  * usage error (exit 2) naming what is allowed, exactly as the API would judge it.
  */
-export const validate = <S extends Schema.Top>(schema: S, input: unknown, what: string) =>
-  Schema.decodeUnknownEffect(schema as any)(input, { errors: "all", onExcessProperty: "error" }).pipe(
+export const validate = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown, what: string) =>
+  Schema.decodeUnknownEffect(schema)(input, { errors: "all", onExcessProperty: "error" }).pipe(
     Effect.mapError((error) => {
       const message = (error as { message?: string }).message ?? String(error)
       return usage(`invalid ${what}: ${message.replace(/\n\s*at \[([^\n]*)\]/g, " (at $1)").replace(/\n\s*/g, "; ")}`)

@@ -3,9 +3,11 @@
  *   token:    --token  >  SITEHEALTH_TOKEN  >  the profile's stored login
  *   base URL: --base-url  >  SITEHEALTH_URL  >  the profile's stored URL  >  http://127.0.0.1:8787
  * and the one transport rule: a token never goes over plain http:// to a host other than this machine
- * unless --insecure-http says so.
+ * unless --insecure-http says so. Every variable the CLI reads is read here, through Effect's Config.
  */
 import { Config, ConfigProvider, Effect, Redacted } from "effect"
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS } from "./Client.ts"
+import type { DisplayEnvironment } from "./Format.ts"
 import { DEFAULT_PROFILE, configFile, readProfiles, type Profile } from "./Profiles.ts"
 import { EXIT, localFailure, usage } from "./Failure.ts"
 
@@ -30,6 +32,8 @@ export interface Resolved {
   readonly token: Redacted.Redacted<string> | undefined
   readonly tokenSource: TokenSource | undefined
   readonly insecureHttp: boolean
+  /** The longest 429 Retry-After (seconds) waited out once (SITEHEALTH_MAX_RETRY_AFTER). */
+  readonly maxRetryAfterSeconds: number
 }
 
 const nonEmpty = (s: string | undefined): string | undefined => {
@@ -39,9 +43,20 @@ const nonEmpty = (s: string | undefined): string | undefined => {
 
 const optionalText = (name: string) => Config.option(Config.String(name)).pipe(Config.map((v) => nonEmpty(v._tag === "Some" ? v.value : undefined)))
 
+/** Seconds ≥ 0; an unusable value is a usage error naming the variable (it used to mean the default). */
+const maxRetryAfterSeconds = (raw: string | undefined): number => {
+  if (raw === undefined) return DEFAULT_MAX_RETRY_AFTER_SECONDS
+  const seconds = Number(raw)
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds
+  throw usage(`SITEHEALTH_MAX_RETRY_AFTER must be a number of seconds (0 or more), got "${raw}"`)
+}
+
 /** The environment's part of the settings, read with Effect's Config; the token Redacted from the start. */
 const environment = Config.all({
   profile: optionalText("SITEHEALTH_PROFILE"),
+  xdgConfigHome: optionalText("XDG_CONFIG_HOME"),
+  home: optionalText("HOME"),
+  maxRetryAfter: optionalText("SITEHEALTH_MAX_RETRY_AFTER"),
   baseUrl: optionalText("SITEHEALTH_URL"),
   token: Config.option(Config.Redacted("SITEHEALTH_TOKEN")).pipe(
     Config.map((v) => {
@@ -51,11 +66,25 @@ const environment = Config.all({
   )
 })
 
-export const resolve = (flags: Flags, env: NodeJS.ProcessEnv = process.env): Resolved => {
+const optionalRaw = (name: string) => Config.option(Config.String(name)).pipe(Config.map((v) => (v._tag === "Some" ? v.value : undefined)))
+
+/**
+ * NO_COLOR and TERM, read from the current ConfigProvider (the process environment). Effect's environment
+ * provider reads an empty variable as unset, so `NO_COLOR=` leaves colour on — as no-color.org asks.
+ */
+export const displayEnvironment = (): DisplayEnvironment =>
   // Plain strings only: no lookup here can fail, so running it synchronously is safe.
-  const fromEnv = Effect.runSync(environment.parse(ConfigProvider.fromEnvRecord(env)))
+  Effect.runSync(Config.all({ NO_COLOR: optionalRaw("NO_COLOR"), TERM: optionalRaw("TERM") }))
+
+/**
+ * `env`: the variables to read (tests); the current ConfigProvider — the process environment — when omitted.
+ * Throws the usage error of a variable that has no usable value.
+ */
+export const resolve = (flags: Flags, env?: Record<string, string | undefined>): Resolved => {
+  // Plain strings only: no lookup here can fail, so running it synchronously is safe.
+  const fromEnv = Effect.runSync(env === undefined ? environment : environment.parse(ConfigProvider.fromEnvRecord(env)))
   const profileName = nonEmpty(flags.profile) ?? fromEnv.profile ?? DEFAULT_PROFILE
-  const file = configFile(env)
+  const file = configFile(fromEnv)
   let stored: Profile | undefined
   try {
     stored = readProfiles(file).profiles[profileName]
@@ -79,7 +108,17 @@ export const resolve = (flags: Flags, env: NodeJS.ProcessEnv = process.env): Res
     : stored !== undefined
     ? [Redacted.make(stored.token), "profile" as const]
     : [undefined, undefined]
-  return { profileName, file, stored, baseUrl: normaliseBaseUrl(baseUrl), baseUrlSource, token, tokenSource, insecureHttp: flags.insecureHttp }
+  return {
+    profileName,
+    file,
+    stored,
+    baseUrl: normaliseBaseUrl(baseUrl),
+    baseUrlSource,
+    token,
+    tokenSource,
+    insecureHttp: flags.insecureHttp,
+    maxRetryAfterSeconds: maxRetryAfterSeconds(fromEnv.maxRetryAfter)
+  }
 }
 
 /** Checks the URL's shape and drops a trailing slash; an unusable URL is a usage error. */

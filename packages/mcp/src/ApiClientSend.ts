@@ -9,7 +9,7 @@
  * given (HttpSend), so that the agent gets the API's own 400 with its `issues` — the API alone validates.
  */
 import { Context, Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
@@ -70,7 +70,7 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
       // The one cast of this module: the tool names its endpoint at run time (group and name strings), and the
       // typed client can only be indexed by the literal names; the input was decoded by that endpoint's own
       // schemas above, so the call is the one the contract describes.
-      const api = (await client) as unknown as Record<string, Record<string, (input: unknown) => Effect.Effect<any, unknown>>>
+      const api = (await client) as unknown as Record<string, Record<string, (input: unknown) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>>>
       return await runtime.runPromise(
         Effect.gen(function*() {
           const response = yield* api[group]![endpoint]!({ ...input, responseMode: "response-only" })
@@ -81,8 +81,8 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
           } catch {
             body = null
           }
-          return { status: response.status as number, body }
-        }).pipe(Effect.provideService(CallIdempotencyKey, request.idempotencyKey)) as Effect.Effect<ApiAnswer, unknown>
+          return { status: response.status, body }
+        }).pipe(Effect.provideService(CallIdempotencyKey, request.idempotencyKey))
       )
     } catch (error) {
       return unreachable(baseUrl, error)

@@ -3,8 +3,8 @@
  * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
  * that puts anything the framework would answer bare into the envelope.
  */
-import { Cause, Effect, Layer } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Effect, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { errorBody } from "@sitehealth/domain/Envelope"
@@ -88,13 +88,17 @@ const reasonFor: Record<number, string> = {
 const noStore = (response: HttpServerResponse.HttpServerResponse) =>
   HttpServerResponse.setHeader(response, "cache-control", "no-store")
 
+/** The router's own failure for a path it cannot decode (a malformed %-escape). */
+const isRouteNotFound = (error: unknown): boolean =>
+  HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
+
 /**
  * Outermost layer of every request: rejects bodies over the cap before reading them, bounds the bytes
  * read when no Content-Length is given, and turns any bare error response or escaped defect into the
  * envelope. Nothing leaves without a JSON body; no stack trace ever does.
  */
 const SafetyNet = HttpRouter.middleware(
-  Effect.map(AppConfig, (config) => (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
+  Effect.map(AppConfig, (config) => (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const length = Number(request.headers["content-length"] ?? 0)
@@ -102,12 +106,12 @@ const SafetyNet = HttpRouter.middleware(
         return errorResponse(413, `The request body is larger than ${config.maxBodyBytes} bytes`, "payload_too_large")
       }
       const response = yield* httpEffect.pipe(
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, config.maxBodyBytes as any),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxBodyBytes)),
         Effect.catchCause((cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
           // A path the router cannot even decode (a malformed %-escape) matches no route: 404, not 500.
           const failure = Cause.findErrorOption(cause)
-          if (failure._tag === "Some" && (failure.value as any)?.reason?._tag === "RouteNotFound") {
+          if (failure._tag === "Some" && isRouteNotFound(failure.value)) {
             return Effect.succeed(errorResponse(404, "No route for this path", "route_not_found"))
           }
           return Effect.as(

@@ -4,6 +4,7 @@
  */
 import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import * as Path from "node:path"
+import { providerUrlSettings } from "./integrations/ProviderUrls.ts"
 import { parseSecretKey, SecretKeyError } from "./integrations/SecretKey.ts"
 import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
@@ -143,8 +144,10 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
         // The value itself is not repeated: it is a secret, and start-up errors end up in logs.
         ? `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand -hex 32\`)`
         : null),
-    tracing: tracingSettings
-  }).pipe(Effect.map(({ log, ...rest }) => ({ ...rest, ...log })))
+    tracing: tracingSettings,
+    // Only checked here: the workers read them where a connection is made (ProviderUrls.ts).
+    providerUrls: providerUrlSettings
+  }).pipe(Effect.map(({ log, providerUrls: _, ...rest }) => ({ ...rest, ...log })))
 
 /** loadAppConfig from an environment record (tests); throws the SettingsError. */
 export const readConfig = (env: Record<string, string | undefined>, isTerminal = false): AppConfigShape =>

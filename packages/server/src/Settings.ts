@@ -80,7 +80,7 @@ export const int = (name: string, fallback: number, min: number, max: number): C
 
 type Setting<A> = Config.Config<A> | Effect.Effect<A, SettingsError>
 
-type Collected<R extends Record<string, Setting<any>>> = {
+type Collected<R extends Record<string, Setting<unknown>>> = {
   -readonly [K in keyof R]: R[K] extends Setting<infer A> ? A : never
 }
 
@@ -88,7 +88,7 @@ type Collected<R extends Record<string, Setting<any>>> = {
  * Every setting in `settings`, read with the current ConfigProvider; fails with one SettingsError listing every
  * problem, in the order given. A member may itself be a `collect` (its problems are merged in).
  */
-export const collect = <const R extends Record<string, Setting<any>>>(settings: R): Effect.Effect<Collected<R>, SettingsError> =>
+export const collect = <const R extends Record<string, Setting<unknown>>>(settings: R): Effect.Effect<Collected<R>, SettingsError> =>
   Effect.gen(function*() {
     const values: Record<string, unknown> = {}
     const problems: Array<string> = []

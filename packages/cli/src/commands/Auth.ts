@@ -7,7 +7,7 @@
 import { Effect, Redacted } from "effect"
 import { Command, Prompt } from "effect/cli"
 import type { TokenMetadata } from "@sitehealth/domain/Tokens"
-import { ApiClient } from "../Client.ts"
+import { ApiClient, retryPolicy } from "../Client.ts"
 import { CliFailure, EXIT, localFailure } from "../Failure.ts"
 import { fields } from "../Format.ts"
 import { removeProfile, saveProfile } from "../Profiles.ts"
@@ -51,7 +51,7 @@ const inspect = (resolved: Resolved, token: string) =>
       token: own,
       projects: projects === null ? null : projects.projects.map((p) => ({ id: p.id, name: p.name, domain: p.domain }))
     }
-  }).pipe(Effect.provide(ApiClient.layer({ baseUrl: resolved.baseUrl, token })))
+  }).pipe(Effect.provide(ApiClient.layer({ baseUrl: resolved.baseUrl, token, retry: retryPolicy(resolved.maxRetryAfterSeconds) })))
 
 type Status = Effect.Success<ReturnType<typeof inspect>>
 

@@ -21,7 +21,7 @@
  * It runs inside Authentication (see the tag in the domain), so it has the token and only authenticated,
  * permitted requests reach it.
  */
-import { Cause, Clock, Effect, Exit, Layer, Result, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Layer, Predicate, Result, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import {
@@ -83,15 +83,16 @@ export const requestHash = (method: string, url: string, body: string): string =
  * secret is replaced by null and flagged: the secret exists in the one answer sent, nowhere else.
  */
 export const storableSuccess = (body: string): string | null => {
-  let json: any
+  let json: unknown
   try {
     json = JSON.parse(body)
   } catch {
     return null
   }
-  const data = json?.data
-  if (data === null || typeof data !== "object") return body
-  if (data.preview === true) return null
+  if (!Predicate.isObject(json) || !Predicate.hasProperty(json, "data")) return body
+  const data = json.data
+  if (!Predicate.isObject(data)) return body
+  if (Predicate.hasProperty(data, "preview") && data.preview === true) return null
   if ("secret" in data) return JSON.stringify({ ...json, data: { ...data, secret: null, secretRedacted: true } })
   return body
 }

@@ -3,7 +3,7 @@
  * become 400 with the offending fields, oversized bodies 413, defects a logged 500 that says nothing of
  * its cause.
  */
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Layer, Predicate } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { SchemaIssue } from "effect"
@@ -23,7 +23,7 @@ const slotName: Record<string, string> = {
 export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
   const slot = slotName[error.kind] ?? error.kind.toLowerCase()
   const issues = formatIssues(error.cause.issue).issues.slice(0, 10).map((issue) => {
-    const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null ? (p as any).key : p))
+    const path = (issue.path ?? []).map((p) => String(Predicate.hasProperty(p, "key") ? p.key : p))
     const message = issue.message === "Expected no excess property" ? "Unknown field" : issue.message
     // The schema's messages quote the offending value ("got …") and a path can be an unknown 60 KB key:
     // both are clipped, so a 400 stays a few hundred bytes whatever was sent.
@@ -36,9 +36,11 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
   return new BadRequest({ message: `Invalid request: ${summary}`, type: "invalid_request", issues })
 }
 
+/** The body limit's failure: an HttpServerError around a RequestParseError, or that parse error alone. */
 export const isBodyTooLarge = (defect: unknown): boolean => {
-  const reason = (defect as any)?.reason
-  return reason?.reason === "BodyTooLarge" || (defect as any)?.reason === "BodyTooLarge"
+  if (!Predicate.hasProperty(defect, "reason")) return false
+  const reason = defect.reason
+  return reason === "BodyTooLarge" || (Predicate.hasProperty(reason, "reason") && reason.reason === "BodyTooLarge")
 }
 
 /** Database failures that say "not now" rather than "this is a bug": the caller should retry. */
@@ -110,7 +112,7 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
         return Effect.fail(new PayloadTooLarge({ message: "The request body is too large", type: "payload_too_large" }))
       }
       if (defect._tag === "Success" && isTransientDatabaseFailure(defect.success)) {
-        return Effect.logWarning(`${endpoint.identifier}: database unavailable: ${String((defect.success as any)?.message)}`).pipe(
+        return Effect.logWarning(`${endpoint.identifier}: database unavailable: ${String(Predicate.hasProperty(defect.success, "message") ? defect.success.message : undefined)}`).pipe(
           // The request is in the fiber's context here; the unsafe form keeps it out of this callback's type.
           Effect.andThen(Effect.withFiber((fiber) => Effect.sync(() => HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, retryAfterOn503)))),
           Effect.andThen(Effect.fail(new Unavailable({ message: "The database is unavailable right now; retry shortly", type: "unavailable" })))

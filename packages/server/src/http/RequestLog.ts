@@ -59,7 +59,7 @@ export const RequestLog = HttpRouter.middleware(
     // RequestLine is built.
     const logLines = (yield* LogRequests) && !LogLevel.isGreaterThan(yield* References.MinimumLogLevel, "Info")
 
-    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) =>
+    return (httpEffect) =>
       Effect.withFiber((fiber) => {
         const started = performance.now()
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -116,6 +116,6 @@ const captureRouteOnExit = () => captureRoute
  * layers restore their own context on the way out, so only here is it still there to read.
  */
 export const RouteCapture = HttpRouter.middleware(
-  (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any, any>) => Effect.onExit(httpEffect, captureRouteOnExit),
+  (httpEffect) => Effect.onExit(httpEffect, captureRouteOnExit),
   { global: true }
 )

@@ -131,7 +131,8 @@ export const integrationsConnect = (input: {
       )
       // Short waits: the operator is watching; one retry covers a blip.
       const http = makeProviderHttp({ timeoutMs: 15_000, maxAttempts: 2, maxWaitMs: 5_000 })
-      yield* connector.validate({ baseUrl: resolveBaseUrl(connector, baseUrl), credentials, http }).pipe(
+      const resolvedBaseUrl = yield* Effect.mapError(resolveBaseUrl(connector, baseUrl), (message) => new AdminError({ message, type: "config" }))
+      yield* connector.validate({ baseUrl: resolvedBaseUrl, credentials, http }).pipe(
         Effect.mapError((e) => new AdminError({ message: explainRejection(provider, e), type: "credentials" }))
       )
       const now = new Date(yield* Clock.currentTimeMillis)

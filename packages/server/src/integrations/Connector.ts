@@ -11,8 +11,9 @@
  * - All HTTP through ProviderHttp (timeouts, Retry-After on 429/503, backoff with jitter otherwise), and
  *   every payload decoded by a schema (Decode.ts): a mismatch fails the run, naming the record and field.
  */
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
+import { readProviderUrl } from "./ProviderUrls.ts"
 
 export type ProviderId = "stripe" | "plausible" | "google-search-console" | "demo"
 export type ProviderKind = "payments" | "analytics" | "search" | "demo"
@@ -59,6 +60,15 @@ export interface Connector<R = never> {
   readonly sync: (ctx: SyncContext) => Effect.Effect<SyncOutcome, ProviderError, R>
 }
 
-/** Per integration override > environment > the provider's default. */
-export const resolveBaseUrl = (connector: Pick<Connector<unknown>, "baseUrlEnv" | "defaultBaseUrl">, override: string | null, env: NodeJS.ProcessEnv = process.env): string =>
-  (override ?? (connector.baseUrlEnv === null ? undefined : env[connector.baseUrlEnv]) ?? connector.defaultBaseUrl).replace(/\/+$/, "")
+/**
+ * Per integration override > the connector's variable (read through Config: ProviderUrls.ts) > the provider's
+ * default. Fails with the sentence naming the variable when it is not an http(s) URL.
+ */
+export const resolveBaseUrl = (
+  connector: Pick<Connector<unknown>, "baseUrlEnv" | "defaultBaseUrl">,
+  override: string | null
+): Effect.Effect<string, string> =>
+  Effect.map(
+    override !== null || connector.baseUrlEnv === null ? Effect.succeed(override) : readProviderUrl(connector.baseUrlEnv),
+    (url) => (url ?? connector.defaultBaseUrl).replace(/\/+$/, "")
+  )

@@ -85,6 +85,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
         const retry = transient && run.attempts < MAX_ATTEMPTS
         const recorded = yield* queue.fail({ run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null })
         yield* countSyncRun(run.provider, retry ? "retry" : "failed")
+        // The ids stay in this one message as well as in the annotations: it is the line operators search for.
         yield* Effect.logWarning(`sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${retry ? ", will retry" : ""}: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`)
       })
 
@@ -106,13 +107,15 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       } else if (connector.credentialFields.length > 0) {
         return yield* finishFailed(`no credentials are stored for ${run.provider}; connect it with the admin CLI`, false)
       }
+      const baseUrl = yield* Effect.result(resolveBaseUrl(connector, connection.integration.baseUrl ?? null))
+      if (baseUrl._tag === "Failure") return yield* finishFailed(baseUrl.failure, false)
       const http = yield* ProviderHttp
       const now = yield* nowDate
       const renew = Effect.gen(function*() {
         for (;;) {
           yield* Effect.sleep(Duration.millis(Math.max(1, Math.floor(leaseMs / 3))))
           const held = yield* queue.renew(run, new Date((yield* nowDate).getTime() + leaseMs))
-          if (!held) return yield* Effect.logWarning(`sync ${run.id}: lease lost (another worker took the run over)`)
+          if (!held) return yield* Effect.logWarning("sync lease lost (another worker took the run over)")
         }
       })
       const exit = yield* Effect.scoped(Effect.gen(function*() {
@@ -124,7 +127,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
           now,
           mode: run.mode,
           state: run.mode === "full" ? null : connection.state,
-          baseUrl: resolveBaseUrl(connector, connection.integration.baseUrl ?? null),
+          baseUrl: baseUrl.success,
           credentials,
           http
         })))
@@ -132,15 +135,14 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       if (Exit.isSuccess(exit)) {
         const recorded = yield* queue.succeed({ run, counts: exit.value.counts, state: exit.value.state, now: yield* nowDate })
         yield* countSyncRun(run.provider, "succeeded")
-        if (!recorded) yield* Effect.logWarning(`sync ${run.id}: finished after its lease was taken over; the other attempt records the outcome`)
+        if (!recorded) yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
         return
       }
       if (Cause.hasInterruptsOnly(exit.cause)) {
         if (options.releaseOnInterrupt !== false) {
           const released = yield* queue.release(run)
           yield* Effect.logInfo(
-            `sync ${run.id} (${run.provider} of ${run.projectId}): worker stopping, ` +
-              (released ? "run released back to the queue" : "run was already taken over or finished")
+            released ? "sync: worker stopping, run released back to the queue" : "sync: worker stopping, run was already taken over or finished"
           )
         }
         yield* Effect.annotateCurrentSpan("sitehealth.sync.outcome", "released")
@@ -148,7 +150,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       }
       const failure = failureOf(exit.cause, run.provider)
       if (Option.isNone(Cause.findErrorOption(exit.cause))) {
-        yield* Effect.logError(`sync ${run.id} (${run.provider}) died`, Cause.pretty(exit.cause))
+        yield* Effect.logError("sync connector died", Cause.pretty(exit.cause))
       }
       return yield* finishFailed(failure.message, failure.transient)
     }).pipe(
@@ -156,6 +158,9 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       Effect.tap((recorded) => Effect.annotateCurrentSpan("sitehealth.sync.outcome", outcomeOf(recorded))),
       // The connector's provider calls (ProviderHttp) name the provider in their spans.
       Effect.provideService(CurrentProvider, run.provider),
+      // Every line of the run carries which run it is, and how long the run had been going.
+      Effect.withLogSpan("sync"),
+      Effect.annotateLogs({ syncId: run.id, provider: run.provider, projectId: run.projectId, attempt: run.attempts }),
       // One trace per run: the provider calls and the SQL of the run are its children.
       Effect.withSpan("SyncRunner.run", {
         root: true,
@@ -215,6 +220,7 @@ export const runSyncWorker = Effect.gen(function*() {
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))
     ),
     Effect.andThen(Effect.sleep(SYNC_POLL_INTERVAL)),
-    Effect.forever
+    Effect.forever,
+    Effect.annotateLogs("worker", "sync")
   )
 }).pipe(Effect.provide([CredentialsCipher.fromConfig, ProviderHttp.layer()]))

@@ -37,9 +37,11 @@ export const drainOnce = (options: {
           Effect.asVoid,
           Effect.catchCause((cause) =>
             Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(
-              `recompute of ${job.projectId} failed; retrying in ${RETRY_AFTER_MS / 60_000} min`, Cause.pretty(cause)
+              `recompute failed; retrying in ${RETRY_AFTER_MS / 60_000} min`, Cause.pretty(cause)
             ).pipe(Effect.andThen(jobs.postpone(job.projectId, new Date(now.getTime() + RETRY_AFTER_MS))))
           ),
+          Effect.withLogSpan("recompute"),
+          Effect.annotateLogs("projectId", job.projectId),
           Effect.tap(() => Effect.sync(() => void done.push(job.projectId)))
         ))
       if (!claimed) break
@@ -77,7 +79,8 @@ export const runWorker = Effect.gen(function*() {
         Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
       ),
       Effect.andThen(Effect.sleep(POLL_INTERVAL)),
-      Effect.forever
+      Effect.forever,
+      Effect.annotateLogs("worker", "recompute")
     )
   )
   const syncs = yield* Effect.forkChild(runSyncWorker)

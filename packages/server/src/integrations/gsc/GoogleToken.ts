@@ -5,18 +5,27 @@
  * The cache key holds a digest of the refresh token, never the token itself; nothing here is logged.
  */
 import { createHash } from "node:crypto"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, ConfigProvider, Effect, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
+import { readProviderUrl } from "../ProviderUrls.ts"
 
 export const DEFAULT_GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
 /** Renew this long before Google's expiry, so a token never dies between the check and the call. */
 const EXPIRY_MARGIN_MS = 60_000
 
-/** Credentials' own token_uri (as in Google's client JSON) > GOOGLE_TOKEN_URL > Google's endpoint. */
-export const tokenUrlFor = (ctx: ConnectionContext, env: NodeJS.ProcessEnv = process.env): string =>
-  ctx.credentials.token_uri ?? env.GOOGLE_TOKEN_URL ?? DEFAULT_GOOGLE_TOKEN_URL
+/**
+ * Credentials' own token_uri (as in Google's client JSON) > GOOGLE_TOKEN_URL (through Config: ProviderUrls.ts)
+ * > Google's endpoint.
+ */
+export const tokenUrlFor = (ctx: ConnectionContext): Effect.Effect<string, ProviderError> =>
+  ctx.credentials.token_uri !== undefined
+    ? Effect.succeed(ctx.credentials.token_uri)
+    : readProviderUrl("GOOGLE_TOKEN_URL").pipe(
+      Effect.map((url) => url ?? DEFAULT_GOOGLE_TOKEN_URL),
+      Effect.mapError((message) => new ProviderError({ kind: "invalid_request", status: null, message }))
+    )
 
 export const googleCredential = (ctx: ConnectionContext, key: string): Effect.Effect<string, ProviderError> => {
   const v = ctx.credentials[key]
@@ -53,20 +62,27 @@ export interface TokenSource {
   /** A valid access token: the cached one, or a fresh one from the token endpoint. */
   readonly get: (ctx: ConnectionContext) => Effect.Effect<string, ProviderError>
   /** Forgets the cached token of these credentials (after the API answered 401 with it). */
-  readonly drop: (ctx: ConnectionContext) => void
+  readonly drop: (ctx: ConnectionContext) => Effect.Effect<void, ProviderError>
   /** How many times the token endpoint was asked (for counts and tests). */
   readonly exchanges: () => number
 }
 
-export const makeTokenSource = (env: NodeJS.ProcessEnv = process.env): TokenSource => {
+/**
+ * `env`: the variables to read GOOGLE_TOKEN_URL from (tests pointing one source at a fake); the current
+ * ConfigProvider (the process environment) when omitted.
+ */
+export const makeTokenSource = (env?: Record<string, string | undefined>): TokenSource => {
   const cache = new Map<string, Cached>()
   let exchanges = 0
-  const keyOf = (ctx: ConnectionContext) =>
+  const provider = env === undefined ? undefined : ConfigProvider.fromEnvRecord(env)
+  const tokenUrl = (ctx: ConnectionContext) =>
+    provider === undefined ? tokenUrlFor(ctx) : Effect.provideService(tokenUrlFor(ctx), ConfigProvider.ConfigProvider, provider)
+  const keyOf = (ctx: ConnectionContext, url: string) =>
     createHash("sha256")
-      .update(`${tokenUrlFor(ctx, env)}\u0000${ctx.credentials.client_id ?? ""}\u0000${ctx.credentials.refresh_token ?? ""}`)
+      .update(`${url}\u0000${ctx.credentials.client_id ?? ""}\u0000${ctx.credentials.refresh_token ?? ""}`)
       .digest("hex")
 
-  const exchange = (ctx: ConnectionContext) =>
+  const exchange = (ctx: ConnectionContext, url: string) =>
     Effect.gen(function*() {
       const clientId = yield* googleCredential(ctx, "client_id")
       const clientSecret = yield* googleCredential(ctx, "client_secret")
@@ -74,7 +90,7 @@ export const makeTokenSource = (env: NodeJS.ProcessEnv = process.env): TokenSour
       exchanges++
       const res = yield* ctx.http.request({
         method: "POST",
-        url: tokenUrlFor(ctx, env),
+        url,
         form: { grant_type: "refresh_token", client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }
       }).pipe(Effect.mapError(explainTokenFailure))
       const body = yield* decodeToken(res.json, "token endpoint")
@@ -87,15 +103,16 @@ export const makeTokenSource = (env: NodeJS.ProcessEnv = process.env): TokenSour
   return {
     get: (ctx) =>
       Effect.gen(function*() {
-        const key = keyOf(ctx)
+        const url = yield* tokenUrl(ctx)
+        const key = keyOf(ctx, url)
         const now = yield* Clock.currentTimeMillis
         const hit = cache.get(key)
         if (hit !== undefined && hit.expiresAtMs > now) return hit.accessToken
-        const fresh = yield* exchange(ctx)
+        const fresh = yield* exchange(ctx, url)
         cache.set(key, fresh)
         return fresh.accessToken
       }),
-    drop: (ctx) => void cache.delete(keyOf(ctx)),
+    drop: (ctx) => Effect.map(tokenUrl(ctx), (url) => void cache.delete(keyOf(ctx, url))),
     exchanges: () => exchanges
   }
 }

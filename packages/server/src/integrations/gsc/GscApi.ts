@@ -78,7 +78,7 @@ export const makeGscClient = (ctx: ConnectionContext, tokens: TokenSource, rowLi
         if (first._tag === "Success") return first.success
         if (first.failure.kind !== "unauthorized") return yield* Effect.fail(first.failure)
         // The access token expired or was revoked early: forget it and try once with a fresh one.
-        tokens.drop(ctx)
+        yield* tokens.drop(ctx)
         return yield* call(req, yield* tokens.get(ctx))
       })
 

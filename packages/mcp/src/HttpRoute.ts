@@ -87,6 +87,7 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
           )
         }
         const send: Send = dispatch
+        // An invariant: a request that reached this route was parsed by the server, so it converts.
         const webRequest = yield* HttpServerRequest.toWeb(request).pipe(Effect.orDie)
         const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
         const server = makeMcpServer({ send, token })

@@ -19,6 +19,7 @@ import { type TokenRow, toTokenRecord, TokensRepo } from "../tokens/TokensRepo.t
 import { JobsRepo } from "../worker/JobsRepo.ts"
 import { addDays } from "../metrics/Dates.ts"
 import type { ProjectRow } from "../store/Rows.ts"
+import { dieOnSqlError } from "../store/Sql.ts"
 
 /** A stored health snapshot as the fast path serves it: the encoded response `data`, verbatim. */
 export interface EncodedHealth {
@@ -139,7 +140,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
           if (lookup === null) {
             return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
-                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, null)), Effect.orDie)
+                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, null)), dieOnSqlError)
           }
           if (!lookup.withHealth) {
             return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
@@ -148,7 +149,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                   p.data_version::text AS p_version
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
                 LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
-                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), Effect.orDie)
+                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
           }
           const days = healthDays(now)
           return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
@@ -162,7 +163,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
               LEFT JOIN health_snapshots h ON h.project_id = p.id
                 AND h.day BETWEEN ${days.from}::date AND ${days.to}::date
                 AND h.encoded IS NOT NULL AND h.encoded_computed_at = h.computed_at
-              WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), Effect.orDie)
+              WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
         }
       })
     })

@@ -59,7 +59,7 @@ export const SqlLive = Layer.unwrap(
   Effect.map(resolveDatabaseUrl, ({ url }) =>
     Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgLayer(url)))
   )
-  // Start-up: migrations that cannot run leave nothing to serve; the entry point reports the defect and exits.
+
 ).pipe(Layer.orDie)
 
 export type { SqlClient }

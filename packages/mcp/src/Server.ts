@@ -22,6 +22,7 @@ import { requestFor, resultOf, type Send } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
 import { deriveTools, type ToolSpec } from "./Tools.ts"
+import { validateArguments } from "./Validate.ts"
 
 const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
 
@@ -94,7 +95,11 @@ export const makeMcpServer = (options: McpOptions): Server => {
         isError: true
       }
     }
-    const answer = await sendTool(requestFor(spec, request.params.arguments ?? {}))
+    const args = request.params.arguments ?? {}
+    // Checked before any request is built: a call that does not hold is answered here, with the API's 400.
+    const invalid = validateArguments(spec, args)
+    if (invalid !== null) return resultOf(spec, invalid)
+    const answer = await sendTool(requestFor(spec, args))
     return resultOf(spec, answer)
   })
 

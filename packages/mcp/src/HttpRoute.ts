@@ -4,6 +4,10 @@
  * (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
  * request dispatched through the app's own router, so auth, rate limit (shared with REST for the token),
  * entitlement and scope are exactly REST's. A bearer that does not authenticate is refused with 401 up front.
+ * Only POST is served: being stateless, the server has no stream to offer on GET and no session to end on
+ * DELETE, so both answer 405 with `Allow: POST` (an SDK client then stops asking for a stream, rather than
+ * reconnecting every second to a stream that closes at once). A JSON-RPC batch is refused (-32600) when the
+ * negotiated protocol is 2025-06-18 or later, which removed batching.
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"

@@ -15,7 +15,9 @@ import { LATEST_PROTOCOL_VERSION, McpError } from "@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
+import { spawn } from "node:child_process"
 import { apiClientSend } from "../src/ApiClientSend.ts"
+import { requestFor } from "../src/Dispatch.ts"
 import { makeMcpServer } from "../src/Server.ts"
 import { deriveTools, type ToolSpec } from "../src/Tools.ts"
 import { BIN, envelopeOf } from "./support/Mcp.ts"
@@ -204,6 +206,47 @@ describe("protocol versions", () => {
       }, 20_000)
     }
   }
+})
+
+describe("stdio, raw lines", () => {
+  it("a batch line is answered -32600 (the SDK used to drop it unanswered); the lines around it are served; stdin's end ends the process", async () => {
+    const { secret } = await srv.newAccount()
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl }, stdio: ["pipe", "pipe", "ignore"] })
+    const answers: Array<any> = []
+    let buffered = ""
+    const three = new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("utf8")
+        const lines = buffered.split("\n")
+        buffered = lines.pop()!
+        answers.push(...lines.filter((l) => l !== "").map((l) => JSON.parse(l)))
+        if (answers.length >= 3) resolve()
+      })
+    )
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const line = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`)
+    line({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } })
+    line({ jsonrpc: "2.0", method: "notifications/initialized" })
+    line([{ jsonrpc: "2.0", id: 2, method: "tools/list" }, { jsonrpc: "2.0", id: 3, method: "prompts/list" }])
+    line({ jsonrpc: "2.0", id: 4, method: "prompts/list" })
+    await three
+    expect(answers.find((a) => a.id === 1).result.protocolVersion).toBe("2025-06-18")
+    expect(answers.find((a) => a.id === null).error.code).toBe(-32600)
+    expect(answers.find((a) => a.id === 4).result.prompts.length).toBe(2)
+    expect(answers.some((a) => a.id === 2 || a.id === 3)).toBe(false)
+    child.stdin.end()
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 3_000))])
+    if (code === "still running") child.kill()
+    expect(code).toBe(0)
+  }, 20_000)
+
+  it("a request the typed client cannot build is a 400, not `Cannot reach` (503, which a POST would retry)", async () => {
+    const spec = deriveTools().find((t) => t.definition.name === "get_health")!
+    // Past Validate.ts on purpose: the Send's own answer when the client refuses to build the path.
+    const answer = await apiClientSend(srv.baseUrl, "svc_x")(requestFor(spec, { id: ".." }))
+    expect(answer.status).toBe(400)
+    expect((answer.body as any).error.type).toBe("invalid_request")
+  })
 })
 
 describe("/mcp over HTTP", () => {

@@ -251,7 +251,8 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
       confirmGate: false,
       summary: "Queue a sync of one integration",
       cli: ["integrations", "sync"],
-      mcp: "sync_integration"
+      mcp: "sync_integration",
+      openWorld: true
     }),
     op(HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
       params: integrationParams,
@@ -323,7 +324,8 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       confirmGate: false,
       summary: "Delete an expense (kept, marked deleted)",
       cli: ["expenses", "delete"],
-      mcp: "delete_expense"
+      mcp: "delete_expense",
+      idempotent: true
     })
   )
   .annotateMerge(OpenApi.annotations({ title: "Expenses", description: "Costs recorded per project" })) {}
@@ -372,7 +374,8 @@ export class TokensApi extends HttpApiGroup.make("tokens")
       confirmGate: true,
       summary: "Revoke a token (preview unless confirmed)",
       cli: ["tokens", "revoke"],
-      mcp: "revoke_token"
+      mcp: "revoke_token",
+      idempotent: true
     })
   )
   .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}

@@ -48,6 +48,14 @@ export interface Operation {
   readonly cli: ReadonlyArray<string> | null
   /** The MCP tool that calls it (`get_health`), or null when MCP exposes none (dashboard-only endpoints). */
   readonly mcp: string | null
+  /**
+   * True when repeating the call with the same input has no further effect (MCP's `idempotentHint`). Reads
+   * always are; absent means false for the rest. A second revoke answers the revoked token again; a second
+   * delete of an expense answers 404 but changes nothing more.
+   */
+  readonly idempotent?: boolean
+  /** True when the call reaches beyond sitehealth, to an external provider (MCP's `openWorldHint`). */
+  readonly openWorld?: boolean
 }
 
 /**

@@ -5,14 +5,18 @@
  * `responseMode: "response-only"` and its envelope passed to the agent as the API wrote it (a REST client
  * and an agent see the same JSON, including the 429 envelope with limit/remaining/reset).
  *
- * Arguments the contract cannot decode (a period that does not exist, a negative amount…) are sent as
- * given (HttpSend), so that the agent gets the API's own 400 with its `issues` — the API alone validates.
+ * The arguments were checked with the same schemas before the request was built (Validate.ts), so they
+ * decode; should one not, it is sent as given (HttpSend) and the API answers it. Only a transport failure is
+ * `unreachable`: a request the client could not build is a 400, never a misleading "Cannot reach" (503)
+ * that a POST would retry.
  */
 import { Context, Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
+import { errorBody } from "@sitehealth/domain/Envelope"
+import { clipInput } from "@sitehealth/domain/Errors"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 import { httpSend, unreachable } from "./HttpSend.ts"
 
@@ -36,6 +40,15 @@ export const decodeInput = (tool: NonNullable<ApiRequest["tool"]>): Decoded | nu
     return null
   }
 }
+
+const isTransportError = (error: unknown): boolean =>
+  (error as { _tag?: unknown })?._tag === "HttpClientError" && (error as { reason?: { _tag?: unknown } }).reason?._tag === "TransportError"
+
+/** A request the typed client could not make: a 400 of the API's shape, never retried (Retry.ts). */
+const notSent = (error: unknown): ApiAnswer => ({
+  status: 400,
+  body: errorBody(400, `The request could not be built: ${clipInput(error instanceof Error ? error.message : String(error), 200)}`, "invalid_request")
+})
 
 /** The call's Idempotency-Key, provided per call: the typed client is shared by every call. */
 const CallIdempotencyKey = Context.Reference<string | undefined>("sitehealth/mcp/CallIdempotencyKey", {
@@ -85,7 +98,9 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
         }).pipe(Effect.provideService(CallIdempotencyKey, request.idempotencyKey))
       )
     } catch (error) {
-      return unreachable(baseUrl, error)
+      // Only a transport failure is "cannot reach" (503, which a POST retries); anything else failed here,
+      // before or without a request (the client could not build it), and is no reason to try again.
+      return isTransportError(error) ? unreachable(baseUrl, error) : notSent(error)
     }
   }
 }

@@ -1,8 +1,9 @@
 /**
  * Turning a tool call into the endpoint's request and the API's answer into a tool result. The request
  * goes through a `Send` — over HTTP to a remote server (stdio) or into the app's own router (`/mcp`) — so
- * the API alone decides: validation, auth, rate limit, entitlement, scope. Nothing is re-implemented here;
- * the envelope the API answered is what the agent sees.
+ * the API decides auth, rate limit, entitlement, scope. The arguments were checked first with the
+ * endpoint's own schemas (Validate.ts); path parameters are URL-encoded into the path here. The envelope the
+ * API answered is what the agent sees.
  */
 import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import type { ToolSpec } from "./Tools.ts"
@@ -45,7 +46,8 @@ export const requestFor = (spec: ToolSpec, args: Record<string, unknown>): ApiRe
     // A field both in the query and the body (revoke_token's confirm) goes in the body, where it is typed.
     if (spec.payloadFields.includes(key)) body[key] = value
     else if (spec.queryParams.includes(key)) query.set(key, String(value))
-    // Anything else goes where the API will reject it by name, rather than being silently dropped.
+    // Anything else was refused by Validate.ts before the request was built; should one get here, it goes
+    // where the API rejects it by name rather than being silently dropped.
     else if (spec.hasPayload) body[key] = value
     else query.set(key, typeof value === "string" ? value : JSON.stringify(value))
   }

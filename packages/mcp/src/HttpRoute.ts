@@ -4,6 +4,10 @@
  * (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
  * request dispatched through the app's own router, so auth, rate limit (shared with REST for the token),
  * entitlement and scope are exactly REST's. A bearer that does not authenticate is refused with 401 up front.
+ * Only POST is served: being stateless, the server has no stream to offer on GET and no session to end on
+ * DELETE, so both answer 405 with `Allow: POST` (an SDK client then stops asking for a stream, rather than
+ * reconnecting every second to a stream that closes at once). A JSON-RPC batch is refused (-32600) when the
+ * negotiated protocol is 2025-06-18 or later, which removed batching.
  */
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -34,6 +38,33 @@ export const originAllowed = (origin: string | undefined): boolean => {
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers })
 
+/** An answer of the transport itself (not of a tool): a JSON-RPC error with no id, as the SDK writes them. */
+const jsonRpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  json(status, { jsonrpc: "2.0", error: { code, message }, id: null }, headers)
+
+const parseJson = (text: string): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}
+
+/** The protocol version that removed JSON-RPC batching. */
+const NO_BATCHES_SINCE = "2025-06-18"
+
+/**
+ * Whether `message` is a batch the negotiated protocol does not allow. The version is the request's
+ * `MCP-Protocol-Version` header, or an initialize's own in the batch; without either it is 2025-03-26, the
+ * spec's default, which has batches. Versions are dates, so they compare as strings.
+ */
+export const batchRemoved = (message: unknown, header: string | null): boolean => {
+  if (!Array.isArray(message)) return false
+  const initialize = message.find((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize")
+  const version = header ?? (initialize as { params?: { protocolVersion?: unknown } } | undefined)?.params?.protocolVersion
+  return typeof version === "string" && version >= NO_BATCHES_SINCE
+}
+
 /**
  * Says whether a bearer secret authenticates (well formed, known, not revoked, not expired) WITHOUT the
  * rest of the API's checks — no rate-limit charge, no entitlement: those apply per tool call, in the API.
@@ -53,6 +84,10 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
       Effect.gen(function*() {
         if (!originAllowed(request.headers["origin"])) {
           return json(403, errorBody(403, "Origin not allowed", "forbidden_origin"))
+        }
+        // Stateless: no stream the server could open (GET) and no session to end (DELETE).
+        if (request.method !== "POST") {
+          return jsonRpcError(405, -32000, `Method not allowed: ${MCP_PATH} takes POST only (no server-initiated stream, no session)`, { allow: "POST" })
         }
         const authorization = request.headers["authorization"] ?? ""
         const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
@@ -89,11 +124,21 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
         const send: Send = dispatch
         // An invariant: a request that reached this route was parsed by the server, so it converts.
         const webRequest = yield* HttpServerRequest.toWeb(request).pipe(Effect.orDie)
+        // Read here to refuse a batch where the negotiated protocol has none; the SDK gets it parsed.
+        const text = yield* Effect.promise(() => webRequest.text())
+        const parsed = parseJson(text)
+        if (parsed.ok && batchRemoved(parsed.value, webRequest.headers.get("mcp-protocol-version"))) {
+          return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send one message per request")
+        }
         const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
         const server = makeMcpServer({ send, token })
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
         yield* Effect.promise(() => server.connect(transport))
-        const response = yield* Effect.promise(() => transport.handleRequest(webRequest))
+        const response = yield* Effect.promise(() =>
+          parsed.ok
+            ? transport.handleRequest(webRequest, { parsedBody: parsed.value })
+            : transport.handleRequest(new Request(webRequest.url, { method: "POST", headers: webRequest.headers, body: text }))
+        )
         yield* Effect.promise(() => server.close())
         return HttpServerResponse.fromWeb(response)
       }))

@@ -1,6 +1,6 @@
 /**
  * `Send` over plain HTTP to a sitehealth server: what the stdio transport's typed client (ApiClientSend)
- * falls back to for arguments the contract cannot decode, so that the API answers them with its own 400.
+ * falls back to should checked arguments (Validate.ts) still not decode, so that the API answers them.
  * The request is the contract's own path and body (built in Dispatch from the endpoint); the answer is the
  * API's envelope as it came — exactly what a REST client would see.
  */

@@ -1,4 +1,7 @@
 /** Prompts for the common agent jobs; each names the tools to call, so the agent fetches live data. */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { pathParamOf } from "./PathParams.ts"
+import { PERIODS } from "@sitehealth/domain/Common"
 import { toolNameOf } from "./Tools.ts"
 
 interface PromptDefinition {
@@ -39,11 +42,25 @@ export const PROMPTS: ReadonlyArray<{ readonly definition: PromptDefinition; rea
   }
 ]
 
+/**
+ * The prompt's messages. An unknown prompt, a missing or unknown argument, a project that is not a project id
+ * or a period that does not exist is the caller's mistake: JSON-RPC -32602 (invalid params), naming it.
+ */
 export const promptMessages = (name: string, args: Record<string, string>) => {
   const prompt = PROMPTS.find((p) => p.definition.name === name)
-  if (prompt === undefined) throw new Error(`Unknown prompt ${name}`)
+  if (prompt === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${name}; prompts: ${PROMPTS.map((p) => p.definition.name).join(", ")}`)
+  }
   const missing = prompt.definition.arguments.filter((a) => a.required && !args[a.name])
-  if (missing.length > 0) throw new Error(`Prompt ${name} needs ${missing.map((a) => a.name).join(", ")}`)
+  if (missing.length > 0) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} needs ${missing.map((a) => a.name).join(", ")}`)
+  const known = new Set(prompt.definition.arguments.map((a) => a.name))
+  const unknown = Object.keys(args).filter((key) => !known.has(key))
+  if (unknown.length > 0) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} takes no argument ${unknown.join(", ")}`)
+  const projectProblem = pathParamOf("/projects/:id", "id").problem(args.project)
+  if (projectProblem !== null) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name}: project: ${projectProblem}`)
+  if (args.period !== undefined && !PERIODS.some((p) => p === args.period)) {
+    throw new McpError(ErrorCode.InvalidParams, `Prompt ${name}: period must be one of ${PERIODS.join(", ")}`)
+  }
   return {
     description: prompt.definition.description,
     messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt.text(args) } }]

@@ -9,6 +9,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
+  ErrorCode,
+  McpError,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -16,12 +18,25 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { errorBody } from "@sitehealth/domain/Envelope"
+import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
+import { clipInput } from "@sitehealth/domain/Errors"
 import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { requestFor, resultOf, type Send } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
 import { deriveTools, type ToolSpec } from "./Tools.ts"
+import { validateArguments } from "./Validate.ts"
+
+/** MCP's code for a resource that does not exist (spec, server/resources: error handling). */
+const RESOURCE_NOT_FOUND = -32002
+
+const safeDecode = (text: string): string | undefined => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return undefined
+  }
+}
 
 const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
 
@@ -94,7 +109,11 @@ export const makeMcpServer = (options: McpOptions): Server => {
         isError: true
       }
     }
-    const answer = await sendTool(requestFor(spec, request.params.arguments ?? {}))
+    const args = request.params.arguments ?? {}
+    // Checked before any request is built: a call that does not hold is answered here, with the API's 400.
+    const invalid = validateArguments(spec, args)
+    if (invalid !== null) return resultOf(spec, invalid)
+    const answer = await sendTool(requestFor(spec, args))
     return resultOf(spec, answer)
   })
 
@@ -125,12 +144,23 @@ export const makeMcpServer = (options: McpOptions): Server => {
       }))
     }
   })
+  // A URI that names no resource is the caller's mistake (-32602); a project the API refuses is a JSON-RPC
+  // error too (-32002 resource not found for 404, -32602 for 400/403, else -32603), its envelope as `data`.
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(request.params.uri)
-    if (match === null) throw new Error(`Unknown resource ${request.params.uri}`)
-    const answer = await options.send(requestFor(specOf("getHealth"), { id: decodeURIComponent(match[1]!) }))
-    const body = isObject(answer.body) && answer.body.status === "success" ? answer.body.data : answer.body
-    return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] }
+    const uri = request.params.uri
+    const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(uri)
+    const id = match === null ? undefined : safeDecode(match[1]!)
+    const health = specOf("getHealth")
+    if (id === undefined || validateArguments(health, { id }) !== null) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${clipInput(uri, 200)}; resources are sitehealth://projects/{id}/health with a project id prj_…`)
+    }
+    const answer = await options.send(requestFor(health, { id }))
+    if (answer.status >= 400 || !isObject(answer.body) || answer.body.status !== "success") {
+      const envelope = isErrorEnvelope(answer.body) ? answer.body : errorBody(answer.status, `The API answered HTTP ${answer.status}`, "unexpected_response")
+      const code = answer.status === 404 ? RESOURCE_NOT_FOUND : answer.status === 400 || answer.status === 403 ? ErrorCode.InvalidParams : ErrorCode.InternalError
+      throw new McpError(code, `${uri}: ${envelope.error.message}`, envelope)
+    }
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(answer.body.data, null, 2) }] }
   })
 
   return server

@@ -5,10 +5,11 @@
  * path, query and payload schemas, its output schema the `data` of its success envelope(s), its annotations
  * the operation's kind.
  */
-import { Schema } from "effect"
+import { Schema, SchemaAST } from "effect"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
 import type { Operation, Permission } from "@sitehealth/domain/Permissions"
+import { pathParamOf } from "./PathParams.ts"
 
 export type JsonObject = { [key: string]: unknown }
 
@@ -107,10 +108,41 @@ const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
   const payloadOptional = payloadAll.some(isNullSchema)
   const payloadFields = add(payloads[0], !payloadOptional)
   if (confirmGate) properties.confirm = CONFIRM_PROPERTY
-  const inputSchema: JsonObject & { type: "object" } = { type: "object", properties }
+  strictInputProperties(endpoint, properties, pathParams, queryParams)
+  // Unknown arguments are refused (Validate.ts), so the schema says so.
+  const inputSchema: JsonObject & { type: "object" } = { type: "object", properties, additionalProperties: false }
   if (required.size > 0) inputSchema.required = [...required]
   if (Object.keys(definitions).length > 0) inputSchema.$defs = definitions
   return { inputSchema, pathParams, queryParams, payloadFields, hasPayload: payloads.length > 0 }
+}
+
+/**
+ * What the input schema says beyond the contract's JSON Schema: each path parameter's id pattern and
+ * description (PathParams.ts), and for a query parameter whose schema documents nothing (a query text such as
+ * `limit`, whose checks say what it spells) the JSON Schema its checks declare — `limit` is an integer 1–100.
+ */
+const strictInputProperties = (
+  endpoint: HttpApiEndpoint.Top,
+  properties: JsonObject,
+  pathParams: ReadonlyArray<string>,
+  queryParams: ReadonlyArray<string>
+): void => {
+  for (const name of pathParams) properties[name] = pathParamOf(endpoint.path, name).jsonSchema
+  if (endpoint.query === undefined) return
+  const encoded = SchemaAST.toEncoded(endpoint.query.ast)
+  if (encoded._tag !== "Objects") return
+  for (const signature of encoded.propertySignatures) {
+    const name = String(signature.name)
+    if (!queryParams.includes(name) || Object.keys((properties[name] ?? {}) as JsonObject).length > 0) continue
+    const declared: JsonObject = {}
+    for (const check of signature.type.checks ?? []) {
+      const toJson = check.annotations?.toJsonSchema
+      if (typeof toJson === "function") Object.assign(declared, (toJson as () => JsonObject)())
+      const description = check.annotations?.description
+      if (typeof description === "string") declared.description = description
+    }
+    properties[name] = declared
+  }
 }
 
 /** The schema of `data` in the success envelope(s); alternatives (preview or result) become `anyOf`. */
@@ -136,9 +168,9 @@ const annotationsOf = (title: string, operation: Operation): ToolAnnotations => 
   title,
   readOnlyHint: operation.kind === "read",
   destructiveHint: operation.kind === "destructive",
-  // Reads are idempotent; a write creates something new each time, and a deletion answers 404 the second time.
-  idempotentHint: operation.kind === "read",
-  openWorldHint: false
+  // Reads are idempotent; otherwise the operation says so (revoking twice, deleting twice: nothing more changes).
+  idempotentHint: operation.kind === "read" || operation.idempotent === true,
+  openWorldHint: operation.openWorld === true
 })
 
 const describe = (operation: Operation, endpointName: string): string => {

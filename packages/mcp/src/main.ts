@@ -8,6 +8,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Config, Effect, Exit, Redacted, Result } from "effect"
 import { apiClientSend } from "./ApiClientSend.ts"
 import { makeMcpServer } from "./Server.ts"
+import { withoutBatches } from "./StdioInput.ts"
 
 export const DEFAULT_URL = "http://127.0.0.1:8787"
 
@@ -52,6 +53,6 @@ if (Exit.isFailure(read) || problems.length > 0) {
   const baseUrl = Result.getOrThrow(read.value.baseUrl)
   const readOnly = Result.getOrThrow(read.value.readOnly)
   const server = makeMcpServer({ send: apiClientSend(baseUrl, token), token, readOnly })
-  await server.connect(new StdioServerTransport())
+  await server.connect(new StdioServerTransport(withoutBatches(process.stdin, process.stdout), process.stdout))
   process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${readOnly ? " (read-only)" : ""} over stdio\n`)
 }

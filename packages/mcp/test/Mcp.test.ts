@@ -44,7 +44,9 @@ describe("tools/list", () => {
     for (const spec of deriveTools()) {
       const a = spec.definition.annotations
       expect(Object.keys(a).sort()).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"])
-      expect(a.openWorldHint).toBe(false)
+      // Only sync_integration reaches an external provider; reads, revoking and deleting are idempotent.
+      expect(a.openWorldHint).toBe(spec.definition.name === "sync_integration")
+      expect(a.idempotentHint).toBe(spec.kind === "read" || ["revoke_token", "delete_expense"].includes(spec.definition.name))
       expect(a.readOnlyHint).toBe(spec.kind === "read")
       expect(a.destructiveHint).toBe(spec.kind === "destructive")
       expect(spec.definition.outputSchema.type).toBe("object")

@@ -109,6 +109,16 @@ const dashboardOnly: OperationSpec = {
   mcp: null
 }
 
+/**
+ * A dashboard-only endpoint's schemas. Each gets a NeverResponse schema of its own, as it always has: one shared
+ * instance would rename the document's component (`NeverResponseEncoded_2` → `NeverResponseEncoded`).
+ */
+const dashboardOnlyOptions = <const Params extends Schema.Struct.Fields>(params: Params) => ({
+  params,
+  success: Envelope("NeverResponse", Schema.Struct({})),
+  error: scoped
+})
+
 /** A read of one project (`/projects/:id/…`), answering 404/403 for a project outside the token's scope. */
 const projectGet = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
   identifier: Id,
@@ -121,7 +131,13 @@ const report = <const Id extends string, const Path extends `/projects/:id/${str
   identifier: Id,
   path: Path,
   success: Success
-) => HttpApiEndpoint.get(identifier, path, { params: projectParams, query: { period: Schema.optionalKey(Period) }, success, error: scoped })
+) =>
+  HttpApiEndpoint.get(identifier, path, {
+    params: projectParams,
+    query: { period: Schema.optionalKey(Period) },
+    success,
+    error: scoped
+  })
 
 /** A paged list of everything in the token's reach, not of one project. */
 const pagedList = <const Id extends string, const Path extends `/${string}`, Success extends Schema.Top>(
@@ -166,14 +182,7 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       cli: ["signals"],
       mcp: "list_signals"
     }),
-    op(
-      HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
-        params: projectParams,
-        success: Envelope("NeverResponse", Schema.Struct({})),
-        error: scoped
-      }),
-      dashboardOnly
-    )
+    op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)
   )
   .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}
 
@@ -229,19 +238,12 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
       mcp: "sync_integration"
     }),
     op(
-      HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
-        params: integrationParams,
-        success: Envelope("NeverResponse", Schema.Struct({})),
-        error: scoped
-      }).middleware(Idempotency),
+      HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", dashboardOnlyOptions(integrationParams))
+        .middleware(Idempotency),
       dashboardOnly
     ),
     op(
-      HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
-        params: integrationParams,
-        success: Envelope("NeverResponse", Schema.Struct({})),
-        error: scoped
-      }),
+      HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", dashboardOnlyOptions(integrationParams)),
       dashboardOnly
     )
   )

@@ -1,5 +1,5 @@
-/** What the local fake provider servers share: reading a request body and answering JSON. */
-import type { IncomingMessage, ServerResponse } from "node:http"
+/** What the local fake provider servers share: reading a request body, answering JSON, closing at once. */
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 
 export const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -14,3 +14,13 @@ export const send = (res: ServerResponse, status: number, body: unknown, headers
   res.writeHead(status, { "content-type": "application/json; charset=UTF-8", ...headers })
   res.end(typeof body === "string" ? body : JSON.stringify(body))
 }
+
+/**
+ * Closes a local server now: the keep-alive connections its clients (fetch) hold open are cut instead of
+ * waited for until they idle out.
+ */
+export const closeNow = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })

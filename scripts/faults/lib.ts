@@ -20,6 +20,7 @@ import { createAccount, createProject, mintToken } from "@sitehealth/server/acco
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { type EmbeddedHandle, startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
 import { SqlRepos } from "@sitehealth/server/Layers"
+import { closeNow } from "@sitehealth/server/test/fakes/FakeHttp"
 import { canConnect, freePort } from "@sitehealth/server/test/support/Ports"
 
 export const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -508,11 +509,7 @@ export const startFakePlausible = async (options: { readonly dayDelayMs?: number
     url: `http://127.0.0.1:${port}`,
     calls,
     hold: (site) => new Promise((resolve) => holds.set(site, resolve)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+    close: () => closeNow(server)
   }
 }
 

@@ -4,42 +4,16 @@
  * 4 401, 5 403, 6 404, 7 429, 8 402. Errors go to stderr; with --json the error envelope goes to stdout.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Effect, Exit, Runtime } from "effect"
-import { CliError, CliOutput, Command } from "effect/cli"
+import { Cause, Effect } from "effect"
+import { CliError, Command } from "effect/cli"
+import { commandLineRunOptions, jsonRequested, presenter } from "./CommandLine.ts"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { sitehealth, VERSION } from "./Cli.ts"
 import { CliFailure, EXIT, type ExitCode } from "./Failure.ts"
 
 const args = process.argv.slice(2)
 
-/** `--json` before any `--`, decided up front so that even argument errors answer in JSON. */
-const json = (() => {
-  const end = args.indexOf("--")
-  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--json" || a === "--json=true")
-})()
-
-/** Help and version go to stdout when asked for; parse errors (and help shown because of one) to stderr. */
-const presenter = CliOutput.layerPresenter({
-  present: (event) =>
-    Effect.gen(function*() {
-      const formatter = yield* CliOutput.Formatter
-      switch (event._tag) {
-        case "Help":
-          if (event.reason === "Requested") process.stdout.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
-          else if (!json) process.stderr.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
-          return
-        case "InvalidInvocation":
-          if (!json) {
-            process.stderr.write(`${formatter.formatErrors(event.errors)}\n\nUsage: ${event.helpDoc.usage}\n`)
-            process.stderr.write(`Run \`${event.commandPath.concat("--help").join(" ")}\` for details.\n`)
-          }
-          return
-        case "Version":
-          process.stdout.write(`${formatter.formatVersion(event.name, event.version)}\n`)
-          return
-      }
-    })
-})
+const json = jsonRequested(args)
 
 interface Outcome {
   readonly exitCode: ExitCode
@@ -75,10 +49,7 @@ const report = (outcome: Outcome) =>
 const program = Command.runWith(sitehealth, { version: VERSION })(args).pipe(
   Effect.catchCause((cause) => (Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(outcomeOf(cause)))),
   Effect.provide(NodeServices.layer),
-  Effect.provide(presenter)
+  Effect.provide(presenter({ json, helpCommand: (path) => path.concat("--help").join(" ") }))
 )
 
-NodeRuntime.runMain(program, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => (Exit.isSuccess(exit) ? onExit(Number(process.exitCode ?? 0)) : Runtime.defaultTeardown(exit, onExit))
-})
+NodeRuntime.runMain(program, commandLineRunOptions)

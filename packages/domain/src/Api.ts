@@ -24,6 +24,12 @@ import {
 } from "./Tokens.ts"
 
 /**
+ * An endpoint's `Operation` as written below: a read without a confirm gate unless it says otherwise. Whether it
+ * names a project is not written: it follows from the path (`/projects/:id/…`), which is what the scope check reads.
+ */
+type OperationSpec = Omit<Operation, "kind" | "confirmGate" | "project"> & Partial<Pick<Operation, "kind" | "confirmGate">>
+
+/**
  * Declares what an endpoint is (its `Operation`: permission, kind, confirm gate, CLI and MCP names) as the
  * endpoint's annotation, and documents it from there: summary, the permission it needs, whether it is
  * confirm-gated — in prose and as `x-permission`, `x-kind`, `x-confirm-gate` for tools that derive from it.
@@ -42,8 +48,17 @@ const op = <
   MiddlewareServices
 >(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Id, Method, Path, Params, Query, Payload, Headers, Success, Error, Middleware, MiddlewareServices>,
-  operation: Operation
+  spec: OperationSpec
 ) => {
+  const operation: Operation = {
+    permission: spec.permission,
+    kind: spec.kind ?? "read",
+    project: endpoint.path.startsWith("/projects/:id"),
+    confirmGate: spec.confirmGate ?? false,
+    summary: spec.summary,
+    cli: spec.cli,
+    mcp: spec.mcp
+  }
   const access = operation.permission === null
     ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."
     : `Requires the \`${operation.permission}\` permission.`
@@ -85,43 +100,68 @@ const withIdempotencyKeyParameter = (operation: Record<string, unknown>): Record
 const projectParams = { id: Schema.String }
 const scoped = [NotFound, Forbidden] as const
 
+/** The endpoints the dashboard alone may call: always 403 through this API, so nothing is exposed by CLI or MCP. */
+const dashboardOnly: OperationSpec = {
+  permission: null,
+  kind: "dashboard_only",
+  summary: "Dashboard-only: always 403",
+  cli: null,
+  mcp: null
+}
+
+/**
+ * A dashboard-only endpoint's schemas. Each gets a NeverResponse schema of its own, as it always has: one shared
+ * instance would rename the document's component (`NeverResponseEncoded_2` → `NeverResponseEncoded`).
+ */
+const dashboardOnlyOptions = <const Params extends Schema.Struct.Fields>(params: Params) => ({
+  params,
+  success: Envelope("NeverResponse", Schema.Struct({})),
+  error: scoped
+})
+
+/** A read of one project (`/projects/:id/…`), answering 404/403 for a project outside the token's scope. */
+const projectGet = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
+  identifier: Id,
+  path: Path,
+  success: Success
+) => HttpApiEndpoint.get(identifier, path, { params: projectParams, success, error: scoped })
+
+/** A report of one project over an optional period. */
+const report = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
+  identifier: Id,
+  path: Path,
+  success: Success
+) =>
+  HttpApiEndpoint.get(identifier, path, {
+    params: projectParams,
+    query: { period: Schema.optionalKey(Period) },
+    success,
+    error: scoped
+  })
+
+/** A paged list of everything in the token's reach, not of one project. */
+const pagedList = <const Id extends string, const Path extends `/${string}`, Success extends Schema.Top>(
+  identifier: Id,
+  path: Path,
+  success: Success
+) => HttpApiEndpoint.get(identifier, path, { query: PageQuery, success, error: [BadRequest] })
+
 export class ProjectsApi extends HttpApiGroup.make("projects")
   .add(
-    op(HttpApiEndpoint.get("listProjects", "/projects", {
-      query: PageQuery,
-      success: Envelope("ProjectListResponse", ProjectList),
-      error: [BadRequest]
-    }), {
+    op(pagedList("listProjects", "/projects", Envelope("ProjectListResponse", ProjectList)), {
       permission: "projects:read",
-      kind: "read",
-      project: false,
-      confirmGate: false,
       summary: "Projects in the token's scope, each with a health snapshot",
       cli: ["projects", "list"],
       mcp: "list_projects"
     }),
-    op(HttpApiEndpoint.get("getHealth", "/projects/:id/health", {
-      params: projectParams,
-      success: Envelope("HealthResponse", Health),
-      error: scoped
-    }), {
+    op(projectGet("getHealth", "/projects/:id/health", Envelope("HealthResponse", Health)), {
       permission: "projects:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Health score, confidence and dimensions of a project",
       cli: ["health"],
       mcp: "get_health"
     }),
-    op(HttpApiEndpoint.get("getBriefing", "/projects/:id/briefing", {
-      params: projectParams,
-      success: Envelope("BriefingResponse", Briefing),
-      error: scoped
-    }), {
+    op(projectGet("getBriefing", "/projects/:id/briefing", Envelope("BriefingResponse", Briefing)), {
       permission: "projects:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Morning briefing with priorities",
       cli: ["briefing"],
       mcp: "get_briefing"
@@ -138,83 +178,36 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       error: [...scoped, BadRequest]
     }), {
       permission: "projects:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Signals, optionally filtered by dimension and severity",
       cli: ["signals"],
       mcp: "list_signals"
     }),
-    op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", {
-      params: projectParams,
-      success: Envelope("NeverResponse", Schema.Struct({})),
-      error: scoped
-    }), {
-      permission: null,
-      kind: "dashboard_only",
-      project: true,
-      confirmGate: false,
-      summary: "Dashboard-only: always 403",
-      cli: null,
-      mcp: null
-    })
+    op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)
   )
   .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}
 
 export class ReportsApi extends HttpApiGroup.make("reports")
   .add(
-    op(HttpApiEndpoint.get("getAnalytics", "/projects/:id/analytics", {
-      params: projectParams,
-      query: { period: Schema.optionalKey(Period) },
-      success: Envelope("AnalyticsResponse", Analytics),
-      error: scoped
-    }), {
+    op(report("getAnalytics", "/projects/:id/analytics", Envelope("AnalyticsResponse", Analytics)), {
       permission: "analytics:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Traffic analytics for a period",
       cli: ["analytics"],
       mcp: "get_analytics"
     }),
-    op(HttpApiEndpoint.get("getRevenue", "/projects/:id/revenue", {
-      params: projectParams,
-      query: { period: Schema.optionalKey(Period) },
-      success: Envelope("RevenueResponse", Revenue),
-      error: scoped
-    }), {
+    op(report("getRevenue", "/projects/:id/revenue", Envelope("RevenueResponse", Revenue)), {
       permission: "revenue:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Revenue report",
       cli: ["revenue"],
       mcp: "get_revenue"
     }),
-    op(HttpApiEndpoint.get("getChurn", "/projects/:id/churn", {
-      params: projectParams,
-      query: { period: Schema.optionalKey(Period) },
-      success: Envelope("ChurnResponse", Churn),
-      error: scoped
-    }), {
+    op(report("getChurn", "/projects/:id/churn", Envelope("ChurnResponse", Churn)), {
       permission: "revenue:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Churn report",
       cli: ["churn"],
       mcp: "get_churn"
     }),
-    op(HttpApiEndpoint.get("getSeo", "/projects/:id/seo", {
-      params: projectParams,
-      query: { period: Schema.optionalKey(Period) },
-      success: Envelope("SeoResponse", Seo),
-      error: scoped
-    }), {
+    op(report("getSeo", "/projects/:id/seo", Envelope("SeoResponse", Seo)), {
       permission: "seo:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Search (SEO) report",
       cli: ["seo"],
       mcp: "get_seo"
@@ -226,15 +219,8 @@ const integrationParams = { id: Schema.String, provider: Schema.String }
 
 export class IntegrationsApi extends HttpApiGroup.make("integrations")
   .add(
-    op(HttpApiEndpoint.get("listIntegrations", "/projects/:id/integrations", {
-      params: projectParams,
-      success: Envelope("IntegrationListResponse", IntegrationList),
-      error: scoped
-    }), {
+    op(projectGet("listIntegrations", "/projects/:id/integrations", Envelope("IntegrationListResponse", IntegrationList)), {
       permission: "integrations:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Integrations of a project",
       cli: ["integrations", "list"],
       mcp: "list_integrations"
@@ -247,39 +233,20 @@ export class IntegrationsApi extends HttpApiGroup.make("integrations")
     }).middleware(Idempotency), {
       permission: "integrations:sync",
       kind: "write",
-      project: true,
-      confirmGate: false,
       summary: "Queue a sync of one integration",
       cli: ["integrations", "sync"],
       mcp: "sync_integration",
       openWorld: true
     }),
-    op(HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", {
-      params: integrationParams,
-      success: Envelope("NeverResponse", Schema.Struct({})),
-      error: scoped
-    }).middleware(Idempotency), {
-      permission: null,
-      kind: "dashboard_only",
-      project: true,
-      confirmGate: false,
-      summary: "Dashboard-only: always 403",
-      cli: null,
-      mcp: null
-    }),
-    op(HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", {
-      params: integrationParams,
-      success: Envelope("NeverResponse", Schema.Struct({})),
-      error: scoped
-    }), {
-      permission: null,
-      kind: "dashboard_only",
-      project: true,
-      confirmGate: false,
-      summary: "Dashboard-only: always 403",
-      cli: null,
-      mcp: null
-    })
+    op(
+      HttpApiEndpoint.post("connectIntegration", "/projects/:id/integrations/:provider", dashboardOnlyOptions(integrationParams))
+        .middleware(Idempotency),
+      dashboardOnly
+    ),
+    op(
+      HttpApiEndpoint.delete("disconnectIntegration", "/projects/:id/integrations/:provider", dashboardOnlyOptions(integrationParams)),
+      dashboardOnly
+    )
   )
   .annotateMerge(OpenApi.annotations({ title: "Integrations", description: "Data providers and sync" })) {}
 
@@ -292,9 +259,6 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
       error: [...scoped, BadRequest]
     }), {
       permission: "expenses:read",
-      kind: "read",
-      project: true,
-      confirmGate: false,
       summary: "Expenses of a project",
       cli: ["expenses", "list"],
       mcp: "list_expenses"
@@ -307,8 +271,6 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
     }).middleware(Idempotency), {
       permission: "expenses:write",
       kind: "write",
-      project: true,
-      confirmGate: false,
       summary: "Record an expense",
       cli: ["expenses", "create"],
       mcp: "create_expense"
@@ -320,8 +282,6 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
     }), {
       permission: "expenses:write",
       kind: "destructive",
-      project: true,
-      confirmGate: false,
       summary: "Delete an expense (kept, marked deleted)",
       cli: ["expenses", "delete"],
       mcp: "delete_expense",
@@ -332,15 +292,8 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
 
 export class TokensApi extends HttpApiGroup.make("tokens")
   .add(
-    op(HttpApiEndpoint.get("listTokens", "/tokens", {
-      query: PageQuery,
-      success: Envelope("TokenListResponse", TokenList),
-      error: [BadRequest]
-    }), {
+    op(pagedList("listTokens", "/tokens", Envelope("TokenListResponse", TokenList)), {
       permission: "tokens:read",
-      kind: "read",
-      project: false,
-      confirmGate: false,
       summary: "Token metadata, never a secret",
       cli: ["tokens", "list"],
       mcp: "list_tokens"
@@ -355,7 +308,6 @@ export class TokensApi extends HttpApiGroup.make("tokens")
     }).middleware(Idempotency), {
       permission: "tokens:write",
       kind: "write",
-      project: false,
       confirmGate: true,
       summary: "Mint a token (preview unless confirm: true)",
       cli: ["tokens", "create"],
@@ -370,7 +322,6 @@ export class TokensApi extends HttpApiGroup.make("tokens")
     }), {
       permission: "tokens:write",
       kind: "destructive",
-      project: false,
       confirmGate: true,
       summary: "Revoke a token (preview unless confirmed)",
       cli: ["tokens", "revoke"],

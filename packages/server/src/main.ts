@@ -16,22 +16,20 @@
  * while busy ones go on taking requests, then interrupt what is left, and runMain would exit 130; hence the
  * explicit steps here.
  */
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Cause, Duration, Effect, Exit, Fiber, Layer } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Duration, Effect, Fiber, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer, type ServerResponse } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
-import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
+import { type AppConfigShape, loadAppConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { answerClientErrors } from "./http/ClientErrors.ts"
 import { isDraining, markDraining } from "./http/Readiness.ts"
 import { resolveSecretKey } from "./integrations/Crypto.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
-import { startupFailureLines } from "./Settings.ts"
-import { tracingLayer } from "./Tracing.ts"
-import { loggingLayer } from "./Logging.ts"
+import { runProcess, withProcessServices } from "./Process.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
@@ -163,14 +161,7 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
   // the embedded Postgres's.
   yield* Effect.addFinalizer(() => gracefulStop(config, worker))
   return yield* Effect.never
-}).pipe(
-  Effect.scoped,
-  Effect.provideService(AppConfig, config),
-  // Outside the program's scope: spans still buffered are flushed after the server and the pool have closed.
-  Effect.provide(tracingLayer(config.tracing, "server")),
-  // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
-  Effect.provide(loggingLayer(config))
-)
+}).pipe(withProcessServices(config, "server"))
 
 const program = Effect.gen(function*() {
   // Every setting at once (Config.ts): one error lists every bad variable.
@@ -180,20 +171,7 @@ const program = Effect.gen(function*() {
   yield* Effect.try({ try: () => resolveSecretKey(config), catch: (e) => e })
   boundStop(config)
   return yield* serve(config)
-}).pipe(
-  // Before (or without) the configured logger, straight to stderr: one line per problem, no stack trace.
-  Effect.tapCause((cause) =>
-    Cause.hasInterruptsOnly(cause)
-      ? Effect.void
-      : Effect.sync(() => process.stderr.write(startupFailureLines(cause).map((line) => `sitehealth: ${line}\n`).join("")))
-  )
-)
+})
 
 // The router layer's request-scoped requirements are all met above; its type does not narrow to never.
-// A stop by signal ends the program interrupted: that is the normal way out, exit code 0 (runMain's default
-// would be 130, which orchestrators count as a failed container).
-NodeRuntime.runMain(program as Effect.Effect<never, unknown>, {
-  // The failure was reported above, in one line per problem.
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
-})
+runProcess("sitehealth", program as Effect.Effect<never, unknown>)

@@ -4,18 +4,15 @@
  * what is wrong said plainly, stored encrypted (no plaintext in any database file), never printed.
  */
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import { freePort } from "./support/postgresGlobalSetup.ts"
+import { runAdmin } from "./support/AdminCli.ts"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
-const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
-const MAIN = Path.join(ROOT, "packages/server/src/admin/main.ts")
 const TIMEOUT = 60_000
 const externalUrl = process.env.DATABASE_URL?.trim() || null
 const API_KEY = "plausible_KEY_S3CR3T_9876"
@@ -27,31 +24,16 @@ let fakeBase = ""
 /** What the fake Plausible answers /api/v2/query with. */
 let answer: { status: number; body: unknown } = { status: 200, body: { results: [{ dimensions: [], metrics: [0] }] } }
 
-/** The admin CLI with `--json`; killed if the effect is interrupted. */
+/** The admin CLI with `--json`, on this file's cluster. */
 const admin = (args: ReadonlyArray<string>) =>
-  Effect.callback<{ code: number | null; stdout: string; stderr: string; body: any }>((resume) => {
+  Effect.suspend(() => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
     delete env.DATABASE_URL
     delete env.SITEHEALTH_SECRET_KEY
     Object.assign(env, externalUrl !== null
       ? { DATABASE_URL: externalUrl, SITEHEALTH_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") }
       : { SITEHEALTH_DATA_DIR: dataDir, SITEHEALTH_EMBEDDED_PG_PORT: String(pgPort) })
-    const child = spawn(process.execPath, [MAIN, ...args, "--json"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-    child.once("error", (error) => resume(Effect.die(error)))
-    child.once("close", (code) => {
-      let body: any
-      try {
-        body = JSON.parse(stdout)
-      } catch {
-        body = undefined
-      }
-      resume(Effect.succeed({ code, stdout, stderr, body }))
-    })
-    return Effect.sync(() => void child.kill("SIGKILL"))
+    return runAdmin([...args, "--json"], env)
   })
 
 const writeJson = (name: string, value: unknown) => {

@@ -29,7 +29,7 @@ import { MAX_ATTEMPTS, retryDelayMs, runNextSync } from "../src/integrations/Syn
 import type { SyncRunRecord } from "../src/store/Records.ts"
 import { TrafficRepo } from "../src/traffic/TrafficRepo.ts"
 import { type FakePlausible, startFakePlausible } from "./fakes/FakePlausible.ts"
-import { BERLIN, PLAUSIBLE_DATA, PLAUSIBLE_KEY, PLAUSIBLE_SITE } from "./fixtures/plausibleFixtures.ts"
+import { BERLIN, PLAUSIBLE_DATA, PLAUSIBLE_KEY, PLAUSIBLE_SITE, PLAUSIBLE_STORED_SPAN } from "./fixtures/plausibleFixtures.ts"
 import { START } from "./support/Harness.ts"
 import { type Instance, usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { followRealTimeFrom } from "./support/TestTime.ts"
@@ -126,18 +126,9 @@ const runner = Effect.promise(() =>
   )))
 const connectors = (provider: string) => (provider === "plausible" ? makePlausibleConnector({ historyMonths: 1, pageLimit: 2 }) : undefined)
 
-/** Everything the connector writes for the project's span: hours, days, tops, uniques. */
+/** Everything the connector stored for the project. */
 const stored = (projectId: string) =>
-  Effect.flatMap(Effect.service(TrafficRepo), (t) =>
-    t.read(projectId, {
-      hoursFrom: "2026-09-30T00:00:00.000Z",
-      hoursTo: "2026-11-21T00:00:00.000Z",
-      from: "2026-09-01",
-      to: "2026-11-30",
-      topFrom: "2026-09-01",
-      topTo: "2026-11-30",
-      top: 1000
-    }))
+  Effect.flatMap(Effect.service(TrafficRepo), (t) => t.read(projectId, PLAUSIBLE_STORED_SPAN))
 
 /** A project with Plausible connected through the front, and one good full sync stored. */
 const syncedProject = (run: Instance) =>

@@ -7,18 +7,15 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { fileURLToPath } from "node:url"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { makeCipher, resolveOldSecretKey } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { PrivateDb } from "./support/PrivateDb.ts"
+import { runAdmin } from "./support/AdminCli.ts"
 
-const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
-const MAIN = Path.join(ROOT, "packages/server/src/admin/main.ts")
 
 const OLD = Buffer.alloc(32, 1)
 const NEW = Buffer.alloc(32, 2)
@@ -46,26 +43,12 @@ const stored = () =>
     Object.fromEntries(rows.map((r) => [`${r.project_id}/${r.provider}`, r.credentials === null ? null : Buffer.from(r.credentials).toString("hex")]))))
 
 const admin = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  Effect.flatMap(Effect.service(PrivateDb), (db) => Effect.promise(() => new Promise<{ code: number | null; stdout: string; stderr: string; body: any }>((resolve, reject) => {
+  Effect.flatMap(Effect.service(PrivateDb), (db) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", DATABASE_URL: db.url, ...env }
     delete childEnv.SITEHEALTH_SECRET_KEY_OLD
     Object.assign(childEnv, env)
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-    child.once("error", reject)
-    child.once("close", (code) => {
-      let body: any
-      try {
-        body = JSON.parse(stdout)
-      } catch {
-        body = undefined
-      }
-      resolve({ code, stdout, stderr, body })
-    })
-  })))
+    return runAdmin(args, childEnv)
+  })
 
 const secretsIn = (text: string) =>
   [PLAIN.stripe.secret_key, PLAIN.plausible.api_key, b64(OLD), b64(NEW), b64(STRANGER), OLD.toString("hex"), NEW.toString("hex")]

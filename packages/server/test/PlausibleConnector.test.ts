@@ -19,7 +19,8 @@ import {
   PLAUSIBLE_EXPECTED_7D,
   PLAUSIBLE_EXPECTED_DST_HOURS,
   PLAUSIBLE_KEY,
-  PLAUSIBLE_SITE
+  PLAUSIBLE_SITE,
+  PLAUSIBLE_STORED_SPAN
 } from "./fixtures/plausibleFixtures.ts"
 import { type Harness, makeHarness, START } from "./support/Harness.ts"
 
@@ -59,16 +60,7 @@ const sync = (c: SyncContext, options: PlausibleOptions = OPTIONS) => h.run(Effe
 
 /** Everything stored for the run's span: hours, days, tops and uniques. */
 const stored = (projectId: string) =>
-  h.run(Effect.flatMap(TrafficRepo, (t) =>
-    t.read(projectId, {
-      hoursFrom: "2026-09-30T00:00:00.000Z",
-      hoursTo: "2026-11-21T00:00:00.000Z",
-      from: "2026-09-01",
-      to: "2026-11-30",
-      topFrom: "2026-09-01",
-      topTo: "2026-11-30",
-      top: 1000
-    })))
+  h.run(Effect.flatMap(TrafficRepo, (t) => t.read(projectId, PLAUSIBLE_STORED_SPAN)))
 
 describe("Plausible connector", () => {
   it("stores the hand-worked site and the analytics report shows its figures exactly", async () => {

@@ -4,9 +4,9 @@ import { Effect, Layer, Logger } from "effect"
 import { TestClock } from "effect/testing"
 import { type RateLimitDecision, RateLimiter } from "../src/http/RateLimiter.ts"
 import { followRealTimeFrom } from "./support/TestTime.ts"
+import { canConnect, freePort } from "./support/Ports.ts"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
-import * as Net from "node:net"
 
 const T0 = Date.parse("2026-11-20T12:00:10.000Z")
 
@@ -74,7 +74,7 @@ describe.skipIf(!redisServerBinary)("redis limiter when Redis goes away mid-run 
   it.effect("counts while Redis is up, then answers promptly (counting per instance) once it is down", () =>
     Effect.gen(function*() {
       yield* followRealTime
-      const port = yield* Effect.promise(freeTcpPort)
+      const port = yield* Effect.promise(freePort)
       const redis = spawn(redisServerBinary!, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
         stdio: "ignore"
       })
@@ -95,29 +95,10 @@ describe.skipIf(!redisServerBinary)("redis limiter when Redis goes away mid-run 
     }), 20_000)
 })
 
-/** A free TCP port on 127.0.0.1. */
-const freeTcpPort = () =>
-  new Promise<number>((resolve) => {
-    const s = Net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as Net.AddressInfo).port
-      s.close(() => resolve(p))
-    })
-  })
-
-const listens = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = Net.connect(port, "127.0.0.1")
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once("error", () => resolve(false))
-  })
-
 /** A throwaway redis-server (no persistence) on `port`; resolves once it accepts connections. */
 const startRedis = async (port: number) => {
   const child = spawn(redisServerBinary!, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
-  for (let i = 0; i < 100 && !(await listens(port)); i++) await new Promise((r) => setTimeout(r, 100))
+  for (let i = 0; i < 100 && !(await canConnect(port)); i++) await new Promise((r) => setTimeout(r, 100))
   return child
 }
 
@@ -132,7 +113,7 @@ describe.skipIf(!redisServerBinary)("redis limiter: Redis lost, then back (the d
   it.effect("lost: requests counted per instance and ONE warning per 10 s; back: the shared count resumes by itself", () =>
     Effect.gen(function*() {
       yield* followRealTime
-      const port = yield* Effect.promise(freeTcpPort)
+      const port = yield* Effect.promise(freePort)
       let redis = yield* Effect.promise(() => startRedis(port))
       yield* Effect.addFinalizer(() => Effect.promise(() => killed(redis)))
       const warnings: Array<string> = []

@@ -9,8 +9,9 @@
  * "database", "config", "internal"); never a stack trace.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
-import { CliError, CliOutput, Command } from "effect/cli"
+import { Cause, Effect, Layer, Logger } from "effect"
+import { CliError, Command } from "effect/cli"
+import { commandLineRunOptions, jsonRequested, presenter } from "@sitehealth/cli/CommandLine"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { admin } from "./Cli.ts"
 import { AdminError, type AdminErrorType } from "./Commands.ts"
@@ -21,11 +22,7 @@ const VERSION = "0.0.0"
 
 const args = process.argv.slice(2)
 
-/** `--json` before any `--`; decided up front so that even argument errors answer in JSON. */
-const json = (() => {
-  const end = args.indexOf("--")
-  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--json" || a === "--json=true")
-})()
+const json = jsonRequested(args)
 
 if (json) {
   // Whatever a dependency might print must not break the one-object contract.
@@ -35,29 +32,6 @@ if (json) {
 }
 
 const commandHint = (path: ReadonlyArray<string>) => `npm run admin -- ${path.slice(1).concat("--help").join(" ")}`
-
-/** Help goes to stdout when asked for; parse errors (and help shown because of one) go to stderr. */
-const presenter = CliOutput.layerPresenter({
-  present: (event) =>
-    Effect.gen(function*() {
-      const formatter = yield* CliOutput.Formatter
-      switch (event._tag) {
-        case "Help":
-          if (event.reason === "Requested") process.stdout.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
-          else if (!json) process.stderr.write(`${formatter.formatHelpDoc(event.helpDoc)}\n`)
-          return
-        case "InvalidInvocation":
-          if (!json) {
-            process.stderr.write(`${formatter.formatErrors(event.errors)}\n\nUsage: ${event.helpDoc.usage}\n`)
-            process.stderr.write(`Run \`${commandHint(event.commandPath)}\` for details.\n`)
-          }
-          return
-        case "Version":
-          process.stdout.write(`${formatter.formatVersion(event.name, event.version)}\n`)
-          return
-      }
-    })
-})
 
 interface Failure {
   readonly message: string
@@ -115,12 +89,8 @@ const program = Command.runWith(admin, { version: VERSION })(args).pipe(
     Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(failureOf(cause))
   ),
   Effect.provide(NodeServices.layer),
-  Effect.provide(presenter),
+  Effect.provide(presenter({ json, helpCommand: commandHint })),
   Effect.provideService(Logger.LogToStderr, true)
 )
 
-NodeRuntime.runMain(program, {
-  disableErrorReporting: true,
-  teardown: (exit, onExit) =>
-    Exit.isSuccess(exit) ? onExit(Number(process.exitCode ?? 0)) : Runtime.defaultTeardown(exit, onExit)
-})
+NodeRuntime.runMain(program, commandLineRunOptions)

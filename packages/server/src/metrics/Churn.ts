@@ -2,20 +2,14 @@
  * The churn report, from the rows the payments rollup derived and its churn events. Pure; see Revenue.ts
  * for how states and flows are read, and docs/metrics.md ("Churn") for the definitions.
  */
-import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Churn } from "@sitehealth/domain/Revenue"
 import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"
-import { customerChurnRate, payingCustomersAtEndOf, movementsIn, revenuePeriodWindow } from "./Revenue.ts"
+import { customerChurnRate, payingCustomersAtEndOf, movementsIn, type PaymentsReportScope, revenuePeriodWindow } from "./Revenue.ts"
 import { addDays } from "./Dates.ts"
 import type { ChurnEvent, RevenueDay } from "./Rows.ts"
 
-export interface ChurnInput {
-  readonly projectId: ProjectId
-  readonly period: Period
-  readonly today: string
-  readonly timezone: string
-  readonly currency: string
+export interface ChurnInput extends PaymentsReportScope {
   /** Revenue rows covering the period and the previous one, plus the last row before them. */
   readonly revenue: ReadonlyArray<RevenueDay>
   /** Churn events of the period's window (others are ignored). */

@@ -16,12 +16,16 @@ import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "./Rows.t
 import type { FxRate } from "../fx/Fx.ts"
 import { profitability } from "./Profitability.ts"
 
-export interface RevenueInput {
+/** What the revenue and churn reports are of: one project's payments over a period, in its time zone and currency. */
+export interface PaymentsReportScope {
   readonly projectId: ProjectId
   readonly period: Period
   readonly today: string
   readonly timezone: string
   readonly currency: string
+}
+
+export interface RevenueInput extends PaymentsReportScope {
   /** Revenue rows from some day on, plus the last row before it (MetricsRepo loads them so). */
   readonly revenue: ReadonlyArray<RevenueDay>
   /** Customers paying at the end of the day before the period's window, with their MRR then and at its end. */

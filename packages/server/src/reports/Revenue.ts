@@ -5,7 +5,7 @@ import * as Compute from "../metrics/Compute.ts"
 import { addDays } from "../metrics/Dates.ts"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
-import { loadProject } from "../projects/Policy.ts"
+import { type LoadedProject, loadProject } from "../projects/Policy.ts"
 
 /**
  * Days of revenue rows a period needs: its window and the previous one of equal length (3m is at most 92
@@ -16,6 +16,16 @@ const PERIOD_LOOKBACK: Record<Period, number | null> = {
 }
 /** The revenue report also shows 12 months of month-end MRR and the last 30 days against the 30 before. */
 const REVENUE_MIN_LOOKBACK = 400
+
+/** What both reports are of: the loaded project's payments over the period. */
+const scopeOf = (p: LoadedProject, period: Period) => ({
+  projectId: p.project.id,
+  period,
+  today: p.today,
+  timezone: p.project.timezone,
+  currency: p.project.currency,
+  revenue: p.series.revenue
+})
 
 export const getRevenue = (projectId: string, period: Period) =>
   Effect.gen(function*() {
@@ -30,12 +40,7 @@ export const getRevenue = (projectId: string, period: Period) =>
     ], { concurrency: 2 })
     const rates = yield* (yield* FxRepo).all()
     return Compute.revenue({
-      projectId: p.project.id,
-      period,
-      today: p.today,
-      timezone: p.project.timezone,
-      currency: p.project.currency,
-      revenue: p.series.revenue,
+      ...scopeOf(p, period),
       cohort,
       unconverted,
       expenses: p.series.expenses,
@@ -50,12 +55,7 @@ export const getChurn = (projectId: string, period: Period) =>
     const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
     const churnEvents = yield* payments.churnEvents(p.project.id, window.from, window.to)
     return Compute.churn({
-      projectId: p.project.id,
-      period,
-      today: p.today,
-      timezone: p.project.timezone,
-      currency: p.project.currency,
-      revenue: p.series.revenue,
+      ...scopeOf(p, period),
       churnEvents
     })
   })

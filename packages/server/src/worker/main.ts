@@ -9,14 +9,11 @@
  * sync in progress is released back to the queue so another worker takes it at once, the pool closes, and
  * the process exits 0.
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer } from "effect"
-import { AppConfig, type AppConfigShape, loadAppConfig } from "../Config.ts"
+import { Effect, Layer } from "effect"
+import { type AppConfigShape, loadAppConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
 import { SqlRepos } from "../Layers.ts"
-import { startupFailureLines } from "../Settings.ts"
-import { tracingLayer } from "../Tracing.ts"
-import { loggingLayer } from "../Logging.ts"
+import { runProcess, withProcessServices } from "../Process.ts"
 import { runWorker } from "./RecomputeWorker.ts"
 
 /** Time for the release, the pool's close and the embedded Postgres's stop before the process gives up. */
@@ -50,32 +47,13 @@ const work = (config: AppConfigShape) => Effect.gen(function*() {
   // Interrupted by the signal, runWorker returns only after its fibers ended (and released their work),
   // while the pool built above is still open.
   return yield* runWorker.pipe(Effect.provideContext(context))
-}).pipe(
-  Effect.scoped,
-  Effect.provideService(AppConfig, config),
-  // OTEL_EXPORTER_OTLP_ENDPOINT set: spans go to that collector; unset: tracing off altogether (Tracing.ts).
-  Effect.provide(tracingLayer(config.tracing, "worker")),
-  // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
-  Effect.provide(loggingLayer(config))
-)
+}).pipe(withProcessServices(config, "worker"))
 
 const program = Effect.gen(function*() {
   // Every setting at once (Config.ts): one error lists every bad variable.
   const config = yield* loadAppConfig()
   boundStop()
   return yield* work(config)
-}).pipe(
-  // Before (or without) the configured logger, straight to stderr: one line per problem, no stack trace.
-  Effect.tapCause((cause) =>
-    Cause.hasInterruptsOnly(cause)
-      ? Effect.void
-      : Effect.sync(() => process.stderr.write(startupFailureLines(cause).map((line) => `sitehealth worker: ${line}\n`).join("")))
-  )
-)
-
-// Stopped by a signal, the program ends interrupted: the normal way out, exit code 0 (not runMain's 130).
-NodeRuntime.runMain(program as Effect.Effect<never, unknown>, {
-  // The failure was reported above, in one line per problem.
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
 })
+
+runProcess("sitehealth worker", program)

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { CannedResponse } from "./FakePlausible.ts"
-import { readBody, send } from "./FakeHttp.ts"
+import { closeNow, readBody, send } from "./FakeHttp.ts"
 
 export interface GscFactRow {
   readonly date: string
@@ -163,10 +163,6 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
     apiRequests,
     tokenRequests,
     revoke: () => void (revoked = true),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
+    close: () => closeNow(server)
   }
 }

@@ -1,5 +1,5 @@
-/** What the local fake provider servers share: reading a request body and answering JSON. */
-import type { IncomingMessage, ServerResponse } from "node:http"
+/** What the local fake provider servers share: reading a request body, answering JSON, closing at once. */
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import { Effect } from "effect"
 
 export const readBody = (req: IncomingMessage): Promise<string> =>
@@ -19,3 +19,13 @@ export const send = (res: ServerResponse, status: number, body: unknown, headers
 /** A fake server for the life of the enclosing scope (a test, or a shared layer): started, then stopped. */
 export const scopedFake = <F extends { readonly stop: () => Promise<void> }>(start: () => Promise<F>) =>
   Effect.acquireRelease(Effect.promise(start), (fake) => Effect.promise(() => fake.stop()))
+
+/**
+ * Closes a local server now: the keep-alive connections its clients (fetch) hold open are cut instead of
+ * waited for until they idle out.
+ */
+export const closeNow = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+  })

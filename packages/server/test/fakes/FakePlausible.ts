@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { readBody, send } from "./FakeHttp.ts"
+import { closeNow, readBody, send } from "./FakeHttp.ts"
 
 /** [visitors, visits, pageviews, bounce_rate %, visit_duration s] */
 export type Metrics5 = readonly [number, number, number, number, number]
@@ -134,10 +134,6 @@ export const startFakePlausible = async (options: { apiKey: string; siteId: stri
     script,
     requests,
     revoke: () => void (revoked = true),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections() // fetch keeps connections alive; do not wait for them to idle out
-      })
+    close: () => closeNow(server)
   }
 }

@@ -1,0 +1,46 @@
+/**
+ * What the two long-running processes, the server (main.ts) and the standalone worker (worker/main.ts), do
+ * alike around their work: the settings, tracing and logging it runs under, how a start-up failure is
+ * reported, and the exit code of a stop by signal.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Exit } from "effect"
+import { AppConfig, type AppConfigShape } from "./Config.ts"
+import { loggingLayer } from "./Logging.ts"
+import { startupFailureLines } from "./Settings.ts"
+import { tracingLayer } from "./Tracing.ts"
+
+/** Runs `work` in its own scope, with the config, tracing as `role` and the configured logger. */
+export const withProcessServices = (config: AppConfigShape, role: "server" | "worker") =>
+<A, E, R>(work: Effect.Effect<A, E, R>) =>
+  work.pipe(
+    Effect.scoped,
+    Effect.provideService(AppConfig, config),
+    // Outside the work's scope: spans still buffered are flushed after the servers and the pool have closed.
+    // OTEL_EXPORTER_OTLP_ENDPOINT unset: tracing off altogether (Tracing.ts).
+    Effect.provide(tracingLayer(config.tracing, role)),
+    // LOG_FORMAT / LOG_LEVEL (Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
+    Effect.provide(loggingLayer(config))
+  )
+
+/**
+ * Runs a process's program. A failure is written before (or without) the configured logger, straight to
+ * stderr, one line per problem prefixed with `label`, no stack trace; exit code 1. A stop by signal ends the
+ * program interrupted: that is the normal way out, exit code 0 (runMain's default would be 130, which
+ * orchestrators count as a failed container).
+ */
+export const runProcess = (label: string, program: Effect.Effect<unknown, unknown>): void =>
+  NodeRuntime.runMain(
+    program.pipe(
+      Effect.tapCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.void
+          : Effect.sync(() => process.stderr.write(startupFailureLines(cause).map((line) => `${label}: ${line}\n`).join("")))
+      )
+    ),
+    {
+      // The failure was reported above, in one line per problem.
+      disableErrorReporting: true,
+      teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+    }
+  )

@@ -18,7 +18,7 @@ import { Authentication } from "@sitehealth/domain/Authentication"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
-import { httpSend, unreachable } from "./HttpSend.ts"
+import { bodyOf, httpSend, unreachable } from "./HttpSend.ts"
 
 type Decoded = { readonly params?: unknown; readonly query?: unknown; readonly payload?: unknown }
 
@@ -87,14 +87,7 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
       return await runtime.runPromise(
         Effect.gen(function*() {
           const response = yield* api[group]![endpoint]!({ ...input, responseMode: "response-only" })
-          const text: string = yield* response.text
-          let body: unknown = null
-          try {
-            body = text === "" ? null : JSON.parse(text)
-          } catch {
-            body = null
-          }
-          return { status: response.status, body }
+          return { status: response.status, body: bodyOf(yield* response.text) }
         }).pipe(Effect.provideService(CallIdempotencyKey, request.idempotencyKey))
       )
     } catch (error) {

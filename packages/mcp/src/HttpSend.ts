@@ -17,16 +17,19 @@ export const httpSend = (baseUrl: string, token: string): Send => async (request
       headers,
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) })
     })
-    const text = await response.text()
-    let body: unknown = null
-    try {
-      body = text === "" ? null : JSON.parse(text)
-    } catch {
-      body = null
-    }
-    return { status: response.status, body }
+    return { status: response.status, body: bodyOf(await response.text()) }
   } catch (error) {
     return unreachable(baseUrl, error)
+  }
+}
+
+/** An answer's body as JSON; null when empty or not JSON (a proxy's page): the status still speaks. */
+export const bodyOf = (text: string): unknown => {
+  if (text === "") return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
   }
 }
 

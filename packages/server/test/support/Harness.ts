@@ -94,15 +94,7 @@ export const makeHarness = async (
     if (options.rawBody !== undefined) body = options.rawBody
     else if (options.body !== undefined) body = JSON.stringify(options.body)
     if (body !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json"
-    const response = await handler(new Request(`http://localhost${path}`, { method, headers, ...(body === undefined ? {} : { body }) }))
-    const text = await response.text()
-    let json: any = undefined
-    try {
-      json = JSON.parse(text)
-    } catch {
-      // left undefined: tests that expect JSON fail on it
-    }
-    return { status: response.status, headers: response.headers, json, text }
+    return callResultOf(await handler(new Request(`http://localhost${path}`, { method, headers, ...(body === undefined ? {} : { body }) })))
   }
 
   /** A fresh account (trial live) with `projects` projects and an all-access token. */
@@ -171,3 +163,15 @@ export const allEndpoints = (projectId: string) => [
   ["POST", `/api/v1/projects/${projectId}/integrations/stripe`],
   ["DELETE", `/api/v1/projects/${projectId}/integrations/stripe`]
 ] as const
+
+/** A response as the tests read it: status, headers, the text, and its JSON (undefined when it is not JSON). */
+export const callResultOf = async (response: Response) => {
+  const text = await response.text()
+  let json: any = undefined
+  try {
+    json = JSON.parse(text)
+  } catch {
+    // left undefined: tests that expect JSON fail on it
+  }
+  return { status: response.status, headers: response.headers, json, text }
+}

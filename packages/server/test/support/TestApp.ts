@@ -30,6 +30,7 @@ import { pgLayer } from "../../src/db/Database.ts"
 import { appLayer, MemoryRepos, SqlRepos } from "../../src/Layers.ts"
 import { MetricsRepo } from "../../src/metrics/MetricsRepo.ts"
 import { type CallResult, START, store } from "./Harness.ts"
+import { callResultOf } from "./Harness.ts"
 
 export { START, store } from "./Harness.ts"
 export type { CallResult } from "./Harness.ts"
@@ -71,17 +72,7 @@ const ClientAuthentication = HttpApiMiddleware.layerClient(Authentication, ({ ne
     return next(token === null ? withHeaders : HttpClientRequest.bearerToken(withHeaders, token))
   }))
 
-const toCallResult = (response: Response): Effect.Effect<CallResult> =>
-  Effect.promise(async () => {
-    const text = await response.text()
-    let json: any = undefined
-    try {
-      json = JSON.parse(text)
-    } catch {
-      // left undefined: tests that expect JSON fail on it
-    }
-    return { status: response.status, headers: response.headers, json, text }
-  })
+const toCallResult = (response: Response): Effect.Effect<CallResult> => Effect.promise(() => callResultOf(response))
 
 type Account = Effect.Success<ReturnType<typeof createAccount>>
 type Project = Effect.Success<ReturnType<typeof createProject>>

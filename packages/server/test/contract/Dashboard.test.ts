@@ -453,6 +453,18 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       }))
   })
 
+  it.effect("the dashboard API documents itself at /app/api/openapi.json, apart from /api/v1's", () =>
+    Effect.gen(function*() {
+      const r = yield* h.raw("GET", "/app/api/openapi.json", { token: null })
+      expect(r.status).toBe(200)
+      const paths = Object.keys(r.json.paths)
+      expect(paths).toContain("/app/api/websites/{id}")
+      expect(paths).toContain("/app/api/auth/login")
+      expect(paths.every((p) => p.startsWith("/app/api/"))).toBe(true)
+      const v1 = yield* h.raw("GET", "/api/v1/openapi.json", { token: null })
+      expect(Object.keys(v1.json.paths).some((p) => p.startsWith("/app/api"))).toBe(false)
+    }))
+
   it.effect("bad input gets a 400 envelope, never a 500", () =>
     Effect.gen(function*() {
       const { session } = yield* verifiedUser()

@@ -1,0 +1,24 @@
+/** Without SMTP_URL the dashboard's mail is written to the log (link included), as the README says. */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Logger } from "effect"
+import { AppConfig, readConfig } from "../src/Config.ts"
+import { Mailer } from "../src/dashboard/Mailer.ts"
+
+describe("Mailer", () => {
+  it.effect("SMTP_URL unset: the message goes to the log, not to a server", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const capture = Logger.make(({ message }) => void lines.push(JSON.stringify(message)))
+      yield* Effect.gen(function*() {
+        const mailer = yield* Mailer
+        yield* mailer.send({ to: "owner@example.test", subject: "Verify", text: "http://localhost/verify-email?token=abc.def" })
+      }).pipe(
+        Effect.provide(Mailer.layer),
+        Effect.provide(AppConfig.layer(readConfig({}))),
+        Effect.provide(Logger.layer([capture]))
+      )
+      expect(lines.join("\n")).toContain("owner@example.test")
+      expect(lines.join("\n")).toContain("verify-email?token=abc.def")
+      expect(lines.join("\n")).toContain("SMTP_URL unset")
+    }))
+})

@@ -75,20 +75,20 @@ describe("npm start: the demo dashboard link", () => {
 
     const account = await fetch(`${base}/app/api/account`, { headers: { cookie } })
     expect(account.status).toBe(200)
-    const body = await account.json()
+    const body: any = await account.json()
     expect(body.data).toMatchObject({ email: "demo@sitehealth.local", entitlement: "trial" })
-    const websites = await (await fetch(`${base}/app/api/websites`, { headers: { cookie } })).json()
+    const websites: any = await (await fetch(`${base}/app/api/websites`, { headers: { cookie } })).json()
     expect(websites.data.websites.length).toBe(3)
 
     // A state-changing request from this origin with the session's CSRF token works; the Host header is the origin.
-    const session = await (await fetch(`${base}/app/api/auth/session`, { headers: { cookie } })).json()
+    const session: any = await (await fetch(`${base}/app/api/auth/session`, { headers: { cookie } })).json()
     const created = await fetch(`${base}/app/api/tokens`, {
       method: "POST",
       headers: { cookie, origin: base, "x-csrf-token": session.data.csrfToken, "content-type": "application/json" },
       body: JSON.stringify({ name: "from the dashboard", websites: null, permissions: ["projects:read"] })
     })
     expect(created.status).toBe(201)
-    const { secret } = (await created.json()).data
+    const { secret } = ((await created.json()) as any).data
     expect((await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
 
     // The cookie is no key to /api/v1; the link works once.

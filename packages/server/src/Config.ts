@@ -4,6 +4,7 @@
  */
 import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import * as Path from "node:path"
+import { type ConnectionSettings, connectionSettings } from "./dashboard/connections/Settings.ts"
 import { parseSecretKey, SecretKeyError } from "./integrations/SecretKey.ts"
 import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
@@ -50,6 +51,8 @@ export interface AppConfigShape {
   readonly metricsToken: Redacted.Redacted<string> | null
   /** The OTEL_* variables (Tracing.ts); null: tracing off. */
   readonly tracing: TracingConfig | null
+  /** The dashboard's provider connections: Google OAuth client, provider API bases (dashboard/connections/Settings.ts). */
+  readonly connections: ConnectionSettings
 }
 
 export type LogFormat = "json" | "pretty"
@@ -143,7 +146,8 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
         // The value itself is not repeated: it is a secret, and start-up errors end up in logs.
         ? `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand -hex 32\`)`
         : null),
-    tracing: tracingSettings
+    tracing: tracingSettings,
+    connections: connectionSettings
   }).pipe(Effect.map(({ log, ...rest }) => ({ ...rest, ...log })))
 
 /** loadAppConfig from an environment record (tests); throws the SettingsError. */

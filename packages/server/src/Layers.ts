@@ -3,6 +3,7 @@ import { Layer, Redacted } from "effect"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
+import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
 import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
@@ -37,6 +38,7 @@ export const SqlRepos = Layer.mergeAll(
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   IdempotencyRepo.sql,
+  OAuthFlowsRepo.sql,
   Readiness.sql
 )
 
@@ -56,6 +58,7 @@ export const MemoryRepos = Layer.mergeAll(
   // Composed from the repositories above (the same memoised instances), as the SQL one joins their tables.
   AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory])),
   IdempotencyRepo.memory,
+  OAuthFlowsRepo.memory,
   Readiness.memory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 

@@ -1,5 +1,5 @@
 /**
- * Migration 0012_oauth_flows: Google OAuth flows between "start" and the owner's choice of a Search Console
+ * Migration 0013_oauth_flows: Google OAuth flows between "start" and the owner's choice of a Search Console
  * property. A row is found by the SHA-256 of its `state` (the state itself is never stored), is claimed once
  * (exchanged_at), and holds its PKCE verifier — and, after the code exchange, the refresh token — encrypted
  * with the credentials key (integrations/Crypto.ts). Rows live 15 minutes.

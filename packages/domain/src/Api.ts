@@ -57,7 +57,9 @@ const op = <
     confirmGate: spec.confirmGate ?? false,
     summary: spec.summary,
     cli: spec.cli,
-    mcp: spec.mcp
+    mcp: spec.mcp,
+    ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
+    ...(spec.openWorld === undefined ? {} : { openWorld: spec.openWorld })
   }
   const access = operation.permission === null
     ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."

@@ -1,10 +1,12 @@
 /**
  * The MCP server over any transport: the SDK's low-level `Server` with tools, prompts and resources, all
  * executed through a `Send` so the API enforces every rule. Which tools are listed:
- * - read-only mode lists only read tools (the others are not registered at all: calling one is an error);
- * - otherwise the token's own permissions, read from `GET /tokens` (the one active entry whose prefix ends
- *   like the token) when the token may list tokens; when it may not, every tool is listed and the API answers 403 for
- *   what the token lacks — the listing is a convenience, enforcement is the API's.
+ * - the selection: read-only keeps only read tools, toolsets keep their groups' tools (the others are not
+ *   registered at all: calling one is an error);
+ * - of those, what the caller's own token allows, read from `GET /tokens/current` (any valid token may ask).
+ *   A lookup that fails (rate limited, server unreachable) lists the whole selection — the API still answers
+ *   403 for what the token lacks — and is asked again on the next `tools/list`; a successful one is kept for
+ *   the session (a token's permissions never change).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -17,21 +19,32 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { errorBody } from "@sitehealth/domain/Envelope"
-import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { requestFor, resultOf, type Send } from "./Dispatch.ts"
+import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
+import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
-import { deriveTools, type ToolSpec } from "./Tools.ts"
+import { deriveTools, REVEAL_SECRET, selectTools, type ToolSpec } from "./Tools.ts"
 
 const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
 
 export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
 
+/** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
+export const INSTRUCTIONS =
+  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
+  "Start with list_projects; every other project tool takes its `id` (prj_…). " +
+  "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
+  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
+  "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
+  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
+  "Field meanings: docs/api.md or GET /api/v1/openapi.json."
+
 export interface McpOptions {
   readonly send: Send
-  /** The token, to find its own entry in `GET /tokens`; omit to list every tool. */
-  readonly token?: string
+  /** Only read tools (`--read-only`, `?read_only=true`, `X-MCP-Readonly`). */
   readonly readOnly?: boolean
+  /** Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`). */
+  readonly toolsets?: ReadonlyArray<string> | null
   /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
   readonly retry?: RetryPolicy
 }
@@ -45,38 +58,50 @@ const specOf = (endpoint: string): ToolSpec => {
   return spec
 }
 
-/** The token's permissions, or null when the token may not list tokens (then every tool is listed). */
-export const discoverPermissions = async (send: Send, token: string): Promise<ReadonlyArray<Permission> | null> => {
-  const answer = await send(requestFor(specOf("listTokens"), { limit: "100" }))
+/** `GET /tokens/current`: who is calling. No tool names it, so it is sent by its path. */
+export const CURRENT_TOKEN: ApiRequest = { method: "GET", url: "/api/v1/tokens/current", discovery: true }
+
+/** The calling token's permissions from `GET /tokens/current`, or null when the lookup failed (any status but 200). */
+export const discoverPermissions = async (send: Send): Promise<ReadonlyArray<Permission> | null> => {
+  const answer = await send(CURRENT_TOKEN)
   if (answer.status !== 200 || !isObject(answer.body) || !isObject(answer.body.data)) return null
-  const tokens: ReadonlyArray<unknown> = Array.isArray(answer.body.data.tokens) ? answer.body.data.tokens : []
-  // The prefix is `svc_…` plus the secret's last 4 characters; two active tokens could share them, and then
-  // the token cannot tell which is its own: list everything rather than guess.
-  const mine = tokens.filter(isObject).filter((t) =>
-    t.status === "active" && typeof t.prefix === "string" && token.endsWith(t.prefix.split("…").pop() ?? "\u0000")
-  )
-  const permissions = mine.length === 1 ? mine[0]!.permissions : undefined
+  const permissions = answer.body.data.permissions
   return Array.isArray(permissions) ? permissions.filter(isPermission) : null
+}
+
+/** A minted token's answer without its secret, unless the call asked for it (`reveal_secret: true`). */
+const withheldSecret = (result: ToolResult): ToolResult => {
+  const data = result.structuredContent
+  if (result.isError === true || data === undefined || typeof data.secret !== "string") return result
+  const redacted = { ...data, secret: null, secretWithheld: true }
+  const id = isObject(data.token) ? data.token.id : undefined
+  return {
+    content: [
+      { type: "text", text: JSON.stringify(redacted) },
+      { type: "text", text: `create_token: minted ${String(id)}; its secret was withheld (call with reveal_secret: true to receive it). Revoke it if it is not needed.` }
+    ],
+    structuredContent: redacted
+  }
 }
 
 export const makeMcpServer = (options: McpOptions): Server => {
   const all = deriveTools()
-  const registered = options.readOnly ? all.filter((t) => t.kind === "read") : all
+  const registered = selectTools(all, options)
   const byName = new Map(registered.map((t) => [t.definition.name, t] as const))
   const sendTool = withRetries(options.send, options.retry ?? DEFAULT_RETRY)
-  let permissions: Promise<ReadonlyArray<Permission> | null> | undefined
+  let permissions: ReadonlyArray<Permission> | undefined
   const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
-    if (options.token === undefined) return registered
-    permissions ??= discoverPermissions(options.send, options.token)
-    const granted = await permissions
-    return granted === null ? registered : registered.filter((t) => granted.includes(t.permission))
+    // Only a successful lookup is kept: a failure (429, 5xx, unreachable) is asked again next time.
+    permissions ??= (await discoverPermissions(options.send)) ?? undefined
+    const granted = permissions
+    return granted === undefined
+      ? registered
+      : registered.filter((t) => t.permission === AUTHENTICATED || granted.includes(t.permission))
   }
 
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, prompts: {}, resources: {} },
-    instructions:
-      "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
-      "Start with list_projects. Errors are the API's envelope {status:'error', error:{code, type, message}}; on 429 wait until error.reset."
+    instructions: INSTRUCTIONS
   })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -86,16 +111,20 @@ export const makeMcpServer = (options: McpOptions): Server => {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const spec = byName.get(request.params.name)
     if (spec === undefined) {
-      const why = options.readOnly && all.some((t) => t.definition.name === request.params.name)
+      const known = all.find((t) => t.definition.name === request.params.name)
+      const why = known === undefined
+        ? "does not exist"
+        : options.readOnly && known.kind !== "read"
         ? "is not available: this server runs read-only"
-        : "does not exist"
+        : `is not available: this server serves the toolsets ${(options.toolsets ?? []).join(", ")}`
       return {
         content: [{ type: "text", text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool")) }],
         isError: true
       }
     }
-    const answer = await sendTool(requestFor(spec, request.params.arguments ?? {}))
-    return resultOf(spec, answer)
+    const { [REVEAL_SECRET]: reveal, ...args } = request.params.arguments ?? {}
+    const result = resultOf(spec, await sendTool(requestFor(spec, args)))
+    return spec.endpoint === "createToken" && reveal !== true ? withheldSecret(result) : result
   })
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map((p) => p.definition) }))
@@ -112,7 +141,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
     }]
   }))
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const answer = await options.send(requestFor(specOf("listProjects"), { limit: "100" }))
+    const answer = await options.send({ ...requestFor(specOf("listProjects"), { limit: "100" }), discovery: true })
     const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
       ? answer.body.data.projects
       : []

@@ -1,18 +1,29 @@
 /**
  * `sitehealth-mcp`: the MCP server over stdio. stdout carries only the protocol; everything else goes to
  * stderr. Configuration: SITEHEALTH_TOKEN (required), SITEHEALTH_URL (default http://127.0.0.1:8787),
- * `--read-only` or SITEHEALTH_MCP_READ_ONLY=1 — read with Effect's Config, the token as Redacted, every bad
- * variable reported at once.
+ * `--read-only` or SITEHEALTH_MCP_READ_ONLY=1, `--toolsets reports,expenses` (or `--toolsets=…`) or
+ * SITEHEALTH_MCP_TOOLSETS — read with Effect's Config, the token as Redacted, every bad setting reported at once.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Config, Effect, Exit, Redacted, Result } from "effect"
 import { apiClientSend } from "./ApiClientSend.ts"
 import { makeMcpServer } from "./Server.ts"
+import { parseToolsets } from "./Tools.ts"
 
 export const DEFAULT_URL = "http://127.0.0.1:8787"
 
 const MISSING_TOKEN = "SITEHEALTH_TOKEN is not set. Create a token (sitehealth tokens create) and set it in the MCP client's env, " +
   "e.g. \"env\": {\"SITEHEALTH_TOKEN\": \"svc_…\"}."
+
+/** The value of `--name value` or `--name=value` on the command line, or null when absent. */
+const flag = (name: string): string | null => {
+  const args = process.argv.slice(2)
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}`) return args[i + 1] ?? ""
+    if (args[i]!.startsWith(`--${name}=`)) return args[i]!.slice(name.length + 3)
+  }
+  return null
+}
 
 const trimmed = (name: string) =>
   Config.option(Config.String(name)).pipe(Config.map((v) => (v._tag === "Some" && v.value.trim() !== "" ? v.value.trim() : null)))
@@ -35,7 +46,13 @@ const settings = {
     })
   ),
   readOnly: trimmed("SITEHEALTH_MCP_READ_ONLY").pipe(
-    Config.map((raw) => Result.succeed(process.argv.includes("--read-only") || raw === "1"))
+    Config.map((raw) => Result.succeed(process.argv.includes("--read-only") || raw === "1" || raw === "true"))
+  ),
+  toolsets: trimmed("SITEHEALTH_MCP_TOOLSETS").pipe(
+    Config.map((raw) => {
+      const parsed = parseToolsets(flag("toolsets") ?? raw)
+      return "error" in parsed ? Result.fail(`--toolsets: ${parsed.error}`) : Result.succeed(parsed.toolsets)
+    })
   )
 }
 
@@ -51,7 +68,9 @@ if (Exit.isFailure(read) || problems.length > 0) {
   const token = Redacted.value(Result.getOrThrow(read.value.token))
   const baseUrl = Result.getOrThrow(read.value.baseUrl)
   const readOnly = Result.getOrThrow(read.value.readOnly)
-  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), token, readOnly })
+  const toolsets = Result.getOrThrow(read.value.toolsets)
+  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), readOnly, toolsets })
   await server.connect(new StdioServerTransport())
-  process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${readOnly ? " (read-only)" : ""} over stdio\n`)
+  const selection = [readOnly ? "read-only" : "", toolsets === null ? "" : `toolsets ${toolsets.join(",")}`].filter((s) => s !== "")
+  process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${selection.length > 0 ? ` (${selection.join("; ")})` : ""} over stdio\n`)
 }

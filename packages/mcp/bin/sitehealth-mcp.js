@@ -4,6 +4,10 @@
 // themselves (Node 22.18+ strips types natively; several times slower to start), so a stale bundle is
 // never what answers.
 import { existsSync, readdirSync, statSync } from "node:fs"
+import * as Module from "node:module"
+
+// V8's code cache on disk (Node 22.1+): the second start skips compiling the bundle (~100 ms of ~300).
+Module.enableCompileCache?.()
 
 const bundle = new URL("../dist/sitehealth-mcp.mjs", import.meta.url)
 const sources = [new URL("../src/", import.meta.url), new URL("../../domain/src/", import.meta.url)]

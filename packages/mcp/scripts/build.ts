@@ -10,11 +10,20 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
-const outfile = Path.join(root, "dist/sitehealth-mcp.mjs")
+const outdir = Path.join(root, "dist")
+const outfile = Path.join(outdir, "sitehealth-mcp.mjs")
+// Old chunks would pile up: each build writes its own hashed names.
+Fs.rmSync(outdir, { recursive: true, force: true })
 
 const result = await build({
   entryPoints: [Path.join(root, "src/main.ts")],
-  outfile,
+  outdir,
+  entryNames: "sitehealth-mcp",
+  chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
+  // The contract and the tool table are imported dynamically (Server.ts, main.ts): their own chunks, loaded
+  // after `initialize` has been answered.
+  splitting: true,
   bundle: true,
   platform: "node",
   target: "node22",
@@ -26,6 +35,7 @@ const result = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: "warning"
 })
-const bytes = Fs.statSync(outfile).size
+const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0)
+const entryBytes = Fs.statSync(outfile).size
 const inputs = Object.keys(result.metafile.inputs).length
-process.stdout.write(`@sitehealth/mcp: built ${Path.relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(0)} KiB from ${inputs} modules)\n`)
+process.stdout.write(`@sitehealth/mcp: built ${Path.relative(process.cwd(), outfile)} (${(entryBytes / 1024).toFixed(0)} KiB, ${(bytes / 1024).toFixed(0)} KiB with its lazy chunks, from ${inputs} modules)\n`)

@@ -1,5 +1,5 @@
 /** Prompts for the common agent jobs; each names the tools to call, so the agent fetches live data. */
-import { toolNameOf } from "./Tools.ts"
+import { toolNameOf } from "./Names.ts"
 
 interface PromptDefinition {
   readonly name: string

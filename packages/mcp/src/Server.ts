@@ -23,7 +23,15 @@ import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/
 import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
-import { deriveTools, REVEAL_SECRET, selectTools, type ToolSpec } from "./Tools.ts"
+import { REVEAL_SECRET } from "./Names.ts"
+import type { ToolSpec } from "./Tools.ts"
+
+/**
+ * The tool table (and with it the contract) loads on the first request that needs it, not with the server:
+ * a stdio client's `initialize` is answered without it (the bundle splits it into its own chunk).
+ */
+let toolsModule: Promise<typeof import("./Tools.ts")> | undefined
+const loadTools = () => (toolsModule ??= import("./Tools.ts"))
 
 const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
 
@@ -52,8 +60,8 @@ export interface McpOptions {
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /** The contract's endpoint as a tool spec (the requests the server makes for itself go the same way). */
-const specOf = (endpoint: string): ToolSpec => {
-  const spec = deriveTools().find((t) => t.endpoint === endpoint)
+const specOf = async (endpoint: string): Promise<ToolSpec> => {
+  const spec = (await loadTools()).deriveTools().find((t) => t.endpoint === endpoint)
   if (spec === undefined) throw new Error(`no endpoint ${endpoint} in the contract`)
   return spec
 }
@@ -85,12 +93,17 @@ const withheldSecret = (result: ToolResult): ToolResult => {
 }
 
 export const makeMcpServer = (options: McpOptions): Server => {
-  const all = deriveTools()
-  const registered = selectTools(all, options)
-  const byName = new Map(registered.map((t) => [t.definition.name, t] as const))
+  let table: Promise<{ all: ReadonlyArray<ToolSpec>; registered: ReadonlyArray<ToolSpec>; byName: Map<string, ToolSpec> }> | undefined
+  const tools = () =>
+    (table ??= loadTools().then(({ deriveTools, selectTools }) => {
+      const all = deriveTools()
+      const registered = selectTools(all, options)
+      return { all, registered, byName: new Map(registered.map((t) => [t.definition.name, t] as const)) }
+    }))
   const sendTool = withRetries(options.send, options.retry ?? DEFAULT_RETRY)
   let permissions: ReadonlyArray<Permission> | undefined
   const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
+    const { registered } = await tools()
     // Only a successful lookup is kept: a failure (429, 5xx, unreachable) is asked again next time.
     permissions ??= (await discoverPermissions(options.send)) ?? undefined
     const granted = permissions
@@ -109,6 +122,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
   }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { all, byName } = await tools()
     const spec = byName.get(request.params.name)
     if (spec === undefined) {
       const known = all.find((t) => t.definition.name === request.params.name)
@@ -141,7 +155,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
     }]
   }))
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const answer = await options.send({ ...requestFor(specOf("listProjects"), { limit: "100" }), discovery: true })
+    const answer = await options.send({ ...requestFor(await specOf("listProjects"), { limit: "100" }), discovery: true })
     const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
       ? answer.body.data.projects
       : []
@@ -157,7 +171,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(request.params.uri)
     if (match === null) throw new Error(`Unknown resource ${request.params.uri}`)
-    const answer = await options.send(requestFor(specOf("getHealth"), { id: decodeURIComponent(match[1]!) }))
+    const answer = await options.send(requestFor(await specOf("getHealth"), { id: decodeURIComponent(match[1]!) }))
     const body = isObject(answer.body) && answer.body.status === "success" ? answer.body.data : answer.body
     return { contents: [{ uri: request.params.uri, mimeType: "application/json", text: JSON.stringify(body, null, 2) }] }
   })

@@ -8,6 +8,7 @@
 import { Schema } from "effect"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
+import { REVEAL_SECRET } from "./Names.ts"
 import { AUTHENTICATED, type Operation, type Permission } from "@sitehealth/domain/Permissions"
 
 export type JsonObject = { [key: string]: unknown }
@@ -49,8 +50,7 @@ export interface ToolSpec {
   readonly definition: ToolDefinition
 }
 
-/** `getHealth` → `get_health`. */
-export const toolNameOf = (endpointName: string): string => endpointName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+export { toolNameOf } from "./Names.ts"
 
 interface JsonDoc {
   readonly schema: JsonObject
@@ -86,11 +86,7 @@ const CONFIRM_PROPERTY = {
   description: "false (default): answer a preview and change nothing. true: act."
 }
 
-/**
- * MCP-only arguments, taken off a call before it becomes the endpoint's request. `reveal_secret` on
- * create_token: the minted secret reaches the model's context only when asked for.
- */
-export const REVEAL_SECRET = "reveal_secret"
+export { REVEAL_SECRET }
 const REVEAL_SECRET_PROPERTY = {
   type: "boolean",
   default: false,

@@ -6,9 +6,8 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Config, Effect, Exit, Redacted, Result } from "effect"
-import { apiClientSend } from "./ApiClientSend.ts"
+import type { Send } from "./Dispatch.ts"
 import { makeMcpServer } from "./Server.ts"
-import { parseToolsets } from "./Tools.ts"
 
 export const DEFAULT_URL = "http://127.0.0.1:8787"
 
@@ -48,18 +47,21 @@ const settings = {
   readOnly: trimmed("SITEHEALTH_MCP_READ_ONLY").pipe(
     Config.map((raw) => Result.succeed(process.argv.includes("--read-only") || raw === "1" || raw === "true"))
   ),
-  toolsets: trimmed("SITEHEALTH_MCP_TOOLSETS").pipe(
-    Config.map((raw) => {
-      const parsed = parseToolsets(flag("toolsets") ?? raw)
-      return "error" in parsed ? Result.fail(`--toolsets: ${parsed.error}`) : Result.succeed(parsed.toolsets)
-    })
-  )
+  toolsets: trimmed("SITEHEALTH_MCP_TOOLSETS").pipe(Config.map((raw) => Result.succeed(flag("toolsets") ?? raw)))
+}
+
+/** The toolsets named, checked against the contract's groups — which loads the contract only when some are named. */
+const toolsetsOf = async (raw: string | null): Promise<Result.Result<ReadonlyArray<string> | null, string>> => {
+  if (raw === null) return Result.succeed(null)
+  const parsed = (await import("./Tools.ts")).parseToolsets(raw)
+  return "error" in parsed ? Result.fail(`--toolsets: ${parsed.error}`) : Result.succeed(parsed.toolsets)
 }
 
 const read = await Effect.runPromiseExit(Effect.all(settings))
+const toolsetsRead = Exit.isSuccess(read) ? await toolsetsOf(Result.getOrThrow(read.value.toolsets)) : Result.succeed(null)
 const problems = Exit.isFailure(read)
   ? [String(read.cause)]
-  : Object.values<Result.Result<unknown, string>>(read.value).flatMap((r) => (Result.isFailure(r) ? [r.failure] : []))
+  : [...Object.values<Result.Result<unknown, string>>(read.value), toolsetsRead].flatMap((r) => (Result.isFailure(r) ? [r.failure] : []))
 if (Exit.isFailure(read) || problems.length > 0) {
   process.stderr.write(problems.map((p) => `sitehealth-mcp: ${p}\n`).join(""))
   // Nothing else keeps the process alive: it ends with this code once the message is written.
@@ -68,8 +70,12 @@ if (Exit.isFailure(read) || problems.length > 0) {
   const token = Redacted.value(Result.getOrThrow(read.value.token))
   const baseUrl = Result.getOrThrow(read.value.baseUrl)
   const readOnly = Result.getOrThrow(read.value.readOnly)
-  const toolsets = Result.getOrThrow(read.value.toolsets)
-  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), readOnly, toolsets })
+  const toolsets = Result.getOrThrow(toolsetsRead)
+  // The typed client (and the contract it is built from) loads with the first request, after `initialize`.
+  let client: Promise<Send> | undefined
+  const send: Send = async (request) =>
+    (await (client ??= import("./ApiClientSend.ts").then(({ apiClientSend }) => apiClientSend(baseUrl, token))))(request)
+  const server = makeMcpServer({ send, readOnly, toolsets })
   await server.connect(new StdioServerTransport())
   const selection = [readOnly ? "read-only" : "", toolsets === null ? "" : `toolsets ${toolsets.join(",")}`].filter((s) => s !== "")
   process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${selection.length > 0 ? ` (${selection.join("; ")})` : ""} over stdio\n`)

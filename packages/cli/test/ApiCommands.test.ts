@@ -23,7 +23,8 @@ describe("CLI commands derived from the Operation annotations", () => {
   })
 
   it("every endpoint a token can call has a command, except the dashboard-only ones", () => {
-    const withoutCommand = operations.filter(([, op]) => op.cli === null).map(([, op]) => op.kind)
+    // getCurrentToken (GET /tokens/current, whoami) is what `auth status` reads; that command is written by hand.
+    const withoutCommand = operations.filter(([name, op]) => op.cli === null && name !== "getCurrentToken").map(([, op]) => op.kind)
     expect(new Set(withoutCommand)).toEqual(new Set(["dashboard_only"]))
   })
 })

@@ -5,7 +5,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api
 import { Authentication, Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, RequestErrors } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
-import { type Operation, OperationAnnotation } from "./Permissions.ts"
+import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permissions.ts"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./Errors.ts"
 import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
 import { ExpenseCreated, ExpenseDeleted, ExpenseList, CreateExpense } from "./Expenses.ts"
@@ -18,6 +18,7 @@ import {
   RevokePreview,
   RevokeQuery,
   TokenList,
+  TokenMetadata,
   TokenMinted,
   TokenPreview,
   TokenRevoked
@@ -63,6 +64,8 @@ const op = <
   }
   const access = operation.permission === null
     ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."
+    : operation.permission === AUTHENTICATED
+    ? "Any valid token: no permission needed."
     : `Requires the \`${operation.permission}\` permission.`
   const gate = operation.confirmGate ? " Changes nothing and answers a preview unless confirmed." : ""
   const idempotent = [...endpoint.middlewares].some((middleware) => middleware.key === Idempotency.key)
@@ -300,6 +303,15 @@ export class TokensApi extends HttpApiGroup.make("tokens")
       cli: ["tokens", "list"],
       mcp: "list_tokens"
     }),
+    // Before `/tokens/:id` in the group; only `DELETE /tokens/:id` exists, so a GET never matches it anyway.
+    op(HttpApiEndpoint.get("getCurrentToken", "/tokens/current", {
+      success: Envelope("CurrentTokenResponse", TokenMetadata)
+    }), {
+      permission: AUTHENTICATED,
+      summary: "The calling token's own metadata (who am I), never a secret",
+      cli: null,
+      mcp: null
+    }),
     op(HttpApiEndpoint.post("createToken", "/tokens", {
       payload: [CreateTokenPayload, Schema.Null],
       success: [
@@ -331,7 +343,7 @@ export class TokensApi extends HttpApiGroup.make("tokens")
       idempotent: true
     })
   )
-  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, mint, revoke" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "Access tokens: list, the caller's own, mint, revoke" })) {}
 
 // Middleware added first runs innermost: the checks below run bottom-up, RequestErrors outermost, then
 // Authentication (401), RateLimit (429), Entitlement (402), ProjectAccess (403), TokenUsage; every POST's

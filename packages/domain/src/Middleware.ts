@@ -25,6 +25,13 @@ export interface AccountEntitlement {
 
 export class CurrentAccount extends Context.Service<CurrentAccount, AccountEntitlement>()("sitehealth/CurrentAccount") {}
 
+/**
+ * True only for a request the MCP server at `/mcp` dispatches in-process to list or discover (the caller's
+ * `GET /tokens/current` for `tools/list`, `GET /projects` for `resources/list`) — never for one from the
+ * network, which cannot set it. RateLimit counts none of those: protocol listing is not an API call.
+ */
+export const RateLimitExempt = Context.Reference<boolean>("sitehealth/RateLimitExempt", { defaultValue: () => false })
+
 /** Counts every authenticated request against the token's budget; sets the X-RateLimit-* headers; 429. */
 export class RateLimit extends HttpApiMiddleware.Service<RateLimit, { requires: CurrentPrincipal }>()(
   "sitehealth/RateLimit",

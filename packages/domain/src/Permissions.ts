@@ -32,12 +32,18 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   "tokens:write": "Mint and revoke tokens (within the caller's own projects and permissions)"
 }
 
+/** The `Operation.permission` of an endpoint that any valid token may call, whatever its permissions. */
+export const AUTHENTICATED = "authenticated" as const
+
 export type OperationKind = "read" | "write" | "destructive" | "dashboard_only"
 
 /** What an endpoint is, beyond its schemas: declared on the endpoint in Api.ts as its `Operation` annotation. */
 export interface Operation {
-  /** The permission the endpoint needs; null for dashboard-only endpoints (always 403). */
-  readonly permission: Permission | null
+  /**
+   * The permission the endpoint needs; `"authenticated"` when any valid token may call it (the caller's own
+   * metadata, `GET /tokens/current`); null for dashboard-only endpoints (always 403).
+   */
+  readonly permission: Permission | typeof AUTHENTICATED | null
   readonly kind: OperationKind
   /** True when the endpoint changes nothing without `confirm: true` and answers a preview instead. */
   readonly confirmGate: boolean

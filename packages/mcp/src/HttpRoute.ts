@@ -12,7 +12,9 @@
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { errorBody } from "@sitehealth/domain/Envelope"
+import { RateLimitExempt } from "@sitehealth/domain/Middleware"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
+import { parseReadOnly, parseToolsets } from "./Tools.ts"
 
 /**
  * The MCP SDK (and the tool table built on it) is loaded on the first /mcp request, not at start-up: an
@@ -33,6 +35,20 @@ export const originAllowed = (origin: string | undefined): boolean => {
   } catch {
     return false
   }
+}
+
+/**
+ * Which tools this request's server registers, as GitHub's MCP server takes it: `?toolsets=reports,expenses`
+ * and `?read_only=true`, or the headers `X-MCP-Toolsets` and `X-MCP-Readonly` (the query wins). A bad value
+ * is a 400 naming it.
+ */
+const toolSelection = (request: HttpServerRequest.HttpServerRequest) => {
+  const query = new URL(request.url, "http://internal").searchParams
+  const toolsets = parseToolsets(query.get("toolsets") ?? request.headers["x-mcp-toolsets"])
+  if ("error" in toolsets) return toolsets
+  const readOnly = parseReadOnly(query.get("read_only") ?? request.headers["x-mcp-readonly"] ?? null)
+  if ("error" in readOnly) return readOnly
+  return { toolsets: toolsets.toolsets, readOnly: readOnly.readOnly }
 }
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -96,6 +112,8 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
             "www-authenticate": 'Bearer realm="sitehealth"'
           })
         }
+        const selection = toolSelection(request)
+        if ("error" in selection) return json(400, errorBody(400, selection.error, "invalid_request"))
         const refused = yield* checkBearer(token)
         if (refused !== null) return unauthorized(refused)
         const context = yield* Effect.context<never>()
@@ -113,6 +131,8 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
             Effect.scoped(
               router.asHttpEffect().pipe(
                 Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(inner)),
+                // tools/list's whoami and resources/list's projects are protocol discovery: no rate-limit unit.
+                Effect.provideService(RateLimitExempt, api.discovery === true),
                 Effect.flatMap((response) => Effect.promise(() => HttpServerResponse.toWeb(response).json().catch(() => null)).pipe(
                   Effect.map((body): ApiAnswer => ({ status: response.status, body }))
                 )),
@@ -131,7 +151,7 @@ export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
           return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send one message per request")
         }
         const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
-        const server = makeMcpServer({ send, token })
+        const server = makeMcpServer({ send, ...selection })
         const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
         yield* Effect.promise(() => server.connect(transport))
         const response = yield* Effect.promise(() =>

@@ -2,7 +2,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { pathParamOf } from "./PathParams.ts"
 import { PERIODS } from "@sitehealth/domain/Common"
-import { toolNameOf } from "./Tools.ts"
+import { toolNameOf } from "./Names.ts"
 
 interface PromptDefinition {
   readonly name: string

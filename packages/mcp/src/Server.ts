@@ -1,10 +1,12 @@
 /**
  * The MCP server over any transport: the SDK's low-level `Server` with tools, prompts and resources, all
  * executed through a `Send` so the API enforces every rule. Which tools are listed:
- * - read-only mode lists only read tools (the others are not registered at all: calling one is an error);
- * - otherwise the token's own permissions, read from `GET /tokens` (the one active entry whose prefix ends
- *   like the token) when the token may list tokens; when it may not, every tool is listed and the API answers 403 for
- *   what the token lacks — the listing is a convenience, enforcement is the API's.
+ * - the selection: read-only keeps only read tools, toolsets keep their groups' tools (the others are not
+ *   registered at all: calling one is an error);
+ * - of those, what the caller's own token allows, read from `GET /tokens/current` (any valid token may ask).
+ *   A lookup that fails (rate limited, server unreachable) lists the whole selection — the API still answers
+ *   403 for what the token lacks — and is asked again on the next `tools/list`; a successful one is kept for
+ *   the session (a token's permissions never change).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -20,12 +22,20 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
-import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { requestFor, resultOf, type Send } from "./Dispatch.ts"
+import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
+import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
-import { deriveTools, type ToolSpec } from "./Tools.ts"
+import { REVEAL_SECRET } from "./Names.ts"
+import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"
+
+/**
+ * The tool table (and with it the contract) loads on the first request that needs it, not with the server:
+ * a stdio client's `initialize` is answered without it (the bundle splits it into its own chunk).
+ */
+let toolsModule: Promise<typeof import("./Tools.ts")> | undefined
+const loadTools = () => (toolsModule ??= import("./Tools.ts"))
 
 /** MCP's code for a resource that does not exist (spec, server/resources: error handling). */
 const RESOURCE_NOT_FOUND = -32002
@@ -42,11 +52,22 @@ const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p 
 
 export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
 
+/** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
+export const INSTRUCTIONS =
+  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
+  "Start with list_projects; every other project tool takes its `id` (prj_…). " +
+  "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
+  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
+  "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
+  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
+  "Field meanings: docs/api.md or GET /api/v1/openapi.json."
+
 export interface McpOptions {
   readonly send: Send
-  /** The token, to find its own entry in `GET /tokens`; omit to list every tool. */
-  readonly token?: string
+  /** Only read tools (`--read-only`, `?read_only=true`, `X-MCP-Readonly`). */
   readonly readOnly?: boolean
+  /** Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`). */
+  readonly toolsets?: ReadonlyArray<string> | null
   /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
   readonly retry?: RetryPolicy
 }
@@ -54,44 +75,61 @@ export interface McpOptions {
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 /** The contract's endpoint as a tool spec (the requests the server makes for itself go the same way). */
-const specOf = (endpoint: string): ToolSpec => {
-  const spec = deriveTools().find((t) => t.endpoint === endpoint)
+const specOf = async (endpoint: string): Promise<ToolSpec> => {
+  const spec = (await loadTools()).deriveTools().find((t) => t.endpoint === endpoint)
   if (spec === undefined) throw new Error(`no endpoint ${endpoint} in the contract`)
   return spec
 }
 
-/** The token's permissions, or null when the token may not list tokens (then every tool is listed). */
-export const discoverPermissions = async (send: Send, token: string): Promise<ReadonlyArray<Permission> | null> => {
-  const answer = await send(requestFor(specOf("listTokens"), { limit: "100" }))
+/** `GET /tokens/current`: who is calling. No tool names it, so it is sent by its path. */
+export const CURRENT_TOKEN: ApiRequest = { method: "GET", url: "/api/v1/tokens/current", discovery: true }
+
+/** The calling token's permissions from `GET /tokens/current`, or null when the lookup failed (any status but 200). */
+export const discoverPermissions = async (send: Send): Promise<ReadonlyArray<Permission> | null> => {
+  const answer = await send(CURRENT_TOKEN)
   if (answer.status !== 200 || !isObject(answer.body) || !isObject(answer.body.data)) return null
-  const tokens: ReadonlyArray<unknown> = Array.isArray(answer.body.data.tokens) ? answer.body.data.tokens : []
-  // The prefix is `svc_…` plus the secret's last 4 characters; two active tokens could share them, and then
-  // the token cannot tell which is its own: list everything rather than guess.
-  const mine = tokens.filter(isObject).filter((t) =>
-    t.status === "active" && typeof t.prefix === "string" && token.endsWith(t.prefix.split("…").pop() ?? "\u0000")
-  )
-  const permissions = mine.length === 1 ? mine[0]!.permissions : undefined
+  const permissions = answer.body.data.permissions
   return Array.isArray(permissions) ? permissions.filter(isPermission) : null
 }
 
+/** A minted token's answer without its secret, unless the call asked for it (`reveal_secret: true`). */
+const withheldSecret = (result: ToolResult): ToolResult => {
+  const data = result.structuredContent
+  if (result.isError === true || data === undefined || typeof data.secret !== "string") return result
+  const redacted = { ...data, secret: null, secretWithheld: true }
+  const id = isObject(data.token) ? data.token.id : undefined
+  return {
+    content: [
+      { type: "text", text: JSON.stringify(redacted) },
+      { type: "text", text: `create_token: minted ${String(id)}; its secret was withheld (call with reveal_secret: true to receive it). Revoke it if it is not needed.` }
+    ],
+    structuredContent: redacted
+  }
+}
+
 export const makeMcpServer = (options: McpOptions): Server => {
-  const all = deriveTools()
-  const registered = options.readOnly ? all.filter((t) => t.kind === "read") : all
-  const byName = new Map(registered.map((t) => [t.definition.name, t] as const))
+  let table: Promise<{ all: ReadonlyArray<ToolSpec>; registered: ReadonlyArray<ToolSpec>; byName: Map<string, ToolSpec> }> | undefined
+  const tools = () =>
+    (table ??= loadTools().then(({ deriveTools, selectTools }) => {
+      const all = deriveTools()
+      const registered = selectTools(all, options)
+      return { all, registered, byName: new Map(registered.map((t) => [t.definition.name, t] as const)) }
+    }))
   const sendTool = withRetries(options.send, options.retry ?? DEFAULT_RETRY)
-  let permissions: Promise<ReadonlyArray<Permission> | null> | undefined
+  let permissions: ReadonlyArray<Permission> | undefined
   const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
-    if (options.token === undefined) return registered
-    permissions ??= discoverPermissions(options.send, options.token)
-    const granted = await permissions
-    return granted === null ? registered : registered.filter((t) => granted.includes(t.permission))
+    const { registered } = await tools()
+    // Only a successful lookup is kept: a failure (429, 5xx, unreachable) is asked again next time.
+    permissions ??= (await discoverPermissions(options.send)) ?? undefined
+    const granted = permissions
+    return granted === undefined
+      ? registered
+      : registered.filter((t) => t.permission === AUTHENTICATED || granted.includes(t.permission))
   }
 
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, prompts: {}, resources: {} },
-    instructions:
-      "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
-      "Start with list_projects. Errors are the API's envelope {status:'error', error:{code, type, message}}; on 429 wait until error.reset."
+    instructions: INSTRUCTIONS
   })
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -99,11 +137,15 @@ export const makeMcpServer = (options: McpOptions): Server => {
   }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { all, byName } = await tools()
     const spec = byName.get(request.params.name)
     if (spec === undefined) {
-      const why = options.readOnly && all.some((t) => t.definition.name === request.params.name)
+      const known = all.find((t) => t.definition.name === request.params.name)
+      const why = known === undefined
+        ? "does not exist"
+        : options.readOnly && known.kind !== "read"
         ? "is not available: this server runs read-only"
-        : "does not exist"
+        : `is not available: this server serves the toolsets ${(options.toolsets ?? []).join(", ")}`
       return {
         content: [{ type: "text", text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool")) }],
         isError: true
@@ -111,10 +153,12 @@ export const makeMcpServer = (options: McpOptions): Server => {
     }
     const args = request.params.arguments ?? {}
     // Checked before any request is built: a call that does not hold is answered here, with the API's 400.
+    // The MCP-only `reveal_secret` (create_token) is checked too (a boolean), then taken off: the API never sees it.
     const invalid = validateArguments(spec, args)
     if (invalid !== null) return resultOf(spec, invalid)
-    const answer = await sendTool(requestFor(spec, args))
-    return resultOf(spec, answer)
+    const { [REVEAL_SECRET]: reveal, ...apiArgs } = args
+    const result = resultOf(spec, await sendTool(requestFor(spec, apiArgs)))
+    return spec.endpoint === "createToken" && reveal !== true ? withheldSecret(result) : result
   })
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map((p) => p.definition) }))
@@ -131,7 +175,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
     }]
   }))
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const answer = await options.send(requestFor(specOf("listProjects"), { limit: "100" }))
+    const answer = await options.send({ ...requestFor(await specOf("listProjects"), { limit: "100" }), discovery: true })
     const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
       ? answer.body.data.projects
       : []
@@ -150,7 +194,7 @@ export const makeMcpServer = (options: McpOptions): Server => {
     const uri = request.params.uri
     const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(uri)
     const id = match === null ? undefined : safeDecode(match[1]!)
-    const health = specOf("getHealth")
+    const health = await specOf("getHealth")
     if (id === undefined || validateArguments(health, { id }) !== null) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${clipInput(uri, 200)}; resources are sitehealth://projects/{id}/health with a project id prj_…`)
     }

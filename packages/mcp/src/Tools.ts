@@ -8,7 +8,8 @@
 import { Schema, SchemaAST } from "effect"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
-import type { Operation, Permission } from "@sitehealth/domain/Permissions"
+import { mcpOnlyArguments, REVEAL_SECRET } from "./Names.ts"
+import { AUTHENTICATED, type Operation, type Permission } from "@sitehealth/domain/Permissions"
 import { pathParamOf } from "./PathParams.ts"
 
 export type JsonObject = { [key: string]: unknown }
@@ -32,7 +33,7 @@ export interface ToolDefinition {
 
 /** A tool and how to turn its arguments into the endpoint's request. */
 export interface ToolSpec {
-  /** The contract's group and endpoint: what the typed client (HttpApiClient) calls. */
+  /** The contract's group and endpoint: what the typed client (HttpApiClient) calls. The group is the toolset. */
   readonly group: string
   readonly endpoint: string
   /** The endpoint's own input schemas (path params, query, JSON payload), to decode a call's arguments. */
@@ -44,14 +45,13 @@ export interface ToolSpec {
   readonly queryParams: ReadonlyArray<string>
   readonly payloadFields: ReadonlyArray<string>
   readonly hasPayload: boolean
-  readonly permission: Permission
+  readonly permission: Permission | typeof AUTHENTICATED
   readonly kind: Operation["kind"]
   readonly confirmGate: boolean
   readonly definition: ToolDefinition
 }
 
-/** `getHealth` → `get_health`. */
-export const toolNameOf = (endpointName: string): string => endpointName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+export { toolNameOf } from "./Names.ts"
 
 interface JsonDoc {
   readonly schema: JsonObject
@@ -87,6 +87,16 @@ const CONFIRM_PROPERTY = {
   description: "false (default): answer a preview and change nothing. true: act."
 }
 
+export { REVEAL_SECRET }
+const REVEAL_SECRET_PROPERTY = {
+  type: "boolean",
+  default: false,
+  description: "true: the result includes the new token's secret, which then sits in this conversation's context. false (default): the secret is withheld and cannot be shown again."
+}
+const MCP_ONLY_PROPERTIES: Record<string, JsonObject> = { [REVEAL_SECRET]: REVEAL_SECRET_PROPERTY }
+const mcpOnlyInput = (endpointName: string): JsonObject =>
+  Object.fromEntries(mcpOnlyArguments(endpointName).map((name) => [name, MCP_ONLY_PROPERTIES[name]]))
+
 const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
   const properties: JsonObject = {}
   const required = new Set<string>()
@@ -109,7 +119,8 @@ const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
   const payloadFields = add(payloads[0], !payloadOptional)
   if (confirmGate) properties.confirm = CONFIRM_PROPERTY
   strictInputProperties(endpoint, properties, pathParams, queryParams)
-  // Unknown arguments are refused (Validate.ts), so the schema says so.
+  Object.assign(properties, mcpOnlyInput(endpoint.identifier))
+  // Unknown arguments are refused (Validate.ts), so the schema says so; the MCP-only ones are listed above.
   const inputSchema: JsonObject & { type: "object" } = { type: "object", properties, additionalProperties: false }
   if (required.size > 0) inputSchema.required = [...required]
   if (Object.keys(definitions).length > 0) inputSchema.$defs = definitions
@@ -145,23 +156,79 @@ const strictInputProperties = (
   }
 }
 
-/** The schema of `data` in the success envelope(s); alternatives (preview or result) become `anyOf`. */
+/**
+ * The schema of `data` in the success envelope(s), cut to what an agent reads: the top-level fields with
+ * their JSON types and descriptions, nested objects as `{type: "object"}` (no `$defs`). The full schemas made
+ * `tools/list` ~90 KB (get_revenue alone 14 KB); the fields' meanings are in docs/api.md and the OpenAPI
+ * document. Alternatives (a preview or the result) become `anyOf`. The SDK client still validates every
+ * `structuredContent` against it, so the types are the contract's own.
+ */
 const outputOf = (endpoint: HttpApiEndpoint.Top): JsonObject & { type: "object" } => {
-  const definitions: JsonObject = {}
-  const datas = [...endpoint.success].map((success) => {
+  const shapes = [...endpoint.success].map((success) => {
     const doc = jsonSchemaOf(Schema.toEncoded(success))
-    Object.assign(definitions, doc.definitions)
-    return objectProperties(doc).properties.data as JsonObject
+    const data = resolveRef(objectProperties(doc).properties.data as JsonObject, doc.definitions)
+    return shallow(data, doc.definitions)
   })
-  const base: JsonObject & { type: "object" } = datas.length === 1
-    ? { ...resolveRef(datas[0]!, definitions), type: "object" }
-    : { type: "object", anyOf: datas }
-  return Object.keys(definitions).length > 0 ? { ...base, $defs: definitions } : base
+  return shapes.length === 1 ? shapes[0]! : { type: "object", anyOf: shapes }
 }
 
 const resolveRef = (schema: JsonObject, definitions: JsonObject): JsonObject => {
   const ref = schema.$ref
   return typeof ref === "string" ? (definitions[ref.replace("#/$defs/", "")] as JsonObject) ?? schema : schema
+}
+
+const MAX_DESCRIPTION = 120
+
+/** The JSON types a schema allows, or null when it cannot tell (then the field is left untyped). */
+const typesOf = (node: JsonObject, definitions: JsonObject, depth = 0): Set<string> | null => {
+  if (depth > 8) return null
+  if (typeof node.$ref === "string") return typesOf(resolveRef(node, definitions), definitions, depth + 1)
+  if (typeof node.type === "string") return new Set([node.type])
+  if (Array.isArray(node.type)) return new Set(node.type as Array<string>)
+  const alternatives = (node.anyOf ?? node.oneOf) as Array<JsonObject> | undefined
+  if (Array.isArray(alternatives)) {
+    const all = new Set<string>()
+    for (const alternative of alternatives) {
+      const types = typesOf(alternative, definitions, depth + 1)
+      if (types === null) return null
+      for (const t of types) all.add(t)
+    }
+    return all
+  }
+  if (Array.isArray(node.allOf)) {
+    for (const member of node.allOf as Array<JsonObject>) {
+      const types = typesOf(member, definitions, depth + 1)
+      if (types !== null) return types
+    }
+  }
+  return null
+}
+
+const descriptionOf = (node: JsonObject, definitions: JsonObject): string | undefined => {
+  const found = typeof node.description === "string"
+    ? node.description
+    : [...((node.allOf ?? []) as Array<JsonObject>)].reverse().map((m) => m.description).find((d) => typeof d === "string")
+  const text = (found ?? resolveRef(node, definitions).description) as string | undefined
+  if (typeof text !== "string") return undefined
+  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`
+}
+
+const shallow = (schema: JsonObject, definitions: JsonObject): JsonObject & { type: "object" } => {
+  const properties: JsonObject = {}
+  for (const [key, node] of Object.entries((schema.properties ?? {}) as Record<string, JsonObject>)) {
+    const types = typesOf(node, definitions)
+    const list = types === null ? null : [...types]
+    const description = descriptionOf(node, definitions)
+    properties[key] = {
+      ...(list === null ? {} : { type: list.length === 1 ? list[0] : list }),
+      ...(description === undefined ? {} : { description })
+    }
+  }
+  return {
+    type: "object",
+    properties,
+    ...(Array.isArray(schema.required) && schema.required.length > 0 ? { required: schema.required } : {})
+  }
 }
 
 const annotationsOf = (title: string, operation: Operation): ToolAnnotations => ({
@@ -177,8 +244,47 @@ const describe = (operation: Operation, endpointName: string): string => {
   const gate = operation.confirmGate
     ? " Confirmation gate: without `confirm: true` it changes nothing and answers a preview."
     : ""
-  return `${operation.summary}. Requires the \`${operation.permission}\` permission (endpoint ${endpointName}).${gate}`
+  const secret = endpointName === "createToken"
+    ? " The new token's secret is returned only with `reveal_secret: true`, and then it is in the model's context (and any transcript of this conversation); without it the secret is withheld for good."
+    : ""
+  const access = operation.permission === AUTHENTICATED ? "Any token may call it" : `Requires the \`${operation.permission}\` permission`
+  return `${operation.summary}. ${access} (endpoint ${endpointName}).${gate}${secret}`
 }
+
+/** The toolsets a server can be limited to: the contract's groups that have tools, in the contract's order. */
+export const toolsetsOf = (tools: ReadonlyArray<ToolSpec> = deriveTools()): ReadonlyArray<string> => [...new Set(tools.map((t) => t.group))]
+
+/**
+ * `reports,expenses` (from `--toolsets`, `?toolsets=` or `X-MCP-Toolsets`) as the toolsets it names; empty
+ * or `all` means every toolset. An unknown name is an error naming the valid ones.
+ */
+export const parseToolsets = (raw: string | null | undefined): { readonly toolsets: ReadonlyArray<string> | null } | { readonly error: string } => {
+  const names = (raw ?? "").split(",").map((n) => n.trim().toLowerCase()).filter((n) => n !== "")
+  if (names.length === 0 || names.includes("all")) return { toolsets: null }
+  const valid = toolsetsOf()
+  const unknown = names.filter((n) => !valid.includes(n))
+  if (unknown.length > 0) return { error: `Unknown toolset ${unknown.join(", ")}; the toolsets are ${valid.join(", ")} (or all)` }
+  return { toolsets: [...new Set(names)] }
+}
+
+/** `true`/`1`/`yes` (and an empty flag) is read-only; `false`/`0`/`no` or nothing is not; anything else is an error. */
+export const parseReadOnly = (raw: string | null | undefined): { readonly readOnly: boolean } | { readonly error: string } => {
+  if (raw === null || raw === undefined) return { readOnly: false }
+  const value = raw.trim().toLowerCase()
+  if (["", "1", "true", "yes"].includes(value)) return { readOnly: true }
+  if (["0", "false", "no"].includes(value)) return { readOnly: false }
+  return { error: `read-only must be true or false, got "${raw}"` }
+}
+
+/** The tools a server registers: read-only keeps the reads, toolsets keep their groups' tools. */
+export const selectTools = (
+  tools: ReadonlyArray<ToolSpec>,
+  selection: { readonly readOnly?: boolean | undefined; readonly toolsets?: ReadonlyArray<string> | null | undefined }
+): ReadonlyArray<ToolSpec> =>
+  tools.filter((t) =>
+    (selection.readOnly !== true || t.kind === "read") &&
+    (selection.toolsets === undefined || selection.toolsets === null || selection.toolsets.includes(t.group))
+  )
 
 /** Every tool of the contract, in the contract's order. */
 export const deriveTools = (api: typeof SiteHealthApi = SiteHealthApi): ReadonlyArray<ToolSpec> => {

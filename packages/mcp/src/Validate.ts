@@ -4,11 +4,13 @@
  * contract's query and payload schemas (unknown body fields refused, as the API refuses them), and every
  * argument the tool does not take refused by name. A call that fails is answered locally with the API's own
  * 400 envelope (`invalid_request` with `issues`, each naming `path.<arg>`, `query.<arg>`, `body.<arg>` or
- * `arguments.<arg>`) — an `isError` tool result, never a request, a transport error or a retry.
+ * `arguments.<arg>`) — an `isError` tool result, never a request, a transport error or a retry. The MCP-only
+ * arguments (Names.ts: create_token's `reveal_secret`) are known too, and must be booleans.
  */
 import { Cause, Exit, Schema, SchemaIssue } from "effect"
 import { BadRequest, clipInput, encodeApiError } from "@sitehealth/domain/Errors"
 import type { ApiAnswer } from "./Dispatch.ts"
+import { mcpOnlyArguments } from "./Names.ts"
 import { pathParamOf } from "./PathParams.ts"
 import type { ToolSpec } from "./Tools.ts"
 
@@ -40,7 +42,8 @@ const queryText = (value: unknown): string | undefined =>
 /** The arguments' issues, all of them; empty when the call may be sent. */
 export const argumentIssues = (spec: ToolSpec, args: Record<string, unknown>): ReadonlyArray<Issue> => {
   const issues: Array<Issue> = []
-  const known = new Set([...spec.pathParams, ...spec.queryParams, ...spec.payloadFields, ...(spec.confirmGate ? ["confirm"] : [])])
+  const mcpOnly = mcpOnlyArguments(spec.endpoint)
+  const known = new Set([...spec.pathParams, ...spec.queryParams, ...spec.payloadFields, ...(spec.confirmGate ? ["confirm"] : []), ...mcpOnly])
   const unknown = Object.keys(args).filter((key) => !known.has(key))
   for (const key of unknown) {
     issues.push({
@@ -66,6 +69,11 @@ export const argumentIssues = (spec: ToolSpec, args: Record<string, unknown>): R
   }
   if (spec.confirmGate && args.confirm !== undefined && typeof args.confirm !== "boolean") {
     issues.push({ path: "body.confirm", message: `Expected true or false, got ${JSON.stringify(args.confirm)}` })
+  }
+  for (const name of mcpOnly) {
+    if (args[name] !== undefined && typeof args[name] !== "boolean") {
+      issues.push({ path: `arguments.${name}`, message: clipInput(`Expected true or false, got ${JSON.stringify(args[name])}`, 300) })
+    }
   }
   if (spec.schemas.payload !== undefined) {
     const body: Record<string, unknown> = {}

@@ -348,7 +348,7 @@ describe("fuzzing the tool arguments (fast-check over the input schemas)", () =>
       await client?.close()
       // A new token every 40 calls, so the fuzz reaches the endpoints rather than the rate limit.
       if (calls > 0) secret = (await srv.mint(account.id)).secret
-      const server = makeMcpServer({ send: apiClientSend(srv.baseUrl, secret), token: secret })
+      const server = makeMcpServer({ send: apiClientSend(srv.baseUrl, secret) })
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
       await server.connect(serverSide)
       client = new Client({ name: "fuzz", version: "0" })

@@ -23,12 +23,12 @@ const contractEndpoints = (): Array<string> =>
   Object.values((SiteHealthApi as any).groups).flatMap((g: any) => Object.values(g.endpoints).map((e: any) => e.identifier as string))
 
 describe("tools/list", () => {
-  it("has one tool per non-dashboard endpoint of the contract and no other", async () => {
+  it("has one tool per endpoint whose annotation names one (none for dashboard-only ones) and no other", async () => {
     const { secret } = await srv.newAccount()
     const client = await inMemoryClient(srv.baseUrl, secret)
     const listed = (await client.listTools()).tools.map((t) => t.name).sort()
     const expected = contractEndpoints()
-      .filter((name) => operationByName(name)?.kind !== "dashboard_only")
+      .filter((name) => operationByName(name)?.mcp !== null)
       .map(toolNameOf)
       .sort()
     expect(listed).toEqual(expected)
@@ -217,7 +217,7 @@ describe("confirmation gate", () => {
     expect(revokePreview.content[1].text).toMatch(/Nothing changed/)
     expect(await tokensNow()).toEqual(before)
 
-    const minted: any = await client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"], confirm: true } })
+    const minted: any = await client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"], confirm: true, reveal_secret: true } })
     expect(minted.structuredContent.secret).toMatch(/^svc_/)
     const revoked: any = await client.callTool({ name: "revoke_token", arguments: { id: target.id, confirm: true } })
     expect(revoked.structuredContent.token.status).toBe("revoked")

@@ -74,8 +74,8 @@ describe("/mcp", () => {
       expect(envelopeOf(denied)).toEqual((yield* Effect.promise(() => rest(srv.baseUrl, narrow, "GET", `/api/v1/projects/${id}/analytics`))).body)
 
 
-      // REST and MCP draw on one budget: 3 requests so far for this token (list's GET /tokens, get_health, REST).
-      for (let i = 0; i < 57; i++) yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))
+      // REST and MCP draw on one budget: 2 requests so far for this token (get_health, REST; tools/list is free).
+      for (let i = 0; i < 58; i++) yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))
       const limited: any = yield* Effect.promise(() => client.callTool({ name: "get_health", arguments: { id } }))
       expect(limited.isError).toBe(true)
       expect(envelopeOf(limited).error).toMatchObject({ code: 429, limit: 60, remaining: 0 })

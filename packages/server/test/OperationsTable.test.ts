@@ -50,7 +50,7 @@ describe("Operation annotations of SiteHealthApi", () => {
     for (const [name, op] of operations) {
       const endpoint = byName.get(name)!
       expect(op.permission === null, name).toBe(op.kind === "dashboard_only")
-      if (op.permission !== null) expect(PERMISSIONS, name).toContain(op.permission)
+      if (op.permission !== null) expect([...PERMISSIONS, "authenticated"], name).toContain(op.permission)
       // `project` drives the single lookup's project join: it must be true exactly when the path names one.
       expect(op.project, `${name} ${endpoint.path}`).toBe(/^\/api\/v1\/projects\/:id(\/|$)/.test(endpoint.path))
       // A read never changes anything: GET only; every GET is a read.

@@ -8,13 +8,18 @@ import { Effect } from "effect"
 import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
 import type { TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { apiClientSend } from "../../src/ApiClientSend.ts"
-import { makeMcpServer } from "../../src/Server.ts"
+import { makeMcpServer, type McpOptions } from "../../src/Server.ts"
 
 export const MCP_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const BIN = Path.join(MCP_ROOT, "bin/sitehealth-mcp.js")
 
-export const inMemoryClient = async (baseUrl: string, token: string, readOnly = false) => {
-  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), token, readOnly })
+export const inMemoryClient = async (
+  baseUrl: string,
+  token: string,
+  readOnly = false,
+  options: Omit<McpOptions, "send" | "readOnly"> = {}
+) => {
+  const server = makeMcpServer({ send: apiClientSend(baseUrl, token), readOnly, ...options })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "test", version: "0" })

@@ -10,6 +10,7 @@ import type { HttpApiEndpoint } from "effect/http-api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import { ProjectAccess } from "@sitehealth/domain/Middleware"
+import { AUTHENTICATED } from "@sitehealth/domain/Permissions"
 import { operationFor } from "./Operation.ts"
 
 /** The 403 for `principal` calling `endpoint`, or null when the call is allowed. */
@@ -23,7 +24,8 @@ export const permissionRefusal = (principal: Principal, endpoint: HttpApiEndpoin
       type: "operation_not_allowed"
     })
   }
-  if (operation.permission !== null && !principal.permissions.includes(operation.permission)) {
+  // null (dashboard-only) is refused by its handler; AUTHENTICATED needs nothing beyond a valid token.
+  if (operation.permission !== null && operation.permission !== AUTHENTICATED && !principal.permissions.includes(operation.permission)) {
     return new Forbidden({
       message: `This token lacks the ${operation.permission} permission`,
       type: "missing_permission",

@@ -1,13 +1,13 @@
 /**
  * RateLimit: every authenticated request counts against its token's budget (http/RateLimiter.ts), accepted
- * or not; X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
+ * or not — except the MCP server's in-process listing requests (`RateLimitExempt`); X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
  * the 429.
  */
 import { Clock, Effect, Layer } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { RateLimited } from "@sitehealth/domain/Errors"
-import { RateLimit } from "@sitehealth/domain/Middleware"
+import { RateLimit, RateLimitExempt } from "@sitehealth/domain/Middleware"
 import { type RateLimitDecision, RateLimiter } from "./RateLimiter.ts"
 
 const rateLimitHeaders = (d: RateLimitDecision, nowMs: number, limited: boolean) => ({
@@ -21,6 +21,8 @@ const rateLimitHeaders = (d: RateLimitDecision, nowMs: number, limited: boolean)
 const make = (consume: (tokenId: string) => Effect.Effect<RateLimitDecision>) =>
   RateLimit.of((httpEffect) =>
     Effect.gen(function*() {
+      // MCP's own listing requests (tools/list, resources/list at /mcp) spend nothing; tool calls do.
+      if (yield* RateLimitExempt) return yield* httpEffect
       const principal = yield* CurrentPrincipal
       const nowMs = yield* Clock.currentTimeMillis
       const decision = yield* consume(principal.tokenId)

@@ -1,10 +1,10 @@
-/** Handlers of the tokens group: list metadata, mint and revoke behind the confirmation gate. */
+/** Handlers of the tokens group: list metadata, the caller's own, mint and revoke behind the confirmation gate. */
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
-import { badRequest, Conflict, Forbidden, notFound } from "@sitehealth/domain/Errors"
+import { badRequest, Conflict, Forbidden, notFound, Unauthorized } from "@sitehealth/domain/Errors"
 import type { CreateTokenPayload } from "@sitehealth/domain/Tokens"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { decodeCursor } from "../store/Cursor.ts"
@@ -85,6 +85,15 @@ export const TokensHttp = HttpApiBuilder.group(
           const page = yield* tokens.list(principal.accountId, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after })
           const now = new Date(yield* Clock.currentTimeMillis)
           return { tokens: page.items.map((t) => tokenMetadata(t, now)), nextCursor: page.nextCursor }
+        }),
+      getCurrentToken: () =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const now = new Date(yield* Clock.currentTimeMillis)
+          // The caller authenticated with it a moment ago; only its deletion since then could make it vanish.
+          const token = yield* tokens.find(principal.accountId, principal.tokenId)
+          if (token === null) return yield* Effect.fail(Unauthorized.of("invalid_token"))
+          return tokenMetadata(token, now)
         }),
       createToken: ({ payload }) =>
         Effect.gen(function*() {

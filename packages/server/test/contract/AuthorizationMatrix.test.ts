@@ -144,6 +144,13 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       otherProject: { status: 200, check: (d) => expect(d.tokens.map((t: any) => t.id)).toContain(w.token) },
       otherAccount: { status: 200, check: (d) => expect(d.tokens.map((t: any) => t.id)).not.toContain(w.token) }
     },
+    getCurrentToken: {
+      // Any valid token reads its own metadata: whichever view, the answer is about the calling token.
+      status: 200,
+      check: (d, w) => expect(d).toMatchObject({ accountId: w.accountId, status: "active", prefix: expect.stringMatching(/^svc_…/) }),
+      otherProject: { status: 200, check: (d, w) => expect(d).toMatchObject({ accountId: w.accountId, projects: [w.p2] }) },
+      otherAccount: { status: 200, check: (d, w) => expect(d.accountId).not.toBe(w.accountId) }
+    },
     createToken: {
       // No confirm: a preview, nothing minted. Asks for p1, so scope decides.
       body: { name: "matrix", projects: [w.p1], permissions: ["projects:read"] },
@@ -207,7 +214,7 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       case "ended trial": return { status: 402, type: "trial_expired" }
     }
     if (op.kind === "dashboard_only") return { status: 403, type: "dashboard_only" }
-    if (view === "read-only" && !READ_ONLY.includes(op.permission!)) {
+    if (view === "read-only" && op.permission !== "authenticated" && !READ_ONLY.includes(op.permission!)) {
       return { status: 403, type: "missing_permission" }
     }
     if (view === "read-only" || view === "write") return { status: ex.status, ...(ex.check ? { check: ex.check } : {}) }

@@ -81,7 +81,7 @@ layer(TestApp.layer())("Scope", (it) => {
       }
       for (const [name, [method, path]] of Object.entries(routes)) {
         const needed = operationByName(name)?.permission
-        if (needed === undefined || needed === null) throw new Error(`${name}: no permission in its Operation annotation`)
+        if (needed === undefined || needed === null || needed === "authenticated") throw new Error(`${name}: no permission in its Operation annotation`)
         // A token with every permission but the needed one.
         const token = yield* h.mint(account.id, { permissions: PERMISSIONS.filter((p) => p !== needed) })
         const r = yield* h.raw(method, path, { token: token.secret })

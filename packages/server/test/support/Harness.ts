@@ -157,6 +157,7 @@ export const allEndpoints = (projectId: string) => [
   ["POST", `/api/v1/projects/${projectId}/expenses`],
   ["DELETE", `/api/v1/projects/${projectId}/expenses/exp_x`],
   ["GET", "/api/v1/tokens"],
+  ["GET", "/api/v1/tokens/current"],
   ["POST", "/api/v1/tokens"],
   ["DELETE", "/api/v1/tokens/tok_x"],
   ["DELETE", `/api/v1/projects/${projectId}`],

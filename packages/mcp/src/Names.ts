@@ -1,0 +1,17 @@
+/**
+ * Names shared by the tools and the modules that must not load the contract to start: the stdio server
+ * answers `initialize` before the contract (Api.ts) and the tool table are loaded (they load on the first
+ * `tools/list` or call), so what it needs earlier lives here.
+ */
+
+/** `getHealth` → `get_health`. */
+export const toolNameOf = (endpointName: string): string => endpointName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+/**
+ * MCP-only argument of create_token, taken off the call before it becomes the endpoint's request: the
+ * minted secret reaches the model's context only when asked for.
+ */
+export const REVEAL_SECRET = "reveal_secret"
+
+/** The MCP-only arguments a tool takes beyond its endpoint's (each a boolean), by endpoint name. */
+export const mcpOnlyArguments = (endpointName: string): ReadonlyArray<string> => endpointName === "createToken" ? [REVEAL_SECRET] : []

@@ -40,6 +40,7 @@ import {
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
+import { doc } from "./Documented.ts"
 
 export const DASHBOARD_PREFIX = "/app/api"
 /** The session cookie: an opaque random id; the server keeps only its SHA-256. */
@@ -89,8 +90,6 @@ export class DashboardOrigin extends HttpApiMiddleware.Service<DashboardOrigin>(
 }) {}
 
 const idParams = { id: Schema.String }
-const doc = <E extends { annotateMerge: (a: any) => any }>(endpoint: E, summary: string, description?: string): E =>
-  endpoint.annotateMerge(OpenApi.annotations({ summary, ...(description ? { description } : {}) }))
 
 export class DashboardAuthApi extends HttpApiGroup.make("auth")
   .add(

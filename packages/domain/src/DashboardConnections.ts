@@ -13,6 +13,7 @@ import { Timestamp } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
 import { ApiError, BadRequest, NotFound, Unavailable } from "./Errors.ts"
 import { Provider, SyncResult, SyncRun } from "./Integrations.ts"
+import { doc } from "./Documented.ts"
 
 /**
  * The web app's page Google sends the browser back to (`GOOGLE_REDIRECT_URI` defaults to PUBLIC_URL + this):
@@ -135,8 +136,6 @@ export const Disconnected = Schema.Struct({
 
 const websiteParams = { id: Schema.String }
 const providerParams = { id: Schema.String, provider: Schema.String }
-const doc = <E extends { annotateMerge: (a: any) => any }>(endpoint: E, summary: string, description?: string): E =>
-  endpoint.annotateMerge(OpenApi.annotations({ summary, ...(description ? { description } : {}) }))
 
 export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
   .add(

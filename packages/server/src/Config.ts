@@ -5,7 +5,7 @@
 import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import * as Path from "node:path"
 import { providerUrlSettings } from "./integrations/ProviderUrls.ts"
-import { type ConnectionSettings, connectionSettings } from "./dashboard/connections/Settings.ts"
+import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./dashboard/connections/Settings.ts"
 import { parseSecretKey, SecretKeyError } from "./integrations/SecretKey.ts"
 import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
@@ -186,7 +186,11 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     sessionIdleMinutes: int("SITEHEALTH_SESSION_IDLE_MINUTES", 60, 1, 7 * 24 * 60),
     sessionMaxDays: int("SITEHEALTH_SESSION_MAX_DAYS", 14, 1, 365),
     connections: connectionSettings
-  }).pipe(Effect.map(({ log, providerUrls: _, ...rest }) => ({ ...rest, ...log })))
+  }).pipe(Effect.map(({ log, providerUrls: _, connections, ...rest }) => ({
+    ...rest,
+    ...log,
+    connections: withRedirectDefault(connections, rest.publicUrl ?? `http://${rest.host}:${rest.port}`)
+  })))
 
 /** loadAppConfig from an environment record (tests); throws the SettingsError. */
 export const readConfig = (env: Record<string, string | undefined>, isTerminal = false): AppConfigShape =>

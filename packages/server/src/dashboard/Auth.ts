@@ -45,6 +45,7 @@ export const publicBase = (config: AppConfigShape) =>
     return config.publicUrl ?? `http://${request.headers.host ?? `${config.host}:${config.port}`}`
   })
 
+// any: whatever the mail effect needs is already in the forking fiber's context.
 const sendLater = (effect: Effect.Effect<void, never, any>) =>
   // Mail goes out off the request's path: its timing must not tell a registered address from another.
   Effect.asVoid(Effect.forkDetach(effect))

@@ -65,6 +65,7 @@ const sameToken = (sent: string | undefined, expected: string) => {
 export const DashboardSessionLive = Layer.effect(
   DashboardSession,
   Effect.gen(function*() {
+    // any: the repositories the session lookup needs, captured when the layer is built (a middleware runs per request).
     const context = yield* Effect.context<any>()
     return DashboardSession.of({
       cookie: (httpEffect, { credential }) =>

@@ -31,6 +31,7 @@ export const DashboardServices = Layer.mergeAll(
 )
 
 const MagicRoute = Layer.unwrap(
+  // any: the whole context the layer is built in (repositories, config), handed to the route's handler as is.
   Effect.map(Effect.context<any>(), (context) =>
     HttpRouter.add("GET", MAGIC_LINK_PATH, (request: HttpServerRequest.HttpServerRequest) => {
       const token = new URL(request.url, "http://localhost").searchParams.get("token") ?? ""

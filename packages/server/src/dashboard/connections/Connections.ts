@@ -17,6 +17,8 @@ import { type Credentials, resolveBaseUrl } from "../../integrations/Connector.t
 import { type CredentialsCipherShape, makeCipher, oldSecretKey, resolveSecretKey } from "../../integrations/Crypto.ts"
 import { authorizeUrl, challengeOf, exchangeCode, listSites, newState, newVerifier, verifyGscProperty } from "../../integrations/gsc/GoogleOAuth.ts"
 import { gscConnector } from "../../integrations/gsc/GscConnector.ts"
+import { DEFAULT_GOOGLE_TOKEN_URL } from "../../integrations/gsc/GoogleToken.ts"
+import { readProviderUrl } from "../../integrations/ProviderUrls.ts"
 import { isProvider, PROVIDER_KIND, presentRun } from "../../integrations/Http.ts"
 import { IntegrationsRepo } from "../../integrations/IntegrationsRepo.ts"
 import { plausibleConnector } from "../../integrations/plausible/PlausibleConnector.ts"
@@ -155,6 +157,10 @@ export const makeConnections = Effect.gen(function*() {
   const baseOf = (override: string | null, connector: Parameters<typeof resolveBaseUrl>[0]) =>
     override !== null ? Effect.succeed(override) : resolveBaseUrl(connector, null).pipe(Effect.orDie)
   const gscBase = baseOf(settings.gscApiBase, gscConnector)
+  // The same invariant: GOOGLE_TOKEN_URL was checked at start-up.
+  const googleTokenUrl = settings.googleTokenUrl !== null
+    ? Effect.succeed(settings.googleTokenUrl)
+    : readProviderUrl("GOOGLE_TOKEN_URL").pipe(Effect.map((url) => url ?? DEFAULT_GOOGLE_TOKEN_URL), Effect.orDie)
 
   return {
     list: (accountId: string, id: string) =>
@@ -245,7 +251,7 @@ export const makeConnections = Effect.gen(function*() {
         const verifier = secrets.verifier
         if (verifier === undefined) return yield* Effect.fail(stateInvalid())
         const tokens = yield* exchangeCode(http, {
-          tokenUrl: settings.googleTokenUrl,
+          tokenUrl: yield* googleTokenUrl,
           clientId: client.clientId,
           clientSecret: client.clientSecret,
           code,
@@ -276,7 +282,8 @@ export const makeConnections = Effect.gen(function*() {
           client_secret: client.clientSecret,
           refresh_token: secrets.refresh_token,
           site_url: site,
-          token_uri: settings.googleTokenUrl
+          // Stored only when this server overrides it; otherwise the sync reads GOOGLE_TOKEN_URL, as for any connection.
+          ...(settings.googleTokenUrl === null ? {} : { token_uri: settings.googleTokenUrl })
         }
         yield* verifyGscProperty({ baseUrl: yield* gscBase, credentials, http }).pipe(Effect.mapError(toApiError))
         const connected = yield* store(project.id, "google-search-console", credentials)

@@ -5,15 +5,17 @@
  *                                            without both, Search Console cannot be connected (503 says so)
  *   GOOGLE_REDIRECT_URI                      the redirect URI registered with that client; default
  *                                            PUBLIC_URL + /oauth/google/callback (the web app's page)
- *   GOOGLE_AUTH_URL, GOOGLE_TOKEN_URL        Google's authorize and token endpoints (tests point them at a fake)
- *   STRIPE_API_BASE, PLAUSIBLE_API_BASE, GSC_API_BASE   the providers' API base URLs (the sync reads the same)
+ *   GOOGLE_AUTH_URL                          Google's authorize endpoint (tests point it at a fake)
+ *
+ * The provider URLs (STRIPE_API_BASE, PLAUSIBLE_API_BASE, GSC_API_BASE, GOOGLE_TOKEN_URL) are not read here:
+ * they are checked once at start-up with the rest (integrations/ProviderUrls.ts) and read where a connection is
+ * checked, as the sync reads them. The fields below override them (tests); null means "as the sync does".
  */
 import { Effect, type Redacted, Result } from "effect"
 import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { collect, parsed, secret, text } from "../../Settings.ts"
 
 export const DEFAULT_GOOGLE_AUTH_URL = "https://accounts.google.com/o/oauth2/v2/auth"
-export const DEFAULT_GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
 /** Read-only access to Search Console. */
 export const GSC_SCOPE = "https://www.googleapis.com/auth/webmasters.readonly"
 
@@ -22,8 +24,9 @@ export interface ConnectionSettings {
   readonly googleClientSecret: Redacted.Redacted<string> | null
   readonly googleRedirectUri: string
   readonly googleAuthUrl: string
-  readonly googleTokenUrl: string
-  /** null: the connector's default (or its environment variable, read by the sync). */
+  /** null: GOOGLE_TOKEN_URL or Google's, as the sync reads it. */
+  readonly googleTokenUrl: string | null
+  /** null: the connector's environment variable or default, as the sync reads it. */
   readonly stripeApiBase: string | null
   readonly plausibleApiBase: string | null
   readonly gscApiBase: string | null
@@ -41,21 +44,26 @@ const httpUrl = (name: string) => (raw: string): Result.Result<string, string> =
 
 const optionalUrl = (name: string) => parsed<string | null>(name, null, httpUrl(name))
 
+/** As read from the environment: the redirect URI's default needs PUBLIC_URL, HOST and PORT (Config.ts). */
+export type ConnectionSettingsRead = Omit<ConnectionSettings, "googleRedirectUri"> & { readonly googleRedirectUri: string | null }
+
 export const connectionSettings = collect({
   googleClientId: text("GOOGLE_CLIENT_ID"),
   googleClientSecret: secret("GOOGLE_CLIENT_SECRET"),
   googleRedirectUri: optionalUrl("GOOGLE_REDIRECT_URI"),
-  publicUrl: optionalUrl("PUBLIC_URL"),
-  host: parsed("HOST", "127.0.0.1", Result.succeed),
-  port: parsed("PORT", "8787", Result.succeed),
-  googleAuthUrl: parsed("GOOGLE_AUTH_URL", DEFAULT_GOOGLE_AUTH_URL, httpUrl("GOOGLE_AUTH_URL")),
-  googleTokenUrl: parsed("GOOGLE_TOKEN_URL", DEFAULT_GOOGLE_TOKEN_URL, httpUrl("GOOGLE_TOKEN_URL")),
-  stripeApiBase: optionalUrl("STRIPE_API_BASE"),
-  plausibleApiBase: optionalUrl("PLAUSIBLE_API_BASE"),
-  gscApiBase: optionalUrl("GSC_API_BASE")
+  googleAuthUrl: parsed("GOOGLE_AUTH_URL", DEFAULT_GOOGLE_AUTH_URL, httpUrl("GOOGLE_AUTH_URL"))
 }).pipe(
-  Effect.map(({ host, port, publicUrl, googleRedirectUri, ...rest }): ConnectionSettings => ({
-    ...rest,
-    googleRedirectUri: googleRedirectUri ?? `${publicUrl ?? `http://${host}:${port}`}${GOOGLE_CALLBACK_PAGE}`
+  Effect.map((read): ConnectionSettingsRead => ({
+    ...read,
+    googleTokenUrl: null,
+    stripeApiBase: null,
+    plausibleApiBase: null,
+    gscApiBase: null
   }))
 )
+
+/** GOOGLE_REDIRECT_URI, else the web app's callback page on this server's public origin. */
+export const withRedirectDefault = (read: ConnectionSettingsRead, origin: string): ConnectionSettings => ({
+  ...read,
+  googleRedirectUri: read.googleRedirectUri ?? `${origin}${GOOGLE_CALLBACK_PAGE}`
+})

@@ -18,6 +18,7 @@ import { accessMiddleware, type AccessMiddlewareOverrides } from "./http/Middlew
 import { Readiness } from "./http/Readiness.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
+import { staticRoutes } from "./http/Static.ts"
 import { IntegrationsHttp } from "./integrations/Http.ts"
 import { ProjectsHttp } from "./projects/Http.ts"
 import { ReportsHttp } from "./reports/Http.ts"
@@ -86,7 +87,7 @@ const reasonFor: Record<number, string> = {
  * it (token secrets above all). Set on the way out of SafetyNet, so its own error answers carry it too.
  */
 const noStore = (response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.setHeader(response, "cache-control", "no-store")
+  response.headers["cache-control"] !== undefined ? response : HttpServerResponse.setHeader(response, "cache-control", "no-store")
 
 /**
  * Outermost layer of every request: rejects bodies over the cap before reading them, bounds the bytes
@@ -144,7 +145,7 @@ const McpRoutes = Layer.unwrap(
  * RouteCapture, which reads the router's match before an outer layer restores its context.
  */
 export const appRoutes = (overrides: AppOverrides = {}) =>
-  Layer.mergeAll(apiRoutes(overrides), SystemRoutes, McpRoutes, MetricsRoute).pipe(
+  Layer.mergeAll(apiRoutes(overrides), SystemRoutes, McpRoutes, MetricsRoute, staticRoutes()).pipe(
     Layer.provide(RouteCapture),
     Layer.provide(SafetyNet),
     Layer.provide(RequestLog)

@@ -1,0 +1,147 @@
+/**
+ * The web dashboard's static build (packages/web/dist), served at `/`:
+ * - `/assets/*` are content-hashed by the build: `Cache-Control: public, max-age=31536000, immutable`;
+ * - every other GET outside the APIs (`/api`, `/app/api`, `/mcp`) from a browser (`Accept: text/html`) is the
+ *   single-page app: index.html with `no-cache` (revalidated each time, so a new build is picked up at once),
+ *   routes resolved in the browser. Any other client (curl, an API client with a typo) keeps the envelope's
+ *   404 `route_not_found`, as before the dashboard existed;
+ * - a strict Content-Security-Policy on every page: no inline script, nothing from another origin.
+ * The build is read into memory once, with a gzip copy of each text file, when the routes are built (a few
+ * hundred KB). Without a build, the pages answer 503 saying how to make one (`npm start` builds it first).
+ */
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { errorBody } from "@sitehealth/domain/Envelope"
+import { clipInput } from "@sitehealth/domain/Errors"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Zlib from "node:zlib"
+
+export const WEB_DIST = process.env.SITEHEALTH_WEB_DIST ??
+  Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../web/dist")
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'"
+].join("; ")
+
+const IMMUTABLE = "public, max-age=31536000, immutable"
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
+  ".map": "application/json"
+}
+const COMPRESSIBLE = new Set([".html", ".js", ".css", ".json", ".svg", ".txt", ".map"])
+
+interface StaticFile {
+  readonly body: Uint8Array
+  readonly gzip: Uint8Array | undefined
+  readonly type: string
+}
+
+/** Every file of the build by its URL path ("/index.html", "/assets/index-3f2a.js"). */
+export const loadBuild = (dir: string): ReadonlyMap<string, StaticFile> => {
+  const files = new Map<string, StaticFile>()
+  if (!Fs.existsSync(Path.join(dir, "index.html"))) return files
+  const walk = (sub: string) => {
+    for (const entry of Fs.readdirSync(Path.join(dir, sub), { withFileTypes: true })) {
+      const rel = Path.posix.join(sub, entry.name)
+      if (entry.isDirectory()) walk(rel)
+      else if (entry.isFile()) {
+        const ext = Path.extname(entry.name).toLowerCase()
+        const body = Fs.readFileSync(Path.join(dir, rel))
+        files.set("/" + rel, {
+          body,
+          gzip: COMPRESSIBLE.has(ext) && body.length > 1024 ? Zlib.gzipSync(body, { level: 9 }) : undefined,
+          type: TYPES[ext] ?? "application/octet-stream"
+        })
+      }
+    }
+  }
+  walk("")
+  return files
+}
+
+/** Paths that belong to an API: never the app, always the envelope's 404 when nothing else matched. */
+export const isApiPath = (path: string) =>
+  path === "/api" || path.startsWith("/api/") || path === "/app/api" || path.startsWith("/app/api/") ||
+  path === "/mcp" || path.startsWith("/mcp/")
+
+const send = (file: StaticFile, request: HttpServerRequest.HttpServerRequest, cacheControl: string, extra: Record<string, string> = {}) => {
+  const gzip = file.gzip !== undefined && /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+  return HttpServerResponse.uint8Array(gzip ? file.gzip! : file.body, {
+    contentType: file.type,
+    headers: {
+      "cache-control": cacheControl,
+      "x-content-type-options": "nosniff",
+      ...(file.gzip !== undefined ? { vary: "Accept-Encoding" } : {}),
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+      ...extra
+    }
+  })
+}
+
+const pageHeaders = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "referrer-policy": "same-origin",
+  "x-frame-options": "DENY"
+}
+
+const notFound = (request: HttpServerRequest.HttpServerRequest) =>
+  HttpServerResponse.jsonUnsafe(
+    errorBody(404, `No route for ${clipInput(`${request.method} ${request.url.split("?")[0]}`)}`, "route_not_found"),
+    { status: 404 }
+  )
+
+export const staticRoutes = (dir: string = WEB_DIST) =>
+  Layer.unwrap(Effect.sync(() => {
+    const files = loadBuild(dir)
+    const index = files.get("/index.html")
+    const handler = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.sync(() => {
+        const path = (() => {
+          try {
+            return decodeURIComponent(new URL(request.url, "http://x").pathname)
+          } catch {
+            return "/"
+          }
+        })()
+        if (isApiPath(path)) return notFound(request)
+        if (path.startsWith("/assets/")) {
+          const asset = files.get(path)
+          return asset === undefined ? notFound(request) : send(asset, request, IMMUTABLE)
+        }
+        const file = path !== "/index.html" ? files.get(path) : undefined
+        // A top-level file of the build (favicon, robots.txt): revalidated, not immutable (its name has no hash).
+        if (file !== undefined) return send(file, request, "no-cache")
+        if (!(request.headers["accept"] ?? "").includes("text/html")) return notFound(request)
+        if (index === undefined) {
+          return HttpServerResponse.text(
+            "The dashboard is not built. Run `npm run build -w @sitehealth/web` (npm start does it when missing).\n",
+            { status: 503, headers: { "cache-control": "no-store" } }
+          )
+        }
+        return send(index, request, "no-cache", pageHeaders)
+      })
+    // Not "GET /*": the app's catch-all ("*" "*", the 404 envelope) already holds that pattern for every
+    // method. Static and parameter segments rank above it, so these take every GET path ("/x/*" also adds "/x").
+    return HttpRouter.addAll([
+      HttpRouter.route("GET", "/", handler),
+      HttpRouter.route("GET", "/:segment/*", handler)
+    ])
+  }))

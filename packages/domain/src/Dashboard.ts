@@ -1,0 +1,165 @@
+/**
+ * The schemas of the dashboard's own API (`/app/api`, DashboardApi.ts): accounts and sessions, websites,
+ * tokens made in the dashboard, and the account's entitlement. Ids and permissions are the public API's.
+ */
+import { Schema } from "effect"
+import { AccountId, Currency, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
+import { Permission } from "./Permissions.ts"
+import { TokenStatus } from "./Tokens.ts"
+
+/** An email address as typed; compared case-insensitively after trimming. */
+export const Email = Schema.String.check(
+  Schema.isMaxLength(254),
+  Schema.makeFilter((s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/u.test(s.trim()) || "must be an email address")
+).annotate({ description: "Email address", format: "email" })
+
+export const PASSWORD_MIN_LENGTH = 10
+export const PASSWORD_MAX_LENGTH = 256
+/** A new password: 10–256 characters. Any password is accepted at log-in (a wrong one simply fails). */
+export const NewPassword = Schema.String.check(
+  Schema.isMinLength(PASSWORD_MIN_LENGTH),
+  Schema.isMaxLength(PASSWORD_MAX_LENGTH)
+).annotate({ description: `Password, ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters` })
+const AnyPassword = Schema.String.check(Schema.isMaxLength(PASSWORD_MAX_LENGTH))
+
+export const SessionId = Schema.String.pipe(Schema.brand("SessionId")).annotate({
+  description: "Public id of a session, `ses_…` (not the cookie's secret)"
+})
+export type SessionId = typeof SessionId.Type
+
+/** A signed single-use link's token, as found in the link's `?token=`. */
+export const LinkToken = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2000))
+
+export const SignUpPayload = Schema.Struct({ email: Email, password: NewPassword }).annotate({
+  identifier: "SignUpRequest"
+})
+export const LogInPayload = Schema.Struct({ email: Email, password: AnyPassword }).annotate({
+  identifier: "LogInRequest"
+})
+export const EmailPayload = Schema.Struct({ email: Email }).annotate({ identifier: "PasswordResetRequest" })
+export const ResetPasswordPayload = Schema.Struct({ token: LinkToken, password: NewPassword }).annotate({
+  identifier: "ResetPasswordRequest"
+})
+export const VerifyEmailPayload = Schema.Struct({ token: LinkToken }).annotate({ identifier: "VerifyEmailRequest" })
+
+/**
+ * The same answer whether or not the email is registered (sign-up, password reset): what happens next
+ * arrives by mail.
+ */
+export const Accepted = Schema.Struct({ message: Schema.String }).annotate({ identifier: "Accepted" })
+
+export const DashboardUser = Schema.Struct({
+  accountId: AccountId,
+  email: Schema.String,
+  emailVerified: Schema.Boolean
+}).annotate({ identifier: "DashboardUser" })
+
+/**
+ * The logged-in session: who, until when, and the CSRF token every state-changing request must send back in
+ * the `X-CSRF-Token` header.
+ */
+export const CurrentSessionView = Schema.Struct({
+  user: DashboardUser,
+  sessionId: SessionId,
+  csrfToken: Schema.String.annotate({ description: "Send as the X-CSRF-Token header on every POST, PATCH, PUT and DELETE" }),
+  idleExpiresAt: Timestamp,
+  absoluteExpiresAt: Timestamp
+}).annotate({ identifier: "DashboardSession" })
+export type CurrentSessionView = typeof CurrentSessionView.Type
+
+export const SessionView = Schema.Struct({
+  id: SessionId,
+  createdAt: Timestamp,
+  lastSeenAt: Timestamp,
+  userAgent: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Schema.String),
+  current: Schema.Boolean
+}).annotate({ identifier: "SessionView" })
+export const SessionList = Schema.Struct({ sessions: Schema.Array(SessionView) }).annotate({ identifier: "SessionList" })
+export const LoggedOut = Schema.Struct({ loggedOut: Schema.Literal(true) })
+export const SessionsRevoked = Schema.Struct({ revoked: Integer.annotate({ description: "How many sessions ended" }) })
+
+export const Website = Schema.Struct({
+  id: ProjectId,
+  name: Schema.String,
+  domain: Schema.String,
+  timezone: Schema.String,
+  currency: Currency,
+  createdAt: Timestamp
+}).annotate({ identifier: "Website" })
+export type Website = typeof Website.Type
+export const WebsiteList = Schema.Struct({ websites: Schema.Array(Website) }).annotate({ identifier: "WebsiteList" })
+
+const DomainText = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(253)).annotate({
+  description: "A bare host name such as example.com (no scheme, path or port)"
+})
+const TimezoneText = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64)).annotate({
+  description: "IANA time zone, e.g. Europe/Paris"
+})
+
+export const CreateWebsitePayload = Schema.Struct({
+  name: Text(100),
+  domain: DomainText,
+  timezone: TimezoneText,
+  currency: Currency
+}).annotate({ identifier: "CreateWebsiteRequest" })
+export const UpdateWebsitePayload = Schema.Struct({
+  name: Schema.optionalKey(Text(100)),
+  domain: Schema.optionalKey(DomainText),
+  timezone: Schema.optionalKey(TimezoneText),
+  currency: Schema.optionalKey(Currency)
+}).annotate({ identifier: "UpdateWebsiteRequest" })
+export const DeleteWebsitePayload = Schema.Struct({
+  confirmDomain: Schema.String.annotate({ description: "The website's domain, typed by the owner to confirm" })
+}).annotate({ identifier: "DeleteWebsiteRequest" })
+export const WebsiteDeleted = Schema.Struct({
+  deleted: Schema.Literal(true),
+  id: ProjectId,
+  tokensNarrowed: Integer.annotate({ description: "Tokens whose website list named it (it is taken out of each)" })
+}).annotate({ identifier: "WebsiteDeleted" })
+
+export const DashboardToken = Schema.Struct({
+  id: TokenId,
+  name: Schema.String,
+  prefix: Schema.String,
+  websites: Schema.NullOr(Schema.Array(ProjectId)).annotate({ description: "null = every website, present and future" }),
+  permissions: Schema.Array(Permission),
+  createdAt: Timestamp,
+  lastUsedAt: Schema.NullOr(Timestamp),
+  expiresAt: Schema.NullOr(Timestamp),
+  revokedAt: Schema.NullOr(Timestamp),
+  status: TokenStatus
+}).annotate({ identifier: "DashboardToken" })
+export const DashboardTokenList = Schema.Struct({ tokens: Schema.Array(DashboardToken) }).annotate({
+  identifier: "DashboardTokenList"
+})
+export const CreateDashboardTokenPayload = Schema.Struct({
+  name: Text(100),
+  websites: Schema.NullOr(Schema.Array(ProjectId).check(Schema.isMinLength(1), Schema.isMaxLength(100))).annotate({
+    description: "The websites the token may read; null = every website, present and future"
+  }),
+  permissions: Schema.Array(Permission).check(Schema.isMinLength(1)),
+  expiresAt: Schema.optionalKey(Schema.NullOr(Timestamp))
+}).annotate({ identifier: "CreateDashboardTokenRequest" })
+export const DashboardTokenCreated = Schema.Struct({
+  token: DashboardToken,
+  secret: Schema.String.annotate({ description: "The token, `svc_…`. Shown this once; it is not stored" })
+}).annotate({ identifier: "DashboardTokenCreated" })
+export const DashboardTokenRevoked = Schema.Struct({ revoked: Schema.Literal(true), token: DashboardToken })
+
+export const EntitlementState = Schema.Literals(["trial", "subscribed", "ended"]).annotate({
+  description: "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 trial_expired"
+})
+export const AccountView = Schema.Struct({
+  accountId: AccountId,
+  email: Schema.String,
+  entitlement: EntitlementState,
+  trialEndsAt: Timestamp,
+  trialDaysLeft: Integer.annotate({ description: "Whole days left in the trial, rounded up; 0 once it has ended" }),
+  subscription: Schema.Struct({
+    status: Schema.Literals(["none", "active", "canceled"]),
+    until: Schema.NullOr(Timestamp)
+  }),
+  message: Schema.String.annotate({ description: "The entitlement in words, for the account page" })
+}).annotate({ identifier: "AccountView" })
+export type AccountView = typeof AccountView.Type

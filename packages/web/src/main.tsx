@@ -1,9 +1,10 @@
+import { RegistryProvider } from "@effect/atom-react"
 import { createRoot } from "react-dom/client"
-import { HttpApiClient } from "effect/http-api"
-import { FetchHttpClient } from "effect/http"
-import { Effect } from "effect"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { App } from "./App.tsx"
+import "./styles.css"
 
-const App = () => <p>hello</p>
-createRoot(document.getElementById("root")!).render(<App />)
-Effect.runPromise(HttpApiClient.make(SiteHealthApi).pipe(Effect.provide(FetchHttpClient.layer))).then(console.log)
+createRoot(document.getElementById("root")!).render(
+  <RegistryProvider>
+    <App />
+  </RegistryProvider>
+)

@@ -10,6 +10,7 @@ import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AppConfig } from "./Config.ts"
+import { DashboardServices, dashboardRoutes } from "./dashboard/Routes.ts"
 import { ExpensesHttp } from "./expenses/Http.ts"
 import { bearerRejection } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
@@ -145,7 +146,14 @@ const McpRoutes = Layer.unwrap(
  * RouteCapture, which reads the router's match before an outer layer restores its context.
  */
 export const appRoutes = (overrides: AppOverrides = {}) =>
-  Layer.mergeAll(apiRoutes(overrides), SystemRoutes, McpRoutes, MetricsRoute, staticRoutes()).pipe(
+  Layer.mergeAll(
+    apiRoutes(overrides),
+    dashboardRoutes.pipe(Layer.provide(DashboardServices)),
+    SystemRoutes,
+    McpRoutes,
+    MetricsRoute,
+    staticRoutes()
+  ).pipe(
     Layer.provide(RouteCapture),
     Layer.provide(SafetyNet),
     Layer.provide(RequestLog)

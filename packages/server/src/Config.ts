@@ -50,6 +50,25 @@ export interface AppConfigShape {
   readonly metricsToken: Redacted.Redacted<string> | null
   /** The OTEL_* variables (Tracing.ts); null: tracing off. */
   readonly tracing: TracingConfig | null
+  /**
+   * PUBLIC_URL: the origin people reach the server at (`https://health.example.com`), for links in mail, the
+   * dashboard's Origin check and the session cookie's `Secure` flag (set when it is https). null: the request's
+   * own Host is the only accepted origin and links point at http://HOST:PORT.
+   */
+  readonly publicUrl: string | null
+  /** SMTP_URL (`smtp://user:pass@host:587`, `smtps://…`): where the dashboard's mail goes; null: to the log. */
+  readonly smtpUrl: Redacted.Redacted<string> | null
+  /** MAIL_FROM: the sender of the dashboard's mail. */
+  readonly mailFrom: string
+  /**
+   * SITEHEALTH_SIGNING_KEY (≥ 32 characters): signs the dashboard's email links and CSRF tokens (HMAC-SHA-256).
+   * null: a random key per process (links die with a restart; set it when more than one instance runs).
+   */
+  readonly signingKey: Redacted.Redacted<string> | null
+  /** Minutes a dashboard session lives without a request (SITEHEALTH_SESSION_IDLE_MINUTES). */
+  readonly sessionIdleMinutes: number
+  /** Days a dashboard session lives at most, however active (SITEHEALTH_SESSION_MAX_DAYS). */
+  readonly sessionMaxDays: number
 }
 
 export type LogFormat = "json" | "pretty"
@@ -143,7 +162,23 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
         // The value itself is not repeated: it is a secret, and start-up errors end up in logs.
         ? `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand -hex 32\`)`
         : null),
-    tracing: tracingSettings
+    tracing: tracingSettings,
+    publicUrl: parsed<string | null>("PUBLIC_URL", null, (raw) => {
+      try {
+        const url = new URL(raw)
+        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error()
+        return Result.succeed(url.origin)
+      } catch {
+        return Result.fail(`PUBLIC_URL must be an http or https URL such as https://health.example.com, got "${raw}"`)
+      }
+    }),
+    smtpUrl: secret("SMTP_URL", (value) =>
+      /^smtps?:\/\/[^\s]+$/.test(value) ? null : "SMTP_URL must look like smtp://user:password@host:587 or smtps://host:465"),
+    mailFrom: parsed("MAIL_FROM", "sitehealth <no-reply@localhost>", Result.succeed),
+    signingKey: secret("SITEHEALTH_SIGNING_KEY", (value) =>
+      value.length < 32 ? "SITEHEALTH_SIGNING_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)" : null),
+    sessionIdleMinutes: int("SITEHEALTH_SESSION_IDLE_MINUTES", 60, 1, 7 * 24 * 60),
+    sessionMaxDays: int("SITEHEALTH_SESSION_MAX_DAYS", 14, 1, 365)
   }).pipe(Effect.map(({ log, ...rest }) => ({ ...rest, ...log })))
 
 /** loadAppConfig from an environment record (tests); throws the SettingsError. */

@@ -3,6 +3,8 @@ import { Layer, Redacted } from "effect"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
+import { AuthRepo } from "./dashboard/AuthRepo.ts"
+import { WebsitesRepo } from "./dashboard/WebsitesRepo.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
 import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
@@ -37,7 +39,9 @@ export const SqlRepos = Layer.mergeAll(
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   IdempotencyRepo.sql,
-  Readiness.sql
+  Readiness.sql,
+  AuthRepo.sql,
+  WebsitesRepo.sql
 )
 
 /** Tests only: the same repositories over maps. */
@@ -56,7 +60,9 @@ export const MemoryRepos = Layer.mergeAll(
   // Composed from the repositories above (the same memoised instances), as the SQL one joins their tables.
   AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory])),
   IdempotencyRepo.memory,
-  Readiness.memory
+  Readiness.memory,
+  AuthRepo.memory,
+  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory))
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

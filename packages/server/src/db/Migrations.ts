@@ -1,6 +1,7 @@
 /** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { dashboardMigration } from "../dashboard/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
@@ -148,5 +149,6 @@ export const migrations = Migrator.fromRecord({
   "0008_health_encoded": m0008,
   "0009_idempotency": idempotencyMigration,
   "0010_worker_heartbeats": heartbeatMigration,
-  "0011_health_encoded_computed_at": m0011
+  "0011_health_encoded_computed_at": m0011,
+  "0012_dashboard": dashboardMigration
 })

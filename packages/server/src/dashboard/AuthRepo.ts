@@ -1,0 +1,273 @@
+/**
+ * The dashboard's users, sessions and used email links, over SQL or in memory (tests). A session is found by
+ * the SHA-256 of its cookie secret (hex here, bytea in the table); the secret itself is never stored.
+ */
+import { AccountId } from "@sitehealth/domain/Common"
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBase62 } from "../store/Ids.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf } from "../store/Sql.ts"
+
+export interface UserRecord {
+  readonly id: string
+  readonly accountId: AccountId
+  /** Lower case, trimmed. */
+  readonly email: string
+  /** `scrypt$…` (Passwords.ts); null for an account that only logs in by a magic link (the demo). */
+  readonly passwordHash: string | null
+  readonly emailVerifiedAt: Date | null
+  readonly createdAt: Date
+}
+
+export interface SessionRecord {
+  readonly id: string
+  /** SHA-256 of the cookie's secret, hex. */
+  readonly secretSha256: string
+  readonly userId: string
+  readonly createdAt: Date
+  readonly lastSeenAt: Date
+  readonly idleExpiresAt: Date
+  readonly absoluteExpiresAt: Date
+  readonly userAgent: string | null
+  readonly address: string | null
+}
+
+export interface SessionWithUser {
+  readonly session: SessionRecord
+  readonly user: UserRecord
+}
+
+export const newUserId = () => `usr_${randomBase62(16)}`
+export const newSessionId = () => `ses_${randomBase62(16)}`
+
+export interface AuthRepoShape {
+  /** null when the email is taken (a concurrent sign-up). */
+  readonly createUser: (user: UserRecord) => Effect.Effect<UserRecord | null>
+  readonly findUserByEmail: (email: string) => Effect.Effect<UserRecord | null>
+  readonly findUser: (id: string) => Effect.Effect<UserRecord | null>
+  readonly findUserByAccount: (accountId: string) => Effect.Effect<UserRecord | null>
+  readonly markVerified: (id: string, at: Date) => Effect.Effect<UserRecord | null>
+  readonly setPassword: (id: string, hash: string) => Effect.Effect<void>
+  readonly insertSession: (session: SessionRecord) => Effect.Effect<void>
+  /**
+   * The live session with this secret hash, its idle expiry pushed to min(now + idle, absolute) and
+   * last_seen_at to now, in one statement; null when unknown or expired (idle or absolute).
+   */
+  readonly touchSession: (secretSha256: string, now: Date, idleMs: number) => Effect.Effect<SessionWithUser | null>
+  readonly listSessions: (userId: string, now: Date) => Effect.Effect<ReadonlyArray<SessionRecord>>
+  /** Deletes one session of the user; false when it is not theirs or does not exist. */
+  readonly deleteSession: (userId: string, id: string) => Effect.Effect<boolean>
+  /** Deletes every session of the user except `keep` (null: all); how many ended (live or not). */
+  readonly deleteSessionsOf: (userId: string, keep: string | null) => Effect.Effect<number>
+  /** Marks a link as used; false when it already was (single use). */
+  readonly useLink: (id: string, at: Date, expiresAt: Date) => Effect.Effect<boolean>
+}
+
+const UserRow = Schema.Struct({
+  id: Schema.String,
+  account_id: AccountId,
+  email: Schema.String,
+  password_hash: Schema.NullOr(Schema.String),
+  email_verified_at: Schema.NullOr(Instant),
+  created_at: Instant
+})
+const toUser = (r: typeof UserRow.Type): UserRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  emailVerifiedAt: r.email_verified_at,
+  createdAt: r.created_at
+})
+const SessionRow = Schema.Struct({
+  id: Schema.String,
+  secret_sha256: Bytes,
+  user_id: Schema.String,
+  created_at: Instant,
+  last_seen_at: Instant,
+  idle_expires_at: Instant,
+  absolute_expires_at: Instant,
+  user_agent: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Schema.String)
+})
+const toSession = (r: typeof SessionRow.Type): SessionRecord => ({
+  id: r.id,
+  secretSha256: Buffer.from(r.secret_sha256).toString("hex"),
+  userId: r.user_id,
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  idleExpiresAt: r.idle_expires_at,
+  absoluteExpiresAt: r.absolute_expires_at,
+  userAgent: r.user_agent,
+  address: r.address
+})
+const SessionUserRow = Schema.Struct({
+  ...SessionRow.fields,
+  u_account_id: AccountId,
+  u_email: Schema.String,
+  u_password_hash: Schema.NullOr(Schema.String),
+  u_email_verified_at: Schema.NullOr(Instant),
+  u_created_at: Instant
+})
+
+const firstUser = firstOf("dashboard_users", UserRow)
+const oneUser = (rows: ReadonlyArray<unknown>) => Effect.map(firstUser(rows), (r) => (r === null ? null : toUser(r)))
+
+export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehealth/AuthRepo") {
+  static readonly sql = Layer.effect(
+    AuthRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      return AuthRepo.of({
+        createUser: (u) =>
+          sql`INSERT INTO dashboard_users (id, account_id, email, password_hash, email_verified_at, created_at)
+              VALUES (${u.id}, ${u.accountId}, ${u.email}, ${u.passwordHash}, ${u.emailVerifiedAt}, ${u.createdAt})
+              ON CONFLICT (email) DO NOTHING RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
+        findUserByEmail: (email) =>
+          sql`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
+        findUser: (id) => sql`SELECT * FROM dashboard_users WHERE id = ${id}`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
+        findUserByAccount: (accountId) =>
+          sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
+        markVerified: (id, at) =>
+          sql`UPDATE dashboard_users SET email_verified_at = coalesce(email_verified_at, ${at}) WHERE id = ${id}
+              RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
+        setPassword: (id, hash) =>
+          sql`UPDATE dashboard_users SET password_hash = ${hash} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError),
+        insertSession: (s) =>
+          sql`INSERT INTO dashboard_sessions
+                (id, secret_sha256, user_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, user_agent, address)
+              VALUES (${s.id}, ${Buffer.from(s.secretSha256, "hex")}, ${s.userId}, ${s.createdAt}, ${s.lastSeenAt},
+                ${s.idleExpiresAt}, ${s.absoluteExpiresAt}, ${s.userAgent}, ${s.address})`.pipe(Effect.asVoid, dieOnSqlError),
+        touchSession: (hash, now, idleMs) =>
+          sql`UPDATE dashboard_sessions s
+              SET last_seen_at = ${now},
+                  idle_expires_at = least(${new Date(now.getTime() + idleMs)}::timestamptz, s.absolute_expires_at)
+              FROM dashboard_users u
+              WHERE s.secret_sha256 = ${Buffer.from(hash, "hex")} AND u.id = s.user_id
+                AND s.idle_expires_at > ${now} AND s.absolute_expires_at > ${now}
+              RETURNING s.*, u.account_id AS u_account_id, u.email AS u_email, u.password_hash AS u_password_hash,
+                u.email_verified_at AS u_email_verified_at, u.created_at AS u_created_at`.pipe(
+            Effect.flatMap(firstOf("dashboard_sessions", SessionUserRow)),
+            Effect.map((r) =>
+              r === null ? null : {
+                session: toSession(r),
+                user: toUser({
+                  id: r.user_id,
+                  account_id: r.u_account_id,
+                  email: r.u_email,
+                  password_hash: r.u_password_hash,
+                  email_verified_at: r.u_email_verified_at,
+                  created_at: r.u_created_at
+                })
+              }
+            ),
+            dieOnSqlError
+          ),
+        listSessions: (userId, now) =>
+          sql`SELECT * FROM dashboard_sessions WHERE user_id = ${userId}
+                AND idle_expires_at > ${now} AND absolute_expires_at > ${now}
+              ORDER BY created_at DESC, id`.pipe(
+            Effect.flatMap(rowsOf("dashboard_sessions", SessionRow)),
+            Effect.map((rows) => rows.map(toSession)),
+            dieOnSqlError
+          ),
+        deleteSession: (userId, id) =>
+          sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND id = ${id} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            dieOnSqlError
+          ),
+        deleteSessionsOf: (userId, keep) =>
+          sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId}
+              ${keep === null ? sql`` : sql`AND id <> ${keep}`} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length),
+            dieOnSqlError
+          ),
+        useLink: (id, at, expiresAt) =>
+          Effect.gen(function*() {
+            // Expired entries can go: their links fail the expiry check before they get here.
+            yield* sql`DELETE FROM dashboard_used_links WHERE expires_at < ${at}`
+            const rows = yield* sql`INSERT INTO dashboard_used_links (id, used_at, expires_at)
+              VALUES (${Buffer.from(id, "hex")}, ${at}, ${expiresAt}) ON CONFLICT (id) DO NOTHING RETURNING id`
+            return rows.length === 1
+          }).pipe(dieOnSqlError)
+      })
+    })
+  )
+
+  static readonly memory = Layer.sync(AuthRepo, () => {
+    const users = new Map<string, UserRecord>()
+    const sessions = new Map<string, SessionRecord>()
+    const usedLinks = new Map<string, Date>()
+    const live = (s: SessionRecord, now: Date) =>
+      s.idleExpiresAt.getTime() > now.getTime() && s.absoluteExpiresAt.getTime() > now.getTime()
+    const byEmail = (email: string) => [...users.values()].find((u) => u.email === email) ?? null
+    return AuthRepo.of({
+      createUser: (u) =>
+        Effect.sync(() => {
+          if (byEmail(u.email) !== null) return null
+          users.set(u.id, u)
+          return u
+        }),
+      findUserByEmail: (email) => Effect.sync(() => byEmail(email)),
+      findUser: (id) => Effect.sync(() => users.get(id) ?? null),
+      findUserByAccount: (accountId) =>
+        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null),
+      markVerified: (id, at) =>
+        Effect.sync(() => {
+          const u = users.get(id)
+          if (!u) return null
+          const next = { ...u, emailVerifiedAt: u.emailVerifiedAt ?? at }
+          users.set(id, next)
+          return next
+        }),
+      setPassword: (id, hash) =>
+        Effect.sync(() => {
+          const u = users.get(id)
+          if (u) users.set(id, { ...u, passwordHash: hash })
+        }),
+      insertSession: (s) => Effect.sync(() => void sessions.set(s.id, s)),
+      touchSession: (hash, now, idleMs) =>
+        Effect.sync(() => {
+          const s = [...sessions.values()].find((x) => x.secretSha256 === hash)
+          const user = s && users.get(s.userId)
+          if (!s || !user || !live(s, now)) return null
+          const next: SessionRecord = {
+            ...s,
+            lastSeenAt: now,
+            idleExpiresAt: new Date(Math.min(now.getTime() + idleMs, s.absoluteExpiresAt.getTime()))
+          }
+          sessions.set(s.id, next)
+          return { session: next, user }
+        }),
+      listSessions: (userId, now) =>
+        Effect.sync(() =>
+          [...sessions.values()]
+            .filter((s) => s.userId === userId && live(s, now))
+            .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+        ),
+      deleteSession: (userId, id) =>
+        Effect.sync(() => {
+          const s = sessions.get(id)
+          if (!s || s.userId !== userId) return false
+          return sessions.delete(id)
+        }),
+      deleteSessionsOf: (userId, keep) =>
+        Effect.sync(() => {
+          let n = 0
+          for (const [id, s] of sessions) {
+            if (s.userId === userId && id !== keep) {
+              sessions.delete(id)
+              n++
+            }
+          }
+          return n
+        }),
+      useLink: (id, at) =>
+        Effect.sync(() => {
+          if (usedLinks.has(id)) return false
+          usedLinks.set(id, at)
+          return true
+        })
+    })
+  })
+}

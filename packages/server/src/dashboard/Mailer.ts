@@ -1,0 +1,42 @@
+/**
+ * The dashboard's mail: nodemailer over SMTP_URL. Without SMTP_URL nothing is sent and the message, link
+ * included, is written to the server log instead (for a laptop or a first try; README says so).
+ */
+import { Context, Effect, Layer, Redacted } from "effect"
+import { createTransport } from "nodemailer"
+import { AppConfig } from "../Config.ts"
+
+export interface Mail {
+  readonly to: string
+  readonly subject: string
+  readonly text: string
+}
+
+export interface MailerShape {
+  /** Sends; a failure is logged (never the link's secret beyond what the log mode writes) and not raised. */
+  readonly send: (mail: Mail) => Effect.Effect<void>
+}
+
+export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/dashboard/Mailer") {
+  static readonly layer = Layer.effect(
+    Mailer,
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      if (config.smtpUrl === null) {
+        return Mailer.of({
+          send: (mail) =>
+            Effect.logInfo(`mail (SMTP_URL unset, not sent) to ${mail.to}: ${mail.subject}\n${mail.text}`)
+        })
+      }
+      const transport = createTransport(Redacted.value(config.smtpUrl))
+      yield* Effect.addFinalizer(() => Effect.sync(() => transport.close()))
+      return Mailer.of({
+        send: (mail) =>
+          Effect.tryPromise(() => transport.sendMail({ from: config.mailFrom, ...mail })).pipe(
+            Effect.asVoid,
+            Effect.catchCause(() => Effect.logError(`mail to ${mail.to} could not be sent (${mail.subject})`))
+          )
+      })
+    })
+  )
+}

@@ -1,0 +1,44 @@
+/**
+ * The dashboard API's routes: the DashboardApi contract under /app/api with its handlers and middleware,
+ * its OpenAPI document, and the demo's one-time login link (GET /app/api/auth/magic?token=…), which is a
+ * browser navigation answered by a redirect, outside the JSON contract.
+ */
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { DashboardApi, MAGIC_LINK_PATH } from "@sitehealth/domain/DashboardApi"
+import { encodeApiError } from "@sitehealth/domain/Errors"
+import { RequestErrorsLive } from "../http/RequestErrors.ts"
+import { magicLogin } from "./Auth.ts"
+import { DashboardHttp } from "./Http.ts"
+import { Signing } from "./Links.ts"
+import { Mailer } from "./Mailer.ts"
+import { DashboardOriginLive, DashboardSessionLive } from "./Middleware.ts"
+import { AuthThrottle } from "./Throttle.ts"
+
+export const DASHBOARD_OPENAPI_PATH = "/app/api/openapi.json"
+
+/** The services the dashboard's handlers use beyond the repositories and the config. */
+export const DashboardServices = Layer.mergeAll(Signing.layer, Mailer.layer, AuthThrottle.layer)
+
+const MagicRoute = Layer.unwrap(
+  Effect.map(Effect.context<any>(), (context) =>
+    HttpRouter.add("GET", MAGIC_LINK_PATH, (request: HttpServerRequest.HttpServerRequest) => {
+      const token = new URL(request.url, "http://localhost").searchParams.get("token") ?? ""
+      return magicLogin(token).pipe(
+        Effect.catch((error) => {
+          const encoded = encodeApiError(error)
+          return Effect.succeed(HttpServerResponse.jsonUnsafe(encoded?.body ?? {}, { status: encoded?.status ?? 400 }))
+        }),
+        Effect.provideContext(context)
+      )
+    }))
+)
+
+export const dashboardRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(DashboardApi, { openapiPath: DASHBOARD_OPENAPI_PATH }).pipe(
+    Layer.provide(DashboardHttp),
+    Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
+  ),
+  MagicRoute
+)

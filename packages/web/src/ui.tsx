@@ -1,7 +1,7 @@
 /** The few building blocks every page shares: failures in words, loading states, a copy button. */
 import { type Cause } from "effect"
 import { AsyncResult } from "effect/reactivity"
-import { type ReactNode, useState } from "react"
+import { cloneElement, type ReactElement, type ReactNode, useId, useState } from "react"
 import { describeCause, describeError } from "./errors.ts"
 
 export const ErrorMessage = ({ cause, error, title }: { readonly cause?: Cause.Cause<unknown>; readonly error?: unknown; readonly title?: string }) => {
@@ -56,13 +56,21 @@ export const CopyButton = ({ text, label }: { readonly text: string; readonly la
   )
 }
 
-export const Field = ({ label, hint, children }: { readonly label: string; readonly hint?: string; readonly children: ReactNode }) => (
-  <label>
-    {label}
-    {hint !== undefined ? <span className="hint">{hint}</span> : null}
-    {children}
-  </label>
-)
+/** A labelled control; the hint is its description (aria-describedby), not part of its name. */
+export const Field = ({ label, hint, children }: {
+  readonly label: string
+  readonly hint?: string
+  readonly children: ReactElement<{ id?: string; "aria-describedby"?: string }>
+}) => {
+  const id = useId()
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {hint !== undefined ? <span className="hint" id={`${id}-hint`}>{hint}</span> : null}
+      {cloneElement(children, { id, ...(hint !== undefined ? { "aria-describedby": `${id}-hint` } : {}) })}
+    </div>
+  )
+}
 
 export const formValues = (form: HTMLFormElement) => {
   const data = new FormData(form)

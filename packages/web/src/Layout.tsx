@@ -50,7 +50,7 @@ export const Layout = ({ user, path, children }: {
           </button>
         </div>
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         <MutationStatus result={result} />
         {children}
       </main>

@@ -60,11 +60,18 @@ export const Link = ({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchor
   />
 )
 
-/** Moves focus to the page's heading after navigation, so screen-reader and keyboard users start there. */
+let firstPage = true
+
+/**
+ * After an in-app navigation, moves focus to the page's heading, so screen-reader and keyboard users start
+ * there (a fresh page load leaves focus at the top: the skip link comes first).
+ */
 export const useFocusHeading = (key: string) => {
   useEffect(() => {
     const h1 = document.querySelector<HTMLElement>("main h1")
-    if (h1 !== null) {
+    const initial = firstPage
+    firstPage = false
+    if (h1 !== null && !initial) {
       h1.tabIndex = -1
       h1.focus({ preventScroll: true })
     }

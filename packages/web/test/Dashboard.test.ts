@@ -153,6 +153,9 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.getByRole("link", { name: "Sessions" }).click()
     await page.getByText("this session").waitFor()
     await check("11-sessions")
+    await page.emulateMedia({ colorScheme: "dark" })
+    await check("11-sessions-dark")
+    await page.emulateMedia({ colorScheme: "light" })
     await page.setViewportSize({ width: 375, height: 812 })
     await page.getByRole("link", { name: "API / MCP" }).click()
     await page.getByRole("heading", { name: "Tokens" }).waitFor()
@@ -174,10 +177,17 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.getByText("No website yet").waitFor()
   })
 
-  it("can be driven by keyboard: the skip link comes first and reaches the content", async () => {
+  it("can be driven by keyboard: the skip link comes first and leads into the page", async () => {
+    await page.reload()
+    await page.getByText("No website yet").waitFor()
     await page.keyboard.press("Tab")
-    const focused = await page.evaluate("document.activeElement?.textContent")
-    expect(focused).toBe("Skip to content")
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content")
+    await page.keyboard.press("Enter")
+    await page.keyboard.press("Tab")
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Add a website")
+    await page.keyboard.press("Enter")
+    await page.getByLabel("Name", { exact: true }).waitFor()
+    expect(page.url()).toMatch(/\?add=1$/)
   })
 
   it("logged no script error and no CSP violation", () => {

@@ -33,12 +33,12 @@ export const mcpRemote = (secret: string) =>
     2
   )
 
-const Snippet = ({ title, text, hint }: { readonly title: string; readonly text: string; readonly hint: string }) => (
+const Snippet = ({ title, text, hint, copy }: { readonly title: string; readonly text: string; readonly hint: string; readonly copy: string }) => (
   <div>
     <h3>{title}</h3>
     <p className="muted">{hint}</p>
     <pre tabIndex={0} aria-label={title}>{text}</pre>
-    <CopyButton text={text} label={`Copy ${title.toLowerCase()}`} />
+    <CopyButton text={text} label={copy} />
   </div>
 )
 
@@ -48,9 +48,9 @@ const SetUp = ({ secret }: { readonly secret: string | null }) => {
     <section className="panel" aria-labelledby="setup-heading">
       <h2 id="setup-heading">Set up the CLI and MCP clients</h2>
       {secret === null ? <p className="muted">Create a token first: the snippets below then carry it. Until then they show <code>svc_YOUR_TOKEN</code>.</p> : null}
-      <Snippet title="CLI" hint="Stores the token in your sitehealth profile (the secret is piped, not typed on the command line's history)." text={cliSetup(s)} />
-      <Snippet title="MCP over stdio" hint="Claude Desktop, Cursor, VS Code: add to the client's MCP configuration. Runs this checkout's MCP server." text={mcpStdio(s)} />
-      <Snippet title="MCP over HTTP" hint={`Clients that speak Streamable HTTP connect to ${origin()}/mcp with the token as a Bearer header.`} text={mcpRemote(s)} />
+      <Snippet title="CLI" copy="Copy the CLI command" hint="Stores the token in your sitehealth profile (the secret is piped, not typed on the command line's history)." text={cliSetup(s)} />
+      <Snippet title="MCP over stdio" copy="Copy the stdio configuration" hint="Claude Desktop, Cursor, VS Code: add to the client's MCP configuration. Runs this checkout's MCP server." text={mcpStdio(s)} />
+      <Snippet title="MCP over HTTP" copy="Copy the HTTP configuration" hint={`Clients that speak Streamable HTTP connect to ${origin()}/mcp with the token as a Bearer header.`} text={mcpRemote(s)} />
     </section>
   )
 }
@@ -67,7 +67,8 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (secret: string, name:
           <form
             onSubmit={async (event) => {
               event.preventDefault()
-              const form = formValues(event.currentTarget)
+              const element = event.currentTarget
+              const form = formValues(element)
               const name = form.get("name").trim()
               const chosen = form.all("website")
               const exit = await run({
@@ -79,7 +80,7 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (secret: string, name:
                 reactivityKeys: [Keys.tokens]
               })
               if (Exit.isSuccess(exit)) {
-                event.currentTarget?.reset()
+                element.reset()
                 onCreated(exit.value.secret, exit.value.token.name)
               }
             }}
@@ -155,7 +156,7 @@ const TokenList = () => {
                   {tokens.map((t) => (
                     <tr key={t.id}>
                       <td data-label="Name">{t.name}</td>
-                      <td data-label="Prefix"><code>{t.prefix}…</code></td>
+                      <td data-label="Prefix"><code>{t.prefix}</code></td>
                       <td data-label="Websites">{t.websites === null ? "Every website" : t.websites.length === 0 ? "None (its websites were deleted)" : t.websites.map(nameOf).join(", ")}</td>
                       <td data-label="Permissions">{t.permissions.join(", ")}</td>
                       <td data-label="Created">{formatDate(t.createdAt)}</td>

@@ -6,10 +6,10 @@
  *   routes resolved in the browser. Any other client (curl, an API client with a typo) keeps the envelope's
  *   404 `route_not_found`, as before the dashboard existed;
  * - a strict Content-Security-Policy on every page: no inline script, nothing from another origin.
- * The build is read into memory once, with a gzip copy of each text file, when the routes are built (a few
+ * The build is read into memory once, with a gzip copy of each text file, at the first request (a few
  * hundred KB). Without a build, the pages answer 503 saying how to make one (`npm start` builds it first).
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
@@ -108,40 +108,57 @@ const notFound = (request: HttpServerRequest.HttpServerRequest) =>
     { status: 404 }
   )
 
+let cached: { readonly dir: string; readonly files: ReadonlyMap<string, StaticFile> } | undefined
+/** The build, read once per directory (again while it is missing, so a build made after start is picked up). */
+const buildIn = (dir: string) => {
+  if (cached === undefined || cached.dir !== dir || cached.files.size === 0) cached = { dir, files: loadBuild(dir) }
+  return cached.files
+}
+
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => {
+  try {
+    return decodeURIComponent(new URL(request.url, "http://x").pathname)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The single-page app's answer to a GET that matched no route, or undefined (then the caller's 404): a page
+ * of the app (index.html) for a browser navigation outside the APIs, a top-level file of the build
+ * (favicon, robots.txt), or the 503 saying the dashboard is not built.
+ */
+export const spaAnswer = (request: HttpServerRequest.HttpServerRequest, dir: string = WEB_DIST): HttpServerResponse.HttpServerResponse | undefined => {
+  if (request.method !== "GET") return undefined
+  const path = pathOf(request)
+  if (path === undefined || isApiPath(path) || path.startsWith("/assets/")) return undefined
+  const files = buildIn(dir)
+  const file = path !== "/index.html" ? files.get(path) : undefined
+  // Its name has no hash: revalidated, not immutable.
+  if (file !== undefined) return send(file, request, "no-cache")
+  if (!(request.headers["accept"] ?? "").includes("text/html")) return undefined
+  const index = files.get("/index.html")
+  if (index === undefined) {
+    return HttpServerResponse.text(
+      "The dashboard is not built. Run `npm run build -w @sitehealth/web` (npm start does it when missing).\n",
+      { status: 503, headers: { "cache-control": "no-store" } }
+    )
+  }
+  return send(index, request, "no-cache", pageHeaders)
+}
+
+/**
+ * `GET /` (the app, for a browser) and `GET /assets/*` (hashed files, immutable). Every other page of the app
+ * is answered by the router's catch-all through `spaAnswer` — a "GET /*" route here would take the
+ * catch-all's pattern (and its `unmatched` in the request log and metrics).
+ */
 export const staticRoutes = (dir: string = WEB_DIST) =>
-  Layer.unwrap(Effect.sync(() => {
-    const files = loadBuild(dir)
-    const index = files.get("/index.html")
-    const handler = (request: HttpServerRequest.HttpServerRequest) =>
+  HttpRouter.addAll([
+    HttpRouter.route("GET", "/", (request) => Effect.sync(() => spaAnswer(request, dir) ?? notFound(request))),
+    HttpRouter.route("GET", "/assets/*", (request) =>
       Effect.sync(() => {
-        const path = (() => {
-          try {
-            return decodeURIComponent(new URL(request.url, "http://x").pathname)
-          } catch {
-            return "/"
-          }
-        })()
-        if (isApiPath(path)) return notFound(request)
-        if (path.startsWith("/assets/")) {
-          const asset = files.get(path)
-          return asset === undefined ? notFound(request) : send(asset, request, IMMUTABLE)
-        }
-        const file = path !== "/index.html" ? files.get(path) : undefined
-        // A top-level file of the build (favicon, robots.txt): revalidated, not immutable (its name has no hash).
-        if (file !== undefined) return send(file, request, "no-cache")
-        if (!(request.headers["accept"] ?? "").includes("text/html")) return notFound(request)
-        if (index === undefined) {
-          return HttpServerResponse.text(
-            "The dashboard is not built. Run `npm run build -w @sitehealth/web` (npm start does it when missing).\n",
-            { status: 503, headers: { "cache-control": "no-store" } }
-          )
-        }
-        return send(index, request, "no-cache", pageHeaders)
-      })
-    // Not "GET /*": the app's catch-all ("*" "*", the 404 envelope) already holds that pattern for every
-    // method. Static and parameter segments rank above it, so these take every GET path ("/x/*" also adds "/x").
-    return HttpRouter.addAll([
-      HttpRouter.route("GET", "/", handler),
-      HttpRouter.route("GET", "/:segment/*", handler)
-    ])
-  }))
+        const path = pathOf(request)
+        const asset = path === undefined ? undefined : buildIn(dir).get(path)
+        return asset === undefined ? notFound(request) : send(asset, request, IMMUTABLE)
+      }))
+  ])

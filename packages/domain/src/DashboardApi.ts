@@ -45,6 +45,9 @@ export const DASHBOARD_PREFIX = "/app/api"
 export const SESSION_COOKIE = "sitehealth_session"
 /** The header carrying the session's CSRF token on every state-changing request. */
 export const CSRF_HEADER = "x-csrf-token"
+/** The web app's pages that mailed links open; each posts its `?token=` to verifyEmail / resetPassword. */
+export const VERIFY_EMAIL_PAGE = "/verify-email"
+export const RESET_PASSWORD_PAGE = "/reset-password"
 /** The one-time login link printed by `npm start` for the demo account: GET, creates a session, redirects to `/`. */
 export const MAGIC_LINK_PATH = `${DASHBOARD_PREFIX}/auth/magic`
 

@@ -24,6 +24,8 @@ import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
+import { magicLinkFor } from "./dashboard/Auth.ts"
+import { Signing } from "./dashboard/Links.ts"
 import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { answerClientErrors } from "./http/ClientErrors.ts"
 import { isDraining, markDraining } from "./http/Readiness.ts"
@@ -33,6 +35,10 @@ import { startupFailureLines } from "./Settings.ts"
 import { tracingLayer } from "./Tracing.ts"
 import { loggingLayer } from "./Logging.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
+
+const DEMO_ACCOUNT_NAME = "Demo account"
+/** The demo account's dashboard user, made (verified, without a password) by its first login link. */
+const DEMO_EMAIL = "demo@sitehealth.local"
 
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
 const STOP_GRACE_MS = 15_000
@@ -145,6 +151,15 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
           ""
         ].join("\n") + "\n"
       )
+    }
+    // A fresh one-time login link to the demo account's dashboard at every start (each works once, for 24 h).
+    const demoAccount = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)
+    if (demoAccount !== undefined) {
+      const link = yield* magicLinkFor(demoAccount.id, DEMO_EMAIL, config.publicUrl ?? `http://${config.host}:${config.port}`).pipe(
+        Effect.provide(Signing.layer),
+        Effect.provideContext(context)
+      )
+      process.stdout.write(`\n  Dashboard (demo account, one-time login link, valid 24 h):\n\n    ${link}\n\n`)
     }
   }
 

@@ -9,7 +9,13 @@
 import { Clock, Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { CurrentSessionView, SessionId } from "@sitehealth/domain/Dashboard"
-import { type DashboardPrincipal, SESSION_COOKIE } from "@sitehealth/domain/DashboardApi"
+import {
+  type DashboardPrincipal,
+  MAGIC_LINK_PATH,
+  RESET_PASSWORD_PAGE,
+  SESSION_COOKIE,
+  VERIFY_EMAIL_PAGE
+} from "@sitehealth/domain/DashboardApi"
 import { BadRequest, Forbidden, Unauthorized } from "@sitehealth/domain/Errors"
 import * as Crypto from "node:crypto"
 import { createAccount } from "../accounts/Provisioning.ts"
@@ -51,7 +57,7 @@ const link = (purpose: LinkPurpose, userId: string) =>
     const base = yield* publicBase(config)
     const now = yield* Clock.currentTimeMillis
     const token = signing.sign(purpose, userId, now)
-    const page = purpose === "verify" ? "/verify-email" : purpose === "reset" ? "/reset-password" : "/app/api/auth/magic"
+    const page = purpose === "verify" ? VERIFY_EMAIL_PAGE : purpose === "reset" ? RESET_PASSWORD_PAGE : MAGIC_LINK_PATH
     return `${base}${page}?token=${encodeURIComponent(token)}`
   })
 
@@ -83,7 +89,7 @@ export const signUp = (input: { readonly email: string; readonly password: strin
         text: `Welcome to sitehealth. Your 14-day trial has started.\n\nVerify this address to log in:\n${url}\n\nThe link works once, for 24 hours.`
       }))
     } else {
-      const url = `${yield* publicBase(yield* AppConfig)}/reset-password`
+      const url = `${yield* publicBase(yield* AppConfig)}${RESET_PASSWORD_PAGE}`
       yield* sendLater(mailer.send({
         to: email,
         subject: "You already have a sitehealth account",
@@ -257,7 +263,7 @@ export const magicLinkFor = (accountId: string, email: string, base: string) =>
       })
       if (user === null) return yield* Effect.die(new Error(`the email ${email} belongs to another account`))
     }
-    return `${base}/app/api/auth/magic?token=${encodeURIComponent(signing.sign("magic", user.id, now))}`
+    return `${base}${MAGIC_LINK_PATH}?token=${encodeURIComponent(signing.sign("magic", user.id, now))}`
   })
 
 /** The session a cookie names, refreshed (idle expiry), or null. */

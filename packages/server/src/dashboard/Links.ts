@@ -34,13 +34,18 @@ export interface SigningShape {
   readonly csrfToken: (sessionSecretSha256: string) => string
 }
 
+/** Without SITEHEALTH_SIGNING_KEY: one random key for the whole process (the start-up login link included). */
+const processKey = Crypto.randomBytes(32)
+let warnedAboutProcessKey = false
+
 export class Signing extends Context.Service<Signing, SigningShape>()("sitehealth/dashboard/Signing") {
   static readonly layer = Layer.effect(
     Signing,
     Effect.gen(function*() {
       const config = yield* AppConfig
-      const key = config.signingKey === null ? Crypto.randomBytes(32) : Buffer.from(Redacted.value(config.signingKey))
-      if (config.signingKey === null) {
+      const key = config.signingKey === null ? processKey : Buffer.from(Redacted.value(config.signingKey))
+      if (config.signingKey === null && !warnedAboutProcessKey) {
+        warnedAboutProcessKey = true
         yield* Effect.logWarning(
           "SITEHEALTH_SIGNING_KEY is not set: email links and CSRF tokens are signed with a random key that dies with this process"
         )

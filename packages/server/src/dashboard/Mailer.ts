@@ -2,9 +2,15 @@
  * The dashboard's mail: nodemailer over SMTP_URL. Without SMTP_URL nothing is sent and the message, link
  * included, is written to the server log instead (for a laptop or a first try; README says so).
  */
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Cause, Context, Effect, Layer, Redacted } from "effect"
 import { createTransport } from "nodemailer"
 import { AppConfig } from "../Config.ts"
+
+const reasonOf = (error: unknown): string => {
+  const inner = (error as { cause?: unknown })?.cause ?? error
+  const message = inner instanceof Error ? inner.message : String(inner)
+  return message.replace(/\/\/[^@\s]*@/g, "//<redacted>@").slice(0, 300)
+}
 
 export interface Mail {
   readonly to: string
@@ -13,7 +19,7 @@ export interface Mail {
 }
 
 export interface MailerShape {
-  /** Sends; a failure is logged (never the link's secret beyond what the log mode writes) and not raised. */
+  /** Sends; a failure is logged (its reason, not the message) and not raised: the request already answered. */
   readonly send: (mail: Mail) => Effect.Effect<void>
 }
 
@@ -34,7 +40,9 @@ export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/d
         send: (mail) =>
           Effect.tryPromise(() => transport.sendMail({ from: config.mailFrom, ...mail })).pipe(
             Effect.asVoid,
-            Effect.catchCause(() => Effect.logError(`mail to ${mail.to} could not be sent (${mail.subject})`))
+            // The transport's own words (connection refused, 535 authentication failed…): never the URL or the body.
+            Effect.catchCause((cause) =>
+              Effect.logError(`mail to ${mail.to} could not be sent (${mail.subject}): ${reasonOf(Cause.squash(cause))}`))
           )
       })
     })

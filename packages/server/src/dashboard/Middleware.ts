@@ -30,7 +30,8 @@ export const DashboardOriginLive = Layer.effect(
         const request = yield* HttpServerRequest.HttpServerRequest
         if (SAFE_METHODS.has(request.method)) return yield* httpEffect
         const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer)
-        const host = request.headers.host
+        // Node always has a Host header; a web-standard Request (the in-process handler) has its URL instead.
+        const host = request.headers.host ?? hostOfUrl(request.originalUrl)
         const allowed = origin !== null &&
           (origin === config.publicUrl || (host !== undefined && new URL(origin).host === host))
         if (!allowed) {
@@ -45,6 +46,14 @@ export const DashboardOriginLive = Layer.effect(
       }))
   })
 )
+
+const hostOfUrl = (url: string): string | undefined => {
+  try {
+    return new URL(url).host
+  } catch {
+    return undefined
+  }
+}
 
 const sameToken = (sent: string | undefined, expected: string) => {
   if (sent === undefined) return false

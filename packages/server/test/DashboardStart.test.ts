@@ -1,0 +1,98 @@
+/**
+ * `npm start`'s one-time login link to the demo account's dashboard, end to end: the real `main.ts` as a
+ * child process (embedded Postgres, free ports), the link followed over real HTTP (Node's Host header, the
+ * served router), the session cookie then used on /app/api and refused on /api/v1.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+
+const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = Net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as Net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+  })
+
+let server: ChildProcess
+let output = ""
+let base = ""
+let dataDir = ""
+
+beforeAll(async () => {
+  dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-server-"))
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    SITEHEALTH_DATA_DIR: dataDir,
+    SITEHEALTH_EMBEDDED_PG_PORT: String(await freePort())
+  }
+  delete env.DATABASE_URL // the demo seed only happens on the embedded database
+  delete env.REDIS_URL
+  server = spawn(process.execPath, [Path.join(ROOT, "packages/server/src/main.ts")], { cwd: ROOT, env })
+  server.stdout!.on("data", (d) => (output += d))
+  server.stderr!.on("data", (d) => (output += d))
+  const started = Date.now()
+  while (!output.includes("Listening on")) {
+    if (Date.now() - started > 60_000 || server.exitCode !== null) throw new Error(`server did not start:\n${output}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}, 90_000)
+
+afterAll(async () => {
+  if (server.exitCode === null) {
+    await new Promise<void>((resolve) => {
+      server.once("exit", () => resolve())
+      server.kill("SIGTERM")
+    })
+  }
+  Fs.rmSync(dataDir, { recursive: true, force: true })
+}, 30_000)
+
+describe("npm start: the demo dashboard link", () => {
+  const linkOf = () => {
+    const match = /(http:\/\/\S+\/app\/api\/auth\/magic\?token=\S+)/.exec(output)
+    expect(match, output).not.toBeNull()
+    return match![1]
+  }
+
+  it("prints a one-time login link that starts a dashboard session and redirects to /", async () => {
+    const link = linkOf()
+    const first = await fetch(link, { redirect: "manual" })
+    expect(first.status).toBe(303)
+    expect(first.headers.get("location")).toBe("/")
+    const setCookie = first.headers.get("set-cookie") ?? ""
+    expect(setCookie).toMatch(/^sitehealth_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
+    const cookie = setCookie.split(";")[0]
+
+    const account = await fetch(`${base}/app/api/account`, { headers: { cookie } })
+    expect(account.status).toBe(200)
+    const body: any = await account.json()
+    expect(body.data).toMatchObject({ email: "demo@sitehealth.local", entitlement: "trial" })
+    const websites: any = await (await fetch(`${base}/app/api/websites`, { headers: { cookie } })).json()
+    expect(websites.data.websites.length).toBe(3)
+
+    // A state-changing request from this origin with the session's CSRF token works; the Host header is the origin.
+    const session: any = await (await fetch(`${base}/app/api/auth/session`, { headers: { cookie } })).json()
+    const created = await fetch(`${base}/app/api/tokens`, {
+      method: "POST",
+      headers: { cookie, origin: base, "x-csrf-token": session.data.csrfToken, "content-type": "application/json" },
+      body: JSON.stringify({ name: "from the dashboard", websites: null, permissions: ["projects:read"] })
+    })
+    expect(created.status).toBe(201)
+    const { secret } = ((await created.json()) as any).data
+    expect((await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+
+    // The cookie is no key to /api/v1; the link works once.
+    expect((await fetch(`${base}/api/v1/projects`, { headers: { cookie } })).status).toBe(401)
+    expect((await fetch(link, { redirect: "manual" })).status).toBe(400)
+  })
+})

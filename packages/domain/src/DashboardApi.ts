@@ -37,6 +37,7 @@ import {
   WebsiteDeleted,
   WebsiteList
 } from "./Dashboard.ts"
+import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
 
@@ -243,6 +244,7 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
 
 export class DashboardApi extends HttpApi.make("dashboard")
   .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi)
+  .add(DashboardConnectionsApi.middleware(DashboardSession))
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
   .prefix(DASHBOARD_PREFIX)

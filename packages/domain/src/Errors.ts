@@ -24,7 +24,7 @@ const base = { message: Schema.String, type: Schema.String }
  * error, which the typed `Schema.decodeTo` cannot check for generic fields. The class's static `Encoded`
  * type therefore still names the fields; `ErrorEnvelope` (Envelope.ts) is the type of what goes out.
  */
-const ApiError = <Self>() =>
+export const ApiError = <Self>() =>
 <const Tag extends string, const Extra extends Schema.Struct.Fields>(
   tag: Tag,
   options: {

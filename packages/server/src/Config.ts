@@ -4,6 +4,7 @@
  */
 import { Context, Effect, Layer, type Redacted, Result } from "effect"
 import * as Path from "node:path"
+import { type ConnectionSettings, connectionSettings } from "./dashboard/connections/Settings.ts"
 import { parseSecretKey, SecretKeyError } from "./integrations/SecretKey.ts"
 import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
@@ -69,6 +70,8 @@ export interface AppConfigShape {
   readonly sessionIdleMinutes: number
   /** Days a dashboard session lives at most, however active (SITEHEALTH_SESSION_MAX_DAYS). */
   readonly sessionMaxDays: number
+  /** The dashboard's provider connections: Google OAuth client, provider API bases (dashboard/connections/Settings.ts). */
+  readonly connections: ConnectionSettings
 }
 
 export type LogFormat = "json" | "pretty"
@@ -178,7 +181,8 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     signingKey: secret("SITEHEALTH_SIGNING_KEY", (value) =>
       value.length < 32 ? "SITEHEALTH_SIGNING_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)" : null),
     sessionIdleMinutes: int("SITEHEALTH_SESSION_IDLE_MINUTES", 60, 1, 7 * 24 * 60),
-    sessionMaxDays: int("SITEHEALTH_SESSION_MAX_DAYS", 14, 1, 365)
+    sessionMaxDays: int("SITEHEALTH_SESSION_MAX_DAYS", 14, 1, 365),
+    connections: connectionSettings
   }).pipe(Effect.map(({ log, ...rest }) => ({ ...rest, ...log })))
 
 /** loadAppConfig from an environment record (tests); throws the SettingsError. */

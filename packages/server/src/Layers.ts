@@ -3,6 +3,7 @@ import { Layer, Redacted } from "effect"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
+import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
 import { WebsitesRepo } from "./dashboard/WebsitesRepo.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
@@ -41,7 +42,8 @@ export const SqlRepos = Layer.mergeAll(
   IdempotencyRepo.sql,
   Readiness.sql,
   AuthRepo.sql,
-  WebsitesRepo.sql
+  WebsitesRepo.sql,
+  OAuthFlowsRepo.sql
 )
 
 /** Tests only: the same repositories over maps. */
@@ -62,7 +64,8 @@ export const MemoryRepos = Layer.mergeAll(
   IdempotencyRepo.memory,
   Readiness.memory,
   AuthRepo.memory,
-  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory))
+  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory)),
+  OAuthFlowsRepo.memory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

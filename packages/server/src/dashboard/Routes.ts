@@ -10,6 +10,7 @@ import { DashboardApi, MAGIC_LINK_PATH } from "@sitehealth/domain/DashboardApi"
 import { encodeApiError } from "@sitehealth/domain/Errors"
 import { RequestErrorsLive } from "../http/RequestErrors.ts"
 import { magicLogin } from "./Auth.ts"
+import { DashboardConnectionsHttp } from "./connections/Http.ts"
 import { DashboardHttp } from "./Http.ts"
 import { Signing } from "./Links.ts"
 import { Mailer } from "./Mailer.ts"
@@ -45,7 +46,7 @@ const MagicRoute = Layer.unwrap(
 
 export const dashboardRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(DashboardApi, { openapiPath: DASHBOARD_OPENAPI_PATH }).pipe(
-    Layer.provide(DashboardHttp),
+    Layer.provide([DashboardHttp, DashboardConnectionsHttp]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),
   MagicRoute

@@ -2,6 +2,7 @@
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { dashboardMigration } from "../dashboard/Migration.ts"
+import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
@@ -150,5 +151,6 @@ export const migrations = Migrator.fromRecord({
   "0009_idempotency": idempotencyMigration,
   "0010_worker_heartbeats": heartbeatMigration,
   "0011_health_encoded_computed_at": m0011,
-  "0012_dashboard": dashboardMigration
+  "0012_dashboard": dashboardMigration,
+  "0013_oauth_flows": oauthFlowsMigration
 })

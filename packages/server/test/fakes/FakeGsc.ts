@@ -6,8 +6,15 @@
  * {keys, clicks, impressions, ctr, position} sorted by clicks, paged by rowLimit/startRow, and no `rows`
  * key at all when nothing matches. Access tokens die after `expiresIn` seconds or after `tokenUses` API
  * calls (an expiry in the middle of a run). `apiScript`/`tokenScript` queue canned answers.
+ *
+ * The dashboard's sign-in: GET /o/oauth2/v2/auth (Google's authorize endpoint: client_id, redirect_uri,
+ * response_type=code, state, code_challenge with code_challenge_method=S256 required) answers 302 to
+ * redirect_uri?code&state as if the user consented; POST /token with grant_type=authorization_code checks the
+ * client, the code (single use), the redirect_uri and SHA-256(code_verifier) against the challenge, and
+ * issues an access token and `options.refreshToken`. GET /webmasters/v3/sites is sites.list (`sites`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createHash } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import type { CannedResponse } from "./FakePlausible.ts"
 import { readBody, send } from "./FakeHttp.ts"
@@ -37,6 +44,8 @@ export interface FakeGscOptions {
   totals: Record<string, GscTotals>
   expiresIn?: number
   tokenUses?: number
+  /** sites.list: the account's properties (default: siteUrl as owner). */
+  sites?: Array<{ siteUrl: string; permissionLevel: string }>
 }
 
 export interface FakeGsc {
@@ -47,6 +56,10 @@ export interface FakeGsc {
   readonly tokenScript: Array<CannedResponse | null>
   readonly apiRequests: Array<{ readonly at: number; readonly method: string; readonly path: string; readonly authorization: string | undefined; readonly body: any }>
   readonly tokenRequests: Array<Record<string, string>>
+  /** The authorize endpoint's URL (GOOGLE_AUTH_URL). */
+  readonly authUrl: string
+  /** Every authorize request's query, as sent. */
+  readonly authorizeRequests: Array<Record<string, string>>
   revoke(): void
   close(): Promise<void>
 }
@@ -97,21 +110,59 @@ const searchAnalytics = (o: FakeGscOptions, q: any) => {
 
 export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> => {
   let revoked = false
-  let issued = 0
+  let issued_ = 0
   const tokens = new Map<string, { expiresAt: number; usesLeft: number }>()
   const apiScript: Array<CannedResponse | null> = []
   const tokenScript: Array<CannedResponse | null> = []
   const apiRequests: FakeGsc["apiRequests"] = []
   const tokenRequests: Array<Record<string, string>> = []
+  const authorizeRequests: Array<Record<string, string>> = []
+  const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; used: boolean }>()
+  let codesIssued = 0
 
   const server: Server = createServer(async (req, res) => {
     const text = await readBody(req)
     const path = req.url ?? "/"
+    if (path.startsWith("/o/oauth2/v2/auth?")) {
+      const q = Object.fromEntries(new URL(path, "http://x").searchParams)
+      authorizeRequests.push(q)
+      if (q.client_id !== options.clientId) return send(res, 401, { error: "invalid_client", error_description: "The OAuth client was not found." })
+      if (q.response_type !== "code" || !q.redirect_uri || !q.state) return send(res, 400, { error: "invalid_request", error_description: "Missing response_type, redirect_uri or state" })
+      if (q.code_challenge_method !== "S256" || !q.code_challenge) return send(res, 400, { error: "invalid_request", error_description: "PKCE with S256 is required" })
+      const code = `4/fake-code-${++codesIssued}`
+      codes.set(code, { clientId: q.client_id, redirectUri: q.redirect_uri, challenge: q.code_challenge, used: false })
+      const to = new URL(q.redirect_uri)
+      to.searchParams.set("code", code)
+      to.searchParams.set("state", q.state)
+      to.searchParams.set("scope", q.scope ?? "")
+      res.writeHead(302, { location: to.toString() })
+      return res.end()
+    }
+    if (path === "/webmasters/v3/sites" && req.method === "GET") {
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
+      const token = bearer === undefined ? undefined : tokens.get(bearer)
+      if (token === undefined || token.expiresAt <= Date.now()) return apiError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+      return send(res, 200, { siteEntry: options.sites ?? [{ siteUrl: options.siteUrl, permissionLevel: "siteOwner" }] })
+    }
     if (path === "/token") {
       const form = Object.fromEntries(new URLSearchParams(text))
       tokenRequests.push(form)
       const canned = tokenScript.shift()
       if (canned !== undefined && canned !== null) return send(res, canned.status, canned.body ?? "", canned.headers)
+      if (form.grant_type === "authorization_code") {
+        if (form.client_id !== options.clientId || form.client_secret !== options.clientSecret) {
+          return send(res, 401, { error: "invalid_client", error_description: "Unauthorized" })
+        }
+        const issued = codes.get(form.code ?? "")
+        if (issued === undefined || issued.used) return send(res, 400, { error: "invalid_grant", error_description: "Malformed auth code." })
+        issued.used = true
+        if (issued.redirectUri !== form.redirect_uri) return send(res, 400, { error: "redirect_uri_mismatch", error_description: "Bad Request" })
+        const challenge = createHash("sha256").update(form.code_verifier ?? "").digest("base64url")
+        if (challenge !== issued.challenge) return send(res, 400, { error: "invalid_grant", error_description: "Invalid code verifier." })
+        const accessToken = `ya29.fake-${++issued_}`
+        tokens.set(accessToken, { expiresAt: Date.now() + 3599_000, usesLeft: Infinity })
+        return send(res, 200, { access_token: accessToken, expires_in: 3599, refresh_token: options.refreshToken, scope: "https://www.googleapis.com/auth/webmasters.readonly", token_type: "Bearer" })
+      }
       if (form.grant_type !== "refresh_token") return send(res, 400, { error: "unsupported_grant_type", error_description: "Invalid grant_type" })
       if (form.client_id !== options.clientId || form.client_secret !== options.clientSecret) {
         return send(res, 401, { error: "invalid_client", error_description: "Unauthorized" })
@@ -119,7 +170,7 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
       if (revoked || form.refresh_token !== options.refreshToken) {
         return send(res, 400, { error: "invalid_grant", error_description: "Token has been expired or revoked." })
       }
-      const accessToken = `ya29.fake-${++issued}`
+      const accessToken = `ya29.fake-${++issued_}`
       const expiresIn = options.expiresIn ?? 3599
       tokens.set(accessToken, { expiresAt: Date.now() + expiresIn * 1000, usesLeft: options.tokenUses ?? Infinity })
       return send(res, 200, { access_token: accessToken, expires_in: expiresIn, scope: "https://www.googleapis.com/auth/webmasters.readonly", token_type: "Bearer" })
@@ -157,6 +208,8 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
   return {
     url,
     tokenUrl: `${url}/token`,
+    authUrl: `${url}/o/oauth2/v2/auth`,
+    authorizeRequests,
     options,
     apiScript,
     tokenScript,

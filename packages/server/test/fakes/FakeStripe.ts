@@ -47,6 +47,11 @@ export interface FakeStripe {
   readonly url: string
   /** Valid keys; delete one to revoke it. */
   readonly keys: Set<string>
+  /**
+   * Restricted keys: key → the resources it may read (`customers`, `subscriptions`…); a key not in this map
+   * reads everything. Another resource answers 403 with Stripe's permission error, as Stripe does.
+   */
+  readonly permissions: Map<string, ReadonlySet<string>>
   /** Served once each, first match first. */
   readonly faults: Array<Fault>
   /** Every request: path with query, and the Stripe-Version it carried. */
@@ -92,6 +97,7 @@ export const startFakeStripe = async (
   const fake: FakeStripe = {
     url: "",
     keys: new Set(keys),
+    permissions: new Map(),
     faults: [],
     requests: [],
     data,
@@ -138,6 +144,14 @@ export const startFakeStripe = async (
       return send(res, 401, stripeError("invalid_request_error", "Invalid API Key provided: sk_****"))
     }
     if (req.method !== "GET") return send(res, 405, stripeError("invalid_request_error", "GET only"))
+    const allowed = fake.permissions.get(auth.slice(7))
+    const resource = url.pathname.split("/")[2] ?? ""
+    if (allowed !== undefined && !allowed.has(resource)) {
+      return send(res, 403, stripeError(
+        "invalid_request_error",
+        `The provided key 'rk_test_***' does not have the required permissions for this endpoint on account 'acct_fake'. Having the 'rak_${resource.replace(/s$/, "")}_read' permission would allow this request to continue.`
+      ))
+    }
     const q = url.searchParams
     const d = fake.data
     const lines = /^\/v1\/invoices\/([^/]+)\/lines$/.exec(url.pathname)

@@ -12,6 +12,10 @@ const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 if (!Fs.existsSync(Path.join(root, "dist/index.html"))) {
   process.stderr.write("sitehealth: building the web dashboard (packages/web/dist)…\n")
   const vite = Path.resolve(root, "../../node_modules/vite/bin/vite.js")
-  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: root, stdio: "inherit" })
+  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "production" }
+  })
   if (result.status !== 0) process.stderr.write("sitehealth: the dashboard build failed; the API starts without it\n")
 }

@@ -20,6 +20,7 @@ const ResetPasswordPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ 
 const VerifyEmailPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.VerifyEmailPage })))
 const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ default: m.SessionsPage })))
 const WebsitePage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitePage })))
+const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
 const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
 
 const publicPages: Record<string, () => ReactNode> = {
@@ -36,6 +37,8 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/settings/api") return <ApiSettingsPage />
   if (path === "/account") return <AccountPage />
   if (path === "/sessions") return <SessionsPage />
+  // Where the server's GOOGLE_REDIRECT_URI points by default (server/src/dashboard/connections/Settings.ts).
+  if (path === "/oauth/google/callback") return <GoogleCallbackPage />
   return (
     <>
       <h1>Page not found</h1>

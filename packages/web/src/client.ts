@@ -34,7 +34,8 @@ export const Keys = {
   sessions: "sessions",
   websites: "websites",
   tokens: "tokens",
-  account: "account"
+  account: "account",
+  connections: "connections"
 } as const
 
 export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })
@@ -57,3 +58,13 @@ export const deleteWebsite = Dashboard.mutation("websites", "delete")
 export const createToken = Dashboard.mutation("tokens", "create")
 export const revokeToken = Dashboard.mutation("tokens", "revoke")
 
+
+export const connectionsAtom = (websiteId: string) =>
+  Dashboard.query("connections", "list", { params: { id: websiteId }, reactivityKeys: [Keys.connections] })
+export const connectStripe = Dashboard.mutation("connections", "connectStripe")
+export const connectPlausible = Dashboard.mutation("connections", "connectPlausible")
+export const startGoogle = Dashboard.mutation("connections", "startGoogle")
+export const googleCallback = Dashboard.mutation("connections", "googleCallback")
+export const connectGoogle = Dashboard.mutation("connections", "connectGoogle")
+export const disconnect = Dashboard.mutation("connections", "disconnect")
+export const syncNow = Dashboard.mutation("connections", "syncNow")

@@ -37,7 +37,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
       if (m.type() === "error") consoleErrors.push(m.text())
     })
     page.on("pageerror", (e) => consoleErrors.push(String(e)))
-  }, 60_000)
+  }, 90_000)
 
   afterAll(async () => {
     await browser?.close()
@@ -170,6 +170,8 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.getByRole("link", { name: "Example Shop" }).click()
     const del = page.getByRole("button", { name: "Delete website" })
     expect(await del.isDisabled()).toBe(true)
+    await page.getByRole("heading", { name: "Connect Stripe" }).waitFor()
+    await page.getByRole("heading", { name: "Connect Plausible" }).waitFor()
     await page.getByLabel(`Type ${domain} to confirm`).fill(domain)
     await check("13-website-delete")
     await del.click()

@@ -8,6 +8,7 @@ import { useState } from "react"
 import type { Website } from "@sitehealth/domain/Dashboard"
 import { createWebsite, deleteWebsite, Keys, updateWebsite, websitesAtom } from "../client.ts"
 import { formatDate } from "../format.ts"
+import { Connections } from "./Connections.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, setQuery, useLocation } from "../router.tsx"
 import { Field, formValues, MutationStatus, Result } from "../ui.tsx"
@@ -162,6 +163,7 @@ const WebsiteDetail = ({ website }: { readonly website: Website }) => {
           </div>
         </form>
       </section>
+      <Connections websiteId={website.id} />
       <section className="panel" aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete this website</h2>
         <p>

@@ -34,7 +34,12 @@ export const ARTIFACTS = Path.join(WEB_ROOT, "test/artifacts")
 /** Builds packages/web/dist from the current sources (the server serves what is there). */
 export const buildWeb = () => {
   const vite = Path.resolve(WEB_ROOT, "../../node_modules/vite/bin/vite.js")
-  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: WEB_ROOT, encoding: "utf8" })
+  // NODE_ENV=test (vitest's) would make vite bundle React's development build.
+  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+    cwd: WEB_ROOT,
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production" }
+  })
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`)
 }
 
@@ -104,7 +109,7 @@ export const startServer = async (smtpUrl: string) => {
   const fiber = Effect.runFork(Layer.launch(server as any) as Effect.Effect<never>)
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
     if (ok) break
     await new Promise((r) => setTimeout(r, 50))
   }

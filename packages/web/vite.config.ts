@@ -29,7 +29,14 @@ export default defineConfig({
     target: "es2022",
     // The module-preload polyfill is an inline script unless disabled; every browser we target has it.
     modulePreload: { polyfill: false },
-    reportCompressedSize: true
+    reportCompressedSize: true,
+    rollupOptions: {
+      // @effect/atom-react marks its modules "use client" (for React Server Components); meaningless in a
+      // client-only bundle.
+      onwarn(warning, warn) {
+        if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning)
+      }
+    }
   },
   server: { proxy: { "/app/api": "http://127.0.0.1:8787", "/api": "http://127.0.0.1:8787", "/mcp": "http://127.0.0.1:8787" } }
 })

@@ -14,6 +14,12 @@ import { Envelope } from "./Envelope.ts"
 import { ApiError, BadRequest, NotFound, Unavailable } from "./Errors.ts"
 import { Provider, SyncResult, SyncRun } from "./Integrations.ts"
 
+/**
+ * The web app's page Google sends the browser back to (`GOOGLE_REDIRECT_URI` defaults to PUBLIC_URL + this):
+ * it reads `code` and `state` from its query and posts them to `googleCallback`.
+ */
+export const GOOGLE_CALLBACK_PAGE = "/oauth/google/callback"
+
 /** The providers a website owner connects from the dashboard. */
 export const CONNECTABLE_PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
 

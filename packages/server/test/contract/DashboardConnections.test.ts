@@ -6,8 +6,10 @@
  * verifier refused), disconnect deleting the credentials, "sync now" queueing, another account's website
  * 404, logged out 401.
  */
+import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import { describe, expect, layer } from "@effect/vitest"
+import { OAuthFlowsRepo } from "../../src/dashboard/connections/OAuthFlowsRepo.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
@@ -281,6 +283,26 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         // The owner's own, untouched by those attempts, still completes.
         const ok = yield* call("POST", `/connections/google/callback`, owner.accountId, { code: back.code, state: back.state })
         expect(ok.status, ok.text).toBe(200)
+      }))
+
+    it.effect("a sign-in older than 15 minutes: its state is refused (400), Google is not asked", () =>
+      Effect.gen(function*() {
+        const { call, google, newWebsite, run } = yield* app
+        const { accountId, websiteId } = yield* newWebsite
+        const state = "expired-state-0123456789abcdefghijklmnopqrstu"
+        yield* run(Effect.flatMap(OAuthFlowsRepo, (flows) =>
+          flows.create({
+            id: "oaf_expiredFlow000000000000",
+            stateSha256: new Uint8Array(createHash("sha256").update(state).digest()),
+            accountId,
+            projectId: websiteId,
+            secrets: new Uint8Array(64),
+            exchangedAt: null,
+            expiresAt: new Date(Date.now() - 1000)
+          }, new Date(Date.now() - 16 * 60_000))))
+        const exchanges = google.tokenRequests.length
+        expectError(yield* call("POST", `/connections/google/callback`, accountId, { code: "4/whatever", state }), 400, "oauth_state_invalid")
+        expect(google.tokenRequests.length).toBe(exchanges)
       }))
 
     it.effect("a wrong PKCE verifier (the code of one sign-in with the state of another): Google refuses, 422, nothing stored", () =>

@@ -9,12 +9,11 @@
  *   STRIPE_API_BASE, PLAUSIBLE_API_BASE, GSC_API_BASE   the providers' API base URLs (the sync reads the same)
  */
 import { Effect, type Redacted, Result } from "effect"
+import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { collect, parsed, secret, text } from "../../Settings.ts"
 
 export const DEFAULT_GOOGLE_AUTH_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 export const DEFAULT_GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
-/** The web app's page Google sends the browser back to; it POSTs code and state to the callback endpoint. */
-export const GOOGLE_CALLBACK_PAGE = "/oauth/google/callback"
 /** Read-only access to Search Console. */
 export const GSC_SCOPE = "https://www.googleapis.com/auth/webmasters.readonly"
 

@@ -6,6 +6,8 @@
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
 import { AsyncResult } from "effect/reactivity"
 import { Component, lazy, type ReactNode, Suspense, useEffect } from "react"
+import { RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardApi"
+import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
@@ -26,8 +28,9 @@ const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ de
 const publicPages: Record<string, () => ReactNode> = {
   "/login": () => <LogInPage />,
   "/signup": () => <SignUpPage />,
-  "/verify-email": () => <VerifyEmailPage />,
-  "/reset-password": () => <ResetPasswordPage />
+  // The pages the mailed links open: the contract names them, the server writes them into the mail.
+  [VERIFY_EMAIL_PAGE]: () => <VerifyEmailPage />,
+  [RESET_PASSWORD_PAGE]: () => <ResetPasswordPage />
 }
 
 const privatePage = (path: string): ReactNode => {
@@ -37,8 +40,8 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/settings/api") return <ApiSettingsPage />
   if (path === "/account") return <AccountPage />
   if (path === "/sessions") return <SessionsPage />
-  // Where the server's GOOGLE_REDIRECT_URI points by default (server/src/dashboard/connections/Settings.ts).
-  if (path === "/oauth/google/callback") return <GoogleCallbackPage />
+  // Where Google sends the browser back (the server's default GOOGLE_REDIRECT_URI).
+  if (path === GOOGLE_CALLBACK_PAGE) return <GoogleCallbackPage />
   return (
     <>
       <h1>Page not found</h1>

@@ -14,7 +14,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { SMTPServer } from "smtp-server"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
-import { readConfig } from "@sitehealth/server/Config"
+import { type AppConfigShape, readConfig } from "@sitehealth/server/Config"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 
 export const WEB_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -100,9 +100,17 @@ export const linkIn = (mail: Mail, path: string): string => {
   return match[0]
 }
 
-export const startServer = async (smtpUrl: string) => {
+/** `providers`: where the server reaches Stripe and Plausible (the local fakes of packages/server/test/fakes). */
+export const startServer = async (smtpUrl: string, providers: { readonly stripe: string; readonly plausible: string }) => {
   const port = await freePort()
-  const config = { ...readConfig({ SMTP_URL: smtpUrl }), host: "127.0.0.1", port, redisUrl: null }
+  const defaults = readConfig({ SMTP_URL: smtpUrl, SITEHEALTH_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") })
+  const config: AppConfigShape = {
+    ...defaults,
+    host: "127.0.0.1",
+    port,
+    redisUrl: null,
+    connections: { ...defaults.connections, stripeApiBase: providers.stripe, plausibleApiBase: providers.plausible }
+  }
   const server = HttpRouter.serve(appLayer(config, MemoryRepos), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
     Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
   )

@@ -5,13 +5,15 @@
 import { defineProject } from "vitest/config"
 
 const contract = "packages/server/test/contract/**/*.test.ts"
+/** The dashboard in a real browser (skipped, saying so, where /usr/bin/chromium is missing). */
+const web = "packages/web/test/**/*.test.ts"
 
 export const projects = [
   defineProject({
     test: {
       name: "unit",
       include: ["packages/*/test/**/*.test.ts"],
-      exclude: [contract, "**/node_modules/**"],
+      exclude: [contract, web, "**/node_modules/**"],
       testTimeout: 60_000
     }
   }),
@@ -21,6 +23,14 @@ export const projects = [
       include: [contract],
       env: { SITEHEALTH_TEST_STORE: "memory" },
       testTimeout: 30_000
+    }
+  }),
+  defineProject({
+    test: {
+      name: "web",
+      include: [web],
+      testTimeout: 30_000,
+      hookTimeout: 90_000
     }
   }),
   defineProject({

@@ -19,6 +19,7 @@ import { accessMiddleware, type AccessMiddlewareOverrides } from "./http/Middlew
 import { Readiness } from "./http/Readiness.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
+import { spaAnswer, staticRoutes } from "./http/Static.ts"
 import { IntegrationsHttp } from "./integrations/Http.ts"
 import { ProjectsHttp } from "./projects/Http.ts"
 import { ReportsHttp } from "./reports/Http.ts"
@@ -66,9 +67,10 @@ const SystemRoutes = Layer.mergeAll(
           HttpServerResponse.jsonUnsafe(report, { status: report.status === "unavailable" ? 503 : 200 }))
       ))
   ),
-  // Lowest priority in the router: only what matched nothing else lands here.
+  // Lowest priority in the router: only what matched nothing else lands here (a browser's GET of a dashboard
+  // page gets the web app: http/Static.ts).
   HttpRouter.add("*", "*", (request) =>
-    Effect.succeed(errorResponse(404, `No route for ${clipInput(`${request.method} ${request.url.split("?")[0]}`)}`, "route_not_found")))
+    Effect.succeed(spaAnswer(request) ?? errorResponse(404, `No route for ${clipInput(`${request.method} ${request.url.split("?")[0]}`)}`, "route_not_found")))
 )
 
 const reasonFor: Record<number, string> = {
@@ -87,7 +89,7 @@ const reasonFor: Record<number, string> = {
  * it (token secrets above all). Set on the way out of SafetyNet, so its own error answers carry it too.
  */
 const noStore = (response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.setHeader(response, "cache-control", "no-store")
+  response.headers["cache-control"] !== undefined ? response : HttpServerResponse.setHeader(response, "cache-control", "no-store")
 
 /** The router's own failure for a path it cannot decode (a malformed %-escape). */
 const isRouteNotFound = (error: unknown): boolean =>
@@ -154,7 +156,8 @@ export const appRoutes = (overrides: AppOverrides = {}) =>
     dashboardRoutes.pipe(Layer.provide(DashboardServices)),
     SystemRoutes,
     McpRoutes,
-    MetricsRoute
+    MetricsRoute,
+    staticRoutes()
   ).pipe(
     Layer.provide(RouteCapture),
     Layer.provide(SafetyNet),

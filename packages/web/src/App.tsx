@@ -1,0 +1,127 @@
+/**
+ * The pages and the session gate. Public pages (log in, sign up, the links from mails) render alone; the
+ * others need a session: while it loads they say so, when there is none they send the user to log in (and
+ * back afterwards, `?next=`), and any other failure is shown with a way to try again.
+ */
+import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
+import { AsyncResult } from "effect/reactivity"
+import { Component, lazy, type ReactNode, Suspense, useEffect } from "react"
+import { RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardApi"
+import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
+import { sessionAtom, setCsrfToken } from "./client.ts"
+import { isUnauthenticated } from "./errors.ts"
+import { Layout } from "./Layout.tsx"
+import { LogInPage, SignUpPage } from "./pages/Auth.tsx"
+import { Link, navigate, useFocusHeading, useLocation } from "./router.tsx"
+import { ErrorMessage, Loading } from "./ui.tsx"
+
+// Each page's code loads when it is first shown: the first page needs only the shell, the client and itself.
+const AccountPage = lazy(() => import("./pages/Account.tsx").then((m) => ({ default: m.AccountPage })))
+const ApiSettingsPage = lazy(() => import("./pages/ApiSettings.tsx").then((m) => ({ default: m.ApiSettingsPage })))
+const ResetPasswordPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.ResetPasswordPage })))
+const VerifyEmailPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.VerifyEmailPage })))
+const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ default: m.SessionsPage })))
+const WebsitePage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitePage })))
+const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
+const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
+
+const publicPages: Record<string, () => ReactNode> = {
+  "/login": () => <LogInPage />,
+  "/signup": () => <SignUpPage />,
+  // The pages the mailed links open: the contract names them, the server writes them into the mail.
+  [VERIFY_EMAIL_PAGE]: () => <VerifyEmailPage />,
+  [RESET_PASSWORD_PAGE]: () => <ResetPasswordPage />
+}
+
+const privatePage = (path: string): ReactNode => {
+  if (path === "/websites") return <WebsitesPage />
+  const website = /^\/websites\/([^/]+)$/.exec(path)
+  if (website !== null) return <WebsitePage id={decodeURIComponent(website[1]!)} />
+  if (path === "/settings/api") return <ApiSettingsPage />
+  if (path === "/account") return <AccountPage />
+  if (path === "/sessions") return <SessionsPage />
+  // Where Google sends the browser back (the server's default GOOGLE_REDIRECT_URI).
+  if (path === GOOGLE_CALLBACK_PAGE) return <GoogleCallbackPage />
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>There is no page at <code>{path}</code>. <Link href="/websites">Go to your websites</Link>.</p>
+    </>
+  )
+}
+
+const Private = ({ path, search }: { readonly path: string; readonly search: string }) => {
+  const session = useAtomValue(sessionAtom)
+  const retry = useAtomRefresh(sessionAtom)
+  const loggedOut = AsyncResult.isFailure(session) && isUnauthenticated(session.cause)
+  useEffect(() => {
+    if (AsyncResult.isSuccess(session)) setCsrfToken(session.value.csrfToken)
+    if (loggedOut) {
+      setCsrfToken(null)
+      navigate(`/login?next=${encodeURIComponent(path + search)}`, { replace: true })
+    }
+  }, [session, loggedOut, path, search])
+  if (AsyncResult.isSuccess(session)) {
+    return (
+      <Layout user={session.value.user} path={path}>
+        <Suspense fallback={<Loading what="the page" />}>{privatePage(path)}</Suspense>
+      </Layout>
+    )
+  }
+  if (AsyncResult.isFailure(session) && !loggedOut) {
+    return (
+      <main id="main" className="narrow">
+        <h1>sitehealth</h1>
+        <ErrorMessage cause={session.cause} title="Could not check your session." />
+        <button type="button" onClick={retry}>Try again</button>
+      </main>
+    )
+  }
+  return (
+    <main id="main" className="narrow">
+      <Loading what="your session" />
+    </main>
+  )
+}
+
+/** The last resort: a rendering error becomes a message, never a blank page. */
+class Boundary extends Component<{ readonly children: ReactNode }, { readonly error: unknown }> {
+  override state = { error: undefined as unknown }
+  static getDerivedStateFromError(error: unknown) {
+    return { error }
+  }
+  override render() {
+    if (this.state.error !== undefined) {
+      return (
+        <main id="main" className="narrow">
+          <h1>Something went wrong</h1>
+          <ErrorMessage error={this.state.error} title="This page failed to display." />
+          <button type="button" onClick={() => window.location.reload()}>Reload the page</button>
+        </main>
+      )
+    }
+    return this.props.children
+  }
+}
+
+export const App = () => {
+  const { path, query } = useLocation()
+  useEffect(() => {
+    if (path === "/") navigate("/websites", { replace: true })
+  }, [path])
+  useFocusHeading(path)
+  const page = publicPages[path]
+  const search = query.toString() === "" ? "" : `?${query.toString()}`
+  return (
+    <Boundary key={path}>
+      {page !== undefined
+        ? (
+          <main id="main" className="narrow">
+            <p className="brand-line"><Link href="/login" className="brandmark">sitehealth</Link></p>
+            <Suspense fallback={<Loading what="the page" />}>{page()}</Suspense>
+          </main>
+        )
+        : <Private path={path === "/" ? "/websites" : path} search={search} />}
+    </Boundary>
+  )
+}

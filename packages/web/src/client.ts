@@ -1,0 +1,70 @@
+/**
+ * The dashboard's client, typed from the same contract the server implements (DashboardApi in
+ * packages/domain): `AtomHttpApi.Service` builds `HttpApiClient.make(DashboardApi)` over fetch and gives
+ * query atoms (re-run when a mutation names one of their reactivity keys) and mutation atoms.
+ *
+ * CSRF: the server answers the session with a CSRF token (log in, GET /auth/session); every state-changing
+ * request carries it back in `X-CSRF-Token`. The session cookie itself is HttpOnly and goes by itself
+ * (same origin).
+ */
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { AtomHttpApi } from "effect/reactivity"
+import { CSRF_HEADER, DashboardApi } from "@sitehealth/domain/DashboardApi"
+
+let csrfToken: string | null = null
+export const setCsrfToken = (token: string | null) => {
+  csrfToken = token
+}
+
+const withCsrf = (client: HttpClient.HttpClient) =>
+  HttpClient.mapRequest(client, (request) =>
+    request.method === "GET" || request.method === "HEAD" || csrfToken === null
+      ? request
+      : HttpClientRequest.setHeader(request, CSRF_HEADER, csrfToken))
+
+export class Dashboard extends AtomHttpApi.Service<Dashboard>()("sitehealth/web/Dashboard", {
+  api: DashboardApi,
+  httpClient: FetchHttpClient.layer,
+  transformClient: withCsrf
+}) {}
+
+/** The reactivity keys: a mutation names what it changes, the queries reading it run again. */
+export const Keys = {
+  session: "session",
+  sessions: "sessions",
+  websites: "websites",
+  tokens: "tokens",
+  account: "account",
+  connections: "connections"
+} as const
+
+export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })
+export const sessionsAtom = Dashboard.query("auth", "listSessions", { reactivityKeys: [Keys.sessions] })
+export const websitesAtom = Dashboard.query("websites", "list", { reactivityKeys: [Keys.websites] })
+export const tokensAtom = Dashboard.query("tokens", "list", { reactivityKeys: [Keys.tokens] })
+export const accountAtom = Dashboard.query("account", "get", { reactivityKeys: [Keys.account] })
+
+export const signUp = Dashboard.mutation("auth", "signUp")
+export const logIn = Dashboard.mutation("auth", "logIn")
+export const logOut = Dashboard.mutation("auth", "logOut")
+export const verifyEmail = Dashboard.mutation("auth", "verifyEmail")
+export const requestReset = Dashboard.mutation("auth", "requestPasswordReset")
+export const resetPassword = Dashboard.mutation("auth", "resetPassword")
+export const revokeSession = Dashboard.mutation("auth", "revokeSession")
+export const logOutOthers = Dashboard.mutation("auth", "logOutOtherSessions")
+export const createWebsite = Dashboard.mutation("websites", "create")
+export const updateWebsite = Dashboard.mutation("websites", "update")
+export const deleteWebsite = Dashboard.mutation("websites", "delete")
+export const createToken = Dashboard.mutation("tokens", "create")
+export const revokeToken = Dashboard.mutation("tokens", "revoke")
+
+
+export const connectionsAtom = (websiteId: string) =>
+  Dashboard.query("connections", "list", { params: { id: websiteId }, reactivityKeys: [Keys.connections] })
+export const connectStripe = Dashboard.mutation("connections", "connectStripe")
+export const connectPlausible = Dashboard.mutation("connections", "connectPlausible")
+export const startGoogle = Dashboard.mutation("connections", "startGoogle")
+export const googleCallback = Dashboard.mutation("connections", "googleCallback")
+export const connectGoogle = Dashboard.mutation("connections", "connectGoogle")
+export const disconnect = Dashboard.mutation("connections", "disconnect")
+export const syncNow = Dashboard.mutation("connections", "syncNow")

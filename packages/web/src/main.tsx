@@ -1,0 +1,10 @@
+import { RegistryProvider } from "@effect/atom-react"
+import { createRoot } from "react-dom/client"
+import { App } from "./App.tsx"
+import "./styles.css"
+
+createRoot(document.getElementById("root")!).render(
+  <RegistryProvider>
+    <App />
+  </RegistryProvider>
+)

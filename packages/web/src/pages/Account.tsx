@@ -1,0 +1,45 @@
+/** The account: the trial's days left or the subscription, and plainly when the entitlement has ended. */
+import { useAtomValue } from "@effect/atom-react"
+import { accountAtom } from "../client.ts"
+import { Result } from "../ui.tsx"
+import { formatDate } from "../format.ts"
+
+export const AccountPage = () => {
+  const account = useAtomValue(accountAtom)
+  return (
+    <>
+      <h1>Account</h1>
+      <Result result={account} what="your account">
+        {(a) => (
+          <>
+            {a.entitlement === "ended"
+              ? (
+                <div className="alert error" role="alert">
+                  <strong>Your free trial has ended.</strong>
+                  <p>{a.message}</p>
+                  <p>Until you subscribe, the API, the CLI and MCP clients answer “trial expired” (HTTP 402). Your websites and data are kept.</p>
+                </div>
+              )
+              : a.entitlement === "trial"
+              ? (
+                <div className={a.trialDaysLeft <= 3 ? "alert warn" : "alert ok"} role="status">
+                  <strong>{a.trialDaysLeft === 1 ? "1 day left" : `${a.trialDaysLeft} days left`} in your free trial.</strong>
+                  <p>{a.message}</p>
+                </div>
+              )
+              : <div className="alert ok" role="status"><strong>{a.message}</strong></div>}
+            <div className="panel">
+              <dl className="facts">
+                <dt>Email</dt><dd>{a.email}</dd>
+                <dt>Account</dt><dd><code>{a.accountId}</code></dd>
+                <dt>Plan</dt><dd>{a.entitlement === "trial" ? "Free trial" : a.entitlement === "subscribed" ? "Subscribed" : "Ended"}</dd>
+                <dt>Trial ends</dt><dd>{formatDate(a.trialEndsAt)}</dd>
+                <dt>Subscription</dt><dd>{a.subscription.status}{a.subscription.until !== null ? ` until ${formatDate(a.subscription.until)}` : ""}</dd>
+              </dl>
+            </div>
+          </>
+        )}
+      </Result>
+    </>
+  )
+}

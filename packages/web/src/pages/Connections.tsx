@@ -1,0 +1,215 @@
+/**
+ * A website's connections (dashboard-only): each provider's status, last sync and last error in words,
+ * "sync now" and disconnect; forms to connect Stripe (a restricted key, with the read permissions it needs)
+ * and Plausible (API key + site id), both checked live by the server before anything is stored; Search
+ * Console through Google's consent screen, then the property picked on `/oauth/google/callback`.
+ */
+import { useAtomValue } from "@effect/atom-react"
+import { Exit } from "effect"
+import { AsyncResult } from "effect/reactivity"
+import { useEffect, useMemo, useRef, useState } from "react"
+import type { Connection } from "@sitehealth/domain/DashboardConnections"
+import { connectGoogle, connectionsAtom, connectPlausible, connectStripe, disconnect, googleCallback, Keys, startGoogle, syncNow } from "../client.ts"
+import { formatDate } from "../format.ts"
+import { useMutation } from "../hooks.ts"
+import { Link, navigate, useLocation } from "../router.tsx"
+import { ErrorMessage, Field, formValues, Loading, MutationStatus, Result } from "../ui.tsx"
+
+const when = (d: string | null) => (d === null ? "never" : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
+
+const ConnectionRow = ({ websiteId, c }: { readonly websiteId: string; readonly c: Connection }) => {
+  const [synced, sync] = useMutation(syncNow)
+  const [removed, remove] = useMutation(disconnect)
+  const [confirming, setConfirming] = useState(false)
+  const params = { id: websiteId, provider: c.provider }
+  return (
+    <li className="panel">
+      <h3>{c.name} <span className="badge">{c.status.replace("_", " ")}</span></h3>
+      {c.detail !== null ? <p className="muted">{c.detail}</p> : null}
+      {c.status !== "not_connected"
+        ? <p>Last sync: {when(c.lastSyncAt)}{c.connectedAt !== null ? ` · connected ${formatDate(c.connectedAt)}` : ""}</p>
+        : null}
+      {c.lastError !== null ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
+      <MutationStatus result={synced} />
+      <MutationStatus result={removed} />
+      {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
+      {c.status !== "not_connected"
+        ? (
+          <div className="row">
+            <button type="button" className="secondary" disabled={synced.waiting} onClick={() => sync({ params, reactivityKeys: [Keys.connections] })}>
+              Sync {c.name} now
+            </button>
+            {confirming
+              ? (
+                <>
+                  <span>Disconnect {c.name}? Its stored credentials are deleted.</span>
+                  <button type="button" className="danger" onClick={() => remove({ params, reactivityKeys: [Keys.connections] })}>Yes, disconnect</button>
+                  <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+                </>
+              )
+              : <button type="button" className="secondary" onClick={() => setConfirming(true)}>Disconnect {c.name}</button>}
+          </div>
+        )
+        : null}
+    </li>
+  )
+}
+
+export const Connections = ({ websiteId }: { readonly websiteId: string }) => {
+  const atom = useMemo(() => connectionsAtom(websiteId), [websiteId])
+  const list = useAtomValue(atom)
+  const [stripe, runStripe] = useMutation(connectStripe)
+  const [plausible, runPlausible] = useMutation(connectPlausible)
+  const [google, runGoogle] = useMutation(startGoogle)
+  return (
+    <section aria-labelledby="connections-heading">
+      <h2 id="connections-heading">Connections</h2>
+      <Result result={list} what="the connections">
+        {(l) => {
+          const status = (p: string) => l.connections.find((c) => c.provider === p)?.status ?? "not_connected"
+          return (
+            <>
+              <ul className="plain">
+                {l.connections.filter((c) => c.status !== "not_connected").map((c) => <ConnectionRow key={c.provider} websiteId={websiteId} c={c} />)}
+              </ul>
+              {status("stripe") === "not_connected"
+                ? (
+                  <div className="panel">
+                    <h3>Connect Stripe</h3>
+                    <p>Create a restricted key in Stripe with read access to: {l.stripePermissions.map((p) => p.label).join(", ")}. It is checked with Stripe before it is stored, encrypted.</p>
+                    <form
+                      onSubmit={async (e) => {
+                        e.preventDefault()
+                        const form = e.currentTarget
+                        const exit = await runStripe({ params: { id: websiteId }, payload: { key: formValues(form).get("key").trim() }, reactivityKeys: [Keys.connections] })
+                        if (Exit.isSuccess(exit)) form.reset()
+                      }}
+                    >
+                      <MutationStatus result={stripe} />
+                      <Field label="Stripe restricted key"><input name="key" required autoComplete="off" spellCheck={false} placeholder="rk_live_…" /></Field>
+                      <div className="row"><button type="submit" disabled={stripe.waiting}>{stripe.waiting ? "Checking…" : "Connect Stripe"}</button></div>
+                    </form>
+                  </div>
+                )
+                : null}
+              {status("plausible") === "not_connected"
+                ? (
+                  <div className="panel">
+                    <h3>Connect Plausible</h3>
+                    <form
+                      onSubmit={async (e) => {
+                        e.preventDefault()
+                        const form = e.currentTarget
+                        const v = formValues(form)
+                        const exit = await runPlausible({
+                          params: { id: websiteId },
+                          payload: { apiKey: v.get("apiKey").trim(), siteId: v.get("siteId").trim() },
+                          reactivityKeys: [Keys.connections]
+                        })
+                        if (Exit.isSuccess(exit)) form.reset()
+                      }}
+                    >
+                      <MutationStatus result={plausible} />
+                      <Field label="Plausible API key"><input name="apiKey" required autoComplete="off" spellCheck={false} /></Field>
+                      <Field label="Plausible site id" hint="The site's domain as registered in Plausible."><input name="siteId" required spellCheck={false} /></Field>
+                      <div className="row"><button type="submit" disabled={plausible.waiting}>{plausible.waiting ? "Checking…" : "Connect Plausible"}</button></div>
+                    </form>
+                  </div>
+                )
+                : null}
+              {status("google-search-console") === "not_connected"
+                ? (
+                  <div className="panel">
+                    <h3>Connect Google Search Console</h3>
+                    {l.googleConfigured
+                      ? (
+                        <>
+                          <p>You will sign in with Google and allow read-only access, then pick the property.</p>
+                          <MutationStatus result={google} />
+                          <button
+                            type="button"
+                            disabled={google.waiting}
+                            onClick={async () => {
+                              const exit = await runGoogle({ params: { id: websiteId } })
+                              if (Exit.isSuccess(exit)) window.location.assign(exit.value.authorizeUrl)
+                            }}
+                          >
+                            Connect with Google
+                          </button>
+                        </>
+                      )
+                      : <p>This server has no Google OAuth client: its operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.</p>}
+                  </div>
+                )
+                : null}
+            </>
+          )
+        }}
+      </Result>
+    </section>
+  )
+}
+
+/** `/oauth/google/callback?code&state` (Google sends the browser here): exchange, then pick the property. */
+export const GoogleCallbackPage = () => {
+  const { query } = useLocation()
+  const [authorized, run] = useMutation(googleCallback)
+  const [chosen, choose] = useMutation(connectGoogle)
+  const started = useRef(false)
+  const code = query.get("code")
+  const state = query.get("state")
+  const denied = query.get("error")
+  useEffect(() => {
+    if (started.current || code === null || state === null) return
+    started.current = true
+    void run({ payload: { code, state } })
+  }, [code, state, run])
+  if (denied !== null || code === null || state === null) {
+    return (
+      <>
+        <h1>Google Search Console</h1>
+        <ErrorMessage error={{ type: "oauth_failed", message: denied !== null ? `Google did not grant access (${denied}).` : "This page needs the code and state Google sends back. Start again from the website's page." }} />
+        <p><Link href="/websites">Back to your websites</Link></p>
+      </>
+    )
+  }
+  return (
+    <>
+      <h1>Google Search Console</h1>
+      {AsyncResult.isFailure(authorized)
+        ? <><ErrorMessage cause={authorized.cause} title="Google's answer could not be used." /><p><Link href="/websites">Back to your websites</Link></p></>
+        : AsyncResult.isSuccess(authorized)
+        ? (
+          authorized.value.properties.length === 0
+            ? <p>This Google account has no Search Console property. <Link href={`/websites/${encodeURIComponent(authorized.value.websiteId)}`}>Back to the website</Link></p>
+            : (
+              <form
+                className="panel"
+                onSubmit={async (e) => {
+                  e.preventDefault()
+                  const { websiteId, flow } = authorized.value
+                  const exit = await choose({
+                    params: { id: websiteId },
+                    payload: { flow, siteUrl: formValues(e.currentTarget).get("siteUrl") },
+                    reactivityKeys: [Keys.connections]
+                  })
+                  if (Exit.isSuccess(exit)) navigate(`/websites/${encodeURIComponent(websiteId)}`)
+                }}
+              >
+                <MutationStatus result={chosen} />
+                <fieldset>
+                  <legend>Pick the property for this website</legend>
+                  {authorized.value.properties.map((p, i) => (
+                    <label className="check" key={p.siteUrl}>
+                      <input type="radio" name="siteUrl" value={p.siteUrl} defaultChecked={i === 0} /> {p.siteUrl} <span className="muted">({p.permissionLevel})</span>
+                    </label>
+                  ))}
+                </fieldset>
+                <div className="row"><button type="submit" disabled={chosen.waiting}>Connect this property</button></div>
+              </form>
+            )
+        )
+        : <Loading what="your Search Console properties" />}
+    </>
+  )
+}

@@ -1,0 +1,127 @@
+/**
+ * What the browser tests run against: the real sitehealth server (every layer of `npm start` but the
+ * database: the in-memory repositories) on 127.0.0.1 and a free port, serving the web build, with its mail
+ * going over SMTP to a local `smtp-server` sink the test reads links from.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Fiber, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { spawnSync } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Net from "node:net"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+import { SMTPServer } from "smtp-server"
+import { ROUTER_CONFIG } from "@sitehealth/server/App"
+import { type AppConfigShape, readConfig } from "@sitehealth/server/Config"
+import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+
+export const WEB_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
+export const CHROMIUM = "/usr/bin/chromium"
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+export const ARTIFACTS = Path.join(WEB_ROOT, "test/artifacts")
+
+/** Builds packages/web/dist from the current sources (the server serves what is there). */
+export const buildWeb = () => {
+  const vite = Path.resolve(WEB_ROOT, "../../node_modules/vite/bin/vite.js")
+  // NODE_ENV=test (vitest's) would make vite bundle React's development build.
+  const result = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], {
+    cwd: WEB_ROOT,
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production" }
+  })
+  if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`)
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+export interface Mail {
+  readonly to: string
+  readonly raw: string
+}
+
+/** A local SMTP server that keeps every message; `waitFor` resolves with the first one matching. */
+export const startSmtpSink = async () => {
+  const mails: Array<Mail> = []
+  const waiters: Array<() => void> = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    onData(stream, session, callback) {
+      const chunks: Array<Buffer> = []
+      stream.on("data", (c: Buffer) => chunks.push(c))
+      stream.on("end", () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), raw: Buffer.concat(chunks).toString("utf8") })
+        for (const w of waiters.splice(0)) w()
+        callback()
+      })
+    }
+  })
+  const port = await freePort()
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+  const waitFor = async (predicate: (mail: Mail) => boolean, timeoutMs = 10_000): Promise<Mail> => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const found = mails.find(predicate)
+      if (found !== undefined) return found
+      if (Date.now() > deadline) throw new Error(`no mail matched within ${timeoutMs} ms; got ${mails.length}`)
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve)
+        setTimeout(resolve, 200)
+      })
+    }
+  }
+  return { url: `smtp://127.0.0.1:${port}`, mails, waitFor, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/** The link in a mail's text (quoted-printable soft breaks and `=3D` undone). */
+export const linkIn = (mail: Mail, path: string): string => {
+  const text = mail.raw.replace(/=\r?\n/g, "").replace(/=3D/gi, "=")
+  const match = new RegExp(`https?://[^\\s"<>]*${path.replace(/[/?]/g, "\\$&")}[^\\s"<>]*`).exec(text)
+  if (match === null) throw new Error(`no ${path} link in the mail:\n${text}`)
+  return match[0]
+}
+
+/** `providers`: where the server reaches Stripe and Plausible (the local fakes of packages/server/test/fakes). */
+export const startServer = async (smtpUrl: string, providers: { readonly stripe: string; readonly plausible: string }) => {
+  const port = await freePort()
+  const defaults = readConfig({ SMTP_URL: smtpUrl, SITEHEALTH_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") })
+  const config: AppConfigShape = {
+    ...defaults,
+    host: "127.0.0.1",
+    port,
+    redisUrl: null,
+    connections: { ...defaults.connections, stripeApiBase: providers.stripe, plausibleApiBase: providers.plausible }
+  }
+  const server = HttpRouter.serve(appLayer(config, MemoryRepos), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
+    Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
+  )
+  const fiber = Effect.runFork(Layer.launch(server as any) as Effect.Effect<never>)
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
+    if (ok) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { base, close: () => Effect.runPromise(Fiber.interrupt(fiber)) }
+}
+
+export const ensureArtifacts = () => Fs.mkdirSync(ARTIFACTS, { recursive: true })

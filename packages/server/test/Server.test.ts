@@ -95,3 +95,46 @@ describe("npm start", () => {
     expect((await fetch(`${base}/api/v1/projects`)).status).toBe(401)
   })
 })
+
+// The same started server: `npm start` also prints a one-time login link to the demo account's dashboard; the
+// link is followed over real HTTP (Node's Host header, the served router), the session then used on /app/api
+// and refused on /api/v1.
+describe("npm start: the demo dashboard link", () => {
+  const linkOf = () => {
+    const match = /(http:\/\/\S+\/app\/api\/auth\/magic\?token=\S+)/.exec(output)
+    expect(match, output).not.toBeNull()
+    return match![1]
+  }
+
+  it("prints a one-time login link that starts a dashboard session and redirects to /", async () => {
+    const link = linkOf()
+    const first = await fetch(link, { redirect: "manual" })
+    expect(first.status).toBe(303)
+    expect(first.headers.get("location")).toBe("/")
+    const setCookie = first.headers.get("set-cookie") ?? ""
+    expect(setCookie).toMatch(/^sitehealth_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
+    const cookie = setCookie.split(";")[0]
+
+    const account = await fetch(`${base}/app/api/account`, { headers: { cookie } })
+    expect(account.status).toBe(200)
+    const body: any = await account.json()
+    expect(body.data).toMatchObject({ email: "demo@sitehealth.local", entitlement: "trial" })
+    const websites: any = await (await fetch(`${base}/app/api/websites`, { headers: { cookie } })).json()
+    expect(websites.data.websites.length).toBe(3)
+
+    // A state-changing request from this origin with the session's CSRF token works; the Host header is the origin.
+    const session: any = await (await fetch(`${base}/app/api/auth/session`, { headers: { cookie } })).json()
+    const created = await fetch(`${base}/app/api/tokens`, {
+      method: "POST",
+      headers: { cookie, origin: base, "x-csrf-token": session.data.csrfToken, "content-type": "application/json" },
+      body: JSON.stringify({ name: "from the dashboard", websites: null, permissions: ["projects:read"] })
+    })
+    expect(created.status).toBe(201)
+    const { secret } = ((await created.json()) as any).data
+    expect((await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+
+    // The cookie is no key to /api/v1; the link works once.
+    expect((await fetch(`${base}/api/v1/projects`, { headers: { cookie } })).status).toBe(401)
+    expect((await fetch(link, { redirect: "manual" })).status).toBe(400)
+  })
+})

@@ -9,11 +9,11 @@ import { HttpRouter } from "effect/http"
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
-import * as Net from "node:net"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { SMTPServer } from "smtp-server"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { type AppConfigShape, readConfig } from "@sitehealth/server/Config"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 
@@ -42,16 +42,6 @@ export const buildWeb = () => {
   })
   if (result.status !== 0) throw new Error(`vite build failed:\n${result.stdout}\n${result.stderr}`)
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = Net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as Net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
 
 export interface Mail {
   readonly to: string

@@ -29,6 +29,12 @@ export interface BenchOptions {
   readonly reseed: boolean
   /** Another checkout whose packages/server/src/main.ts is "ours" (a before/after comparison); null: this one. */
   readonly serverRoot: string | null
+  /**
+   * Another checkout run as a second copy of our server ("before"), alternating with "ours" in the same health
+   * rounds and measured in the fixed-rate scenario: a before/after comparison in one run, so load from
+   * elsewhere on the machine falls on both alike. null: no such server.
+   */
+  readonly before: string | null
 }
 
 export const USAGE = `npm run bench -- [options]
@@ -47,6 +53,8 @@ export const USAGE = `npm run bench -- [options]
   --reseed          throw the seeded database away and seed again
   --server-root D   run "ours" from another checkout D (e.g. a git worktree of an older commit) for a
                     before/after comparison on the same database and peers
+  --before D        also run our server from checkout D as "before", alternating with "ours" in every health
+                    round and in the fixed-rate scenario (a before/after comparison within one run)
   --help`
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
@@ -81,6 +89,7 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
       "cpu-prof": { type: "boolean", default: false },
       reseed: { type: "boolean", default: false },
       "server-root": { type: "string" },
+      before: { type: "string" },
       help: { type: "boolean", default: false }
     }
   })
@@ -110,6 +119,7 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
     quick,
     cpuProf: values["cpu-prof"],
     reseed: values.reseed,
-    serverRoot: values["server-root"] ?? null
+    serverRoot: values["server-root"] ?? null,
+    before: values.before ?? null
   }
 }

@@ -2,7 +2,8 @@
 import * as Os from "node:os"
 import type { Measurement } from "./load.ts"
 
-export type ServerName = "ours" | "fastify" | "bare"
+/** "before": our server from another checkout (`--before`), for a before/after comparison in one run. */
+export type ServerName = "ours" | "before" | "fastify" | "bare"
 
 export interface Row {
   readonly scenario: string
@@ -36,6 +37,8 @@ export interface Target {
 export interface Ratios {
   readonly oursOverFastify: number | null
   readonly oursOverBare: number | null
+  /** With --before: this checkout over the other one, in the same run. */
+  readonly oursOverBefore: number | null
 }
 
 export const TARGETS = {
@@ -53,7 +56,7 @@ export const ratiosOf = (rows: ReadonlyArray<Row>): Ratios => {
   const rps = (server: ServerName) => rows.find((r) => r.scenario === "health" && r.server === server)?.requestsPerSecond ?? null
   const ours = rps("ours")
   const ratio = (peer: number | null) => (ours === null || peer === null || peer === 0 ? null : round2(ours / peer))
-  return { oursOverFastify: ratio(rps("fastify")), oursOverBare: ratio(rps("bare")) }
+  return { oursOverFastify: ratio(rps("fastify")), oursOverBare: ratio(rps("bare")), oursOverBefore: ratio(rps("before")) }
 }
 
 export const targetsOf = (rows: ReadonlyArray<Row>, ratios: Ratios, rate: number): ReadonlyArray<Target> => {
@@ -99,6 +102,27 @@ export const machineInfo = () => {
   }
 }
 
+/** With --before: each measure of "ours" over the same measure of "before", per scenario (after/before). */
+const beforeAfter = (rows: ReadonlyArray<Row>): Array<string> => {
+  const pairs = rows.filter((r) => r.server === "ours").flatMap((after) => {
+    const before = rows.find((r) => r.server === "before" && r.scenario === after.scenario)
+    return before === undefined ? [] : [[after, before] as const]
+  })
+  if (pairs.length === 0) return []
+  const pct = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? "–" : `${a > b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)} %`)
+  // Every round's CPU, not only the median round's: the per-request cost is what the comparison is about.
+  const cpu = (r: Row) => {
+    const xs = r.runs.map((m) => m.cpuUsPerRequest?.server).filter((x): x is number => typeof x === "number").sort((a, b) => a - b)
+    return xs.length === 0 ? null : xs[Math.floor((xs.length - 1) / 2)]
+  }
+  return [
+    "| scenario | req/s before → after | p99 ms before → after | CPU µs/req (median round) before → after | peak RSS MB before → after |",
+    "|---|---|---|---|---|",
+    ...pairs.map(([a, b]) =>
+      `| ${a.scenario} | ${show(b.requestsPerSecond)} → ${show(a.requestsPerSecond)} (${pct(a.requestsPerSecond, b.requestsPerSecond)}) | ${b.p99} → ${a.p99} (${pct(a.p99, b.p99)}) | ${show(cpu(b))} → ${show(cpu(a))} (${pct(cpu(a), cpu(b))}) | ${show(b.peakRssMb)} → ${show(a.peakRssMb)} |`)
+  ]
+}
+
 const show = (v: number | null) => (v === null ? "–" : String(v))
 const mark = (met: boolean | null) => (met === null ? "–" : met ? "met" : "NOT met")
 
@@ -126,6 +150,8 @@ export const markdown = (input: {
   if (input.ratios.oursOverFastify !== null || input.ratios.oursOverBare !== null) {
     lines.push("", `Health throughput: ours/fastify ${show(input.ratios.oursOverFastify)}×, ours/bare ${show(input.ratios.oursOverBare)}×`)
   }
+  const compared = beforeAfter(input.rows)
+  if (compared.length > 0) lines.push("", "Before (--before) and after (this checkout), same run:", "", ...compared)
   lines.push(
     "",
     "| target | measured | |",

@@ -32,7 +32,7 @@ const log = (m: string) => process.stderr.write(`bench: ${m}\n`)
 /** Marks what the bench's own expenses scenario wrote, so that only that is deleted afterwards. */
 const EXPENSE_MARK = "sitehealth bench expense"
 
-type Servers = { readonly ours: ServerProcess } & Partial<Record<"fastify" | "bare", ServerProcess>>
+type Servers = { readonly ours: ServerProcess } & Partial<Record<"before" | "fastify" | "bare", ServerProcess>>
 
 const withAuth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra })
 
@@ -85,7 +85,7 @@ const probe = async (base: string, r: RequestSpec) => {
 const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers, pool: pg.Pool): Promise<Array<Row>> => {
   const rows: Array<Row> = []
   const ours = servers.ours
-  const peers: Array<[ServerName, ServerProcess]> = (["fastify", "bare"] as const).flatMap((n) =>
+  const peers: Array<[ServerName, ServerProcess]> = (["before", "fastify", "bare"] as const).flatMap((n) =>
     servers[n] === undefined ? [] : [[n, servers[n]!] as [ServerName, ServerProcess]]
   )
   const health = rotate(db, (p) => `/api/v1/projects/${p}/health`, db.projectIds)
@@ -203,25 +203,34 @@ const main = async (): Promise<number> => {
   try {
     const needPeers = o.only.includes("health") || o.only.includes("rate")
     const common = { cwd: REPO_ROOT }
-    const oursPort = await freePort()
+    // Our server as in production, from this checkout (or --server-root), and from --before for a comparison.
+    const startOurs = async (name: string, root: string | null, profile: boolean) => {
+      const port = await freePort()
+      log(`starting ${name}…`)
+      return startServer({
+        ...common, name, port, probePath: "/api/v1/projects",
+        // BENCH_OURS_NODE_FLAGS: extra node flags for our server only (experiments: GC settings and the like).
+        args: [
+          ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
+          ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []),
+          root === null ? "packages/server/src/main.ts" : Path.resolve(root, "packages/server/src/main.ts")
+        ],
+        env: {
+          ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: db.url,
+          SITEHEALTH_DATA_DIR: Path.join(db.dir, name.replace(/\W+/g, "-")), SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"),
+          SITEHEALTH_WORKER: "off", SITEHEALTH_RATE_LIMIT: "1000000"
+        }
+      })
+    }
     if (o.cpuProf) Fs.mkdirSync(PROFILES_DIR, { recursive: true })
-    log("starting our server…")
-    const ours = await startServer({
-      ...common, name: "our server", port: oursPort, probePath: "/api/v1/projects",
-      // BENCH_OURS_NODE_FLAGS: extra node flags for our server only (experiments: GC settings and the like).
-      args: [
-        ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
-        ...(o.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []),
-        o.serverRoot === null ? "packages/server/src/main.ts" : Path.resolve(o.serverRoot, "packages/server/src/main.ts")
-      ],
-      env: {
-        ...process.env, HOST: "127.0.0.1", PORT: String(oursPort), DATABASE_URL: db.url,
-        SITEHEALTH_DATA_DIR: Path.join(db.dir, "server"), SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"),
-        SITEHEALTH_WORKER: "off", SITEHEALTH_RATE_LIMIT: "1000000"
-      }
-    })
+    const ours = await startOurs("our server", o.serverRoot, o.cpuProf)
     started.push(ours)
-    const servers: { ours: ServerProcess; fastify?: ServerProcess; bare?: ServerProcess } = { ours }
+    const servers: { ours: ServerProcess; before?: ServerProcess; fastify?: ServerProcess; bare?: ServerProcess } = { ours }
+    if (o.before !== null && needPeers) {
+      const before = await startOurs(`our server from ${o.before} (before)`, o.before, false)
+      started.push(before)
+      servers.before = before
+    }
     if (needPeers) {
       for (const name of ["fastify", "bare"] as const) {
         const port = await freePort()

@@ -6,7 +6,7 @@
  * handed to the checks that follow (RateLimit, Entitlement, ProjectAccess, TokenUsage: the files next to
  * this one), which therefore query nothing.
  */
-import { Clock, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Unauthorized } from "@sitehealth/domain/Errors"
@@ -59,35 +59,38 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const access = yield* AccessRepo
     return Authentication.of({
-      bearer: (httpEffect, { credential, endpoint }) =>
-        Effect.gen(function*() {
-          const secret = Redacted.value(credential)
-          if (secret === "") return yield* Unauthorized.of("missing_token")
-          if (!isWellFormedSecret(secret)) return yield* Unauthorized.of("invalid_token")
-          const operation = operationFor(endpoint)
-          const nowMs = yield* Clock.currentTimeMillis
+      // Direct style (no generator): this runs on every request, and each `yield*` would be a step of its own.
+      bearer: (httpEffect, { credential, endpoint }) => {
+        const secret = Redacted.value(credential)
+        if (secret === "") return Effect.fail(Unauthorized.of("missing_token"))
+        if (!isWellFormedSecret(secret)) return Effect.fail(Unauthorized.of("invalid_token"))
+        const operation = operationFor(endpoint)
+        return Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized>((fiber) => {
+          const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
           // The project is read with the token only where the permission check can let the request through
           // to a handler that needs it (dashboard-only endpoints never reach one).
           let lookup: ProjectLookup | null = null
           if (operation?.project === true && operation.permission !== null) {
-            const id = (yield* HttpRouter.params).id
+            const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
             if (id !== undefined) lookup = { id, withHealth: WITH_HEALTH.has(endpoint.identifier) }
           }
-          const found = yield* access.lookup(hashSecret(secret), lookup, new Date(nowMs))
-          if (found === null) return yield* Unauthorized.of("invalid_token")
-          // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
-          const log = yield* CurrentRequestLog
-          log.tokenId = found.token.id
-          log.projectId = found.project?.project?.id ?? null
-          const rejection = tokenRejection(found.token, nowMs)
-          if (rejection !== null) return yield* Unauthorized.of(rejection)
-          return yield* httpEffect.pipe(
-            Effect.provideService(CurrentPrincipal, principalOf(found.token)),
-            Effect.provideService(CurrentAccount, found.account),
-            Effect.provideService(RequestAccess, found),
-            Effect.provideService(RequestProject, found.project)
-          )
+          return Effect.flatMap(access.lookup(hashSecret(secret), lookup, new Date(nowMs)), (found): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
+            if (found === null) return Effect.fail(Unauthorized.of("invalid_token"))
+            // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
+            const log = fiber.getRef(CurrentRequestLog)
+            log.tokenId = found.token.id
+            log.projectId = found.project?.project?.id ?? null
+            const rejection = tokenRejection(found.token, nowMs)
+            if (rejection !== null) return Effect.fail(Unauthorized.of(rejection))
+            return httpEffect.pipe(
+              Effect.provideService(CurrentPrincipal, principalOf(found.token)),
+              Effect.provideService(CurrentAccount, found.account),
+              Effect.provideService(RequestAccess, found),
+              Effect.provideService(RequestProject, found.project)
+            )
+          })
         })
+      }
     })
   })
 )

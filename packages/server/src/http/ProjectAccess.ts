@@ -5,7 +5,7 @@
  * after the request is decoded (docs/api.md §2: a malformed request gets its 400 whichever project it
  * names), from the project the authentication lookup already read.
  */
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden } from "@sitehealth/domain/Errors"
@@ -35,12 +35,12 @@ export const permissionRefusal = (principal: Principal, endpoint: HttpApiEndpoin
   return null
 }
 
+/** Direct style (one fiber step): it runs on every request. */
 const make = (refusal: (principal: Principal, endpoint: HttpApiEndpoint.Top) => Forbidden | null) =>
   ProjectAccess.of((httpEffect, { endpoint }) =>
-    Effect.gen(function*() {
-      const refused = refusal(yield* CurrentPrincipal, endpoint)
-      if (refused !== null) return yield* refused
-      return yield* httpEffect
+    Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Forbidden>((fiber) => {
+      const refused = refusal(Context.getUnsafe(fiber.context, CurrentPrincipal), endpoint)
+      return refused === null ? httpEffect : Effect.fail(refused)
     }))
 
 export const ProjectAccessLive = Layer.succeed(ProjectAccess, make(permissionRefusal))

@@ -3,7 +3,7 @@
  * or not — except the MCP server's in-process listing requests (`RateLimitExempt`); X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
  * the 429.
  */
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { RateLimited } from "@sitehealth/domain/Errors"
@@ -17,29 +17,34 @@ const rateLimitHeaders = (d: RateLimitDecision, nowMs: number, limited: boolean)
   ...(limited ? { "retry-after": String(Math.max(1, Math.ceil(d.reset - nowMs / 1000))) } : {})
 })
 
-/** The middleware over any source of decisions, keyed by token id. */
+/**
+ * The middleware over any source of decisions, keyed by token id. Direct style (one fiber step to read what
+ * it needs) rather than a generator: it runs on every request, and each `yield*` is a step of its own.
+ */
 const make = (consume: (tokenId: string) => Effect.Effect<RateLimitDecision>) =>
   RateLimit.of((httpEffect) =>
-    Effect.gen(function*() {
+    Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | RateLimited>((fiber) => {
       // MCP's own listing requests (tools/list, resources/list at /mcp) spend nothing; tool calls do.
-      if (yield* RateLimitExempt) return yield* httpEffect
-      const principal = yield* CurrentPrincipal
-      const nowMs = yield* Clock.currentTimeMillis
-      const decision = yield* consume(principal.tokenId)
-      // On the way out, whatever answers: the handler's success or error, or the 402/403 of a later check.
-      yield* HttpEffect.appendPreResponseHandler((_req, res) =>
-        Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, nowMs, res.status === 429)))
-      )
-      if (!decision.allowed) {
-        return yield* new RateLimited({
-          message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after the window resets`,
-          type: "rate_limited",
-          limit: decision.limit,
-          remaining: decision.remaining,
-          reset: decision.reset
-        })
-      }
-      return yield* httpEffect
+      if (fiber.getRef(RateLimitExempt)) return httpEffect
+      const principal = Context.getUnsafe(fiber.context, CurrentPrincipal)
+      const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+      return Effect.flatMap(consume(principal.tokenId), (decision): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | RateLimited> => {
+        // On the way out, whatever answers: the handler's success or error, or the 402/403 of a later check.
+        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_req, res) =>
+          Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, nowMs, res.status === 429))))
+        if (!decision.allowed) {
+          return Effect.fail(
+            new RateLimited({
+              message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after the window resets`,
+              type: "rate_limited",
+              limit: decision.limit,
+              remaining: decision.remaining,
+              reset: decision.reset
+            })
+          )
+        }
+        return httpEffect
+      })
     }))
 
 export const RateLimitLive = Layer.effect(RateLimit, Effect.map(RateLimiter, (limiter) => make(limiter.consume)))

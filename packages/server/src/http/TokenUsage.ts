@@ -3,7 +3,7 @@
  * background (the answer does not wait for it) and at most once a minute per token, so reads do not turn
  * into writes.
  */
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { TokenUsage } from "@sitehealth/domain/Middleware"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
@@ -13,18 +13,17 @@ import type { TokenId } from "@sitehealth/domain/Common"
 /** lastUsedAt is written at most this often per token. */
 export const TOUCH_EVERY_MS = 60_000
 
+/** Direct style (one fiber step): it runs on every request. */
 const make = (touch: (tokenId: TokenId, at: Date) => Effect.Effect<void>) =>
   TokenUsage.of((httpEffect) =>
-    Effect.gen(function*() {
-      const principal = yield* CurrentPrincipal
+    Effect.withFiber((fiber) => {
+      const principal = Context.getUnsafe(fiber.context, CurrentPrincipal)
       // The token's lastUsedAt as the authentication lookup read it; unknown (written) without that lookup.
-      const access = yield* RequestAccess
+      const access = fiber.getRef(RequestAccess)
       const lastUsedAt = access === null ? null : access.token.lastUsedAt
-      const nowMs = yield* Clock.currentTimeMillis
-      if (lastUsedAt === null || nowMs - lastUsedAt.getTime() >= TOUCH_EVERY_MS) {
-        yield* Effect.forkDetach(touch(principal.tokenId, new Date(nowMs)))
-      }
-      return yield* httpEffect
+      const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+      if (lastUsedAt !== null && nowMs - lastUsedAt.getTime() < TOUCH_EVERY_MS) return httpEffect
+      return Effect.andThen(Effect.forkDetach(touch(principal.tokenId, new Date(nowMs))), httpEffect)
     }))
 
 export const TokenUsageLive = Layer.effect(TokenUsage, Effect.map(TokensRepo, (tokens) => make(tokens.touch)))

@@ -7,6 +7,7 @@ import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
 import { WebsitesRepo } from "./dashboard/WebsitesRepo.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
+import { AnswersRepo } from "./answers/AnswersRepo.ts"
 import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
 import { FxRepo } from "./fx/FxRepo.ts"
@@ -39,6 +40,7 @@ export const SqlRepos = Layer.mergeAll(
   SnapshotsRepo.sql, SignalsRepo.sql, JobsRepo.sql,
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
+  AnswersRepo.sql,
   IdempotencyRepo.sql,
   Readiness.sql,
   AuthRepo.sql,
@@ -60,7 +62,8 @@ export const MemoryRepos = Layer.mergeAll(
   SnapshotsRepo.memory, SignalsRepo.memory, JobsRepo.memory,
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
   // Composed from the repositories above (the same memoised instances), as the SQL one joins their tables.
-  AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory])),
+  AnswersRepo.memory,
+  AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])),
   IdempotencyRepo.memory,
   Readiness.memory,
   AuthRepo.memory,

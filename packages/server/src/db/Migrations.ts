@@ -1,6 +1,7 @@
 /** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { answersMigration } from "../answers/AnswersRepo.ts"
 import { dashboardMigration } from "../dashboard/Migration.ts"
 import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
@@ -152,5 +153,6 @@ export const migrations = Migrator.fromRecord({
   "0010_worker_heartbeats": heartbeatMigration,
   "0011_health_encoded_computed_at": m0011,
   "0012_dashboard": dashboardMigration,
-  "0013_oauth_flows": oauthFlowsMigration
+  "0013_oauth_flows": oauthFlowsMigration,
+  "0014_stored_answers": answersMigration
 })

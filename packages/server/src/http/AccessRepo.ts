@@ -17,6 +17,7 @@ import { looksLikeId } from "../store/Ids.ts"
 import type { ProjectRecord, SubscriptionStatus, TokenWithAccount } from "../store/Records.ts"
 import { type TokenRow, toTokenRecord, TokensRepo } from "../tokens/TokensRepo.ts"
 import { JobsRepo } from "../worker/JobsRepo.ts"
+import { AnswersRepo, type StoredAnswer } from "../answers/AnswersRepo.ts"
 import { addDays } from "../metrics/Dates.ts"
 import type { ProjectRow } from "../store/Rows.ts"
 import { dieOnSqlError } from "../store/Sql.ts"
@@ -39,6 +40,8 @@ export interface ProjectAccess {
   readonly dataVersion: string | null
   /** Stored snapshots of the days around today (only when asked for), any order. */
   readonly health: ReadonlyArray<EncodedHealth>
+  /** The stored answer under the lookup's answerKey (answers/StoredAnswers.ts), when asked for and kept. */
+  readonly answer: StoredAnswer | null
 }
 
 export interface Access extends TokenWithAccount {
@@ -49,6 +52,8 @@ export interface ProjectLookup {
   readonly id: string
   /** Also read the stored health snapshots of the days `today` can be in any zone (UTC day ± 1). */
   readonly withHealth: boolean
+  /** Also read the stored answer under this key (answers/StoredAnswers.ts); null: none. */
+  readonly answerKey: string | null
 }
 
 export interface AccessRepoShape {
@@ -84,6 +89,10 @@ interface AccessRow extends TokenRow {
   readonly h_version?: string
   readonly h_computed_at?: Date
   readonly h_encoded?: string
+  readonly s_day?: string | null
+  readonly s_version?: string
+  readonly s_computed_at?: Date
+  readonly s_encoded?: string
 }
 
 /**
@@ -106,7 +115,11 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null):
       created_at: r.p_created_at!
     }),
     dataVersion: r.p_version ?? null,
-    health: lookup.withHealth ? rows.flatMap(toEncodedHealth) : []
+    health: lookup.withHealth ? rows.flatMap(toEncodedHealth) : [],
+    // Every s_ column comes with s_day from the one joined row (the key is the table's primary key).
+    answer: r.s_day === null || r.s_day === undefined
+      ? null
+      : { day: r.s_day, dataVersion: r.s_version!, computedAt: r.s_computed_at!, encoded: r.s_encoded! }
   }
   return {
     token: toTokenRecord(r),
@@ -141,6 +154,18 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, null)), dieOnSqlError)
+          }
+          if (lookup.answerKey !== null) {
+            return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
+                  p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
+                  p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
+                  p.data_version::text AS p_version,
+                  to_char(s.day, 'YYYY-MM-DD') AS s_day, s.data_version::text AS s_version,
+                  s.computed_at AS s_computed_at, s.encoded AS s_encoded
+                FROM tokens t JOIN accounts a ON a.id = t.account_id
+                LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
+                LEFT JOIN stored_answers s ON s.project_id = p.id AND s.key = ${lookup.answerKey}
+                WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
           }
           if (!lookup.withHealth) {
             return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
@@ -177,6 +202,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
       const projects = yield* ProjectsRepo
       const snapshots = yield* SnapshotsRepo
       const jobs = yield* JobsRepo
+      const answers = yield* AnswersRepo
       return AccessRepo.of({
         lookup: (hash, lookup, now) =>
           Effect.gen(function*() {
@@ -201,7 +227,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 id: lookup.id,
                 project,
                 dataVersion: project === null ? null : yield* jobs.dataVersion(project.id),
-                health
+                health,
+                answer: project === null || lookup.answerKey === null ? null : yield* answers.find(project.id, lookup.answerKey)
               }
             }
           })

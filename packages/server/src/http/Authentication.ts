@@ -7,7 +7,8 @@
  * this one), which therefore query nothing.
  */
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServerRequest } from "effect/http"
+import { answerKeyOf } from "../answers/StoredAnswers.ts"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Unauthorized } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount } from "@sitehealth/domain/Middleware"
@@ -72,7 +73,10 @@ export const AuthenticationLive = Layer.effect(
           let lookup: ProjectLookup | null = null
           if (operation?.project === true && operation.permission !== null) {
             const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
-            if (id !== undefined) lookup = { id, withHealth: WITH_HEALTH.has(endpoint.identifier) }
+            if (id !== undefined) {
+              const query = Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams)
+              lookup = { id, withHealth: WITH_HEALTH.has(endpoint.identifier), answerKey: answerKeyOf(endpoint.identifier, query) }
+            }
           }
           return Effect.flatMap(access.lookup(hashSecret(secret), lookup, new Date(nowMs)), (found): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
             if (found === null) return Effect.fail(Unauthorized.of("invalid_token"))

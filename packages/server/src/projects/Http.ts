@@ -10,7 +10,8 @@ import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Forbidden } from "@sitehealth/domain/Errors"
-import type { HealthSnapshot, HealthTrend } from "@sitehealth/domain/Projects"
+import { Briefing, type HealthSnapshot, type HealthTrend } from "@sitehealth/domain/Projects"
+import { servedStored } from "../answers/StoredAnswers.ts"
 import { RequestProject } from "../http/AccessRepo.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { snapshot } from "../metrics/Health.ts"
@@ -130,7 +131,7 @@ export const ProjectsHttp = HttpApiBuilder.group(
       getBriefing: ({ params }) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
-          return yield* freshness.ensureBriefing(project)
+          return yield* servedStored("getBriefing", project, Briefing, freshness.ensureBriefing(project))
         }),
       listSignals: ({ params, query }) =>
         Effect.gen(function*() {

@@ -1,20 +1,40 @@
-/** Handlers of the reports group: analytics by period, revenue, churn, SEO — one module per report. */
+/**
+ * Handlers of the reports group: analytics by period, revenue, churn, SEO — one module per report. Each is
+ * served from its stored answer when that is current (answers/StoredAnswers.ts), after the scope check.
+ */
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { Analytics } from "@sitehealth/domain/Analytics"
+import type { Period } from "@sitehealth/domain/Common"
+import { Churn, Revenue } from "@sitehealth/domain/Revenue"
+import { Seo } from "@sitehealth/domain/Seo"
+import { answerKeyOf, servedStored } from "../answers/StoredAnswers.ts"
+import { requireProject } from "../projects/Policy.ts"
 import { getAnalytics } from "./Analytics.ts"
 import { getChurn, getRevenue } from "./Revenue.ts"
 import { getSeo } from "./Seo.ts"
+
+/** The report `endpoint` of a project for a period: its stored answer when current, else computed and kept. */
+const report = <S extends Parameters<typeof servedStored>[2], E, R>(
+  endpoint: string,
+  projectId: string,
+  period: Period,
+  schema: S,
+  compute: (projectId: string, period: Period) => Effect.Effect<S["Type"], E, R>
+) =>
+  Effect.flatMap(requireProject(projectId), (project) =>
+    servedStored(answerKeyOf(endpoint, { period })!, project, schema, compute(project.id, period)))
 
 export const ReportsHttp = HttpApiBuilder.group(
   SiteHealthApi,
   "reports",
   Effect.fn(function*(handlers) {
     return handlers.handleAll({
-      getAnalytics: ({ params, query }) => getAnalytics(params.id, query.period ?? "30d"),
-      getRevenue: ({ params, query }) => getRevenue(params.id, query.period ?? "30d"),
-      getChurn: ({ params, query }) => getChurn(params.id, query.period ?? "30d"),
-      getSeo: ({ params, query }) => getSeo(params.id, query.period ?? "30d")
+      getAnalytics: ({ params, query }) => report("getAnalytics", params.id, query.period ?? "30d", Analytics, getAnalytics),
+      getRevenue: ({ params, query }) => report("getRevenue", params.id, query.period ?? "30d", Revenue, getRevenue),
+      getChurn: ({ params, query }) => report("getChurn", params.id, query.period ?? "30d", Churn, getChurn),
+      getSeo: ({ params, query }) => report("getSeo", params.id, query.period ?? "30d", Seo, getSeo)
     })
   })
 )

@@ -25,6 +25,7 @@ const settle = Effect.promise(async () => {
 })
 
 describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
+  // Health and, the same way, every report read and the briefing (answers/StoredAnswers.ts).
   it.effect("a current health snapshot is served after one SQL statement, the token lookup", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(START)
@@ -53,15 +54,15 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       )
       const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
-      const health = Effect.promise(async () => {
-        const request = new Request(`http://localhost/api/v1/projects/${project.id}/health`, {
+      const get = (path: string) => Effect.promise(async () => {
+        const request = new Request(`http://localhost/api/v1/projects/${project.id}${path}`, {
           headers: { authorization: `Bearer ${secret}` }
         })
         // The app needs nothing per request beyond its layers (its type says `any` through App.ts's SafetyNet).
         const response = await handler(request, Context.empty() as Context.Context<unknown>)
-        await response.text()
-        return response.status
+        return { status: response.status, body: await response.text() }
       })
+      const health = Effect.map(get("/health"), (r) => r.status)
 
       // The first read computes and stores the snapshot, and writes the token's last_used_at.
       assert.strictEqual(yield* health, 200)
@@ -75,5 +76,27 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       assert.strictEqual(hot.length, 1, hot.join("\n---\n"))
       assert.include(hot[0], "FROM tokens")
       assert.include(hot[0], "health_snapshots")
+
+      // Every report read and the briefing: computed and kept once, then served as stored from the same one
+      // statement — the same body, byte for byte — until the data changes.
+      for (const path of ["/analytics?period=7d", "/analytics", "/revenue?period=12m", "/churn", "/seo?period=3m", "/briefing"]) {
+        const first = yield* get(path)
+        assert.strictEqual(first.status, 200, first.body)
+        yield* settle
+        spans.length = 0
+        const second = yield* get(path)
+        yield* settle
+        const served = statements()
+        assert.strictEqual(served.length, 1, `${path}:\n${served.join("\n---\n")}`)
+        assert.include(served[0], "stored_answers")
+        assert.strictEqual(second.body, first.body, path)
+      }
+
+      // A stored answer of an earlier local day is not served: the next day's read computes again.
+      yield* TestClock.adjust("1 day")
+      spans.length = 0
+      assert.strictEqual((yield* get("/analytics?period=7d")).status, 200)
+      yield* settle
+      assert.isAbove(statements().length, 1)
     }))
 })

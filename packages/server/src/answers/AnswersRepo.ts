@@ -1,0 +1,85 @@
+/**
+ * Stored answers: the encoded `data` of a report read (analytics, revenue, churn, SEO for each period; the
+ * briefing), kept per project and key with the data_version and local day it was computed for, so that the
+ * next read of the same report is served as stored text from the authentication lookup's one round trip
+ * (http/AccessRepo.ts), exactly as the health read is. Rows are written by the read that found none current;
+ * a write of the project's data (which bumps data_version) makes them stale, never wrong.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
+
+const AnswerRow = Schema.Struct({ day: Day, data_version: Schema.String, computed_at: Instant, encoded: Schema.String })
+
+/** One stored answer, as the fast path serves it. */
+export interface StoredAnswer {
+  /** The project's local day it was computed on. */
+  readonly day: string
+  readonly dataVersion: string
+  readonly computedAt: Date
+  /** JSON of the endpoint's success `data`, as the contract encodes it. */
+  readonly encoded: string
+}
+
+export interface AnswersRepoShape {
+  /** Keeps (replaces) the answer under `key`, unless a later computation is already stored. */
+  readonly keep: (projectId: string, key: string, answer: StoredAnswer) => Effect.Effect<void>
+  /** The stored answer under `key` (the SQL path reads it in the access lookup instead). */
+  readonly find: (projectId: string, key: string) => Effect.Effect<StoredAnswer | null>
+}
+
+export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>()("sitehealth/AnswersRepo") {
+  static readonly sql = Layer.effect(
+    AnswersRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const decodeFirst = firstOf("stored_answers", AnswerRow)
+      return AnswersRepo.of({
+        keep: (projectId, key, a) =>
+          sql`INSERT INTO stored_answers (project_id, key, day, data_version, computed_at, encoded)
+              SELECT ${projectId}, ${key}, ${a.day}::date, ${a.dataVersion}::bigint, ${a.computedAt}, ${a.encoded}
+              WHERE EXISTS (SELECT 1 FROM projects WHERE id = ${projectId})
+              ON CONFLICT (project_id, key) DO UPDATE SET day = EXCLUDED.day, data_version = EXCLUDED.data_version,
+                computed_at = EXCLUDED.computed_at, encoded = EXCLUDED.encoded
+              WHERE stored_answers.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError),
+        find: (projectId, key) =>
+          sql`SELECT to_char(day, 'YYYY-MM-DD') AS day,
+                data_version::text AS data_version, computed_at, encoded
+              FROM stored_answers WHERE project_id = ${projectId} AND key = ${key}`.pipe(
+            dieOnSqlError,
+            Effect.flatMap(decodeFirst),
+            Effect.map((r) =>
+              r === null ? null : { day: r.day, dataVersion: r.data_version, computedAt: r.computed_at, encoded: r.encoded }
+            )
+          )
+      })
+    })
+  )
+
+  /** Tests: the same, in a map. */
+  static readonly memory = Layer.sync(AnswersRepo, () => {
+    const answers = new Map<string, StoredAnswer>()
+    return AnswersRepo.of({
+      keep: (projectId, key, a) =>
+        Effect.sync(() => {
+          const old = answers.get(`${projectId}|${key}`)
+          if (old === undefined || old.computedAt.getTime() <= a.computedAt.getTime()) answers.set(`${projectId}|${key}`, a)
+        }),
+      find: (projectId, key) => Effect.sync(() => answers.get(`${projectId}|${key}`) ?? null)
+    })
+  })
+}
+
+/** Migration 0014_stored_answers (db/Migrations.ts). */
+export const answersMigration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE stored_answers (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      key text NOT NULL,
+      day date NOT NULL,
+      data_version bigint NOT NULL,
+      computed_at timestamptz NOT NULL,
+      encoded text NOT NULL,
+      PRIMARY KEY (project_id, key)
+    )`
+})

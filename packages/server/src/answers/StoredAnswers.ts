@@ -1,0 +1,67 @@
+/**
+ * Report reads served as stored (docs/architecture.md, "Stored answers"): the access lookup reads the
+ * request's stored answer with the token (http/AccessRepo.ts); when it is current — same data_version as the
+ * project, same local day, younger than the freshness rule's maximum age — the handler answers its text as
+ * is, with no further query, computation or encoding, exactly as the health read does. Otherwise the handler
+ * computes, answers, and keeps the encoded answer for the next read.
+ */
+import { Clock, Effect, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { PERIODS } from "@sitehealth/domain/Common"
+import { RequestProject } from "../http/AccessRepo.ts"
+import { todayIn } from "../metrics/Dates.ts"
+import { Freshness } from "../snapshots/Freshness.ts"
+import { AnswersRepo } from "./AnswersRepo.ts"
+
+/** The reads kept as stored answers, with how their query names the answer. */
+const PERIOD_REPORTS: ReadonlySet<string> = new Set(["getAnalytics", "getRevenue", "getChurn", "getSeo"])
+const PERIOD_SET: ReadonlySet<string> = new Set(PERIODS)
+
+/**
+ * The stored answer's key for a request to `endpoint` with these query parameters, or null when the endpoint
+ * is not served from stored answers or the query is not one it could be (a bad period is the handler's 400).
+ */
+export const answerKeyOf = (
+  endpoint: string,
+  query: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+): string | null => {
+  if (endpoint === "getBriefing") return endpoint
+  if (!PERIOD_REPORTS.has(endpoint)) return null
+  const period = query.period ?? "30d"
+  return typeof period === "string" && PERIOD_SET.has(period) ? `${endpoint}?period=${period}` : null
+}
+
+const jsonAnswer = (encoded: string) =>
+  HttpServerResponse.text(`{"status":"success","data":${encoded}}`, { contentType: "application/json" })
+
+/**
+ * The read of `key` for `project` (already scope-checked): served from the stored answer the access lookup
+ * read when it is current, else `compute`d, encoded with the endpoint's `data` schema, kept, and answered.
+ * Without a lookup (a test that authenticates without one) it simply computes.
+ */
+export const servedStored = <S extends Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }, E, R>(
+  key: string,
+  project: { readonly id: string; readonly timezone: string },
+  schema: S,
+  compute: Effect.Effect<S["Type"], E, R>
+) =>
+  Effect.gen(function*() {
+    const prefetched = yield* RequestProject
+    if (prefetched === null || prefetched.id !== project.id || prefetched.dataVersion === null) return yield* compute
+    const freshness = yield* Freshness
+    const computedAt = new Date(yield* Clock.currentTimeMillis)
+    const today = todayIn(project.timezone, computedAt)
+    const stored = prefetched.answer
+    if (stored !== null && stored.day === today && freshness.isFresh(stored, prefetched.dataVersion, computedAt)) {
+      return jsonAnswer(stored.encoded)
+    }
+    // The data_version read with the token, BEFORE computing: a write meanwhile makes what is kept stale.
+    const dataVersion = prefetched.dataVersion
+    const value = yield* compute
+    const encoded = JSON.stringify(Schema.encodeSync(schema)(value))
+    yield* (yield* AnswersRepo).keep(project.id, key, { day: today, dataVersion, computedAt, encoded }).pipe(
+      // Keeping is an optimisation: the answer stands even when it cannot be stored.
+      Effect.catchCause((cause) => Effect.logWarning("could not keep a stored answer", cause))
+    )
+    return jsonAnswer(encoded)
+  })

@@ -3,13 +3,24 @@ import { parseArgs } from "node:util"
 import { DEFAULT_EVENTS, DEFAULT_TOKENS } from "./seed.ts"
 
 /** Run order. Writes (expenses) and the analytics cold probes (which bump data_version) come last. */
-export const SCENARIOS = ["health", "rate", "projects", "analytics-30d", "analytics-12m", "revenue", "signals", "expenses"] as const
+export const SCENARIOS = [
+  "health", "rate", "projects",
+  "analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m", "analytics-all",
+  "revenue", "churn", "seo", "briefing", "signals", "expenses"
+] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
 /** Names that stand for several scenarios in --only. */
 const GROUPS: Record<string, ReadonlyArray<ScenarioName>> = {
-  analytics: ["analytics-30d", "analytics-12m"],
-  ours: ["projects", "analytics-30d", "analytics-12m", "revenue", "signals", "expenses"],
+  analytics: ["analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m", "analytics-all"],
+  reads: [
+    "projects", "analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m",
+    "analytics-all", "revenue", "churn", "seo", "briefing", "signals"
+  ],
+  ours: [
+    "projects", "analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m",
+    "analytics-all", "revenue", "churn", "seo", "briefing", "signals", "expenses"
+  ],
   peers: ["health", "rate"]
 }
 

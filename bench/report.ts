@@ -45,8 +45,14 @@ export const TARGETS = {
   healthVsFastify: 1.0,
   p99AtRateMs: 25,
   rssMb: 200,
-  analytics12mP50Ms: 50
+  analytics12mP50Ms: 50,
+  /** Every read as cheap as health (issue 18): per request, warm, under load. */
+  readServerUs: 250,
+  readPostgresUs: 100
 } as const
+
+/** The read scenarios the per-request CPU target covers. */
+const READS = ["projects", "analytics-", "revenue", "churn", "seo", "briefing", "signals"]
 
 export const mb = (bytes: number | null): number | null => (bytes === null ? null : Math.round(bytes / 1024 / 1024))
 
@@ -81,6 +87,17 @@ export const targetsOf = (rows: ReadonlyArray<Row>, ratios: Ratios, rate: number
       measured: peakRss === null ? "not measured" : `${peakRss} MB peak`,
       met: peakRss === null ? null : peakRss < TARGETS.rssMb
     },
+    (() => {
+      const reads = ours.filter((r) => r.requestsPerSecond !== null && READS.some((n) => r.scenario === n || (n.endsWith("-") && r.scenario.startsWith(n))))
+      const over = reads.filter((r) => r.cpuServerUs === null || r.cpuServerUs > TARGETS.readServerUs || r.cpuPostgresUs === null || r.cpuPostgresUs > TARGETS.readPostgresUs)
+      return {
+        target: `every read ≤ ${TARGETS.readServerUs} µs server CPU and ≤ ${TARGETS.readPostgresUs} µs PostgreSQL CPU per request`,
+        measured: reads.length === 0 ? "not run" : over.length === 0
+          ? `all ${reads.length} reads within`
+          : `over: ${over.map((r) => `${r.scenario} ${show(r.cpuServerUs)}/${show(r.cpuPostgresUs)} µs`).join(", ")}`,
+        met: reads.length === 0 ? null : over.length === 0
+      }
+    })(),
     {
       target: `analytics 12m p50 < ${TARGETS.analytics12mP50Ms} ms`,
       measured: analytics === undefined ? "not run" : `${analytics.p50} ms`,

@@ -6,7 +6,7 @@
  * computes, answers, and keeps the encoded answer for the next read.
  */
 import { Clock, Effect, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PERIODS } from "@sitehealth/domain/Common"
 import { RequestProject } from "../http/AccessRepo.ts"
 import { todayIn } from "../metrics/Dates.ts"
@@ -16,16 +16,30 @@ import { AnswersRepo } from "./AnswersRepo.ts"
 /** The reads kept as stored answers, with how their query names the answer. */
 const PERIOD_REPORTS: ReadonlySet<string> = new Set(["getAnalytics", "getRevenue", "getChurn", "getSeo"])
 const PERIOD_SET: ReadonlySet<string> = new Set(PERIODS)
+/** The signal list's filters, in the key's order; a page after the first (a cursor) is not kept. */
+const SIGNAL_FILTERS = ["dimension", "severity", "active", "limit"] as const
+
+type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
 /**
- * The stored answer's key for a request to `endpoint` with these query parameters, or null when the endpoint
- * is not served from stored answers or the query is not one it could be (a bad period is the handler's 400).
+ * The stored answer's key for a request to `endpoint` with these (raw) query parameters, or null when the
+ * endpoint is not served from stored answers or the query is not one that is kept. Both the lookup and the
+ * handler derive it from the same raw parameters, and an answer is only ever kept by a handler, that is for a
+ * query that decoded: a key names one valid query.
  */
-export const answerKeyOf = (
-  endpoint: string,
-  query: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
-): string | null => {
+export const answerKeyOf = (endpoint: string, query: Query): string | null => {
   if (endpoint === "getBriefing") return endpoint
+  if (endpoint === "listSignals") {
+    if (query.cursor !== undefined) return null
+    const parts: Array<string> = []
+    for (const name of SIGNAL_FILTERS) {
+      const value = query[name]
+      if (value === undefined) continue
+      if (typeof value !== "string") return null
+      parts.push(`${name}=${encodeURIComponent(value)}`)
+    }
+    return `${endpoint}?${parts.join("&")}`
+  }
   if (!PERIOD_REPORTS.has(endpoint)) return null
   const period = query.period ?? "30d"
   return typeof period === "string" && PERIOD_SET.has(period) ? `${endpoint}?period=${period}` : null
@@ -35,12 +49,13 @@ const jsonAnswer = (encoded: string) =>
   HttpServerResponse.text(`{"status":"success","data":${encoded}}`, { contentType: "application/json" })
 
 /**
- * The read of `key` for `project` (already scope-checked): served from the stored answer the access lookup
+ * The read `endpoint` of `project` (already scope-checked): served from the stored answer the access lookup
  * read when it is current, else `compute`d, encoded with the endpoint's `data` schema, kept, and answered.
- * Without a lookup (a test that authenticates without one) it simply computes.
+ * Without a lookup (a test that authenticates without one), or for a query that is not kept, it simply
+ * computes.
  */
 export const servedStored = <S extends Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }, E, R>(
-  key: string,
+  endpoint: string,
   project: { readonly id: string; readonly timezone: string },
   schema: S,
   compute: Effect.Effect<S["Type"], E, R>
@@ -48,6 +63,8 @@ export const servedStored = <S extends Schema.Top & { readonly DecodingServices:
   Effect.gen(function*() {
     const prefetched = yield* RequestProject
     if (prefetched === null || prefetched.id !== project.id || prefetched.dataVersion === null) return yield* compute
+    const key = answerKeyOf(endpoint, yield* HttpServerRequest.ParsedSearchParams)
+    if (key === null) return yield* compute
     const freshness = yield* Freshness
     const computedAt = new Date(yield* Clock.currentTimeMillis)
     const today = todayIn(project.timezone, computedAt)

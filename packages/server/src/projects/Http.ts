@@ -10,7 +10,7 @@ import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Forbidden } from "@sitehealth/domain/Errors"
-import { Briefing, type HealthSnapshot, type HealthTrend } from "@sitehealth/domain/Projects"
+import { Briefing, type HealthSnapshot, type HealthTrend, SignalList } from "@sitehealth/domain/Projects"
 import { servedStored } from "../answers/StoredAnswers.ts"
 import { RequestProject } from "../http/AccessRepo.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
@@ -137,15 +137,19 @@ export const ProjectsHttp = HttpApiBuilder.group(
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const after = yield* decodeSignalCursor(query.cursor)
-          // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
-          if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const page = yield* signals.list(project.id, {
-            dimension: query.dimension,
-            severity: query.severity,
-            active: query.active === undefined ? undefined : query.active === "true"
-          }, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
-          return { signals: page.items, nextCursor: page.nextCursor }
+          const list = Effect.gen(function*() {
+            // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
+            if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
+            const now = new Date(yield* Clock.currentTimeMillis)
+            const page = yield* signals.list(project.id, {
+              dimension: query.dimension,
+              severity: query.severity,
+              active: query.active === undefined ? undefined : query.active === "true"
+            }, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
+            return { signals: page.items, nextCursor: page.nextCursor }
+          })
+          // The first page of each filter is kept as a stored answer, as the reports are.
+          return yield* servedStored("listSignals", project, SignalList, list)
         }),
       deleteProject: () => dashboardOnly("Deleting a website")
     })

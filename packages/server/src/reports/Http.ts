@@ -9,7 +9,7 @@ import { Analytics } from "@sitehealth/domain/Analytics"
 import type { Period } from "@sitehealth/domain/Common"
 import { Churn, Revenue } from "@sitehealth/domain/Revenue"
 import { Seo } from "@sitehealth/domain/Seo"
-import { answerKeyOf, servedStored } from "../answers/StoredAnswers.ts"
+import { servedStored } from "../answers/StoredAnswers.ts"
 import { requireProject } from "../projects/Policy.ts"
 import { getAnalytics } from "./Analytics.ts"
 import { getChurn, getRevenue } from "./Revenue.ts"
@@ -24,7 +24,7 @@ const report = <S extends Parameters<typeof servedStored>[2], E, R>(
   compute: (projectId: string, period: Period) => Effect.Effect<S["Type"], E, R>
 ) =>
   Effect.flatMap(requireProject(projectId), (project) =>
-    servedStored(answerKeyOf(endpoint, { period })!, project, schema, compute(project.id, period)))
+    servedStored(endpoint, project, schema, compute(project.id, period)))
 
 export const ReportsHttp = HttpApiBuilder.group(
   SiteHealthApi,

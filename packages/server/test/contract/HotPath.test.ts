@@ -79,7 +79,7 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
 
       // Every report read and the briefing: computed and kept once, then served as stored from the same one
       // statement — the same body, byte for byte — until the data changes.
-      for (const path of ["/analytics?period=7d", "/analytics", "/revenue?period=12m", "/churn", "/seo?period=3m", "/briefing"]) {
+      for (const path of ["/analytics?period=today", "/analytics?period=yesterday", "/analytics?period=7d", "/analytics", "/analytics?period=all", "/signals", "/revenue?period=12m", "/churn", "/seo?period=3m", "/briefing"]) {
         const first = yield* get(path)
         assert.strictEqual(first.status, 200, first.body)
         yield* settle

@@ -185,7 +185,7 @@ export const TimeSeries = (props: TimeSeriesProps) => {
             </figcaption>
             <details>
               <summary>{title} as a table</summary>
-              <div className="table-scroll">
+              <div className="table-scroll tall" tabIndex={0} role="region" aria-label={`${title}, table`}>
                 <table id={tableId} data-points={title}>
                   <caption className="sr-only">{title}, every point</caption>
                   <thead>

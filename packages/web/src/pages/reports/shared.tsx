@@ -190,12 +190,14 @@ export const Change = ({ value, betterWhen = "up", kind = "relative", digits = 1
   )
 }
 
-export const Figure = ({ label, value, raw, change, name }: {
+export const Figure = ({ label, value, raw, change, before, name }: {
   readonly label: string
   readonly value: string
   /** The API's value as is (JSON), for the tests comparing with /api/v1. */
   readonly raw: unknown
   readonly change?: ReactNode
+  /** The previous window's figure, as the API gives it, where the API gives no change. */
+  readonly before?: string
   /** The test's handle: which API field this figure is. */
   readonly name: string
 }) => (
@@ -203,5 +205,6 @@ export const Figure = ({ label, value, raw, change, name }: {
     <span className="label">{label}</span>
     <span className="figure">{value}</span>
     {change !== undefined ? <span>{change} <span className="muted">vs previous</span></span> : null}
+    {before !== undefined ? <span className="muted change">previous: {before}</span> : null}
   </li>
 )

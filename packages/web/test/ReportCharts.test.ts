@@ -72,6 +72,8 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     // Nothing wider than the screen: the page does not scroll sideways.
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at 375 px`).toBeLessThanOrEqual(375)
     await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375.png`), fullPage: true })
+    await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-top.png`) })
+    await page.locator("figure.chart").first().screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-chart.png`) })
     await page.setViewportSize({ width: 1100, height: 900 })
   }
 

@@ -183,6 +183,7 @@ export default function RevenuePage({ id }: { readonly id: string }) {
         {(r) => (
           <>
             <Headline r={r} />
+            <p className="muted">MRR, ARR, customers and ARPU as of {r.asOf}; the chart shows each month's closing MRR over the last 12 months. The period applies to the movements and the churn below.</p>
             <MrrChart r={r} />
             <CurrencyNote r={r} />
           </>

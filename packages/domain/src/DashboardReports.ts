@@ -4,6 +4,8 @@
  * owner of the website (DashboardSession) instead of a bearer token. The server answers them with the very
  * services the /api/v1 handlers call (packages/server/src/reports), so a figure on a page is the API's figure.
  *
+ * Endpoint names are /api/v1's (`getAnalytics`, `getRevenue`, `getChurn`, `getSeo`).
+ *
  * A website of another account, or none, is 404 `not_found`. The group carries no middleware of its own:
  * DashboardApi adds it behind `DashboardSession`.
  */
@@ -29,9 +31,9 @@ const report = <const Id extends string, const Path extends `/websites/:id/${str
 
 export class DashboardReportsApi extends HttpApiGroup.make("reports")
   .add(
-    doc(report("analytics", "/websites/:id/analytics", Envelope("AnalyticsResponse", Analytics)), "Traffic analytics for a period (as GET /api/v1/projects/{id}/analytics)"),
-    doc(report("revenue", "/websites/:id/revenue", Envelope("RevenueResponse", Revenue)), "Revenue report (as GET /api/v1/projects/{id}/revenue)"),
-    doc(report("churn", "/websites/:id/churn", Envelope("ChurnResponse", Churn)), "Churn report (as GET /api/v1/projects/{id}/churn)"),
-    doc(report("seo", "/websites/:id/seo", Envelope("SeoResponse", Seo)), "Search (SEO) report (as GET /api/v1/projects/{id}/seo)")
+    doc(report("getAnalytics", "/websites/:id/analytics", Envelope("AnalyticsResponse", Analytics)), "Traffic analytics for a period (as GET /api/v1/projects/{id}/analytics)"),
+    doc(report("getRevenue", "/websites/:id/revenue", Envelope("RevenueResponse", Revenue)), "Revenue report (as GET /api/v1/projects/{id}/revenue)"),
+    doc(report("getChurn", "/websites/:id/churn", Envelope("ChurnResponse", Churn)), "Churn report (as GET /api/v1/projects/{id}/churn)"),
+    doc(report("getSeo", "/websites/:id/seo", Envelope("SeoResponse", Seo)), "Search (SEO) report (as GET /api/v1/projects/{id}/seo)")
   )
   .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports of a website" })) {}

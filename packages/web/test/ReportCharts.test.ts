@@ -70,7 +70,7 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await page.setViewportSize({ width: 375, height: 800 })
     await ready()
     // Nothing wider than the screen: the page does not scroll sideways.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at 375 px`).toBeLessThanOrEqual(375)
+    expect(Number(await page.evaluate("document.documentElement.scrollWidth")), `${name} at 375 px`).toBeLessThanOrEqual(375)
     await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375.png`), fullPage: true })
     await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-top.png`) })
     await page.locator("figure.chart").first().screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-chart.png`) })

@@ -42,7 +42,8 @@ export const startDemoServer = async () => {
   const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
     Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
   )
-  await Effect.runPromise(Layer.buildWithScope(server as Layer.Layer<never>, scope))
+  // The app's layer is typed with the whole context it is built in (`any`); the repositories are all there.
+  await Effect.runPromise(Layer.buildWithScope(server as unknown as Layer.Layer<never, unknown>, scope))
   /** GET /api/v1…'s `data` with the test's token. */
   const api = async (path: string): Promise<any> => {
     const response = await fetch(`${base}/api/v1${path}`, { headers: { authorization: `Bearer ${seeded.secret}` } })

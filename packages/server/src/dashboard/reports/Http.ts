@@ -32,7 +32,7 @@ const asPrincipal = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 export const DashboardReportsHttp = HttpApiBuilder.group(DashboardApi, "reports", (h) =>
   h
-    .handle("analytics", ({ params, query }) => asPrincipal(getAnalytics(params.id, query.period ?? "30d")))
-    .handle("revenue", ({ params, query }) => asPrincipal(getRevenue(params.id, query.period ?? "30d")))
-    .handle("churn", ({ params, query }) => asPrincipal(getChurn(params.id, query.period ?? "30d")))
-    .handle("seo", ({ params, query }) => asPrincipal(getSeo(params.id, query.period ?? "30d"))))
+    .handle("getAnalytics", ({ params, query }) => asPrincipal(getAnalytics(params.id, query.period ?? "30d")))
+    .handle("getRevenue", ({ params, query }) => asPrincipal(getRevenue(params.id, query.period ?? "30d")))
+    .handle("getChurn", ({ params, query }) => asPrincipal(getChurn(params.id, query.period ?? "30d")))
+    .handle("getSeo", ({ params, query }) => asPrincipal(getSeo(params.id, query.period ?? "30d"))))

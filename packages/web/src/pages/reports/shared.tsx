@@ -17,10 +17,10 @@ import "../../charts/charts.css"
 
 // The queries: one atom per (website, period), shared by every component asking for the same one.
 export const analyticsAtom = (id: string, period: Period) =>
-  Dashboard.query("reports", "analytics", { params: { id }, query: { period } })
-export const revenueAtom = (id: string, period: Period) => Dashboard.query("reports", "revenue", { params: { id }, query: { period } })
-export const churnAtom = (id: string, period: Period) => Dashboard.query("reports", "churn", { params: { id }, query: { period } })
-export const seoAtom = (id: string, period: Period) => Dashboard.query("reports", "seo", { params: { id }, query: { period } })
+  Dashboard.query("reports", "getAnalytics", { params: { id }, query: { period } })
+export const revenueAtom = (id: string, period: Period) => Dashboard.query("reports", "getRevenue", { params: { id }, query: { period } })
+export const churnAtom = (id: string, period: Period) => Dashboard.query("reports", "getChurn", { params: { id }, query: { period } })
+export const seoAtom = (id: string, period: Period) => Dashboard.query("reports", "getSeo", { params: { id }, query: { period } })
 
 /** An atom's result with its retry; the atom is made once per argument set. */
 export const useReport = <A, E>(make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>, deps: ReadonlyArray<unknown>) => {

@@ -197,6 +197,31 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await expect.poll(() => page.locator(".chart-legend").textContent()).toContain(api.series[1].label)
   })
 
+  it("a website without data: each chart's empty state names what to connect", async () => {
+    // A new website of the demo account, added through the dashboard API as the Websites page does.
+    const created = await page.evaluate(`(async () => {
+      const session = await (await fetch("/app/api/auth/session")).json()
+      const response = await fetch("/app/api/websites", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrfToken },
+        body: JSON.stringify({ name: "Empty site", domain: "empty.example", timezone: "UTC", currency: "USD" })
+      })
+      return (await response.json()).data.id
+    })()`) as string
+    for (const [report, text] of [
+      ["analytics", "Connect Plausible"],
+      ["revenue", "Connect Stripe"],
+      ["seo", "Search Console data arrives with a 2–3 day delay"]
+    ] as const) {
+      await page.goto(`/websites/${created}/${report}`)
+      await ready()
+      const chart = page.locator("figure.chart").first()
+      expect(await chart.getAttribute("data-empty"), report).toBe("true")
+      expect(await chart.textContent(), report).toContain(text)
+    }
+    await check("seo-empty")
+  })
+
   it("a website of no one's is a failed panel with a retry, not a blank page", async () => {
     await page.goto(`/websites/prj_doesnotexist/analytics`)
     await page.locator('main[aria-busy="false"]').waitFor()

@@ -68,11 +68,11 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
   )
   return (
     <>
-      <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
+      {!hasTraffic(a) ? null : <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
         {METRICS.map(([m, name]) => (
           <button key={m} type="button" aria-pressed={m === metric} onClick={() => setQuery("metric", m === "visitors" ? null : m)}>{name}</button>
         ))}
-      </div>
+      </div>}
       <TimeSeries
         title={label}
         labels={labels}

@@ -66,11 +66,11 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
   const previous = useMemo(() => ({ labels: s.previous.series.map((p) => p.day), values: s.previous.series.map((p) => p[metric]) }), [s, metric])
   return (
     <>
-      <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
+      {s.dataThrough === null ? null : <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
         {METRICS.map(([m, name]) => (
           <button key={m} type="button" aria-pressed={m === metric} onClick={() => setQuery("metric", m === "clicks" ? null : m)}>{name}</button>
         ))}
-      </div>
+      </div>}
       <TimeSeries
         title={label}
         labels={labels}

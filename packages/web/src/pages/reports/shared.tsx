@@ -205,6 +205,6 @@ export const Figure = ({ label, value, raw, change, before, name }: {
     <span className="label">{label}</span>
     <span className="figure">{value}</span>
     {change !== undefined ? <span>{change} <span className="muted">vs previous</span></span> : null}
-    {before !== undefined ? <span className="muted change">previous: {before}</span> : null}
+    {before !== undefined ? <span className="muted before">previous: {before}</span> : null}
   </li>
 )

@@ -70,7 +70,13 @@ export const Analytics = Schema.Struct({
   granularity: Granularity,
   range: AnalyticsRange,
   totals: TrafficTotals,
-  previous: Schema.NullOr(Schema.Struct({ range: AnalyticsRange, totals: TrafficTotals })).annotate({
+  previous: Schema.NullOr(Schema.Struct({
+    range: AnalyticsRange,
+    totals: TrafficTotals,
+    series: Schema.Array(AnalyticsPoint).annotate({
+      description: "The previous period's points, same granularity and bucket rules as `series`, to overlay bucket by bucket; for today: yesterday's hours up to the same local hour, each hour whole (only `totals` prorates the last one)"
+    })
+  })).annotate({
     description: "The previous period of equal length just before `range` (today: yesterday up to the same local time; yesterday: the day before); null for period=all"
   }),
   change: Schema.Struct({

@@ -50,6 +50,11 @@ export const SeoPage = Schema.Struct({
   ...rowFields
 }).annotate({ identifier: "SeoPage" })
 
+export const SeoPoint = Schema.Struct({
+  day: DateOnly.annotate({ description: "The day, as Search Console dates its rows" }),
+  ...SeoTotals.fields
+}).annotate({ identifier: "SeoPoint", description: "One day's totals, computed as `totals` is for the window" })
+
 export const Seo = Schema.Struct({
   projectId: ProjectId,
   period: Period,
@@ -63,10 +68,15 @@ export const Seo = Schema.Struct({
     description: "Days between dataThrough and today in the project's time zone (2–3 is normal); null without data"
   }),
   totals: SeoTotals,
-  previous: Schema.Struct({ window: Window, totals: SeoTotals }).annotate({
+  previous: Schema.Struct({
+    window: Window,
+    totals: SeoTotals,
+    series: Schema.Array(SeoPoint).annotate({ description: "One point per day of the previous window, to overlay day by day" })
+  }).annotate({
     description: "The window of equal length just before `window`"
   }),
   change: SeoChange,
+  series: Schema.Array(SeoPoint).annotate({ description: "One point per day of `window`, oldest first, zero-filled" }),
   topQueries: Schema.Array(SeoQuery).annotate({
     description: "Up to 10 queries with the most clicks in the window (then impressions, then query), with their previous-window figures"
   }),

@@ -46,6 +46,10 @@ describe("DST days in Europe/Berlin (hour granularity)", () => {
     // The 03-28 23:00 (900) and 03-30 00:00 (800) rows are outside: 1+2+3+4 = 10.
     expect(a.series.reduce((s, p) => s + p.visitors, 0)).toBe(10)
     expect(a.previous!.range).toMatchObject({ start: "2026-03-27T23:00:00.000Z", end: "2026-03-28T23:00:00.000Z", from: "2026-03-28" })
+    // The previous day by hour too (24 hours on 03-28), so the plan reads its hours.
+    expect(planAnalytics("yesterday", "Europe/Berlin", Date.parse("2026-03-30T10:00:00Z")).query.hoursFrom).toBe("2026-03-27T23:00:00.000Z")
+    expect(a.previous!.series).toHaveLength(24)
+    expect(a.previous!.series[0]).toMatchObject({ label: "2026-03-28T00:00+01:00", start: "2026-03-27T23:00:00.000Z" })
   })
 
   it("2026-10-25 has 25 hour points, 02:00 twice", () => {
@@ -99,6 +103,12 @@ describe("today against the same elapsed time yesterday", () => {
     expect(a.series.map((p) => p.label)).toEqual(Array.from({ length: 11 }, (_, i) => `2026-11-20T${String(i).padStart(2, "0")}:00+01:00`))
     expect(a.series.map((p) => p.visitors)).toEqual([5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25])
   })
+
+  it("gives yesterday's hours up to the same local hour as the previous series, each hour whole", () => {
+    expect(a.previous!.series.map((p) => p.label)).toEqual(Array.from({ length: 11 }, (_, i) => `2026-11-19T${String(i).padStart(2, "0")}:00+01:00`))
+    // The 10:00 hour is whole here (20), as today's in-progress hour is in `series`; only the totals prorate it.
+    expect(a.previous!.series.map((p) => p.visitors)).toEqual([10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20])
+  })
 })
 
 describe("rates, changes and series without data", () => {
@@ -132,6 +142,10 @@ describe("provider rows (UTC, now 2026-11-20T12:00:30Z)", () => {
     expect(a.change).toEqual({ visitors: -0.475, pageviews: 0.005, sessions: -0.156, bounceRate: 0.0428, avgSessionSeconds: 0, pagesPerSession: 0.1907 })
     expect(a.series.map((p) => [p.label, p.visitors])).toEqual([
       ["2026-11-14", 0], ["2026-11-15", 0], ["2026-11-16", 0], ["2026-11-17", 0], ["2026-11-18", 40], ["2026-11-19", 100], ["2026-11-20", 11]
+    ])
+    // The previous range day by day, to overlay bucket by bucket: only 11-10 has traffic.
+    expect(a.previous!.series.map((p) => [p.label, p.visitors])).toEqual([
+      ["2026-11-07", 0], ["2026-11-08", 0], ["2026-11-09", 0], ["2026-11-10", 200], ["2026-11-11", 0], ["2026-11-12", 0], ["2026-11-13", 0]
     ])
   })
 

@@ -92,7 +92,14 @@ describe("Search Console connector", () => {
     expect(seo.dataThrough).toBe(GSC_EXPECTED_7D.dataThrough)
     expect(seo.lagDays).toBe(GSC_EXPECTED_7D.lagDays)
     expect(seo.totals).toEqual(GSC_EXPECTED_7D.totals)
-    expect(seo.previous).toEqual({ window: GSC_EXPECTED_7D.previousWindow, totals: GSC_EXPECTED_7D.previousTotals })
+    const { series: previousSeries, ...previous } = seo.previous
+    expect(previous).toEqual({ window: GSC_EXPECTED_7D.previousWindow, totals: GSC_EXPECTED_7D.previousTotals })
+    // A point per day of each window, adding up to its totals.
+    expect(seo.series).toHaveLength(7)
+    expect(previousSeries).toHaveLength(7)
+    expect(seo.series.reduce((sum: number, p: any) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.totals.clicks)
+    expect(previousSeries.reduce((sum: number, p: any) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.previousTotals.clicks)
+    expect(seo.series.find((p: any) => p.day === "2026-11-17")).toMatchObject({ clicks: 4, impressions: 65 })
     expect(seo.change).toEqual(GSC_EXPECTED_7D.change)
     expect(seo.topQueries).toEqual(GSC_EXPECTED_7D.topQueries)
     expect(seo.topPages).toEqual(GSC_EXPECTED_7D.topPages)

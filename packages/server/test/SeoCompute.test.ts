@@ -41,6 +41,23 @@ describe("seo", () => {
     expect(r.change).toEqual(SEO_EXPECTED_7D.change)
   })
 
+  it("gives one point per day of each window, zero-filled, each day's figures as the totals compute them", () => {
+    const r = seo(input)
+    const zero = { clicks: 0, impressions: 0, ctr: null, averagePosition: null }
+    // 11-11: 30 clicks / 1000 impressions → CTR 0.03, position 3000/1000 = 3; 11-17: 45/500 → 0.09, 3000/500 = 6
+    expect(r.series).toEqual([
+      { day: "2026-11-11", clicks: 30, impressions: 1000, ctr: 0.03, averagePosition: 3 },
+      { day: "2026-11-12", ...zero }, { day: "2026-11-13", ...zero }, { day: "2026-11-14", ...zero },
+      { day: "2026-11-15", ...zero }, { day: "2026-11-16", ...zero },
+      { day: "2026-11-17", clicks: 45, impressions: 500, ctr: 0.09, averagePosition: 6 }
+    ])
+    // previous 11-04…11-10: 11-04 10/200 → 0.05, 1000/200 = 5; 11-10 20/300 → 0.0667, 1200/300 = 4
+    expect(r.previous.series.map((p) => [p.day, p.clicks, p.ctr, p.averagePosition])).toEqual([
+      ["2026-11-04", 10, 0.05, 5], ["2026-11-05", 0, null, null], ["2026-11-06", 0, null, null], ["2026-11-07", 0, null, null],
+      ["2026-11-08", 0, null, null], ["2026-11-09", 0, null, null], ["2026-11-10", 20, 0.0667, 4]
+    ])
+  })
+
   it("lists top queries and pages with their changes", () => {
     const r = seo(input)
     expect(r.topQueries).toEqual(SEO_EXPECTED_TOP_QUERIES)

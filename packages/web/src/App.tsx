@@ -24,6 +24,12 @@ const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ de
 const WebsitePage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitePage })))
 const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
 const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
+// Reports (issue 17 part B; temporary wiring until the report navigation lands).
+const ReportPages = {
+  analytics: lazy(() => import("./pages/reports/Analytics.tsx")),
+  revenue: lazy(() => import("./pages/reports/Revenue.tsx")),
+  seo: lazy(() => import("./pages/reports/Seo.tsx"))
+}
 
 const publicPages: Record<string, () => ReactNode> = {
   "/login": () => <LogInPage />,
@@ -37,6 +43,11 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/websites") return <WebsitesPage />
   const website = /^\/websites\/([^/]+)$/.exec(path)
   if (website !== null) return <WebsitePage id={decodeURIComponent(website[1]!)} />
+  const report = /^\/websites\/([^/]+)\/(analytics|revenue|seo)$/.exec(path)
+  if (report !== null) {
+    const Report = ReportPages[report[2] as keyof typeof ReportPages]
+    return <Report id={decodeURIComponent(report[1]!)} />
+  }
   if (path === "/settings/api") return <ApiSettingsPage />
   if (path === "/account") return <AccountPage />
   if (path === "/sessions") return <SessionsPage />

@@ -54,7 +54,8 @@ export const planAnalytics = (period: Period, timezone: string, nowMs: number): 
   if (period === "yesterday") {
     const current = rangeOf({ from: yesterday, to: yesterday }, timezone)
     const previous = rangeOf(previousWindow(current), timezone)
-    const query = { hoursFrom: iso(current.start), hoursTo: iso(current.end), from: previous.from, to: yesterday, ...top(current) }
+    // From the day before's first hour: the previous period's series is by hour too.
+    const query = { hoursFrom: iso(previous.start), hoursTo: iso(current.end), from: previous.from, to: yesterday, ...top(current) }
     return { period, timezone, granularity: "hour", current, previous, query }
   }
   // An empty, constant hour range: the query (and so TrafficRepo's cache key) does not move with the clock.
@@ -209,11 +210,13 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
     ? hourTotals(data.hours, plan.previous.start, plan.previous.end, false)
     : trafficTotals(data.days, plan.previous, data.uniques)
 
-  const series = plan.granularity === "hour"
-    ? hourSeries(data.hours, current, timezone)
-    : plan.granularity === "day"
-    ? daySeries(data, current, timezone)
-    : monthSeries(data, current, timezone)
+  const seriesOf = (r: InstantRange) =>
+    plan.granularity === "hour"
+      ? hourSeries(data.hours, r, timezone)
+      : plan.granularity === "day"
+      ? daySeries(data, r, timezone)
+      : monthSeries(data, r, timezone)
+  const series = seriesOf(current)
 
   const change = (key: "visitors" | "pageviews" | "sessions" | "bounceRate" | "avgSessionSeconds" | "pagesPerSession") =>
     changeOf(totals[key], prev === null ? null : prev[key])
@@ -224,7 +227,7 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
     granularity: plan.granularity,
     range: rangeOut(current, timezone),
     totals,
-    previous: plan.previous === null || prev === null ? null : { range: rangeOut(plan.previous, timezone), totals: prev },
+    previous: plan.previous === null || prev === null ? null : { range: rangeOut(plan.previous, timezone), totals: prev, series: seriesOf(plan.previous) },
     change: {
       visitors: change("visitors"),
       pageviews: change("pageviews"),

@@ -6,7 +6,7 @@
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Seo } from "@sitehealth/domain/Seo"
-import { addDays, daysBetween } from "./Dates.ts"
+import { addDays, daysBetween, eachDay } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
 import type { SearchDay, SearchPageDay, SearchQueryDay } from "./Rows.ts"
@@ -190,6 +190,18 @@ export interface SeoInput {
   readonly pages: ReadonlyArray<SearchPageDay>
 }
 
+/** One point per day of `w` (zero-filled), each the day's seoTotals. */
+export const seoSeries = (rows: ReadonlyArray<SearchDay>, w: DayWindow): Seo["series"] => {
+  const byDay = new Map<string, Array<SearchDay>>()
+  for (const r of rows) {
+    if (r.day < w.from || r.day > w.to) continue
+    const list = byDay.get(r.day)
+    if (list === undefined) byDay.set(r.day, [r])
+    else list.push(r)
+  }
+  return eachDay(w.from, w.to).map((day) => ({ day, ...seoTotals(byDay.get(day) ?? [], { from: day, to: day }) }))
+}
+
 const difference = (a: number | null, b: number | null, decimals: number): number | null =>
   a === null || b === null ? null : roundTo(a - b, decimals)
 
@@ -209,13 +221,14 @@ export const seo = (input: SeoInput): Seo => {
     dataThrough,
     lagDays,
     totals,
-    previous: { window: previous, totals: prev },
+    previous: { window: previous, totals: prev, series: seoSeries(input.totals, previous) },
     change: {
       clicks: changeOf(totals.clicks, prev.clicks),
       impressions: changeOf(totals.impressions, prev.impressions),
       ctr: difference(rawCtr(totals), rawCtr(prev), 4),
       averagePosition: difference(rawPosition(window), rawPosition(previous), 2)
     },
+    series: seoSeries(input.totals, window),
     topQueries: topQueryChanges(input.queries, window, previous, SEO_TOP_ROWS),
     topPages: topPageChanges(input.pages, window, previous, SEO_TOP_ROWS)
   }

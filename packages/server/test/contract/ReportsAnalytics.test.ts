@@ -40,10 +40,13 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
       expect(a.totals).toEqual({ visitors: 11, visitorsMethod: "sum_of_hourly_uniques", pageviews: 22, sessions: 11, bounceRate: 0.2727, avgSessionSeconds: 100, pagesPerSession: 2 })
       // yesterday 11:00 whole + 12:00 × 30/3600 = 1/120: visitors 10 + 1 = 11, views 20 + 2 = 22, sessions 10 + 1,
       // bounces 5 + 0.5 = 5.5 → 5.5/11 = 0.5, seconds 1000 + 100 = 1100 → 100; the 13:00 row (999) is after the cutoff
-      expect(a.previous).toEqual({
+      const { series: previousSeries, ...previous } = a.previous
+      expect(previous).toEqual({
         range: { start: "2026-11-19T00:00:00.000Z", end: "2026-11-19T12:00:30.000Z", timezone: "UTC", from: "2026-11-19", to: "2026-11-19" },
         totals: { visitors: 11, visitorsMethod: "sum_of_hourly_uniques", pageviews: 22, sessions: 11, bounceRate: 0.5, avgSessionSeconds: 100, pagesPerSession: 2 }
       })
+      // Yesterday's hours 00:00 … 12:00 to overlay today's, each hour whole (the 12:00 hour's 120, not its 1/120)
+      expect(previousSeries.map((p: any) => p.visitors)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 120])
       // bounce (0.2727 − 0.5)/0.5 = −0.4546
       expect(a.change).toEqual({ visitors: 0, pageviews: 0, sessions: 0, bounceRate: -0.4546, avgSessionSeconds: 0, pagesPerSession: 0 })
       expect(a.series).toHaveLength(13) // 00:00 … 12:00

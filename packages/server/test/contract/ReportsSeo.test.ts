@@ -36,7 +36,16 @@ layer(TestApp.layer())("ReportsSeo", (it) => {
       expect(d.dataThrough).toBe("2026-11-17")
       expect(d.lagDays).toBe(3)
       expect(d.totals).toEqual(SEO_EXPECTED_7D.totals)
-      expect(d.previous).toEqual({ window: SEO_EXPECTED_7D.previousWindow, totals: SEO_EXPECTED_7D.previousTotals })
+      const { series: previousSeries, ...previous } = d.previous
+      expect(previous).toEqual({ window: SEO_EXPECTED_7D.previousWindow, totals: SEO_EXPECTED_7D.previousTotals })
+      // One point per day of each window, zero-filled: 11-04 (10 clicks) and 11-10 (20) before, 11-11 (30) and 11-17 (45) now.
+      expect(previousSeries.map((p: any) => [p.day, p.clicks])).toEqual([
+        ["2026-11-04", 10], ["2026-11-05", 0], ["2026-11-06", 0], ["2026-11-07", 0], ["2026-11-08", 0], ["2026-11-09", 0], ["2026-11-10", 20]
+      ])
+      expect(d.series.map((p: any) => [p.day, p.clicks])).toEqual([
+        ["2026-11-11", 30], ["2026-11-12", 0], ["2026-11-13", 0], ["2026-11-14", 0], ["2026-11-15", 0], ["2026-11-16", 0], ["2026-11-17", 45]
+      ])
+      expect(d.series[6]).toEqual({ day: "2026-11-17", clicks: 45, impressions: 500, ctr: 0.09, averagePosition: 6 })
       expect(d.change).toEqual(SEO_EXPECTED_7D.change)
       expect(d.topQueries).toEqual(SEO_EXPECTED_TOP_QUERIES)
       expect(d.topPages).toEqual(SEO_EXPECTED_TOP_PAGES)

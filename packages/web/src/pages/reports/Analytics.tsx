@@ -1,0 +1,163 @@
+/**
+ * Analytics: traffic of one website for a period (in the URL: `?period=`, `?metric=`), the series with the
+ * previous period overlaid bucket by bucket, the totals with their change, top pages and sources. Everything
+ * is the dashboard's `reports.analytics`, i.e. GET /api/v1/projects/{id}/analytics for the same period.
+ */
+import type { Analytics } from "@sitehealth/domain/Analytics"
+import { AsyncResult } from "effect/reactivity"
+import { useMemo } from "react"
+import { TimeSeries } from "../../charts/TimeSeries.tsx"
+import { setQuery, useLocation } from "../../router.tsx"
+import {
+  analyticsAtom,
+  Change,
+  Figure,
+  formatInteger,
+  formatPercent,
+  Panel,
+  PERIOD_LABELS,
+  PeriodPicker,
+  ReportNav,
+  useMainBusy,
+  usePeriod,
+  useReport,
+  useWebsiteName
+} from "./shared.tsx"
+
+const METRICS = [
+  ["visitors", "Visitors"],
+  ["pageviews", "Page views"],
+  ["sessions", "Sessions"]
+] as const
+type Metric = (typeof METRICS)[number][0]
+
+/** The axis label of a bucket: an hour "2026-03-29T03:00+02:00" → "03:00", a day "2026-03-29" → "03-29". */
+const shortLabel = (label: string) => {
+  const hour = /T(\d\d:\d\d)/.exec(label)
+  if (hour !== null) return hour[1]!
+  return /^\d{4}-\d\d-\d\d$/.test(label) ? label.slice(5) : label
+}
+
+const formatSeconds = (s: number | null) => {
+  if (s === null) return "—"
+  const m = Math.floor(s / 60)
+  return m > 0 ? `${m} min ${Math.round(s - m * 60)} s` : `${s} s`
+}
+
+const hasTraffic = (a: Analytics) =>
+  a.totals.pageviews > 0 || a.totals.sessions > 0 || (a.previous?.totals.pageviews ?? 0) > 0
+
+const Totals = ({ a }: { readonly a: Analytics }) => (
+  <ul className="reports-figures">
+    <Figure name="visitors" raw={a.totals.visitors} label="Visitors" value={formatInteger(a.totals.visitors)} change={<Change value={a.change.visitors} />} />
+    <Figure name="pageviews" raw={a.totals.pageviews} label="Page views" value={formatInteger(a.totals.pageviews)} change={<Change value={a.change.pageviews} />} />
+    <Figure name="sessions" raw={a.totals.sessions} label="Sessions" value={formatInteger(a.totals.sessions)} change={<Change value={a.change.sessions} />} />
+    <Figure name="bounceRate" raw={a.totals.bounceRate} label="Bounce rate" value={formatPercent(a.totals.bounceRate)} change={<Change value={a.change.bounceRate} betterWhen="down" />} />
+    <Figure name="avgSessionSeconds" raw={a.totals.avgSessionSeconds} label="Session length" value={formatSeconds(a.totals.avgSessionSeconds)} change={<Change value={a.change.avgSessionSeconds} />} />
+    <Figure name="pagesPerSession" raw={a.totals.pagesPerSession} label="Pages per session" value={a.totals.pagesPerSession === null ? "—" : a.totals.pagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 2 })} change={<Change value={a.change.pagesPerSession} />} />
+  </ul>
+)
+
+const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric }) => {
+  const label = METRICS.find(([m]) => m === metric)![1]
+  const labels = useMemo(() => a.series.map((p) => p.label), [a])
+  const values = useMemo(() => a.series.map((p) => p[metric]), [a, metric])
+  const previous = useMemo(
+    () => a.previous === null ? undefined : { labels: a.previous.series.map((p) => p.label), values: a.previous.series.map((p) => p[metric]) },
+    [a, metric]
+  )
+  return (
+    <>
+      {!hasTraffic(a) ? null : <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
+        {METRICS.map(([m, name]) => (
+          <button key={m} type="button" aria-pressed={m === metric} onClick={() => setQuery("metric", m === "visitors" ? null : m)}>{name}</button>
+        ))}
+      </div>}
+      <TimeSeries
+        title={label}
+        labels={labels}
+        values={values}
+        previous={previous}
+        axisLabel={shortLabel}
+        currentName={`${PERIOD_LABELS[a.period]} (${a.range.from}${a.range.to !== a.range.from ? ` – ${a.range.to}` : ""})`}
+        previousName={a.previous === null ? undefined : `Previous (${a.previous.range.from}${a.previous.range.to !== a.previous.range.from ? ` – ${a.previous.range.to}` : ""})`}
+        empty={hasTraffic(a) ? undefined : <p>No traffic in this period. Connect Plausible on the website's page to see traffic, or pick a longer period.</p>}
+      />
+      <p className="muted">
+        Granularity: {a.granularity}; days in {a.range.timezone}.{" "}
+        {a.totals.visitorsMethod !== "range_uniques" ? "Visitors are summed per bucket (a visitor on two days counts twice)." : ""}
+      </p>
+    </>
+  )
+}
+
+const TopPages = ({ a }: { readonly a: Analytics }) =>
+  a.topPages.length === 0
+    ? <p className="muted">No page views in this period.</p>
+    : (
+      <div className="table-scroll" tabIndex={0} role="region" aria-label="Top pages, table">
+        <table className="cards" data-table="topPages">
+          <thead><tr><th scope="col">Page</th><th scope="col" className="num">Page views</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Share</th></tr></thead>
+          <tbody>
+            {a.topPages.map((p) => (
+              <tr key={p.path}>
+                <td data-label="Page"><code>{p.path}</code></td>
+                <td data-label="Page views" className="num">{formatInteger(p.pageviews)}</td>
+                <td data-label="Visitors" className="num">{formatInteger(p.visitors)}</td>
+                <td data-label="Share" className="num">{formatPercent(p.share)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )
+
+const TopSources = ({ a }: { readonly a: Analytics }) =>
+  a.topSources.length === 0
+    ? <p className="muted">No visits in this period.</p>
+    : (
+      <div className="table-scroll" tabIndex={0} role="region" aria-label="Top sources, table">
+        <table className="cards" data-table="topSources">
+          <thead><tr><th scope="col">Source</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Sessions</th><th scope="col" className="num">Share</th></tr></thead>
+          <tbody>
+            {a.topSources.map((s) => (
+              <tr key={s.source}>
+                <td data-label="Source">{s.source}</td>
+                <td data-label="Visitors" className="num">{formatInteger(s.visitors)}</td>
+                <td data-label="Sessions" className="num">{formatInteger(s.sessions)}</td>
+                <td data-label="Share" className="num">{formatPercent(s.share)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )
+
+export default function AnalyticsPage({ id }: { readonly id: string }) {
+  const period = usePeriod()
+  const { query } = useLocation()
+  const m = query.get("metric")
+  const metric: Metric = METRICS.some(([k]) => k === m) ? (m as Metric) : "visitors"
+  const { result, retry } = useReport(() => analyticsAtom(id, period), [id, period])
+  const website = useWebsiteName(id)
+  useMainBusy(AsyncResult.isInitial(result) || result.waiting)
+  return (
+    <>
+      <ReportNav id={id} current="analytics" />
+      <h1>Analytics{website !== null ? <span className="muted">: {website.name}</span> : null}</h1>
+      <PeriodPicker period={period} />
+      <Panel id="traffic" title={`Traffic, ${PERIOD_LABELS[period].toLowerCase()}`} what="the traffic" result={result} retry={retry}>
+        {(a) => (
+          <>
+            <Totals a={a} />
+            <Series a={a} metric={metric} />
+          </>
+        )}
+      </Panel>
+      <div className="reports-grid">
+        <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>{(a) => <TopPages a={a} />}</Panel>
+        <Panel id="top-sources" title="Top sources" what="the top sources" result={result} retry={retry}>{(a) => <TopSources a={a} />}</Panel>
+      </div>
+    </>
+  )
+}

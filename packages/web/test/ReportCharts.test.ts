@@ -1,0 +1,236 @@
+/**
+ * The report pages (Analytics, Revenue and churn, Search) in a real browser (Debian's chromium driven by
+ * playwright-core) against the real server holding the demo account, logged in by the demo's one-time link:
+ * each page shows real figures, equal to what /api/v1 answers for the same website and period (a token minted
+ * for the test); a period switch updates the URL, the figures and the chart; the chart's table lists the
+ * API's points; axe finds no serious or critical violation in either colour scheme; every page is
+ * photographed into test/artifacts/ (light, dark, 375 px). One browser, one page, in order.
+ * Skipped, saying so, where /usr/bin/chromium is missing (`apt-get install -y chromium`).
+ */
+import AxeBuilder from "@axe-core/playwright"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startDemoServer } from "./support/Demo.ts"
+import { ARTIFACTS, buildWeb, CHROMIUM, CHROMIUM_ARGS, ensureArtifacts } from "./support/Server.ts"
+
+const hasChromium = Fs.existsSync(CHROMIUM)
+if (!hasChromium) {
+  console.warn(`[web] report page tests skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
+}
+
+describe.skipIf(!hasChromium)("the report pages in chromium, over the demo account", () => {
+  let browser: Browser
+  let page: Page
+  let server: Awaited<ReturnType<typeof startDemoServer>>
+  let website = ""
+  const consoleErrors: Array<string> = []
+
+  beforeAll(async () => {
+    buildWeb()
+    ensureArtifacts()
+    server = await startDemoServer()
+    website = server.projectIds[0]!
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    const context = await browser.newContext({ baseURL: server.base, colorScheme: "light", viewport: { width: 1100, height: 900 } })
+    page = await context.newPage()
+    page.setDefaultTimeout(15_000)
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(m.text())
+    })
+    page.on("pageerror", (e) => consoleErrors.push(String(e)))
+    await page.goto(server.link)
+    await page.waitForURL(/\/websites$/)
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  /** The page's primary data is in and every chart on it drawn. */
+  const ready = async () => {
+    await page.locator('main[aria-busy="false"]').waitFor()
+    const charts = page.locator("figure.chart")
+    for (let i = 0; i < (await charts.count()); i++) await charts.nth(i).and(page.locator('[data-drawn="true"]')).waitFor()
+  }
+
+  /** axe in both colour schemes (no serious or critical violation), a screenshot of each, and one at 375 px. */
+  const check = async (name: string) => {
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      await ready()
+      const results = await new AxeBuilder({ page }).analyze()
+      const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), `${name} ${colorScheme}`).toEqual([])
+      await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-${colorScheme}.png`), fullPage: true })
+    }
+    await page.emulateMedia({ colorScheme: "light" })
+    await page.setViewportSize({ width: 375, height: 800 })
+    await ready()
+    // Nothing wider than the screen: the page does not scroll sideways.
+    expect(Number(await page.evaluate("document.documentElement.scrollWidth")), `${name} at 375 px`).toBeLessThanOrEqual(375)
+    await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375.png`), fullPage: true })
+    await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-top.png`) })
+    await page.locator("figure.chart").first().screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-chart.png`) })
+    await page.setViewportSize({ width: 1100, height: 900 })
+  }
+
+  /** Every `[data-figure]` on the page with its raw value (what the page got from the API). */
+  const figures = async (): Promise<Record<string, unknown>> =>
+    Object.fromEntries(
+      await page.locator("[data-figure]").evaluateAll((els) => els.map((e) => [e.getAttribute("data-figure"), JSON.parse(e.getAttribute("data-value")!)]))
+    )
+
+  /** The chart's table: each row's label and the current value. */
+  const chartRows = (title: string) =>
+    page.locator(`table[data-points="${title}"] tbody tr`).evaluateAll((rows) =>
+      rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.getAttribute("data-value")]))
+
+  it("Analytics: the API's totals and series, and a period switch updates the URL, the figures and the chart", async () => {
+    await page.goto(`/websites/${website}/analytics?period=30d`)
+    await ready()
+    const api30 = await server.api(`/projects/${website}/analytics?period=30d`)
+    const shown = await figures()
+    for (const key of ["visitors", "pageviews", "sessions", "bounceRate", "avgSessionSeconds", "pagesPerSession"]) {
+      expect(shown[key], key).toEqual(api30.totals[key])
+    }
+    expect(api30.totals.pageviews).toBeGreaterThan(0) // real demo traffic, not an empty state
+    expect(await page.locator('[data-figure="pageviews"] .figure').textContent()).toBe(api30.totals.pageviews.toLocaleString("en-US"))
+    expect(await chartRows("Visitors")).toEqual(api30.series.map((p: any) => [p.label, String(p.visitors)]))
+    expect(api30.previous.series).toHaveLength(api30.series.length)
+    expect(await page.locator('table[data-table="topPages"] tbody tr').count()).toBe(api30.topPages.length)
+    expect(await page.locator('table[data-table="topPages"] tbody tr').first().locator("td").nth(1).textContent())
+      .toBe(api30.topPages[0].pageviews.toLocaleString("en-US"))
+    await check("analytics-30d")
+
+    await page.getByRole("link", { name: "7 days" }).click()
+    await page.waitForURL(/[?&]period=7d/)
+    await ready()
+    const api7 = await server.api(`/projects/${website}/analytics?period=7d`)
+    expect((await figures()).pageviews).toEqual(api7.totals.pageviews)
+    expect(await chartRows("Visitors")).toEqual(api7.series.map((p: any) => [p.label, String(p.visitors)]))
+    expect(api7.series).toHaveLength(7)
+
+    await page.getByRole("link", { name: "Today" }).click()
+    await page.waitForURL(/[?&]period=today/)
+    await ready()
+    const today = await server.api(`/projects/${website}/analytics?period=today`)
+    expect(await page.locator('table[data-points="Visitors"] tbody tr').count()).toBe(today.series.length)
+
+    // The metric is in the URL too, and the chart follows it.
+    await page.getByRole("link", { name: "12 months" }).click()
+    await page.waitForURL(/[?&]period=12m/)
+    await page.getByRole("button", { name: "Page views" }).click()
+    await page.waitForURL(/[?&]metric=pageviews/)
+    await ready()
+    const api12 = await server.api(`/projects/${website}/analytics?period=12m`)
+    expect(await chartRows("Page views")).toEqual(api12.series.map((p: any) => [p.label, String(p.pageviews)]))
+    await check("analytics-12m")
+  })
+
+  it("Revenue and churn: MRR, ARR, ARPU, customers, movements and churn are the API's", async () => {
+    await page.goto(`/websites/${website}/revenue?period=30d`)
+    await ready()
+    const revenue = await server.api(`/projects/${website}/revenue?period=30d`)
+    const churn = await server.api(`/projects/${website}/churn?period=30d`)
+    const shown = await figures()
+    for (const key of ["mrr", "arr", "customers", "arpu", "ltv", "monthlyChurnRate", "nrr", "quickRatio"]) expect(shown[key], key).toEqual(revenue[key])
+    for (const key of ["customerChurnRate", "grossMrrChurnRate", "netMrrChurnRate", "churnedCustomers", "churnedMrr"]) expect(shown[key], key).toEqual(churn[key])
+    expect(revenue.mrr.amount).toBeGreaterThan(0)
+    const movements = await page.locator("[data-movement]").evaluateAll((rows) =>
+      Object.fromEntries(rows.map((r) => [r.getAttribute("data-movement"), Number(r.getAttribute("data-value"))])))
+    for (const key of ["start", "new", "expansion", "contraction", "churned", "reactivation", "netNew", "end"]) {
+      expect(movements[key], key).toBe(revenue.movements[key].amount)
+    }
+    expect(await page.locator('table[data-table="churned"] tbody tr').count()).toBe(churn.churned.length)
+    expect(await page.locator("[data-currency]").getAttribute("data-currency")).toBe(revenue.currency)
+    expect(await page.locator("[data-currency]").textContent()).toContain(`in ${revenue.currency}`)
+    const digits = revenue.currency === "JPY" ? 0 : 2
+    expect(await chartRows(`MRR (${revenue.currency})`)).toEqual(revenue.mrrSeries.map((p: any) => [p.month, String(p.mrr.amount / 10 ** digits)]))
+    await check("revenue-30d")
+
+    await page.getByRole("link", { name: "3 months" }).click()
+    await page.waitForURL(/[?&]period=3m/)
+    await ready()
+    const revenue3m = await server.api(`/projects/${website}/revenue?period=3m`)
+    const churn3m = await server.api(`/projects/${website}/churn?period=3m`)
+    await expect.poll(async () => Number(await page.locator('[data-movement="new"]').getAttribute("data-value"))).toBe(revenue3m.movements.new.amount)
+    await expect.poll(() => page.locator('table[data-table="churned"] tbody tr').count()).toBe(churn3m.churned.length)
+  })
+
+  it("Search: totals, the daily series with the previous window, top queries and the data lag are the API's", async () => {
+    await page.goto(`/websites/${website}/seo?period=30d`)
+    await ready()
+    const seo = await server.api(`/projects/${website}/seo?period=30d`)
+    const shown = await figures()
+    for (const key of ["clicks", "impressions", "ctr", "averagePosition"]) expect(shown[key], key).toEqual(seo.totals[key])
+    expect(seo.totals.clicks).toBeGreaterThan(0)
+    expect(await chartRows("Clicks")).toEqual(seo.series.map((p: any) => [p.day, String(p.clicks)]))
+    expect(seo.series).toHaveLength(30)
+    expect(seo.previous.series).toHaveLength(30)
+    expect(await page.locator("[data-lag]").textContent()).toContain(`data through ${seo.dataThrough}`)
+    expect(await page.locator('table[data-table="topQueries"] tbody tr').count()).toBe(seo.topQueries.length)
+    expect(await page.locator('table[data-table="topQueries"] tbody tr td.key').first().textContent()).toBe(seo.topQueries[0].query)
+    await check("seo-30d")
+
+    await page.getByRole("button", { name: "Average position" }).click()
+    await page.waitForURL(/[?&]metric=averagePosition/)
+    await page.getByRole("link", { name: "7 days" }).click()
+    await page.waitForURL(/[?&]period=7d&metric=averagePosition|[?&]metric=averagePosition&period=7d/)
+    await ready()
+    const seo7 = await server.api(`/projects/${website}/seo?period=7d`)
+    expect((await figures()).clicks).toEqual(seo7.totals.clicks)
+    expect(await chartRows("Average position")).toEqual(seo7.series.map((p: any) => [p.day, p.averagePosition === null ? "" : String(p.averagePosition)]))
+    await check("seo-7d-position")
+  })
+
+  it("the keyboard reads the chart point by point", async () => {
+    await page.goto(`/websites/${website}/analytics?period=7d`)
+    await ready()
+    const api = await server.api(`/projects/${website}/analytics?period=7d`)
+    await page.locator(".chart-plot").focus()
+    await page.keyboard.press("Home")
+    await expect.poll(() => page.locator('.chart-legend [data-series="current"]').textContent()).toBe(api.series[0].visitors.toLocaleString("en-US"))
+    await page.keyboard.press("ArrowRight")
+    await expect.poll(() => page.locator(".chart-legend").textContent()).toContain(api.series[1].label)
+  })
+
+  it("a website without data: each chart's empty state names what to connect", async () => {
+    // A new website of the demo account, added through the dashboard API as the Websites page does.
+    const created = await page.evaluate(`(async () => {
+      const session = await (await fetch("/app/api/auth/session")).json()
+      const response = await fetch("/app/api/websites", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrfToken },
+        body: JSON.stringify({ name: "Empty site", domain: "empty.example", timezone: "UTC", currency: "USD" })
+      })
+      return (await response.json()).data.id
+    })()`) as string
+    for (const [report, text] of [
+      ["analytics", "Connect Plausible"],
+      ["revenue", "Connect Stripe"],
+      ["seo", "Search Console data arrives with a 2–3 day delay"]
+    ] as const) {
+      await page.goto(`/websites/${created}/${report}`)
+      await ready()
+      const chart = page.locator("figure.chart").first()
+      expect(await chart.getAttribute("data-empty"), report).toBe("true")
+      expect(await chart.textContent(), report).toContain(text)
+    }
+    await check("seo-empty")
+  })
+
+  it("a website of no one's is a failed panel with a retry, not a blank page", async () => {
+    await page.goto(`/websites/prj_doesnotexist/analytics`)
+    await page.locator('main[aria-busy="false"]').waitFor()
+    await page.getByRole("alert").first().waitFor()
+    expect(await page.getByRole("button", { name: "Try again" }).count()).toBeGreaterThan(0)
+  })
+
+  it("logged no error in the browser console", () => {
+    // The unknown website's 404 is the one expected failure.
+    expect(consoleErrors.filter((e) => !/404/.test(e))).toEqual([])
+  })
+})

@@ -8,22 +8,12 @@ import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
+import { expensesPath, VALID_EXPENSE as valid } from "../fixtures/expenses.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("Expenses", (it) => {
   const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-
-  const valid = {
-    amount: 4999,
-    category: "hosting",
-    description: "VPS for November",
-    incurredOn: "2026-11-01",
-    recurrence: "monthly"
-  } as const
-
-  const expensesPath = (projectId: string) => `/api/v1/projects/${projectId}/expenses`
-
 
   /** A 400 invalid_request whose issues name `path`. */
   const expectInvalid = (r: CallResult, path: string) => {

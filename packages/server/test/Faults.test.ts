@@ -163,13 +163,18 @@ const lastGood = (run: Instance, projectId: string) =>
 const integrationOf = (run: Instance, projectId: string) =>
   run.provide(Effect.map(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.all(projectId)), (all) => all.find((i) => i.provider === "plausible")!))
 
+/** On a clock following real time from START: a runner, a project synced once, and its last good data and cursor. */
+const syncedWithLastGood = Effect.gen(function*() {
+  yield* followRealTimeFrom(START)
+  const run = yield* runner
+  const projectId = yield* syncedProject(run)
+  return { run, projectId, before: yield* lastGood(run, projectId) }
+})
+
 describe("a provider that hangs, stalls or drops the connection", () => {
   it.effect("each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay", () =>
     Effect.gen(function*() {
-      yield* followRealTimeFrom(START)
-      const run = yield* runner
-      const projectId = yield* syncedProject(run)
-      const before = yield* lastGood(run, projectId)
+      const { before, projectId, run } = yield* syncedWithLastGood
       expect(before.data.days.length).toBeGreaterThan(0)
       // New data upstream: anything written by a failing run would show.
       fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
@@ -214,10 +219,7 @@ describe("a provider that hangs, stalls or drops the connection", () => {
 describe("a provider that answers garbage mid-run", () => {
   it.effect("fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay", () =>
     Effect.gen(function*() {
-      yield* followRealTimeFrom(START)
-      const run = yield* runner
-      const projectId = yield* syncedProject(run)
-      const before = yield* lastGood(run, projectId)
+      const { before, projectId, run } = yield* syncedWithLastGood
       fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
       const { sync } = yield* request(run, projectId, "full")
       // The first pages come back fine, the third is an HTML page with status 200.

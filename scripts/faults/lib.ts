@@ -568,6 +568,14 @@ export const runAsScript = (fault: string, scenario: () => Promise<FaultResult>)
     })
 }
 
+/** What every scenario's options carry: where its progress lines go. */
+export interface Logs {
+  readonly log: (line: string) => void
+}
+
+/** A scenario's progress lines, on stderr and prefixed with its name. */
+export const stderrLog = (name: string) => (line: string) => void process.stderr.write(`${name}: ${line}\n`)
+
 export const isMain = (metaUrl: string) => process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLToPath(metaUrl)
 
 // ---------------------------------------------------------------------------------------------------------

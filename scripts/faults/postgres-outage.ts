@@ -24,6 +24,7 @@ import {
   type FaultResult,
   formatCounts,
   isMain,
+  type Logs,
   type Outcome,
   pollReadiness,
   query,
@@ -34,12 +35,13 @@ import {
   sleep,
   startLoad,
   statusCounts,
+  stderrLog,
   withFaultSetting
 } from "./lib.ts"
 
 export const FAULT = "Postgres stopped and restarted under load"
 
-export interface OutageOptions {
+export interface OutageOptions extends Logs {
   /** Load before the outage. */
   readonly warmMs: number
   /** How long Postgres stays down. */
@@ -50,7 +52,6 @@ export interface OutageOptions {
   readonly getLoops: number
   readonly postLoops: number
   readonly pauseMs: number
-  readonly log: (line: string) => void
 }
 
 export const DEFAULTS: OutageOptions = {
@@ -60,7 +61,7 @@ export const DEFAULTS: OutageOptions = {
   getLoops: 3,
   postLoops: 2,
   pauseMs: 25,
-  log: (line) => process.stderr.write(`postgres-outage: ${line}\n`)
+  log: stderrLog("postgres-outage")
 }
 
 /** A request's place in time relative to the outage. */

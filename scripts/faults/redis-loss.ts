@@ -20,6 +20,7 @@ import {
   type FaultResult,
   formatCounts,
   isMain,
+  type Logs,
   redisServerBinary,
   result,
   runAsScript,
@@ -29,21 +30,21 @@ import {
   sleep,
   startPrivateRedis,
   statusCounts,
+  stderrLog,
   withFaultSetting
 } from "./lib.ts"
 
 export const FAULT = "Redis lost while it backs the rate limiter"
 
-export interface RedisLossOptions {
+export interface RedisLossOptions extends Logs {
   readonly downMs: number
   readonly limit: number
-  readonly log: (line: string) => void
 }
 
 export const DEFAULTS: RedisLossOptions = {
   downMs: 4_000,
   limit: 100_000,
-  log: (line) => process.stderr.write(`redis-loss: ${line}\n`)
+  log: stderrLog("redis-loss")
 }
 
 /** One counted request (GET /projects) and the X-RateLimit-Remaining it was answered with. */

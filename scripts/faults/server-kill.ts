@@ -25,6 +25,7 @@ import {
   type FaultResult,
   formatCounts,
   isMain,
+  type Logs,
   query,
   result,
   runAsScript,
@@ -32,21 +33,21 @@ import {
   sleep,
   startLoad,
   statusCounts,
+  stderrLog,
   withFaultSetting
 } from "./lib.ts"
 
 export const FAULT = "Server killed (SIGKILL) mid-request"
 
-export interface ServerKillOptions {
+export interface ServerKillOptions extends Logs {
   readonly loops: number
   readonly killAfterMs: number
-  readonly log: (line: string) => void
 }
 
 export const DEFAULTS: ServerKillOptions = {
   loops: 8,
   killAfterMs: 2_000,
-  log: (line) => process.stderr.write(`server-kill: ${line}\n`)
+  log: stderrLog("server-kill")
 }
 
 export const runServerKill = (overrides: Partial<ServerKillOptions> = {}): Promise<FaultResult> =>

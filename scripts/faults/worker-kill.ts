@@ -24,6 +24,7 @@ import {
   eventually,
   type FaultResult,
   isMain,
+  type Logs,
   query,
   result,
   runAsScript,
@@ -32,6 +33,7 @@ import {
   sleep,
   spawnNode,
   startFakePlausible,
+  stderrLog,
   withDatabase,
   withFaultSetting,
   WORKER
@@ -39,15 +41,14 @@ import {
 
 export const FAULT = "Worker killed (SIGKILL) mid-sync"
 
-export interface WorkerKillOptions {
+export interface WorkerKillOptions extends Logs {
   /** How long B is watched leaving the leased run alone: more than one poll (5 s). */
   readonly leaseWatchMs: number
-  readonly log: (line: string) => void
 }
 
 export const DEFAULTS: WorkerKillOptions = {
   leaseWatchMs: 6_000,
-  log: (line) => process.stderr.write(`worker-kill: ${line}\n`)
+  log: stderrLog("worker-kill")
 }
 
 interface RunRow {

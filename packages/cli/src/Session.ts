@@ -9,36 +9,24 @@ import { CliFailure, EXIT, localFailure, usage } from "./Failure.ts"
 import { colorEnabled, makeStyle, type Style } from "./Format.ts"
 import { assertSafeTransport, displayEnvironment, resolve, type Resolved } from "./Settings.ts"
 
-export const Json = GlobalFlag.Setting("json")({
-  flag: Flag.Boolean("json").pipe(
-    Flag.withDescription("Print the API's data as JSON on stdout (errors: the error envelope)"),
-    Flag.withDefault(false)
-  )
-})
-export const TokenFlag = GlobalFlag.Setting("token")({
-  flag: Flag.String("token").pipe(
-    Flag.withDescription("API token (svc_…); overrides SITEHEALTH_TOKEN and the stored login"),
-    Flag.optional
-  )
-})
-export const BaseUrlFlag = GlobalFlag.Setting("base-url")({
-  flag: Flag.String("base-url").pipe(
-    Flag.withDescription("Server URL; overrides SITEHEALTH_URL and the profile (default http://127.0.0.1:8787)"),
-    Flag.optional
-  )
-})
-export const ProfileFlag = GlobalFlag.Setting("profile")({
-  flag: Flag.String("profile").pipe(
-    Flag.withDescription("Stored login to use (default \"default\", or SITEHEALTH_PROFILE)"),
-    Flag.optional
-  )
-})
-export const InsecureHttpFlag = GlobalFlag.Setting("insecure-http")({
-  flag: Flag.Boolean("insecure-http").pipe(
-    Flag.withDescription("Allow sending the token over plain http:// to a host other than this machine"),
-    Flag.withDefault(false)
-  )
-})
+/** A global flag with a value: absent unless given. */
+const optionalText = <const Id extends string>(name: Id, description: string) =>
+  GlobalFlag.Setting(name)({ flag: Flag.String(name).pipe(Flag.withDescription(description), Flag.optional) })
+/** A global switch: off unless given. */
+const switchFlag = <const Id extends string>(name: Id, description: string) =>
+  GlobalFlag.Setting(name)({ flag: Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false)) })
+
+export const Json = switchFlag("json", "Print the API's data as JSON on stdout (errors: the error envelope)")
+export const TokenFlag = optionalText("token", "API token (svc_…); overrides SITEHEALTH_TOKEN and the stored login")
+export const BaseUrlFlag = optionalText(
+  "base-url",
+  "Server URL; overrides SITEHEALTH_URL and the profile (default http://127.0.0.1:8787)"
+)
+export const ProfileFlag = optionalText("profile", "Stored login to use (default \"default\", or SITEHEALTH_PROFILE)")
+export const InsecureHttpFlag = switchFlag(
+  "insecure-http",
+  "Allow sending the token over plain http:// to a host other than this machine"
+)
 
 export const GLOBAL_FLAGS = [Json, TokenFlag, BaseUrlFlag, ProfileFlag, InsecureHttpFlag] as const
 

@@ -3,7 +3,7 @@
  * 127.0.0.1, and the `sitehealth` executable run as a child process against it. Every command's --json
  * output must decode with the contract's own schema and equal the API's `data`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -13,7 +13,7 @@ import { IntegrationList } from "@sitehealth/domain/Integrations"
 import { Briefing, Health, ProjectList, SignalList } from "@sitehealth/domain/Projects"
 import { Analytics, Churn, Revenue, Seo } from "@sitehealth/domain/Reports"
 import { TokenList, TokenMinted, TokenPreview, TokenRevoked, RevokePreview } from "@sitehealth/domain/Tokens"
-import { buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
+import { runCli, serverForFile, type TestServer } from "./support/TestServer.ts"
 import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
 import { createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
 import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
@@ -48,19 +48,12 @@ const decodes = (schema: Schema.Top, stdout: string) => {
   return parsed
 }
 
-beforeAll(async () => {
-  await buildIfStale()
-  server = await startServer()
-  const account = await server.newAccount(2)
-  secret = account.secret
-  projectId = account.projects[0]!.id
-  accountId = account.account.id
-  xdg = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-cli-"))
-}, 60_000)
-
-afterAll(async () => {
-  await server?.close()
-  if (xdg !== "") Fs.rmSync(xdg, { recursive: true, force: true })
+serverForFile({ projects: 2, tmpPrefix: "sitehealth-cli-" }, (file) => {
+  server = file.server
+  secret = file.account.secret
+  projectId = file.account.projects[0]!.id
+  accountId = file.account.account.id
+  xdg = file.xdg
 })
 
 describe("--json prints the API's data, decodable with the contract's schema", () => {

@@ -3,12 +3,9 @@
  * proxy's 502) or that answers 409 in progress: the CLI sends the same request again with the same
  * Idempotency-Key, and the API acts once.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { apiClient, buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
+import { apiClient, runCli, serverForFile, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
 let secret = ""
@@ -35,18 +32,11 @@ const expenses = () =>
     Effect.map((page) => page.expenses)
   )
 
-beforeAll(async () => {
-  await buildIfStale()
-  server = await startServer()
-  const account = await server.newAccount(1)
-  secret = account.secret
-  projectId = account.projects[0]!.id
-  xdg = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-cli-idem-"))
-}, 60_000)
-
-afterAll(async () => {
-  await server?.close()
-  if (xdg !== "") Fs.rmSync(xdg, { recursive: true, force: true })
+serverForFile({ projects: 1, tmpPrefix: "sitehealth-cli-idem-" }, (file) => {
+  server = file.server
+  secret = file.account.secret
+  projectId = file.account.projects[0]!.id
+  xdg = file.xdg
 })
 
 describe("POST retries with one Idempotency-Key", () => {

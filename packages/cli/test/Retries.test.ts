@@ -2,12 +2,9 @@
  * Retries against a real server: a rate limit of 1 request a minute for the real 429, and injected
  * answers (the API's own envelopes) placed in front of the app for 429 with a short Retry-After and 5xx.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
-import { buildIfStale, runCli, startServer, type TestServer } from "./support/TestServer.ts"
+import { runCli, serverForFile, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
 let secret = ""
@@ -21,16 +18,10 @@ const rateLimited = (retryAfter: string) => ({
 })
 const unavailable = { status: 503, headers: {}, body: { status: "error", error: { code: 503, message: "Database unreachable", type: "unavailable" } } }
 
-beforeAll(async () => {
-  await buildIfStale()
-  server = await startServer({ rateLimit: 1 })
-  secret = (await server.newAccount(1)).secret
-  xdg = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-cli-retry-"))
-}, 60_000)
-
-afterAll(async () => {
-  await server?.close()
-  if (xdg !== "") Fs.rmSync(xdg, { recursive: true, force: true })
+serverForFile({ projects: 1, tmpPrefix: "sitehealth-cli-retry-", overrides: { rateLimit: 1 } }, (file) => {
+  server = file.server
+  secret = file.account.secret
+  xdg = file.xdg
 })
 
 describe("retries", () => {

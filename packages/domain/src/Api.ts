@@ -5,6 +5,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api
 import { Authentication, Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, RequestErrors } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
+import { documentedApi } from "./Documented.ts"
 import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permissions.ts"
 import { BadRequest, Conflict, Forbidden, NotFound } from "./Errors.ts"
 import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
@@ -348,31 +349,22 @@ export class TokensApi extends HttpApiGroup.make("tokens")
 // Middleware added first runs innermost: the checks below run bottom-up, RequestErrors outermost, then
 // Authentication (401), RateLimit (429), Entitlement (402), ProjectAccess (403), TokenUsage; every POST's
 // Idempotency is declared on the endpoint itself and so runs inside them all, seeing the authenticated token.
-export class SiteHealthApi extends HttpApi.make("sitehealth")
-  .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi)
-  .middleware(TokenUsage)
-  .middleware(ProjectAccess)
-  .middleware(Entitlement)
-  .middleware(RateLimit)
-  .middleware(Authentication)
-  .middleware(RequestErrors)
-  .prefix("/api/v1")
-  // An unknown body field is an error, not silently dropped: a typo like "permisions" must not mint a
-  // token with the caller's full permissions.
-  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
-  // Report every invalid field of a request at once, not just the first.
-  .annotate(HttpApi.QueryParseOptions, { errors: "all" })
-  .annotateMerge(
-    OpenApi.annotations({
-      title: "sitehealth API",
-      version: "1.0.0",
-      // Relative: the API is wherever this document was fetched from (any host, behind any proxy that keeps the
-      // path). The paths already carry /api/v1, so the server root is "/".
-      servers: [{ url: "/", description: "The host that served this document" }],
-      description:
-        "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, type}}."
-    })
-  ) {}
+export class SiteHealthApi extends documentedApi(
+  HttpApi.make("sitehealth")
+    .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi)
+    .middleware(TokenUsage)
+    .middleware(ProjectAccess)
+    .middleware(Entitlement)
+    .middleware(RateLimit)
+    .middleware(Authentication)
+    .middleware(RequestErrors)
+    .prefix("/api/v1"),
+  {
+    title: "sitehealth API",
+    description:
+      "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, type}}."
+  }
+) {}
 
 /** An endpoint's `Operation` annotation; undefined when it has none (the middleware then refuses the call). */
 export const operationOf = (endpoint: { readonly annotations: Context.Context<never> }): Operation | undefined =>

@@ -41,7 +41,7 @@ import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { DashboardReportsApi } from "./DashboardReports.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
-import { doc } from "./Documented.ts"
+import { doc, documentedApi } from "./Documented.ts"
 
 export const DASHBOARD_PREFIX = "/app/api"
 /** The session cookie: an opaque random id; the server keeps only its SHA-256. */
@@ -242,21 +242,17 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
   .middleware(DashboardSession)
   .annotateMerge(OpenApi.annotations({ title: "Account", description: "Trial and subscription" })) {}
 
-export class DashboardApi extends HttpApi.make("dashboard")
-  .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi)
-  .add(DashboardConnectionsApi.middleware(DashboardSession))
-  .add(DashboardReportsApi.middleware(DashboardSession))
-  .middleware(DashboardOrigin)
-  .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX)
-  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
-  .annotate(HttpApi.QueryParseOptions, { errors: "all" })
-  .annotateMerge(
-    OpenApi.annotations({
-      title: "sitehealth dashboard API",
-      version: "1.0.0",
-      servers: [{ url: "/", description: "The host that served this document" }],
-      description:
-        "The web dashboard's API: session cookie auth, CSRF token on every state-changing request, same envelope as /api/v1."
-    })
-  ) {}
+export class DashboardApi extends documentedApi(
+  HttpApi.make("dashboard")
+    .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi)
+    .add(DashboardConnectionsApi.middleware(DashboardSession))
+    .add(DashboardReportsApi.middleware(DashboardSession))
+    .middleware(DashboardOrigin)
+    .middleware(RequestErrors)
+    .prefix(DASHBOARD_PREFIX),
+  {
+    title: "sitehealth dashboard API",
+    description:
+      "The web dashboard's API: session cookie auth, CSRF token on every state-changing request, same envelope as /api/v1."
+  }
+) {}

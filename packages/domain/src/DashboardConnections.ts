@@ -12,7 +12,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Timestamp } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
 import { ApiError, BadRequest, NotFound, Unavailable } from "./Errors.ts"
-import { Provider, SyncResult, SyncRun } from "./Integrations.ts"
+import { IntegrationKind, IntegrationStatus, Provider, SyncResult, SyncRun } from "./Integrations.ts"
 import { doc } from "./Documented.ts"
 
 /**
@@ -63,8 +63,8 @@ export const StripePermission = Schema.Struct({
 export const Connection = Schema.Struct({
   provider: Provider,
   name: Schema.String.annotate({ description: "What the page calls it: Stripe, Plausible, Google Search Console" }),
-  kind: Schema.Literals(["payments", "analytics", "search", "demo"]),
-  status: Schema.Literals(["connected", "error", "not_connected"]).annotate({
+  kind: IntegrationKind,
+  status: IntegrationStatus.annotate({
     description: "error after a failed sync, until one succeeds"
   }),
   connectedAt: Schema.NullOr(Timestamp),

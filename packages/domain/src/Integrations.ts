@@ -28,10 +28,15 @@ export const SyncRun = Schema.Struct({
 }).annotate({ identifier: "SyncRun" })
 export type SyncRun = typeof SyncRun.Type
 
+/** The kind of data an integration's provider gives ("demo" for the demo provider). */
+export const IntegrationKind = Schema.Literals(["payments", "analytics", "search", "demo"])
+/** An integration's state, in /api/v1's integration list and the dashboard's connections alike. */
+export const IntegrationStatus = Schema.Literals(["connected", "error", "not_connected"])
+
 export const Integration = Schema.Struct({
   provider: Provider,
-  kind: Schema.Literals(["payments", "analytics", "search", "demo"]),
-  status: Schema.Literals(["connected", "error", "not_connected"]).annotate({
+  kind: IntegrationKind,
+  status: IntegrationStatus.annotate({
     description: "not_connected until an operator connects it; error after a failed sync, until one succeeds"
   }),
   connectedAt: Schema.NullOr(Timestamp),

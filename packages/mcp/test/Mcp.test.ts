@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { operationByName } from "@sitehealth/domain/Api"
+import type { Permission } from "@sitehealth/domain/Permissions"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { deriveTools, toolNameOf } from "../src/Tools.ts"
 import { endedTrialAccount, envelopeOf, inMemoryClient, rest, awayFromMinuteEnd } from "./support/Mcp.ts"
@@ -87,23 +88,32 @@ describe("tools/call matches REST", () => {
     { tool: "list_integrations", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/integrations`, permission: "integrations:read" }
   ] as const
 
+  /**
+   * An account with two projects (`mine`, `other`) and its all-access token, and the four refusals every tool
+   * must give as REST does: a token with only `permissions` (403), one scoped to `mine` asking for `other`
+   * (403), a revoked one (401), and an ended trial's (402).
+   */
+  const refusalsOf = async (permissions: ReadonlyArray<Permission>) => {
+    const { account, projects, secret } = await srv.newAccount(2)
+    const [mine, other] = [projects[0]!.id, projects[1]!.id]
+    const { secret: noPerm } = await srv.mint(account.id, { permissions })
+    const { secret: scoped } = await srv.mint(account.id, { projects: [mine] })
+    const { secret: revoked, token: revokedToken } = await srv.mint(account.id)
+    expect((await rest(srv.baseUrl, secret, "DELETE", `/api/v1/tokens/${revokedToken.id}`, { confirm: true })).status).toBe(200)
+    const ended = await endedTrialAccount(srv)
+    const refusals = [
+      { token: noPerm, project: mine, status: 403 },
+      { token: scoped, project: other, status: 403 },
+      { token: revoked, project: mine, status: 401 },
+      { token: ended.secret, project: ended.project.id, status: 402 }
+    ]
+    return { secret, mine, other, refusals }
+  }
+
   for (const c of cases) {
     it(`${c.tool}: allowed, missing permission, out of scope, revoked, ended trial`, async () => {
-      const { account, projects, secret } = await srv.newAccount(2)
-      const [mine, other] = [projects[0]!.id, projects[1]!.id]
-      const { secret: noPerm } = await srv.mint(account.id, { permissions: c.permission === "projects:read" ? ["analytics:read"] : ["projects:read"] })
-      const { secret: scoped } = await srv.mint(account.id, { projects: [mine] })
-      const { secret: revoked, token: revokedToken } = await srv.mint(account.id)
-      expect((await rest(srv.baseUrl, secret, "DELETE", `/api/v1/tokens/${revokedToken.id}`, { confirm: true })).status).toBe(200)
-      const ended = await endedTrialAccount(srv)
-
-      const situations = [
-        { token: secret, project: mine, status: 200 },
-        { token: noPerm, project: mine, status: 403 },
-        { token: scoped, project: other, status: 403 },
-        { token: revoked, project: mine, status: 401 },
-        { token: ended.secret, project: ended.project.id, status: 402 }
-      ]
+      const { mine, refusals, secret } = await refusalsOf(c.permission === "projects:read" ? ["analytics:read"] : ["projects:read"])
+      const situations = [{ token: secret, project: mine, status: 200 }, ...refusals]
       for (const s of situations) {
         const viaRest = await rest(srv.baseUrl, s.token, "GET", c.url(s.project))
         expect(viaRest.status).toBe(s.status)
@@ -137,20 +147,8 @@ describe("tools/call matches REST", () => {
 
   for (const c of writes) {
     it(`${c.tool}: missing permission, out of scope, revoked and ended trial are REST's refusals, and change nothing`, async () => {
-      const { account, projects, secret } = await srv.newAccount(2)
-      const [mine, other] = [projects[0]!.id, projects[1]!.id]
-      const { secret: noPerm } = await srv.mint(account.id, { permissions: ["projects:read", "expenses:read"] })
-      const { secret: scoped } = await srv.mint(account.id, { projects: [mine] })
-      const { secret: revoked, token: revokedToken } = await srv.mint(account.id)
-      expect((await rest(srv.baseUrl, secret, "DELETE", `/api/v1/tokens/${revokedToken.id}`, { confirm: true })).status).toBe(200)
-      const ended = await endedTrialAccount(srv)
-      const situations = [
-        { token: noPerm, project: mine, status: 403 },
-        { token: scoped, project: other, status: 403 },
-        { token: revoked, project: mine, status: 401 },
-        { token: ended.secret, project: ended.project.id, status: 402 }
-      ]
-      for (const s of situations) {
+      const { mine, other, refusals, secret } = await refusalsOf(["projects:read", "expenses:read"])
+      for (const s of refusals) {
         const viaRest = await rest(srv.baseUrl, s.token, c.method, c.url(s.project), c.body)
         expect(viaRest.status).toBe(s.status)
         const client = await inMemoryClient(srv.baseUrl, s.token)

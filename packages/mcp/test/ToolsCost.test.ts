@@ -62,15 +62,23 @@ describe("tools/list cost", () => {
 })
 
 describe("minting through MCP", () => {
+  /** A new account's MCP client, its tools, and create_token among them. */
+  const mintingClient = Effect.gen(function*() {
+    const { secret } = yield* Effect.promise(() => srv.newAccount())
+    const client = yield* scopedClient(() => inMemoryClient(srv.baseUrl, secret))
+    const tools = (yield* Effect.promise(() => client.listTools())).tools
+    return { secret, client, tools, createToken: tools.find((t) => t.name === "create_token")! }
+  })
+  /** How many tokens the account has, as REST lists them. */
+  const tokenCount = (secret: string) =>
+    Effect.promise(async () => (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.length as number)
+
   it.live("without reveal_secret the token is minted but its secret never reaches the result; with it, it does", () =>
     Effect.gen(function*() {
-      const { secret } = yield* Effect.promise(() => srv.newAccount())
-      const client = yield* scopedClient(() => inMemoryClient(srv.baseUrl, secret))
-      const tools = (yield* Effect.promise(() => client.listTools())).tools
-      const createToken = tools.find((t) => t.name === "create_token")!
+      const { client, createToken, secret } = yield* mintingClient
       expect(createToken.description).toMatch(/reveal_secret: true.*model's context/)
       expect(createToken.inputSchema.properties).toHaveProperty("reveal_secret")
-      const count = () => Effect.promise(async () => (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.length)
+      const count = () => tokenCount(secret)
       const before = yield* count()
 
       const minted: any = yield* Effect.promise(() =>
@@ -94,14 +102,11 @@ describe("minting through MCP", () => {
 
   it.live("reveal_secret is create_token's own argument: in its strict schema, a boolean, refused by every other tool, never sent", () =>
     Effect.gen(function*() {
-      const { secret } = yield* Effect.promise(() => srv.newAccount())
-      const client = yield* scopedClient(() => inMemoryClient(srv.baseUrl, secret))
-      const tools = (yield* Effect.promise(() => client.listTools())).tools
-      const createToken = tools.find((t) => t.name === "create_token")!
+      const { client, createToken, secret, tools } = yield* mintingClient
       expect(createToken.inputSchema.additionalProperties).toBe(false)
       expect((createToken.inputSchema.properties as any).reveal_secret).toMatchObject({ type: "boolean" })
       expect(tools.filter((t) => t.name !== "create_token").some((t) => "reveal_secret" in (t.inputSchema.properties ?? {}))).toBe(false)
-      const count = () => Effect.promise(async () => (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.length)
+      const count = () => tokenCount(secret)
       const before = yield* count()
 
       const notBoolean: any = yield* Effect.promise(() =>

@@ -26,49 +26,46 @@ import { TokensRepo } from "./tokens/TokensRepo.ts"
 import { JobsRepo } from "./worker/JobsRepo.ts"
 import { TrafficRepo } from "./traffic/TrafficRepo.ts"
 
+/**
+ * The repositories that come in both kinds and stand alone, SQL or in memory: one list, so the two sets cannot
+ * drift apart. The ones built on others follow in each set.
+ */
+const standalone = <K extends "sql" | "memory">(kind: K) =>
+  [
+    AccountsRepo[kind],
+    ProjectsRepo[kind],
+    TokensRepo[kind],
+    ExpensesRepo[kind],
+    MetricsRepo[kind],
+    TrafficRepo[kind],
+    SearchRepo[kind],
+    FxRepo[kind],
+    SnapshotsRepo[kind], SignalsRepo[kind], JobsRepo[kind],
+    IdempotencyRepo[kind],
+    Readiness[kind],
+    AuthRepo[kind],
+    OAuthFlowsRepo[kind]
+  ] as const
+
 /** Needs a SqlClient. */
 export const SqlRepos = Layer.mergeAll(
-  AccountsRepo.sql,
-  ProjectsRepo.sql,
-  TokensRepo.sql,
-  ExpensesRepo.sql,
+  ...standalone("sql"),
   IntegrationsRepo.sql.pipe(Layer.provideMerge(SyncQueue.sql)),
-  MetricsRepo.sql,
-  TrafficRepo.sql,
-  SearchRepo.sql,
-  FxRepo.sql,
-  SnapshotsRepo.sql, SignalsRepo.sql, JobsRepo.sql,
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   AnswersRepo.sql,
-  IdempotencyRepo.sql,
-  Readiness.sql,
-  AuthRepo.sql,
-  WebsitesRepo.sql,
-  OAuthFlowsRepo.sql
+  WebsitesRepo.sql
 )
 
 /** Tests only: the same repositories over maps. */
 export const MemoryRepos = Layer.mergeAll(
-  AccountsRepo.memory,
-  ProjectsRepo.memory,
-  TokensRepo.memory,
-  ExpensesRepo.memory,
+  ...standalone("memory"),
   IntegrationsRepo.memory.pipe(Layer.provideMerge(SyncQueue.memory)),
-  MetricsRepo.memory,
-  TrafficRepo.memory,
-  SearchRepo.memory,
-  FxRepo.memory,
-  SnapshotsRepo.memory, SignalsRepo.memory, JobsRepo.memory,
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
-  // Composed from the repositories above (the same memoised instances), as the SQL one joins their tables.
+  // Composed from the repositories above (the same memoised instances), as the SQL ones join their tables.
   AnswersRepo.memory,
   AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])),
-  IdempotencyRepo.memory,
-  Readiness.memory,
-  AuthRepo.memory,
-  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory)),
-  OAuthFlowsRepo.memory
+  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory))
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

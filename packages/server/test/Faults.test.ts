@@ -17,7 +17,7 @@ import { TestClock } from "effect/testing"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { runPostgresOutage } from "../../../scripts/faults/postgres-outage.ts"
+import { runPostgresOutage } from "@sitehealth/faults/postgres-outage"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { isTransientDatabaseFailure } from "../src/http/RequestErrors.ts"
 import { CredentialsCipher, makeCipher } from "../src/integrations/Crypto.ts"
@@ -30,7 +30,7 @@ import type { SyncRunRecord } from "../src/store/Records.ts"
 import { TrafficRepo } from "../src/traffic/TrafficRepo.ts"
 import { type FakePlausible, startFakePlausible } from "./fakes/FakePlausible.ts"
 import { BERLIN, PLAUSIBLE_DATA, PLAUSIBLE_KEY, PLAUSIBLE_SITE, PLAUSIBLE_STORED_SPAN } from "./fixtures/plausibleFixtures.ts"
-import { START } from "./support/Harness.ts"
+import { START } from "./support/TestApp.ts"
 import { type Instance, usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { followRealTimeFrom } from "./support/TestTime.ts"
 import { TEST_KEY } from "./support/SyncFakes.ts"
@@ -163,13 +163,18 @@ const lastGood = (run: Instance, projectId: string) =>
 const integrationOf = (run: Instance, projectId: string) =>
   run.provide(Effect.map(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.all(projectId)), (all) => all.find((i) => i.provider === "plausible")!))
 
+/** On a clock following real time from START: a runner, a project synced once, and its last good data and cursor. */
+const syncedWithLastGood = Effect.gen(function*() {
+  yield* followRealTimeFrom(START)
+  const run = yield* runner
+  const projectId = yield* syncedProject(run)
+  return { run, projectId, before: yield* lastGood(run, projectId) }
+})
+
 describe("a provider that hangs, stalls or drops the connection", () => {
   it.effect("each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay", () =>
     Effect.gen(function*() {
-      yield* followRealTimeFrom(START)
-      const run = yield* runner
-      const projectId = yield* syncedProject(run)
-      const before = yield* lastGood(run, projectId)
+      const { before, projectId, run } = yield* syncedWithLastGood
       expect(before.data.days.length).toBeGreaterThan(0)
       // New data upstream: anything written by a failing run would show.
       fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
@@ -214,10 +219,7 @@ describe("a provider that hangs, stalls or drops the connection", () => {
 describe("a provider that answers garbage mid-run", () => {
   it.effect("fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay", () =>
     Effect.gen(function*() {
-      yield* followRealTimeFrom(START)
-      const run = yield* runner
-      const projectId = yield* syncedProject(run)
-      const before = yield* lastGood(run, projectId)
+      const { before, projectId, run } = yield* syncedWithLastGood
       fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
       const { sync } = yield* request(run, projectId, "full")
       // The first pages come back fine, the third is an HTML page with status 200.

@@ -5,7 +5,8 @@
  * (cached token, expiry mid-run, revoked refresh token), 429, 5xx, malformed bodies and idempotence.
  */
 import { Effect, Result } from "effect"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { TestClock } from "effect/testing"
+import { describe, expect, it, layer } from "@effect/vitest"
 import type { SyncContext } from "../src/integrations/Connector.ts"
 import { makeTokenSource } from "../src/integrations/gsc/GoogleToken.ts"
 import { type GscOptions, makeGscConnector } from "../src/integrations/gsc/GscConnector.ts"
@@ -14,22 +15,15 @@ import { makeProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { SearchRepo } from "../src/search/SearchRepo.ts"
 import { type FakeGsc, startFakeGsc } from "./fakes/FakeGsc.ts"
 import { GSC_CREDENTIALS, GSC_EXPECTED_7D, GSC_ROWS, GSC_TOTALS } from "./fixtures/gscFixtures.ts"
-import { type Harness, makeHarness, START } from "./support/Harness.ts"
+import { h, START, TestApp } from "./support/TestApp.ts"
 
 const http = makeProviderHttp({ timeoutMs: 5_000, maxAttempts: 4, backoffBaseMs: 5, maxWaitMs: 5_000 })
 
-let h: Harness
+/** The test's fake Google, stopped when the test ends. */
 let fake: FakeGsc
-beforeAll(async () => {
-  h = await makeHarness()
-})
-afterAll(() => h.close())
-afterEach(async () => {
-  await fake?.close()
-})
 
-const setup = async (fakeOptions: { tokenUses?: number } = {}) => {
-  fake = await startFakeGsc({
+const setup = (fakeOptions: { tokenUses?: number } = {}) => Effect.gen(function*() {
+  fake = yield* Effect.acquireRelease(Effect.promise(() => startFakeGsc({
     clientId: GSC_CREDENTIALS.client_id,
     clientSecret: GSC_CREDENTIALS.client_secret,
     refreshToken: GSC_CREDENTIALS.refresh_token,
@@ -37,8 +31,8 @@ const setup = async (fakeOptions: { tokenUses?: number } = {}) => {
     rows: GSC_ROWS(),
     totals: GSC_TOTALS(),
     ...fakeOptions
-  })
-  const { projects, secret } = await h.newAccount()
+  })), (f) => Effect.promise(() => f.close()))
+  const { projects, secret } = yield* h.newAccount()
   const tokens = makeTokenSource({ GOOGLE_TOKEN_URL: fake.tokenUrl })
   const connector = (over: GscOptions = {}) => makeGscConnector({ historyMonths: 1, rowLimit: 2, tokens, ...over })
   const ctx = (over: Partial<SyncContext> = {}): SyncContext => ({
@@ -54,7 +48,7 @@ const setup = async (fakeOptions: { tokenUses?: number } = {}) => {
     ...over
   })
   return { id: projects[0].id, secret, ctx, connector, tokens }
-}
+})
 
 const run = <A>(effect: Effect.Effect<A, any, any>) => h.run(Effect.result(effect))
 const failure = (r: Result.Result<any, any>) => (r as Result.Failure<any, any>).failure
@@ -66,149 +60,155 @@ const stored = (projectId: string) =>
       totals: s.loadTotals(projectId, "2026-01-01", "2026-12-31"),
       queries: s.loadQueryDays(projectId, "2026-01-01", "2026-12-31"),
       pages: s.loadPageDays(projectId, "2026-01-01", "2026-12-31")
-    }))).then((d) => ({
+    }))).pipe(Effect.map((d) => ({
       totals: d.totals,
       // Sorted: the stores return rows in their own order.
       queries: [...d.queries].sort((a, b) => (`${a.day}|${a.query}` < `${b.day}|${b.query}` ? -1 : 1)),
       pages: [...d.pages].sort((a, b) => (`${a.day}|${a.page}` < `${b.day}|${b.page}` ? -1 : 1))
+    })))
+
+layer(TestApp.layer())("Search Console connector", (it) => {
+  it.effect("stores the hand-worked property and the SEO report shows its figures exactly", () =>
+    Effect.gen(function*() {
+      const { id, secret, ctx, connector, tokens } = yield* setup()
+      const outcome = yield* run(connector().sync(ctx()))
+      expect(Result.isSuccess(outcome)).toBe(true)
+      // Totals: 6 days; (date, query): 8 rows; (date, page): 7 (11-17 pricing groups two queries).
+      expect(success(outcome).counts).toMatchObject({ days: 6, queries: 8, pages: 7 })
+      expect(success(outcome).state).toEqual({ dataThrough: "2026-11-17" })
+      expect(tokens.exchanges()).toBe(1) // one access token for the whole run
+
+      const s = yield* stored(id)
+      expect(s.totals.find((t) => t.day === "2026-11-17")).toEqual({ day: "2026-11-17", clicks: 4, impressions: 65, positionWeighted: 455 })
+      expect(s.pages.find((p) => p.day === "2026-11-17")).toEqual({ day: "2026-11-17", page: "https://shop.example/pricing", clicks: 3, impressions: 60, positionWeighted: 440 })
+
+      const seo = (yield* h.api.reports.getSeo({ params: { id }, query: { period: "7d" } }, { token: secret })).json.data
+      expect(seo.window).toEqual(GSC_EXPECTED_7D.window)
+      expect(seo.dataThrough).toBe(GSC_EXPECTED_7D.dataThrough)
+      expect(seo.lagDays).toBe(GSC_EXPECTED_7D.lagDays)
+      expect(seo.totals).toEqual(GSC_EXPECTED_7D.totals)
+      const { series: previousSeries, ...previous } = seo.previous
+      expect(previous).toEqual({ window: GSC_EXPECTED_7D.previousWindow, totals: GSC_EXPECTED_7D.previousTotals })
+      // A point per day of each window, adding up to its totals.
+      expect(seo.series).toHaveLength(7)
+      expect(previousSeries).toHaveLength(7)
+      expect(seo.series.reduce((sum, p) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.totals.clicks)
+      expect(previousSeries.reduce((sum, p) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.previousTotals.clicks)
+      expect(seo.series.find((p) => p.day === "2026-11-17")).toMatchObject({ clicks: 4, impressions: 65 })
+      expect(seo.change).toEqual(GSC_EXPECTED_7D.change)
+      expect(seo.topQueries).toEqual(GSC_EXPECTED_7D.topQueries)
+      expect(seo.topPages).toEqual(GSC_EXPECTED_7D.topPages)
     }))
 
-describe("Search Console connector", () => {
-  it("stores the hand-worked property and the SEO report shows its figures exactly", async () => {
-    const { id, secret, ctx, connector, tokens } = await setup()
-    const outcome = await run(connector().sync(ctx()))
-    expect(Result.isSuccess(outcome)).toBe(true)
-    // Totals: 6 days; (date, query): 8 rows; (date, page): 7 (11-17 pricing groups two queries).
-    expect(success(outcome).counts).toMatchObject({ days: 6, queries: 8, pages: 7 })
-    expect(success(outcome).state).toEqual({ dataThrough: "2026-11-17" })
-    expect(tokens.exchanges()).toBe(1) // one access token for the whole run
+  it.effect("asks up to today − 2 and pages with startRow until a short page", () =>
+    Effect.gen(function*() {
+      const { ctx, connector } = yield* setup()
+      yield* run(connector().sync(ctx()))
+      const queries = fake.apiRequests.filter((r) => r.path.endsWith("/searchAnalytics/query"))
+      expect(queries.every((r) => r.path === "/webmasters/v3/sites/https%3A%2F%2Fshop.example%2F/searchAnalytics/query")).toBe(true)
+      expect(queries.every((r) => r.body.startDate === "2026-10-20" && r.body.endDate === "2026-11-18" && r.body.rowLimit === 2)).toBe(true)
+      const starts = (dims: string) => queries.filter((r) => r.body.dimensions.join() === dims).map((r) => r.body.startRow)
+      expect(starts("date")).toEqual([0, 2, 4, 6]) // 6 rows: 2, 2, 2, 0
+      expect(starts("date,query")).toEqual([0, 2, 4, 6, 8]) // 8 rows
+      expect(starts("date,page")).toEqual([0, 2, 4, 6]) // 7 rows: 2, 2, 2, 1
+      expect(fake.tokenRequests).toEqual([{ grant_type: "refresh_token", ...pick(GSC_CREDENTIALS, ["client_id", "client_secret", "refresh_token"]) }])
+    }))
 
-    const s = await stored(id)
-    expect(s.totals.find((t) => t.day === "2026-11-17")).toEqual({ day: "2026-11-17", clicks: 4, impressions: 65, positionWeighted: 455 })
-    expect(s.pages.find((p) => p.day === "2026-11-17")).toEqual({ day: "2026-11-17", page: "https://shop.example/pricing", clicks: 3, impressions: 60, positionWeighted: 440 })
+  it.effect("refreshes the access token when it expires mid-run, and stores the same data", () =>
+    Effect.gen(function*() {
+      const { id: first, ctx: ctx1, connector: c1 } = yield* setup()
+      yield* run(c1().sync(ctx1()))
+      const reference = yield* stored(first)
 
-    const seo = (await h.call("GET", `/api/v1/projects/${id}/seo?period=7d`, { token: secret })).json.data
-    expect(seo.window).toEqual(GSC_EXPECTED_7D.window)
-    expect(seo.dataThrough).toBe(GSC_EXPECTED_7D.dataThrough)
-    expect(seo.lagDays).toBe(GSC_EXPECTED_7D.lagDays)
-    expect(seo.totals).toEqual(GSC_EXPECTED_7D.totals)
-    const { series: previousSeries, ...previous } = seo.previous
-    expect(previous).toEqual({ window: GSC_EXPECTED_7D.previousWindow, totals: GSC_EXPECTED_7D.previousTotals })
-    // A point per day of each window, adding up to its totals.
-    expect(seo.series).toHaveLength(7)
-    expect(previousSeries).toHaveLength(7)
-    expect(seo.series.reduce((sum: number, p: any) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.totals.clicks)
-    expect(previousSeries.reduce((sum: number, p: any) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.previousTotals.clicks)
-    expect(seo.series.find((p: any) => p.day === "2026-11-17")).toMatchObject({ clicks: 4, impressions: 65 })
-    expect(seo.change).toEqual(GSC_EXPECTED_7D.change)
-    expect(seo.topQueries).toEqual(GSC_EXPECTED_7D.topQueries)
-    expect(seo.topPages).toEqual(GSC_EXPECTED_7D.topPages)
-  })
+      // Each access token dies after 5 API calls: 13 calls → 401 on the 6th and 11th, each refreshed once.
+      const { id, ctx, connector, tokens } = yield* setup({ tokenUses: 5 })
+      const outcome = yield* run(connector().sync(ctx()))
+      expect(Result.isSuccess(outcome)).toBe(true)
+      expect(tokens.exchanges()).toBe(3)
+      expect(fake.apiRequests).toHaveLength(15)
+      expect(new Set(fake.apiRequests.map((r) => r.authorization)).size).toBe(3)
+      expect(yield* stored(id)).toEqual(reference)
+    }))
 
-  it("asks up to today − 2 and pages with startRow until a short page", async () => {
-    const { ctx, connector } = await setup()
-    await run(connector().sync(ctx()))
-    const queries = fake.apiRequests.filter((r) => r.path.endsWith("/searchAnalytics/query"))
-    expect(queries.every((r) => r.path === "/webmasters/v3/sites/https%3A%2F%2Fshop.example%2F/searchAnalytics/query")).toBe(true)
-    expect(queries.every((r) => r.body.startDate === "2026-10-20" && r.body.endDate === "2026-11-18" && r.body.rowLimit === 2)).toBe(true)
-    const starts = (dims: string) => queries.filter((r) => r.body.dimensions.join() === dims).map((r) => r.body.startRow)
-    expect(starts("date")).toEqual([0, 2, 4, 6]) // 6 rows: 2, 2, 2, 0
-    expect(starts("date,query")).toEqual([0, 2, 4, 6, 8]) // 8 rows
-    expect(starts("date,page")).toEqual([0, 2, 4, 6]) // 7 rows: 2, 2, 2, 1
-    expect(fake.tokenRequests).toEqual([{ grant_type: "refresh_token", ...pick(GSC_CREDENTIALS, ["client_id", "client_secret", "refresh_token"]) }])
-  })
+  it.effect("keeps the access token until expires_in (minus a minute) runs out, then exchanges again", () =>
+    Effect.gen(function*() {
+      const { ctx, connector, tokens } = yield* setup()
+      const c = connector()
+      yield* run(c.validate(ctx()))
+      // The file's clock is shared by its tests: back to START however this one ends.
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(3599_000 - 61_000) // the fake's tokens live 3599 s: still valid with the minute's margin
+        yield* run(c.validate(ctx()))
+        expect(tokens.exchanges()).toBe(1)
+        yield* TestClock.adjust(2_000)
+        yield* run(c.validate(ctx()))
+        expect(tokens.exchanges()).toBe(2)
+        expect(fake.apiRequests[2].authorization).not.toBe(fake.apiRequests[0].authorization)
+      }).pipe(Effect.ensuring(TestClock.setTime(START)))
+    }))
 
-  it("refreshes the access token when it expires mid-run, and stores the same data", async () => {
-    const { id: first, ctx: ctx1, connector: c1 } = await setup()
-    await run(c1().sync(ctx1()))
-    const reference = await stored(first)
-    await fake.close()
+  it.effect("says the refresh token was revoked (invalid_grant), in validate and sync, and stores nothing", () =>
+    Effect.gen(function*() {
+      const { id, ctx, connector } = yield* setup()
+      const c = connector()
+      expect(Result.isSuccess(yield* run(c.validate(ctx())))).toBe(true)
+      expect(fake.apiRequests[0]).toMatchObject({ method: "GET", path: "/webmasters/v3/sites/https%3A%2F%2Fshop.example%2F" })
+      fake.revoke()
+      const fresh = () => makeGscConnector({ historyMonths: 1, tokens: makeTokenSource({ GOOGLE_TOKEN_URL: fake.tokenUrl }) })
+      for (const r of [yield* run(fresh().validate(ctx())), yield* run(fresh().sync(ctx()))]) {
+        expect(failure(r).kind).toBe("unauthorized")
+        expect(failure(r).message).toContain("the refresh token was revoked; reconnect")
+        for (const secret of [GSC_CREDENTIALS.refresh_token, GSC_CREDENTIALS.client_secret]) expect(failure(r).message).not.toContain(secret)
+      }
+      expect((yield* stored(id)).totals).toEqual([])
+    }))
 
-    // Each access token dies after 5 API calls: 13 calls → 401 on the 6th and 11th, each refreshed once.
-    const { id, ctx, connector, tokens } = await setup({ tokenUses: 5 })
-    const outcome = await run(connector().sync(ctx()))
-    expect(Result.isSuccess(outcome)).toBe(true)
-    expect(tokens.exchanges()).toBe(3)
-    expect(fake.apiRequests).toHaveLength(15)
-    expect(new Set(fake.apiRequests.map((r) => r.authorization)).size).toBe(3)
-    expect(await stored(id)).toEqual(reference)
-  })
+  it.effect("names a property the account cannot read", () =>
+    Effect.gen(function*() {
+      const { ctx, connector } = yield* setup()
+      const r = yield* run(connector().validate(ctx({ credentials: { ...GSC_CREDENTIALS, site_url: "sc-domain:other.example" } })))
+      expect(failure(r).kind).toBe("forbidden")
+      expect(failure(r).message).toContain("site_url")
+    }))
 
-  it("keeps the access token until expires_in (minus a minute) runs out, then exchanges again", async () => {
-    const { ctx, connector, tokens } = await setup()
-    const c = connector()
-    await run(c.validate(ctx()))
-    h.time.advance(3599_000 - 61_000) // the fake's tokens live 3599 s: still valid with the minute's margin
-    await run(c.validate(ctx()))
-    expect(tokens.exchanges()).toBe(1)
-    h.time.advance(2_000)
-    try {
-      await run(c.validate(ctx()))
-      expect(tokens.exchanges()).toBe(2)
-      expect(fake.apiRequests[2].authorization).not.toBe(fake.apiRequests[0].authorization)
-    } finally {
-      h.time.set(START)
-    }
-  })
+  it.effect("waits for Retry-After on 429, backs off on 5xx, and fails a malformed body without writing", () =>
+    Effect.gen(function*() {
+      const { id, ctx, connector } = yield* setup()
+      fake.apiScript.push({ status: 429, headers: { "retry-after": "1" }, body: JSON.stringify({ error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" } }) })
+      fake.apiScript.push(null, { status: 500, body: "{}" }, { status: 503, body: "" })
+      expect(Result.isSuccess(yield* run(connector().sync(ctx())))).toBe(true)
+      expect(fake.apiRequests[1].at - fake.apiRequests[0].at).toBeGreaterThanOrEqual(950)
+      const before = yield* stored(id)
 
-  it("says the refresh token was revoked (invalid_grant), in validate and sync, and stores nothing", async () => {
-    const { id, ctx, connector } = await setup()
-    const c = connector()
-    expect(Result.isSuccess(await run(c.validate(ctx())))).toBe(true)
-    expect(fake.apiRequests[0]).toMatchObject({ method: "GET", path: "/webmasters/v3/sites/https%3A%2F%2Fshop.example%2F" })
-    fake.revoke()
-    const fresh = () => makeGscConnector({ historyMonths: 1, tokens: makeTokenSource({ GOOGLE_TOKEN_URL: fake.tokenUrl }) })
-    for (const r of [await run(fresh().validate(ctx())), await run(fresh().sync(ctx()))]) {
-      expect(failure(r).kind).toBe("unauthorized")
-      expect(failure(r).message).toContain("the refresh token was revoked; reconnect")
-      for (const secret of [GSC_CREDENTIALS.refresh_token, GSC_CREDENTIALS.client_secret]) expect(failure(r).message).not.toContain(secret)
-    }
-    expect((await stored(id)).totals).toEqual([])
-  })
+      fake.options.totals = { ...GSC_TOTALS(), "2026-11-17": { clicks: 99, impressions: 999, position: 1 } }
+      fake.apiScript.push(null, null, null, null, { status: 200, body: "<html>oops</html>" })
+      const broken = yield* run(connector().sync(ctx()))
+      expect(failure(broken).kind).toBe("malformed")
+      fake.apiScript.push({ status: 200, body: JSON.stringify({ rows: [{ keys: ["2026-11-17", "extra"], clicks: 1, impressions: 1, position: 1 }] }) })
+      const wrongShape = yield* run(connector().sync(ctx()))
+      expect(failure(wrongShape).kind).toBe("malformed")
+      expect(yield* stored(id)).toEqual(before)
+    }))
 
-  it("names a property the account cannot read", async () => {
-    const { ctx, connector } = await setup()
-    const r = await run(connector().validate(ctx({ credentials: { ...GSC_CREDENTIALS, site_url: "sc-domain:other.example" } })))
-    expect(failure(r).kind).toBe("forbidden")
-    expect(failure(r).message).toContain("site_url")
-  })
+  it.effect("is idempotent; an incremental run starts 3 days before the last stored day and follows the data", () =>
+    Effect.gen(function*() {
+      const { id, ctx, connector } = yield* setup()
+      const first = success(yield* run(connector().sync(ctx())))
+      const once = yield* stored(id)
+      yield* run(connector().sync(ctx()))
+      expect(yield* stored(id)).toEqual(once)
 
-  it("waits for Retry-After on 429, backs off on 5xx, and fails a malformed body without writing", async () => {
-    const { id, ctx, connector } = await setup()
-    fake.apiScript.push({ status: 429, headers: { "retry-after": "1" }, body: JSON.stringify({ error: { code: 429, message: "Quota exceeded", status: "RESOURCE_EXHAUSTED" } }) })
-    fake.apiScript.push(null, { status: 500, body: "{}" }, { status: 503, body: "" })
-    expect(Result.isSuccess(await run(connector().sync(ctx())))).toBe(true)
-    expect(fake.apiRequests[1].at - fake.apiRequests[0].at).toBeGreaterThanOrEqual(950)
-    const before = await stored(id)
-
-    fake.options.totals = { ...GSC_TOTALS(), "2026-11-17": { clicks: 99, impressions: 999, position: 1 } }
-    fake.apiScript.push(null, null, null, null, { status: 200, body: "<html>oops</html>" })
-    const broken = await run(connector().sync(ctx()))
-    expect(failure(broken).kind).toBe("malformed")
-    fake.apiScript.push({ status: 200, body: JSON.stringify({ rows: [{ keys: ["2026-11-17", "extra"], clicks: 1, impressions: 1, position: 1 }] }) })
-    const wrongShape = await run(connector().sync(ctx()))
-    expect(failure(wrongShape).kind).toBe("malformed")
-    expect(await stored(id)).toEqual(before)
-  })
-
-  it("is idempotent; an incremental run starts 3 days before the last stored day and follows the data", async () => {
-    const { id, ctx, connector } = await setup()
-    const first = success(await run(connector().sync(ctx())))
-    const once = await stored(id)
-    await run(connector().sync(ctx()))
-    expect(await stored(id)).toEqual(once)
-
-    // Two days later Search Console has finished 11-18 and 11-19 and revised 11-15.
-    fake.options.totals = { ...GSC_TOTALS(), "2026-11-15": { clicks: 8, impressions: 70, position: 3 }, "2026-11-18": { clicks: 1, impressions: 5, position: 2 }, "2026-11-19": { clicks: 2, impressions: 8, position: 4 } }
-    const n = fake.apiRequests.length
-    const next = success(await run(connector().sync(ctx({ mode: "incremental", state: first.state, now: new Date(START + 2 * 86_400_000) }))))
-    const asked = fake.apiRequests.slice(n).filter((r) => r.body !== null).map((r) => [r.body.startDate, r.body.endDate])
-    expect(new Set(asked.map((a) => a.join()))).toEqual(new Set(["2026-11-14,2026-11-20"]))
-    expect(next.state).toEqual({ dataThrough: "2026-11-19" })
-    const after = await stored(id)
-    expect(after.totals.find((t) => t.day === "2026-11-15")).toEqual({ day: "2026-11-15", clicks: 8, impressions: 70, positionWeighted: 210 })
-    expect(after.totals.find((t) => t.day === "2026-11-12")).toEqual(once.totals.find((t) => t.day === "2026-11-12"))
-  })
+      // Two days later Search Console has finished 11-18 and 11-19 and revised 11-15.
+      fake.options.totals = { ...GSC_TOTALS(), "2026-11-15": { clicks: 8, impressions: 70, position: 3 }, "2026-11-18": { clicks: 1, impressions: 5, position: 2 }, "2026-11-19": { clicks: 2, impressions: 8, position: 4 } }
+      const n = fake.apiRequests.length
+      const next = success(yield* run(connector().sync(ctx({ mode: "incremental", state: first.state, now: new Date(START + 2 * 86_400_000) }))))
+      const asked = fake.apiRequests.slice(n).filter((r) => r.body !== null).map((r) => [r.body.startDate, r.body.endDate])
+      expect(new Set(asked.map((a) => a.join()))).toEqual(new Set(["2026-11-14,2026-11-20"]))
+      expect(next.state).toEqual({ dataThrough: "2026-11-19" })
+      const after = yield* stored(id)
+      expect(after.totals.find((t) => t.day === "2026-11-15")).toEqual({ day: "2026-11-15", clicks: 8, impressions: 70, positionWeighted: 210 })
+      expect(after.totals.find((t) => t.day === "2026-11-12")).toEqual(once.totals.find((t) => t.day === "2026-11-12"))
+    }))
 })
 
 describe("per-day top rows", () => {

@@ -12,34 +12,36 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import openapiTS, { astToString } from "openapi-typescript"
 import { OPENAPI_PATH } from "../src/App.ts"
 import { MemoryRepos } from "../src/Layers.ts"
-import { type Harness, makeHarness } from "./support/Harness.ts"
+import { makeTestApp, START, type TestAppShape } from "./support/TestApp.ts"
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
 const REDOCLY_CLI = join(dirname(createRequire(import.meta.url).resolve("@redocly/cli/package.json")), "bin/cli.js")
 
 /** The in-process app, the document as GET /api/v1/openapi.json serves it, and a temp file holding it for the CLI. */
 class Served extends Context.Service<Served, {
-  readonly h: Harness
+  readonly h: TestAppShape
   readonly doc: Record<string, any>
   readonly file: string
 }>()("Served") {
   static layer = Layer.effect(
     Served,
-    Effect.acquireRelease(
-      Effect.promise(async () => {
-        const h = await makeHarness({}, { repos: MemoryRepos })
-        const r = await h.call("GET", OPENAPI_PATH, { token: null })
-        expect(r.status, r.text.slice(0, 300)).toBe(200)
-        const dir = await mkdtemp(join(tmpdir(), "sitehealth-openapi-"))
-        const file = join(dir, "openapi.json")
-        await writeFile(file, r.text)
-        return { h, doc: r.json as Record<string, any>, file, dir }
-      }),
-      ({ dir, h }) => Effect.promise(() => Promise.all([h.close(), rm(dir, { recursive: true, force: true })]))
-    )
+    Effect.gen(function*() {
+      yield* TestClock.setTime(START)
+      const h = yield* makeTestApp({}, { repos: MemoryRepos })
+      const r = yield* h.raw("GET", OPENAPI_PATH, { token: null })
+      expect(r.status, r.text.slice(0, 300)).toBe(200)
+      const dir = yield* Effect.acquireRelease(
+        Effect.promise(() => mkdtemp(join(tmpdir(), "sitehealth-openapi-"))),
+        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+      )
+      const file = join(dir, "openapi.json")
+      yield* Effect.promise(() => writeFile(file, r.text))
+      return { h, doc: r.json as Record<string, any>, file }
+    })
   )
 }
 
@@ -118,8 +120,8 @@ layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
   it.effect("limit still decodes from decimal digits only, 1 to 100", () =>
     Effect.gen(function*() {
       const { h } = yield* Served
-      const { secret } = yield* Effect.promise(() => h.newAccount({ projects: 3 }))
-      const list = (query: string) => Effect.promise(() => h.call("GET", `/api/v1/projects?${query}`, { token: secret }))
+      const { secret } = yield* h.newAccount({ projects: 3 })
+      const list = (query: string) => h.raw("GET", `/api/v1/projects?${query}`, { token: secret })
       for (const bad of ["limit=abc", "limit=0", "limit=101", "limit=1e1", "limit=0x10", "limit=%205", "limit=-1", "limit=2.0", "limit=", "limit=1&limit=2"]) {
         const r = yield* list(bad)
         expect(r.status, `${bad}: ${r.text}`).toBe(400)

@@ -72,7 +72,7 @@ describe("deny by default", () => {
   it("an endpoint without an Operation annotation answers 403 operation_not_allowed and its handler never runs", async () => {
     let reached = 0
     const scope = Effect.runSync(Scope.make())
-    // The repositories are built once and shared by the app and the minting below (as test/support/Harness.ts does).
+    // The repositories are built once and shared by the app and the minting below (as test/support/TestApp.ts does).
     const context = await Effect.runPromise(
       Layer.buildWithScope(Layer.mergeAll(MemoryRepos, RateLimiter.memory(60)), scope) as Effect.Effect<Context.Context<any>>
     )

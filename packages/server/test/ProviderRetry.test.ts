@@ -27,6 +27,14 @@ const scripted = (steps: Array<Step>, options: Partial<ProviderHttpOptions>) => 
   return { sent, get: http.request({ method: "GET", url: "https://api.example/v1/things?key=SECRET" }) }
 }
 
+/** Runs `effect` while the test clock moves `by` at once, and answers its result. */
+const whileClockMoves = <A, E>(effect: Effect.Effect<A, E>, by: Duration.Input) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.forkChild(effect)
+    yield* TestClock.adjust(by)
+    return yield* Fiber.join(fiber)
+  })
+
 const OPTIONS = { timeoutMs: 1_000, maxAttempts: 3, backoffBaseMs: 100, maxWaitMs: 5_000 }
 
 describe("ProviderHttp retries", () => {
@@ -45,18 +53,14 @@ describe("ProviderHttp retries", () => {
   it.effect("503 with Retry-After as an HTTP date: waits until that date", () =>
     Effect.gen(function*() {
       const { sent, get } = scripted([{ status: 503, headers: { "retry-after": new Date(4_000).toUTCString() } }], OPTIONS)
-      const fiber = yield* Effect.forkChild(get)
-      yield* TestClock.adjust("10 seconds")
-      yield* Fiber.join(fiber)
+      yield* whileClockMoves(get, "10 seconds")
       expect(sent).toEqual([0, 4_000])
     }))
 
   it.effect("a Retry-After longer than maxWaitMs is cut to it", () =>
     Effect.gen(function*() {
       const { sent, get } = scripted([{ status: 429, headers: { "retry-after": "3600" } }], OPTIONS)
-      const fiber = yield* Effect.forkChild(get)
-      yield* TestClock.adjust("1 hour")
-      yield* Fiber.join(fiber)
+      yield* whileClockMoves(get, "1 hour")
       expect(sent).toEqual([0, 5_000])
     }))
 
@@ -64,9 +68,7 @@ describe("ProviderHttp retries", () => {
     Effect.gen(function*() {
       const steps: Array<Step> = [0, 1, 2, 3].map(() => ({ status: 502, body: JSON.stringify({ error: { message: "upstream down" } }) }))
       const { sent, get } = scripted(steps, OPTIONS)
-      const fiber = yield* Effect.forkChild(Effect.result(get))
-      yield* TestClock.adjust("1 minute")
-      const result = yield* Fiber.join(fiber)
+      const result = yield* whileClockMoves(Effect.result(get), "1 minute")
       expect(sent).toHaveLength(3)
       expect(sent[1] - sent[0]).toBeLessThanOrEqual(100)
       expect(sent[2] - sent[1]).toBeLessThanOrEqual(200)
@@ -76,9 +78,7 @@ describe("ProviderHttp retries", () => {
   it.effect("no answer within timeoutMs: every attempt times out, then `timeout`", () =>
     Effect.gen(function*() {
       const { sent, get } = scripted(["hang", "hang", "hang"], OPTIONS)
-      const fiber = yield* Effect.forkChild(Effect.result(get))
-      yield* TestClock.adjust("1 minute")
-      const result = yield* Fiber.join(fiber)
+      const result = yield* whileClockMoves(Effect.result(get), "1 minute")
       expect(sent).toHaveLength(3)
       expect(Result.isFailure(result) && result.failure.kind).toBe("timeout")
     }))

@@ -49,6 +49,15 @@ const syncError = (projectId: string): Effect.Effect<ProviderError, never, Payme
 
 const revenueRows = (projectId: string) => Effect.flatMap(MetricsRepo, (m) => m.loadProject(projectId, null)).pipe(Effect.map((p) => p!.series.revenue))
 
+/** A fake Stripe serving the golden account `maxPageSize` objects a page, a new project synced from it once, and its revenue rows. */
+const syncedOnce = (maxPageSize: number) =>
+  Effect.gen(function*() {
+    fake = yield* Effect.promise(() => startFakeStripe(goldenStripe(), { maxPageSize }))
+    const projectId = yield* newProject()
+    yield* sync(projectId)
+    return { projectId, before: yield* revenueRows(projectId) }
+  })
+
 afterEach(async () => {
   writes = []
   await fake?.stop()
@@ -131,10 +140,7 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
 
     it.effect("running the sync twice writes the same data and leaves the figures unchanged", () =>
       Effect.gen(function*() {
-        fake = yield* Effect.promise(() => startFakeStripe(goldenStripe(), { maxPageSize: 3 }))
-        const projectId = yield* newProject()
-        yield* sync(projectId)
-        const before = yield* revenueRows(projectId)
+        const { before, projectId } = yield* syncedOnce(3)
         yield* sync(projectId)
         expect(writes).toHaveLength(2)
         expect(writes[1]).toEqual(writes[0])
@@ -200,10 +206,7 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
   describe("failures leave the data as it was", () => {
     it.effect("a body that is not JSON fails the run as malformed and writes nothing", () =>
       Effect.gen(function*() {
-        fake = yield* Effect.promise(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
-        const projectId = yield* newProject()
-        yield* sync(projectId)
-        const before = yield* revenueRows(projectId)
+        const { before, projectId } = yield* syncedOnce(2)
         fake.data = { ...fake.data, subscriptions: fromArray([]) } // would drop every version if it were written
         fake.faults.push({ path: "/v1/invoices", status: 200, body: "{\"object\": \"list\", \"data\": [" })
         const error = yield* syncError(projectId)

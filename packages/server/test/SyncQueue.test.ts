@@ -14,7 +14,7 @@ import { CredentialsCipher, makeCipher } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../src/integrations/SyncQueue.ts"
 import { drainSyncs, LEASE_MS, runNextSync } from "../src/integrations/SyncRunner.ts"
-import { START } from "./support/Harness.ts"
+import { START } from "./support/TestApp.ts"
 import { type Instance, usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { fakeDay, makeFakeConnector, runnerLayer, SECRET, storedDays, TEST_KEY } from "./support/SyncFakes.ts"
 

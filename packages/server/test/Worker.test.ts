@@ -12,7 +12,7 @@ import { MetricsRepo } from "../src/metrics/MetricsRepo.ts"
 import { SignalsRepo } from "../src/snapshots/SignalsRepo.ts"
 import { drainOnce } from "../src/worker/RecomputeWorker.ts"
 import { recomputeLocked } from "../src/worker/Recompute.ts"
-import { START } from "./support/Harness.ts"
+import { START } from "./support/TestApp.ts"
 import { usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { plantedTraffic, traffic, YESTERDAY } from "./fixtures/signals.ts"
 

@@ -29,6 +29,21 @@ export const pageQuery = (input: { readonly limit: Option.Option<string>; readon
     "--limit/--cursor"
   )
 
+type Api = Parameters<Parameters<typeof withApi>[0]>[0]
+
+/** A list command: --limit/--cursor checked as above, one request for that page, the page printed. */
+export const pagedList = <A>(
+  name: string,
+  request: (api: Api, query: typeof PageQuerySchema.Type) => Effect.Effect<A, unknown, never>,
+  render: (style: Render.StyleOf, data: A) => string
+) =>
+  Command.make(name, pageFlags, (flags) =>
+    withApi((api, call) =>
+      Effect.gen(function*() {
+        const query = yield* pageQuery(flags)
+        yield* emit(yield* call(request(api, query)), render)
+      })))
+
 const periodFlag = Flag.Literals("period", PERIODS).pipe(
   Flag.withDescription(`Reporting period: ${PERIODS.join(", ")} (default 30d)`),
   Flag.optional
@@ -37,13 +52,7 @@ const periodFlag = Flag.Literals("period", PERIODS).pipe(
 const periodQuery = (period: Option.Option<(typeof PERIODS)[number]>) => (Option.isSome(period) ? { period: period.value } : {})
 
 export const listProjectsCommand = (name: string) =>
-  Command.make(name, pageFlags, (flags) =>
-    withApi((api, call) =>
-      Effect.gen(function*() {
-        const query = yield* pageQuery(flags)
-        const data = yield* call(api.projects.listProjects({ query }))
-        yield* emit(data, Render.projects)
-      }))).pipe(
+  pagedList(name, (api, query) => api.projects.listProjects({ query }), Render.projects).pipe(
     Command.withDescription("List projects with their health score and 30-day trend"),
     Command.withExamples([{ command: "sitehealth projects list", description: "All projects in a table" }, {
       command: "sitehealth projects list --json | jq '.projects[].id'",
@@ -94,7 +103,7 @@ export const signalsCommand = (name: string) => Command.make(
 
 const report = <A>(
   description: string,
-  request: (api: Parameters<Parameters<typeof withApi>[0]>[0], id: string, query: { period?: (typeof PERIODS)[number] }) => Effect.Effect<A, unknown, never>,
+  request: (api: Api, id: string, query: { period?: (typeof PERIODS)[number] }) => Effect.Effect<A, unknown, never>,
   render: (style: Render.StyleOf, data: A) => string,
   example: string
 ) =>

@@ -11,7 +11,7 @@ import { CreateTokenPayload } from "@sitehealth/domain/Tokens"
 import { EXIT, localFailure, usage } from "../Failure.ts"
 import * as Render from "../Render.ts"
 import { emit, Json, printJson, style, validate, withApi, writeErr, writeOut } from "../Session.ts"
-import { pageFlags, pageQuery } from "./Reads.ts"
+import { pagedList } from "./Reads.ts"
 
 const yesFlag = Flag.Boolean("yes").pipe(Flag.withAlias("y"), Flag.withDescription("Confirm without asking (sends confirm: true)"), Flag.withDefault(false))
 
@@ -126,13 +126,7 @@ export const revokeTokenCommand = (name: string) => Command.make(
 )
 
 export const listTokensCommand = (name: string) =>
-  Command.make(name, pageFlags, (page) =>
-    withApi((api, call) =>
-      Effect.gen(function*() {
-        const query = yield* pageQuery(page)
-        const data = yield* call(api.tokens.listTokens({ query }))
-        yield* emit(data, Render.tokens)
-      }))).pipe(
+  pagedList(name, (api, query) => api.tokens.listTokens({ query }), Render.tokens).pipe(
     Command.withDescription("List tokens (metadata only; a secret is never shown again)"),
     Command.withExamples([{ command: "sitehealth tokens list", description: "Every token of the account" }])
   )

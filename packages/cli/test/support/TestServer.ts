@@ -10,8 +10,10 @@ import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type * as Net from "node:net"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll } from "vitest"
 import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { readConfig, type AppConfigShape } from "@sitehealth/server/Config"
@@ -124,6 +126,38 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
 }
 
 export type TestServer = Awaited<ReturnType<typeof startServer>>
+
+/** What a test file gets from `serverForFile`. */
+export interface FileServer {
+  readonly server: TestServer
+  readonly account: Awaited<ReturnType<TestServer["newAccount"]>>
+  /** An empty XDG_CONFIG_HOME for the CLI's stored logins. */
+  readonly xdg: string
+}
+
+/**
+ * A test file's set-up: the CLI built if stale, one server (with `overrides`), an account with `projects`
+ * projects, and an empty config directory, handed to `ready` before the file's tests; the server closed and
+ * the directory removed after them.
+ */
+export const serverForFile = (
+  options: { readonly projects: number; readonly tmpPrefix: string; readonly overrides?: Partial<AppConfigShape> },
+  ready: (file: FileServer) => void
+) => {
+  let server: TestServer | undefined
+  let xdg = ""
+  beforeAll(async () => {
+    await buildIfStale()
+    server = await startServer(options.overrides)
+    const account = await server.newAccount(options.projects)
+    xdg = Fs.mkdtempSync(Path.join(Os.tmpdir(), options.tmpPrefix))
+    ready({ server, account, xdg })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    if (xdg !== "") Fs.rmSync(xdg, { recursive: true, force: true })
+  })
+}
 
 /** The contract's typed client for `baseUrl`, sending `token` as the bearer: responses decoded by the contract's schemas. */
 export const apiClient = (baseUrl: string, token: string) =>

@@ -210,6 +210,17 @@ const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 const noAccount = (accountId: string) => notFound(`No account with id ${accountId}`)
 
+/** An account as the command answers it: the view as JSON, and as text under `title`. */
+const accountOutput = (title: string, account: AccountRecord) =>
+  Effect.map(nowDate, (now): Output => {
+    const view = accountView(account, now)
+    return { json: { ...view }, text: `${title}\n${accountText(view, now)}` }
+  })
+
+/** The account a change returned, or not_found when there is no such account. */
+const changedAccount = (title: string, accountId: string, updated: AccountRecord | null) =>
+  updated === null ? Effect.fail(noAccount(accountId)) : accountOutput(title, updated)
+
 const requireAccount = (accountId: string) =>
   Effect.gen(function*() {
     const accounts = yield* AccountsRepo
@@ -230,12 +241,7 @@ export const accountsCreate = (input: { readonly name: string; readonly trialDay
   Effect.gen(function*() {
     const name = yield* parseName("--name", input.name)
     const trialDays = yield* parseTrialDays(input.trialDays)
-    return Effect.gen(function*() {
-      const account = yield* createAccount({ name, trialDays })
-      const now = yield* nowDate
-      const view = accountView(account, now)
-      return { json: { ...view }, text: `Created\n${accountText(view, now)}` }
-    })
+    return Effect.flatMap(createAccount({ name, trialDays }), (account) => accountOutput("Created", account))
   })
 
 export const accountsList: AdminCommand = Effect.succeed(Effect.gen(function*() {
@@ -258,14 +264,9 @@ export const accountsList: AdminCommand = Effect.succeed(Effect.gen(function*() 
 export const accountsTrial = (input: { readonly accountId: string; readonly endsAt: string }): AdminCommand =>
   Effect.gen(function*() {
     const endsAt = yield* parseInstant("--ends-at", input.endsAt)
-    return Effect.gen(function*() {
-      const accounts = yield* AccountsRepo
-      const updated = yield* accounts.setTrial(input.accountId, endsAt)
-      if (updated === null) return yield* Effect.fail(noAccount(input.accountId))
-      const now = yield* nowDate
-      const view = accountView(updated, now)
-      return { json: { ...view }, text: `Trial updated\n${accountText(view, now)}` }
-    })
+    return Effect.flatMap(AccountsRepo, (accounts) => accounts.setTrial(input.accountId, endsAt)).pipe(
+      Effect.flatMap((updated) => changedAccount("Trial updated", input.accountId, updated))
+    )
   })
 
 export const accountsSubscription = (input: {
@@ -278,14 +279,9 @@ export const accountsSubscription = (input: {
     if (input.status === "none" && until !== null) {
       return yield* Effect.fail(invalid("--until makes no sense with --status none; leave it out"))
     }
-    return Effect.gen(function*() {
-      const accounts = yield* AccountsRepo
-      const updated = yield* accounts.setSubscription(input.accountId, input.status, until)
-      if (updated === null) return yield* Effect.fail(noAccount(input.accountId))
-      const now = yield* nowDate
-      const view = accountView(updated, now)
-      return { json: { ...view }, text: `Subscription updated\n${accountText(view, now)}` }
-    })
+    return Effect.flatMap(AccountsRepo, (accounts) => accounts.setSubscription(input.accountId, input.status, until)).pipe(
+      Effect.flatMap((updated) => changedAccount("Subscription updated", input.accountId, updated))
+    )
   })
 
 export const projectsCreate = (input: {

@@ -2,6 +2,7 @@
 import { Effect } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { answersMigration } from "../answers/AnswersRepo.ts"
+import { ddlMigration } from "./Ddl.ts"
 import { dashboardMigration } from "../dashboard/Migration.ts"
 import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
@@ -12,10 +13,7 @@ import { snapshotsMigration } from "../snapshots/Migration.ts"
 import { trafficMigration } from "../traffic/Migration.ts"
 import { heartbeatMigration } from "../worker/HeartbeatMigration.ts"
 
-const m0001 = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // One statement per call: the extended protocol runs a single command at a time.
-  const statements = `
+const m0001 = ddlMigration(`
     CREATE TABLE accounts (
       id text PRIMARY KEY,
       name text NOT NULL,
@@ -113,9 +111,7 @@ const m0001 = Effect.gen(function*() {
       position_weighted double precision NOT NULL,
       PRIMARY KEY (project_id, day)
     );
-  `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
-  for (const statement of statements) yield* sql.unsafe(statement)
-})
+`)
 
 /** Bumped by every write to a project's reported data, so a cached copy of its series knows it is stale. */
 const m0002 = Effect.gen(function*() {

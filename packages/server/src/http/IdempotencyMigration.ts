@@ -7,13 +7,10 @@
  * `response_body` — the envelope as sent, never a token secret). `created_at` is when the key was claimed:
  * rows older than 24 h are deleted lazily by later claims, through the index on it.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const idempotencyMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // One statement per call: the extended protocol runs a single command at a time.
-  yield* sql`CREATE TABLE idempotency_keys (
+export const idempotencyMigration = ddlMigration(`
+    CREATE TABLE idempotency_keys (
       token_id text NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,
       key text NOT NULL,
       request_hash text NOT NULL,
@@ -23,6 +20,6 @@ export const idempotencyMigration = Effect.gen(function*() {
       created_at timestamptz NOT NULL,
       PRIMARY KEY (token_id, key),
       CHECK (status = 'running' OR (response_status IS NOT NULL AND response_body IS NOT NULL))
-    )`
-  yield* sql`CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)`
-})
+    );
+    CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at)
+`)

@@ -5,12 +5,9 @@
  * workers claim with FOR UPDATE SKIP LOCKED (lease_until: a run whose worker died is taken over after it).
  * The provider id `google_search_console` becomes `google-search-console`, as in the API paths.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const integrationsMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const statements = `
+export const integrationsMigration = ddlMigration(`
     ALTER TABLE integrations RENAME COLUMN last_synced_at TO last_success_at;
     ALTER TABLE integrations ADD COLUMN credentials bytea;
     ALTER TABLE integrations ADD COLUMN base_url text;
@@ -27,6 +24,4 @@ export const integrationsMigration = Effect.gen(function*() {
     UPDATE sync_runs SET provider = 'google-search-console' WHERE provider = 'google_search_console';
     CREATE INDEX sync_runs_claim ON sync_runs (requested_at, id) WHERE status IN ('queued','running');
     CREATE INDEX sync_runs_latest ON sync_runs (project_id, provider, requested_at DESC)
-  `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
-  for (const statement of statements) yield* sql.unsafe(statement)
-})
+`)

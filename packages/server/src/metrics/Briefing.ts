@@ -3,22 +3,16 @@
  * figures against the usual, what changed, and priorities. Pure: the caller passes the stored health and
  * signals and `now`; snapshots/ stores the result once per local date. Definitions: docs/metrics.md, "Briefing".
  */
-import type { ProjectId } from "@sitehealth/domain/Common"
 import type { Briefing, Health, KeyFigure, Priority, Signal } from "@sitehealth/domain/Projects"
 import { median } from "./Anomaly.ts"
 import { addDays } from "./Dates.ts"
 import { mrrAt } from "./Health.ts"
 import { snapshot } from "./Health.ts"
 import { changeOf, roundTo } from "./Numbers.ts"
-import type { ProjectSeries } from "./Rows.ts"
+import type { ProjectSeriesInput } from "./Rows.ts"
 import { compareCandidates } from "./Signals.ts"
 
-export interface BriefingInput {
-  readonly projectId: ProjectId
-  readonly today: string // local date
-  readonly now: string // ISO instant, stamped as generatedAt
-  readonly currency: string
-  readonly series: ProjectSeries
+export interface BriefingInput extends ProjectSeriesInput {
   readonly health: Health
   /** The stored signals that are active now. */
   readonly signals: ReadonlyArray<Signal>

@@ -3,21 +3,15 @@
  * project's time zone: today is partial, and counting it made every morning look like a drop) against the
  * 30 days before. Pure: the caller passes `today` and `now`. Formulas: docs/metrics.md, "Health".
  */
-import type { ProjectId } from "@sitehealth/domain/Common"
 import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { addDays, daysBetween } from "./Dates.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay } from "./Rows.ts"
+import type { ExpenseRow, ProjectSeriesInput, RevenueDay } from "./Rows.ts"
 import { changeOf, clamp, formatMoney, inWindow, lastDays, lastRowUpTo, num, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { expensesIn } from "./Profitability.ts"
 
-export interface HealthInput {
-  readonly projectId: ProjectId
-  readonly today: string // local day
-  readonly now: string // ISO instant, stamped as computedAt
-  readonly series: ProjectSeries
-  readonly currency: string
+export interface HealthInput extends ProjectSeriesInput {
   /** Operator-supplied FX rates (FxRepo.all()) for expenses in other currencies. */
   readonly rates?: ReadonlyArray<FxRate>
 }

@@ -5,6 +5,7 @@
  * The stored daily aggregates every report is computed from. One row per project and calendar day in
  * the project's time zone; providers (and the demo generator) write them, reports only read them.
  */
+import type { ProjectId } from "@sitehealth/domain/Common"
 
 export interface TrafficDay {
   readonly day: string // YYYY-MM-DD
@@ -59,6 +60,15 @@ export interface ProjectSeries {
   readonly revenue: ReadonlyArray<RevenueDay>
   readonly search: ReadonlyArray<SearchDay>
   readonly expenses: ReadonlyArray<ExpenseRow>
+}
+
+/** What a computation over one project's series is given (health, briefing): whose, when, in which currency. */
+export interface ProjectSeriesInput {
+  readonly projectId: ProjectId
+  readonly today: string // the project's local date
+  readonly now: string // ISO instant, stamped on the result (computedAt, generatedAt)
+  readonly currency: string
+  readonly series: ProjectSeries
 }
 
 // Traffic (traffic/TrafficRepo reads them for the analytics report).

@@ -3,13 +3,9 @@
  * refunds — provider ids unique per project) and what the rollup derives from it on every write
  * (revenue_daily, customer_mrr, churn_events, revenue_unconverted_daily). Registered in db/Migrations.ts.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const paymentsMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // One statement per call: the extended protocol runs a single command at a time.
-  const statements = `
+export const paymentsMigration = ddlMigration(`
     CREATE TABLE customers (
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       id text NOT NULL,
@@ -99,6 +95,4 @@ export const paymentsMigration = Effect.gen(function*() {
       failed_minor bigint NOT NULL,
       PRIMARY KEY (project_id, currency, day)
     );
-  `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
-  for (const statement of statements) yield* sql.unsafe(statement)
-})
+`)

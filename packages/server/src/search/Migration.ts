@@ -8,13 +8,10 @@
  *   so a report's read is bounded by the days of its window.
  * - fx_rates: operator-supplied rates, 1 base = rate quote from `day` until the pair's next rate.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const searchMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // One statement per call: the extended protocol runs a single command at a time.
-  yield* sql`CREATE TABLE search_queries_daily (
+export const searchMigration = ddlMigration(`
+    CREATE TABLE search_queries_daily (
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       day date NOT NULL,
       query text NOT NULL,
@@ -22,8 +19,8 @@ export const searchMigration = Effect.gen(function*() {
       impressions integer NOT NULL,
       position_weighted double precision NOT NULL,
       PRIMARY KEY (project_id, day, query)
-    )`
-  yield* sql`CREATE TABLE search_pages_daily (
+    );
+    CREATE TABLE search_pages_daily (
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       day date NOT NULL,
       page text NOT NULL,
@@ -31,13 +28,13 @@ export const searchMigration = Effect.gen(function*() {
       impressions integer NOT NULL,
       position_weighted double precision NOT NULL,
       PRIMARY KEY (project_id, day, page)
-    )`
-  yield* sql`CREATE TABLE fx_rates (
+    );
+    CREATE TABLE fx_rates (
       base text NOT NULL CHECK (base ~ '^[A-Z]{3}$'),
       quote text NOT NULL CHECK (quote ~ '^[A-Z]{3}$'),
       day date NOT NULL,
       rate double precision NOT NULL CHECK (rate > 0),
       updated_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (base, quote, day)
-    )`
-})
+    )
+`)

@@ -8,13 +8,10 @@
  * - briefings: one per project and local date, written once (INSERT … ON CONFLICT DO NOTHING).
  * - project_jobs: the worker's queue, one row per project; claimed with FOR UPDATE SKIP LOCKED.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const snapshotsMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // One statement per call: the extended protocol runs a single command at a time.
-  yield* sql`CREATE TABLE health_snapshots (
+export const snapshotsMigration = ddlMigration(`
+    CREATE TABLE health_snapshots (
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       day date NOT NULL,
       computed_at timestamptz NOT NULL,
@@ -24,8 +21,8 @@ export const snapshotsMigration = Effect.gen(function*() {
       status text NOT NULL,
       body jsonb NOT NULL,
       PRIMARY KEY (project_id, day)
-    )`
-  yield* sql`CREATE TABLE signals (
+    );
+    CREATE TABLE signals (
       id text PRIMARY KEY,
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       fingerprint text NOT NULL,
@@ -36,22 +33,22 @@ export const snapshotsMigration = Effect.gen(function*() {
       detected_at timestamptz NOT NULL,
       last_seen_at timestamptz NOT NULL,
       resolved_at timestamptz
-    )`
-  yield* sql`CREATE UNIQUE INDEX signals_open_fingerprint ON signals (project_id, fingerprint) WHERE resolved_at IS NULL`
-  yield* sql`CREATE INDEX signals_project_list ON signals (project_id, (resolved_at IS NOT NULL), detected_at DESC)`
-  yield* sql`CREATE TABLE briefings (
+    );
+    CREATE UNIQUE INDEX signals_open_fingerprint ON signals (project_id, fingerprint) WHERE resolved_at IS NULL;
+    CREATE INDEX signals_project_list ON signals (project_id, (resolved_at IS NOT NULL), detected_at DESC);
+    CREATE TABLE briefings (
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       local_date date NOT NULL,
       generated_at timestamptz NOT NULL,
       body jsonb NOT NULL,
       PRIMARY KEY (project_id, local_date)
-    )`
-  yield* sql`CREATE TABLE project_jobs (
+    );
+    CREATE TABLE project_jobs (
       project_id text PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
       due_at timestamptz NOT NULL,
       computed_version bigint,
       computed_day date,
       last_run_at timestamptz
-    )`
-  yield* sql`CREATE INDEX project_jobs_due ON project_jobs (due_at)`
-})
+    );
+    CREATE INDEX project_jobs_due ON project_jobs (due_at)
+`)

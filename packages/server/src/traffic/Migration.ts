@@ -5,13 +5,9 @@
  * per local day, provider range uniques, and raw self-collected events. Reads only ever touch the
  * aggregates; traffic_events is read by the ingest rollup alone (traffic/Rollup.ts).
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const trafficMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  // One statement per call: the extended protocol runs a single command at a time.
-  const statements = `
+export const trafficMigration = ddlMigration(`
     CREATE TABLE traffic_hourly (
       project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
       hour timestamptz NOT NULL,
@@ -57,6 +53,4 @@ export const trafficMigration = Effect.gen(function*() {
     );
     CREATE INDEX traffic_events_time ON traffic_events (project_id, occurred_at);
     CREATE INDEX traffic_events_session ON traffic_events (project_id, session_id)
-  `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
-  for (const statement of statements) yield* sql.unsafe(statement)
-})
+`)

@@ -6,16 +6,14 @@
  *
  * Times are the database's clock (now()), written and compared there: the hosts' clocks may disagree.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 
-export const heartbeatMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE worker_heartbeats (
+export const heartbeatMigration = ddlMigration(`
+    CREATE TABLE worker_heartbeats (
       worker_id text PRIMARY KEY,
       hostname text NOT NULL,
       pid integer NOT NULL,
       started_at timestamptz NOT NULL,
       beat_at timestamptz NOT NULL
-    )`
-})
+    )
+`)

@@ -2,8 +2,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { allEndpoints } from "../support/Harness.ts"
-import { h, TestApp } from "../support/TestApp.ts"
+import { allEndpoints, h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("entitlement", (it) => {
   it.effect("402 on every endpoint once the trial ends", () => Effect.gen(function*() {

@@ -8,22 +8,26 @@ import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
+import { expensesPath, VALID_EXPENSE as valid } from "../fixtures/expenses.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("Expenses", (it) => {
   const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
-  const valid = {
-    amount: 4999,
-    category: "hosting",
-    description: "VPS for November",
-    incurredOn: "2026-11-01",
-    recurrence: "monthly"
-  } as const
-
-  const expensesPath = (projectId: string) => `/api/v1/projects/${projectId}/expenses`
-
+  /** `pages` requests through the list at one expense a page, following nextCursor: each page's data (200 checked). */
+  const pagesOfOne = (path: string, token: string, pages: number) => Effect.gen(function*() {
+    const out: Array<{ readonly expenses: Array<any>; readonly nextCursor: string | null }> = []
+    let cursor: string | null = null
+    for (let page = 0; page < pages; page++) {
+      const query: string = cursor === null ? "?limit=1" : `?limit=1&cursor=${encodeURIComponent(cursor)}`
+      const r = yield* h.raw("GET", `${path}${query}`, { token })
+      expect(r.status, r.text).toBe(200)
+      out.push(r.json.data)
+      cursor = r.json.data.nextCursor
+    }
+    return out
+  })
 
   /** A 400 invalid_request whose issues name `path`. */
   const expectInvalid = (r: CallResult, path: string) => {
@@ -219,19 +223,11 @@ layer(TestApp.layer())("Expenses", (it) => {
         expect(e.createdAt).toMatch(ISO)
       }
 
-      const seen: Array<string> = []
-      let cursor: string | null = null
-      for (let page = 0; page < 3; page++) {
-        const query: string = cursor === null ? "?limit=1" : `?limit=1&cursor=${encodeURIComponent(cursor)}`
-        const r = yield* h.raw("GET", `${path}${query}`, { token: secret })
-        expect(r.status, r.text).toBe(200)
-        expect(r.json.data.expenses).toHaveLength(1)
-        seen.push(r.json.data.expenses[0].id)
-        cursor = r.json.data.nextCursor
-        if (page < 2) expect(cursor).toBeTypeOf("string")
-      }
-      expect(cursor).toBeNull()
-      expect(seen).toEqual(newestFirst)
+      const pages = yield* pagesOfOne(path, secret, 3)
+      for (const page of pages) expect(page.expenses).toHaveLength(1)
+      for (const page of pages.slice(0, 2)) expect(page.nextCursor).toBeTypeOf("string")
+      expect(pages[2].nextCursor).toBeNull()
+      expect(pages.map((page) => page.expenses[0].id)).toEqual(newestFirst)
 
       const two = yield* h.raw("GET", `${path}?limit=2`, { token: secret })
       expect(two.json.data.expenses.map((e: any) => e.id)).toEqual(newestFirst.slice(0, 2))
@@ -247,16 +243,9 @@ layer(TestApp.layer())("Expenses", (it) => {
         const r = yield* h.raw("POST", path, { token: secret, body: { ...valid, description: `same instant ${i}` } })
         ids.add(r.json.data.expense.id)
       }
-      const seen: Array<string> = []
-      let cursor: string | null = null
-      for (let page = 0; page < 4; page++) {
-        const query: string = cursor === null ? "?limit=1" : `?limit=1&cursor=${encodeURIComponent(cursor)}`
-        const r = yield* h.raw("GET", `${path}${query}`, { token: secret })
-        expect(r.status, r.text).toBe(200)
-        seen.push(...r.json.data.expenses.map((e: any) => e.id))
-        cursor = r.json.data.nextCursor
-      }
-      expect(cursor).toBeNull()
+      const pages = yield* pagesOfOne(path, secret, 4)
+      expect(pages[3].nextCursor).toBeNull()
+      const seen = pages.flatMap((page) => page.expenses.map((e: any) => e.id))
       expect(seen).toHaveLength(4)
       expect(new Set(seen)).toEqual(ids)
     }))

@@ -15,7 +15,7 @@ import { ROUTER_CONFIG } from "../../src/App.ts"
 import { readConfig } from "../../src/Config.ts"
 import { pgLayer } from "../../src/db/Database.ts"
 import { appLayer, SqlRepos } from "../../src/Layers.ts"
-import { store } from "../support/Harness.ts"
+import { store } from "../support/TestApp.ts"
 
 const START = Date.parse("2026-11-20T12:00:30.000Z")
 

@@ -14,19 +14,11 @@ import { requestHash } from "../../src/http/Idempotency.ts"
 import { type ClaimInput, IdempotencyRepo, KEEP_MS } from "../../src/http/IdempotencyRepo.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { newId } from "../../src/store/Ids.ts"
+import { expensesPath, VALID_EXPENSE as expense } from "../fixtures/expenses.ts"
 import { expectError, expectFailure } from "../support/Expect.ts"
 import { h, makeTestApp, TestApp, store } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("Idempotency", (it) => {
-  const expense = {
-    amount: 4999,
-    category: "hosting",
-    description: "VPS for November",
-    incurredOn: "2026-11-01",
-    recurrence: "monthly"
-  } as const
-
-  const expensesPath = (projectId: string) => `/api/v1/projects/${projectId}/expenses`
   let counter = 0
   const newKey = () => `key-${Date.now()}-${++counter}`
 

@@ -53,6 +53,22 @@ layer(TestApp.layer())("Integrations", (it) => {
     return r.json.data as { sync: any; alreadyQueued: boolean }
   })
 
+  /** A new account whose first project has Plausible (the fake connector) connected. */
+  const withPlausible = () => Effect.gen(function*() {
+    const { projects, secret } = yield* h.newAccount()
+    const projectId = projects[0].id
+    yield* connectEncrypted(projectId, "plausible")
+    return { projectId, secret }
+  })
+  /** The same, synced once to success. */
+  const syncedOnce = () => Effect.gen(function*() {
+    fake.behaviour = { kind: "ok" }
+    const connected = yield* withPlausible()
+    yield* requestSync(connected.projectId, "plausible", connected.secret)
+    yield* drain()
+    return connected
+  })
+
   const notConnected = (provider: string, kind: string) => ({
     provider, kind, status: "not_connected", connectedAt: null, lastSuccessAt: null, lastRun: null, lastError: null, syncIntervalMinutes: null
   })
@@ -102,9 +118,7 @@ layer(TestApp.layer())("Integrations", (it) => {
 
   describe("POST /projects/{id}/integrations/{provider}/sync", () => {
     it.effect("queues a run (202), returns the same one while it is pending, and the list shows it as lastRun", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
+      const { projectId, secret } = yield* withPlausible()
       const first = yield* requestSync(projectId, "plausible", secret)
       expect(first.alreadyQueued).toBe(false)
       expect(first.sync).toEqual({
@@ -120,9 +134,7 @@ layer(TestApp.layer())("Integrations", (it) => {
     }))
 
     it.effect("accepts {mode:'full'} and {}, and rejects an unknown mode or field with 400 (nothing queued)", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
+      const { projectId, secret } = yield* withPlausible()
       yield* connectEncrypted(projectId, "stripe")
       const badMode = yield* h.raw("POST", `/api/v1/projects/${projectId}/integrations/${"plausible"}/sync`, { token: secret, body: { mode: "x" } })
       expectError(badMode, 400, "invalid_request")
@@ -175,9 +187,7 @@ layer(TestApp.layer())("Integrations", (it) => {
   describe("the runner", () => {
     it.effect("runs a queued sync to success: counts, cursor, lastSuccessAt; the next run continues from the cursor", () => Effect.gen(function*() {
       fake.behaviour = { kind: "ok" }
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
+      const { projectId, secret } = yield* withPlausible()
       const queued = yield* requestSync(projectId, "plausible", secret)
       yield* TestClock.adjust(5_000)
       const done = (yield* drain()).filter((r) => r.projectId === projectId)
@@ -203,12 +213,7 @@ layer(TestApp.layer())("Integrations", (it) => {
     }))
 
     it.effect("a rejected key fails the run at once: integration error with the message, data as it was, no credential anywhere", () => Effect.gen(function*() {
-      fake.behaviour = { kind: "ok" }
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
-      yield* requestSync(projectId, "plausible", secret)
-      yield* drain()
+      const { projectId, secret } = yield* syncedOnce()
       const before = yield* h.run(storedDays(projectId, "2026-11-01", "2026-11-19"))
       fake.behaviour = { kind: "fail", error: "unauthorized", message: "http://fake/api answered 401: Invalid API key" }
       yield* TestClock.adjust(1_000)
@@ -237,9 +242,7 @@ layer(TestApp.layer())("Integrations", (it) => {
     }))
 
     it.effect("a transient failure is retried later; the third failed attempt fails the run and the integration", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
+      const { projectId, secret } = yield* withPlausible()
       fake.behaviour = { kind: "fail", error: "server", message: "http://fake/api answered 503" }
       const { sync } = yield* requestSync(projectId, "plausible", secret)
       const mine = () => Effect.gen(function*() { return (yield* drain()).filter((r) => r.projectId === projectId) })
@@ -279,12 +282,7 @@ layer(TestApp.layer())("Integrations", (it) => {
     }))
 
     it.effect("disconnecting drops the queued run and the credentials; the synced data stays", () => Effect.gen(function*() {
-      fake.behaviour = { kind: "ok" }
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
-      yield* requestSync(projectId, "plausible", secret)
-      yield* drain()
+      const { projectId, secret } = yield* syncedOnce()
       yield* requestSync(projectId, "plausible", secret)
       expect(yield* h.run(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.disconnect(projectId, "plausible")))).toBe(true)
       expect((yield* drain()).filter((r) => r.projectId === projectId)).toEqual([])
@@ -318,9 +316,7 @@ layer(TestApp.layer())("Integrations", (it) => {
 
   describe("dashboard-only actions", () => {
     it.effect("connecting or disconnecting a provider answers 403 dashboard_only and changes nothing", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      const projectId = projects[0].id
-      yield* connectEncrypted(projectId, "plausible")
+      const { projectId, secret } = yield* withPlausible()
       expectError(yield* h.raw("POST", `${integrationsPath(projectId)}/stripe`, { token: secret, body: {} }), 403, "dashboard_only")
       expectError(yield* h.raw("DELETE", `${integrationsPath(projectId)}/stripe`, { token: secret }), 403, "dashboard_only")
       expectError(yield* h.raw("DELETE", `${integrationsPath(projectId)}/plausible`, { token: secret }), 403, "dashboard_only")

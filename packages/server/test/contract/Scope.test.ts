@@ -3,23 +3,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { operationByName } from "@sitehealth/domain/Api"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { h, TestApp } from "../support/TestApp.ts"
+import { h, projectRoutes, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("Scope", (it) => {
-  const projectRoutes = (id: string) => [
-    ["GET", `/api/v1/projects/${id}/health`],
-    ["GET", `/api/v1/projects/${id}/briefing`],
-    ["GET", `/api/v1/projects/${id}/signals`],
-    ["GET", `/api/v1/projects/${id}/analytics`],
-    ["GET", `/api/v1/projects/${id}/revenue`],
-    ["GET", `/api/v1/projects/${id}/churn`],
-    ["GET", `/api/v1/projects/${id}/seo`],
-    ["GET", `/api/v1/projects/${id}/integrations`],
-    ["POST", `/api/v1/projects/${id}/integrations/stripe/sync`],
-    ["GET", `/api/v1/projects/${id}/expenses`],
-    ["DELETE", `/api/v1/projects/${id}/expenses/exp_nope`]
-  ] as const
-
   describe("project scope", () => {
     it.effect("a project of another account is 404 on every project route, as if it did not exist", () => Effect.gen(function*() {
       const a = yield* h.newAccount()

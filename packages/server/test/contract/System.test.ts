@@ -4,8 +4,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { allEndpoints } from "../support/Harness.ts"
-import { h, TestApp, type CallResult } from "../support/TestApp.ts"
+import { allEndpoints, h, TestApp, type CallResult } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("System", (it) => {
   const expect404 = (r: CallResult) => {

@@ -29,7 +29,7 @@ import { startFakeGsc } from "../fakes/FakeGsc.ts"
 import { scopedFake } from "../fakes/FakeHttp.ts"
 import { startFakePlausible } from "../fakes/FakePlausible.ts"
 import { fromArray, startFakeStripe } from "../fakes/FakeStripe.ts"
-import { store } from "./Harness.ts"
+import { store } from "./TestApp.ts"
 
 export const STRIPE_KEY = "rk_test_51GoodRestrictedKeyAbCdEf0123456789"
 export const PLAUSIBLE_KEY = "plausible-key-TOPSECRET-0123456789"

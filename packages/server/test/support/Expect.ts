@@ -1,7 +1,7 @@
 /** Assertions shared by the contract tests. */
 import { Cause, Effect, Exit } from "effect"
 import { expect } from "vitest"
-import type { CallResult } from "./Harness.ts"
+import type { CallResult } from "./TestApp.ts"
 
 /** The error envelope, exactly: status, code (the string trial_expired for 402), message, type; no leaks. */
 export const expectError = (r: CallResult, status: number, type?: string) => {

@@ -18,9 +18,9 @@ import { freePort } from "./postgresGlobalSetup.ts"
 export { freePort }
 
 // The general helpers and the Plausible stand-in are the fault scripts' (scripts/faults/lib.ts): one copy.
-export { eventually, sleep } from "../../../../scripts/faults/lib.ts"
-export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "../../../../scripts/faults/lib.ts"
-import { canConnect, eventually, redisServerBinary, sleep, startPrivateRedis } from "../../../../scripts/faults/lib.ts"
+export { eventually, sleep } from "@sitehealth/faults/lib"
+export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "@sitehealth/faults/lib"
+import { canConnect, eventually, redisServerBinary, sleep, startPrivateRedis } from "@sitehealth/faults/lib"
 
 // ---------------------------------------------------------------------------------------------------------
 // Postgres and Redis

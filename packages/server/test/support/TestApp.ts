@@ -29,11 +29,62 @@ import { readConfig, type AppConfigShape } from "../../src/Config.ts"
 import { pgLayer } from "../../src/db/Database.ts"
 import { appLayer, MemoryRepos, SqlRepos } from "../../src/Layers.ts"
 import { MetricsRepo } from "../../src/metrics/MetricsRepo.ts"
-import { type CallResult, START, store } from "./Harness.ts"
-import { callResultOf } from "./Harness.ts"
 
-export { START, store } from "./Harness.ts"
-export type { CallResult } from "./Harness.ts"
+/** The store the test project selects (vitest.workspace.ts): the in-memory repositories or PostgreSQL. */
+export const store = (process.env.SITEHEALTH_TEST_STORE ?? "memory") as "memory" | "postgres"
+
+/** 30 seconds into a UTC minute, so 60 quick requests never straddle a rate-limit window. */
+export const START = Date.parse("2026-11-20T12:00:30.000Z")
+
+/** A response as the tests read it: status, headers, the text, and its JSON (undefined when it is not JSON). */
+export interface CallResult {
+  readonly status: number
+  readonly headers: Headers
+  readonly json: any
+  readonly text: string
+}
+
+const parseJson = (text: string): any => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined // tests that expect JSON fail on it
+  }
+}
+
+export const callResultOf = async (response: Response): Promise<CallResult> => {
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, json: parseJson(text), text }
+}
+
+/** The routes under /projects/{id} that take no body, for sweeping scope rules across them. */
+export const projectRoutes = (projectId: string) => [
+  ["GET", `/api/v1/projects/${projectId}/health`],
+  ["GET", `/api/v1/projects/${projectId}/briefing`],
+  ["GET", `/api/v1/projects/${projectId}/signals`],
+  ["GET", `/api/v1/projects/${projectId}/analytics?period=7d`],
+  ["GET", `/api/v1/projects/${projectId}/revenue`],
+  ["GET", `/api/v1/projects/${projectId}/churn`],
+  ["GET", `/api/v1/projects/${projectId}/seo`],
+  ["GET", `/api/v1/projects/${projectId}/integrations`],
+  ["POST", `/api/v1/projects/${projectId}/integrations/stripe/sync`],
+  ["GET", `/api/v1/projects/${projectId}/expenses`],
+  ["DELETE", `/api/v1/projects/${projectId}/expenses/exp_x`]
+] as const
+
+/** Every endpoint of the contract, with a path for the given project, for sweeping rules across all. */
+export const allEndpoints = (projectId: string) => [
+  ["GET", "/api/v1/projects"],
+  ...projectRoutes(projectId),
+  ["POST", `/api/v1/projects/${projectId}/expenses`],
+  ["GET", "/api/v1/tokens"],
+  ["GET", "/api/v1/tokens/current"],
+  ["POST", "/api/v1/tokens"],
+  ["DELETE", "/api/v1/tokens/tok_x"],
+  ["DELETE", `/api/v1/projects/${projectId}`],
+  ["POST", `/api/v1/projects/${projectId}/integrations/stripe`],
+  ["DELETE", `/api/v1/projects/${projectId}/integrations/stripe`]
+] as const
 
 /** Per request: the bearer token (null: none) and extra headers (e.g. Idempotency-Key). */
 export interface RequestOptions {
@@ -182,15 +233,8 @@ export const makeTestApp = (
       Effect.provideService(FetchHttpClient.Fetch, fetchViaHandler)
     )
     const fromClient = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<CallResult> =>
-      Effect.flatMap(Effect.orDie(response.text), (text) => {
-        let json: any = undefined
-        try {
-          json = JSON.parse(text)
-        } catch {
-          // left undefined: tests that expect JSON fail on it
-        }
-        return Effect.succeed({ status: response.status, headers: new Headers(response.headers as Record<string, string>), json, text })
-      })
+      Effect.map(Effect.orDie(response.text), (text) =>
+        ({ status: response.status, headers: new Headers(response.headers as Record<string, string>), json: parseJson(text), text }))
     const api = Object.fromEntries(Object.entries(client).map(([group, endpoints]) => [
       group,
       Object.fromEntries(Object.entries(endpoints as unknown as Record<string, (request: any) => Effect.Effect<any, any>>).map((

@@ -4,12 +4,9 @@
  * (exchanged_at), and holds its PKCE verifier — and, after the code exchange, the refresh token — encrypted
  * with the credentials key (integrations/Crypto.ts). Rows live 15 minutes.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../../db/Ddl.ts"
 
-export const oauthFlowsMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql.unsafe(`
+export const oauthFlowsMigration = ddlMigration(`
     CREATE TABLE oauth_flows (
       id text PRIMARY KEY,
       state_sha256 bytea NOT NULL UNIQUE,
@@ -18,6 +15,6 @@ export const oauthFlowsMigration = Effect.gen(function*() {
       secrets bytea NOT NULL,
       exchanged_at timestamptz,
       expires_at timestamptz NOT NULL
-    )`)
-  yield* sql.unsafe(`CREATE INDEX oauth_flows_expiry ON oauth_flows (expires_at)`)
-})
+    );
+    CREATE INDEX oauth_flows_expiry ON oauth_flows (expires_at)
+`)

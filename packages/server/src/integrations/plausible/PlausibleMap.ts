@@ -121,42 +121,36 @@ const topPerDay = <R extends { readonly day: string }>(
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-/** Top pages per day, from ["time:day", "event:page"] rows of PAGE_METRICS; duplicates of a key are summed. */
-export const pageRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficPageDay> => {
-  const merged = new Map<string, TrafficPageDay>()
+/**
+ * Rows of ["time:day", <dimension>] summed per (day, key): the key is `keyOf` the second dimension, and the
+ * two metrics are added up, first and second, for duplicates of a key.
+ */
+const sumPerDay = (rows: ReadonlyArray<PlausibleRow>, keyOf: (dimension: string) => string) => {
+  const merged = new Map<string, { readonly day: string; readonly key: string; readonly first: number; readonly second: number }>()
   for (const r of rows) {
     const day = r.dimensions[0].slice(0, 10)
-    const path = r.dimensions[1]
-    const key = `${day}\u0000${path}`
-    const prev = merged.get(key)
-    merged.set(key, {
-      day,
-      path,
-      visitors: (prev?.visitors ?? 0) + count(r.metrics[0]),
-      pageviews: (prev?.pageviews ?? 0) + count(r.metrics[1])
-    })
+    const key = keyOf(r.dimensions[1])
+    const id = `${day}\u0000${key}`
+    const prev = merged.get(id)
+    merged.set(id, { day, key, first: (prev?.first ?? 0) + count(r.metrics[0]), second: (prev?.second ?? 0) + count(r.metrics[1]) })
   }
-  return topPerDay([...merged.values()], (a, b) => b.pageviews - a.pageviews || b.visitors - a.visitors || byText(a.path, b.path))
+  return [...merged.values()]
 }
 
+/** Top pages per day, from ["time:day", "event:page"] rows of PAGE_METRICS; duplicates of a key are summed. */
+export const pageRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficPageDay> =>
+  topPerDay(
+    sumPerDay(rows, (path) => path).map(({ day, first, key, second }) => ({ day, path: key, visitors: first, pageviews: second })),
+    (a, b) => b.pageviews - a.pageviews || b.visitors - a.visitors || byText(a.path, b.path)
+  )
+
 /** Top sources per day, from ["time:day", "visit:source"] rows of SOURCE_METRICS; "Direct / None" → "direct". */
-export const sourceRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficSourceDay> => {
-  const merged = new Map<string, TrafficSourceDay>()
-  for (const r of rows) {
-    const day = r.dimensions[0].slice(0, 10)
-    const raw = r.dimensions[1]
-    const source = raw === PLAUSIBLE_DIRECT || raw === "" ? "direct" : raw
-    const key = `${day}\u0000${source}`
-    const prev = merged.get(key)
-    merged.set(key, {
-      day,
-      source,
-      visitors: (prev?.visitors ?? 0) + count(r.metrics[0]),
-      sessions: (prev?.sessions ?? 0) + count(r.metrics[1])
-    })
-  }
-  return topPerDay([...merged.values()], (a, b) => b.visitors - a.visitors || b.sessions - a.sessions || byText(a.source, b.source))
-}
+export const sourceRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficSourceDay> =>
+  topPerDay(
+    sumPerDay(rows, (raw) => (raw === PLAUSIBLE_DIRECT || raw === "" ? "direct" : raw))
+      .map(({ day, first, key, second }) => ({ day, source: key, visitors: first, sessions: second })),
+    (a, b) => b.visitors - a.visitors || b.sessions - a.sessions || byText(a.source, b.source)
+  )
 
 /**
  * The calendar months whose uniques a sync asks for: every month touching [from, to], each clipped at

@@ -92,9 +92,9 @@ layer(TestApp.layer())("Search Console connector", (it) => {
       // A point per day of each window, adding up to its totals.
       expect(seo.series).toHaveLength(7)
       expect(previousSeries).toHaveLength(7)
-      expect(seo.series.reduce((sum, p) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.totals.clicks)
-      expect(previousSeries.reduce((sum, p) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.previousTotals.clicks)
-      expect(seo.series.find((p) => p.day === "2026-11-17")).toMatchObject({ clicks: 4, impressions: 65 })
+      expect(seo.series.reduce((sum: number, p: { readonly clicks: number }) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.totals.clicks)
+      expect(previousSeries.reduce((sum: number, p: { readonly clicks: number }) => sum + p.clicks, 0)).toBe(GSC_EXPECTED_7D.previousTotals.clicks)
+      expect(seo.series.find((p: { readonly day: string }) => p.day === "2026-11-17")).toMatchObject({ clicks: 4, impressions: 65 })
       expect(seo.change).toEqual(GSC_EXPECTED_7D.change)
       expect(seo.topQueries).toEqual(GSC_EXPECTED_7D.topQueries)
       expect(seo.topPages).toEqual(GSC_EXPECTED_7D.topPages)

@@ -7,6 +7,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { ddlMigration } from "../db/Ddl.ts"
 import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 
 const AnswerRow = Schema.Struct({ day: Day, data_version: Schema.String, computed_at: Instant, encoded: Schema.String })
@@ -71,15 +72,14 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
 }
 
 /** Migration 0014_stored_answers (db/Migrations.ts). */
-export const answersMigration = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* sql`CREATE TABLE stored_answers (
-      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-      key text NOT NULL,
-      day date NOT NULL,
-      data_version bigint NOT NULL,
-      computed_at timestamptz NOT NULL,
-      encoded text NOT NULL,
-      PRIMARY KEY (project_id, key)
-    )`
-})
+export const answersMigration = ddlMigration(`
+  CREATE TABLE stored_answers (
+    project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    key text NOT NULL,
+    day date NOT NULL,
+    data_version bigint NOT NULL,
+    computed_at timestamptz NOT NULL,
+    encoded text NOT NULL,
+    PRIMARY KEY (project_id, key)
+  );
+`)

@@ -38,6 +38,7 @@ import {
   WebsiteList
 } from "./Dashboard.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
+import { DashboardReportsApi } from "./DashboardReports.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
 import { doc } from "./Documented.ts"
@@ -244,6 +245,7 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
 export class DashboardApi extends HttpApi.make("dashboard")
   .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi)
   .add(DashboardConnectionsApi.middleware(DashboardSession))
+  .add(DashboardReportsApi.middleware(DashboardSession))
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
   .prefix(DASHBOARD_PREFIX)

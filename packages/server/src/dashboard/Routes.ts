@@ -12,6 +12,7 @@ import { RequestErrorsLive } from "../http/RequestErrors.ts"
 import { magicLogin } from "./Auth.ts"
 import { DashboardConnectionsHttp } from "./connections/Http.ts"
 import { DashboardHttp } from "./Http.ts"
+import { DashboardReportsHttp } from "./reports/Http.ts"
 import { Signing } from "./Links.ts"
 import { Mailer } from "./Mailer.ts"
 import { DashboardOriginLive, DashboardSessionLive } from "./Middleware.ts"
@@ -47,7 +48,7 @@ const MagicRoute = Layer.unwrap(
 
 export const dashboardRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(DashboardApi, { openapiPath: DASHBOARD_OPENAPI_PATH }).pipe(
-    Layer.provide([DashboardHttp, DashboardConnectionsHttp]),
+    Layer.provide([DashboardHttp, DashboardConnectionsHttp, DashboardReportsHttp]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),
   MagicRoute

@@ -86,7 +86,7 @@ export const overviewAtom = Dashboard.query("reports", "listProjects", { query: 
 export const healthAtom = (id: string) => Dashboard.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })
 export const briefingAtom = (id: string) => Dashboard.query("reports", "getBriefing", { params: { id }, reactivityKeys: [ReportKeys.reports] })
 export const signalsAtom = (id: string, query: { readonly dimension?: Dimension; readonly severity?: Severity; readonly active?: "true" | "false" }) =>
-  Dashboard.query("reports", "listSignals", { params: { id }, query: { ...query, limit: 200 }, reactivityKeys: [ReportKeys.reports] })
+  Dashboard.query("reports", "listSignals", { params: { id }, query: { ...query, limit: 100 }, reactivityKeys: [ReportKeys.reports] })
 export const analyticsAtom = (id: string, period: Period) =>
   Dashboard.query("reports", "getAnalytics", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
 export const revenueAtom = (id: string, period: Period) =>
@@ -98,7 +98,7 @@ export const seoAtom = (id: string, period: Period) =>
 export const integrationsAtom = (id: string) =>
   Dashboard.query("reports", "listIntegrations", { params: { id }, reactivityKeys: [ReportKeys.integrations, Keys.connections] })
 export const expensesAtom = (id: string) =>
-  Dashboard.query("reports", "listExpenses", { params: { id }, query: { limit: 200 }, reactivityKeys: [ReportKeys.expenses] })
+  Dashboard.query("reports", "listExpenses", { params: { id }, query: { limit: 100 }, reactivityKeys: [ReportKeys.expenses] })
 export const syncIntegration = Dashboard.mutation("reports", "syncIntegration")
 export const createExpense = Dashboard.mutation("reports", "createExpense")
 export const deleteExpense = Dashboard.mutation("reports", "deleteExpense")

@@ -69,14 +69,30 @@ let firstPage = true
  */
 export const useFocusHeading = (key: string) => {
   useEffect(() => {
-    const h1 = document.querySelector<HTMLElement>("main h1")
     const initial = firstPage
     firstPage = false
-    if (h1 !== null && !initial) {
-      h1.tabIndex = -1
-      h1.focus({ preventScroll: true })
+    const arrive = (h1: HTMLElement | null) => {
+      if (h1 !== null && !initial) {
+        h1.tabIndex = -1
+        h1.focus({ preventScroll: true })
+      }
+      document.title = `${h1?.textContent ?? "sitehealth"} · sitehealth`
     }
-    document.title = `${h1?.textContent ?? "sitehealth"} · sitehealth`
+    const now = document.querySelector<HTMLElement>("main h1")
+    if (now !== null) return arrive(now)
+    // A lazily loaded page draws its heading once its code (and the website it is about) has arrived.
+    const observer = new MutationObserver(() => {
+      const h1 = document.querySelector<HTMLElement>("main h1")
+      if (h1 === null) return
+      observer.disconnect()
+      arrive(h1)
+    })
+    observer.observe(document.body, { childList: true, subtree: true })
+    const giveUp = setTimeout(() => observer.disconnect(), 10_000)
+    return () => {
+      observer.disconnect()
+      clearTimeout(giveUp)
+    }
   }, [key])
 }
 

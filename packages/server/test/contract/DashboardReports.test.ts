@@ -7,6 +7,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import type { AccountId } from "@sitehealth/domain/Common"
 import { createAccount } from "../../src/accounts/Provisioning.ts"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
@@ -19,7 +20,7 @@ const PASSWORD = "correct horse battery"
 let counter = 0
 
 /** A verified dashboard user of the account, logged in: its read and write headers. */
-const logIn = (accountId: string) =>
+const logIn = (accountId: AccountId) =>
   Effect.gen(function*() {
     const email = `reports-${counter++}@example.test`
     const passwordHash = yield* hashPassword(PASSWORD)

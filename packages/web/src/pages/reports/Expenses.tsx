@@ -200,7 +200,7 @@ export default function ExpensesPage({ website }: WebsitePageProps) {
       <section className="panel" aria-labelledby="expenses-heading">
         <h2 id="expenses-heading">Expenses</h2>
         <Outcome atom={atom} result={list} what="the expenses">
-          {({ expenses }) =>
+          {({ expenses, nextCursor }) =>
             expenses.length === 0
               ? <p>No expense recorded. Add hosting, software, contractors… to see the profit, not just the revenue.</p>
               : (
@@ -211,6 +211,7 @@ export default function ExpensesPage({ website }: WebsitePageProps) {
                   <tbody>
                     {expenses.map((e) => <ExpenseRow key={e.id} website={website} expense={e} />)}
                   </tbody>
+                  {nextCursor !== null ? <caption>The newest {expenses.length} expenses (every expense counts in the profit).</caption> : null}
                 </table>
               )}
         </Outcome>

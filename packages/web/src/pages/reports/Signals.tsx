@@ -57,7 +57,7 @@ export default function SignalsPage({ website }: WebsitePageProps) {
         </Field>
       </form>
       <Outcome atom={atom} result={result} what="the signals">
-        {({ signals }) =>
+        {({ signals, nextCursor }) =>
           signals.length === 0
             ? (
               <p className="panel" role="status">
@@ -71,7 +71,9 @@ export default function SignalsPage({ website }: WebsitePageProps) {
             )
             : (
               <>
-                <p className="muted" role="status">{signals.length} signal{signals.length === 1 ? "" : "s"}</p>
+                <p className="muted" role="status">
+                  {nextCursor !== null ? `The first ${signals.length} signals (narrow the filters to see the others)` : `${signals.length} signal${signals.length === 1 ? "" : "s"}`}
+                </p>
                 <ul className="plain signals">
                   {signals.map((s) => (
                     <li key={s.id} className="panel signal" data-signal={s.id}>

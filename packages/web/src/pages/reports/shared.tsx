@@ -149,8 +149,11 @@ export const Sparkline = ({ points, label }: { readonly points: ReadonlyArray<nu
   const h = 24
   const values = points.map((p, i) => [i, p] as const).filter((p): p is readonly [number, number] => p[1] !== null)
   if (values.length < 2) return <span className="muted">no trend yet</span>
+  // The line spans the scores' own range (at least 10 points), so a week's movement shows.
+  const lo = Math.min(...values.map(([, v]) => v))
+  const hi = Math.max(lo + 10, ...values.map(([, v]) => v))
   const x = (i: number) => (points.length === 1 ? 0 : (i / (points.length - 1)) * (w - 2) + 1)
-  const y = (v: number) => h - 1 - (v / 100) * (h - 2)
+  const y = (v: number) => h - 2 - ((v - lo) / (hi - lo)) * (h - 4)
   const d = values.map(([i, v], k) => `${k === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")
   return (
     <svg className="spark" width={w} height={h} viewBox={`0 0 ${w} ${h}`} role="img" aria-label={label}>

@@ -27,14 +27,18 @@ import {
   type WebsitePageProps
 } from "./shared.tsx"
 
+/** Signal metrics in minor units of the reporting currency, and those that are ratios (docs/metrics.md, Signals). */
+const MONEY_METRICS = new Set(["net_revenue", "mrr", "expenses"])
+const RATE_METRICS = new Set(["logo_churn", "profit_margin", "mrr_growth"])
+
 /** A signal's figure as words: "actual 412 visitors, expected 820 (640–990), −49.8 %". */
 export const Evidence = ({ signal, currency }: { readonly signal: Signal; readonly currency: string }) => {
-  const money = /mrr|revenue|amount|profit/i.test(signal.metric)
-  const show = (n: number | null | undefined) => (money ? formatMoney(n, currency) : formatNumber(n, 2))
+  const show = (n: number | null | undefined) =>
+    MONEY_METRICS.has(signal.metric) ? formatMoney(n, currency) : RATE_METRICS.has(signal.metric) ? formatPercent(n) : formatNumber(n, 2)
   return (
     <dl className="facts evidence">
       <dt>Metric</dt>
-      <dd>{signal.metric}{signal.subject !== null ? ` · ${signal.subject}` : ""}</dd>
+      <dd>{signal.metric.replaceAll("_", " ")}{signal.subject !== null && signal.subject !== signal.metric ? ` · ${signal.subject}` : ""}</dd>
       <dt>Actual</dt>
       <dd data-testid="actual">{show(signal.actual)}</dd>
       <dt>Expected</dt>
@@ -138,6 +142,17 @@ const HealthPanel = ({ website, health }: { readonly website: WebsitePageProps["
     .sort((a, b) => a.pull - b.pull)
   return (
     <>
+      {health.status === "no_data"
+        ? (
+          <div className="alert warn">
+            <strong>No data yet.</strong>
+            <p>
+              Connect Plausible to see traffic, Stripe for revenue and churn, Search Console for search, on the{" "}
+              <Link href={websiteHref(website.id, "integrations")}>Integrations</Link> tab; the score appears with the first sync.
+            </p>
+          </div>
+        )
+        : null}
       <p className="big-score">
         <span className={`score status-${health.status}`} data-testid="health-score">{health.score ?? "—"}</span>
         <span> / 100 · {statusLabel[health.status]}</span>

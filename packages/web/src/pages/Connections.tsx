@@ -26,10 +26,10 @@ const ConnectionRow = ({ websiteId, c, syncButton }: { readonly websiteId: strin
     <li className="panel">
       <h3>{c.name} <span className="badge">{c.status.replace("_", " ")}</span></h3>
       {c.detail !== null ? <p className="muted">{c.detail}</p> : null}
-      {c.status !== "not_connected"
+      {c.status !== "not_connected" && syncButton
         ? <p>Last sync: {when(c.lastSyncAt)}{c.connectedAt !== null ? ` · connected ${formatDate(c.connectedAt)}` : ""}</p>
         : null}
-      {c.lastError !== null ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
+      {c.lastError !== null && syncButton ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
       <MutationStatus result={synced} />
       <MutationStatus result={removed} />
       {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
@@ -59,7 +59,10 @@ const ConnectionRow = ({ websiteId, c, syncButton }: { readonly websiteId: strin
   )
 }
 
-/** `syncButtons: false` where the page already offers "sync now" (the Integrations tab, with its progress). */
+/**
+ * `syncButtons: false` where the page already shows each provider's sync state and offers "sync now" (the
+ * Integrations tab, with its live progress): then only connecting and disconnecting are offered here.
+ */
 export const Connections = ({ websiteId, syncButtons = true }: { readonly websiteId: string; readonly syncButtons?: boolean }) => {
   const atom = useMemo(() => connectionsAtom(websiteId), [websiteId])
   const list = useAtomValue(atom)

@@ -24,6 +24,7 @@ import {
   Panel,
   settled,
   statusLabel,
+  tabLabel,
   type WebsitePageProps
 } from "./shared.tsx"
 
@@ -85,7 +86,7 @@ const Priorities = ({ website, briefing }: { readonly website: WebsitePageProps[
               ? <p className="muted">The evidence could not be loaded.</p>
               : <p className="loading">Loading the evidence…</p>}
             <p>
-              <Link href={websiteHref(website.id, tab)}>See {dimensionLabel[p.dimension]?.toLowerCase() ?? p.dimension} on the {tab} page</Link>
+              <Link href={websiteHref(website.id, tab)}>See it on the {tabLabel(tab)} page</Link>
               {" · "}
               <Link href={websiteHref(website.id, "signals", { dimension: p.dimension })}>{dimensionLabel[p.dimension]} signals</Link>
             </p>

@@ -10,7 +10,7 @@ import { signalsAtom } from "../../client.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../router.tsx"
 import { Field } from "../../ui.tsx"
 import { Evidence } from "./Briefing.tsx"
-import { Busy, dimensionLabel, dimensionTab, formatWhen, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
+import { Busy, dimensionLabel, dimensionTab, formatWhen, Outcome, settled, tabLabel, type WebsitePageProps } from "./shared.tsx"
 
 const STATES = { active: "Active", resolved: "Resolved", all: "All" } as const
 type State = keyof typeof STATES
@@ -86,7 +86,7 @@ export default function SignalsPage({ website }: WebsitePageProps) {
                       </p>
                       <p>{s.detail}</p>
                       <Evidence signal={s} currency={website.currency} />
-                      <p><Link href={websiteHref(website.id, dimensionTab[s.dimension] ?? "")}>See it on the {dimensionTab[s.dimension]} page</Link></p>
+                      <p><Link href={websiteHref(website.id, dimensionTab[s.dimension] ?? "")}>See it on the {tabLabel(dimensionTab[s.dimension] ?? "")} page</Link></p>
                     </li>
                   ))}
                 </ul>

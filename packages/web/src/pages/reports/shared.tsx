@@ -138,6 +138,9 @@ export const statusLabel: Record<string, string> = {
 export const dimensionLabel: Record<string, string> = {
   traffic: "Traffic", revenue: "Revenue", retention: "Retention", seo: "SEO", profitability: "Profitability"
 }
+/** A tab's label ("SEO" for "seo"). */
+export const tabLabel = (tab: string) => WEBSITE_TABS.find((t) => t.tab === tab)?.label ?? tab
+
 /** Which page shows a dimension's figures. */
 export const dimensionTab: Record<string, string> = {
   traffic: "analytics", revenue: "revenue", retention: "revenue", seo: "seo", profitability: "expenses"

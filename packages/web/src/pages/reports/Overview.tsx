@@ -1,5 +1,6 @@
 /**
- * The overview (`/overview`): every website with its health score, the trend since last week, the top
+ * The overview (`/overview`): every website with its health score, the trend since last week (the daily
+ * scores of the last 8 days as a sparkline, and `trend.scoreChange7d`), the top
  * priority of its briefing and a badge for failing integrations, sorted by what needs attention first:
  *
  *   1. the severity of the briefing's top priority: critical, then warning, then info, then none;
@@ -82,6 +83,8 @@ const Rows = ({ projects }: { readonly projects: ReadonlyArray<Project> }) => {
 const OverviewRow = ({ row }: { readonly row: Row }) => {
   const { project, briefing, integrations } = row
   const change = project.trend.scoreChange7d
+  // The stored daily scores of the last week: the 8 latest points (a week ago … today).
+  const week = project.trend.points.slice(-8)
   const priority = topPriority(row)
   const bad = failing(row)
   return (
@@ -95,7 +98,7 @@ const OverviewRow = ({ row }: { readonly row: Row }) => {
         <span className="muted">{statusLabel[project.health.status]}</span>
       </td>
       <td data-label="Since last week">
-        <Sparkline points={project.trend.points.map((p) => p.score)} label={`Health over the last ${project.trend.points.length} days: ${project.trend.points.map((p) => p.score ?? "no data").join(", ")}`} />{" "}
+        <Sparkline points={week.map((p) => p.score)} label={`Health score, day by day since a week ago: ${week.map((p) => p.score ?? "no data").join(", ")}`} />{" "}
         <span data-testid="change7d">{change === null ? "—" : `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change)}`}</span>
       </td>
       <td data-label="Top priority">

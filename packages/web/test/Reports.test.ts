@@ -4,7 +4,8 @@
  * signals, expenses and profit, integrations, and the analytics / revenue / SEO pages. Each shows real
  * figures, and the figures shown are the API's: every one compared with /api/v1's answer for the same website
  * and period, called with the demo's token. Signal filters go to the URL; an expense added and deleted
- * round-trips; "sync now" shows its progress, then the new last-sync time. axe on every page in both themes
+ * round-trips; "sync now" shows its progress, then the new last-sync time; a failed panel offers a retry. axe on
+ * every page in both themes
  * (no serious or critical violation); a screenshot of each into test/artifacts/. One browser, sequential.
  * Skipped, saying so, where /usr/bin/chromium is missing.
  */
@@ -296,6 +297,32 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     const s = await v1(`/projects/${id}/seo?period=30d`)
     expect(await page.getByTestId("clicks").textContent()).toContain(await page.evaluate((n) => new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 }).format(n), s.totals.clicks))
     await check("11-seo")
+  })
+
+  it("a failed panel says what failed and offers a retry; the rest of the page still shows", async () => {
+    const id = ids["Acme Analytics"]!
+    // The health endpoint answers 503 (as the server does when its database is down), the briefing as usual.
+    await page.route(`**/app/api/websites/${id}/health`, (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ status: "error", error: { code: 503, message: "The database is unavailable; try again shortly.", type: "unavailable" } })
+      }))
+    await page.goto(`/websites/${id}`)
+    await loaded()
+    const health = page.getByRole("region", { name: "Health" })
+    await health.getByText("Could not load the health score.").waitFor()
+    expect(await health.getByRole("alert").textContent()).toContain("The database is unavailable")
+    // The briefing's panels did not wait for it.
+    expect((await page.locator("li.priority").count())).toBeGreaterThan(0)
+    await page.screenshot({ path: Path.join(ARTIFACTS, "reports-13-failed-panel.png"), fullPage: true })
+    await page.unroute(`**/app/api/websites/${id}/health`)
+    await health.getByRole("button", { name: "Try again" }).click()
+    await page.getByTestId("health-score").waitFor()
+    expect(await page.getByTestId("health-score").textContent()).toBe(String((await v1(`/projects/${id}/health`)).score))
+    // The 503s above were ours.
+    failedRequests.splice(0)
+    consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((e) => !/status of 503/.test(e)))
   })
 
   it("is usable at 375 px and by keyboard", async () => {

@@ -1,12 +1,12 @@
 /**
  * The report pages in a real browser (Debian's chromium driven by playwright-core) over the demo account of
- * a real server with its worker running (support/ReportsServer.ts): the overview, each website's briefing,
+ * a real server with its sync worker running (support/ReportsServer.ts): the overview, each website's briefing,
  * signals, expenses and profit, integrations, and the analytics / revenue / SEO pages. Each shows real
  * figures, and the figures shown are the API's: every one compared with /api/v1's answer for the same website
  * and period, called with the demo's token. Signal filters go to the URL; an expense added and deleted
- * round-trips; "sync now" shows its progress, then the new last-sync time; a failed panel offers a retry. axe on
- * every page in both themes
- * (no serious or critical violation); a screenshot of each into test/artifacts/. One browser, sequential.
+ * round-trips; "sync now" shows its progress, then the new last-sync time; a failed panel offers a retry.
+ * axe on every page in both themes (no serious or critical violation); a screenshot of each into
+ * test/artifacts/. One browser, sequential.
  * Skipped, saying so, where /usr/bin/chromium is missing.
  */
 import AxeBuilder from "@axe-core/playwright"

@@ -1,39 +1,102 @@
 /**
- * The dashboard's `reports` group: the same four reports as /api/v1's `reports` group (analytics, revenue,
- * churn, SEO), with the same query (`period`, default 30d) and the same answer schemas, for the logged-in
- * owner of the website (DashboardSession) instead of a bearer token. The server answers them with the very
- * services the /api/v1 handlers call (packages/server/src/reports), so a figure on a page is the API's figure.
+ * The report operations of /api/v1, for the dashboard: the SAME endpoints — their params, query, payload,
+ * success and error schemas, taken from SiteHealthApi itself — re-homed under the dashboard's prefix, with a
+ * website in the path instead of a project:
  *
- * Endpoint names are /api/v1's (`getAnalytics`, `getRevenue`, `getChurn`, `getSeo`).
+ *   GET  /api/v1/projects                          → GET  /app/api/websites/health            (listProjects)
+ *   ANY  /api/v1/projects/:id/<rest>               → ANY  /app/api/websites/:id/<rest>         (the others)
  *
- * A website of another account, or none, is 404 `not_found`. The group carries no middleware of its own:
- * DashboardApi adds it behind `DashboardSession`.
+ * behind the session cookie (DashboardSession) instead of a token. Only the authentication differs: the
+ * server answers each with the very services /api/v1's handlers call (server src/dashboard/reports/), so a
+ * figure on a page is the API's figure. The account's entitlement still applies (402 `trial_expired`, as on
+ * /api/v1); the token-only middlewares (rate limit, permissions, Idempotency-Key) do not — a session reaches
+ * every website of its account with every permission, as the dashboard already does for tokens and
+ * connections. Endpoint names are /api/v1's (`getHealth`, `getAnalytics`, `createExpense`…), in one group,
+ * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`.
  */
-import { Schema } from "effect"
+import { Context } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Period } from "./Common.ts"
-import { Envelope } from "./Envelope.ts"
-import { Forbidden, NotFound } from "./Errors.ts"
-import { doc } from "./Documented.ts"
-import { Analytics, Churn, Revenue, Seo } from "./Reports.ts"
+import { ExpensesApi, IntegrationsApi, operationOf, ProjectsApi, ReportsApi } from "./Api.ts"
+import { TrialExpired } from "./Errors.ts"
 
-const report = <const Id extends string, const Path extends `/websites/:id/${string}`, Success extends Schema.Top>(
-  identifier: Id,
-  path: Path,
-  success: Success
-) =>
-  HttpApiEndpoint.get(identifier, path, {
-    params: { id: Schema.String },
-    query: { period: Schema.optionalKey(Period) },
-    success,
-    error: [NotFound, Forbidden]
-  })
+/** Where an /api/v1 path lives under /app/api (see the table above). */
+export const websitePath = (v1Path: string): string =>
+  v1Path === "/projects" ? "/websites/health" : v1Path.replace(/^\/projects\/:id(?=\/|$)/, "/websites/:id")
 
+type WebsitePath<P extends string> = P extends "/projects" ? "/websites/health"
+  : P extends `/projects/:id${infer Rest}` ? `/websites/:id${Rest}`
+  : never
+
+/** An /api/v1 endpoint as the dashboard serves it: same schemas, the website path, 402 added, no middleware. */
+export type OnWebsite<E> = E extends HttpApiEndpoint.HttpApiEndpoint<
+  infer Id,
+  infer Method,
+  infer Path,
+  infer Params,
+  infer Query,
+  infer Payload,
+  infer Headers,
+  infer Success,
+  infer Error,
+  infer _Middleware,
+  infer _MiddlewareServices
+> ? HttpApiEndpoint.HttpApiEndpoint<Id, Method, WebsitePath<Path>, Params, Query, Payload, Headers, Success, Error | typeof TrialExpired>
+  : never
+
+/**
+ * A copy of an /api/v1 endpoint at its website path. Its middlewares (Idempotency, which needs a token) are
+ * left behind and its annotations replaced by the dashboard's summary; everything the request and the answer
+ * are decoded and encoded by is the endpoint's own. The copy is made as the endpoint module makes every
+ * endpoint (a function object over the endpoints' shared prototype), since it offers no "change the path".
+ */
+export const onWebsite = <E extends HttpApiEndpoint.Constraint>(v1: E): OnWebsite<E> => {
+  const endpoint = v1 as unknown as HttpApiEndpoint.Top
+  const operation = operationOf(endpoint)
+  const copy = Object.assign(Object.setPrototypeOf(function HttpApiEndpoint() {}, Object.getPrototypeOf(endpoint)), {
+    identifier: endpoint.identifier,
+    path: websitePath(endpoint.path),
+    method: endpoint.method,
+    params: endpoint.params,
+    query: endpoint.query,
+    headers: endpoint.headers,
+    payload: endpoint.payload,
+    success: endpoint.success,
+    error: new Set([...endpoint.error, TrialExpired]),
+    annotations: Context.empty(),
+    middlewares: new Set(),
+    disableCodecs: endpoint.disableCodecs
+  }) as HttpApiEndpoint.Top
+  return copy.annotateMerge(OpenApi.annotations({
+    summary: operation?.summary ?? endpoint.identifier,
+    description:
+      `The same operation as \`${endpoint.method} /api/v1${endpoint.path}\` (same schemas, same figures), for a website of the logged-in account. ` +
+      "402 `trial_expired` when the account's entitlement has ended."
+  })) as unknown as OnWebsite<E>
+}
+
+const p = ProjectsApi.endpoints
+const r = ReportsApi.endpoints
+const i = IntegrationsApi.endpoints
+const e = ExpensesApi.endpoints
+
+/** The /api/v1 operations the report pages read, under /app/api/websites (session auth is added by DashboardApi). */
 export class DashboardReportsApi extends HttpApiGroup.make("reports")
   .add(
-    doc(report("getAnalytics", "/websites/:id/analytics", Envelope("AnalyticsResponse", Analytics)), "Traffic analytics for a period (as GET /api/v1/projects/{id}/analytics)"),
-    doc(report("getRevenue", "/websites/:id/revenue", Envelope("RevenueResponse", Revenue)), "Revenue report (as GET /api/v1/projects/{id}/revenue)"),
-    doc(report("getChurn", "/websites/:id/churn", Envelope("ChurnResponse", Churn)), "Churn report (as GET /api/v1/projects/{id}/churn)"),
-    doc(report("getSeo", "/websites/:id/seo", Envelope("SeoResponse", Seo)), "Search (SEO) report (as GET /api/v1/projects/{id}/seo)")
+    onWebsite(p.listProjects),
+    onWebsite(p.getHealth),
+    onWebsite(p.getBriefing),
+    onWebsite(p.listSignals),
+    onWebsite(r.getAnalytics),
+    onWebsite(r.getRevenue),
+    onWebsite(r.getChurn),
+    onWebsite(r.getSeo),
+    onWebsite(i.listIntegrations),
+    onWebsite(i.syncIntegration),
+    onWebsite(e.listExpenses),
+    onWebsite(e.createExpense),
+    onWebsite(e.deleteExpense)
   )
-  .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports of a website" })) {}
+  .annotateMerge(OpenApi.annotations({
+    title: "Reports",
+    description: "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses) for the logged-in account's websites"
+  })) {}

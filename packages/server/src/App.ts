@@ -153,7 +153,8 @@ const McpRoutes = Layer.unwrap(
 export const appRoutes = (overrides: AppOverrides = {}) =>
   Layer.mergeAll(
     apiRoutes(overrides),
-    dashboardRoutes.pipe(Layer.provide(DashboardServices)),
+    // The dashboard's report endpoints run /api/v1's operations: the same freshness of derived data.
+    dashboardRoutes.pipe(Layer.provide(DashboardServices), Layer.provide(overrides.freshness ?? Freshness.live)),
     SystemRoutes,
     McpRoutes,
     MetricsRoute,

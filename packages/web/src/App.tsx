@@ -12,7 +12,8 @@ import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
 import { LogInPage, SignUpPage } from "./pages/Auth.tsx"
-import { Link, navigate, useFocusHeading, useLocation } from "./router.tsx"
+import { WebsiteFrame } from "./pages/reports/shared.tsx"
+import { Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
 import { ErrorMessage, Loading } from "./ui.tsx"
 
 // Each page's code loads when it is first shown: the first page needs only the shell, the client and itself.
@@ -21,15 +22,8 @@ const ApiSettingsPage = lazy(() => import("./pages/ApiSettings.tsx").then((m) =>
 const ResetPasswordPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.ResetPasswordPage })))
 const VerifyEmailPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.VerifyEmailPage })))
 const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ default: m.SessionsPage })))
-const WebsitePage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitePage })))
 const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
 const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
-// Reports (issue 17 part B; temporary wiring until the report navigation lands).
-const ReportPages = {
-  analytics: lazy(() => import("./pages/reports/Analytics.tsx")),
-  revenue: lazy(() => import("./pages/reports/Revenue.tsx")),
-  seo: lazy(() => import("./pages/reports/Seo.tsx"))
-}
 
 const publicPages: Record<string, () => ReactNode> = {
   "/login": () => <LogInPage />,
@@ -40,13 +34,16 @@ const publicPages: Record<string, () => ReactNode> = {
 }
 
 const privatePage = (path: string): ReactNode => {
+  if (path === "/overview") return <OverviewPage />
   if (path === "/websites") return <WebsitesPage />
-  const website = /^\/websites\/([^/]+)$/.exec(path)
-  if (website !== null) return <WebsitePage id={decodeURIComponent(website[1]!)} />
-  const report = /^\/websites\/([^/]+)\/(analytics|revenue|seo)$/.exec(path)
-  if (report !== null) {
-    const Report = ReportPages[report[2] as keyof typeof ReportPages]
-    return <Report id={decodeURIComponent(report[1]!)} />
+  const website = matchWebsite(path)
+  if (website !== null) {
+    const Page = website.tab.page
+    return (
+      <WebsiteFrame id={website.id} tab={website.tab.tab}>
+        {(w) => <Suspense fallback={<Loading what={`the ${website.tab.label.toLowerCase()} page`} />}><Page website={w} /></Suspense>}
+      </WebsiteFrame>
+    )
   }
   if (path === "/settings/api") return <ApiSettingsPage />
   if (path === "/account") return <AccountPage />
@@ -118,7 +115,7 @@ class Boundary extends Component<{ readonly children: ReactNode }, { readonly er
 export const App = () => {
   const { path, query } = useLocation()
   useEffect(() => {
-    if (path === "/") navigate("/websites", { replace: true })
+    if (path === "/") navigate("/overview", { replace: true })
   }, [path])
   useFocusHeading(path)
   const page = publicPages[path]
@@ -132,7 +129,7 @@ export const App = () => {
             <Suspense fallback={<Loading what="the page" />}>{page()}</Suspense>
           </main>
         )
-        : <Private path={path === "/" ? "/websites" : path} search={search} />}
+        : <Private path={path === "/" ? "/overview" : path} search={search} />}
     </Boundary>
   )
 }

@@ -7,6 +7,7 @@ import { Link, navigate } from "./router.tsx"
 import { MutationStatus } from "./ui.tsx"
 
 const nav = [
+  ["/overview", "Overview"],
   ["/websites", "Websites"],
   ["/settings/api", "API / MCP"],
   ["/account", "Account"],
@@ -23,7 +24,7 @@ export const Layout = ({ user, path, children }: {
     <>
       <a className="skip" href="#main">Skip to content</a>
       <header className="top">
-        <Link href="/websites" className="brand">sitehealth</Link>
+        <Link href="/overview" className="brand">sitehealth</Link>
         <nav aria-label="Main">
           <ul>
             {nav.map(([href, label]) => (

@@ -9,7 +9,9 @@
  */
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { AtomHttpApi } from "effect/reactivity"
+import type { Period } from "@sitehealth/domain/Common"
 import { CSRF_HEADER, DashboardApi } from "@sitehealth/domain/DashboardApi"
+import type { Dimension, Severity } from "@sitehealth/domain/Projects"
 
 let csrfToken: string | null = null
 export const setCsrfToken = (token: string | null) => {
@@ -68,3 +70,35 @@ export const googleCallback = Dashboard.mutation("connections", "googleCallback"
 export const connectGoogle = Dashboard.mutation("connections", "connectGoogle")
 export const disconnect = Dashboard.mutation("connections", "disconnect")
 export const syncNow = Dashboard.mutation("connections", "syncNow")
+
+/*
+ * The reports: /api/v1's operations for the logged-in account's websites (DashboardReports in packages/domain:
+ * the same endpoints, under /app/api/websites/:id/…). Every figure a page shows comes from one of these.
+ */
+export const ReportKeys = {
+  /** Anything derived from a website's data: health, briefing, signals, reports. */
+  reports: "reports",
+  expenses: "expenses",
+  integrations: "integrations"
+} as const
+
+export const overviewAtom = Dashboard.query("reports", "listProjects", { query: { limit: 100 }, reactivityKeys: [ReportKeys.reports, Keys.websites] })
+export const healthAtom = (id: string) => Dashboard.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+export const briefingAtom = (id: string) => Dashboard.query("reports", "getBriefing", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+export const signalsAtom = (id: string, query: { readonly dimension?: Dimension; readonly severity?: Severity; readonly active?: "true" | "false" }) =>
+  Dashboard.query("reports", "listSignals", { params: { id }, query: { ...query, limit: 100 }, reactivityKeys: [ReportKeys.reports] })
+export const analyticsAtom = (id: string, period: Period) =>
+  Dashboard.query("reports", "getAnalytics", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+export const revenueAtom = (id: string, period: Period) =>
+  Dashboard.query("reports", "getRevenue", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports, ReportKeys.expenses] })
+export const churnAtom = (id: string, period: Period) =>
+  Dashboard.query("reports", "getChurn", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+export const seoAtom = (id: string, period: Period) =>
+  Dashboard.query("reports", "getSeo", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+export const integrationsAtom = (id: string) =>
+  Dashboard.query("reports", "listIntegrations", { params: { id }, reactivityKeys: [ReportKeys.integrations, Keys.connections] })
+export const expensesAtom = (id: string) =>
+  Dashboard.query("reports", "listExpenses", { params: { id }, query: { limit: 100 }, reactivityKeys: [ReportKeys.expenses] })
+export const syncIntegration = Dashboard.mutation("reports", "syncIntegration")
+export const createExpense = Dashboard.mutation("reports", "createExpense")
+export const deleteExpense = Dashboard.mutation("reports", "deleteExpense")

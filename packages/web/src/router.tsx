@@ -3,7 +3,8 @@
  * is NOT state — secrets never go in the URL) live in the path and query string, so reload, back/forward
  * and a pasted link all land on the same page.
  */
-import { type AnchorHTMLAttributes, type MouseEvent, useEffect, useSyncExternalStore } from "react"
+import { type AnchorHTMLAttributes, type ComponentType, lazy, type LazyExoticComponent, type MouseEvent, useEffect, useSyncExternalStore } from "react"
+import type { Website } from "@sitehealth/domain/Dashboard"
 
 const subscribers = new Set<() => void>()
 const notify = () => {
@@ -68,13 +69,76 @@ let firstPage = true
  */
 export const useFocusHeading = (key: string) => {
   useEffect(() => {
-    const h1 = document.querySelector<HTMLElement>("main h1")
     const initial = firstPage
     firstPage = false
-    if (h1 !== null && !initial) {
-      h1.tabIndex = -1
-      h1.focus({ preventScroll: true })
+    const arrive = (h1: HTMLElement | null) => {
+      if (h1 !== null && !initial) {
+        h1.tabIndex = -1
+        h1.focus({ preventScroll: true })
+      }
+      document.title = `${h1?.textContent ?? "sitehealth"} · sitehealth`
     }
-    document.title = `${h1?.textContent ?? "sitehealth"} · sitehealth`
+    const now = document.querySelector<HTMLElement>("main h1")
+    if (now !== null) return arrive(now)
+    // A lazily loaded page draws its heading once its code (and the website it is about) has arrived.
+    const observer = new MutationObserver(() => {
+      const h1 = document.querySelector<HTMLElement>("main h1")
+      if (h1 === null) return
+      observer.disconnect()
+      arrive(h1)
+    })
+    observer.observe(document.body, { childList: true, subtree: true })
+    const giveUp = setTimeout(() => observer.disconnect(), 10_000)
+    return () => {
+      observer.disconnect()
+      clearTimeout(giveUp)
+    }
   }, [key])
+}
+
+/*
+ * Routes of the report pages. Each page is its own chunk, loaded when first shown (React.lazy over a dynamic
+ * import): a page's code — and the chart code of the pages that draw charts — is fetched only by the pages
+ * that use it. A website's page module default-exports a component taking the website.
+ */
+
+/** A page of one website (`/websites/:id/<tab>`): default export of its module. */
+export type WebsitePageComponent = ComponentType<{ readonly website: Website }>
+
+interface WebsiteTab {
+  /** The path segment after /websites/:id ("" for the website's home, the briefing). */
+  readonly tab: string
+  readonly label: string
+  readonly page: LazyExoticComponent<WebsitePageComponent>
+}
+
+/** The tabs of a website, in the order its navigation shows them. */
+export const WEBSITE_TABS: ReadonlyArray<WebsiteTab> = [
+  { tab: "", label: "Briefing", page: lazy(() => import("./pages/reports/Briefing.tsx")) },
+  { tab: "signals", label: "Signals", page: lazy(() => import("./pages/reports/Signals.tsx")) },
+  { tab: "analytics", label: "Analytics", page: lazy(() => import("./pages/reports/Analytics.tsx")) },
+  { tab: "revenue", label: "Revenue", page: lazy(() => import("./pages/reports/Revenue.tsx")) },
+  { tab: "seo", label: "SEO", page: lazy(() => import("./pages/reports/Seo.tsx")) },
+  { tab: "expenses", label: "Expenses", page: lazy(() => import("./pages/reports/Expenses.tsx")) },
+  { tab: "integrations", label: "Integrations", page: lazy(() => import("./pages/reports/Integrations.tsx")) },
+  { tab: "settings", label: "Settings", page: lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsiteSettings }))) }
+]
+
+/** The overview of every website (`/overview`, where `/` leads). */
+export const OverviewPage = lazy(() => import("./pages/reports/Overview.tsx"))
+
+/** The path of a website's tab, with optional query parameters (empty ones left out). */
+export const websiteHref = (id: string, tab: string, query: Record<string, string | null | undefined> = {}) => {
+  const search = new URLSearchParams()
+  for (const [k, v] of Object.entries(query)) if (v !== null && v !== undefined && v !== "") search.set(k, v)
+  const qs = search.toString()
+  return `/websites/${encodeURIComponent(id)}${tab === "" ? "" : `/${tab}`}${qs === "" ? "" : `?${qs}`}`
+}
+
+/** `/websites/:id[/<tab>]` → the website's id and its tab; null for any other path or an unknown tab. */
+export const matchWebsite = (path: string): { readonly id: string; readonly tab: WebsiteTab } | null => {
+  const m = /^\/websites\/([^/]+)(?:\/([a-z-]+))?\/?$/.exec(path)
+  if (m === null) return null
+  const tab = WEBSITE_TABS.find((t) => t.tab === (m[2] ?? ""))
+  return tab === undefined ? null : { id: decodeURIComponent(m[1]!), tab }
 }

@@ -1,7 +1,7 @@
 /** Handlers of the expenses group. */
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { ExpensesApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { notFound } from "@sitehealth/domain/Errors"
@@ -12,23 +12,26 @@ import { newId } from "../store/Ids.ts"
 import { expense } from "../store/Present.ts"
 import { ExpensesRepo } from "./ExpensesRepo.ts"
 
-export const ExpensesHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "expenses",
-  Effect.fn(function*(handlers) {
+type Request<Name extends keyof typeof ExpensesApi.endpoints> = (typeof ExpensesApi.endpoints)[Name]["~Request"]
+
+/**
+ * The group's operations, by endpoint name: /api/v1's handlers (ExpensesHttp below) and the dashboard's
+ * (dashboard/reports/Http.ts) are these same functions.
+ */
+export const expensesOperations = Effect.gen(function*() {
     const projects = yield* ProjectsRepo
     const expenses = yield* ExpensesRepo
     const requireProject = requireProjectWith(projects)
 
-    return handlers.handleAll({
-      listExpenses: ({ params, query }) =>
+    return {
+      listExpenses: ({ params, query }: Pick<Request<"listExpenses">, "params" | "query">) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const after = yield* decodeCursor(query.cursor)
           const page = yield* expenses.list(project.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after })
           return { expenses: page.items.map(expense), nextCursor: page.nextCursor }
         }),
-      createExpense: ({ params, payload }) =>
+      createExpense: ({ params, payload }: Pick<Request<"createExpense">, "params" | "payload">) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -47,7 +50,7 @@ export const ExpensesHttp = HttpApiBuilder.group(
           })
           return { expense: expense(created) }
         }),
-      deleteExpense: ({ params }) =>
+      deleteExpense: ({ params }: Pick<Request<"deleteExpense">, "params">) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -55,6 +58,13 @@ export const ExpensesHttp = HttpApiBuilder.group(
           if (deleted === null) return yield* Effect.fail(notFound("Expense"))
           return { deleted: true as const, expense: expense(deleted) }
         })
-    })
+    }
+})
+
+export const ExpensesHttp = HttpApiBuilder.group(
+  SiteHealthApi,
+  "expenses",
+  Effect.fn(function*(handlers) {
+    return handlers.handleAll(yield* expensesOperations)
   })
 )

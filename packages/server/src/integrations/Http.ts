@@ -5,7 +5,7 @@
  */
 import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { IntegrationsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { notFound } from "@sitehealth/domain/Errors"
 import { type Integration, LISTED_PROVIDERS, PROVIDERS, type Provider, type SyncRun } from "@sitehealth/domain/Integrations"
@@ -56,18 +56,21 @@ export const presentIntegration = (
   syncIntervalMinutes: row ? row.syncIntervalMinutes ?? defaultIntervalMinutes : null
 })
 
-export const IntegrationsHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "integrations",
-  Effect.fn(function*(handlers) {
+type Payload<Name extends keyof typeof IntegrationsApi.endpoints> = (typeof IntegrationsApi.endpoints)[Name]["~Payload"]["Type"]
+
+/**
+ * The group's operations, by endpoint name: /api/v1's handlers (IntegrationsHttp below) and the dashboard's
+ * (dashboard/reports/Http.ts) are these same functions.
+ */
+export const integrationsOperations = Effect.gen(function*() {
     const projects = yield* ProjectsRepo
     const integrations = yield* IntegrationsRepo
     const queue = yield* SyncQueue
     const config = yield* AppConfig
     const requireProject = requireProjectWith(projects)
 
-    return handlers.handleAll({
-      listIntegrations: ({ params }) =>
+    return {
+      listIntegrations: ({ params }: { readonly params: { readonly id: string } }) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const { integrations: rows, lastRuns } = yield* integrations.list(project.id)
@@ -84,7 +87,10 @@ export const IntegrationsHttp = HttpApiBuilder.group(
               ))
           }
         }),
-      syncIntegration: ({ params, payload }) =>
+      syncIntegration: ({ params, payload }: {
+        readonly params: { readonly id: string; readonly provider: string }
+        readonly payload: Payload<"syncIntegration">
+      }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const project = yield* requireProject(params.id)
@@ -109,6 +115,13 @@ export const IntegrationsHttp = HttpApiBuilder.group(
         }),
       connectIntegration: () => dashboardOnly("Connecting an integration"),
       disconnectIntegration: () => dashboardOnly("Disconnecting an integration")
-    })
+    }
+})
+
+export const IntegrationsHttp = HttpApiBuilder.group(
+  SiteHealthApi,
+  "integrations",
+  Effect.fn(function*(handlers) {
+    return handlers.handleAll(yield* integrationsOperations)
   })
 )

@@ -6,7 +6,7 @@
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Forbidden } from "@sitehealth/domain/Errors"
@@ -62,18 +62,24 @@ const prefetchedFreshHealth = (freshness: FreshnessShape, project: { readonly id
     return stored !== undefined && freshness.isFresh(stored, prefetched.dataVersion, now) ? stored : undefined
   })
 
-export const ProjectsHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "projects",
-  Effect.fn(function*(handlers) {
+type Query<Name extends keyof typeof ProjectsApi.endpoints> = (typeof ProjectsApi.endpoints)[Name]["~Query"]["Type"]
+interface ById {
+  readonly params: { readonly id: string }
+}
+
+/**
+ * The group's operations, by endpoint name: /api/v1's handlers (ProjectsHttp below) and the dashboard's
+ * (dashboard/reports/Http.ts) are these same functions, so both answer the same figures.
+ */
+export const projectsOperations = Effect.gen(function*() {
     const projects = yield* ProjectsRepo
     const snapshots = yield* SnapshotsRepo
     const signals = yield* SignalsRepo
     const jobs = yield* JobsRepo
     const freshness = yield* Freshness
     const requireProject = requireProjectWith(projects)
-    return handlers.handleAll({
-      listProjects: ({ query }) =>
+    return {
+      listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const after = yield* decodeCursor(query.cursor)
@@ -114,7 +120,7 @@ export const ProjectsHttp = HttpApiBuilder.group(
           }
           return { projects: out, nextCursor: page.nextCursor }
         }),
-      getHealth: ({ params }) =>
+      getHealth: ({ params }: ById) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           // Hot path: today's snapshot came with the token lookup; when it is as new as the data it is
@@ -128,12 +134,12 @@ export const ProjectsHttp = HttpApiBuilder.group(
           if (fresh.encoded === undefined) yield* snapshots.keepEncoded(fresh)
           return fresh.health
         }),
-      getBriefing: ({ params }) =>
+      getBriefing: ({ params }: ById) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           return yield* servedStored("getBriefing", project, Briefing, freshness.ensureBriefing(project))
         }),
-      listSignals: ({ params, query }) =>
+      listSignals: ({ params, query }: ById & { readonly query: Query<"listSignals"> }) =>
         Effect.gen(function*() {
           const project = yield* requireProject(params.id)
           const after = yield* decodeSignalCursor(query.cursor)
@@ -152,6 +158,13 @@ export const ProjectsHttp = HttpApiBuilder.group(
           return yield* servedStored("listSignals", project, SignalList, list)
         }),
       deleteProject: () => dashboardOnly("Deleting a website")
-    })
+    }
+})
+
+export const ProjectsHttp = HttpApiBuilder.group(
+  SiteHealthApi,
+  "projects",
+  Effect.fn(function*(handlers) {
+    return handlers.handleAll(yield* projectsOperations)
   })
 )

@@ -26,15 +26,27 @@ const report = <S extends Parameters<typeof servedStored>[2], E, R>(
   Effect.flatMap(requireProject(projectId), (project) =>
     servedStored(endpoint, project, schema, compute(project.id, period)))
 
+interface ReportRequest {
+  readonly params: { readonly id: string }
+  readonly query: { readonly period?: Period }
+}
+
+/**
+ * The group's operations, by endpoint name: /api/v1's handlers (ReportsHttp below) and the dashboard's
+ * (dashboard/reports/Http.ts) are these same functions. Default period: 30d. (The dashboard has no access
+ * lookup, so it always computes: answers/StoredAnswers.ts serves stored answers to /api/v1 only.)
+ */
+export const reportsOperations = {
+  getAnalytics: ({ params, query }: ReportRequest) => report("getAnalytics", params.id, query.period ?? "30d", Analytics, getAnalytics),
+  getRevenue: ({ params, query }: ReportRequest) => report("getRevenue", params.id, query.period ?? "30d", Revenue, getRevenue),
+  getChurn: ({ params, query }: ReportRequest) => report("getChurn", params.id, query.period ?? "30d", Churn, getChurn),
+  getSeo: ({ params, query }: ReportRequest) => report("getSeo", params.id, query.period ?? "30d", Seo, getSeo)
+}
+
 export const ReportsHttp = HttpApiBuilder.group(
   SiteHealthApi,
   "reports",
   Effect.fn(function*(handlers) {
-    return handlers.handleAll({
-      getAnalytics: ({ params, query }) => report("getAnalytics", params.id, query.period ?? "30d", Analytics, getAnalytics),
-      getRevenue: ({ params, query }) => report("getRevenue", params.id, query.period ?? "30d", Revenue, getRevenue),
-      getChurn: ({ params, query }) => report("getChurn", params.id, query.period ?? "30d", Churn, getChurn),
-      getSeo: ({ params, query }) => report("getSeo", params.id, query.period ?? "30d", Seo, getSeo)
-    })
+    return handlers.handleAll(reportsOperations)
   })
 )

@@ -1,89 +1,157 @@
 /**
- * The dashboard's `reports` group (/app/api/websites/{id}/analytics|revenue|churn|seo): for the logged-in
- * owner, the very answer /api/v1 gives a token for the same project and period (same services, same schemas);
- * 404 for another account's website; 401 without a session (a bearer token is not one); 400 for a bad period.
+ * The dashboard's report endpoints (/app/api/websites/…, @sitehealth/domain/DashboardReports) behind the real
+ * session: each answers exactly what /api/v1 answers for the same website and query (same operation, same
+ * figures), writes through them are /api/v1's writes, a logged-out call is 401, another account's website 404,
+ * a state change needs the CSRF token, and an ended trial is 402 as on /api/v1. Over the demo account.
  */
-import { describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { PERIODS } from "@sitehealth/domain/Common"
-import { AppConfig, readConfig } from "../../src/Config.ts"
-import { magicLinkFor } from "../../src/dashboard/Auth.ts"
-import { Signing } from "../../src/dashboard/Links.ts"
-import { demoFxRates, generateDemoProject } from "../../src/demo/Generate.ts"
-import { DEMO_PROJECTS } from "../../src/demo/Profiles.ts"
-import { FxRepo } from "../../src/fx/FxRepo.ts"
-import { PaymentsRepo } from "../../src/payments/PaymentsRepo.ts"
-import { SearchRepo } from "../../src/search/SearchRepo.ts"
-import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import type { AccountId } from "@sitehealth/domain/Common"
+import { createAccount } from "../../src/accounts/Provisioning.ts"
+import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
+import { hashPassword } from "../../src/dashboard/Passwords.ts"
+import { seedDemo } from "../../src/demo/Seed.ts"
+import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
-const HISTORY_DAYS = 120
+const ORIGIN = { origin: "http://localhost" }
+const PASSWORD = "correct horse battery"
+let counter = 0
 
-/** An account whose first project holds 120 days of the first demo profile's data, and a session of its owner. */
-const ownerWithData = Effect.gen(function*() {
-  const { account, projects, secret } = yield* h.newAccount({ projects: 1 })
-  const project = projects[0]!
-  yield* h.run(Effect.gen(function*() {
-    const now = new Date(yield* h.now)
-    const data = generateDemoProject(DEMO_PROJECTS[0]!, now, HISTORY_DAYS)
-    yield* (yield* FxRepo).put(demoFxRates(now, HISTORY_DAYS))
-    yield* (yield* TrafficRepo).write(project.id, data.traffic)
-    yield* (yield* SearchRepo).write(project.id, data.search)
-    yield* (yield* PaymentsRepo).write(project.id, data.payments)
-  }))
-  const link = yield* h.run(magicLinkFor(account.id, `owner-${account.id}@example.test`, "http://localhost").pipe(
-    Effect.provide(Signing.layer),
-    Effect.provide(AppConfig.layer(readConfig({})))
-  ))
-  const login = yield* h.raw("GET", link.replace("http://localhost", ""), { token: null })
-  expect(login.status).toBe(303)
-  const cookie = /sitehealth_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")![1]!
-  return { project, secret, session: { cookie: `sitehealth_session=${cookie}` } }
-})
+/** A verified dashboard user of the account, logged in: its read and write headers. */
+const logIn = (accountId: AccountId) =>
+  Effect.gen(function*() {
+    const email = `reports-${counter++}@example.test`
+    const passwordHash = yield* hashPassword(PASSWORD)
+    yield* h.run(Effect.flatMap(AuthRepo, (repo) =>
+      repo.createUser({ id: newUserId(), accountId, email, passwordHash, emailVerifiedAt: new Date(), createdAt: new Date() })))
+    yield* TestClock.adjust("1 minute")
+    const login = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email, password: PASSWORD } })
+    expect(login.status, login.text).toBe(200)
+    const cookie = `sitehealth_session=${/sitehealth_session=([^;]*)/.exec(login.headers.get("set-cookie") ?? "")![1]}`
+    return { read: { cookie }, write: { ...ORIGIN, cookie, "x-csrf-token": login.json.data.csrfToken as string } }
+  })
 
-layer(TestApp.layer(), { timeout: 60_000 })("Dashboard reports", (it) => {
-  describe("the same answer as /api/v1", () => {
-    it.effect("analytics, revenue, churn and SEO for every period", () =>
-      Effect.gen(function*() {
-        const { project, secret, session } = yield* ownerWithData
-        for (const [dashboard, v1] of [["analytics", "analytics"], ["revenue", "revenue"], ["churn", "churn"], ["seo", "seo"]] as const) {
-          for (const period of PERIODS) {
-            const viaSession = yield* h.raw("GET", `/app/api/websites/${project.id}/${dashboard}?period=${period}`, { token: null, headers: session })
-            const viaToken = yield* h.raw("GET", `/api/v1/projects/${project.id}/${v1}?period=${period}`, { token: secret })
-            expect(viaSession.status, `${dashboard} ${period}: ${viaSession.text}`).toBe(200)
-            expect(viaToken.status, `${v1} ${period}`).toBe(200)
-            expect(viaSession.json, `${dashboard} ${period}`).toEqual(viaToken.json)
-          }
+class Demo extends Context.Service<Demo, {
+  readonly token: string
+  readonly ids: ReadonlyArray<string>
+  readonly read: Record<string, string>
+  readonly write: Record<string, string>
+}>()("test/DashboardReportsDemo") {}
+
+const DemoLive = Layer.effect(Demo, Effect.gen(function*() {
+  const demo = yield* h.run(seedDemo())
+  const session = yield* logIn(demo.account.id)
+  return { token: demo.secret, ids: demo.projectIds, ...session }
+})).pipe(Layer.provideMerge(TestApp.layer()))
+
+/** GET on both doors: the dashboard's answer and /api/v1's, both 200. */
+const both = (v1Path: string) =>
+  Effect.gen(function*() {
+    const { token, read } = yield* Demo
+    const v1 = yield* h.raw("GET", `/api/v1${v1Path}`, { token })
+    expect(v1.status, `${v1Path}: ${v1.text.slice(0, 300)}`).toBe(200)
+    const dashboardPath = v1Path === "/projects" ? "/websites/health" : v1Path.replace(/^\/projects\//, "/websites/")
+    const dashboard = yield* h.raw("GET", `/app/api${dashboardPath}`, { token: null, headers: read })
+    expect(dashboard.status, `${dashboardPath}: ${dashboard.text.slice(0, 300)}`).toBe(200)
+    return { v1: v1.json, dashboard: dashboard.json }
+  })
+
+layer(DemoLive, { timeout: "120 seconds" })("the dashboard's report endpoints", (it) => {
+  it.effect("answer exactly what /api/v1 answers, for every report of every demo website", () =>
+    Effect.gen(function*() {
+      const { ids } = yield* Demo
+      const list = yield* both("/projects")
+      expect(list.dashboard).toEqual(list.v1)
+      expect(list.dashboard.data.projects).toHaveLength(3)
+      for (const id of ids) {
+        for (
+          const path of [
+            "health",
+            "briefing",
+            "signals",
+            "signals?dimension=traffic&severity=warning",
+            "analytics?period=7d",
+            "analytics",
+            "revenue?period=3m",
+            "churn?period=12m",
+            "seo?period=30d",
+            "integrations",
+            "expenses?limit=5"
+          ]
+        ) {
+          const { dashboard, v1 } = yield* both(`/projects/${id}/${path}`)
+          expect(dashboard, `${id} ${path}`).toEqual(v1)
         }
-        // Real figures, not empty reports.
-        const analytics = yield* h.raw("GET", `/app/api/websites/${project.id}/analytics`, { token: null, headers: session })
-        expect(analytics.json.data.period).toBe("30d")
-        expect(analytics.json.data.totals.pageviews).toBeGreaterThan(0)
-        expect(analytics.json.data.previous.series).toHaveLength(analytics.json.data.series.length)
-        const seo = yield* h.raw("GET", `/app/api/websites/${project.id}/seo?period=7d`, { token: null, headers: session })
-        expect(seo.json.data.series).toHaveLength(7)
-        expect(seo.json.data.totals.clicks).toBe(seo.json.data.series.reduce((s: number, p: { clicks: number }) => s + p.clicks, 0))
-      }))
-  })
+      }
+    }))
 
-  describe("access", () => {
-    it.effect("404 for another account's website, 401 without a session or with a bearer token, 400 for a bad period", () =>
-      Effect.gen(function*() {
-        const mine = yield* ownerWithData
-        const other = yield* h.newAccount({ projects: 1 })
-        const theirs = other.projects[0]!.id
-        const foreign = yield* h.raw("GET", `/app/api/websites/${theirs}/revenue`, { token: null, headers: mine.session })
-        expect(foreign.status).toBe(404)
-        expect(foreign.json).toMatchObject({ status: "error", error: { type: "not_found" } })
-        const unknown = yield* h.raw("GET", `/app/api/websites/prj_nope/seo`, { token: null, headers: mine.session })
-        expect(unknown.status).toBe(404)
-        const anonymous = yield* h.raw("GET", `/app/api/websites/${mine.project.id}/analytics`, { token: null })
-        expect(anonymous.status).toBe(401)
-        const bearer = yield* h.raw("GET", `/app/api/websites/${mine.project.id}/analytics`, { token: mine.secret })
-        expect(bearer.status).toBe(401)
-        const bad = yield* h.raw("GET", `/app/api/websites/${mine.project.id}/analytics?period=5y`, { token: null, headers: mine.session })
-        expect(bad.status).toBe(400)
-        expect(bad.json.status).toBe("error")
-      }))
-  })
+  it.effect("logged out 401; a bearer token is no session (401); a bad query 400 in the envelope", () =>
+    Effect.gen(function*() {
+      const { ids, token, read } = yield* Demo
+      expectError(yield* h.raw("GET", `/app/api/websites/${ids[0]}/health`, { token: null }), 401)
+      expectError(yield* h.raw("GET", `/app/api/websites/${ids[0]}/health`, { token }), 401)
+      expectError(yield* h.raw("GET", `/app/api/websites/${ids[0]}/analytics?period=5y`, { token: null, headers: read }), 400)
+      expectError(yield* h.raw("GET", `/app/api/websites/${ids[0]}/signals?severity=loud`, { token: null, headers: read }), 400)
+    }))
+
+  it.effect("another account's website is 404, as an unknown one", () =>
+    Effect.gen(function*() {
+      const { ids } = yield* Demo
+      const other = yield* h.run(createAccount({ name: "Someone else" }))
+      const stranger = yield* logIn(other.id)
+      expectError(yield* h.raw("GET", `/app/api/websites/${ids[0]}/briefing`, { token: null, headers: stranger.read }), 404)
+      expectError(yield* h.raw("GET", `/app/api/websites/prj_unknown/revenue`, { token: null, headers: stranger.read }), 404)
+      expectError(yield* h.raw("POST", `/app/api/websites/${ids[0]}/expenses`, {
+        token: null,
+        headers: stranger.write,
+        body: { amount: 100, category: "hosting", description: "x", incurredOn: "2026-01-01", recurrence: "one_off" }
+      }), 404)
+    }))
+
+  it.effect("an expense added and deleted through the dashboard is /api/v1's expense; writes need the CSRF token", () =>
+    Effect.gen(function*() {
+      const { ids, token, read, write } = yield* Demo
+      const id = ids[2]!
+      const body = { amount: 12_345, currency: "USD", category: "software", description: "Dashboard test licence", incurredOn: "1970-01-01", recurrence: "monthly" }
+      expectError(yield* h.raw("POST", `/app/api/websites/${id}/expenses`, { token: null, headers: { ...write, "x-csrf-token": "wrong" }, body }), 403, "csrf_token")
+      expectError(yield* h.raw("POST", `/app/api/websites/${id}/expenses`, { token: null, headers: write, body: { ...body, currency: "XXZ" } }), 400)
+      const created = yield* h.raw("POST", `/app/api/websites/${id}/expenses`, { token: null, headers: write, body })
+      expect(created.status, created.text).toBe(201)
+      const expenseId = created.json.data.expense.id as string
+      expect(created.json.data.expense).toMatchObject({ amount: 12_345, currency: "USD", recurrence: "monthly", deletedAt: null })
+      const v1 = yield* h.raw("GET", `/api/v1/projects/${id}/expenses?limit=100`, { token })
+      expect(v1.json.data.expenses.map((e: any) => e.id)).toContain(expenseId)
+      const deleted = yield* h.raw("DELETE", `/app/api/websites/${id}/expenses/${expenseId}`, { token: null, headers: write })
+      expect(deleted.status, deleted.text).toBe(200)
+      expect(deleted.json.data.deleted).toBe(true)
+      const after = yield* h.raw("GET", `/app/api/websites/${id}/expenses?limit=100`, { token: null, headers: read })
+      expect(after.json.data.expenses.map((e: any) => e.id)).not.toContain(expenseId)
+      expectError(yield* h.raw("DELETE", `/app/api/websites/${id}/expenses/${expenseId}`, { token: null, headers: write }), 404)
+    }))
+
+  it.effect("sync now queues /api/v1's sync run, recorded as requested by the dashboard; the list shows it", () =>
+    Effect.gen(function*() {
+      const { ids, read, write } = yield* Demo
+      const id = ids[0]!
+      const sync = yield* h.raw("POST", `/app/api/websites/${id}/integrations/demo/sync`, { token: null, headers: write, body: null })
+      expect(sync.status, sync.text).toBe(202)
+      expect(sync.json.data.sync).toMatchObject({ provider: "demo", mode: "incremental", status: "queued" })
+      const again = yield* h.raw("POST", `/app/api/websites/${id}/integrations/demo/sync`, { token: null, headers: write, body: { mode: "incremental" } })
+      expect(again.json.data).toMatchObject({ alreadyQueued: true, sync: { id: sync.json.data.sync.id } })
+      const list = yield* h.raw("GET", `/app/api/websites/${id}/integrations`, { token: null, headers: read })
+      expect(list.json.data.integrations.find((i: any) => i.provider === "demo").lastRun.id).toBe(sync.json.data.sync.id)
+      expectError(yield* h.raw("POST", `/app/api/websites/${id}/integrations/stripe/sync`, { token: null, headers: write, body: null }), 404)
+    }))
+
+  it.effect("an account whose trial has ended gets 402 trial_expired, as on /api/v1", () =>
+    Effect.gen(function*() {
+      const { account, projects, secret } = yield* h.newAccount({ projects: 1 })
+      const session = yield* logIn(account.id)
+      yield* h.endTrial(account.id)
+      expectError(yield* h.raw("GET", `/api/v1/projects/${projects[0]!.id}/health`, { token: secret }), 402)
+      expectError(yield* h.raw("GET", `/app/api/websites/${projects[0]!.id}/health`, { token: null, headers: session.read }), 402)
+      expectError(yield* h.raw("GET", `/app/api/websites/health`, { token: null, headers: session.read }), 402)
+    }))
 })

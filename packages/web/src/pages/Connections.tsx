@@ -17,7 +17,7 @@ import { ErrorMessage, Field, formValues, Loading, MutationStatus, Result } from
 
 const when = (d: string | null) => (d === null ? "never" : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
 
-const ConnectionRow = ({ websiteId, c }: { readonly websiteId: string; readonly c: Connection }) => {
+const ConnectionRow = ({ websiteId, c, syncButton }: { readonly websiteId: string; readonly c: Connection; readonly syncButton: boolean }) => {
   const [synced, sync] = useMutation(syncNow)
   const [removed, remove] = useMutation(disconnect)
   const [confirming, setConfirming] = useState(false)
@@ -26,19 +26,23 @@ const ConnectionRow = ({ websiteId, c }: { readonly websiteId: string; readonly 
     <li className="panel">
       <h3>{c.name} <span className="badge">{c.status.replace("_", " ")}</span></h3>
       {c.detail !== null ? <p className="muted">{c.detail}</p> : null}
-      {c.status !== "not_connected"
+      {c.status !== "not_connected" && syncButton
         ? <p>Last sync: {when(c.lastSyncAt)}{c.connectedAt !== null ? ` · connected ${formatDate(c.connectedAt)}` : ""}</p>
         : null}
-      {c.lastError !== null ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
+      {c.lastError !== null && syncButton ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
       <MutationStatus result={synced} />
       <MutationStatus result={removed} />
       {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
       {c.status !== "not_connected"
         ? (
           <div className="row">
-            <button type="button" className="secondary" disabled={synced.waiting} onClick={() => sync({ params, reactivityKeys: [Keys.connections] })}>
-              Sync {c.name} now
-            </button>
+            {syncButton
+              ? (
+                <button type="button" className="secondary" disabled={synced.waiting} onClick={() => sync({ params, reactivityKeys: [Keys.connections] })}>
+                  Sync {c.name} now
+                </button>
+              )
+              : null}
             {confirming
               ? (
                 <>
@@ -55,7 +59,11 @@ const ConnectionRow = ({ websiteId, c }: { readonly websiteId: string; readonly 
   )
 }
 
-export const Connections = ({ websiteId }: { readonly websiteId: string }) => {
+/**
+ * `syncButtons: false` where the page already shows each provider's sync state and offers "sync now" (the
+ * Integrations tab, with its live progress): then only connecting and disconnecting are offered here.
+ */
+export const Connections = ({ websiteId, syncButtons = true }: { readonly websiteId: string; readonly syncButtons?: boolean }) => {
   const atom = useMemo(() => connectionsAtom(websiteId), [websiteId])
   const list = useAtomValue(atom)
   const [stripe, runStripe] = useMutation(connectStripe)
@@ -70,7 +78,7 @@ export const Connections = ({ websiteId }: { readonly websiteId: string }) => {
           return (
             <>
               <ul className="plain">
-                {l.connections.filter((c) => c.status !== "not_connected").map((c) => <ConnectionRow key={c.provider} websiteId={websiteId} c={c} />)}
+                {l.connections.filter((c) => c.status !== "not_connected").map((c) => <ConnectionRow key={c.provider} websiteId={websiteId} c={c} syncButton={syncButtons} />)}
               </ul>
               {status("stripe") === "not_connected"
                 ? (
@@ -181,7 +189,7 @@ export const GoogleCallbackPage = () => {
         : AsyncResult.isSuccess(authorized)
         ? (
           authorized.value.properties.length === 0
-            ? <p>This Google account has no Search Console property. <Link href={`/websites/${encodeURIComponent(authorized.value.websiteId)}`}>Back to the website</Link></p>
+            ? <p>This Google account has no Search Console property. <Link href={`/websites/${encodeURIComponent(authorized.value.websiteId)}/integrations`}>Back to the website</Link></p>
             : (
               <form
                 className="panel"
@@ -193,7 +201,7 @@ export const GoogleCallbackPage = () => {
                     payload: { flow, siteUrl: formValues(e.currentTarget).get("siteUrl") },
                     reactivityKeys: [Keys.connections]
                   })
-                  if (Exit.isSuccess(exit)) navigate(`/websites/${encodeURIComponent(websiteId)}`)
+                  if (Exit.isSuccess(exit)) navigate(`/websites/${encodeURIComponent(websiteId)}/integrations`)
                 }}
               >
                 <MutationStatus result={chosen} />

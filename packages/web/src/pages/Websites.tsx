@@ -1,6 +1,6 @@
 /**
  * Websites: the list (with "Add a website" opened by `?add=1`, so the form survives a reload), and one
- * website's page: edit its settings, or delete it after typing its domain.
+ * website's settings tab: edit its settings, or delete it after typing its domain.
  */
 import { useAtomValue } from "@effect/atom-react"
 import { Exit } from "effect"
@@ -8,7 +8,6 @@ import { useState } from "react"
 import type { Website } from "@sitehealth/domain/Dashboard"
 import { createWebsite, deleteWebsite, Keys, updateWebsite, websitesAtom } from "../client.ts"
 import { formatDate } from "../format.ts"
-import { Connections } from "./Connections.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, setQuery, useLocation } from "../router.tsx"
 import { Field, formValues, MutationStatus, Result } from "../ui.tsx"
@@ -116,25 +115,8 @@ export const WebsitesPage = () => {
   )
 }
 
-export const WebsitePage = ({ id }: { readonly id: string }) => {
-  const websites = useAtomValue(websitesAtom)
-  return (
-    <Result result={websites} what="the website">
-      {({ websites }) => {
-        const website = websites.find((w) => w.id === id)
-        if (website === undefined) {
-          return (
-            <>
-              <h1>Website not found</h1>
-              <p>No website of yours has the id <code>{id}</code>; it may have been deleted. <Link href="/websites">All websites</Link></p>
-            </>
-          )
-        }
-        return <WebsiteDetail key={website.id} website={website} />
-      }}
-    </Result>
-  )
-}
+/** A website's settings tab (`/websites/:id/settings`): edit it, or delete it after typing its domain. */
+export const WebsiteSettings = ({ website }: { readonly website: Website }) => <WebsiteDetail key={website.id} website={website} />
 
 const WebsiteDetail = ({ website }: { readonly website: Website }) => {
   const [saved, save] = useMutation(updateWebsite)
@@ -143,10 +125,9 @@ const WebsiteDetail = ({ website }: { readonly website: Website }) => {
   const [notice, setNotice] = useState<string | null>(null)
   return (
     <>
-      <p><Link href="/websites">← All websites</Link></p>
-      <h1>{website.name}</h1>
+      <h1>Settings</h1>
       <section className="panel" aria-labelledby="edit-heading">
-        <h2 id="edit-heading">Settings</h2>
+        <h2 id="edit-heading">The website</h2>
         <form
           onSubmit={async (event) => {
             event.preventDefault()
@@ -163,7 +144,7 @@ const WebsiteDetail = ({ website }: { readonly website: Website }) => {
           </div>
         </form>
       </section>
-      <Connections websiteId={website.id} />
+      <p>Providers are connected on the <Link href={`/websites/${encodeURIComponent(website.id)}/integrations`}>Integrations</Link> tab.</p>
       <section className="panel" aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete this website</h2>
         <p>

@@ -1,38 +1,66 @@
 /**
- * Handlers of the dashboard's `reports` group (@sitehealth/domain/DashboardReports): the logged-in account's
- * website, answered by the same functions as /api/v1's reports handlers (../../reports/Http.ts), with the
- * session's account as the principal. The principal reaches every website of the account (`projects: null`)
- * and carries no token: the report services read only `accountId` and `projects` (projects/Policy.ts), so a
- * website of another account is 404 exactly as through /api/v1.
+ * Handlers of the dashboard's `reports` group (@sitehealth/domain/DashboardReports): /api/v1's report
+ * operations for the logged-in account. Each is /api/v1's own operation — projectsOperations,
+ * reportsOperations, integrationsOperations, expensesOperations, the functions /api/v1's handlers are — run
+ * as the account: a principal reaching every website of the session's account (`projects: null`) with every
+ * permission, as the dashboard is the account's owner. Scope is then judged as on /api/v1 (another account's
+ * website is 404). The entitlement is checked as /api/v1's Entitlement middleware does (402 `trial_expired`).
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import type { TokenId } from "@sitehealth/domain/Common"
-import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
+import { CurrentDashboardSession, DashboardApi, type DashboardPrincipal } from "@sitehealth/domain/DashboardApi"
+import { TrialExpired } from "@sitehealth/domain/Errors"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { getAnalytics } from "../../reports/Analytics.ts"
-import { getChurn, getRevenue } from "../../reports/Revenue.ts"
-import { getSeo } from "../../reports/Seo.ts"
+import { AccountsRepo, isEntitled } from "../../accounts/AccountsRepo.ts"
+import { expensesOperations } from "../../expenses/Http.ts"
+import { integrationsOperations } from "../../integrations/Http.ts"
+import { projectsOperations } from "../../projects/Http.ts"
+import { reportsOperations } from "../../reports/Http.ts"
 
-/** The session as the principal the report services check a project against. */
-const asPrincipal = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(CurrentDashboardSession, (session) => {
-    const principal: Principal = {
-      // Not a token: the dashboard session. Only the rate limiter, token usage and idempotency read tokenId,
-      // and none of them runs on the dashboard's routes.
-      tokenId: `session:${session.sessionId}` as TokenId,
-      accountId: session.accountId,
-      projects: null,
-      permissions: PERMISSIONS,
-      expiresAt: null
-    }
-    return Effect.provideService(effect, CurrentPrincipal, principal)
+/**
+ * Who the operations see as the caller. `tokenId` is what a sync run records as `requested_by`: "dashboard",
+ * as the connections page's "sync now" records.
+ */
+const principalOf = (session: DashboardPrincipal): Principal => ({
+  tokenId: "dashboard" as TokenId,
+  accountId: session.accountId,
+  projects: null,
+  permissions: PERMISSIONS,
+  expiresAt: null
+})
+
+export const DashboardReportsHttp = HttpApiBuilder.group(
+  DashboardApi,
+  "reports",
+  Effect.fn(function*(handlers) {
+    const projects = yield* projectsOperations
+    const integrations = yield* integrationsOperations
+    const expenses = yield* expensesOperations
+    const accounts = yield* AccountsRepo
+    /** Runs one operation as the session's account, once its entitlement is checked. */
+    const asAccount = <A, E, R>(operation: Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const session = yield* CurrentDashboardSession
+        const account = yield* accounts.find(session.accountId)
+        if (account === null || !isEntitled(account, new Date(yield* Clock.currentTimeMillis))) return yield* TrialExpired.of()
+        return yield* Effect.provideService(operation, CurrentPrincipal, principalOf(session))
+      })
+    return handlers.handleAll({
+      listProjects: (request) => asAccount(projects.listProjects(request)),
+      getHealth: (request) => asAccount(projects.getHealth(request)),
+      getBriefing: (request) => asAccount(projects.getBriefing(request)),
+      listSignals: (request) => asAccount(projects.listSignals(request)),
+      getAnalytics: (request) => asAccount(reportsOperations.getAnalytics(request)),
+      getRevenue: (request) => asAccount(reportsOperations.getRevenue(request)),
+      getChurn: (request) => asAccount(reportsOperations.getChurn(request)),
+      getSeo: (request) => asAccount(reportsOperations.getSeo(request)),
+      listIntegrations: (request) => asAccount(integrations.listIntegrations(request)),
+      syncIntegration: (request) => asAccount(integrations.syncIntegration(request)),
+      listExpenses: (request) => asAccount(expenses.listExpenses(request)),
+      createExpense: (request) => asAccount(expenses.createExpense(request)),
+      deleteExpense: (request) => asAccount(expenses.deleteExpense(request))
+    })
   })
-
-export const DashboardReportsHttp = HttpApiBuilder.group(DashboardApi, "reports", (h) =>
-  h
-    .handle("getAnalytics", ({ params, query }) => asPrincipal(getAnalytics(params.id, query.period ?? "30d")))
-    .handle("getRevenue", ({ params, query }) => asPrincipal(getRevenue(params.id, query.period ?? "30d")))
-    .handle("getChurn", ({ params, query }) => asPrincipal(getChurn(params.id, query.period ?? "30d")))
-    .handle("getSeo", ({ params, query }) => asPrincipal(getSeo(params.id, query.period ?? "30d"))))
+)

@@ -17,12 +17,11 @@ import {
   Panel,
   PERIOD_LABELS,
   PeriodPicker,
-  ReportNav,
   useMainBusy,
   usePeriod,
   useReport,
-  useWebsiteName
-} from "./shared.tsx"
+} from "./charted.tsx"
+import type { WebsitePageProps } from "./shared.tsx"
 
 const METRICS = [
   ["visitors", "Visitors"],
@@ -81,7 +80,7 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
         axisLabel={shortLabel}
         currentName={`${PERIOD_LABELS[a.period]} (${a.range.from}${a.range.to !== a.range.from ? ` – ${a.range.to}` : ""})`}
         previousName={a.previous === null ? undefined : `Previous (${a.previous.range.from}${a.previous.range.to !== a.previous.range.from ? ` – ${a.previous.range.to}` : ""})`}
-        empty={hasTraffic(a) ? undefined : <p>No traffic in this period. Connect Plausible on the website's page to see traffic, or pick a longer period.</p>}
+        empty={hasTraffic(a) ? undefined : <p>No traffic in this period. Connect Plausible on the Integrations tab to see traffic, or pick a longer period.</p>}
       />
       <p className="muted">
         Granularity: {a.granularity}; days in {a.range.timezone}.{" "}
@@ -133,18 +132,17 @@ const TopSources = ({ a }: { readonly a: Analytics }) =>
       </div>
     )
 
-export default function AnalyticsPage({ id }: { readonly id: string }) {
+export default function AnalyticsPage({ website: w }: WebsitePageProps) {
+  const id = w.id
   const period = usePeriod()
   const { query } = useLocation()
   const m = query.get("metric")
   const metric: Metric = METRICS.some(([k]) => k === m) ? (m as Metric) : "visitors"
   const { result, retry } = useReport(() => analyticsAtom(id, period), [id, period])
-  const website = useWebsiteName(id)
   useMainBusy(AsyncResult.isInitial(result) || result.waiting)
   return (
     <>
-      <ReportNav id={id} current="analytics" />
-      <h1>Analytics{website !== null ? <span className="muted">: {website.name}</span> : null}</h1>
+      <h1>Analytics</h1>
       <PeriodPicker period={period} />
       <Panel id="traffic" title={`Traffic, ${PERIOD_LABELS[period].toLowerCase()}`} what="the traffic" result={result} retry={retry}>
         {(a) => (

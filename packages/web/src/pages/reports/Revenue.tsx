@@ -22,13 +22,12 @@ import {
   Panel,
   PERIOD_LABELS,
   PeriodPicker,
-  ReportNav,
   revenueAtom,
   useMainBusy,
   usePeriod,
   useReport,
-  useWebsiteName
-} from "./shared.tsx"
+} from "./charted.tsx"
+import type { WebsitePageProps } from "./shared.tsx"
 
 const noPayments = (r: Revenue) => r.dataThrough === null
 
@@ -55,7 +54,7 @@ const MrrChart = ({ r }: { readonly r: Revenue }) => {
       values={values}
       format={formatMoneyIn(r.currency)}
       currentName="Month-end MRR"
-      empty={noPayments(r) ? <p>No payment data yet. Connect Stripe on the website's page to see revenue.</p> : undefined}
+      empty={noPayments(r) ? <p>No payment data yet. Connect Stripe on the Integrations tab to see revenue.</p> : undefined}
     />
   )
 }
@@ -167,17 +166,16 @@ const Churned = ({ c }: { readonly c: Churn }) =>
       </div>
     )
 
-export default function RevenuePage({ id }: { readonly id: string }) {
+export default function RevenuePage({ website: w }: WebsitePageProps) {
+  const id = w.id
   const period = usePeriod()
   const revenue = useReport(() => revenueAtom(id, period), [id, period])
   const churn = useReport(() => churnAtom(id, period), [id, period])
-  const website = useWebsiteName(id)
   useMainBusy(AsyncResult.isInitial(revenue.result) || revenue.result.waiting)
   const span = PERIOD_LABELS[period].toLowerCase()
   return (
     <>
-      <ReportNav id={id} current="revenue" />
-      <h1>Revenue and churn{website !== null ? <span className="muted">: {website.name}</span> : null}</h1>
+      <h1>Revenue and churn</h1>
       <PeriodPicker period={period} />
       <Panel id="mrr" title="Recurring revenue" what="the revenue" result={revenue.result} retry={revenue.retry}>
         {(r) => (

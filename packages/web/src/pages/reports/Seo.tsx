@@ -18,13 +18,12 @@ import {
   Panel,
   PERIOD_LABELS,
   PeriodPicker,
-  ReportNav,
   seoAtom,
   useMainBusy,
   usePeriod,
   useReport,
-  useWebsiteName
-} from "./shared.tsx"
+} from "./charted.tsx"
+import type { WebsitePageProps } from "./shared.tsx"
 
 const METRICS = [
   ["clicks", "Clicks"],
@@ -82,7 +81,7 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
         currentName={`${s.window.from} – ${s.window.to}`}
         previousName={`${s.previous.window.from} – ${s.previous.window.to}`}
         empty={s.dataThrough === null
-          ? <p>No search data yet. Connect Google Search Console on the website's page; Search Console data arrives with a 2–3 day delay.</p>
+          ? <p>No search data yet. Connect Google Search Console on the Integrations tab; Search Console data arrives with a 2–3 day delay.</p>
           : undefined}
       />
       {metric === "averagePosition" ? <p className="muted">Position 1 is the top of the results: the axis is drawn with 1 at the top.</p> : null}
@@ -127,18 +126,17 @@ const RowTable = <R extends Seo["topQueries"][number] | Seo["topPages"][number]>
       </div>
     )
 
-export default function SeoPage({ id }: { readonly id: string }) {
+export default function SeoPage({ website: w }: WebsitePageProps) {
+  const id = w.id
   const period = usePeriod()
   const { query } = useLocation()
   const m = query.get("metric")
   const metric: Metric = METRICS.some(([k]) => k === m) ? (m as Metric) : "clicks"
   const { result, retry } = useReport(() => seoAtom(id, period), [id, period])
-  const website = useWebsiteName(id)
   useMainBusy(AsyncResult.isInitial(result) || result.waiting)
   return (
     <>
-      <ReportNav id={id} current="seo" />
-      <h1>Search{website !== null ? <span className="muted">: {website.name}</span> : null}</h1>
+      <h1>Search</h1>
       <PeriodPicker period={period} />
       <Panel id="search" title={`Google Search, ${PERIOD_LABELS[period].toLowerCase()}`} what="the search report" result={result} retry={retry}>
         {(s) => (

@@ -1,210 +1,200 @@
 /**
- * What the report pages share: their queries (the dashboard's `reports` group, answered by the same services
- * as /api/v1), the period in the URL, a panel that loads and fails on its own (with a retry), the page's
- * `aria-busy`, and how figures are written. Nothing here computes a figure: every number shown is one the
- * API returned, only formatted.
+ * What every report page shares: the website frame (name, the tabs, the website loaded once), panels that
+ * load on their own (a failure says what failed and offers a retry; never the whole page), the page's
+ * busy flag (`main[aria-busy]`, false once its primary data is in), and number formatting.
  */
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
-import type { Period } from "@sitehealth/domain/Common"
-import { PERIODS } from "@sitehealth/domain/Common"
-import type { Money } from "@sitehealth/domain/Common"
-import { AsyncResult, type Atom } from "effect/reactivity"
-import { type ReactNode, useEffect, useMemo } from "react"
-import { Dashboard, websitesAtom } from "../../client.ts"
-import { Link, useLocation } from "../../router.tsx"
+import type { Atom } from "effect/reactivity"
+import { AsyncResult } from "effect/reactivity"
+import { type ReactNode, useEffect, useId } from "react"
+import { type Period, PERIODS } from "@sitehealth/domain/Common"
+import type { Website } from "@sitehealth/domain/Dashboard"
+import { websitesAtom } from "../../client.ts"
+import { Link, setQuery, useLocation, WEBSITE_TABS, websiteHref } from "../../router.tsx"
 import { ErrorMessage, Loading } from "../../ui.tsx"
-import "../../charts/charts.css"
 
-// The queries: one atom per (website, period), shared by every component asking for the same one.
-export const analyticsAtom = (id: string, period: Period) =>
-  Dashboard.query("reports", "getAnalytics", { params: { id }, query: { period } })
-export const revenueAtom = (id: string, period: Period) => Dashboard.query("reports", "getRevenue", { params: { id }, query: { period } })
-export const churnAtom = (id: string, period: Period) => Dashboard.query("reports", "getChurn", { params: { id }, query: { period } })
-export const seoAtom = (id: string, period: Period) => Dashboard.query("reports", "getSeo", { params: { id }, query: { period } })
-
-/** An atom's result with its retry; the atom is made once per argument set. */
-export const useReport = <A, E>(make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>, deps: ReadonlyArray<unknown>) => {
-  // deps are the arguments `make` closes over.
-  const atom = useMemo(make, deps)
-  return { result: useAtomValue(atom), retry: useAtomRefresh(atom) }
+/** The props every page of one website gets. */
+export interface WebsitePageProps {
+  readonly website: Website
 }
 
-export const PERIOD_LABELS: Record<Period, string> = {
-  today: "Today",
-  yesterday: "Yesterday",
-  "7d": "7 days",
-  "30d": "30 days",
-  "3m": "3 months",
-  "12m": "12 months",
-  all: "All time"
-}
-
-const isPeriod = (s: string | null): s is Period => s !== null && (PERIODS as ReadonlyArray<string>).includes(s)
-
-/** The period of the URL's `?period=` (the API's default, 30d, when absent or not a period). */
-export const usePeriod = (fallback: Period = "30d"): Period => {
-  const { query } = useLocation()
-  const p = query.get("period")
-  return isPeriod(p) ? p : fallback
-}
-
-/** Links (not buttons): each period is a URL, so reload, back and a pasted link show the same report. */
-export const PeriodPicker = ({ period, periods = PERIODS }: { readonly period: Period; readonly periods?: ReadonlyArray<Period> }) => {
-  const { path, query } = useLocation()
-  const href = (p: Period) => {
-    const q = new URLSearchParams(query)
-    q.set("period", p)
-    return `${path}?${q.toString()}`
-  }
-  return (
-    <nav aria-label="Period" className="period-picker">
-      {periods.map((p) => (
-        <Link key={p} href={href(p)} aria-current={p === period ? "true" : undefined} data-period={p}>
-          {PERIOD_LABELS[p]}
-        </Link>
-      ))}
-    </nav>
-  )
-}
-
-/** `main[aria-busy]`: true until the page's primary data has loaded (or failed), then false. */
-export const useMainBusy = (busy: boolean) => {
+/** Sets `main[aria-busy]`: true until the page's primary data has loaded (or failed: then there is nothing to wait for). */
+export const useBusy = (busy: boolean) => {
   useEffect(() => {
-    const main = document.querySelector("main")
-    main?.setAttribute("aria-busy", busy ? "true" : "false")
+    const main = document.getElementById("main")
+    main?.setAttribute("aria-busy", String(busy))
   }, [busy])
-  useEffect(() => () => document.querySelector("main")?.removeAttribute("aria-busy"), [])
+  useEffect(() => () => document.getElementById("main")?.removeAttribute("aria-busy"), [])
 }
 
-/** A section that loads, fails (saying what, with a retry) or shows its content, independently of the others. */
-export function Panel<A, E>({ title, what, result, retry, children, id }: {
+/** `useBusy` as an element, for a page whose busy state depends on what it renders. */
+export const Busy = ({ busy }: { readonly busy: boolean }) => {
+  useBusy(busy)
+  return null
+}
+
+/** True once the result has settled (a value or a failure): what `useBusy` waits for. */
+export const settled = (result: AsyncResult.AsyncResult<unknown, unknown>) => !AsyncResult.isInitial(result) && !result.waiting
+
+/** An atom's result in a panel of its own: loading, a failure in words with "Try again", or the value. */
+export function Panel<A, E>({ atom, title, what, children, className }: {
+  readonly atom: Atom.Atom<AsyncResult.AsyncResult<A, E>>
   readonly title: string
   readonly what: string
-  readonly result: AsyncResult.AsyncResult<A, E>
-  readonly retry: () => void
   readonly children: (value: A) => ReactNode
-  readonly id: string
+  readonly className?: string
 }) {
-  const headingId = `${id}-heading`
+  const result = useAtomValue(atom)
+  const id = useId()
   return (
-    <section className="panel" aria-labelledby={headingId} data-panel={id}>
-      <h2 id={headingId}>{title}</h2>
-      {AsyncResult.isSuccess(result)
-        ? children(result.value)
-        : AsyncResult.isFailure(result)
-        ? (
-          <>
-            <ErrorMessage cause={result.cause} title={`Could not load ${what}.`} />
-            <button type="button" className="secondary" onClick={retry}>Try again</button>
-          </>
-        )
-        : <Loading what={what} />}
+    <section className={`panel ${className ?? ""}`} aria-labelledby={id} aria-busy={AsyncResult.isInitial(result) || result.waiting}>
+      <h2 id={id}>{title}</h2>
+      <Outcome atom={atom} result={result} what={what}>{children}</Outcome>
     </section>
   )
 }
 
-/** The website's name for the heading (the id until the list has loaded, or when it is not found). */
-export const useWebsiteName = (id: string) => {
-  const list = useAtomValue(websitesAtom)
-  if (!AsyncResult.isSuccess(list)) return null
-  return list.value.websites.find((w) => w.id === id) ?? null
-}
-
-export const ReportNav = ({ id, current }: { readonly id: string; readonly current: "analytics" | "revenue" | "seo" }) => {
-  const { query } = useLocation()
-  const period = query.get("period")
-  const suffix = period === null ? "" : `?period=${encodeURIComponent(period)}`
-  const link = (page: typeof current, label: string) => (
-    <li><Link href={`/websites/${encodeURIComponent(id)}/${page}${suffix}`} aria-current={page === current ? "page" : undefined}>{label}</Link></li>
-  )
-  return (
-    <nav aria-label="Reports" className="report-nav">
-      <ul className="row plain">
-        <li><Link href={`/websites/${encodeURIComponent(id)}`}>Website</Link></li>
-        {link("analytics", "Analytics")}
-        {link("revenue", "Revenue")}
-        {link("seo", "Search")}
-      </ul>
-    </nav>
-  )
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Writing figures (never computing them)
-// ---------------------------------------------------------------------------------------------------
-
-export const formatInteger = (n: number) => n.toLocaleString()
-
-const digitsOf = (currency: string) => {
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
-  } catch {
-    return 2
+/** Loading / failure with a retry / the value of an atom's result (no frame). */
+export function Outcome<A, E>({ atom, result, what, children }: {
+  readonly atom: Atom.Atom<AsyncResult.AsyncResult<A, E>>
+  readonly result: AsyncResult.AsyncResult<A, E>
+  readonly what: string
+  readonly children: (value: A) => ReactNode
+}) {
+  const retry = useAtomRefresh(atom)
+  if (AsyncResult.isSuccess(result)) return <>{children(result.value)}</>
+  if (AsyncResult.isFailure(result)) {
+    return (
+      <>
+        <ErrorMessage cause={result.cause} title={`Could not load ${what}.`} />
+        <button type="button" className="secondary" onClick={retry}>Try again</button>
+      </>
+    )
   }
+  return <Loading what={what} />
 }
 
-/** Minor units in the currency's own decimals (cents → dollars, yen as they are). */
-export const majorUnits = (minor: number, currency: string) => minor / 10 ** digitsOf(currency)
-
-export const formatMoney = (m: Money) => {
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: m.currency }).format(majorUnits(m.amount, m.currency))
-  } catch {
-    return `${(m.amount / 100).toFixed(2)} ${m.currency}`
-  }
-}
-
-export const formatMoneyIn = (currency: string) => (major: number) => {
-  try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency, maximumFractionDigits: 0 }).format(major)
-  } catch {
-    return `${major} ${currency}`
-  }
-}
-
-export const formatPercent = (r: number | null, digits = 1) =>
-  r === null ? "—" : new Intl.NumberFormat(undefined, { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits }).format(r)
-
-/** A relative change (0.25 = +25 %) with its direction in words for screen readers; "—" when the API gives none. */
-export const Change = ({ value, betterWhen = "up", kind = "relative", digits = 1 }: {
-  readonly value: number | null
-  readonly betterWhen?: "up" | "down"
-  /** relative: a ratio shown as %; points: a rate difference in percentage points; plain: a number as is. */
-  readonly kind?: "relative" | "points" | "plain"
-  readonly digits?: number
+/** One website's frame: the way back, the website's name, and its tabs (the current one marked). */
+export const WebsiteFrame = ({ id, tab, children }: {
+  readonly id: string
+  readonly tab: string
+  readonly children: (website: Website) => ReactNode
 }) => {
-  if (value === null) return <span className="change muted" title="No previous figure to compare with">—</span>
-  const sign = value > 0 ? "+" : value < 0 ? "−" : "±"
-  const abs = Math.abs(value)
-  const text = kind === "relative"
-    ? `${sign}${formatPercent(abs, digits)}`
-    : kind === "points"
-    ? `${sign}${(abs * 100).toFixed(digits)} pt`
-    : `${sign}${abs.toLocaleString(undefined, { maximumFractionDigits: 2 })}`
-  const good = value === 0 ? null : (value > 0) === (betterWhen === "up")
+  const websites = useAtomValue(websitesAtom)
   return (
-    <span className={`change ${good === null ? "" : good ? "up" : "down"}`} data-change={value}>
-      {text}
-      <span className="sr-only">{value === 0 ? " unchanged" : good ? " (better)" : " (worse)"}</span>
-    </span>
+    <Outcome atom={websitesAtom} result={websites} what="the website">
+      {({ websites }) => {
+        const website = websites.find((w) => w.id === id)
+        if (website === undefined) {
+          return (
+            <>
+              <h1>Website not found</h1>
+              <p>No website of yours has the id <code>{id}</code>; it may have been deleted. <Link href="/overview">All websites</Link></p>
+            </>
+          )
+        }
+        return (
+          <>
+            <p className="site-line"><Link href="/overview">← Overview</Link> <span className="muted">·</span> <strong>{website.name}</strong> <span className="muted">{website.domain}</span></p>
+            <nav aria-label={`${website.name} reports`} className="tabs">
+              <ul>
+                {WEBSITE_TABS.map((t) => (
+                  <li key={t.tab}>
+                    <Link href={websiteHref(website.id, t.tab)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            {children(website)}
+          </>
+        )
+      }}
+    </Outcome>
   )
 }
 
-export const Figure = ({ label, value, raw, change, before, name }: {
-  readonly label: string
-  readonly value: string
-  /** The API's value as is (JSON), for the tests comparing with /api/v1. */
-  readonly raw: unknown
-  readonly change?: ReactNode
-  /** The previous window's figure, as the API gives it, where the API gives no change. */
-  readonly before?: string
-  /** The test's handle: which API field this figure is. */
-  readonly name: string
-}) => (
-  <li data-figure={name} data-value={JSON.stringify(raw)}>
-    <span className="label">{label}</span>
-    <span className="figure">{value}</span>
-    {change !== undefined ? <span>{change} <span className="muted">vs previous</span></span> : null}
-    {before !== undefined ? <span className="muted before">previous: {before}</span> : null}
-  </li>
+const locale = undefined
+export const formatNumber = (n: number | null | undefined, digits = 0) =>
+  n === null || n === undefined ? "—" : new Intl.NumberFormat(locale, { maximumFractionDigits: digits }).format(n)
+/** Minor units → the currency's own format (2 decimals for most, 0 for JPY…). */
+export const formatMoney = (minor: number | null | undefined, currency: string) => {
+  if (minor === null || minor === undefined) return "—"
+  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+  return new Intl.NumberFormat(locale, { style: "currency", currency }).format(minor / 10 ** digits)
+}
+/** A ratio as a signed percentage: 0.123 → "+12.3 %". */
+export const formatChange = (r: number | null | undefined) =>
+  r === null || r === undefined ? "—" : `${r > 0 ? "+" : r < 0 ? "−" : "±"}${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(Math.abs(r * 100))} %`
+export const formatPercent = (r: number | null | undefined) =>
+  r === null || r === undefined ? "—" : `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(r * 100)} %`
+export const formatDay = (d: string | null | undefined) =>
+  d === null || d === undefined ? "—" : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(`${d}T00:00:00Z`))
+export const formatWhen = (d: string | null | undefined) =>
+  d === null || d === undefined ? "never" : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" }).format(new Date(d))
+
+export const statusLabel: Record<string, string> = {
+  healthy: "Healthy", watch: "Watch", at_risk: "At risk", critical: "Critical", no_data: "No data"
+}
+export const dimensionLabel: Record<string, string> = {
+  traffic: "Traffic", revenue: "Revenue", retention: "Retention", seo: "SEO", profitability: "Profitability"
+}
+/** A tab's label ("SEO" for "seo"). */
+export const tabLabel = (tab: string) => WEBSITE_TABS.find((t) => t.tab === tab)?.label ?? tab
+
+/** Which page shows a dimension's figures. */
+export const dimensionTab: Record<string, string> = {
+  traffic: "analytics", revenue: "revenue", retention: "revenue", seo: "seo", profitability: "expenses"
+}
+
+/** A small inline SVG line of scores (0–100), with its values as text for screen readers. */
+export const Sparkline = ({ points, label }: { readonly points: ReadonlyArray<number | null>; readonly label: string }) => {
+  const w = 96
+  const h = 24
+  const values = points.map((p, i) => [i, p] as const).filter((p): p is readonly [number, number] => p[1] !== null)
+  if (values.length < 2) return <span className="muted">no trend yet</span>
+  // The line spans the scores' own range (at least 10 points), so a week's movement shows.
+  const lo = Math.min(...values.map(([, v]) => v))
+  const hi = Math.max(lo + 10, ...values.map(([, v]) => v))
+  const x = (i: number) => (points.length === 1 ? 0 : (i / (points.length - 1)) * (w - 2) + 1)
+  const y = (v: number) => h - 2 - ((v - lo) / (hi - lo)) * (h - 4)
+  const d = values.map(([i, v], k) => `${k === 0 ? "M" : "L"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")
+  return (
+    <svg className="spark" width={w} height={h} viewBox={`0 0 ${w} ${h}`} role="img" aria-label={label}>
+      <path d={d} fill="none" stroke="currentColor" strokeWidth="1.5" />
+    </svg>
+  )
+}
+
+export const PERIOD_LABELS: Record<Period, string> = {
+  today: "Today", yesterday: "Yesterday", "7d": "7 days", "30d": "30 days", "3m": "3 months", "12m": "12 months", all: "All time"
+}
+
+/** The page's period, kept in the URL (`?period=`; 30d, the API's default, when absent or unknown). */
+export const usePeriod = (): Period => {
+  const { query } = useLocation()
+  const p = query.get("period")
+  return p !== null && (PERIODS as ReadonlyArray<string>).includes(p) ? (p as Period) : "30d"
+}
+
+/** The period picker: one link per period (so each is a URL of its own), the current one marked. */
+export const PeriodPicker = ({ period, periods = PERIODS }: { readonly period: Period; readonly periods?: ReadonlyArray<Period> }) => (
+  <nav aria-label="Period" className="periods">
+    <ul>
+      {periods.map((p) => (
+        <li key={p}>
+          <a
+            href={`?period=${p}`}
+            aria-current={p === period ? "page" : undefined}
+            onClick={(e) => {
+              if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+              e.preventDefault()
+              setQuery("period", p === "30d" ? null : p)
+            }}
+          >
+            {PERIOD_LABELS[p]}
+          </a>
+        </li>
+      ))}
+    </ul>
+  </nav>
 )

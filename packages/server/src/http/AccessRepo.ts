@@ -145,46 +145,41 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
     AccessRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const tokenColumns = sql.literal("t.*, a.trial_ends_at, a.subscription_status, a.subscription_until")
+      const projectColumns = sql.literal(`p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
+        p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at, p.data_version::text AS p_version`)
       return AccessRepo.of({
         lookup: (hash, lookup, now) => {
           const secret = Buffer.from(hash, "hex")
           // An id that cannot be one matches nothing: the same answer as an unknown project, no join.
           const id = lookup !== null && looksLikeId(lookup.id) ? lookup.id : ""
           if (lookup === null) {
-            return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
+            return sql<AccessRow>`SELECT ${tokenColumns}
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, null)), dieOnSqlError)
           }
+          // The token, its account and the path's project (of the token's account only), then what the
+          // endpoint is served from: nothing more, the stored answer under its key, or the health snapshots.
+          const project = sql`${tokenColumns}, ${projectColumns}`
+          const from = sql`FROM tokens t JOIN accounts a ON a.id = t.account_id
+                LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id`
           if (lookup.answerKey !== null) {
-            return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
-                  p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
-                  p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
-                  p.data_version::text AS p_version,
+            return sql<AccessRow>`SELECT ${project},
                   to_char(s.day, 'YYYY-MM-DD') AS s_day, s.data_version::text AS s_version,
                   s.computed_at AS s_computed_at, s.encoded AS s_encoded
-                FROM tokens t JOIN accounts a ON a.id = t.account_id
-                LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
+                ${from}
                 LEFT JOIN stored_answers s ON s.project_id = p.id AND s.key = ${lookup.answerKey}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
           }
           if (!lookup.withHealth) {
-            return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
-                  p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
-                  p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
-                  p.data_version::text AS p_version
-                FROM tokens t JOIN accounts a ON a.id = t.account_id
-                LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
+            return sql<AccessRow>`SELECT ${project} ${from}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
           }
           const days = healthDays(now)
-          return sql<AccessRow>`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until,
-                p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
-                p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at,
-                p.data_version::text AS p_version,
+          return sql<AccessRow>`SELECT ${project},
                 to_char(h.day, 'YYYY-MM-DD') AS h_day, h.data_version::text AS h_version,
                 h.computed_at AS h_computed_at, h.encoded AS h_encoded
-              FROM tokens t JOIN accounts a ON a.id = t.account_id
-              LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id
+              ${from}
               LEFT JOIN health_snapshots h ON h.project_id = p.id
                 AND h.day BETWEEN ${days.from}::date AND ${days.to}::date
                 AND h.encoded IS NOT NULL AND h.encoded_computed_at = h.computed_at

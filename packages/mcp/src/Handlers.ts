@@ -1,6 +1,7 @@
 /**
- * The MCP server over any transport: the SDK's low-level `Server` with tools, prompts and resources, all
- * executed through a `Send` so the API enforces every rule. Which tools are listed:
+ * What the MCP server (Server.ts) answers once initialized: tools, prompts and resources, all executed
+ * through a `Send` so the API enforces every rule. Loaded by Server.ts on the first request after
+ * `initialize`, with the contract, Effect and the domain. Which tools are listed:
  * - the selection: read-only keeps only read tools, toolsets keep their groups' tools (the others are not
  *   registered at all: calling one is an error);
  * - of those, what the caller's own token allows, read from `GET /tokens/current` (any valid token may ask).
@@ -8,24 +9,15 @@
  *   403 for what the token lacks — and is asked again on the next `tools/list`; a successful one is kept for
  *   the session (a token's permissions never change).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  McpError,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolRequest, GetPromptRequest, ReadResourceRequest } from "@modelcontextprotocol/sdk/types.js"
 import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
-import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
+import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
+import type { McpOptions } from "./Server.ts"
 import { REVEAL_SECRET } from "./Names.ts"
 import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"
@@ -49,28 +41,6 @@ const safeDecode = (text: string): string | undefined => {
 }
 
 const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
-
-export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
-
-/** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
-export const INSTRUCTIONS =
-  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
-  "Start with list_projects; every other project tool takes its `id` (prj_…). " +
-  "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
-  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
-  "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
-  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
-  "Field meanings: docs/api.md or GET /api/v1/openapi.json."
-
-export interface McpOptions {
-  readonly send: Send
-  /** Only read tools (`--read-only`, `?read_only=true`, `X-MCP-Readonly`). */
-  readonly readOnly?: boolean
-  /** Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`). */
-  readonly toolsets?: ReadonlyArray<string> | null
-  /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
-  readonly retry?: RetryPolicy
-}
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
@@ -107,7 +77,8 @@ const withheldSecret = (result: ToolResult): ToolResult => {
   }
 }
 
-export const makeMcpServer = (options: McpOptions): Server => {
+/** The answers of a server with these options, one function per request the server handles after `initialize`. */
+export const makeHandlers = (options: McpOptions) => {
   let table: Promise<{ all: ReadonlyArray<ToolSpec>; registered: ReadonlyArray<ToolSpec>; byName: Map<string, ToolSpec> }> | undefined
   const tools = () =>
     (table ??= loadTools().then(({ deriveTools, selectTools }) => {
@@ -127,16 +98,9 @@ export const makeMcpServer = (options: McpOptions): Server => {
       : registered.filter((t) => t.permission === AUTHENTICATED || granted.includes(t.permission))
   }
 
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {}, resources: {} },
-    instructions: INSTRUCTIONS
-  })
+  const listTools = async () => ({ tools: (await visible()).map((t) => t.definition) })
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await visible()).map((t) => t.definition)
-  }))
-
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const callTool = async (request: CallToolRequest): Promise<ToolResult> => {
     const { all, byName } = await tools()
     const spec = byName.get(request.params.name)
     if (spec === undefined) {
@@ -159,13 +123,13 @@ export const makeMcpServer = (options: McpOptions): Server => {
     const { [REVEAL_SECRET]: reveal, ...apiArgs } = args
     const result = resultOf(spec, await sendTool(requestFor(spec, apiArgs)))
     return spec.endpoint === "createToken" && reveal !== true ? withheldSecret(result) : result
-  })
+  }
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map((p) => p.definition) }))
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => promptMessages(request.params.name, request.params.arguments ?? {}))
+  const listPrompts = async () => ({ prompts: PROMPTS.map((p) => p.definition) })
+  const getPrompt = async (request: GetPromptRequest) => promptMessages(request.params.name, request.params.arguments ?? {})
 
   // Resources: each project's health, readable by URI.
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  const listResourceTemplates = async () => ({
     resourceTemplates: [{
       uriTemplate: "sitehealth://projects/{id}/health",
       name: "project-health",
@@ -173,8 +137,8 @@ export const makeMcpServer = (options: McpOptions): Server => {
       description: "Health score, confidence and dimensions of a project (GET /projects/{id}/health)",
       mimeType: "application/json"
     }]
-  }))
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  })
+  const listResources = async () => {
     const answer = await options.send({ ...requestFor(await specOf("listProjects"), { limit: "100" }), discovery: true })
     const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
       ? answer.body.data.projects
@@ -187,10 +151,10 @@ export const makeMcpServer = (options: McpOptions): Server => {
         mimeType: "application/json"
       }))
     }
-  })
+  }
   // A URI that names no resource is the caller's mistake (-32602); a project the API refuses is a JSON-RPC
   // error too (-32002 resource not found for 404, -32602 for 400/403, else -32603), its envelope as `data`.
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  const readResource = async (request: ReadResourceRequest) => {
     const uri = request.params.uri
     const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(uri)
     const id = match === null ? undefined : safeDecode(match[1]!)
@@ -205,7 +169,9 @@ export const makeMcpServer = (options: McpOptions): Server => {
       throw new McpError(code, `${uri}: ${envelope.error.message}`, envelope)
     }
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(answer.body.data, null, 2) }] }
-  })
+  }
 
-  return server
+  return { listTools, callTool, listPrompts, getPrompt, listResourceTemplates, listResources, readResource }
 }
+
+export type Handlers = ReturnType<typeof makeHandlers>

@@ -1,0 +1,76 @@
+/**
+ * The MCP server over any transport: the SDK's low-level `Server`, whose handlers (Handlers.ts: tools,
+ * prompts, resources, all executed through a `Send` so the API enforces every rule) load with the first
+ * request after `initialize`. This module itself imports nothing but the SDK, so a stdio client's spawn is
+ * answered `initialize` before the contract, Effect, the domain and the tool table are loaded (the bundle
+ * splits those into chunks of their own; docs/mcp.md, "Latency").
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import type { Send } from "./Dispatch.ts"
+import type { Handlers } from "./Handlers.ts"
+import type { RetryPolicy } from "./Retry.ts"
+
+export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
+
+/** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
+export const INSTRUCTIONS =
+  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
+  "Start with list_projects; every other project tool takes its `id` (prj_…). " +
+  "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
+  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
+  "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
+  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
+  "Field meanings: docs/api.md or GET /api/v1/openapi.json."
+
+export interface McpOptions {
+  readonly send: Send
+  /** Only read tools (`--read-only`, `?read_only=true`, `X-MCP-Readonly`). */
+  readonly readOnly?: boolean
+  /** Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`). */
+  readonly toolsets?: ReadonlyArray<string> | null
+  /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
+  readonly retry?: RetryPolicy
+}
+
+/**
+ * The SDK validates JSON Schema only for elicitation (`elicitInput`: a form the server asks the client to
+ * fill), which this server never sends. Given this, the SDK does not build its default Ajv validator (~25 ms
+ * at every start), and the bundle leaves Ajv out (scripts/build.ts).
+ */
+export const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "sitehealth-mcp does not request elicitation" })
+}
+
+/**
+ * A server for these options. They may be a promise: the stdio bin connects first and reads its settings
+ * after (main.ts), so `initialize` does not wait for them; every other request does.
+ */
+export const makeMcpServer = (options: McpOptions | Promise<McpOptions>): Server => {
+  let handlers: Promise<Handlers> | undefined
+  const loaded = () =>
+    (handlers ??= Promise.all([import("./Handlers.ts"), options]).then(([{ makeHandlers }, resolved]) => makeHandlers(resolved)))
+
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: NO_ELICITATION
+  })
+  server.setRequestHandler(ListToolsRequestSchema, async () => (await loaded()).listTools())
+  server.setRequestHandler(CallToolRequestSchema, async (request) => (await loaded()).callTool(request))
+  server.setRequestHandler(ListPromptsRequestSchema, async () => (await loaded()).listPrompts())
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => (await loaded()).getPrompt(request))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await loaded()).listResourceTemplates())
+  server.setRequestHandler(ListResourcesRequestSchema, async () => (await loaded()).listResources())
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => (await loaded()).readResource(request))
+  return server
+}

@@ -4,7 +4,7 @@
  * into dist/<name>.mjs, which bin/launch.js runs while it is fresher than every source. Run by `npm install`
  * (each package's prepare) and `npm run build -w <package>`; dist/ is not committed.
  */
-import { build, type Plugin } from "esbuild"
+import { build, type Metafile, type Plugin } from "esbuild"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 
@@ -20,6 +20,8 @@ export interface BundleOptions {
    * called or constructed. Only for a dependency's code the program can never reach (say why at the call).
    */
   readonly leaveOut?: ReadonlyArray<string>
+  /** Where to write (default: the package's dist/, emptied first). */
+  readonly outdir?: string
 }
 
 const leftOut = (names: ReadonlyArray<string>): Plugin => ({
@@ -34,8 +36,8 @@ const leftOut = (names: ReadonlyArray<string>): Plugin => ({
   }
 })
 
-export const bundle = async ({ root, name, splitting = false, leaveOut = [] }: BundleOptions) => {
-  const outdir = Path.join(root, "dist")
+/** Builds the bundle; answers esbuild's metafile (what went into which output, and what each imports). */
+export const bundle = async ({ root, name, splitting = false, leaveOut = [], outdir = Path.join(root, "dist") }: BundleOptions): Promise<Metafile> => {
   const outfile = Path.join(outdir, `${name}.mjs`)
   // Old chunks would pile up: each build writes its own hashed names.
   Fs.rmSync(outdir, { recursive: true, force: true })
@@ -63,4 +65,5 @@ export const bundle = async ({ root, name, splitting = false, leaveOut = [] }: B
   const inputs = Object.keys(result.metafile.inputs).length
   const chunks = bytes > entryBytes ? `, ${(bytes / 1024).toFixed(0)} KiB with its lazy chunks` : ""
   process.stdout.write(`${name}: built ${Path.relative(process.cwd(), outfile)} (${(entryBytes / 1024).toFixed(0)} KiB${chunks}, from ${inputs} modules)\n`)
+  return result.metafile
 }

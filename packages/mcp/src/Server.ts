@@ -17,20 +17,11 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import type { Send } from "./Dispatch.ts"
+import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 import type { Handlers } from "./Handlers.ts"
 import type { RetryPolicy } from "./Retry.ts"
 
-export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
-
-/** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
-export const INSTRUCTIONS =
-  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
-  "Start with list_projects; every other project tool takes its `id` (prj_…). " +
-  "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
-  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
-  "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
-  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
-  "Field meanings: docs/api.md or GET /api/v1/openapi.json."
+export { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 
 export interface McpOptions {
   readonly send: Send
@@ -61,7 +52,7 @@ export const makeMcpServer = (options: McpOptions | Promise<McpOptions>): Server
     (handlers ??= Promise.all([import("./Handlers.ts"), options]).then(([{ makeHandlers }, resolved]) => makeHandlers(resolved)))
 
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {}, resources: {} },
+    capabilities: { ...CAPABILITIES },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION
   })

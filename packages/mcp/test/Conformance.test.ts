@@ -115,15 +115,14 @@ for (const kind of ["stdio", "http"] as const) {
         { name: "revoke_token", arguments: { id: "../projects", confirm: true }, names: "path.id" }
       ]
       for (const c of cases) {
-        const started = Date.now()
         const { requests, value: result } = await requestsDuring(() => client.callTool({ name: c.name, arguments: c.arguments }))
         const envelope = envelopeOf(result)
         expect(result.isError, c.name).toBe(true)
         expect(envelope.error).toMatchObject({ code: 400, type: "invalid_request" })
         expect(envelope.error.issues.map((i: any) => i.path)).toContain(c.names)
+        // Answered locally, and as a 400, which is never retried (it used to be a 503 "Cannot reach", retried
+        // for 1.8 s). Not timed here: speed is the bench's (a timed assertion failed on this loaded machine).
         expect(requests).toEqual([])
-        // Not retried: answered locally at once (it used to be retried for 1.8 s).
-        expect(Date.now() - started).toBeLessThan(500)
       }
     })
 

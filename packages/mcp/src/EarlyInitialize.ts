@@ -88,8 +88,9 @@ export const answerInitializeEarly = (input: Readable, stdout: Writable) => {
     if (first) {
       first = false
       const text = chunk.toString("utf8")
+      // Only a whole line: the SDK reads nothing without its newline (stdin ended mid-line).
       const end = text.indexOf("\n")
-      answered = earlyAnswer(end === -1 ? text : text.slice(0, end))
+      answered = end === -1 ? null : earlyAnswer(text.slice(0, end))
       if (answered !== null) stdout.write(`${answered.text}\n`)
       handled()
     }

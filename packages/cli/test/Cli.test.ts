@@ -289,6 +289,29 @@ describe("auth", () => {
     }))
 })
 
+describe("auth status: who am I", () => {
+  it.live("reads GET /tokens/current: a token without tokens:read (or projects:read) still learns its id, permissions, scope", () =>
+    Effect.gen(function*() {
+      const narrow = yield* server.provide(mintToken({ accountId, name: "narrow", permissions: ["revenue:read"], projects: [projectId] }))
+      const before = server.requests.length
+      const run = yield* runCli(["auth", "status", "--json"], env({ SITEHEALTH_TOKEN: narrow.secret }))
+      expect(run.code).toBe(0)
+      const status = JSON.parse(run.stdout)
+      expect(status.token).toMatchObject({ id: narrow.token.id, name: "narrow", permissions: ["revenue:read"], projects: [projectId] })
+      // projects:read is missing: that part is unknown, the rest is not
+      expect(status.projects).toBeNull()
+      expect(JSON.stringify(status)).not.toContain(narrow.secret)
+      const sent = server.requests.slice(before).map((r) => `${r.method} ${r.path.split("?")[0]}`)
+      expect(sent).toContain("GET /api/v1/tokens/current")
+      // not the token list, matched by the secret's last characters
+      expect(sent).not.toContain("GET /api/v1/tokens")
+      const human = yield* runCli(["auth", "status"], env({ SITEHEALTH_TOKEN: narrow.secret }))
+      expect(human.code).toBe(0)
+      expect(human.stdout).toContain(narrow.token.id)
+      expect(human.stdout).toContain("revenue:read")
+    }))
+})
+
 describe("help, version, completions", () => {
   it.live("every command's --help has an example; --version matches package.json; completions for bash, zsh, fish", () =>
     Effect.gen(function*() {

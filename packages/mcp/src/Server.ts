@@ -1,18 +1,13 @@
 /**
- * The MCP server over any transport: the SDK's low-level `Server` with tools, prompts and resources, all
- * executed through a `Send` so the API enforces every rule. Which tools are listed:
- * - the selection: read-only keeps only read tools, toolsets keep their groups' tools (the others are not
- *   registered at all: calling one is an error);
- * - of those, what the caller's own token allows, read from `GET /tokens/current` (any valid token may ask).
- *   A lookup that fails (rate limited, server unreachable) lists the whole selection — the API still answers
- *   403 for what the token lacks — and is asked again on the next `tools/list`; a successful one is kept for
- *   the session (a token's permissions never change).
+ * The MCP server over any transport: the SDK's low-level `Server`, whose handlers (Handlers.ts: tools,
+ * prompts, resources, all executed through a `Send` so the API enforces every rule) load with the first
+ * request after `initialize`. This module itself imports nothing but the SDK, so a stdio client's spawn is
+ * answered `initialize` before the contract, Effect, the domain and the tool table are loaded (the bundle
+ * splits those into chunks of their own; docs/mcp.md, "Latency").
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
-  ErrorCode,
-  McpError,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -20,47 +15,13 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
-import { clipInput } from "@sitehealth/domain/Errors"
-import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
-import { PROMPTS, promptMessages } from "./Prompts.ts"
-import { DEFAULT_RETRY, type RetryPolicy, withRetries } from "./Retry.ts"
-import { REVEAL_SECRET } from "./Names.ts"
-import type { ToolSpec } from "./Tools.ts"
-import { validateArguments } from "./Validate.ts"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import type { Send } from "./Dispatch.ts"
+import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
+import type { Handlers } from "./Handlers.ts"
+import type { RetryPolicy } from "./Retry.ts"
 
-/**
- * The tool table (and with it the contract) loads on the first request that needs it, not with the server:
- * a stdio client's `initialize` is answered without it (the bundle splits it into its own chunk).
- */
-let toolsModule: Promise<typeof import("./Tools.ts")> | undefined
-const loadTools = () => (toolsModule ??= import("./Tools.ts"))
-
-/** MCP's code for a resource that does not exist (spec, server/resources: error handling). */
-const RESOURCE_NOT_FOUND = -32002
-
-const safeDecode = (text: string): string | undefined => {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return undefined
-  }
-}
-
-const isPermission = (u: unknown): u is Permission => PERMISSIONS.some((p) => p === u)
-
-export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
-
-/** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
-export const INSTRUCTIONS =
-  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
-  "Start with list_projects; every other project tool takes its `id` (prj_…). " +
-  "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
-  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
-  "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
-  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
-  "Field meanings: docs/api.md or GET /api/v1/openapi.json."
+export { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 
 export interface McpOptions {
   readonly send: Send
@@ -72,140 +33,35 @@ export interface McpOptions {
   readonly retry?: RetryPolicy
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-
-/** The contract's endpoint as a tool spec (the requests the server makes for itself go the same way). */
-const specOf = async (endpoint: string): Promise<ToolSpec> => {
-  const spec = (await loadTools()).deriveTools().find((t) => t.endpoint === endpoint)
-  if (spec === undefined) throw new Error(`no endpoint ${endpoint} in the contract`)
-  return spec
+/**
+ * The SDK validates JSON Schema only for elicitation (`elicitInput`: a form the server asks the client to
+ * fill), which this server never sends. Given this, the SDK does not build its default Ajv validator (~25 ms
+ * at every start), and the bundle leaves Ajv out (scripts/build.ts).
+ */
+export const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "sitehealth-mcp does not request elicitation" })
 }
 
-/** `GET /tokens/current`: who is calling. No tool names it, so it is sent by its path. */
-export const CURRENT_TOKEN: ApiRequest = { method: "GET", url: "/api/v1/tokens/current", discovery: true }
-
-/** The calling token's permissions from `GET /tokens/current`, or null when the lookup failed (any status but 200). */
-export const discoverPermissions = async (send: Send): Promise<ReadonlyArray<Permission> | null> => {
-  const answer = await send(CURRENT_TOKEN)
-  if (answer.status !== 200 || !isObject(answer.body) || !isObject(answer.body.data)) return null
-  const permissions = answer.body.data.permissions
-  return Array.isArray(permissions) ? permissions.filter(isPermission) : null
-}
-
-/** A minted token's answer without its secret, unless the call asked for it (`reveal_secret: true`). */
-const withheldSecret = (result: ToolResult): ToolResult => {
-  const data = result.structuredContent
-  if (result.isError === true || data === undefined || typeof data.secret !== "string") return result
-  const redacted = { ...data, secret: null, secretWithheld: true }
-  const id = isObject(data.token) ? data.token.id : undefined
-  return {
-    content: [
-      { type: "text", text: JSON.stringify(redacted) },
-      { type: "text", text: `create_token: minted ${String(id)}; its secret was withheld (call with reveal_secret: true to receive it). Revoke it if it is not needed.` }
-    ],
-    structuredContent: redacted
-  }
-}
-
-export const makeMcpServer = (options: McpOptions): Server => {
-  let table: Promise<{ all: ReadonlyArray<ToolSpec>; registered: ReadonlyArray<ToolSpec>; byName: Map<string, ToolSpec> }> | undefined
-  const tools = () =>
-    (table ??= loadTools().then(({ deriveTools, selectTools }) => {
-      const all = deriveTools()
-      const registered = selectTools(all, options)
-      return { all, registered, byName: new Map(registered.map((t) => [t.definition.name, t] as const)) }
-    }))
-  const sendTool = withRetries(options.send, options.retry ?? DEFAULT_RETRY)
-  let permissions: ReadonlyArray<Permission> | undefined
-  const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
-    const { registered } = await tools()
-    // Only a successful lookup is kept: a failure (429, 5xx, unreachable) is asked again next time.
-    permissions ??= (await discoverPermissions(options.send)) ?? undefined
-    const granted = permissions
-    return granted === undefined
-      ? registered
-      : registered.filter((t) => t.permission === AUTHENTICATED || granted.includes(t.permission))
-  }
+/**
+ * A server for these options. They may be a promise: the stdio bin connects first and reads its settings
+ * after (main.ts), so `initialize` does not wait for them; every other request does.
+ */
+export const makeMcpServer = (options: McpOptions | Promise<McpOptions>): Server => {
+  let handlers: Promise<Handlers> | undefined
+  const loaded = () =>
+    (handlers ??= Promise.all([import("./Handlers.ts"), options]).then(([{ makeHandlers }, resolved]) => makeHandlers(resolved)))
 
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {}, resources: {} },
-    instructions: INSTRUCTIONS
+    capabilities: { ...CAPABILITIES },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: NO_ELICITATION
   })
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await visible()).map((t) => t.definition)
-  }))
-
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { all, byName } = await tools()
-    const spec = byName.get(request.params.name)
-    if (spec === undefined) {
-      const known = all.find((t) => t.definition.name === request.params.name)
-      const why = known === undefined
-        ? "does not exist"
-        : options.readOnly && known.kind !== "read"
-        ? "is not available: this server runs read-only"
-        : `is not available: this server serves the toolsets ${(options.toolsets ?? []).join(", ")}`
-      return {
-        content: [{ type: "text", text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool")) }],
-        isError: true
-      }
-    }
-    const args = request.params.arguments ?? {}
-    // Checked before any request is built: a call that does not hold is answered here, with the API's 400.
-    // The MCP-only `reveal_secret` (create_token) is checked too (a boolean), then taken off: the API never sees it.
-    const invalid = validateArguments(spec, args)
-    if (invalid !== null) return resultOf(spec, invalid)
-    const { [REVEAL_SECRET]: reveal, ...apiArgs } = args
-    const result = resultOf(spec, await sendTool(requestFor(spec, apiArgs)))
-    return spec.endpoint === "createToken" && reveal !== true ? withheldSecret(result) : result
-  })
-
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS.map((p) => p.definition) }))
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => promptMessages(request.params.name, request.params.arguments ?? {}))
-
-  // Resources: each project's health, readable by URI.
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{
-      uriTemplate: "sitehealth://projects/{id}/health",
-      name: "project-health",
-      title: "Project health",
-      description: "Health score, confidence and dimensions of a project (GET /projects/{id}/health)",
-      mimeType: "application/json"
-    }]
-  }))
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const answer = await options.send({ ...requestFor(await specOf("listProjects"), { limit: "100" }), discovery: true })
-    const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
-      ? answer.body.data.projects
-      : []
-    return {
-      resources: listed.filter(isObject).map((p) => ({
-        uri: `sitehealth://projects/${p.id}/health`,
-        name: `${p.name ?? p.id} health`,
-        description: `Health of ${p.domain ?? p.id}`,
-        mimeType: "application/json"
-      }))
-    }
-  })
-  // A URI that names no resource is the caller's mistake (-32602); a project the API refuses is a JSON-RPC
-  // error too (-32002 resource not found for 404, -32602 for 400/403, else -32603), its envelope as `data`.
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri
-    const match = /^sitehealth:\/\/projects\/([^/]+)\/health$/.exec(uri)
-    const id = match === null ? undefined : safeDecode(match[1]!)
-    const health = await specOf("getHealth")
-    if (id === undefined || validateArguments(health, { id }) !== null) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${clipInput(uri, 200)}; resources are sitehealth://projects/{id}/health with a project id prj_…`)
-    }
-    const answer = await options.send(requestFor(health, { id }))
-    if (answer.status >= 400 || !isObject(answer.body) || answer.body.status !== "success") {
-      const envelope = isErrorEnvelope(answer.body) ? answer.body : errorBody(answer.status, `The API answered HTTP ${answer.status}`, "unexpected_response")
-      const code = answer.status === 404 ? RESOURCE_NOT_FOUND : answer.status === 400 || answer.status === 403 ? ErrorCode.InvalidParams : ErrorCode.InternalError
-      throw new McpError(code, `${uri}: ${envelope.error.message}`, envelope)
-    }
-    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(answer.body.data, null, 2) }] }
-  })
-
+  server.setRequestHandler(ListToolsRequestSchema, async () => (await loaded()).listTools())
+  server.setRequestHandler(CallToolRequestSchema, async (request) => (await loaded()).callTool(request))
+  server.setRequestHandler(ListPromptsRequestSchema, async () => (await loaded()).listPrompts())
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => (await loaded()).getPrompt(request))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await loaded()).listResourceTemplates())
+  server.setRequestHandler(ListResourcesRequestSchema, async () => (await loaded()).listResources())
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => (await loaded()).readResource(request))
   return server
 }

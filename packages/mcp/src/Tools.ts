@@ -220,7 +220,9 @@ const shallow = (schema: JsonObject, definitions: JsonObject): JsonObject & { ty
     const list = types === null ? null : [...types]
     const description = descriptionOf(node, definitions)
     properties[key] = {
-      ...(list === null ? {} : { type: list.length === 1 ? list[0] : list }),
+      // One `type` a branch: a `type` array (["string", "null"]) is legal JSON Schema but less portable (the
+      // MCP Inspector's --strict lint warns of it: single-`type` dialects such as Gemini's reject it).
+      ...(list === null ? {} : list.length === 1 ? { type: list[0] } : { anyOf: list.map((type) => ({ type })) }),
       ...(description === undefined ? {} : { description })
     }
   }

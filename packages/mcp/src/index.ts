@@ -1,5 +1,6 @@
 export { deriveTools, parseReadOnly, parseToolsets, selectTools, toolNameOf, toolsetsOf, type ToolDefinition, type ToolSpec } from "./Tools.ts"
 export { requestFor, resultOf, type ApiAnswer, type ApiRequest, type Send, type ToolResult } from "./Dispatch.ts"
-export { CURRENT_TOKEN, discoverPermissions, INSTRUCTIONS, makeMcpServer, SERVER_INFO, type McpOptions } from "./Server.ts"
+export { INSTRUCTIONS, makeMcpServer, NO_ELICITATION, SERVER_INFO, type McpOptions } from "./Server.ts"
+export { CURRENT_TOKEN, discoverPermissions, makeHandlers } from "./Handlers.ts"
 export { httpSend } from "./HttpSend.ts"
 export { apiClientSend } from "./ApiClientSend.ts"

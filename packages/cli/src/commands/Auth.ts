@@ -29,7 +29,10 @@ const readToken = Effect.gen(function*() {
   return Redacted.value(secret).trim()
 })
 
-/** Asks the API about the token: its own metadata (when it may read tokens) and the projects it sees. */
+/**
+ * Asks the API about the token: its own metadata from `GET /tokens/current` (any valid token may read its
+ * own, whatever its permissions) and the projects it sees (needs projects:read).
+ */
 const inspect = (resolved: Resolved, token: string) =>
   Effect.gen(function*() {
     const { api, call } = yield* ApiClient
@@ -40,8 +43,7 @@ const inspect = (resolved: Resolved, token: string) =>
         Effect.catchIf((f: CliFailure) => f.exitCode === EXIT.forbidden || f.exitCode === EXIT.paymentRequired, () => Effect.succeed(null))
       )
     const projects = yield* probe(api.projects.listProjects({ query: { limit: 100 } }))
-    const tokens = yield* probe(api.tokens.listTokens({ query: { limit: 100 } }))
-    const own: TokenMetadata | null = tokens?.tokens.find((t) => t.prefix === maskSecret(token)) ?? null
+    const own: TokenMetadata | null = yield* probe(api.tokens.getCurrentToken())
     return {
       profile: resolved.profileName,
       baseUrl: resolved.baseUrl,
@@ -60,10 +62,10 @@ const renderStatus = (status: Status, resolved: Resolved) => {
   return fields(s, [
     ["server", `${status.baseUrl} (${status.baseUrlSource})`],
     ["token", `${status.secret} from the ${describeTokenSource(resolved)}`],
-    ["account", status.token?.accountId ?? "unknown (needs tokens:read)"],
-    ["token id", status.token?.id ?? "unknown (needs tokens:read)"],
+    ["account", status.token?.accountId ?? "unknown"],
+    ["token id", status.token?.id ?? "unknown"],
     ["name", status.token?.name ?? "—"],
-    ["permissions", status.token?.permissions.join(", ") ?? "unknown (needs tokens:read)"],
+    ["permissions", status.token?.permissions.join(", ") ?? "unknown"],
     ["scope", status.token === null ? "unknown" : status.token.projects === null ? "every project" : status.token.projects.join(", ")],
     ["expires", status.token === null ? "unknown" : status.token.expiresAt ?? "never"],
     ["projects", status.projects === null ? "unknown (needs projects:read)" : status.projects.map((p) => `${p.id} ${p.name}`).join("\n" + " ".repeat(13)) || "(none)"]

@@ -64,9 +64,46 @@ const stripContractProse = (): Plugin => ({
   }
 })
 
+/**
+ * The contract's modules are declarations: every call outside a function body (`Schema.Struct(…)`,
+ * `HttpApiGroup.make(…).add(…)`, `ApiError<E>()(…)`, `Envelope(…)`) builds a value and does nothing else. The
+ * bundler cannot know that and keeps them all, used or not. In the client build each such call is wrapped as
+ * `(/*#__PURE__*\/ call)`, so what the client never reaches is dropped. Scoped to packages/domain/src: a
+ * global `treeshake.manualPureFunctions: ["HttpApi", …]` would also drop `HttpApi.reflect(…)` inside effect's
+ * HttpApiClient (its result is unused; its callbacks build the client) — tried, and it broke the app.
+ * The assumption this makes: no domain module relies on a top-level call's side effect (none does; keep it so).
+ */
+const pureContract = (): Plugin => ({
+  name: "sitehealth:pure-contract",
+  apply: "build",
+  transform(code, id) {
+    if (!id.startsWith(domainSources) || !id.endsWith(".ts")) return null
+    const source = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+    const opens = new Map<number, Array<string>>()
+    const closes = new Map<number, Array<string>>()
+    const visit = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)) return
+      if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
+        // Outer calls open first and close last (a chain's calls share their start).
+        opens.set(node.getStart(), [...(opens.get(node.getStart()) ?? []), "(/*#__PURE__*/ "])
+        closes.set(node.getEnd(), [")", ...(closes.get(node.getEnd()) ?? [])])
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+    if (opens.size === 0) return null
+    let out = ""
+    for (let i = 0; i <= code.length; i++) {
+      out += (closes.get(i) ?? []).join("") + (opens.get(i) ?? []).join("")
+      if (i < code.length) out += code[i]
+    }
+    return { code: out, map: null }
+  }
+})
+
 export default defineConfig({
   base: "/",
-  plugins: [stripContractProse()],
+  plugins: [stripContractProse(), pureContract()],
   resolve: {
     // @effect/atom-react 4.0.0-rc.117 (the newest) imports the atoms from `effect/unstable/reactivity/*`, where
     // they lived before effect 4.1 moved them to `effect/reactivity/*` (same modules). Same mapping in tsconfig.

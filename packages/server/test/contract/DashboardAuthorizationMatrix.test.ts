@@ -79,13 +79,16 @@ const fillPath = (e: Endpoint, w: World): string =>
 interface Example {
   /** A valid body (the 404 must come from the object, not from a 400 on the body). */
   readonly body?: (w: World) => unknown
+  /** A valid query string's parameters, for endpoints that require some (e.g. a report's `period`). */
+  readonly query?: (w: World) => Record<string, string>
   /** What another account's session gets when no path parameter names the victim's object (default: 2xx). */
   readonly otherAccount?: { readonly status: number; readonly type?: string }
 }
 
 /**
- * A body for each endpoint that takes one. An endpoint without an example is sent without a body: fine for
- * the 401 and 403 views (the middleware answers first); the other-account view asks for one when it gets 400.
+ * A body (and query) for each endpoint that takes one. An endpoint without an example is sent without: fine
+ * for the 401 and 403 views (the middleware answers first); the other-account view asks for one when it gets
+ * 400.
  */
 const EXAMPLES: Record<string, Example> = {
   "auth.signUp": { body: () => ({ email: "matrix@example.test", password: PASSWORD }) },
@@ -153,7 +156,9 @@ const makeWorld = Effect.gen(function*() {
 
 const send = (e: Endpoint, w: World, headers: Record<string, string>) => {
   const body = EXAMPLES[e.key]?.body?.(w)
-  return h.raw(e.method, fillPath(e, w), { token: null, headers, ...(body === undefined ? {} : { body }) })
+  const query = EXAMPLES[e.key]?.query?.(w)
+  const path = `${fillPath(e, w)}${query === undefined ? "" : `?${new URLSearchParams(query)}`}`
+  return h.raw(e.method, path, { token: null, headers, ...(body === undefined ? {} : { body }) })
 }
 
 const base = readConfig({})
@@ -218,6 +223,7 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
         const label = `other account × ${e.key}: ${e.method} ${e.path}\n${r.text}`
         const example = EXAMPLES[e.key]
         if (/:\w+/.test(e.path)) {
+          if (r.status === 400) throw new Error(`${label}\n${e.key} answered 400, not 404: give it a valid body or query in EXAMPLES`)
           expect(r.status, label).toBe(404)
           expectError(r, 404)
         } else if (example?.otherAccount !== undefined) {

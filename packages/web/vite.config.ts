@@ -4,12 +4,106 @@
  */
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { defineConfig } from "vite"
+import ts from "typescript"
+import { defineConfig, type Plugin } from "vite"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
+const domainSources = Path.join(root, "packages/domain/src") + Path.sep
+
+/**
+ * The contract's prose is for its OpenAPI document (served by the server), not for the browser: in the
+ * client build, `doc(endpoint, summary, description)` becomes `endpoint`, and `summary`/`description`
+ * (and OpenApi `title`) annotations, and the error classes' descriptions, are dropped from the domain's modules. Nothing the client does at run
+ * time reads them (it decodes with the schemas; the messages it shows are the server's). ~9 KB of text,
+ * ~3 KB gzipped, of the first screen's JavaScript (docs/dashboard-web.md, Size).
+ */
+const stripContractProse = (): Plugin => ({
+  name: "sitehealth:strip-contract-prose",
+  apply: "build",
+  transform(code, id) {
+    if (!id.startsWith(domainSources) || !id.endsWith(".ts")) return null
+    const source = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+    const edits: Array<{ start: number; end: number; text: string }> = []
+    const calleeName = (call: ts.CallExpression) =>
+      ts.isIdentifier(call.expression) ? call.expression.text
+      : ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text
+      : ""
+    const isProse = (e: ts.Expression) => ts.isStringLiteralLike(e) || ts.isTemplateExpression(e)
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node)) {
+        const name = calleeName(node)
+        if (name === "doc" && node.arguments.length > 1) {
+          const first = node.arguments[0]!
+          edits.push({ start: first.getEnd(), end: node.arguments[node.arguments.length - 1]!.getEnd(), text: "" })
+          visit(first)
+          return
+        }
+        // The error classes: ApiError<E>()("Tag", { status, identifier, description, fields }).
+        const errorClass = ts.isCallExpression(node.expression) && calleeName(node.expression) === "ApiError"
+        if (name === "annotate" || name === "annotateMerge" || name === "annotations" || errorClass) {
+          const dropped = name === "annotations" ? ["summary", "description", "title"] : ["summary", "description"]
+          for (const arg of node.arguments) {
+            if (!ts.isObjectLiteralExpression(arg)) continue
+            for (const p of arg.properties) {
+              if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && dropped.includes(p.name.text) && isProse(p.initializer)) {
+                // With its comma, if one follows (a last property leaves a trailing comma: still valid).
+                const comma = /^\s*,/.exec(code.slice(p.getEnd()))
+                edits.push({ start: p.getStart(), end: p.getEnd() + (comma?.[0].length ?? 0), text: "" })
+              }
+            }
+          }
+        }
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+    if (edits.length === 0) return null
+    let out = code
+    for (const e of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, e.start) + e.text + out.slice(e.end)
+    return { code: out, map: null }
+  }
+})
+
+/**
+ * The contract's modules are declarations: every call outside a function body (`Schema.Struct(…)`,
+ * `HttpApiGroup.make(…).add(…)`, `ApiError<E>()(…)`, `Envelope(…)`) builds a value and does nothing else. The
+ * bundler cannot know that and keeps them all, used or not. In the client build each such call is wrapped as
+ * `(/*#__PURE__*\/ call)`, so what the client never reaches is dropped. Scoped to packages/domain/src: a
+ * global `treeshake.manualPureFunctions: ["HttpApi", …]` would also drop `HttpApi.reflect(…)` inside effect's
+ * HttpApiClient (its result is unused; its callbacks build the client) — tried, and it broke the app.
+ * The assumption this makes: no domain module relies on a top-level call's side effect (none does; keep it so).
+ */
+const pureContract = (): Plugin => ({
+  name: "sitehealth:pure-contract",
+  apply: "build",
+  transform(code, id) {
+    if (!id.startsWith(domainSources) || !id.endsWith(".ts")) return null
+    const source = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+    const opens = new Map<number, Array<string>>()
+    const closes = new Map<number, Array<string>>()
+    const visit = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)) return
+      if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
+        // Outer calls open first and close last (a chain's calls share their start).
+        opens.set(node.getStart(), [...(opens.get(node.getStart()) ?? []), "(/*#__PURE__*/ "])
+        closes.set(node.getEnd(), [")", ...(closes.get(node.getEnd()) ?? [])])
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+    if (opens.size === 0) return null
+    let out = ""
+    for (let i = 0; i <= code.length; i++) {
+      out += (closes.get(i) ?? []).join("") + (opens.get(i) ?? []).join("")
+      if (i < code.length) out += code[i]
+    }
+    return { code: out, map: null }
+  }
+})
 
 export default defineConfig({
   base: "/",
+  plugins: [stripContractProse(), pureContract()],
   resolve: {
     // @effect/atom-react 4.0.0-rc.117 (the newest) imports the atoms from `effect/unstable/reactivity/*`, where
     // they lived before effect 4.1 moved them to `effect/reactivity/*` (same modules). Same mapping in tsconfig.

@@ -11,12 +11,14 @@ import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { LogInPage, SignUpPage } from "./pages/Auth.tsx"
 import { WebsiteFrame } from "./pages/reports/shared.tsx"
 import { Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
-import { ErrorMessage, Loading } from "./ui.tsx"
+import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
-// Each page's code loads when it is first shown: the first page needs only the shell, the client and itself.
+// Each page's code loads when it is first shown: the first page needs only the shell, the client and itself
+// (log-in and sign-up too: a logged-in visitor never loads them).
+const LogInPage = lazy(() => import("./pages/Auth.tsx").then((m) => ({ default: m.LogInPage })))
+const SignUpPage = lazy(() => import("./pages/Auth.tsx").then((m) => ({ default: m.SignUpPage })))
 const AccountPage = lazy(() => import("./pages/Account.tsx").then((m) => ({ default: m.AccountPage })))
 const ApiSettingsPage = lazy(() => import("./pages/ApiSettings.tsx").then((m) => ({ default: m.ApiSettingsPage })))
 const ResetPasswordPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.ResetPasswordPage })))
@@ -78,17 +80,17 @@ const Private = ({ path, search }: { readonly path: string; readonly search: str
   }
   if (AsyncResult.isFailure(session) && !loggedOut) {
     return (
-      <main id="main" className="narrow">
+      <BusyMain className="narrow">
         <h1>sitehealth</h1>
         <ErrorMessage cause={session.cause} title="Could not check your session." />
         <button type="button" onClick={retry}>Try again</button>
-      </main>
+      </BusyMain>
     )
   }
   return (
-    <main id="main" className="narrow">
+    <BusyMain className="narrow">
       <Loading what="your session" />
-    </main>
+    </BusyMain>
   )
 }
 
@@ -101,11 +103,11 @@ class Boundary extends Component<{ readonly children: ReactNode }, { readonly er
   override render() {
     if (this.state.error !== undefined) {
       return (
-        <main id="main" className="narrow">
+        <BusyMain className="narrow">
           <h1>Something went wrong</h1>
           <ErrorMessage error={this.state.error} title="This page failed to display." />
           <button type="button" onClick={() => window.location.reload()}>Reload the page</button>
-        </main>
+        </BusyMain>
       )
     }
     return this.props.children
@@ -124,10 +126,10 @@ export const App = () => {
     <Boundary key={path}>
       {page !== undefined
         ? (
-          <main id="main" className="narrow">
+          <BusyMain className="narrow">
             <p className="brand-line"><Link href="/login" className="brandmark">sitehealth</Link></p>
             <Suspense fallback={<Loading what="the page" />}>{page()}</Suspense>
-          </main>
+          </BusyMain>
         )
         : <Private path={path === "/" ? "/overview" : path} search={search} />}
     </Boundary>

@@ -4,7 +4,7 @@ import { Exit } from "effect"
 import { Keys, logOut, setCsrfToken } from "./client.ts"
 import { useMutation } from "./hooks.ts"
 import { Link, navigate } from "./router.tsx"
-import { MutationStatus } from "./ui.tsx"
+import { BusyMain, MutationStatus } from "./ui.tsx"
 
 const nav = [
   ["/overview", "Overview"],
@@ -51,10 +51,10 @@ export const Layout = ({ user, path, children }: {
           </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <BusyMain tabIndex={-1}>
         <MutationStatus result={result} />
         {children}
-      </main>
+      </BusyMain>
     </>
   )
 }

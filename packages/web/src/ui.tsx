@@ -1,7 +1,18 @@
 /** The few building blocks every page shares: failures in words, loading states, a copy button. */
 import { type Cause } from "effect"
 import { AsyncResult } from "effect/reactivity"
-import { cloneElement, type ReactElement, type ReactNode, useId, useState } from "react"
+import {
+  cloneElement,
+  createContext,
+  type HTMLAttributes,
+  type ReactElement,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useId,
+  useLayoutEffect,
+  useState
+} from "react"
 import { describeCause, describeError } from "./errors.ts"
 
 export const ErrorMessage = ({ cause, error, title }: { readonly cause?: Cause.Cause<unknown>; readonly error?: unknown; readonly title?: string }) => {
@@ -15,9 +26,41 @@ export const ErrorMessage = ({ cause, error, title }: { readonly cause?: Cause.C
   )
 }
 
-export const Loading = ({ what }: { readonly what: string }) => (
-  <p className="loading" role="status" aria-live="polite">Loading {what}…</p>
-)
+/**
+ * "Usable": the page's `<main>` carries `aria-busy="true"` while anything inside it is still loading, and
+ * `aria-busy="false"` once it is not — for assistive technology, and the convention the browser bench
+ * (bench/web.ts) measures "usable" by. Every `<Loading>` (a page's primary data through `<Result>`, a lazy
+ * page's chunk through Suspense) counts as busy while shown; a page can add its own with `useBusy(true)`.
+ * A chart container sets `data-drawn="true"` once drawn (the bench's "charts drawn").
+ */
+const BusyContext = createContext<(delta: 1 | -1) => void>(() => {})
+
+/** Marks the enclosing `<BusyMain>` busy while `active` (and this component is mounted). */
+export const useBusy = (active: boolean) => {
+  const change = useContext(BusyContext)
+  // A layout effect: the count changes in the same commit, so `aria-busy` never shows "false" in between.
+  useLayoutEffect(() => {
+    if (!active) return
+    change(1)
+    return () => change(-1)
+  }, [active, change])
+}
+
+/** The page's `<main>`: `aria-busy` true while any `<Loading>` or `useBusy(true)` inside it is. */
+export const BusyMain = ({ children, ...rest }: HTMLAttributes<HTMLElement> & { readonly children: ReactNode }) => {
+  const [busy, setBusy] = useState(0)
+  const change = useCallback((delta: 1 | -1) => setBusy((n) => n + delta), [])
+  return (
+    <BusyContext.Provider value={change}>
+      <main id="main" {...rest} aria-busy={busy > 0}>{children}</main>
+    </BusyContext.Provider>
+  )
+}
+
+export const Loading = ({ what }: { readonly what: string }) => {
+  useBusy(true)
+  return <p className="loading" role="status" aria-live="polite">Loading {what}…</p>
+}
 
 /** Renders an atom's result: loading, a failure in words, or the value. */
 export function Result<A, E>({ result, what, children }: {

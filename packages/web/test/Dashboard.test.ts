@@ -1,7 +1,10 @@
 /**
  * The dashboard in a real browser (Debian's chromium driven by playwright-core) against the real server:
- * sign up → verify the email from the link mailed to a local SMTP sink → log in → add a website → create a
- * token → call /api/v1/projects with it → revoke it → the next call is 401 → delete the website. Every page
+ * sign up → verify the email from the link mailed to a local SMTP sink → log in → add a website → connect
+ * Stripe and Plausible (keys checked live against local fakes) and Search Console (through a local fake of
+ * Google's OAuth authorize and token endpoints: authorization code with PKCE and state, then the property
+ * picked from the account's list) → create a token → call /api/v1/projects with it → revoke it → the next call
+ * is 401 → delete the website. Every page
  * is checked by axe (no serious or critical violation) and photographed into test/artifacts/, once at 375 px.
  * Skipped, saying so, where /usr/bin/chromium is missing (`apt-get install -y chromium`; .ci/run does it).
  */
@@ -10,6 +13,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startFakeGsc } from "@sitehealth/server/test/fakes/FakeGsc"
 import { startFakePlausible } from "@sitehealth/server/test/fakes/FakePlausible"
 import { fromArray, startFakeStripe } from "@sitehealth/server/test/fakes/FakeStripe"
 import { ARTIFACTS, buildWeb, CHROMIUM, CHROMIUM_ARGS, ensureArtifacts, linkIn, startServer, startSmtpSink } from "./support/Server.ts"
@@ -31,6 +35,13 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
   const consoleErrors: Array<string> = []
   let stripe: Awaited<ReturnType<typeof startFakeStripe>>
   let plausible: Awaited<ReturnType<typeof startFakePlausible>>
+  let google: Awaited<ReturnType<typeof startFakeGsc>>
+  const GOOGLE = {
+    clientId: "1234-web.apps.googleusercontent.com",
+    clientSecret: "GOCSPX-web-TOPSECRET",
+    refreshToken: "1//refresh-web-TOPSECRET",
+    siteUrl: `sc-domain:${domain}`
+  }
   const STRIPE_KEY = "rk_test_51GoodRestrictedKeyAbCdEf0123456789"
   const PLAUSIBLE_KEY = "plausible-key-0123456789"
 
@@ -43,7 +54,17 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
       { keys: [STRIPE_KEY] }
     )
     plausible = await startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: domain, data: { days: {}, hours: {}, pages: [], sources: [], uniques: {} } })
-    server = await startServer(smtp.url, { stripe: stripe.url, plausible: plausible.url })
+    google = await startFakeGsc({
+      ...GOOGLE,
+      rows: [],
+      totals: {},
+      sites: [{ siteUrl: "https://blog.example.org/", permissionLevel: "siteFullUser" }, { siteUrl: GOOGLE.siteUrl, permissionLevel: "siteOwner" }]
+    })
+    server = await startServer(smtp.url, {
+      stripe: stripe.url,
+      plausible: plausible.url,
+      google: { clientId: GOOGLE.clientId, clientSecret: GOOGLE.clientSecret, authUrl: google.authUrl, tokenUrl: google.tokenUrl, apiBase: google.url }
+    })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     const context = await browser.newContext({ baseURL: server.base, colorScheme: "light" })
     page = await context.newPage()
@@ -60,6 +81,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await smtp?.close()
     await stripe?.stop()
     await plausible?.close()
+    await google?.close()
   })
 
   /** axe on the page as it is: no serious or critical violation; then a full-page screenshot. */
@@ -153,10 +175,39 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.getByLabel("Plausible site id").fill(domain)
     await page.getByRole("button", { name: "Connect Plausible" }).click()
     await page.getByRole("button", { name: "Disconnect Plausible" }).waitFor()
-    await check("07b-connections")
     // Keys are never sent back to the page.
     expect(await page.content()).not.toContain(STRIPE_KEY)
     expect(await page.content()).not.toContain(PLAUSIBLE_KEY)
+  })
+
+  it("connects Search Console through Google's consent (PKCE and state), picking the property from the account's list", async () => {
+    const websitePage = page.url()
+    await page.getByRole("button", { name: "Connect with Google" }).click()
+    // The browser went to (the fake) Google, which consented and sent it back to the app's callback page.
+    await page.waitForURL(/\/oauth\/google\/callback\?/)
+    const callback = page.url()
+    const authorize = google.authorizeRequests.at(-1)!
+    expect(authorize).toMatchObject({ client_id: GOOGLE.clientId, response_type: "code", code_challenge_method: "S256", redirect_uri: `${server.base}/oauth/google/callback` })
+    expect(authorize.state).toMatch(/^[\w-]{40,}$/)
+    expect(authorize.code_challenge).toMatch(/^[\w-]{43}$/)
+    await page.getByRole("group", { name: "Pick the property for this website" }).waitFor()
+    await check("07b-google-properties")
+    // The code was exchanged with the PKCE verifier (the fake checks it against the challenge).
+    const exchange = google.tokenRequests.find((t) => t.grant_type === "authorization_code")!
+    expect(exchange.code_verifier).toMatch(/^[\w-]{43,}$/)
+    await page.getByRole("radio", { name: new RegExp(GOOGLE.siteUrl) }).check()
+    await page.getByRole("button", { name: "Connect this property" }).click()
+    await page.waitForURL(websitePage)
+    await page.getByRole("button", { name: "Disconnect Google Search Console" }).waitFor()
+    await page.getByText(GOOGLE.siteUrl).first().waitFor()
+    await check("07c-connections")
+    expect(await page.content()).not.toContain(GOOGLE.refreshToken)
+    expect(await page.content()).not.toContain(GOOGLE.clientSecret)
+    // The same state cannot be used twice: the callback replayed is refused, in words.
+    await page.goto(callback)
+    await page.getByRole("alert").waitFor()
+    expect(await page.getByRole("alert").textContent()).toMatch(/could not be used/)
+    await check("07d-google-replayed")
   })
 
   it("creates a token that works on /api/v1, and revoking it stops it at once", async () => {

@@ -1,7 +1,8 @@
 /**
  * The dashboard API (/app/api): the journey from sign-up to a deleted website, and its security — CSRF,
- * session fixation, cookie flags, throttling, no user enumeration, the authorization matrix (logged out,
- * another account, expired session), and the wall between session cookies and bearer tokens.
+ * session fixation, cookie flags, throttling, no user enumeration. The authorization matrix (logged out,
+ * another account, expired session, CSRF, the wall between session cookies and bearer tokens) is
+ * DashboardAuthorizationMatrix.test.ts, generated from the contract.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -390,68 +391,8 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       expect((yield* call(session, "GET", "/account")).json.data.entitlement).toBe("subscribed")
     }))
 
-  describe("authorization matrix", () => {
-    const endpoints = (ids: { website: string; token: string; session: string }) => [
-      ["POST", "/auth/logout", undefined],
-      ["GET", "/auth/session", undefined],
-      ["GET", "/auth/sessions", undefined],
-      ["DELETE", `/auth/sessions/${ids.session}`, undefined],
-      ["POST", "/auth/sessions/revoke-others", undefined],
-      ["GET", "/websites", undefined],
-      ["POST", "/websites", { name: "x", domain: "x.example", timezone: "UTC", currency: "USD" }],
-      ["PATCH", `/websites/${ids.website}`, { name: "y" }],
-      ["DELETE", `/websites/${ids.website}`, { confirmDomain: "x" }],
-      ["GET", "/tokens", undefined],
-      ["POST", "/tokens", { name: "t", websites: null, permissions: ["projects:read"] }],
-      ["DELETE", `/tokens/${ids.token}`, undefined],
-      ["GET", "/account", undefined]
-    ] as const
-
-    it.effect("logged out, a bearer token instead of the cookie, an expired or made-up session: 401 on every endpoint", () =>
-      Effect.gen(function*() {
-        const { session, user } = yield* verifiedUser()
-        const site = yield* newWebsite(session)
-        const bearer = (yield* call(session, "POST", "/tokens", { name: "t", websites: null, permissions: ["projects:read"] })).json.data
-        const ids = { website: site.id, token: bearer.token.id, session: "ses_x" }
-        for (const [method, path, body] of endpoints(ids)) {
-          const base = { ...ORIGIN, "x-csrf-token": session.csrf }
-          const variants: Array<Record<string, string>> = [
-            base,
-            { ...base, authorization: `Bearer ${bearer.secret}` },
-            { ...base, cookie: "sitehealth_session=made-up" }
-          ]
-          for (const headers of variants) {
-            const r = yield* h.raw(method, `/app/api${path}`, { token: null, headers, ...(body === undefined ? {} : { body }) })
-            expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401)
-          }
-        }
-        void user
-      }))
-
-    it.effect("another account's website, token or session: 404", () =>
-      Effect.gen(function*() {
-        const { session: mine } = yield* verifiedUser()
-        const { session: theirs } = yield* verifiedUser()
-        const site = yield* newWebsite(theirs)
-        const token = (yield* call(theirs, "POST", "/tokens", { name: "t", websites: [site.id], permissions: ["projects:read"] })).json.data.token
-        const sessionId = (yield* call(theirs, "GET", "/auth/session")).json.data.sessionId
-        expect((yield* call(mine, "PATCH", `/websites/${site.id}`, { name: "mine now" })).status).toBe(404)
-        expect((yield* call(mine, "DELETE", `/websites/${site.id}`, { confirmDomain: site.domain })).status).toBe(404)
-        expect((yield* call(mine, "DELETE", `/tokens/${token.id}`)).status).toBe(404)
-        expect((yield* call(mine, "DELETE", `/auth/sessions/${sessionId}`)).status).toBe(404)
-        expect((yield* call(mine, "POST", "/tokens", { name: "t", websites: [site.id], permissions: ["projects:read"] })).status).toBe(404)
-        expect((yield* call(mine, "GET", "/websites")).json.data.websites).toEqual([])
-        expect((yield* call(mine, "GET", "/tokens")).json.data.tokens).toEqual([])
-        expect((yield* call(theirs, "GET", "/websites")).json.data.websites.length).toBe(1)
-      }))
-
-    it.effect("a session cookie never authenticates /api/v1", () =>
-      Effect.gen(function*() {
-        const { session } = yield* verifiedUser()
-        const r = yield* h.raw("GET", "/api/v1/projects", { token: null, headers: session.read })
-        expect(r.status).toBe(401)
-      }))
-  })
+  // The authorization matrix (logged out, expired, another account, CSRF, the cookie/bearer wall) is generated
+  // from the contract in DashboardAuthorizationMatrix.test.ts.
 
   it.effect("the dashboard API documents itself at /app/api/openapi.json, apart from /api/v1's", () =>
     Effect.gen(function*() {

@@ -24,7 +24,8 @@ export const AccountPage = () => {
               ? (
                 <div className={a.trialDaysLeft <= 3 ? "alert warn" : "alert ok"} role="status">
                   <strong>{a.trialDaysLeft === 1 ? "1 day left" : `${a.trialDaysLeft} days left`} in your free trial.</strong>
-                  <p>{a.message}</p>
+                  {/* The server's message says the same days again; the date and what it means are new. */}
+                  <p>It ends on {formatDate(a.trialEndsAt)}. Until then the dashboard, the API, the CLI and MCP clients work in full.</p>
                 </div>
               )
               : <div className="alert ok" role="status"><strong>{a.message}</strong></div>}

@@ -4,7 +4,7 @@
  * going over SMTP to a local `smtp-server` sink the test reads links from.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -12,6 +12,7 @@ import * as Http from "node:http"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { SMTPServer } from "smtp-server"
+import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 import { type AppConfigShape, readConfig } from "@sitehealth/server/Config"
@@ -90,8 +91,23 @@ export const linkIn = (mail: Mail, path: string): string => {
   return match[0]
 }
 
-/** `providers`: where the server reaches Stripe and Plausible (the local fakes of packages/server/test/fakes). */
-export const startServer = async (smtpUrl: string, providers: { readonly stripe: string; readonly plausible: string }) => {
+/** Google's OAuth client and endpoints, as the server is configured with them (here: the local fake's). */
+export interface GoogleSettings {
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly authUrl: string
+  readonly tokenUrl: string
+  readonly apiBase: string
+}
+
+/**
+ * `providers`: where the server reaches Stripe, Plausible and Google (the local fakes of
+ * packages/server/test/fakes). The OAuth redirect is this server's own /oauth/google/callback page.
+ */
+export const startServer = async (
+  smtpUrl: string,
+  providers: { readonly stripe: string; readonly plausible: string; readonly google?: GoogleSettings }
+) => {
   const port = await freePort()
   const defaults = readConfig({ SMTP_URL: smtpUrl, SITEHEALTH_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") })
   const config: AppConfigShape = {
@@ -99,7 +115,20 @@ export const startServer = async (smtpUrl: string, providers: { readonly stripe:
     host: "127.0.0.1",
     port,
     redisUrl: null,
-    connections: { ...defaults.connections, stripeApiBase: providers.stripe, plausibleApiBase: providers.plausible }
+    connections: {
+      ...defaults.connections,
+      stripeApiBase: providers.stripe,
+      plausibleApiBase: providers.plausible,
+      ...(providers.google === undefined ? {} : {
+        googleClientId: providers.google.clientId,
+        googleClientSecret: Redacted.make(providers.google.clientSecret),
+        googleAuthUrl: providers.google.authUrl,
+        googleTokenUrl: providers.google.tokenUrl,
+        gscApiBase: providers.google.apiBase,
+        // What the server's default would be on this host and port (readConfig computed it for its own).
+        googleRedirectUri: `http://127.0.0.1:${port}${GOOGLE_CALLBACK_PAGE}`
+      })
+    }
   }
   const server = HttpRouter.serve(appLayer(config, MemoryRepos), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
     Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))

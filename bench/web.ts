@@ -1,0 +1,244 @@
+/**
+ * `npm run bench:web`: the dashboard's speed bars in a real browser (docs/benchmarks.md, "Dashboard").
+ *
+ *   npm run bench:web                    # every route of ROUTES, 7 navigations each, cold and warm
+ *   npm run bench:web -- --runs 5 --only websites,account
+ *
+ * Builds packages/web, starts the server as `npm start` does (embedded PostgreSQL with the demo account, in
+ * .bench/web-data; the worker off), logs in with the demo's one-time link, and for each route of ROUTES
+ * navigates to it in Debian's chromium (playwright-core) and measures:
+ *
+ * - **usable**: ms from navigation start to the first moment the page's `<main aria-busy="false">` is in the
+ *   document (the app sets `aria-busy="true"` while anything in `<main>` is loading: see
+ *   packages/web/src/ui.tsx, BusyMain). Recorded in the page by a MutationObserver, against
+ *   `performance.now()` (whose origin is the navigation's start).
+ * - **charts drawn**: the same, until every `[data-drawn]` element says `data-drawn="true"` (routes with
+ *   charts; "–" where the page has none).
+ * - **JS / CSS bytes**, gzipped as the server sends them (each resource's encodedBodySize): **initial** =
+ *   what finished loading by the time the page was usable, **total** = everything once the network is idle.
+ *
+ * Each route is measured `--runs` times **cold** (a new browser context: empty cache, the session cookie
+ * added) and **warm** (one context, the same page navigated to again: assets from the HTTP cache); the
+ * medians are reported. The bars: initial JS ≤ 150,000 B gzipped; usable ≤ 1,000 ms (cold median). Exit
+ * code 1 when a bar is missed.
+ *
+ * Timing is on loopback on a machine that may be shared: the load average at start is printed with the
+ * figures.
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { spawnSync } from "node:child_process"
+import { type Browser, type BrowserContext, chromium, type Cookie } from "playwright-core"
+import { freePort } from "@sitehealth/server/test/support/Ports"
+import { startServer } from "./processes.ts"
+import { machineInfo } from "./report.ts"
+
+/**
+ * The routes measured. Add a page with one line: `path` may use `:website` (the demo's first website id).
+ * `loggedOut`: measured without the session cookie. `charts`: the page must draw `[data-drawn]` charts.
+ */
+interface Route {
+  readonly name: string
+  readonly path: string
+  readonly loggedOut?: boolean
+  readonly charts?: boolean
+}
+const ROUTES: ReadonlyArray<Route> = [
+  { name: "log in", path: "/login", loggedOut: true },
+  { name: "websites", path: "/websites" },
+  { name: "website", path: "/websites/:website" },
+  { name: "api", path: "/settings/api" },
+  { name: "account", path: "/account" },
+  { name: "sessions", path: "/sessions" }
+]
+
+const BAR_INITIAL_JS = 150_000
+const BAR_USABLE_MS = 1_000
+
+const REPO_ROOT = Path.resolve(import.meta.dirname, "..")
+const DATA_DIR = Path.join(REPO_ROOT, ".bench", "web-data")
+const RESULTS_DIR = Path.join(REPO_ROOT, "bench", "results")
+const CHROMIUM = "/usr/bin/chromium"
+const CHROMIUM_ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"
+]
+const log = (m: string) => process.stderr.write(`bench:web: ${m}\n`)
+
+const args = process.argv.slice(2)
+const option = (name: string) => {
+  const i = args.indexOf(`--${name}`)
+  return i === -1 ? undefined : args[i + 1]
+}
+const RUNS = Number(option("runs") ?? 7)
+const ONLY = option("only")?.split(",")
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs takes a positive integer")
+
+/** Runs in every page before its scripts: records when main turns not-busy and when the charts are drawn. */
+const PROBE = `(() => {
+  const b = (window.__bench = { usable: null, drawn: null })
+  const check = () => {
+    if (b.usable === null && document.querySelector('main[aria-busy="false"]')) b.usable = performance.now()
+    if (b.usable !== null && b.drawn === null) {
+      const charts = document.querySelectorAll("[data-drawn]")
+      if (charts.length > 0 && [...charts].every((c) => c.getAttribute("data-drawn") === "true")) b.drawn = performance.now()
+    }
+  }
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-busy", "data-drawn"] })
+})()`
+
+interface Sample {
+  readonly usableMs: number
+  readonly drawnMs: number | null
+  readonly initialJs: number
+  readonly initialCss: number
+  readonly totalJs: number
+  readonly totalCss: number
+  readonly requests: number
+}
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** One navigation in `context` to `url`; the page must end on `expectPath` and be usable within 30 s. */
+const navigate = async (context: BrowserContext, url: string, expectPath: string, charts: boolean): Promise<Sample> => {
+  const page = await context.newPage()
+  try {
+    await page.goto(url, { waitUntil: "commit" })
+    await page.waitForFunction(() => (globalThis as any).__bench?.usable !== null, undefined, { timeout: 30_000 })
+    const hasCharts = charts || (await page.locator("[data-drawn]").count()) > 0
+    if (hasCharts) await page.waitForFunction(() => (globalThis as any).__bench.drawn !== null, undefined, { timeout: 30_000 })
+    await page.waitForLoadState("networkidle")
+    const landed = new URL(page.url()).pathname
+    if (landed !== expectPath) throw new Error(`${url} ended on ${page.url()}, not ${expectPath} (logged out? no such page?)`)
+    const m = await page.evaluate(() => {
+      const b = (globalThis as any).__bench as { usable: number; drawn: number | null }
+      const sum = (ext: RegExp, until: number) =>
+        (performance.getEntriesByType("resource") as Array<any>).filter((e) => ext.test(new URL(e.name).pathname) && e.responseEnd <= until)
+          .reduce((s: number, e) => s + (e.encodedBodySize as number), 0)
+      return {
+        usableMs: b.usable,
+        drawnMs: b.drawn,
+        initialJs: sum(/\.js$/, b.usable),
+        initialCss: sum(/\.css$/, b.usable),
+        totalJs: sum(/\.js$/, Infinity),
+        totalCss: sum(/\.css$/, Infinity),
+        requests: performance.getEntriesByType("resource").length + 1
+      }
+    })
+    return m
+  } finally {
+    await page.close()
+  }
+}
+
+const main = async () => {
+  if (!Fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
+  log("building packages/web")
+  const build = spawnSync(process.execPath, [Path.join(REPO_ROOT, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"], {
+    cwd: Path.join(REPO_ROOT, "packages/web"),
+    encoding: "utf8",
+    env: { ...process.env, NODE_ENV: "production" }
+  })
+  if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`)
+
+  const port = await freePort()
+  log(`starting the server on :${port} (embedded PostgreSQL and the demo account in ${Path.relative(REPO_ROOT, DATA_DIR)}; the first run seeds it)`)
+  const server = await startServer({
+    name: "sitehealth",
+    args: [Path.join(REPO_ROOT, "packages/server/src/main.ts")],
+    cwd: REPO_ROOT,
+    port,
+    probePath: "/healthz",
+    env: {
+      // Always the embedded database with the demo account, whatever the shell has set.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "DATABASE_URL")),
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      SITEHEALTH_DATA_DIR: DATA_DIR,
+      SITEHEALTH_EMBEDDED_PG_PORT: String(await freePort()),
+      SITEHEALTH_WORKER: "off"
+    }
+  })
+  let browser: Browser | undefined
+  try {
+    // The link is printed before the server listens.
+    const link = /(http:\/\/\S+\/app\/api\/auth\/magic\?token=\S+)/.exec(server.output())?.[1]
+    if (link === undefined) throw new Error(`no demo login link in the server's output:\n${server.output().slice(-2000)}`)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    const login = await browser.newContext()
+    const landing = await login.newPage()
+    await landing.goto(link)
+    await landing.waitForURL(/\/websites$/)
+    const cookies: Array<Cookie> = await login.cookies()
+    if (!cookies.some((c) => c.name === "sitehealth_session")) throw new Error("the demo link set no session cookie")
+    const websites = await landing.evaluate(async () => ((await (await fetch("/app/api/websites")).json()) as any).data.websites as Array<{ id: string; name: string }>)
+    if (websites.length === 0) throw new Error("the demo account has no website")
+    await login.close()
+
+    const routes = ROUTES.filter((r) => ONLY === undefined || ONLY.includes(r.name))
+    const rows: Array<{ route: Route; path: string; cold: Array<Sample>; warm: Array<Sample> }> = []
+    for (const route of routes) {
+      const path = route.path.replace(":website", websites[0]!.id)
+      const url = `${server.base}${path}`
+      const newContext = async () => {
+        const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } })
+        await context.addInitScript(PROBE)
+        if (route.loggedOut !== true) await context.addCookies(cookies)
+        return context
+      }
+      const cold: Array<Sample> = []
+      for (let i = 0; i < RUNS; i++) {
+        const context = await newContext()
+        cold.push(await navigate(context, url, path, route.charts === true))
+        await context.close()
+      }
+      const warmContext = await newContext()
+      await navigate(warmContext, url, path, route.charts === true)
+      const warm: Array<Sample> = []
+      for (let i = 0; i < RUNS; i++) warm.push(await navigate(warmContext, url, path, route.charts === true))
+      await warmContext.close()
+      rows.push({ route, path: route.path, cold, warm })
+      log(`${route.name}: usable ${median(cold.map((s) => s.usableMs)).toFixed(0)} ms cold, ${median(warm.map((s) => s.usableMs)).toFixed(0)} ms warm`)
+    }
+
+    const machine = machineInfo()
+    const ms = (xs: ReadonlyArray<number | null>) => (xs.some((x) => x === null) ? "–" : `${median(xs as Array<number>).toFixed(0)}`)
+    const b = (x: number) => x.toLocaleString("en-US")
+    const misses: Array<string> = []
+    const lines = [
+      `Dashboard in chromium, ${RUNS} navigations per route and mode; times are medians, bytes the largest seen (bench/web.ts, ${new Date().toISOString()})`,
+      `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, load average ${machine.loadAverageAtStart.join(" ")} at start`,
+      "",
+      "| route | path | usable, cold (ms) | usable, warm (ms) | charts drawn, cold / warm (ms) | initial JS gz (B) | initial CSS gz (B) | total JS gz (B) | total CSS gz (B) |",
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    ]
+    for (const { route, path, cold, warm } of rows) {
+      const usableCold = median(cold.map((s) => s.usableMs))
+      const initialJs = Math.max(...cold.map((s) => s.initialJs))
+      if (initialJs > BAR_INITIAL_JS) misses.push(`${route.name}: initial JS ${b(initialJs)} B > ${b(BAR_INITIAL_JS)} B`)
+      if (usableCold > BAR_USABLE_MS) misses.push(`${route.name}: usable after ${usableCold.toFixed(0)} ms > ${BAR_USABLE_MS} ms`)
+      const drawn = cold.some((s) => s.drawnMs !== null) ? `${ms(cold.map((s) => s.drawnMs))} / ${ms(warm.map((s) => s.drawnMs))}` : "–"
+      lines.push(
+        `| ${route.name} | \`${path}\` | ${usableCold.toFixed(0)} | ${ms(warm.map((s) => s.usableMs))} | ${drawn} | ${b(initialJs)} | ${b(Math.max(...cold.map((s) => s.initialCss)))} | ${b(Math.max(...cold.map((s) => s.totalJs)))} | ${b(Math.max(...cold.map((s) => s.totalCss)))} |`
+      )
+    }
+    lines.push("", `Bars: initial JS ≤ ${b(BAR_INITIAL_JS)} B gzipped, usable ≤ ${BAR_USABLE_MS} ms cold — ${misses.length === 0 ? "all met" : `NOT met: ${misses.join("; ")}`}.`)
+    const report = lines.join("\n")
+    process.stdout.write(`${report}\n`)
+    Fs.mkdirSync(RESULTS_DIR, { recursive: true })
+    const file = Path.join(RESULTS_DIR, `web-${new Date().toISOString().replace(/[:.]/g, "-")}.md`)
+    Fs.writeFileSync(file, `${report}\n`)
+    log(`written to ${Path.relative(REPO_ROOT, file)}`)
+    if (misses.length > 0) process.exitCode = 1
+  } finally {
+    await browser?.close()
+    await server.stop()
+  }
+}
+
+await main()

@@ -10,7 +10,7 @@ import { AFTER_BATCH_1, DST_HOURS, EVENTS_BATCH_1, EVENTS_TZ, PROVIDER, day, hou
 import type { ProjectId } from "@sitehealth/domain/Common"
 
 const PID = "prj_test" as ProjectId
-const empty: TrafficWindow = { hours: [], days: [], pages: [], sources: [], uniques: [] }
+const empty: TrafficWindow = { hours: [], days: [], pages: [], sources: [], countries: [], uniques: [], previousPages: [], previousSources: [], previousCountries: [] }
 const report = (period: Parameters<typeof planAnalytics>[0], timezone: string, nowIso: string, data: Partial<TrafficWindow>) => {
   const now = Date.parse(nowIso)
   return analytics({ projectId: PID, plan: planAnalytics(period, timezone, now), now, data: { ...empty, ...data } })

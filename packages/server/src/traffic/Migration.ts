@@ -60,3 +60,20 @@ export const trafficMigration = Effect.gen(function*() {
   `.split(/;\s*\n/).map((s) => s.trim()).filter((s) => s.length > 0)
   for (const statement of statements) yield* sql.unsafe(statement)
 })
+
+/**
+ * Migration 0015_traffic_countries: visitors per project, LOCAL day and country (ISO 3166-1 alpha-2), the
+ * top TOP_PER_DAY countries of a day, written by providers (Plausible's `visit:country` breakdown, the demo
+ * data) through TrafficRepo.write. Self-collected events carry no country, so the ingest rollup never
+ * writes here.
+ */
+export const trafficCountriesMigration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE traffic_countries_daily (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      day date NOT NULL,
+      country text NOT NULL CHECK (country ~ '^[A-Z]{2}$'),
+      visitors integer NOT NULL,
+      PRIMARY KEY (project_id, day, country)
+    )`
+})

@@ -65,7 +65,8 @@ export const trafficMigration = Effect.gen(function*() {
  * Migration 0015_traffic_countries: visitors per project, LOCAL day and country (ISO 3166-1 alpha-2), the
  * top TOP_PER_DAY countries of a day, written by providers (Plausible's `visit:country` breakdown, the demo
  * data) through TrafficRepo.write. Self-collected events carry no country, so the ingest rollup never
- * writes here.
+ * writes here. Analytics answers stored before it (answers/, migration 0014) lack `topCountries` and the tops'
+ * previous figures: they are dropped, so the next read computes the new shape.
  */
 export const trafficCountriesMigration = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -76,4 +77,5 @@ export const trafficCountriesMigration = Effect.gen(function*() {
       visitors integer NOT NULL,
       PRIMARY KEY (project_id, day, country)
     )`
+  yield* sql`DELETE FROM stored_answers WHERE key LIKE 'getAnalytics?%'`
 })

@@ -199,10 +199,6 @@ const monthSeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The report
-// ---------------------------------------------------------------------------------------------------
-
-// ---------------------------------------------------------------------------------------------------
 // Tops with their previous figures
 // ---------------------------------------------------------------------------------------------------
 
@@ -230,6 +226,10 @@ const topScale = (plan: AnalyticsPlan, data: TrafficWindow, currentStart: number
 /** The previous figure of one top row: 0 when the key had no rows then; null when there is no previous. */
 const previousOf = (hasPrevious: boolean, scale: number | null, value: number | undefined): number | null =>
   !hasPrevious || scale === null ? null : Math.round((value ?? 0) * scale)
+
+// ---------------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------------
 
 export interface AnalyticsInput {
   readonly projectId: ProjectId

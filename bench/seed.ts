@@ -166,6 +166,16 @@ const seed = (events: number, log: (m: string) => void) =>
     yield* sql`ANALYZE traffic_events` // as after any bulk load: the planner needs the new row counts
     log("rolling the events up (the ingest path's SQL)…")
     yield* (yield* TrafficRepo).rollup(project.id, TRAFFIC_TIMEZONE, new Date(start).toISOString(), new Date(end + 1000).toISOString())
+    // Raw events carry no country, so the rollup leaves traffic_countries_daily empty. Give the project what a
+    // provider's country breakdown would (12 countries a day, a fixed split of each day's visitors), so the
+    // analytics reads of the bench also read top countries at full size.
+    log("adding countries per day (events carry none)…")
+    yield* sql`INSERT INTO traffic_countries_daily (project_id, day, country, visitors)
+      SELECT d.project_id, d.day, c.country, round(d.visitors * c.share)::int
+      FROM traffic_daily d CROSS JOIN (VALUES ('DE', 0.34), ('US', 0.18), ('GB', 0.09), ('FR', 0.08), ('AT', 0.06), ('CH', 0.05),
+        ('NL', 0.05), ('PL', 0.04), ('SE', 0.03), ('ES', 0.03), ('IT', 0.03), ('CA', 0.02)) AS c(country, share)
+      WHERE d.project_id = ${project.id}
+      ON CONFLICT (project_id, day, country) DO UPDATE SET visitors = EXCLUDED.visitors`
     // A year of payments (the demo's Acme Analytics customers, in EUR), so revenue has something to compute.
     const acme = DEMO_PROJECTS.find((p) => p.key === "acme")!
     yield* (yield* FxRepo).put(demoFxRates(new Date(end)))

@@ -48,21 +48,40 @@ export const AnalyticsPoint = Schema.Struct({
   sessions: Integer.annotate({ description: "Sessions that started in the bucket" })
 }).annotate({ identifier: "AnalyticsPoint" })
 
+const Change = Rate.annotate({ description: "(current − previous) / |previous|; null when previous is 0 or there is no previous" })
+
+const Previous = (what: string) =>
+  Schema.NullOr(Integer).annotate({
+    description: `${what} in the previous period (same days as \`previous\`; today: yesterday's figure × the share of yesterday's hourly ${what.toLowerCase()} before the cutoff); 0 when absent then; null for period=all (and for today without hourly figures yesterday)`
+  })
+const TopChange = (what: string) =>
+  Rate.annotate({ description: `(${what} − previous) / previous; null when the previous is 0 or null` })
+
 export const TopPage = Schema.Struct({
   path: Schema.String.annotate({ description: "Page path" }),
   visitors: Integer.annotate({ description: "Sum over the range's days of the page's daily unique visitors" }),
   pageviews: Integer.annotate({ description: "Page views of the page in the range" }),
-  share: Rate.annotate({ description: "pageviews / totals.pageviews" })
+  share: Rate.annotate({ description: "pageviews / totals.pageviews" }),
+  previousPageviews: Previous("Page views"),
+  pageviewsChange: TopChange("pageviews")
 }).annotate({ identifier: "TopPage" })
 
 export const TopSource = Schema.Struct({
   source: Schema.String.annotate({ description: "Referrer source; \"direct\" when there was none" }),
   visitors: Integer.annotate({ description: "Sum over the range's days of the source's daily unique visitors" }),
   sessions: Integer.annotate({ description: "Sessions with a page view from the source, summed over the days" }),
-  share: Rate.annotate({ description: "visitors / totals.visitors" })
+  share: Rate.annotate({ description: "visitors / totals.visitors" }),
+  previousVisitors: Previous("Visitors"),
+  visitorsChange: TopChange("visitors")
 }).annotate({ identifier: "TopSource" })
 
-const Change = Rate.annotate({ description: "(current − previous) / |previous|; null when previous is 0 or there is no previous" })
+export const TopCountry = Schema.Struct({
+  country: Schema.String.annotate({ description: "ISO 3166-1 alpha-2 country code, upper case (\"DE\")" }),
+  visitors: Integer.annotate({ description: "Sum over the range's days of the country's daily unique visitors" }),
+  share: Rate.annotate({ description: "visitors / totals.visitors" }),
+  previousVisitors: Previous("Visitors"),
+  visitorsChange: TopChange("visitors")
+}).annotate({ identifier: "TopCountry" })
 
 export const Analytics = Schema.Struct({
   projectId: ProjectId,
@@ -91,6 +110,9 @@ export const Analytics = Schema.Struct({
     description: "One point per bucket of the range, zero-filled; hours are the UTC hours starting inside the local day (23 or 25 on DST days)"
   }),
   topPages: Schema.Array(TopPage).annotate({ description: "Up to 10 pages of the range by page views" }),
-  topSources: Schema.Array(TopSource).annotate({ description: "Up to 10 sources of the range by visitors" })
+  topSources: Schema.Array(TopSource).annotate({ description: "Up to 10 sources of the range by visitors" }),
+  topCountries: Schema.Array(TopCountry).annotate({
+    description: "Up to 10 countries of the range by visitors; from the analytics provider (Plausible), empty for self-collected events, which carry no country"
+  })
 }).annotate({ identifier: "Analytics" })
 export type Analytics = typeof Analytics.Type

@@ -10,7 +10,7 @@ import { AFTER_BATCH_1, DST_HOURS, EVENTS_BATCH_1, EVENTS_TZ, PROVIDER, day, hou
 import type { ProjectId } from "@sitehealth/domain/Common"
 
 const PID = "prj_test" as ProjectId
-const empty: TrafficWindow = { hours: [], days: [], pages: [], sources: [], uniques: [] }
+const empty: TrafficWindow = { hours: [], days: [], pages: [], sources: [], countries: [], uniques: [], previousPages: [], previousSources: [], previousCountries: [] }
 const report = (period: Parameters<typeof planAnalytics>[0], timezone: string, nowIso: string, data: Partial<TrafficWindow>) => {
   const now = Date.parse(nowIso)
   return analytics({ projectId: PID, plan: planAnalytics(period, timezone, now), now, data: { ...empty, ...data } })
@@ -108,6 +108,81 @@ describe("today against the same elapsed time yesterday", () => {
     expect(a.previous!.series.map((p) => p.label)).toEqual(Array.from({ length: 11 }, (_, i) => `2026-11-19T${String(i).padStart(2, "0")}:00+01:00`))
     // The 10:00 hour is whole here (20), as today's in-progress hour is in `series`; only the totals prorate it.
     expect(a.previous!.series.map((p) => p.visitors)).toEqual([10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20])
+  })
+})
+
+describe("tops with their previous figures and change", () => {
+  it("7d: the previous 7 days' sums of the same keys; 0 when absent then, change null", () => {
+    const plan = planAnalytics("7d", "UTC", Date.parse("2026-11-20T12:00:00Z"))
+    expect([plan.query.prevTopFrom, plan.query.prevTopTo]).toEqual(["2026-11-07", "2026-11-13"])
+    const a = report("7d", "UTC", "2026-11-20T12:00:00Z", {
+      days: [day("2026-11-18", 20, 40, 20, 5, 100)], // totals: 20 visitors, 40 pageviews
+      pages: [{ path: "/", visitors: 13, pageviews: 32 }, { path: "/new", visitors: 5, pageviews: 8 }],
+      previousPages: [{ path: "/", visitors: 6, pageviews: 16 }],
+      sources: [{ source: "google", visitors: 10, sessions: 12 }],
+      previousSources: [{ source: "google", visitors: 8, sessions: 9 }],
+      countries: [{ country: "DE", visitors: 10 }, { country: "US", visitors: 6 }],
+      previousCountries: [{ country: "DE", visitors: 4 }]
+    })
+    // "/": (32−16)/16 = 1, share 32/40 = 0.8; "/new": no rows then → 0, change null, share 8/40 = 0.2
+    expect(a.topPages).toEqual([
+      { path: "/", visitors: 13, pageviews: 32, share: 0.8, previousPageviews: 16, pageviewsChange: 1 },
+      { path: "/new", visitors: 5, pageviews: 8, share: 0.2, previousPageviews: 0, pageviewsChange: null }
+    ])
+    // google: (10−8)/8 = 0.25, share 10/20 = 0.5
+    expect(a.topSources).toEqual([{ source: "google", visitors: 10, sessions: 12, share: 0.5, previousVisitors: 8, visitorsChange: 0.25 }])
+    // DE: (10−4)/4 = 1.5, share 0.5; US: 6/20 = 0.3, none then
+    expect(a.topCountries).toEqual([
+      { country: "DE", visitors: 10, share: 0.5, previousVisitors: 4, visitorsChange: 1.5 },
+      { country: "US", visitors: 6, share: 0.3, previousVisitors: 0, visitorsChange: null }
+    ])
+  })
+
+  it("today: yesterday's daily tops × the share of yesterday's hourly figure before the cutoff", () => {
+    // Berlin, now 09:30Z = 10:30 CET on 11-20; cutoff yesterday 10:30 local = 11-19T09:30Z.
+    const hours = [
+      hour("2026-11-18T23:00:00.000Z", 10, 20, 10, 0, 0), // yesterday 00:00: before the cutoff, whole
+      hour("2026-11-19T09:00:00.000Z", 20, 40, 20, 0, 0), // yesterday 10:00: half before the cutoff → 10, 20
+      hour("2026-11-19T15:00:00.000Z", 20, 100, 20, 0, 0), // yesterday 16:00: after it
+      hour("2026-11-19T23:00:00.000Z", 5, 10, 5, 0, 0) // today 00:00
+    ]
+    // Yesterday before the cutoff: visitors 10 + 10 = 20 of 10 + 20 + 20 = 50 → 0.4; pageviews 20 + 20 = 40 of 160 → 0.25
+    const plan = planAnalytics("today", "Europe/Berlin", Date.parse("2026-11-20T09:30:00Z"))
+    expect([plan.query.prevTopFrom, plan.query.prevTopTo]).toEqual(["2026-11-19", "2026-11-19"])
+    const a = report("today", "Europe/Berlin", "2026-11-20T09:30:00Z", {
+      hours,
+      pages: [{ path: "/", visitors: 4, pageviews: 10 }],
+      previousPages: [{ path: "/", visitors: 30, pageviews: 60 }], // 60 × 0.25 = 15 → (10−15)/15 = −0.3333
+      sources: [{ source: "google", visitors: 5, sessions: 5 }],
+      previousSources: [{ source: "google", visitors: 5, sessions: 6 }], // 5 × 0.4 = 2 → (5−2)/2 = 1.5
+      countries: [{ country: "DE", visitors: 5 }],
+      previousCountries: [{ country: "DE", visitors: 14 }] // 14 × 0.4 = 5.6 → 6 → (5−6)/6 = −0.1667
+    })
+    expect(a.topPages).toEqual([{ path: "/", visitors: 4, pageviews: 10, share: 1, previousPageviews: 15, pageviewsChange: -0.3333 }])
+    expect(a.topSources).toEqual([{ source: "google", visitors: 5, sessions: 5, share: 1, previousVisitors: 2, visitorsChange: 1.5 }])
+    expect(a.topCountries).toEqual([{ country: "DE", visitors: 5, share: 1, previousVisitors: 6, visitorsChange: -0.1667 }])
+
+    // Without hourly figures yesterday there is nothing to prorate by: previous null, change null.
+    const b = report("today", "Europe/Berlin", "2026-11-20T09:30:00Z", {
+      hours: hours.slice(3),
+      countries: [{ country: "DE", visitors: 5 }],
+      previousCountries: [{ country: "DE", visitors: 14 }]
+    })
+    expect(b.topCountries).toEqual([{ country: "DE", visitors: 5, share: 1, previousVisitors: null, visitorsChange: null }])
+  })
+
+  it("all: no previous period, so previous and change are null", () => {
+    const plan = planAnalytics("all", "UTC", Date.parse("2026-11-20T12:00:00Z"))
+    expect(plan.query.prevTopFrom ?? null).toBeNull()
+    const a = report("all", "UTC", "2026-11-20T12:00:00Z", {
+      days: [day("2026-11-18", 20, 40, 20, 5, 100)],
+      pages: [{ path: "/", visitors: 13, pageviews: 32 }],
+      sources: [{ source: "google", visitors: 10, sessions: 12 }],
+      countries: [{ country: "DE", visitors: 10 }]
+    })
+    expect(a.topPages[0]).toMatchObject({ previousPageviews: null, pageviewsChange: null })
+    expect(a.topSources[0]).toMatchObject({ previousVisitors: null, visitorsChange: null })
+    expect(a.topCountries[0]).toEqual({ country: "DE", visitors: 10, share: 0.5, previousVisitors: null, visitorsChange: null })
   })
 })
 

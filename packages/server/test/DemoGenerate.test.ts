@@ -62,6 +62,20 @@ describe("generateDemoProject", () => {
     }
   })
 
+  it("countries (ISO 3166-1 alpha-2) add up to each day's visitors, the profile's first country leading", () => {
+    for (const p of DEMO_PROJECTS) {
+      const d = data(p.key)
+      for (const c of d.traffic.countries!) expect(c.country).toMatch(/^[A-Z]{2}$/)
+      for (const day of d.traffic.days!.slice(-40)) {
+        const rows = d.traffic.countries!.filter((c) => c.day === day.day)
+        expect(sum(rows.map((c) => c.visitors)), `${p.key} ${day.day}`).toBe(day.visitors)
+      }
+      const total = (code: string) => sum(d.traffic.countries!.filter((c) => c.country === code).map((c) => c.visitors))
+      const first = spec(p.key).traffic.countries[0]![0]
+      for (const [code] of spec(p.key).traffic.countries.slice(1)) expect(total(first)).toBeGreaterThan(total(code))
+    }
+  })
+
   it("a DST day has 23 or 25 hours (Europe/Berlin, 2026-03-29 and 2026-10-25)", () => {
     const d = data("acme")
     const hoursOn = (day: string) => d.traffic.hours!.filter((h) => localTimeIn("Europe/Berlin", Date.parse(h.hour)).day === day).length

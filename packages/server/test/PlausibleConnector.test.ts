@@ -8,7 +8,7 @@ import { Effect, Result } from "effect"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { createProject } from "../src/accounts/Provisioning.ts"
 import type { SyncContext } from "../src/integrations/Connector.ts"
-import { hourRows } from "../src/integrations/plausible/PlausibleMap.ts"
+import { countryRows, hourRows } from "../src/integrations/plausible/PlausibleMap.ts"
 import { makePlausibleConnector, type PlausibleOptions } from "../src/integrations/plausible/PlausibleConnector.ts"
 import { makeProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { TrafficRepo } from "../src/traffic/TrafficRepo.ts"
@@ -69,8 +69,9 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       // DST day 10-25 with 25, and today up to the hour in progress (11-19T23:00Z … 11-20T12:00Z) = 14.
       expect(counts.days).toBe(51)
       expect(counts.hours).toBe(33 * 24 + 25 + 14)
-      expect(counts.pages).toBe(7)
-      expect(counts.sources).toBe(6)
+      expect(counts.pages).toBe(9)
+      expect(counts.sources).toBe(8)
+      expect(counts.countries).toBe(8)
       expect(counts.uniques).toBe(2)
       expect(state).toEqual({ lastDay: "2026-11-20" })
 
@@ -81,6 +82,11 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       expect(a.change).toEqual(PLAUSIBLE_EXPECTED_7D.change)
       expect(a.topPages).toEqual(PLAUSIBLE_EXPECTED_7D.topPages)
       expect(a.topSources).toEqual(PLAUSIBLE_EXPECTED_7D.topSources)
+      expect(a.topCountries).toEqual(PLAUSIBLE_EXPECTED_7D.topCountries)
+      const countryCalls = fake.requests.filter((r) => r.body?.dimensions?.includes("visit:country")).map((r) => r.body)
+      expect(countryCalls[0]).toMatchObject({ metrics: ["visitors"], dimensions: ["time:day", "visit:country"], date_range: ["2026-10-01", "2026-11-20"] })
+      // 8 country rows, 2 per page: 2, 2, 2, 2, then an empty page.
+      expect(countryCalls.map((b) => b.pagination.offset)).toEqual([0, 2, 4, 6, 8])
 
       // Month buckets take the provider's uniques of exactly that span: October 5, November (to today) 25.
       const y = (yield* h.api.reports.getAnalytics({ params: { id }, query: { period: "12m" } }, { token: secret })).json.data
@@ -101,6 +107,22 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       expect(hours.days).toEqual([{ day: "2026-10-25", visitors: 5, pageviews: 10, sessions: 5, bounces: 1, durationSeconds: 150 }])
     }))
 
+  it.effect("keeps a day's countries by ISO 3166-1 alpha-2 code, leaving out values that are none", () => Effect.sync(() => {
+    const rows = countryRows([
+      { dimensions: ["2026-11-14", "DE"], metrics: [6] },
+      { dimensions: ["2026-11-14", "us"], metrics: [2] }, // a lower-case code is still the code
+      { dimensions: ["2026-11-14", "US"], metrics: [1] }, // … and merges with its upper-case row
+      { dimensions: ["2026-11-14", ""], metrics: [3] }, // not located
+      { dimensions: ["2026-11-14", "Germany"], metrics: [4] }, // a name, not a code
+      { dimensions: ["2026-11-15", "FR"], metrics: [null] }
+    ])
+    expect(rows).toEqual([
+      { day: "2026-11-14", country: "DE", visitors: 6 },
+      { day: "2026-11-14", country: "US", visitors: 3 },
+      { day: "2026-11-15", country: "FR", visitors: 0 }
+    ])
+  }))
+
   it("maps the spring DST day (23 hours) without a 02:00", () => {
     // 2026-03-29 Berlin: 01:00 CET = 00:00Z, then 03:00 CEST = 01:00Z.
     const rows = hourRows(
@@ -120,8 +142,8 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       const { ctx } = yield* setup()
       yield* sync(ctx())
       const pageCalls = fake.requests.filter((r) => r.body?.dimensions?.includes("event:page")).map((r) => r.body.pagination)
-      // 7 page rows, 2 per page: 2, 2, 2, 1.
-      expect(pageCalls).toEqual([{ limit: 2, offset: 0 }, { limit: 2, offset: 2 }, { limit: 2, offset: 4 }, { limit: 2, offset: 6 }])
+        // 9 page rows, 2 per page: 2, 2, 2, 2, 1.
+      expect(pageCalls).toEqual([{ limit: 2, offset: 0 }, { limit: 2, offset: 2 }, { limit: 2, offset: 4 }, { limit: 2, offset: 6 }, { limit: 2, offset: 8 }])
       expect(fake.requests.every((r) => r.authorization === `Bearer ${PLAUSIBLE_KEY}` && r.body.site_id === PLAUSIBLE_SITE)).toBe(true)
     }))
 

@@ -88,6 +88,14 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     page.locator(`table[data-points="${title}"] tbody tr`).evaluateAll((rows) =>
       rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.getAttribute("data-value")]))
 
+  /** A top table's rows: the first cell's text and the change shown (null where the page shows "—"). */
+  const topRows = (name: string) =>
+    page.locator(`table[data-table="${name}"] tbody tr`).evaluateAll((rows) =>
+      rows.map((r) => {
+        const change = r.querySelector("[data-change]")
+        return [r.querySelector("td")!.textContent, change === null ? null : Number(change.getAttribute("data-change"))]
+      }))
+
   it("Analytics: the API's totals and series, and a period switch updates the URL, the figures and the chart", async () => {
     await page.goto(`/websites/${website}/analytics?period=30d`)
     await ready()
@@ -103,6 +111,15 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     expect(await page.locator('table[data-table="topPages"] tbody tr').count()).toBe(api30.topPages.length)
     expect(await page.locator('table[data-table="topPages"] tbody tr').first().locator("td").nth(1).textContent())
       .toBe(api30.topPages[0].pageviews.toLocaleString("en-US"))
+    // The tops' change columns and the countries table show the API's rows and changes as they are.
+    expect(await topRows("topPages")).toEqual(api30.topPages.map((p: any) => [p.path, p.pageviewsChange]))
+    expect(await topRows("topSources")).toEqual(api30.topSources.map((s: any) => [s.source, s.visitorsChange]))
+    expect(api30.topPages.some((p: any) => p.pageviewsChange !== null)).toBe(true) // the demo has a previous period
+    const names = new Intl.DisplayNames(["en-US"], { type: "region" })
+    expect(api30.topCountries.length).toBeGreaterThan(0)
+    expect(await topRows("topCountries")).toEqual(api30.topCountries.map((c: any) => [`${names.of(c.country)} (${c.country})`, c.visitorsChange]))
+    expect(await page.locator('table[data-table="topCountries"] tbody tr').first().locator("td").nth(1).textContent())
+      .toBe(api30.topCountries[0].visitors.toLocaleString("en-US"))
     await check("analytics-30d")
 
     await page.getByRole("link", { name: "7 days" }).click()

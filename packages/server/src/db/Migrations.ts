@@ -10,7 +10,7 @@ import { integrationsMigration } from "../integrations/Migration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
-import { trafficMigration } from "../traffic/Migration.ts"
+import { trafficCountriesMigration, trafficMigration } from "../traffic/Migration.ts"
 import { heartbeatMigration } from "../worker/HeartbeatMigration.ts"
 
 const m0001 = ddlMigration(`
@@ -150,5 +150,6 @@ export const migrations = Migrator.fromRecord({
   "0011_health_encoded_computed_at": m0011,
   "0012_dashboard": dashboardMigration,
   "0013_oauth_flows": oauthFlowsMigration,
-  "0014_stored_answers": answersMigration
+  "0014_stored_answers": answersMigration,
+  "0015_traffic_countries": trafficCountriesMigration
 })

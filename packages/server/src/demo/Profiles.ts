@@ -37,6 +37,7 @@ export interface DemoProjectSpec {
     readonly sessionSeconds: number
     readonly pages: ReadonlyArray<readonly [string, number]> // path, weight
     readonly sources: ReadonlyArray<readonly [string, number]> // source, weight
+    readonly countries: ReadonlyArray<readonly [string, number]> // ISO 3166-1 alpha-2, weight
     /** Days back from T from which Google visitors are multiplied by `factor` (a ranking update). */
     readonly googleDrop?: { readonly fromDaysAgo: number; readonly factor: number }
     /** One day (days back from T) at a fraction of its usual level: the anomaly the signals must find. */
@@ -99,7 +100,8 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       sessionSeconds: 142,
       pages: [["/", 30], ["/pricing", 14], ["/features", 10], ["/blog/privacy-first-analytics", 9],
         ["/docs/getting-started", 8], ["/blog/cookie-banners", 6], ["/compare/google-analytics", 6], ["/signup", 5]],
-      sources: [["Google", 46], ["Direct", 24], ["Hacker News", 6], ["Twitter", 7], ["Newsletter", 8], ["Bing", 4], ["DuckDuckGo", 5]]
+      sources: [["Google", 46], ["Direct", 24], ["Hacker News", 6], ["Twitter", 7], ["Newsletter", 8], ["Bing", 4], ["DuckDuckGo", 5]],
+      countries: [["DE", 38], ["US", 16], ["AT", 9], ["CH", 8], ["GB", 7], ["NL", 6], ["FR", 5], ["PL", 4], ["SE", 3], ["ES", 2], ["IT", 2]]
     },
     payments: {
       secondCurrency: { currency: "USD", share: 0.25, priceFactor: 1.1 },
@@ -149,6 +151,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       pages: [["/", 18], ["/recipes/one-pot-pasta", 12], ["/recipes/sheet-pan-chicken", 10], ["/recipes/overnight-oats", 8],
         ["/collections/30-minute-dinners", 9], ["/premium", 5], ["/recipes/banana-bread", 7], ["/meal-planner", 6]],
       sources: [["Google", 62], ["Pinterest", 14], ["Direct", 12], ["Facebook", 6], ["Newsletter", 6]],
+      countries: [["US", 64], ["CA", 11], ["GB", 8], ["AU", 6], ["IN", 4], ["DE", 2], ["NZ", 2], ["IE", 2], ["PH", 1]],
       googleDrop: { fromDaysAgo: 12, factor: 0.35 },
       dip: { daysAgo: 1, factor: 0.55 }
     },
@@ -197,7 +200,8 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       bounceRate: 0.48,
       sessionSeconds: 96,
       pages: [["/", 35], ["/download", 18], ["/pricing", 12], ["/journal-prompts", 15], ["/blog/gratitude", 10], ["/changelog", 4]],
-      sources: [["Google", 40], ["Direct", 30], ["Reddit", 12], ["Product Hunt", 6], ["Newsletter", 12]]
+      sources: [["Google", 40], ["Direct", 30], ["Reddit", 12], ["Product Hunt", 6], ["Newsletter", 12]],
+      countries: [["GB", 41], ["US", 22], ["IE", 6], ["CA", 6], ["AU", 5], ["DE", 5], ["NL", 4], ["SE", 3], ["IN", 3]]
     },
     payments: {
       trialsPerThousandVisitors: 2.2,

@@ -1,15 +1,15 @@
 /**
  * Demo traffic as an analytics provider (Plausible) reports it: local-day totals, UTC hours, top pages and
- * sources per day, and unique visitors per calendar month. Additive figures (pageviews, sessions, bounces,
+ * sources and countries per day, and unique visitors per calendar month. Additive figures (pageviews, sessions, bounces,
  * duration) of the hours, pages and sources add up to the day exactly; unique visitors do not add up
  * (an hour's uniques summed over a day exceed the day's, a month's uniques are below the sum of its days),
  * as with real data.
  */
 import { addDays, dayOfWeek, localTimeIn, startOfDayIn } from "../metrics/Dates.ts"
 import type { TrafficDay } from "../metrics/Rows.ts"
-import type { TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWrite } from "../traffic/Types.ts"
+import type { TrafficCountryDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWrite } from "../traffic/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
-import { apportion, jitter, type Rand } from "./Random.ts"
+import { apportion, jitter, mulberry32, type Rand } from "./Random.ts"
 
 const MS_PER_HOUR = 3_600_000
 
@@ -54,6 +54,9 @@ export const generateTraffic = (
   const hours: Array<TrafficHour> = []
   const pages: Array<TrafficPageDay> = []
   const sources: Array<TrafficSourceDay> = []
+  const countries: Array<TrafficCountryDay> = []
+  // Countries draw from their own sequence, so adding them changed none of the other figures.
+  const countryRand = mulberry32(spec.seed * 17 + 3)
   const demoDays: Array<DemoDay> = []
 
   for (let daysAgo = days - 1; daysAgo >= 0; daysAgo--) {
@@ -104,6 +107,10 @@ export const generateTraffic = (
     sourceSessions.forEach((n, i) => {
       if (n > 0) sources.push({ day, source: t.sources[i][0], sessions: n, visitors: Math.max(1, Math.round(n * 0.88)) })
     })
+    const countryWeights = t.countries.map(([, w]) => w * jitter(countryRand, 0.2))
+    apportion(visitors, countryWeights).forEach((n, i) => {
+      if (n > 0) countries.push({ day, country: t.countries[i][0], visitors: n })
+    })
     const googleIndex = t.sources.findIndex(([s]) => s === "Google")
     demoDays.push({ day, visitors, googleVisitors: Math.round((sourceSessions[googleIndex] ?? 0) * 0.88) })
   }
@@ -123,5 +130,5 @@ export const generateTraffic = (
     if (m.from.endsWith("-01")) uniques.push({ from: m.from, to: m.to, visitors: Math.round(m.sum * MONTH_UNIQUES_SHARE) })
   }
 
-  return { write: { days: dayRows, hours, pages, sources, uniques }, days: demoDays }
+  return { write: { days: dayRows, hours, pages, sources, countries, uniques }, days: demoDays }
 }

@@ -42,20 +42,29 @@ export const planAnalytics = (period: Period, timezone: string, nowMs: number): 
   const today = localTimeIn(timezone, nowMs).day
   const yesterday = addDays(today, -1)
   const top = (w: DayWindow) => ({ topFrom: w.from, topTo: w.to, top: TOP_N })
+  // The tops' previous figures: their daily rows over the previous range's days (for today, all of yesterday).
+  const prevTop = (w: DayWindow) => ({ prevTopFrom: w.from, prevTopTo: w.to })
   if (period === "today") {
     const current = rangeOf({ from: today, to: today }, timezone, nowMs)
     // The same local wall-clock time yesterday (seconds included); see "partial-hour rule" in docs/metrics.md.
     const wall = localTimeIn(timezone, nowMs)
     const cutoff = Math.min(zonedInstant(yesterday, wall.hour * 60 + wall.minute, timezone) + (nowMs % 60_000), current.start)
     const previous = rangeOf({ from: yesterday, to: yesterday }, timezone, cutoff)
-    const query = { hoursFrom: iso(previous.start), hoursTo: iso(nowMs), from: yesterday, to: today, ...top(current) }
+    const query = { hoursFrom: iso(previous.start), hoursTo: iso(nowMs), from: yesterday, to: today, ...top(current), ...prevTop(previous) }
     return { period, timezone, granularity: "hour", current, previous, query }
   }
   if (period === "yesterday") {
     const current = rangeOf({ from: yesterday, to: yesterday }, timezone)
     const previous = rangeOf(previousWindow(current), timezone)
     // From the day before's first hour: the previous period's series is by hour too.
-    const query = { hoursFrom: iso(previous.start), hoursTo: iso(current.end), from: previous.from, to: yesterday, ...top(current) }
+    const query = {
+      hoursFrom: iso(previous.start),
+      hoursTo: iso(current.end),
+      from: previous.from,
+      to: yesterday,
+      ...top(current),
+      ...prevTop(previous)
+    }
     return { period, timezone, granularity: "hour", current, previous, query }
   }
   // An empty, constant hour range: the query (and so TrafficRepo's cache key) does not move with the clock.
@@ -67,7 +76,8 @@ export const planAnalytics = (period: Period, timezone: string, nowMs: number): 
   }
   const current = rangeOf(periodWindow(period, today, null), timezone)
   const previous = rangeOf(previousWindow(current), timezone)
-  return { period, timezone, granularity, current, previous, query: { ...noHours, from: previous.from, to: today, ...top(current) } }
+  const query = { ...noHours, from: previous.from, to: today, ...top(current), ...prevTop(previous) }
+  return { period, timezone, granularity, current, previous, query }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -128,7 +138,11 @@ export const trafficTotals = (
  * yesterday's 00:00–10:00 plus half of 10:00–11:00. When the range ends at `now`, the current hour is
  * counted whole, since its row only holds what happened so far.
  */
-export const hourTotals = (hours: ReadonlyArray<TrafficHour>, start: number, end: number, endIsNow: boolean): TrafficTotals => {
+export const hourTotals = (hours: ReadonlyArray<TrafficHour>, start: number, end: number, endIsNow: boolean): TrafficTotals =>
+  totalsOf(hourSums(hours, start, end, endIsNow), "sum_of_hourly_uniques")
+
+/** The unrounded, weighted sums behind hourTotals. */
+const hourSums = (hours: ReadonlyArray<TrafficHour>, start: number, end: number, endIsNow: boolean): Sums => {
   const s = zero()
   for (const h of hours) {
     const t = Date.parse(h.hour)
@@ -136,7 +150,7 @@ export const hourTotals = (hours: ReadonlyArray<TrafficHour>, start: number, end
     const weight = endIsNow || t + HOUR_MS <= end ? 1 : (end - t) / HOUR_MS
     addRow(s, h, weight)
   }
-  return totalsOf(s, "sum_of_hourly_uniques")
+  return s
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -185,6 +199,35 @@ const monthSeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Tops with their previous figures
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * How much of yesterday's whole-day top figures the previous period holds: 1 when it is whole days; for
+ * `today`, yesterday's hourly pageviews (pages) or visitors (sources, countries) before the cutoff (the
+ * partial-hour rule included) ÷ those of the whole of yesterday — daily tops have no hours, so each key is
+ * taken to be spread over yesterday as the total was. null when yesterday has no hourly figure to go by.
+ */
+interface TopScale {
+  readonly pageviews: number | null
+  readonly visitors: number | null
+}
+
+const topScale = (plan: AnalyticsPlan, data: TrafficWindow, currentStart: number): TopScale => {
+  if (plan.period !== "today" || plan.previous === null) return { pageviews: 1, visitors: 1 }
+  const part = hourSums(data.hours, plan.previous.start, plan.previous.end, false)
+  const whole = hourSums(data.hours, plan.previous.start, currentStart, false)
+  return {
+    pageviews: whole.pageviews > 0 ? part.pageviews / whole.pageviews : null,
+    visitors: whole.visitors > 0 ? part.visitors / whole.visitors : null
+  }
+}
+
+/** The previous figure of one top row: 0 when the key had no rows then; null when there is no previous. */
+const previousOf = (hasPrevious: boolean, scale: number | null, value: number | undefined): number | null =>
+  !hasPrevious || scale === null ? null : Math.round((value ?? 0) * scale)
+
+// ---------------------------------------------------------------------------------------------------
 // The report
 // ---------------------------------------------------------------------------------------------------
 
@@ -218,6 +261,12 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
       : monthSeries(data, r, timezone)
   const series = seriesOf(current)
 
+  const hasPrevious = plan.previous !== null && prev !== null
+  const scale = topScale(plan, data, current.start)
+  const prevPages = new Map(data.previousPages.map((p) => [p.path, p.pageviews]))
+  const prevSources = new Map(data.previousSources.map((s) => [s.source, s.visitors]))
+  const prevCountries = new Map(data.previousCountries.map((c) => [c.country, c.visitors]))
+
   const change = (key: "visitors" | "pageviews" | "sessions" | "bounceRate" | "avgSessionSeconds" | "pagesPerSession") =>
     changeOf(totals[key], prev === null ? null : prev[key])
 
@@ -237,7 +286,17 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
       pagesPerSession: change("pagesPerSession")
     },
     series,
-    topPages: data.pages.map((p) => ({ ...p, share: ratio(p.pageviews, totals.pageviews) })),
-    topSources: data.sources.map((s) => ({ ...s, share: ratio(s.visitors, totals.visitors) }))
+    topPages: data.pages.map((p) => {
+      const previousPageviews = previousOf(hasPrevious, scale.pageviews, prevPages.get(p.path))
+      return { ...p, share: ratio(p.pageviews, totals.pageviews), previousPageviews, pageviewsChange: changeOf(p.pageviews, previousPageviews) }
+    }),
+    topSources: data.sources.map((s) => {
+      const previousVisitors = previousOf(hasPrevious, scale.visitors, prevSources.get(s.source))
+      return { ...s, share: ratio(s.visitors, totals.visitors), previousVisitors, visitorsChange: changeOf(s.visitors, previousVisitors) }
+    }),
+    topCountries: data.countries.map((c) => {
+      const previousVisitors = previousOf(hasPrevious, scale.visitors, prevCountries.get(c.country))
+      return { ...c, share: ratio(c.visitors, totals.visitors), previousVisitors, visitorsChange: changeOf(c.visitors, previousVisitors) }
+    })
   }
 }

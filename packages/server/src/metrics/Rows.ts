@@ -96,7 +96,15 @@ export interface TrafficWindow {
   readonly days: ReadonlyArray<TrafficDay> // local days in [from, to]
   readonly pages: ReadonlyArray<{ readonly path: string; readonly visitors: number; readonly pageviews: number }>
   readonly sources: ReadonlyArray<{ readonly source: string; readonly visitors: number; readonly sessions: number }>
+  readonly countries: ReadonlyArray<{ readonly country: string; readonly visitors: number }>
   readonly uniques: ReadonlyArray<TrafficUniques> // stored ranges inside [from, to]
+  /**
+   * The same sums over [prevTopFrom, prevTopTo] for the keys of `pages` / `sources` / `countries` only (a
+   * key without rows then is absent); empty when the query has no previous range.
+   */
+  readonly previousPages: ReadonlyArray<{ readonly path: string; readonly visitors: number; readonly pageviews: number }>
+  readonly previousSources: ReadonlyArray<{ readonly source: string; readonly visitors: number; readonly sessions: number }>
+  readonly previousCountries: ReadonlyArray<{ readonly country: string; readonly visitors: number }>
 }
 
 /** What to read: UTC hours in [hoursFrom, hoursTo), local days in [from, to], tops over [topFrom, topTo]. */
@@ -107,7 +115,10 @@ export interface TrafficQuery {
   readonly to: string
   readonly topFrom: string
   readonly topTo: string
-  readonly top: number // how many pages / sources
+  readonly top: number // how many pages / sources / countries
+  /** The previous period's days for the tops' previous figures (absent or null: none, e.g. period=all). */
+  readonly prevTopFrom?: string | null
+  readonly prevTopTo?: string | null
 }
 
 // Search (search/SearchRepo).

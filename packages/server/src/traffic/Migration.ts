@@ -54,3 +54,21 @@ export const trafficMigration = ddlMigration(`
     CREATE INDEX traffic_events_time ON traffic_events (project_id, occurred_at);
     CREATE INDEX traffic_events_session ON traffic_events (project_id, session_id)
 `)
+
+/**
+ * Migration 0015_traffic_countries: visitors per project, LOCAL day and country (ISO 3166-1 alpha-2), the
+ * top TOP_PER_DAY countries of a day, written by providers (Plausible's `visit:country` breakdown, the demo
+ * data) through TrafficRepo.write. Self-collected events carry no country, so the ingest rollup never
+ * writes here. Analytics answers stored before it (answers/, migration 0014) lack `topCountries` and the tops'
+ * previous figures: they are dropped, so the next read computes the new shape.
+ */
+export const trafficCountriesMigration = ddlMigration(`
+  CREATE TABLE traffic_countries_daily (
+    project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    day date NOT NULL,
+    country text NOT NULL CHECK (country ~ '^[A-Z]{2}$'),
+    visitors integer NOT NULL,
+    PRIMARY KEY (project_id, day, country)
+  );
+  DELETE FROM stored_answers WHERE key LIKE 'getAnalytics?%';
+`)

@@ -13,7 +13,7 @@ import { type Affected, affectedBy, aggregateEvents } from "./Aggregate.ts"
 import { rollupSql } from "./Rollup.ts"
 
 export type { TrafficQuery }
-import type { TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWindow, TrafficWrite } from "./Types.ts"
+import type { TrafficCountryDay, TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWindow, TrafficWrite } from "./Types.ts"
 
 export interface TrafficRepoShape {
   /** Upserts provider rows (each replaces the stored row with the same key) and bumps data_version. */
@@ -60,8 +60,22 @@ type DayTuple = readonly [day: string, visitors: Num, pageviews: Num, sessions: 
 type PageTuple = readonly [path: string, visitors: Num, pageviews: Num]
 type SourceTuple = readonly [source: string, visitors: Num, sessions: Num]
 type UniquesTuple = readonly [from: string, to: string, visitors: Num]
-const WindowRow = Schema.Struct({ hours: JsonArray, days: JsonArray, pages: JsonArray, sources: JsonArray, uniques: JsonArray })
-const decodeWindow = singleOf("traffic_hourly, traffic_daily, traffic_pages_daily, traffic_sources_daily, traffic_uniques", WindowRow)
+type CountryTuple = readonly [country: string, visitors: Num]
+const WindowRow = Schema.Struct({
+  hours: JsonArray,
+  days: JsonArray,
+  pages: JsonArray,
+  sources: JsonArray,
+  countries: JsonArray,
+  uniques: JsonArray,
+  previous_pages: JsonArray,
+  previous_sources: JsonArray,
+  previous_countries: JsonArray
+})
+const decodeWindow = singleOf(
+  "traffic_hourly, traffic_daily, traffic_pages_daily, traffic_sources_daily, traffic_countries_daily, traffic_uniques",
+  WindowRow
+)
 const decodeStarts = rowsOf("traffic_events", Schema.Struct({ started: Instant }))
 const decodeVersion = firstOf("projects", Schema.Struct({ version: Schema.String }))
 
@@ -72,8 +86,20 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
       const sql = yield* SqlClient.SqlClient
       const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       const json = (rows: ReadonlyArray<unknown>) => JSON.stringify(rows)
-      const readWindow = (projectId: string, q: TrafficQuery): Effect.Effect<TrafficWindow> =>
-        sql`SELECT
+      const readWindow = (projectId: string, q: TrafficQuery): Effect.Effect<TrafficWindow> => {
+        const prevFrom = q.prevTopFrom ?? null
+        const prevTo = q.prevTopTo ?? null
+        return sql`WITH
+          top_pages AS (SELECT path, sum(visitors) AS visitors, sum(pageviews) AS pageviews FROM traffic_pages_daily
+              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
+              GROUP BY path ORDER BY sum(pageviews) DESC, path COLLATE "C" LIMIT ${q.top}),
+          top_sources AS (SELECT source, sum(visitors) AS visitors, sum(sessions) AS sessions FROM traffic_sources_daily
+              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
+              GROUP BY source ORDER BY sum(visitors) DESC, source COLLATE "C" LIMIT ${q.top}),
+          top_countries AS (SELECT country, sum(visitors) AS visitors FROM traffic_countries_daily
+              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
+              GROUP BY country ORDER BY sum(visitors) DESC, country COLLATE "C" LIMIT ${q.top})
+          SELECT
           (SELECT coalesce(json_agg(json_build_array(hour, visitors, pageviews, sessions, bounces, duration_seconds)
               ORDER BY hour), '[]'::json) FROM traffic_hourly
             WHERE project_id = ${projectId} AND hour >= ${q.hoursFrom}::timestamptz AND hour < ${q.hoursTo}::timestamptz) AS hours,
@@ -81,18 +107,31 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               ORDER BY day), '[]'::json) FROM traffic_daily
             WHERE project_id = ${projectId} AND day >= ${q.from}::date AND day <= ${q.to}::date) AS days,
           (SELECT coalesce(json_agg(json_build_array(path, visitors, pageviews) ORDER BY pageviews DESC, path COLLATE "C"), '[]'::json)
-            FROM (SELECT path, sum(visitors) AS visitors, sum(pageviews) AS pageviews FROM traffic_pages_daily
-              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
-              GROUP BY path ORDER BY sum(pageviews) DESC, path COLLATE "C" LIMIT ${q.top}) t) AS pages,
+            FROM top_pages) AS pages,
           (SELECT coalesce(json_agg(json_build_array(source, visitors, sessions) ORDER BY visitors DESC, source COLLATE "C"), '[]'::json)
-            FROM (SELECT source, sum(visitors) AS visitors, sum(sessions) AS sessions FROM traffic_sources_daily
-              WHERE project_id = ${projectId} AND day >= ${q.topFrom}::date AND day <= ${q.topTo}::date
-              GROUP BY source ORDER BY sum(visitors) DESC, source COLLATE "C" LIMIT ${q.top}) t) AS sources,
+            FROM top_sources) AS sources,
+          (SELECT coalesce(json_agg(json_build_array(country, visitors) ORDER BY visitors DESC, country COLLATE "C"), '[]'::json)
+            FROM top_countries) AS countries,
           (SELECT coalesce(json_agg(json_build_array(from_day, to_day, visitors)), '[]'::json) FROM traffic_uniques
-            WHERE project_id = ${projectId} AND from_day >= ${q.from}::date AND to_day <= ${q.to}::date) AS uniques`.pipe(
+            WHERE project_id = ${projectId} AND from_day >= ${q.from}::date AND to_day <= ${q.to}::date) AS uniques,
+          (SELECT coalesce(json_agg(json_build_array(path, visitors, pageviews)), '[]'::json)
+            FROM (SELECT path, sum(visitors) AS visitors, sum(pageviews) AS pageviews FROM traffic_pages_daily
+              WHERE project_id = ${projectId} AND day >= ${prevFrom}::date AND day <= ${prevTo}::date
+                AND path IN (SELECT path FROM top_pages) GROUP BY path) t) AS previous_pages,
+          (SELECT coalesce(json_agg(json_build_array(source, visitors, sessions)), '[]'::json)
+            FROM (SELECT source, sum(visitors) AS visitors, sum(sessions) AS sessions FROM traffic_sources_daily
+              WHERE project_id = ${projectId} AND day >= ${prevFrom}::date AND day <= ${prevTo}::date
+                AND source IN (SELECT source FROM top_sources) GROUP BY source) t) AS previous_sources,
+          (SELECT coalesce(json_agg(json_build_array(country, visitors)), '[]'::json)
+            FROM (SELECT country, sum(visitors) AS visitors FROM traffic_countries_daily
+              WHERE project_id = ${projectId} AND day >= ${prevFrom}::date AND day <= ${prevTo}::date
+                AND country IN (SELECT country FROM top_countries) GROUP BY country) t) AS previous_countries`.pipe(
           Effect.flatMap(decodeWindow),
           Effect.map((r): TrafficWindow => {
             const n = Number
+            const pages = (v: string | ReadonlyArray<unknown>) => tuplesOf<PageTuple>(v).map((a) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) }))
+            const sources = (v: string | ReadonlyArray<unknown>) => tuplesOf<SourceTuple>(v).map((a) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) }))
+            const countries = (v: string | ReadonlyArray<unknown>) => tuplesOf<CountryTuple>(v).map((a) => ({ country: a[0], visitors: n(a[1]) }))
             return {
               hours: tuplesOf<HourTuple>(r.hours).map((a): TrafficHour => ({
                 hour: toIso(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
@@ -100,13 +139,18 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               days: tuplesOf<DayTuple>(r.days).map((a): TrafficDay => ({
                 day: dayText(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
               })),
-              pages: tuplesOf<PageTuple>(r.pages).map((a) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) })),
-              sources: tuplesOf<SourceTuple>(r.sources).map((a) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) })),
-              uniques: tuplesOf<UniquesTuple>(r.uniques).map((a): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) }))
+              pages: pages(r.pages),
+              sources: sources(r.sources),
+              countries: countries(r.countries),
+              uniques: tuplesOf<UniquesTuple>(r.uniques).map((a): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) })),
+              previousPages: pages(r.previous_pages),
+              previousSources: sources(r.previous_sources),
+              previousCountries: countries(r.previous_countries)
             }
           }),
           dieOnSqlError
         )
+      }
       const cache = new Map<string, { readonly version: string; readonly window: TrafficWindow }>()
       return TrafficRepo.of({
         write: (projectId, rows) =>
@@ -135,6 +179,11 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
                 FROM json_to_recordset(${json(rows.sources)}::json) AS x(day date, source text, visitors int, sessions int)
                 ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions = EXCLUDED.sessions`
+            }
+            if (rows.countries?.length) {
+              yield* sql`INSERT INTO traffic_countries_daily SELECT ${projectId}, x.day, x.country, x.visitors
+                FROM json_to_recordset(${json(rows.countries)}::json) AS x(day date, country text, visitors int)
+                ON CONFLICT (project_id, day, country) DO UPDATE SET visitors = EXCLUDED.visitors`
             }
             if (rows.uniques?.length) {
               yield* sql`INSERT INTO traffic_uniques SELECT ${projectId}, x."from", x."to", x.visitors
@@ -170,7 +219,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
           // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
           // between the two reads leaves newer rows under the older version: the next read reloads.
           if (q.hoursFrom !== q.hoursTo) return readWindow(projectId, q)
-          const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}`
+          const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}|${q.prevTopFrom ?? ""}|${q.prevTopTo ?? ""}`
           return Effect.gen(function*() {
             const version = knownVersion ?? (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
               .pipe(Effect.flatMap(decodeVersion), Effect.map((r) => r?.version ?? "")))
@@ -194,6 +243,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
       const hours = new Map<string, Map<string, TrafficHour>>()
       const pages = new Map<string, Map<string, TrafficPageDay>>()
       const sources = new Map<string, Map<string, TrafficSourceDay>>()
+      const countries = new Map<string, Map<string, TrafficCountryDay>>()
       const uniques = new Map<string, Map<string, TrafficUniques>>()
       const events = new Map<string, Array<TrafficEvent>>()
       const table = <A>(m: Map<string, Map<string, A>>, projectId: string) => {
@@ -206,6 +256,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
         for (const d of rows.days ?? []) table(db.traffic, projectId).set(d.day, d)
         for (const p of rows.pages ?? []) table(pages, projectId).set(`${p.day}|${p.path}`, p)
         for (const s of rows.sources ?? []) table(sources, projectId).set(`${s.day}|${s.source}`, s)
+        for (const c of rows.countries ?? []) table(countries, projectId).set(`${c.day}|${c.country}`, c)
         for (const u of rows.uniques ?? []) table(uniques, projectId).set(`${u.from}|${u.to}`, u)
       }
       const rollup = (projectId: string, timezone: string, affected: Affected) => {
@@ -249,6 +300,24 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
         read: (projectId, q) =>
           Effect.sync((): TrafficWindow => {
             const inTop = (r: { day: string }) => r.day >= q.topFrom && r.day <= q.topTo
+            const prevFrom = q.prevTopFrom ?? null
+            const prevTo = q.prevTopTo ?? null
+            const inPrev = (r: { day: string }) => prevFrom !== null && prevTo !== null && r.day >= prevFrom && r.day <= prevTo
+            const pagesIn = (keep: (r: TrafficPageDay) => boolean) =>
+              sum([...table(pages, projectId).values()].filter(keep), (p) => p.path, (p) => [p.visitors, p.pageviews])
+                .map(([path, [visitors, pageviews]]) => ({ path, visitors, pageviews }))
+            const sourcesIn = (keep: (r: TrafficSourceDay) => boolean) =>
+              sum([...table(sources, projectId).values()].filter(keep), (s) => s.source, (s) => [s.visitors, s.sessions])
+                .map(([source, [visitors, sessions]]) => ({ source, visitors, sessions }))
+            const countriesIn = (keep: (r: TrafficCountryDay) => boolean) =>
+              sum([...table(countries, projectId).values()].filter(keep), (c) => c.country, (c) => [c.visitors])
+                .map(([country, [visitors]]) => ({ country, visitors }))
+            const topPages = pagesIn(inTop).sort((a, b) => b.pageviews - a.pageviews || byName(a.path, b.path)).slice(0, q.top)
+            const topSources = sourcesIn(inTop).sort((a, b) => b.visitors - a.visitors || byName(a.source, b.source)).slice(0, q.top)
+            const topCountries = countriesIn(inTop).sort((a, b) => b.visitors - a.visitors || byName(a.country, b.country)).slice(0, q.top)
+            const pageKeys = new Set(topPages.map((p) => p.path))
+            const sourceKeys = new Set(topSources.map((s) => s.source))
+            const countryKeys = new Set(topCountries.map((c) => c.country))
             return {
               hours: [...table(hours, projectId).values()]
                 .filter((h) => h.hour >= toIso(q.hoursFrom) && h.hour < toIso(q.hoursTo))
@@ -256,15 +325,13 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               days: [...table(db.traffic, projectId).values()]
                 .filter((d) => d.day >= q.from && d.day <= q.to)
                 .sort((a, b) => byName(a.day, b.day)),
-              pages: sum([...table(pages, projectId).values()].filter(inTop), (p) => p.path, (p) => [p.visitors, p.pageviews])
-                .map(([path, [visitors, pageviews]]) => ({ path, visitors, pageviews }))
-                .sort((a, b) => b.pageviews - a.pageviews || byName(a.path, b.path))
-                .slice(0, q.top),
-              sources: sum([...table(sources, projectId).values()].filter(inTop), (s) => s.source, (s) => [s.visitors, s.sessions])
-                .map(([source, [visitors, sessions]]) => ({ source, visitors, sessions }))
-                .sort((a, b) => b.visitors - a.visitors || byName(a.source, b.source))
-                .slice(0, q.top),
-              uniques: [...table(uniques, projectId).values()].filter((u) => u.from >= q.from && u.to <= q.to)
+              pages: topPages,
+              sources: topSources,
+              countries: topCountries,
+              uniques: [...table(uniques, projectId).values()].filter((u) => u.from >= q.from && u.to <= q.to),
+              previousPages: pagesIn((p) => inPrev(p) && pageKeys.has(p.path)),
+              previousSources: sourcesIn((s) => inPrev(s) && sourceKeys.has(s.source)),
+              previousCountries: countriesIn((c) => inPrev(c) && countryKeys.has(c.country))
             }
           })
       })

@@ -24,6 +24,16 @@ export interface TrafficSourceDay {
   readonly sessions: number
 }
 
+/**
+ * Visitors from one country on one local day (at most TOP_PER_DAY stored per day). Only providers fill it
+ * (Plausible's `visit:country` breakdown, the demo data): self-collected events carry no country.
+ */
+export interface TrafficCountryDay {
+  readonly day: string // YYYY-MM-DD, project time zone
+  readonly country: string // ISO 3166-1 alpha-2, upper case
+  readonly visitors: number
+}
+
 /** One raw pageview of self-collected traffic. */
 export interface TrafficEvent {
   readonly at: string // ISO instant
@@ -40,6 +50,7 @@ export interface TrafficWrite {
   readonly days?: ReadonlyArray<TrafficDay>
   readonly pages?: ReadonlyArray<TrafficPageDay>
   readonly sources?: ReadonlyArray<TrafficSourceDay>
+  readonly countries?: ReadonlyArray<TrafficCountryDay>
   readonly uniques?: ReadonlyArray<TrafficUniques>
 }
 

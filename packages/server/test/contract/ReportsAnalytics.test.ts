@@ -52,14 +52,22 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
       expect(a.series).toHaveLength(13) // 00:00 … 12:00
       expect(a.series.map((p: any) => p.visitors)).toEqual([5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6])
       expect(a.series[12]).toEqual({ label: "2026-11-20T12:00+00:00", start: "2026-11-20T12:00:00.000Z", from: "2026-11-20", to: "2026-11-20", visitors: 6, visitorsMethod: "sum_of_hourly_uniques", pageviews: 12, sessions: 6 })
-      // today's pages: "/" 15 of 22 views, "/pricing" 7; sources: google 7 of 11 visitors, direct 4
+      // today's pages: "/" 15 of 22 views, "/pricing" 7; sources: google 7 of 11 visitors, direct 4.
+      // Previous = yesterday's daily top × the share of yesterday's hourly figure before 12:00:30: page views
+      // (20 + 240/120) / (20 + 240 + 999) = 22/1259, visitors (10 + 120/120) / (10 + 120 + 999) = 11/1129.
+      // "/": 200 × 22/1259 = 3.49 → 3, (15−3)/3 = 4; google: 70 × 11/1129 = 0.68 → 1, (7−1)/1 = 6; "/pricing", direct: none
       expect(a.topPages).toEqual([
-        { path: "/", visitors: 8, pageviews: 15, share: 0.6818 },
-        { path: "/pricing", visitors: 3, pageviews: 7, share: 0.3182 }
+        { path: "/", visitors: 8, pageviews: 15, share: 0.6818, previousPageviews: 3, pageviewsChange: 4 },
+        { path: "/pricing", visitors: 3, pageviews: 7, share: 0.3182, previousPageviews: 0, pageviewsChange: null }
       ])
       expect(a.topSources).toEqual([
-        { source: "google", visitors: 7, sessions: 7, share: 0.6364 },
-        { source: "direct", visitors: 4, sessions: 4, share: 0.3636 }
+        { source: "google", visitors: 7, sessions: 7, share: 0.6364, previousVisitors: 1, visitorsChange: 6 },
+        { source: "direct", visitors: 4, sessions: 4, share: 0.3636, previousVisitors: 0, visitorsChange: null }
+      ])
+      // countries today: DE 6/11 = 0.5455, previous 60 × 11/1129 = 0.58 → 1, (6−1)/1 = 5; FR 5/11 = 0.4545, none then
+      expect(a.topCountries).toEqual([
+        { country: "DE", visitors: 6, share: 0.5455, previousVisitors: 1, visitorsChange: 5 },
+        { country: "FR", visitors: 5, share: 0.4545, previousVisitors: 0, visitorsChange: null }
       ])
     }))
 
@@ -74,12 +82,18 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
       expect(a.change).toEqual({ visitors: 1.5, pageviews: 2.75, sessions: 2, bounceRate: -0.2, avgSessionSeconds: 0, pagesPerSession: 0.25 })
       expect(a.series).toHaveLength(24)
       expect([a.series[11].visitors, a.series[12].visitors, a.series[13].visitors]).toEqual([10, 120, 999])
-      // pages of 11-19: "/" 200 of 300 views, "/docs" 100
+      // pages of 11-19: "/" 200 of 300 views (none the day before), "/docs" 100 (11-18: 40 → (100−40)/40 = 1.5)
       expect(a.topPages).toEqual([
-        { path: "/", visitors: 60, pageviews: 200, share: 0.6667 },
-        { path: "/docs", visitors: 30, pageviews: 100, share: 0.3333 }
+        { path: "/", visitors: 60, pageviews: 200, share: 0.6667, previousPageviews: 0, pageviewsChange: null },
+        { path: "/docs", visitors: 30, pageviews: 100, share: 0.3333, previousPageviews: 40, pageviewsChange: 1.5 }
       ])
-      expect(a.topSources).toEqual([{ source: "google", visitors: 70, sessions: 90, share: 0.7 }])
+      // google 70 of 100 visitors; 11-18: 10 → (70−10)/10 = 6
+      expect(a.topSources).toEqual([{ source: "google", visitors: 70, sessions: 90, share: 0.7, previousVisitors: 10, visitorsChange: 6 }])
+      // DE 60, 11-18: 20 → (60−20)/20 = 2; US 40, none then
+      expect(a.topCountries).toEqual([
+        { country: "DE", visitors: 60, share: 0.6, previousVisitors: 20, visitorsChange: 2 },
+        { country: "US", visitors: 40, share: 0.4, previousVisitors: 0, visitorsChange: null }
+      ])
     }))
 
     it.effect("7d: the provider's range uniques; pages summed over the days", () => Effect.gen(function*() {
@@ -89,17 +103,37 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
       expect(a.range.from).toBe("2026-11-14")
       expect(a.totals).toEqual({ visitors: 105, visitorsMethod: "range_uniques", pageviews: 402, sessions: 211, bounceRate: 0.4171, avgSessionSeconds: 100, pagesPerSession: 1.9052 })
       expect(a.change.visitors).toBe(-0.475) // (105 − 200)/200
-      // "/" 200+15 = 215 views (share 215/402 = 0.5348), 60+8 = 68 visitors; "/docs" 100 (0.2488); "/pricing" 7 (0.0174)
+      // "/" 200+15 = 215 views (share 215/402 = 0.5348), 60+8 = 68 visitors; "/docs" 40+100 = 140 (0.3483), 20+30 = 50;
+      // "/pricing" 7 (0.0174). Previous 11-07 … 11-13 (11-10): "/" 172 → 43/172 = 0.25, "/docs" 80 → 60/80 = 0.75, "/pricing" none
       expect(a.topPages).toEqual([
-        { path: "/", visitors: 68, pageviews: 215, share: 0.5348 },
-        { path: "/docs", visitors: 30, pageviews: 100, share: 0.2488 },
-        { path: "/pricing", visitors: 3, pageviews: 7, share: 0.0174 }
+        { path: "/", visitors: 68, pageviews: 215, share: 0.5348, previousPageviews: 172, pageviewsChange: 0.25 },
+        { path: "/docs", visitors: 50, pageviews: 140, share: 0.3483, previousPageviews: 80, pageviewsChange: 0.75 },
+        { path: "/pricing", visitors: 3, pageviews: 7, share: 0.0174, previousPageviews: 0, pageviewsChange: null }
       ])
-      // google 70+7 = 77 of 105 visitors = 0.7333; direct 4/105 = 0.0381
+      // google 10+70+7 = 87 of 105 visitors = 0.8286, sessions 12+90+7 = 109, previous 58 → 29/58 = 0.5; direct 4/105 = 0.0381
       expect(a.topSources).toEqual([
-        { source: "google", visitors: 77, sessions: 97, share: 0.7333 },
-        { source: "direct", visitors: 4, sessions: 4, share: 0.0381 }
+        { source: "google", visitors: 87, sessions: 109, share: 0.8286, previousVisitors: 58, visitorsChange: 0.5 },
+        { source: "direct", visitors: 4, sessions: 4, share: 0.0381, previousVisitors: 0, visitorsChange: null }
       ])
+      // DE 20+60+6 = 86 (86/105 = 0.819), previous 120 → −34/120 = −0.2833; US 40 (0.381), 80 → −0.5; FR 5 (0.0476), none
+      expect(a.topCountries).toEqual([
+        { country: "DE", visitors: 86, share: 0.819, previousVisitors: 120, visitorsChange: -0.2833 },
+        { country: "US", visitors: 40, share: 0.381, previousVisitors: 80, visitorsChange: -0.5 },
+        { country: "FR", visitors: 5, share: 0.0476, previousVisitors: 0, visitorsChange: null }
+      ])
+    }))
+
+    it.effect("the store sums the previous range for the keys of the top only", () => Effect.gen(function*() {
+      const { id } = yield* provider()
+      const q = { hoursFrom: "2026-11-20T00:00:00Z", hoursTo: "2026-11-20T00:00:00Z", from: "2026-11-14", to: "2026-11-20", topFrom: "2026-11-14", topTo: "2026-11-20", top: 1 }
+      const w = yield* traffic((t) => t.read(id, { ...q, prevTopFrom: "2026-11-07", prevTopTo: "2026-11-13" }))
+      expect([w.pages, w.previousPages]).toEqual([[{ path: "/", visitors: 68, pageviews: 215 }], [{ path: "/", visitors: 50, pageviews: 172 }]])
+      expect([w.sources, w.previousSources]).toEqual([[{ source: "google", visitors: 87, sessions: 109 }], [{ source: "google", visitors: 58, sessions: 70 }]])
+      // US had 80 in the previous range but is not in the top 1: not read
+      expect([w.countries, w.previousCountries]).toEqual([[{ country: "DE", visitors: 86 }], [{ country: "DE", visitors: 120 }]])
+      // Without a previous range, nothing previous is read
+      const none = yield* traffic((t) => t.read(id, q))
+      expect([none.previousPages, none.previousSources, none.previousCountries]).toEqual([[], [], []])
     }))
 
     it.effect("30d (the default): sum of daily uniques, zero-filled days", () => Effect.gen(function*() {
@@ -155,6 +189,10 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
       expect(a.totals.visitors).toBe(861)
       expect(a.previous).toBeNull()
       expect(a.change.visitors).toBeNull()
+      // no previous period: the tops' previous figures and changes are null
+      expect(a.topPages[0]).toMatchObject({ path: "/", previousPageviews: null, pageviewsChange: null })
+      expect(a.topSources[0]).toMatchObject({ source: "google", previousVisitors: null, visitorsChange: null })
+      expect(a.topCountries[0]).toEqual({ country: "DE", visitors: 206, share: 0.2393, previousVisitors: null, visitorsChange: null })
     }))
 
     it.effect("rejects an unknown period with 400 listing the allowed values", () => Effect.gen(function*() {
@@ -197,6 +235,7 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
       // 11-20's tops as the read sums them (one day, so the stored rows)
       expect(w.pages).toEqual(AFTER_BATCH_1.pages.filter((p) => p.day === "2026-11-20").map(({ day: _, ...p }) => p))
       expect(w.sources).toEqual(AFTER_BATCH_1.sources.filter((s) => s.day === "2026-11-20").map(({ day: _, ...s }) => s))
+      expect(w.countries).toEqual([]) // events carry no country
 
       yield* ingest(id, EVENTS_BATCH_2)
       w = yield* readAll(id)

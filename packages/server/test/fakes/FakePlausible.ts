@@ -23,6 +23,8 @@ export interface PlausibleData {
   pages: Array<readonly [string, string, number, number]>
   /** [day, source, visitors, visits]; a visit without a referrer is "Direct / None", as Plausible says. */
   sources: Array<readonly [string, string, number, number]>
+  /** [day, country (ISO 3166-1 alpha-2, as Plausible's visit:country gives it), visitors]; absent = none. */
+  countries?: Array<readonly [string, string, number]>
   /** "from|to" → unique visitors of that exact range (an aggregate query without dimensions). */
   uniques: Record<string, number>
 }
@@ -87,6 +89,13 @@ const answer = (data: PlausibleData, q: any): Array<{ dimensions: Array<string>;
         .map(([d, source, visitors, visits]) => ({
           dimensions: [d, source],
           metrics: q.metrics.map((name: string) => (name === "visitors" ? visitors : visits))
+        }))
+    case "time:day,visit:country":
+      return (data.countries ?? []).filter(([d]) => inRange(d, range))
+        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[2] - a[2]))
+        .map(([d, country, visitors]) => ({
+          dimensions: [d, country],
+          metrics: q.metrics.map((name: string) => (name === "visitors" ? visitors : 0))
         }))
     default:
       throw new Error(`the fake does not know dimensions ${dims}`)

@@ -54,6 +54,7 @@ export const demoSync = (ctx: SyncContext) =>
       hours: (data.traffic.hours ?? []).filter((h) => keep(todayIn(zone, new Date(h.hour)))),
       pages: (data.traffic.pages ?? []).filter((p) => keep(p.day)),
       sources: (data.traffic.sources ?? []).filter((s) => keep(s.day)),
+      countries: (data.traffic.countries ?? []).filter((c) => keep(c.day)),
       uniques: (data.traffic.uniques ?? []).filter((u) => keep(u.to))
     }
     const search = {

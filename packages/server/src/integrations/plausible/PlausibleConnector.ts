@@ -2,7 +2,7 @@
  * Plausible (traffic) over the Stats API v2. A run asks, for the local days [from, today]:
  *   daily totals (["time:day"]), hourly totals (["time:hour"], the last `hourlyDays` days only — hours
  *   serve the today/yesterday reports), top pages (["time:day","event:page"], paged), top sources
- *   (["time:day","visit:source"], paged) and one aggregate query per calendar month (range uniques);
+ *   (["time:day","visit:source"], paged), top countries (["time:day","visit:country"], paged) and one aggregate query per calendar month (range uniques);
  * then writes everything in ONE TrafficRepo.write (one transaction that bumps data_version).
  * A full run goes back `historyMonths` calendar months; an incremental run starts two days before the
  * last day the previous run fetched, because Plausible's recent days still change (late events).
@@ -14,6 +14,8 @@ import { TrafficRepo } from "../../traffic/TrafficRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"
 import { makePlausibleClient, PLAUSIBLE_PAGE_LIMIT } from "./PlausibleApi.ts"
 import {
+  COUNTRY_METRICS,
+  countryRows,
   dayRows,
   hourRows,
   monthSpans,
@@ -94,6 +96,10 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
         const hours = yield* client.query({ metrics: TRAFFIC_METRICS, dateRange: [hoursFrom, today], dimensions: ["time:hour"] }, true)
         const pages = yield* client.query({ metrics: PAGE_METRICS, dateRange: range, dimensions: ["time:day", "event:page"] }, true)
         const sources = yield* client.query({ metrics: SOURCE_METRICS, dateRange: range, dimensions: ["time:day", "visit:source"] }, true)
+        const countries = yield* client.query(
+          { metrics: COUNTRY_METRICS, dateRange: range, dimensions: ["time:day", "visit:country"] },
+          true
+        )
         const uniques = []
         for (const span of monthSpans(from, today)) {
           const rows = yield* client.query({ metrics: ["visitors"], dateRange: [span.from, span.to] })
@@ -105,6 +111,7 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
           hours: hourRows(hours, hoursFrom, today, ctx.timezone, ctx.now.getTime()),
           pages: pageRows(pages),
           sources: sourceRows(sources),
+          countries: countryRows(countries),
           uniques
         }
         const repo = yield* TrafficRepo
@@ -116,6 +123,7 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
             hours: write.hours.length,
             pages: write.pages.length,
             sources: write.sources.length,
+            countries: write.countries.length,
             uniques: write.uniques.length,
             requests: client.requests()
           },

@@ -8,7 +8,7 @@
  *   sessions = visits, bounces = round(bounce_rate% × visits / 100), durationSeconds = round(visit_duration × visits)
  */
 import { addDays, addMonths, eachDay, startOfDayIn, startOfMonth, zonedInstant } from "../../metrics/Dates.ts"
-import type { TrafficDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques } from "../../traffic/Types.ts"
+import type { TrafficCountryDay, TrafficDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques } from "../../traffic/Types.ts"
 import { TOP_PER_DAY } from "../../traffic/Types.ts"
 
 /** One result row of POST /api/v2/query: dimension values and metric values, in the order asked. */
@@ -21,6 +21,7 @@ export interface PlausibleRow {
 export const TRAFFIC_METRICS = ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration"] as const
 export const PAGE_METRICS = ["visitors", "pageviews"] as const
 export const SOURCE_METRICS = ["visitors", "visits"] as const
+export const COUNTRY_METRICS = ["visitors"] as const
 
 /** Plausible's label for visits without a referrer; the store calls those "direct". */
 export const PLAUSIBLE_DIRECT = "Direct / None"
@@ -151,6 +152,25 @@ export const sourceRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficSour
       .map(({ day, first, key, second }) => ({ day, source: key, visitors: first, sessions: second })),
     (a, b) => b.visitors - a.visitors || b.sessions - a.sessions || byText(a.source, b.source)
   )
+
+const COUNTRY_CODE = /^[A-Z]{2}$/
+
+/**
+ * Top countries per day, from ["time:day", "visit:country"] rows of COUNTRY_METRICS. Plausible names a
+ * country by its ISO 3166-1 alpha-2 code; a value that is not one (visits it could not locate) is left out,
+ * so the countries of a day can add up to fewer visitors than the day. Duplicates of a key are summed.
+ */
+export const countryRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficCountryDay> => {
+  const merged = new Map<string, TrafficCountryDay>()
+  for (const r of rows) {
+    const day = r.dimensions[0].slice(0, 10)
+    const country = r.dimensions[1].toUpperCase()
+    if (!COUNTRY_CODE.test(country)) continue
+    const key = `${day}\u0000${country}`
+    merged.set(key, { day, country, visitors: (merged.get(key)?.visitors ?? 0) + count(r.metrics[0]) })
+  }
+  return topPerDay([...merged.values()], (a, b) => b.visitors - a.visitors || byText(a.country, b.country))
+}
 
 /**
  * The calendar months whose uniques a sync asks for: every month touching [from, to], each clipped at

@@ -1,6 +1,7 @@
 /**
  * Analytics: traffic of one website for a period (in the URL: `?period=`, `?metric=`), the series with the
- * previous period overlaid bucket by bucket, the totals with their change, top pages and sources. Everything
+ * previous period overlaid bucket by bucket, the totals with their change, top pages, sources and countries
+ * with their change against the previous period (computed by the server, shown as is). Everything
  * is the dashboard's `reports.analytics`, i.e. GET /api/v1/projects/{id}/analytics for the same period.
  */
 import type { Analytics } from "@sitehealth/domain/Analytics"
@@ -90,18 +91,26 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
   )
 }
 
+/** The change of a top row, its previous figure in the tooltip; "—" when the API gives none (no previous period, or 0 then). */
+const TopChange = ({ value, previous }: { readonly value: number | null; readonly previous: number | null }) => (
+  <span title={previous === null ? "No previous period" : `Previous period: ${formatInteger(previous)}`}>
+    <Change value={value} />
+  </span>
+)
+
 const TopPages = ({ a }: { readonly a: Analytics }) =>
   a.topPages.length === 0
     ? <p className="muted">No page views in this period.</p>
     : (
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Top pages, table">
         <table className="cards" data-table="topPages">
-          <thead><tr><th scope="col">Page</th><th scope="col" className="num">Page views</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Share</th></tr></thead>
+          <thead><tr><th scope="col">Page</th><th scope="col" className="num">Page views</th><th scope="col" className="num">Change</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Share</th></tr></thead>
           <tbody>
             {a.topPages.map((p) => (
               <tr key={p.path}>
                 <td data-label="Page"><code>{p.path}</code></td>
                 <td data-label="Page views" className="num">{formatInteger(p.pageviews)}</td>
+                <td data-label="Change in page views" className="num"><TopChange value={p.pageviewsChange} previous={p.previousPageviews} /></td>
                 <td data-label="Visitors" className="num">{formatInteger(p.visitors)}</td>
                 <td data-label="Share" className="num">{formatPercent(p.share)}</td>
               </tr>
@@ -117,14 +126,53 @@ const TopSources = ({ a }: { readonly a: Analytics }) =>
     : (
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Top sources, table">
         <table className="cards" data-table="topSources">
-          <thead><tr><th scope="col">Source</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Sessions</th><th scope="col" className="num">Share</th></tr></thead>
+          <thead><tr><th scope="col">Source</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Change</th><th scope="col" className="num">Sessions</th><th scope="col" className="num">Share</th></tr></thead>
           <tbody>
             {a.topSources.map((s) => (
               <tr key={s.source}>
                 <td data-label="Source">{s.source}</td>
                 <td data-label="Visitors" className="num">{formatInteger(s.visitors)}</td>
+                <td data-label="Change in visitors" className="num"><TopChange value={s.visitorsChange} previous={s.previousVisitors} /></td>
                 <td data-label="Sessions" className="num">{formatInteger(s.sessions)}</td>
                 <td data-label="Share" className="num">{formatPercent(s.share)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )
+
+const regionNames = (() => {
+  try {
+    return new Intl.DisplayNames(undefined, { type: "region" })
+  } catch {
+    return null
+  }
+})()
+
+/** "Germany" for "DE", in the browser's language; the code itself where the browser knows no name. */
+const countryName = (code: string) => {
+  try {
+    return regionNames?.of(code) ?? code
+  } catch {
+    return code
+  }
+}
+
+const TopCountries = ({ a }: { readonly a: Analytics }) =>
+  a.topCountries.length === 0
+    ? <p className="muted">No countries in this period. Countries come from Plausible; self-collected events carry none.</p>
+    : (
+      <div className="table-scroll" tabIndex={0} role="region" aria-label="Top countries, table">
+        <table className="cards" data-table="topCountries">
+          <thead><tr><th scope="col">Country</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Change</th><th scope="col" className="num">Share</th></tr></thead>
+          <tbody>
+            {a.topCountries.map((c) => (
+              <tr key={c.country}>
+                <td data-label="Country" data-country={c.country}>{countryName(c.country)} <span className="muted">({c.country})</span></td>
+                <td data-label="Visitors" className="num">{formatInteger(c.visitors)}</td>
+                <td data-label="Change in visitors" className="num"><TopChange value={c.visitorsChange} previous={c.previousVisitors} /></td>
+                <td data-label="Share" className="num">{formatPercent(c.share)}</td>
               </tr>
             ))}
           </tbody>
@@ -155,6 +203,7 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
       <div className="reports-grid">
         <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>{(a) => <TopPages a={a} />}</Panel>
         <Panel id="top-sources" title="Top sources" what="the top sources" result={result} retry={retry}>{(a) => <TopSources a={a} />}</Panel>
+        <Panel id="top-countries" title="Top countries" what="the top countries" result={result} retry={retry}>{(a) => <TopCountries a={a} />}</Panel>
       </div>
     </>
   )

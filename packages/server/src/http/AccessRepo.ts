@@ -1,7 +1,7 @@
 /**
  * The hot path's one database round trip: the token (by the SHA-256 of its secret) with its account's
  * entitlement fields and — when the endpoint names a project — that project, its data_version and, for the
- * health endpoint, the stored snapshots of the days "today" can be in any time zone, each already encoded
+ * health endpoint, the stored snapshot of the project's local today — or, for a report, its stored answer — already encoded
  * as the response's JSON. Nothing here is cached between requests: a revoked token, a project moved out
  * of scope or a new data_version is seen by the very next request on every instance.
  *
@@ -175,13 +175,13 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             return sql<AccessRow>`SELECT ${project} ${from}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
           }
-          const days = healthDays(now)
+          // Only the project's local today (the day `now` is in its zone): one row, the one the handler serves.
           return sql<AccessRow>`SELECT ${project},
                 to_char(h.day, 'YYYY-MM-DD') AS h_day, h.data_version::text AS h_version,
                 h.computed_at AS h_computed_at, h.encoded AS h_encoded
               ${from}
               LEFT JOIN health_snapshots h ON h.project_id = p.id
-                AND h.day BETWEEN ${days.from}::date AND ${days.to}::date
+                AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
                 AND h.encoded IS NOT NULL AND h.encoded_computed_at = h.computed_at
               WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
         }

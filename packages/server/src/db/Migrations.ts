@@ -5,6 +5,7 @@ import { dashboardMigration } from "../dashboard/Migration.ts"
 import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
+import { syncScheduleMigration } from "../integrations/ScheduleMigration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
@@ -152,5 +153,6 @@ export const migrations = Migrator.fromRecord({
   "0010_worker_heartbeats": heartbeatMigration,
   "0011_health_encoded_computed_at": m0011,
   "0012_dashboard": dashboardMigration,
-  "0013_oauth_flows": oauthFlowsMigration
+  "0013_oauth_flows": oauthFlowsMigration,
+  "0014_sync_schedule": syncScheduleMigration
 })

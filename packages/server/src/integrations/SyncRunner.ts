@@ -28,7 +28,9 @@ import { CredentialsCipher } from "./Crypto.ts"
 import { IntegrationsRepo } from "./IntegrationsRepo.ts"
 import { CurrentProvider, ProviderError, ProviderHttp } from "./ProviderHttp.ts"
 import { connectorFor, type ConnectorLookup, CONNECTORS, credentiallessProviders } from "./Registry.ts"
+import { intervalMinutesOf, nextSyncAfter } from "./Schedule.ts"
 import { SyncQueue } from "./SyncQueue.ts"
+import { rebuildHistory } from "../worker/Recompute.ts"
 
 /** How long a claim holds a run before another worker may take it over; renewed every third of it. */
 export const LEASE_MS = 5 * 60_000
@@ -50,7 +52,12 @@ export interface RunnerOptions {
    * `running` under its lease, as a crash would (tests use it to stand for a killed process).
    */
   readonly releaseOnInterrupt?: boolean
+  /** Interval of integrations whose provider has no cadence of its own (Schedule.ts); 60 by default. */
+  readonly defaultIntervalMinutes?: number
 }
+
+/** The default of SITEHEALTH_SYNC_INTERVAL_MINUTES (Config.ts). */
+export const DEFAULT_INTERVAL_MINUTES = 60
 
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -79,11 +86,23 @@ export const runNextSync = (options: RunnerOptions = {}) =>
     const claimed = yield* queue.claim(yield* nowDate, leaseMs).pipe(Effect.withTracerEnabled(false))
     if (claimed === null) return null
     const run = claimed
+    const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
+    const intervalMinutes = intervalMinutesOf(
+      run.provider,
+      connection?.integration.syncIntervalMinutes,
+      options.defaultIntervalMinutes ?? DEFAULT_INTERVAL_MINUTES
+    )
+    const nextAfter = (now: Date, failures: number) =>
+      nextSyncAfter({ projectId: run.projectId, provider: run.provider, intervalMinutes, now, failures })
     const finishFailed = (message: string, transient: boolean) =>
       Effect.gen(function*() {
         const now = yield* nowDate
         const retry = transient && run.attempts < MAX_ATTEMPTS
-        const recorded = yield* queue.fail({ run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null })
+        const recorded = yield* queue.fail({
+          run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null,
+          // The run failed for good: one more failure in a row, and the back-off that goes with it.
+          nextSyncAt: nextAfter(now, (connection?.integration.failures ?? 0) + 1)
+        })
         yield* countSyncRun(run.provider, retry ? "retry" : "failed")
         // The ids stay in this one message as well as in the annotations: it is the line operators search for.
         yield* Effect.logWarning(`sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${retry ? ", will retry" : ""}: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`)
@@ -93,7 +112,6 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       if (run.attempts > MAX_ATTEMPTS) {
         return yield* finishFailed(`the worker stopped during this sync ${MAX_ATTEMPTS} times; giving up`, false)
       }
-      const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
       if (connection === null) return yield* finishFailed(`${run.provider} is no longer connected`, false)
       const connector = lookup(run.provider)
       if (connector === undefined) return yield* finishFailed(`no connector for provider ${run.provider} in this server`, false)
@@ -133,9 +151,26 @@ export const runNextSync = (options: RunnerOptions = {}) =>
         })))
       }))
       if (Exit.isSuccess(exit)) {
-        const recorded = yield* queue.succeed({ run, counts: exit.value.counts, state: exit.value.state, now: yield* nowDate })
+        const finished = yield* nowDate
+        const recorded = yield* queue.succeed({
+          run, counts: exit.value.counts, state: exit.value.state, now: finished, nextSyncAt: nextAfter(finished, 0)
+        })
         yield* countSyncRun(run.provider, "succeeded")
-        if (!recorded) yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
+        if (!recorded) return yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
+        // The first successful sync of a connection (or a full resync) brought history: the health history,
+        // signals and briefings of those days are rebuilt, so trends and signals work from day one. A failure
+        // here is logged; the sync itself stands (the worker's recompute still covers today).
+        if (connection.integration.lastSyncedAt === null || run.mode === "full") {
+          yield* rebuildHistory(run.projectId).pipe(
+            Effect.tap((rebuilt) =>
+              rebuilt === null || rebuilt.days === 0 ? Effect.void
+                : Effect.logInfo(`sync: history rebuilt for ${rebuilt.days} days (${rebuilt.from} to ${rebuilt.to})`)
+            ),
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sync: rebuilding the history failed", Cause.pretty(cause))
+            )
+          )
+        }
         return
       }
       if (Cause.hasInterruptsOnly(exit.cause)) {
@@ -195,7 +230,7 @@ export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = 
     return done
   })
 
-/** Queues the scheduled syncs that are due (see SyncQueue.schedule). */
+/** Queues the scheduled syncs that are due (see SyncQueue.schedule and Schedule.ts). */
 export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number; readonly connectors?: ConnectorLookup }) =>
   Effect.gen(function*() {
     const known = [...CONNECTORS.values()]
@@ -212,10 +247,10 @@ export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number
  */
 export const runSyncWorker = Effect.gen(function*() {
   const config = yield* AppConfig
-  yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs every ${config.syncIntervalMinutes} min by default)`)
+  yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min for a provider without one)`)
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
     Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)
-    Effect.andThen(drainSyncs()),
+    Effect.andThen(drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes })),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))
     ),

@@ -174,3 +174,74 @@ export const backfillHealth = (projectId: string, days: number) =>
     return stored
   })
 
+
+/** The longest span rebuildHistory replays: a year of days before today. */
+export const HISTORY_MAX_DAYS = 365
+
+/** The first day with any synced or collected row in the series, or null. */
+const firstDataDay = (series: { readonly traffic: ReadonlyArray<{ readonly day: string }>; readonly revenue: ReadonlyArray<{ readonly day: string }>; readonly search: ReadonlyArray<{ readonly day: string }> }): string | null => {
+  let first: string | null = null
+  for (const rows of [series.traffic, series.revenue, series.search]) {
+    for (const r of rows) if (first === null || r.day < first) first = r.day
+  }
+  return first
+}
+
+/**
+ * After a connection's first full sync brought its history: the project's health snapshots, signals and
+ * briefings are rebuilt for every day of that history (from the day after the first day with data, at most
+ * HISTORY_MAX_DAYS back, up to yesterday), as if the worker had computed each day on that day — so the
+ * health trend, the signals (opened and resolved on the days they would have been) and the briefings are
+ * there on day one. Then today is recomputed as usual. All of it inside the project's lock: requests that
+ * need the project wait for the rebuild instead of interleaving with it.
+ *
+ * Each day is computed at its noon (UTC) from the rows stored now: health and the signal rules read windows
+ * that end the day before, so rows of later days play no part. The integration rules (failing, stale) are
+ * about the present and are left to today's computation. Health snapshots of those days are replaced;
+ * briefings are written only for days that have none (a briefing someone may have read stays as it was).
+ */
+export const rebuildHistory = (projectId: string, options: { readonly maxDays?: number } = {}) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobsRepo
+    const metrics = yield* MetricsRepo
+    const snapshots = yield* SnapshotsRepo
+    const signalsRepo = yield* SignalsRepo
+    const search = yield* SearchRepo
+    const maxDays = options.maxDays ?? HISTORY_MAX_DAYS
+    return yield* jobs.withProjectLock(projectId, () =>
+      Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const version = yield* jobs.dataVersion(projectId)
+        const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + maxDays + 1)))
+        if (version === null || loaded === null) return null
+        const { project, series } = loaded
+        const today = todayIn(project.timezone, now)
+        const first = firstDataDay(series)
+        const to = addDays(today, -1)
+        const from = first === null ? null : [addDays(first, 1), addDays(today, -maxDays)].sort()[1]
+        if (from === null || from > to) {
+          yield* recomputeLocked(projectId)
+          return { from: null, to: null, days: 0 }
+        }
+        const rates = yield* (yield* FxRepo).all()
+        yield* signalsRepo.rewind(projectId, new Date(Date.parse(`${from}T00:00:00Z`)))
+        let days = 0
+        for (let day = from; day <= to; day = addDays(day, 1)) {
+          const at = new Date(Date.parse(`${day}T12:00:00Z`))
+          const h = health({ projectId: project.id, today: day, now: at.toISOString(), series, currency: project.currency, rates })
+          yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt: at, health: h })
+          const queries = yield* search.loadQueryDays(projectId, addDays(day, -(2 * RANKING_DAYS + 6)), addDays(day, -1))
+          const candidates = detectSignals({ today: day, now: at, currency: project.currency, series, integrations: [], queries, rates })
+          yield* signalsRepo.reconcile(projectId, project.currency, candidates, at)
+          if ((yield* snapshots.briefingOf(projectId, day)) === null) {
+            const active = yield* signalsRepo.active(projectId)
+            yield* snapshots.insertBriefing(projectId, day, briefing({
+              projectId: project.id, today: day, now: at.toISOString(), currency: project.currency, series, health: h, signals: active
+            }))
+          }
+          days++
+        }
+        yield* recomputeLocked(projectId)
+        return { from, to, days }
+      }))
+  }).pipe(Effect.withSpan("Recompute.rebuildHistory", { attributes: { "sitehealth.project_id": projectId } }))

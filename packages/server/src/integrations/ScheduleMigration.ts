@@ -1,0 +1,17 @@
+/**
+ * Migration 0014_sync_schedule: each integration keeps when its next scheduled sync is due
+ * (`next_sync_at`, written when a run ends: its next slot, or its back-off after a failure — Schedule.ts)
+ * and how many runs in a row have failed (`failures`, 0 after a success). NULL = not scheduled yet (a new
+ * connection before its first run ends): due at its first slot after connected_at. Integrations that
+ * existed before get a time spread over the next hour, so the upgrade does not queue them all at once.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export const syncScheduleMigration = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE integrations ADD COLUMN next_sync_at timestamptz`
+  yield* sql`ALTER TABLE integrations ADD COLUMN failures integer NOT NULL DEFAULT 0 CHECK (failures >= 0)`
+  yield* sql`UPDATE integrations SET next_sync_at = now() + random() * interval '1 hour'`
+  yield* sql`CREATE INDEX integrations_next_sync ON integrations (next_sync_at)`
+})

@@ -14,6 +14,7 @@ import { health } from "../metrics/Health.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
 import { detectSignals, RANKING_DAYS } from "../metrics/Signals.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
+import type { SearchQueryDay } from "../metrics/Rows.ts"
 import { SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type StoredHealth } from "../snapshots/SnapshotsRepo.ts"
 import { JobsRepo, type JobState } from "./JobsRepo.ts"
@@ -177,6 +178,8 @@ export const backfillHealth = (projectId: string, days: number) =>
 
 /** The longest span rebuildHistory replays: a year of days before today. */
 export const HISTORY_MAX_DAYS = 365
+/** Days of the replay whose search queries are loaded at once. */
+const HISTORY_CHUNK_DAYS = 28
 
 /** The first day with any synced or collected row in the series, or null. */
 const firstDataDay = (series: { readonly traffic: ReadonlyArray<{ readonly day: string }>; readonly revenue: ReadonlyArray<{ readonly day: string }>; readonly search: ReadonlyArray<{ readonly day: string }> }): string | null => {
@@ -226,11 +229,20 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
         const rates = yield* (yield* FxRepo).all()
         yield* signalsRepo.rewind(projectId, new Date(Date.parse(`${from}T00:00:00Z`)))
         let days = 0
+        // Search queries of the ranking window of each day, loaded a chunk of days at a time (bounded memory,
+        // one query per chunk instead of one per day).
+        const queryWindow = 2 * RANKING_DAYS + 6
+        let chunk: { readonly from: string; readonly to: string; readonly rows: ReadonlyArray<SearchQueryDay> } | null = null
         for (let day = from; day <= to; day = addDays(day, 1)) {
           const at = new Date(Date.parse(`${day}T12:00:00Z`))
           const h = health({ projectId: project.id, today: day, now: at.toISOString(), series, currency: project.currency, rates })
           yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt: at, health: h })
-          const queries = yield* search.loadQueryDays(projectId, addDays(day, -(2 * RANKING_DAYS + 6)), addDays(day, -1))
+          if (chunk === null || day > chunk.to) {
+            const chunkTo = [addDays(day, HISTORY_CHUNK_DAYS - 1), to].sort()[0]
+            chunk = { from: day, to: chunkTo, rows: yield* search.loadQueryDays(projectId, addDays(day, -queryWindow), addDays(chunkTo, -1)) }
+          }
+          const windowFrom = addDays(day, -queryWindow)
+          const queries = chunk.rows.filter((q) => q.day >= windowFrom && q.day < day)
           const candidates = detectSignals({ today: day, now: at, currency: project.currency, series, integrations: [], queries, rates })
           yield* signalsRepo.reconcile(projectId, project.currency, candidates, at)
           if ((yield* snapshots.briefingOf(projectId, day)) === null) {

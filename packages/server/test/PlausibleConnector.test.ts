@@ -37,8 +37,8 @@ afterEach(async () => {
   await fake?.close()
 })
 
-const setup = async (data = PLAUSIBLE_DATA()) => {
-  fake = await startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE, data })
+const setup = async (data = PLAUSIBLE_DATA(), siteTimezone?: string) => {
+  fake = await startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE, data, ...(siteTimezone === undefined ? {} : { siteTimezone }) })
   const { account, secret } = await h.newAccount({ projects: 0 })
   const project = await h.run(createProject({ accountId: account.id, name: "Shop", domain: PLAUSIBLE_SITE, timezone: BERLIN }))
   const ctx = (over: Partial<SyncContext> = {}): SyncContext => ({
@@ -75,7 +75,7 @@ describe("Plausible connector", () => {
     expect(counts.pages).toBe(7)
     expect(counts.sources).toBe(6)
     expect(counts.uniques).toBe(2)
-    expect(state).toEqual({ lastDay: "2026-11-20" })
+    expect(state).toEqual({ lastDay: "2026-11-20", siteTimezone: null }) // a Stats-only key: the project's zone
 
     const a = (await h.call("GET", `/api/v1/projects/${id}/analytics?period=7d`, { token: secret })).json.data
     expect(a.range).toMatchObject({ from: "2026-11-14", to: "2026-11-20", timezone: BERLIN, start: "2026-11-13T23:00:00.000Z" })
@@ -90,6 +90,28 @@ describe("Plausible connector", () => {
     const month = (label: string) => y.series.find((p: any) => p.label === label)
     expect(month("2026-10")).toMatchObject({ visitors: 5, visitorsMethod: "range_uniques", pageviews: 10, sessions: 5 })
     expect(month("2026-11")).toMatchObject({ visitors: 25, visitorsMethod: "range_uniques", pageviews: 80, sessions: 35 })
+  })
+
+  it("reads the site's time zone from Plausible's Sites API and places the hour labels in it; a key that may not read it leaves the project's", async () => {
+    // One visit at 20:00 on 11-19 by the site's clock. The project is in Berlin.
+    const data = { days: { "2026-11-19": [1, 1, 2, 0, 10] as const }, hours: { "2026-11-19 20:00:00": [1, 1, 2, 0, 10] as const }, pages: [], sources: [], uniques: {} }
+    const hourOf = async (id: string) => {
+      const read = await h.run(Effect.flatMap(TrafficRepo, (t) =>
+        t.read(id, { hoursFrom: "2026-11-19T00:00:00.000Z", hoursTo: "2026-11-20T12:00:00.000Z", from: "2026-11-19", to: "2026-11-20", topFrom: "2026-11-19", topTo: "2026-11-20", top: 1 })))
+      return read.hours.filter((r) => r.visitors > 0).map((r) => r.hour)
+    }
+    // The site is in New York: 20:00 there is 01:00 UTC the next day.
+    const ny = await setup(data, "America/New_York")
+    const outcome = await sync(ny.ctx())
+    expect((outcome as Result.Success<any, any>).success.state).toEqual({ lastDay: "2026-11-20", siteTimezone: "America/New_York" })
+    expect(fake.siteRequests.map((r) => r.authorization)).toEqual([`Bearer ${PLAUSIBLE_KEY}`])
+    expect(await hourOf(ny.id)).toEqual(["2026-11-20T01:00:00.000Z"])
+    await fake.close()
+    // The key cannot read the Sites API (401 there): the project's zone, Berlin — 20:00 is 19:00 UTC.
+    const berlin = await setup(data)
+    const fallback = await sync(berlin.ctx())
+    expect((fallback as Result.Success<any, any>).success.state).toEqual({ lastDay: "2026-11-20", siteTimezone: null })
+    expect(await hourOf(berlin.id)).toEqual(["2026-11-19T19:00:00.000Z"])
   })
 
   it("puts the hours of Berlin's 25-hour DST day on the right UTC hours", async () => {

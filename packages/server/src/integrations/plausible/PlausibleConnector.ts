@@ -39,6 +39,8 @@ export interface PlausibleOptions {
 /** What a run hands to the next incremental one: the last local day it fetched. */
 export interface PlausibleState {
   readonly lastDay: string
+  /** The site's zone as the last run read it (null: the key could not read it; the project's was used). */
+  readonly siteTimezone?: string | null
 }
 
 const PlausibleState = Schema.Struct({ lastDay: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)) })
@@ -86,7 +88,16 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
     sync: (ctx) =>
       Effect.gen(function*() {
         const client = yield* makePlausibleClient(ctx, o.pageLimit)
-        const { from, today, hoursFrom } = plausibleRange(ctx, o)
+        // Plausible labels days and hours in the SITE's time zone: read it (Sites API); a key that may not
+        // read it leaves the project's zone, as before (docs/integrations-plausible.md).
+        const siteTimezone = yield* client.siteTimezone
+        const timezone = siteTimezone ?? ctx.timezone
+        if (siteTimezone !== null && siteTimezone !== ctx.timezone) {
+          yield* Effect.logWarning(
+            `plausible: the site's time zone is ${siteTimezone}, the project's ${ctx.timezone}: hours are placed exactly; days, pages and sources are the site's days`
+          )
+        }
+        const { from, today, hoursFrom } = plausibleRange({ ...ctx, timezone }, o)
         const range = [from, today] as const
 
         // Everything is fetched before anything is written: a failure leaves the stored data as it was.
@@ -102,14 +113,14 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
 
         const write = {
           days: dayRows(days, from, today),
-          hours: hourRows(hours, hoursFrom, today, ctx.timezone, ctx.now.getTime()),
+          hours: hourRows(hours, hoursFrom, today, timezone, ctx.now.getTime()),
           pages: pageRows(pages),
           sources: sourceRows(sources),
           uniques
         }
         const repo = yield* TrafficRepo
         yield* repo.write(ctx.projectId, write)
-        const state: PlausibleState = { lastDay: today }
+        const state: PlausibleState = { lastDay: today, siteTimezone }
         return {
           counts: {
             days: write.days.length,

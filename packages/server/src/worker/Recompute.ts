@@ -181,18 +181,27 @@ export const HISTORY_MAX_DAYS = 365
 /** Days of the replay whose search queries are loaded at once. */
 const HISTORY_CHUNK_DAYS = 28
 
-/** The first day with any synced or collected row in the series, or null. */
-const firstDataDay = (series: { readonly traffic: ReadonlyArray<{ readonly day: string }>; readonly revenue: ReadonlyArray<{ readonly day: string }>; readonly search: ReadonlyArray<{ readonly day: string }> }): string | null => {
+type DayRow = { readonly day: string }
+/** Whether a stored day says anything: some figure of it is not 0 (connectors write zeros for empty days). */
+const hasFigures = (r: DayRow): boolean =>
+  Object.values(r).some((v) => typeof v === "number" && v !== 0)
+
+/**
+ * The first day with any figure in the series, or null. Days of zeros before it do not count: Plausible
+ * answers a range with zeros for the days before the site existed, and they are no history to replay.
+ */
+const firstDataDay = (series: { readonly traffic: ReadonlyArray<DayRow>; readonly revenue: ReadonlyArray<DayRow>; readonly search: ReadonlyArray<DayRow> }): string | null => {
   let first: string | null = null
   for (const rows of [series.traffic, series.revenue, series.search]) {
-    for (const r of rows) if (first === null || r.day < first) first = r.day
+    for (const r of rows) if ((first === null || r.day < first) && hasFigures(r)) first = r.day
   }
   return first
 }
 
 /**
  * After a connection's first full sync brought its history: the project's health snapshots, signals and
- * briefings are rebuilt for every day of that history (from the day after the first day with data, at most
+ * briefings are rebuilt for every day of that history (from the day after the first day with a figure that
+ * is not 0, at most
  * HISTORY_MAX_DAYS back, up to yesterday), as if the worker had computed each day on that day — so the
  * health trend, the signals (opened and resolved on the days they would have been) and the briefings are
  * there on day one. Then today is recomputed as usual. All of it inside the project's lock: requests that

@@ -25,15 +25,18 @@ layer(TestApp.layer())("Sync schedule", (it) => {
   const TODAY = "2026-11-20" // the harness clock: 2026-11-20T12:00:30Z, projects in UTC
   const fake = makeFakeConnector()
 
-  /** 120 days of 200 visitors a day up to yesterday, but 30 on DROP_DAY: one anomaly, detected and resolved. */
+  /**
+   * 120 days of 200 visitors a day up to yesterday, but 30 on DROP_DAY: one anomaly, detected and resolved —
+   * after 30 days of zeros, as Plausible answers for the days before a site existed (no history to replay).
+   */
   const HISTORY_FROM = addDays(TODAY, -120)
   const DROP_DAY = addDays(TODAY, -10)
   const history: Connector<TrafficRepo> = {
     provider: "google-search-console", kind: "search", defaultBaseUrl: "http://127.0.0.1:9", baseUrlEnv: null,
     credentialFields: ["apiKey"], validate: () => Effect.void,
     sync: (ctx) => Effect.gen(function*() {
-      const days = eachDay(HISTORY_FROM, addDays(TODAY, -1)).map((day) => {
-        const visitors = day === DROP_DAY ? 30 : 200
+      const days = eachDay(addDays(HISTORY_FROM, -30), addDays(TODAY, -1)).map((day) => {
+        const visitors = day < HISTORY_FROM ? 0 : day === DROP_DAY ? 30 : 200
         return { day, visitors, pageviews: 2 * visitors, sessions: visitors, bounces: 0, durationSeconds: 0 }
       })
       yield* (yield* TrafficRepo).write(ctx.projectId, { days })
@@ -105,13 +108,13 @@ layer(TestApp.layer())("Sync schedule", (it) => {
       const r = yield* h.api.integrations.syncIntegration({ params: { id: projectId, provider: "google-search-console" }, payload: null }, { token: secret })
       expect(r.status, r.text).toBe(202)
       const [run] = (yield* drain()).filter((x) => x.projectId === projectId)
-      expect([run.status, run.counts]).toEqual(["succeeded", { days: 120 }])
+      expect([run.status, run.counts]).toEqual(["succeeded", { days: 150 }])
 
-      // A health snapshot for every day from the day after the first data day to yesterday, and today's.
+      // A health snapshot for every day from the day after the first day with visits to yesterday, and today's.
       const snapshots = yield* h.run(Effect.gen(function*() {
         const repo = yield* SnapshotsRepo
         const out: Array<string> = []
-        for (const day of eachDay(addDays(HISTORY_FROM, -2), TODAY)) if ((yield* repo.healthOf(projectId, day)) !== null) out.push(day)
+        for (const day of eachDay(addDays(HISTORY_FROM, -40), TODAY)) if ((yield* repo.healthOf(projectId, day)) !== null) out.push(day)
         return out
       }))
       expect(snapshots).toEqual(eachDay(addDays(HISTORY_FROM, 1), TODAY))

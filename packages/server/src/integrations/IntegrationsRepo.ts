@@ -50,6 +50,13 @@ export interface IntegrationsRepoShape {
   /** Removes the integration (its data stays); queued runs are dropped. False when it was not connected. */
   readonly disconnect: (projectId: string, provider: string) => Effect.Effect<boolean>
   readonly connection: (projectId: string, provider: string) => Effect.Effect<IntegrationConnection | null>
+  /** Projects whose history is still to be rebuilt after a sync (history_pending), oldest connection first. */
+  readonly historyPending: (limit: number) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Inside the project's lock (the rebuild's transaction): whether the project's history is pending, and
+   * clears it — committed with the rebuild, so a rebuild that dies leaves it pending.
+   */
+  readonly takeHistoryPending: (projectId: string) => Effect.Effect<boolean>
 }
 
 /** PUBLIC_COLUMNS' shapes. */
@@ -152,6 +159,17 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             yield* bump(projectId)
             return true
           })).pipe(dieOnSqlError),
+        historyPending: (limit) =>
+          sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY min(connected_at), project_id
+              LIMIT ${limit}`.pipe(
+            Effect.map((rows) => rows.map((r) => String((r as { project_id: unknown }).project_id))),
+            dieOnSqlError
+          ),
+        takeHistoryPending: (projectId) =>
+          sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            dieOnSqlError
+          ),
         connection: (projectId, provider) =>
           sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
             Effect.flatMap(decodeConnection),
@@ -210,10 +228,19 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             if (!db.integrations.delete(key(projectId, provider))) return false
             side.credentials.delete(key(projectId, provider))
             side.states.delete(key(projectId, provider))
+            side.historyPending.delete(key(projectId, provider))
             for (const [id, r] of db.syncRequests) {
               if (r.projectId === projectId && r.provider === provider && r.status === "queued") db.syncRequests.delete(id)
             }
             return true
+          }),
+        historyPending: (limit) =>
+          Effect.sync(() => [...new Set([...side.historyPending].map((k) => k.split("/")[0]))].filter((id) => db.projects.has(id)).slice(0, limit)),
+        takeHistoryPending: (projectId) =>
+          Effect.sync(() => {
+            const mine = [...side.historyPending].filter((k) => k.startsWith(`${projectId}/`))
+            for (const k of mine) side.historyPending.delete(k)
+            return mine.length > 0
           }),
         connection: (projectId, provider) =>
           Effect.sync(() => {

@@ -55,6 +55,8 @@ export interface SyncQueueShape {
     readonly state: unknown
     readonly now: Date
     readonly nextSyncAt: Date
+    /** The run brought the integration's history: its project's history is to be rebuilt (history_pending). */
+    readonly historyPending: boolean
   }) => Effect.Effect<boolean>
   /**
    * The attempt failed. With `retryAt`, the run goes back to the queue until then (integration untouched);
@@ -129,10 +131,10 @@ const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
 })
 
 /** Memory store only: credentials and cursors of integrations, beside MemoryDb's rows (one per MemoryDb). */
-const sides = new WeakMap<MemoryTables, { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown> }>()
+const sides = new WeakMap<MemoryTables, { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown>; historyPending: Set<string> }>()
 export const memorySide = (db: MemoryTables) => {
   let side = sides.get(db)
-  if (side === undefined) sides.set(db, (side = { credentials: new Map(), states: new Map() }))
+  if (side === undefined) sides.set(db, (side = { credentials: new Map(), states: new Map(), historyPending: new Set() }))
   return side
 }
 
@@ -200,14 +202,15 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
           ),
-        succeed: ({ counts, nextSyncAt, now, run, state }) =>
+        succeed: ({ counts, historyPending, nextSyncAt, now, run, state }) =>
           sql.withTransaction(Effect.gen(function*() {
             const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
                   counts = ${JSON.stringify(counts)}::jsonb, error = NULL
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
             if (done.length === 0) return false
             yield* sql`UPDATE integrations SET state = ${JSON.stringify(state ?? null)}::jsonb, last_success_at = ${now},
-                  status = 'connected', last_error = NULL, failures = 0, next_sync_at = ${nextSyncAt}
+                  status = 'connected', last_error = NULL, failures = 0, next_sync_at = ${nextSyncAt},
+                  history_pending = history_pending OR ${historyPending}
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
             yield* bump(run.projectId)
             return true
@@ -331,12 +334,13 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             runs.set(r.id, { ...r, status: "queued", leaseUntil: null, attempts: r.attempts - 1 })
             return true
           }),
-        succeed: ({ counts, nextSyncAt, now, run, state }) =>
+        succeed: ({ counts, historyPending, nextSyncAt, now, run, state }) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, status: "succeeded", finishedAt: now, leaseUntil: null, counts: { ...counts }, error: null })
             side.states.set(`${run.projectId}/${run.provider}`, structuredClone(state ?? null))
+            if (historyPending) side.historyPending.add(`${run.projectId}/${run.provider}`)
             setIntegration(run, () => ({ status: "connected", lastSyncedAt: now, lastError: null, failures: 0, nextSyncAt }))
             return true
           }),

@@ -152,25 +152,17 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       }))
       if (Exit.isSuccess(exit)) {
         const finished = yield* nowDate
+        // The first successful sync of a connection (or a full resync) brought history.
+        const historyPending = connection.integration.lastSyncedAt === null || run.mode === "full"
         const recorded = yield* queue.succeed({
-          run, counts: exit.value.counts, state: exit.value.state, now: finished, nextSyncAt: nextAfter(finished, 0)
+          run, counts: exit.value.counts, state: exit.value.state, now: finished, nextSyncAt: nextAfter(finished, 0), historyPending
         })
         yield* countSyncRun(run.provider, "succeeded")
         if (!recorded) return yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
-        // The first successful sync of a connection (or a full resync) brought history: the health history,
-        // signals and briefings of those days are rebuilt, so trends and signals work from day one. A failure
-        // here is logged; the sync itself stands (the worker's recompute still covers today).
-        if (connection.integration.lastSyncedAt === null || run.mode === "full") {
-          yield* rebuildHistory(run.projectId).pipe(
-            Effect.tap((rebuilt) =>
-              rebuilt === null || rebuilt.days === 0 ? Effect.void
-                : Effect.logInfo(`sync: history rebuilt for ${rebuilt.days} days (${rebuilt.from} to ${rebuilt.to})`)
-            ),
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sync: rebuilding the history failed", Cause.pretty(cause))
-            )
-          )
-        }
+        // The health history, signals and briefings of those days are rebuilt now, so trends and signals work
+        // from day one. A failure here is logged and the history stays pending (rebuildPendingHistories
+        // retries it); the sync itself stands.
+        if (historyPending) yield* rebuildLogged(run.projectId)
         return
       }
       if (Cause.hasInterruptsOnly(exit.cause)) {
@@ -217,6 +209,30 @@ const outcomeOf = (recorded: SyncRunRecord | null): string =>
   : recorded.status === "running" ? "taken_over"
   : recorded.status
 
+/** rebuildHistory, its outcome logged; never fails (a failed rebuild stays pending). */
+const rebuildLogged = (projectId: string) =>
+  rebuildHistory(projectId).pipe(
+    Effect.tap((rebuilt) =>
+      rebuilt === null || rebuilt.days === 0 ? Effect.void
+        : Effect.logInfo(`sync: history of ${projectId} rebuilt for ${rebuilt.days} days (${rebuilt.from} to ${rebuilt.to})`)
+    ),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(`sync: rebuilding the history of ${projectId} failed; it stays pending`, Cause.pretty(cause))
+    )
+  )
+
+/**
+ * Rebuilds the histories still pending (a worker died between a sync's success and its rebuild, or the
+ * rebuild failed): a few projects per round. Another worker doing one at the same moment waits for the
+ * project's lock and then finds it done.
+ */
+export const rebuildPendingHistories = (limit = 10) =>
+  Effect.gen(function*() {
+    const pending = yield* (yield* IntegrationsRepo).historyPending(limit)
+    for (const projectId of pending) yield* rebuildLogged(projectId)
+    return pending
+  })
+
 /** Runs queued syncs until none is waiting (or `max` ran); returns them as recorded. */
 export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = {}) =>
   Effect.gen(function*() {
@@ -251,6 +267,7 @@ export const runSyncWorker = Effect.gen(function*() {
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
     Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)
     Effect.andThen(drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes })),
+    Effect.andThen(rebuildPendingHistories()),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))
     ),

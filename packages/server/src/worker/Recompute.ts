@@ -205,7 +205,8 @@ const firstDataDay = (series: { readonly traffic: ReadonlyArray<DayRow>; readonl
  * HISTORY_MAX_DAYS back, up to yesterday), as if the worker had computed each day on that day — so the
  * health trend, the signals (opened and resolved on the days they would have been) and the briefings are
  * there on day one. Then today is recomputed as usual. All of it inside the project's lock: requests that
- * need the project wait for the rebuild instead of interleaving with it.
+ * need the project wait for the rebuild instead of interleaving with it. Only when the project's history is
+ * pending (integrations.history_pending, set by the sync's success): null otherwise.
  *
  * Each day is computed at its noon (UTC) from the rows stored now: health and the signal rules read windows
  * that end the day before, so rows of later days play no part. The integration rules (failing, stale) are
@@ -220,8 +221,12 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
     const signalsRepo = yield* SignalsRepo
     const search = yield* SearchRepo
     const maxDays = options.maxDays ?? HISTORY_MAX_DAYS
+    const integrations = yield* IntegrationsRepo
     return yield* jobs.withProjectLock(projectId, () =>
       Effect.gen(function*() {
+        // Pending (a sync brought history) and not done by another worker meanwhile; cleared in this
+        // transaction, so a rebuild that dies leaves it pending for the next round.
+        if (!(yield* integrations.takeHistoryPending(projectId))) return null
         const now = new Date(yield* Clock.currentTimeMillis)
         const version = yield* jobs.dataVersion(projectId)
         const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + maxDays + 1)))

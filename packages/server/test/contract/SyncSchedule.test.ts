@@ -11,7 +11,8 @@ import type { Connector } from "../../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { nextSlot } from "../../src/integrations/Schedule.ts"
-import { drainSyncs, scheduleSyncs } from "../../src/integrations/SyncRunner.ts"
+import { drainSyncs, rebuildPendingHistories, scheduleSyncs } from "../../src/integrations/SyncRunner.ts"
+import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
 import { addDays, eachDay } from "../../src/metrics/Dates.ts"
 import { SnapshotsRepo } from "../../src/snapshots/SnapshotsRepo.ts"
 import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
@@ -151,8 +152,37 @@ layer(TestApp.layer())("Sync schedule", (it) => {
       const r2 = yield* h.api.integrations.syncIntegration({ params: { id: projectId, provider: "google-search-console" }, payload: null }, { token: secret })
       expect(r2.status).toBe(202)
       expect((yield* drain()).filter((x) => x.projectId === projectId).map((x) => x.status)).toEqual(["succeeded"])
+      expect(yield* h.run(Effect.flatMap(IntegrationsRepo, (r) => r.historyPending(1000)))).not.toContain(projectId)
       const again = yield* h.api.projects.listSignals({ params: { id: projectId }, query: {} }, { token: secret })
       expect((again.json.data.signals as Array<any>).filter((s) => s.kind === "anomaly_drop").map((s) => s.id).sort()).toEqual(drops.map((s) => s.id).sort())
+    }))
+
+    it.effect("a worker that dies between the sync's success and the rebuild leaves the history pending; the next round rebuilds it, once", () => Effect.gen(function*() {
+      const { projects } = yield* h.newAccount()
+      const projectId = projects[0].id
+      yield* connect(projectId, "google-search-console")
+      // What the dead worker did: the run's data written and its success recorded (history pending), no rebuild.
+      const at = yield* nowDate
+      yield* h.run(Effect.gen(function*() {
+        const queue = yield* SyncQueue
+        yield* queue.request({ projectId, provider: "google-search-console", mode: "full", requestedBy: "test", now: at })
+        let run = yield* queue.claim(at, 60_000)
+        while (run !== null && run.projectId !== projectId) {
+          yield* queue.release(run)
+          run = yield* queue.claim(at, 60_000)
+        }
+        const days = eachDay(HISTORY_FROM, addDays(TODAY, -1)).map((day) => ({ day, visitors: 200, pageviews: 400, sessions: 200, bounces: 0, durationSeconds: 0 }))
+        yield* (yield* TrafficRepo).write(projectId, { days })
+        expect(yield* queue.succeed({ run: run!, counts: { days: days.length }, state: null, now: at, nextSyncAt: new Date(at.getTime() + HOUR), historyPending: true })).toBe(true)
+      }))
+      const snapshotOf = (day: string) => h.run(Effect.flatMap(SnapshotsRepo, (r) => r.healthOf(projectId, day)))
+      expect(yield* snapshotOf(addDays(TODAY, -30))).toBeNull()
+      expect(yield* h.run(Effect.flatMap(IntegrationsRepo, (r) => r.historyPending(1000)))).toContain(projectId)
+      // The next round of the sync worker.
+      expect(yield* h.run(rebuildPendingHistories(1000))).toContain(projectId)
+      expect(yield* snapshotOf(addDays(TODAY, -30))).not.toBeNull()
+      expect(yield* h.run(Effect.flatMap(IntegrationsRepo, (r) => r.historyPending(1000)))).not.toContain(projectId)
+      expect(yield* h.run(rebuildPendingHistories(1000))).not.toContain(projectId)
     }))
   })
 })

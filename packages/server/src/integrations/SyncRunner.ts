@@ -12,8 +12,11 @@
  * Failures: a transient one (5xx, 429, timeout, network after ProviderHttp's own retries) puts the run
  * back in the queue for a later attempt; the third failed attempt — or any other failure (rejected or
  * undecryptable credentials, unknown site, malformed answer) — fails the run and puts the integration in
- * `error` with the message, which raises the integration_failing signal. A worker that dies mid-run
- * leaves a lease that expires; the next claim takes the run over (and counts the attempt). A worker that is
+ * `error` with the message, which raises the integration_failing signal, counts one more failure in a row
+ * and puts its next scheduled run after the back-off (Schedule.ts); a success resets both and schedules
+ * the next slot. The first success of a connection (or a full resync) rebuilds the project's history
+ * (worker/Recompute.ts rebuildHistory), recorded as pending with the success so it is not lost.
+ * A worker that dies mid-run leaves a lease that expires; the next claim takes the run over (and counts the attempt). A worker that is
  * STOPPED mid-run (its fiber interrupted: SIGTERM) interrupts the connector and releases the run back to the
  * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */

@@ -43,7 +43,10 @@ export interface PlausibleState {
   readonly siteTimezone?: string | null
 }
 
-const PlausibleState = Schema.Struct({ lastDay: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)) })
+const PlausibleState = Schema.Struct({
+  lastDay: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)),
+  siteTimezone: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
 const decodeState = Schema.decodeUnknownOption(PlausibleState)
 
 export const readPlausibleState = (state: unknown): PlausibleState | null => Option.getOrNull(decodeState(state))
@@ -90,7 +93,12 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
         const client = yield* makePlausibleClient(ctx, o.pageLimit)
         // Plausible labels days and hours in the SITE's time zone: read it (Sites API); a key that may not
         // read it leaves the project's zone, as before (docs/integrations-plausible.md).
-        const siteTimezone = yield* client.siteTimezone
+        // The lookup is not worth a failed sync: a provider fault there (the queries will meet it too, and
+        // fail the run as they should) leaves the zone the last run read, else the project's.
+        const read = yield* client.siteTimezone.pipe(
+          Effect.catch((e) => Effect.as(Effect.logWarning(`plausible: the site's time zone could not be read (${e.message})`), undefined))
+        )
+        const siteTimezone = read === undefined ? readPlausibleState(ctx.state)?.siteTimezone ?? null : read
         const timezone = siteTimezone ?? ctx.timezone
         if (siteTimezone !== null && siteTimezone !== ctx.timezone) {
           yield* Effect.logWarning(

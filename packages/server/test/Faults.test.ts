@@ -101,7 +101,7 @@ beforeAll(async () => {
       const upstream = await fetch(`${fake.url}${req.url}`, {
         method: req.method!,
         headers: { "content-type": "application/json", authorization: req.headers.authorization ?? "" },
-        body: Buffer.concat(chunks)
+        ...(req.method === "GET" || req.method === "HEAD" ? {} : { body: Buffer.concat(chunks) })
       })
       res.writeHead(upstream.status, { "content-type": "application/json" })
       res.end(await upstream.text())

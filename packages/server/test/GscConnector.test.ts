@@ -9,7 +9,8 @@ import { TestClock } from "effect/testing"
 import { describe, expect, it, layer } from "@effect/vitest"
 import type { SyncContext } from "../src/integrations/Connector.ts"
 import { makeTokenSource } from "../src/integrations/gsc/GoogleToken.ts"
-import { type GscOptions, makeGscConnector } from "../src/integrations/gsc/GscConnector.ts"
+import { type GscOptions, makeGscConnector, pacificDayShift } from "../src/integrations/gsc/GscConnector.ts"
+import { addDays } from "../src/metrics/Dates.ts"
 import { makeTopPerDay } from "../src/integrations/gsc/GscMap.ts"
 import { makeProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { SearchRepo } from "../src/search/SearchRepo.ts"
@@ -212,6 +213,30 @@ layer(TestApp.layer())("Search Console connector", (it) => {
 })
 
 describe("per-day top rows", () => {
+  it("maps Search Console's Pacific days to the website's days: the same date in UTC, the next one in Tokyo", async () => {
+    expect(pacificDayShift("UTC", new Date(START))).toBe(0)
+    expect(pacificDayShift("Europe/Berlin", new Date(START))).toBe(0)
+    expect(pacificDayShift("America/New_York", new Date(START))).toBe(0)
+    expect(pacificDayShift("Pacific/Honolulu", new Date(START))).toBe(0)
+    expect(pacificDayShift("Asia/Dubai", new Date(START))).toBe(0) // 11:30 PST = 23:30 in Dubai
+    expect(pacificDayShift("Asia/Kolkata", new Date(START))).toBe(1) // = 01:00 the next day
+    expect(pacificDayShift("Asia/Tokyo", new Date(START))).toBe(1)
+    expect(pacificDayShift("Asia/Tokyo", new Date("2026-07-01T12:00:00Z"))).toBe(1)
+    const { id, ctx, connector } = await setup()
+    const utc = await run(connector().sync(ctx()))
+    expect(Result.isSuccess(utc)).toBe(true)
+    const asStored = await stored(id)
+    const { projects } = await h.newAccount()
+    const tokyo = await run(connector().sync(ctx({ projectId: projects[0].id, timezone: "Asia/Tokyo" })))
+    // The same Search Console dates asked (Pacific), the same cursor; the rows a day later.
+    expect(success(tokyo).state).toEqual(success(utc).state)
+    const shifted = await stored(projects[0].id)
+    const next = <R extends { day: string }>(rows: ReadonlyArray<R>) => rows.map((r) => ({ ...r, day: addDays(r.day, 1) }))
+    expect(shifted.totals).toEqual(next(asStored.totals))
+    expect(shifted.queries).toEqual(next(asStored.queries))
+    expect(shifted.pages).toEqual(next(asStored.pages))
+  })
+
   it("keeps each day's top rows by clicks, impressions, then key, as the store trims them", () => {
     const top = makeTopPerDay(2)
     const r = (day: string, key: string, clicks: number, impressions: number) => ({ day, key, clicks, impressions, positionWeighted: impressions })

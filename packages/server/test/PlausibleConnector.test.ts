@@ -30,9 +30,9 @@ const OPTIONS: PlausibleOptions = { historyMonths: 1, pageLimit: 2 }
 /** The test's fake Plausible, stopped when the test ends. */
 let fake: FakePlausible
 
-const setup = (data = PLAUSIBLE_DATA()) => Effect.gen(function*() {
+const setup = (data = PLAUSIBLE_DATA(), siteTimezone?: string) => Effect.gen(function*() {
   fake = yield* Effect.acquireRelease(
-    Effect.promise(() => startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE, data })),
+    Effect.promise(() => startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE, data, ...(siteTimezone === undefined ? {} : { siteTimezone }) })),
     (f) => Effect.promise(() => f.close())
   )
   const { account, secret } = yield* h.newAccount({ projects: 0 })
@@ -73,7 +73,7 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       expect(counts.sources).toBe(8)
       expect(counts.countries).toBe(8)
       expect(counts.uniques).toBe(2)
-      expect(state).toEqual({ lastDay: "2026-11-20" })
+      expect(state).toEqual({ lastDay: "2026-11-20", siteTimezone: null }) // a Stats-only key: the project's zone
 
       const a = (yield* h.api.reports.getAnalytics({ params: { id }, query: { period: "7d" } }, { token: secret })).json.data
       expect(a.range).toMatchObject({ from: "2026-11-14", to: "2026-11-20", timezone: BERLIN, start: "2026-11-13T23:00:00.000Z" })
@@ -93,6 +93,31 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       const month = (label: string) => y.series.find((p: any) => p.label === label)
       expect(month("2026-10")).toMatchObject({ visitors: 5, visitorsMethod: "range_uniques", pageviews: 10, sessions: 5 })
       expect(month("2026-11")).toMatchObject({ visitors: 25, visitorsMethod: "range_uniques", pageviews: 80, sessions: 35 })
+    }))
+
+  it.effect("reads the site's time zone from Plausible's Sites API and places the hour labels in it; a key that may not read it leaves the project's", () =>
+    Effect.gen(function*() {
+      // One visit at 20:00 on 11-19 by the site's clock. The project is in Berlin.
+      const data = { days: { "2026-11-19": [1, 1, 2, 0, 10] as const }, hours: { "2026-11-19 20:00:00": [1, 1, 2, 0, 10] as const }, pages: [], sources: [], countries: [], uniques: {} }
+      const hourOf = (id: string) => Effect.map(
+        h.run(Effect.flatMap(TrafficRepo, (t) =>
+          t.read(id, { hoursFrom: "2026-11-19T00:00:00.000Z", hoursTo: "2026-11-20T12:00:00.000Z", from: "2026-11-19", to: "2026-11-20", topFrom: "2026-11-19", topTo: "2026-11-20", top: 1 }))),
+        (read) => read.hours.filter((r) => r.visitors > 0).map((r) => r.hour)
+      )
+      // The site is in New York: 20:00 there is 01:00 UTC the next day.
+      const ny = yield* Effect.scoped(Effect.gen(function*() {
+        const ny = yield* setup(data, "America/New_York")
+        const outcome = yield* sync(ny.ctx())
+        expect((outcome as Result.Success<any, any>).success.state).toEqual({ lastDay: "2026-11-20", siteTimezone: "America/New_York" })
+        expect(fake.siteRequests.map((r) => r.authorization)).toEqual([`Bearer ${PLAUSIBLE_KEY}`])
+        return ny
+      }))
+      expect(yield* hourOf(ny.id)).toEqual(["2026-11-20T01:00:00.000Z"])
+      // The key cannot read the Sites API (401 there): the project's zone, Berlin — 20:00 is 19:00 UTC.
+      const berlin = yield* setup(data)
+      const fallback = yield* sync(berlin.ctx())
+      expect((fallback as Result.Success<any, any>).success.state).toEqual({ lastDay: "2026-11-20", siteTimezone: null })
+      expect(yield* hourOf(berlin.id)).toEqual(["2026-11-19T19:00:00.000Z"])
     }))
 
   it.effect("puts the hours of Berlin's 25-hour DST day on the right UTC hours", () =>

@@ -90,6 +90,46 @@ describe("ProviderHttp retries", () => {
       expect(sent).toEqual([0])
       expect(Result.isFailure(result) && result.failure.kind).toBe("invalid_request")
     }))
+
+  /** Google's 403 body: error.errors[].reason says whether it is a rate limit. */
+  const google403 = (reason: string) => JSON.stringify({
+    error: { code: 403, message: `Quota exceeded (${reason})`, errors: [{ domain: "usageLimits", reason, message: "..." }], status: "PERMISSION_DENIED" }
+  })
+
+  it.effect("Google's 403 rateLimitExceeded / userRateLimitExceeded is retried like a 429 (Retry-After, then backoff), and ends as rate_limited", () =>
+    Effect.gen(function*() {
+      const { sent, get } = scripted([
+        { status: 403, body: google403("rateLimitExceeded"), headers: { "retry-after": "2" } },
+        { status: 403, body: google403("userRateLimitExceeded") },
+        { status: 200, body: "{\"rows\":[]}" }
+      ], OPTIONS)
+      const fiber = yield* Effect.forkChild(get)
+      yield* TestClock.adjust("1999 millis")
+      expect(sent).toEqual([0])
+      yield* TestClock.adjust("10 seconds")
+      const response = yield* Fiber.join(fiber)
+      expect(sent).toHaveLength(3)
+      expect(sent[1]).toBe(2_000)
+      expect(sent[2] - sent[1]).toBeLessThanOrEqual(OPTIONS.backoffBaseMs * 2)
+      expect(response.json).toEqual({ rows: [] })
+
+      const always = scripted([1, 2, 3].map(() => ({ status: 403, body: google403("userRateLimitExceeded") })), OPTIONS)
+      const f2 = yield* Effect.forkChild(Effect.result(always.get))
+      yield* TestClock.adjust("10 seconds")
+      const result = yield* Fiber.join(f2)
+      expect(always.sent).toHaveLength(3)
+      expect(Result.isFailure(result) && [result.failure.kind, result.failure.status]).toEqual(["rate_limited", 403])
+    }))
+
+  it.effect("any other 403 (a missing permission, a daily quota) fails at once as forbidden", () =>
+    Effect.gen(function*() {
+      for (const body of [google403("forbidden"), google403("dailyLimitExceeded"), "{\"error\":\"nope\"}", ""]) {
+        const { sent, get } = scripted([{ status: 403, body }], OPTIONS)
+        const result = yield* Effect.result(get)
+        expect(sent).toEqual([0])
+        expect(Result.isFailure(result) && result.failure.kind).toBe("forbidden")
+      }
+    }))
 })
 
 describe("@sitehealth/domain/RetryAfter", () => {

@@ -13,7 +13,8 @@ import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { CredentialsCipher, makeCipher } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../src/integrations/SyncQueue.ts"
-import { drainSyncs, LEASE_MS, runNextSync } from "../src/integrations/SyncRunner.ts"
+import { nextSlot } from "../src/integrations/Schedule.ts"
+import { drainSyncs, LEASE_MS, runNextSync, scheduleSyncs } from "../src/integrations/SyncRunner.ts"
 import { START } from "./support/TestApp.ts"
 import { type Instance, usePrivatePostgres } from "./support/PrivatePostgres.ts"
 import { fakeDay, makeFakeConnector, runnerLayer, SECRET, storedDays, TEST_KEY } from "./support/SyncFakes.ts"
@@ -98,6 +99,32 @@ describe("SyncQueue on PostgreSQL", () => {
       const to = "2026-11-19"
       expect(yield* b.provide(storedDays(killed, from, to))).toEqual(yield* b.provide(storedDays(control, from, to)))
       expect(yield* b.provide(storedDays(killed, from, to))).toEqual(["2026-11-14", "2026-11-15", "2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19"].map(fakeDay))
+    }), 60_000)
+
+  it.effect("two instances scheduling at once: each due integration gets one run, at its own slot, and the runs record the next slot", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(START)
+      const a = yield* instance
+      const b = yield* instance
+      const ids = yield* setup(a, 6)
+      const fake = makeFakeConnector()
+      const connectors = () => fake.connector
+      const mine = (runs: ReadonlyArray<{ readonly projectId: string }>) => runs.filter((r) => ids.includes(r.projectId))
+      const schedule = (i: Instance) => i.provide(scheduleSyncs({ defaultIntervalMinutes: 60, connectors }))
+      // Nothing is due before the slots; after an hour every one of them has come, whatever its minute.
+      expect(mine(yield* schedule(a))).toEqual([])
+      yield* TestClock.adjust(60 * 60_000)
+      const [fromA, fromB] = yield* Effect.all([schedule(a), schedule(b)], { concurrency: 2 })
+      expect([...mine(fromA), ...mine(fromB)].map((r) => r.projectId).sort()).toEqual([...ids].sort())
+      // Both instances drain: each run once; each integration's next run is its next slot.
+      yield* Effect.all([a.provide(drainSyncs({ connectors })), b.provide(drainSyncs({ connectors }))], { concurrency: 2 })
+      const at = new Date(yield* Clock.currentTimeMillis)
+      for (const id of ids) {
+        const connection = yield* a.provide(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.connection(id, "plausible")))
+        expect([connection?.integration.failures, connection?.integration.nextSyncAt?.toISOString()])
+          .toEqual([0, nextSlot(id, "plausible", 60, at).toISOString()])
+      }
+      expect(mine(yield* schedule(b))).toEqual([])
     }), 60_000)
 
   it.effect("credentials are ciphertext at rest: no plaintext in the row, nonce + tag around it, and they decrypt only with the key", () =>

@@ -3,7 +3,7 @@
  * the data directory. Migrations run before the layer is ready.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { AppConfig } from "../Config.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
@@ -47,11 +47,25 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
   return { kind: "embedded" as const, url: handle.url }
 })
 
-export const pgLayer = (url: string) =>
+/** Connections of the server's pool. */
+export const POOL_MAX_CONNECTIONS = 20
+
+/**
+ * The pool's size, for what must leave part of it free: keyed POSTs (http/Idempotency.ts) reserve a
+ * connection each for their transaction, and are admitted only while half the pool is left to the rest.
+ */
+export class DatabasePool extends Context.Service<DatabasePool, { readonly maxConnections: number }>()("sitehealth/DatabasePool") {}
+
+export const pgLayer = (url: string, options: { readonly maxConnections?: number } = {}) => {
+  const maxConnections = options.maxConnections ?? POOL_MAX_CONNECTIONS
   // multiplex: statements of concurrent requests share connections and go out pipelined, several per
   // write — fewer syscalls and wake-ups on both sides (docs/benchmarks.md: −30 µs of server CPU and −30 µs of
   // Postgres CPU per health request). Transactions still reserve a connection of their own.
-  PgClient.layer({ url: Redacted.make(url), maxConnections: 20, applicationName: "sitehealth", multiplex: true })
+  return Layer.merge(
+    PgClient.layer({ url: Redacted.make(url), maxConnections, applicationName: "sitehealth", multiplex: true }),
+    Layer.succeed(DatabasePool, { maxConnections })
+  )
+}
 
 /** SqlClient over the configured database, migrated. */
 // Start-up again: a failed connection or migration ends the process (main.ts) rather than serving 503s forever.

@@ -7,6 +7,7 @@ import { dashboardMigration } from "../dashboard/Migration.ts"
 import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
+import { syncScheduleMigration } from "../integrations/ScheduleMigration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
@@ -151,5 +152,6 @@ export const migrations = Migrator.fromRecord({
   "0012_dashboard": dashboardMigration,
   "0013_oauth_flows": oauthFlowsMigration,
   "0014_stored_answers": answersMigration,
-  "0015_traffic_countries": trafficCountriesMigration
+  "0015_traffic_countries": trafficCountriesMigration,
+  "0016_sync_schedule": syncScheduleMigration
 })

@@ -19,9 +19,10 @@
  * mint's answer is kept with `secret: null` and `secretRedacted: true`, which is what its replay shows.
  *
  * It runs inside Authentication (see the tag in the domain), so it has the token and only authenticated,
- * permitted requests reach it.
+ * permitted requests reach it. At most half the pool's connections are held by keyed units at once
+ * (keyedUnitsFor): a keyed request beyond that waits for its turn without holding a connection.
  */
-import { Cause, Clock, Effect, Exit, Layer, Predicate, Result, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Layer, Predicate, Result, Schema, Semaphore } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import {
@@ -42,7 +43,17 @@ import {
   IdempotencyKeyReused,
   NotFound
 } from "@sitehealth/domain/Errors"
+import { DatabasePool } from "../db/Database.ts"
 import { type ClaimInput, IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
+
+/**
+ * How many keyed units may run at once on this instance: half the database pool (at least one). Each
+ * reserves a pool connection for its transaction while it runs — and may wait inside it (a row lock another
+ * transaction holds, a slow handler). Beyond the limit a keyed request waits for its turn BEFORE its
+ * transaction begins, holding no connection, so the other half of the pool always serves everything else
+ * (reads, authentication, unkeyed writes). No pool (the memory store): no limit.
+ */
+export const keyedUnitsFor = (maxConnections: number): number => Math.max(1, Math.floor(maxConnections / 2))
 
 /** The handlers' own errors: answers of the endpoint, stored and replayed like its successes. */
 const STORED_ERRORS: ReadonlyArray<(typeof API_ERRORS)[number]> = [BadRequest, Forbidden, NotFound, Conflict]
@@ -165,6 +176,8 @@ export const IdempotencyLive = Layer.effect(
   Idempotency,
   Effect.gen(function*() {
     const repo = yield* IdempotencyRepo
+    const pool = yield* Effect.serviceOption(DatabasePool)
+    const gate = pool._tag === "Some" ? Semaphore.makeUnsafe(keyedUnitsFor(pool.value.maxConnections)) : null
 
     /** The unit of work of a keyed request; it ends in how the request ended (committed or rolled back). */
     const unit = <E, R>(input: ClaimInput, httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -210,7 +223,8 @@ export const IdempotencyLive = Layer.effect(
         const now = new Date(yield* Clock.currentTimeMillis)
         const input: ClaimInput = { tokenId: principal.tokenId, key, requestHash: requestHash(request.method, request.url, body.success), now }
         // The sweep runs beside the unit, in its own statement outside its transaction (see IdempotencyRepo.sweep).
-        const [, response] = yield* Effect.all([repo.sweep(now), unit(input, httpEffect)], { concurrency: 2 })
+        const admitted = gate === null ? unit(input, httpEffect) : gate.withPermits(1)(unit(input, httpEffect))
+        const [, response] = yield* Effect.all([repo.sweep(now), admitted], { concurrency: 2 })
         return response
       })
     )

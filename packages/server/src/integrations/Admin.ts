@@ -103,7 +103,10 @@ const integrationJson = (i: IntegrationRecord) => ({
   lastSuccessAt: i.lastSyncedAt?.toISOString() ?? null,
   lastError: i.lastError,
   baseUrl: i.baseUrl ?? null,
-  syncIntervalMinutes: i.syncIntervalMinutes ?? null
+  syncIntervalMinutes: i.syncIntervalMinutes ?? null,
+  // The schedule (Schedule.ts): null = not scheduled yet (its first slot after connectedAt).
+  nextSyncAt: i.nextSyncAt?.toISOString() ?? null,
+  consecutiveFailures: i.failures ?? 0
 })
 
 const cipherLayer = Layer.provide(CredentialsCipher.fromConfig, AppConfig.layerFromEnv)

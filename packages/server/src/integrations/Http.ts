@@ -16,6 +16,7 @@ import { dashboardOnly } from "../projects/Http.ts"
 import { isoOrNull } from "../store/Present.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { IntegrationsRepo } from "./IntegrationsRepo.ts"
+import { intervalMinutesOf, nextSlot } from "./Schedule.ts"
 import { SyncQueue } from "./SyncQueue.ts"
 
 export const PROVIDER_KIND: Record<Provider, Integration["kind"]> = {
@@ -53,8 +54,14 @@ export const presentIntegration = (
   lastSuccessAt: isoOrNull(row?.lastSyncedAt ?? null),
   lastRun: lastRun ? presentRun(lastRun) : null,
   lastError: row?.lastError ?? null,
-  syncIntervalMinutes: row ? row.syncIntervalMinutes ?? defaultIntervalMinutes : null
+  syncIntervalMinutes: row ? intervalMinutesOf(provider, row.syncIntervalMinutes, defaultIntervalMinutes) : null,
+  nextSyncAt: row ? nextScheduledSync(row, defaultIntervalMinutes).toISOString() : null,
+  consecutiveFailures: row?.failures ?? 0
 })
+
+/** The stored next_sync_at, or — not scheduled yet — the first slot after the connection (Schedule.ts). */
+const nextScheduledSync = (row: IntegrationRecord, defaultIntervalMinutes: number): Date =>
+  row.nextSyncAt ?? nextSlot(row.projectId, row.provider, intervalMinutesOf(row.provider, row.syncIntervalMinutes, defaultIntervalMinutes), row.connectedAt)
 
 type Payload<Name extends keyof typeof IntegrationsApi.endpoints> = (typeof IntegrationsApi.endpoints)[Name]["~Payload"]["Type"]
 

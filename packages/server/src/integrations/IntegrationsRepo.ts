@@ -42,13 +42,21 @@ export interface IntegrationsRepoShape {
   /** Records an integration's public row as given (seed, tests); credentials and state are left as they are. */
   readonly upsert: (record: IntegrationRecord) => Effect.Effect<void>
   /**
-   * Connects (or reconnects) with new credentials: status connected, no error, connected_at now, and the
-   * cursor cleared (new credentials may be another account: the next run starts from scratch).
+   * Connects (or reconnects) with new credentials: status connected, no error, connected_at now, the
+   * cursor cleared (new credentials may be another account: the next run starts from scratch), and the
+   * schedule restarted (no failures; next scheduled run at its first slot after now).
    */
   readonly connect: (input: ConnectInput) => Effect.Effect<IntegrationRecord>
   /** Removes the integration (its data stays); queued runs are dropped. False when it was not connected. */
   readonly disconnect: (projectId: string, provider: string) => Effect.Effect<boolean>
   readonly connection: (projectId: string, provider: string) => Effect.Effect<IntegrationConnection | null>
+  /** Projects whose history is still to be rebuilt after a sync (history_pending), oldest connection first. */
+  readonly historyPending: (limit: number) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Inside the project's lock (the rebuild's transaction): whether the project's history is pending, and
+   * clears it — committed with the rebuild, so a rebuild that dies leaves it pending.
+   */
+  readonly takeHistoryPending: (projectId: string) => Effect.Effect<boolean>
 }
 
 /** PUBLIC_COLUMNS' shapes. */
@@ -60,7 +68,9 @@ const IntegrationRow = Schema.Struct({
   last_success_at: Schema.NullOr(Instant),
   last_error: Schema.NullOr(Schema.String),
   base_url: Schema.NullOr(Schema.String),
-  sync_interval_minutes: Schema.NullOr(Schema.Finite)
+  sync_interval_minutes: Schema.NullOr(Schema.Finite),
+  next_sync_at: Schema.NullOr(Instant),
+  failures: Schema.Finite
 })
 /** With what only a sync reads: the encrypted credentials and the connector's cursor (jsonb, any JSON). */
 const ConnectionRow = Schema.Struct({
@@ -80,10 +90,13 @@ const toIntegration = (r: typeof IntegrationRow.Type): IntegrationRecord => ({
   lastSyncedAt: r.last_success_at,
   lastError: r.last_error,
   baseUrl: r.base_url,
-  syncIntervalMinutes: r.sync_interval_minutes
+  syncIntervalMinutes: r.sync_interval_minutes,
+  nextSyncAt: r.next_sync_at,
+  failures: r.failures
 })
 
-const PUBLIC_COLUMNS = "project_id, provider, status, connected_at, last_success_at, last_error, base_url, sync_interval_minutes"
+const PUBLIC_COLUMNS =
+  "project_id, provider, status, connected_at, last_success_at, last_error, base_url, sync_interval_minutes, next_sync_at, failures"
 
 export class IntegrationsRepo extends Context.Service<IntegrationsRepo, IntegrationsRepoShape>()(
   "sitehealth/IntegrationsRepo"
@@ -133,7 +146,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                 ON CONFLICT (project_id, provider) DO UPDATE SET status = 'connected', connected_at = EXCLUDED.connected_at,
                   last_success_at = COALESCE(EXCLUDED.last_success_at, integrations.last_success_at),
                   last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
-                  sync_interval_minutes = EXCLUDED.sync_interval_minutes
+                  sync_interval_minutes = EXCLUDED.sync_interval_minutes, next_sync_at = NULL, failures = 0
                 RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
             yield* bump(c.projectId)
             return toIntegration(row)
@@ -146,6 +159,17 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             yield* bump(projectId)
             return true
           })).pipe(dieOnSqlError),
+        historyPending: (limit) =>
+          sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY min(connected_at), project_id
+              LIMIT ${limit}`.pipe(
+            Effect.map((rows) => rows.map((r) => String((r as { project_id: unknown }).project_id))),
+            dieOnSqlError
+          ),
+        takeHistoryPending: (projectId) =>
+          sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            dieOnSqlError
+          ),
         connection: (projectId, provider) =>
           sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
             Effect.flatMap(decodeConnection),
@@ -172,7 +196,10 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
       const key = (projectId: string, provider: string) => `${projectId}/${provider}`
       const sorted = (rows: Iterable<IntegrationRecord>) =>
         [...rows].sort((a, b) => a.projectId.localeCompare(b.projectId) || a.provider.localeCompare(b.provider))
-      const normalise = (i: IntegrationRecord): IntegrationRecord => ({ ...i, baseUrl: i.baseUrl ?? null, syncIntervalMinutes: i.syncIntervalMinutes ?? null })
+      const normalise = (i: IntegrationRecord, old: IntegrationRecord | undefined): IntegrationRecord => ({
+    ...i, baseUrl: i.baseUrl ?? null, syncIntervalMinutes: i.syncIntervalMinutes ?? null,
+    nextSyncAt: i.nextSyncAt ?? old?.nextSyncAt ?? null, failures: i.failures ?? old?.failures ?? 0
+  })
       return IntegrationsRepo.of({
         list: (projectId) =>
           Effect.map(queue.latestRuns(projectId), (lastRuns) => ({
@@ -181,13 +208,14 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
           })),
         all: (projectId) =>
           Effect.sync(() => sorted([...db.integrations.values()].filter((i) => projectId === null || i.projectId === projectId))),
-        upsert: (i) => Effect.sync(() => void db.integrations.set(key(i.projectId, i.provider), normalise(i))),
+        upsert: (i) =>
+          Effect.sync(() => void db.integrations.set(key(i.projectId, i.provider), normalise(i, db.integrations.get(key(i.projectId, i.provider))))),
         connect: (c) =>
           Effect.sync(() => {
             const record: IntegrationRecord = {
               projectId: c.projectId, provider: c.provider, status: "connected", connectedAt: c.now,
               lastSyncedAt: c.synced?.at ?? db.integrations.get(key(c.projectId, c.provider))?.lastSyncedAt ?? null, lastError: null,
-              baseUrl: c.baseUrl, syncIntervalMinutes: c.syncIntervalMinutes
+              baseUrl: c.baseUrl, syncIntervalMinutes: c.syncIntervalMinutes, nextSyncAt: null, failures: 0
             }
             db.integrations.set(key(c.projectId, c.provider), record)
             side.credentials.set(key(c.projectId, c.provider), c.credentials)
@@ -200,10 +228,19 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             if (!db.integrations.delete(key(projectId, provider))) return false
             side.credentials.delete(key(projectId, provider))
             side.states.delete(key(projectId, provider))
+            side.historyPending.delete(key(projectId, provider))
             for (const [id, r] of db.syncRequests) {
               if (r.projectId === projectId && r.provider === provider && r.status === "queued") db.syncRequests.delete(id)
             }
             return true
+          }),
+        historyPending: (limit) =>
+          Effect.sync(() => [...new Set([...side.historyPending].map((k) => k.split("/")[0]))].filter((id) => db.projects.has(id)).slice(0, limit)),
+        takeHistoryPending: (projectId) =>
+          Effect.sync(() => {
+            const mine = [...side.historyPending].filter((k) => k.startsWith(`${projectId}/`))
+            for (const k of mine) side.historyPending.delete(k)
+            return mine.length > 0
           }),
         connection: (projectId, provider) =>
           Effect.sync(() => {

@@ -1,7 +1,8 @@
 /**
  * The one HTTP client every provider connector uses: an effect/http `HttpClient` (fetch underneath) with
  * JSON in and out, a timeout per attempt, and polite retries on one schedule (@sitehealth/domain/RetryAfter)
- * — 429 and 503 honour Retry-After (seconds or an HTTP date, capped), other 5xx, timeouts and network
+ * — 429 (and Google's 403 rateLimitExceeded / userRateLimitExceeded, its way of saying 429) and 503 honour
+ * Retry-After (seconds or an HTTP date, capped), other 5xx, timeouts and network
  * failures back off exponentially with full jitter, a bounded number of attempts; other 4xx fail at once
  * with a kind the caller can act on (unauthorized → "reconnect", not_found → "check the site id").
  * Credentials travel only in the request headers or body given by the caller; nothing here logs a header
@@ -122,7 +123,14 @@ const kindOfStatus = (status: number): ProviderErrorKind =>
 
 /** What providers put in an error body (Stripe: error.message; Google: error.message / error_description; Plausible: error). */
 const ErrorBody = Schema.Struct({
-  error: Schema.optional(Schema.Union([Schema.String, Schema.Struct({ message: Schema.optional(Schema.String) })])),
+  error: Schema.optional(Schema.Union([
+    Schema.String,
+    Schema.Struct({
+      message: Schema.optional(Schema.String),
+      // Google: error.errors[].reason (e.g. rateLimitExceeded) says why a 403 was refused.
+      errors: Schema.optional(Schema.Array(Schema.Struct({ reason: Schema.optional(Schema.String) })))
+    })
+  ])),
   error_description: Schema.optional(Schema.String),
   message: Schema.optional(Schema.Unknown)
 })
@@ -135,6 +143,17 @@ const providerMessage = (json: unknown): string | null => {
   const m = (typeof body.error === "object" ? body.error.message : undefined) ?? body.error_description ??
     (typeof body.error === "string" ? body.error : undefined) ?? body.message
   return typeof m === "string" && m.length > 0 ? m.slice(0, 300) : null
+}
+
+/**
+ * Google answers a rate limit with 403 (not 429) and says so in error.errors[].reason: those 403s are
+ * retried like a 429. Other 403s (a missing permission, a daily quota used up) fail at once.
+ */
+export const GOOGLE_RATE_LIMIT_REASONS: ReadonlySet<string> = new Set(["rateLimitExceeded", "userRateLimitExceeded"])
+const isGoogleRateLimit = (json: unknown): boolean => {
+  const body = Option.getOrNull(decodeErrorBody(json))
+  return body !== null && typeof body.error === "object" &&
+    (body.error.errors ?? []).some((e) => e.reason !== undefined && GOOGLE_RATE_LIMIT_REASONS.has(e.reason))
 }
 
 const parseJson = Schema.decodeUnknownResult(Schema.fromJsonString(Schema.Unknown))
@@ -206,9 +225,11 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, cli
             : Effect.succeed({ status, json, headers })
         }
         const said = providerMessage(json)
-        const error = new ProviderError({ kind: kindOfStatus(status), status, message: `${where(req.url)} answered ${status}${said === null ? "" : `: ${said}`}` })
+        const rateLimited = status === 429 || (status === 403 && isGoogleRateLimit(json))
+        const kind = rateLimited ? "rate_limited" : kindOfStatus(status)
+        const error = new ProviderError({ kind, status, message: `${where(req.url)} answered ${status}${said === null ? "" : `: ${said}`}` })
         return Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) =>
-          Effect.fail(failed(error, status === 429 || status === 503 ? retryAfterMillis(headers["retry-after"], now) : null)))
+          Effect.fail(failed(error, rateLimited || status === 503 ? retryAfterMillis(headers["retry-after"], now) : null)))
       })
     )
 

@@ -14,8 +14,9 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { newId } from "../store/Ids.ts"
 import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
-import type { SyncRunRecord } from "../store/Records.ts"
+import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+import { intervalMinutesOf, nextSlot } from "./Schedule.ts"
 
 export interface RequestSyncInput {
   readonly projectId: string
@@ -44,16 +45,35 @@ export interface SyncQueueShape {
    * attempt was taken over or finished meanwhile.
    */
   readonly release: (run: SyncRunRecord) => Effect.Effect<boolean>
-  /** The run succeeded: counts, the connector's new cursor, integration connected with last_success_at = now. */
-  readonly succeed: (input: { readonly run: SyncRunRecord; readonly counts: Readonly<Record<string, number>>; readonly state: unknown; readonly now: Date }) => Effect.Effect<boolean>
+  /**
+   * The run succeeded: counts, the connector's new cursor, integration connected with last_success_at = now,
+   * no failures, next scheduled run at `nextSyncAt` (its next slot, Schedule.ts).
+   */
+  readonly succeed: (input: {
+    readonly run: SyncRunRecord
+    readonly counts: Readonly<Record<string, number>>
+    readonly state: unknown
+    readonly now: Date
+    readonly nextSyncAt: Date
+    /** The run brought the integration's history: its project's history is to be rebuilt (history_pending). */
+    readonly historyPending: boolean
+  }) => Effect.Effect<boolean>
   /**
    * The attempt failed. With `retryAt`, the run goes back to the queue until then (integration untouched);
-   * without, the run is failed and the integration is in error with that message.
+   * without, the run is failed and the integration is in error with that message, one more failure counted
+   * and its next scheduled run at `nextSyncAt` (the back-off, Schedule.ts).
    */
-  readonly fail: (input: { readonly run: SyncRunRecord; readonly error: string; readonly now: Date; readonly retryAt: Date | null }) => Effect.Effect<boolean>
+  readonly fail: (input: {
+    readonly run: SyncRunRecord
+    readonly error: string
+    readonly now: Date
+    readonly retryAt: Date | null
+    readonly nextSyncAt: Date
+  }) => Effect.Effect<boolean>
   /**
    * Queues an incremental run for every integration that can sync (stored credentials, or a provider in
-   * `credentialless`) whose last run — or connection — is older than its interval. Returns the runs queued.
+   * `credentialless`), has no pending run and is due: its next_sync_at has come, or — never scheduled yet —
+   * its first slot after it was connected (Schedule.ts). Returns the runs queued.
    */
   readonly schedule: (input: { readonly now: Date; readonly defaultIntervalMinutes: number; readonly credentialless: ReadonlyArray<string> }) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
 }
@@ -77,7 +97,22 @@ const decodeRuns = rowsOf("sync_runs", RunRow)
 const decodeRun = firstOf("sync_runs", RunRow)
 const decodeClaimed = singleOf("sync_runs", RunRow)
 const decodeIds = rowsOf("sync_runs", Schema.Struct({ id: Schema.String }))
-const decodeDue = rowsOf("integrations", Schema.Struct({ project_id: Schema.String, provider: Schema.String }))
+const decodeDue = rowsOf("integrations", Schema.Struct({
+  project_id: Schema.String,
+  provider: Schema.String,
+  connected_at: Instant,
+  next_sync_at: Schema.NullOr(Instant),
+  sync_interval_minutes: Schema.NullOr(Schema.Finite)
+}))
+
+/** Due now: its next_sync_at has come, or (never scheduled) its first slot after the connection. */
+const isDue = (
+  i: { readonly projectId: string; readonly provider: string; readonly connectedAt: Date; readonly nextSyncAt: Date | null; readonly syncIntervalMinutes: number | null },
+  defaultIntervalMinutes: number,
+  now: Date
+) =>
+  (i.nextSyncAt ?? nextSlot(i.projectId, i.provider, intervalMinutesOf(i.provider, i.syncIntervalMinutes, defaultIntervalMinutes), i.connectedAt))
+    .getTime() <= now.getTime()
 
 const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
   id: r.id,
@@ -96,10 +131,10 @@ const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
 })
 
 /** Memory store only: credentials and cursors of integrations, beside MemoryDb's rows (one per MemoryDb). */
-const sides = new WeakMap<MemoryTables, { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown> }>()
+const sides = new WeakMap<MemoryTables, { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown>; historyPending: Set<string> }>()
 export const memorySide = (db: MemoryTables) => {
   let side = sides.get(db)
-  if (side === undefined) sides.set(db, (side = { credentials: new Map(), states: new Map() }))
+  if (side === undefined) sides.set(db, (side = { credentials: new Map(), states: new Map(), historyPending: new Set() }))
   return side
 }
 
@@ -167,19 +202,20 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
           ),
-        succeed: ({ counts, now, run, state }) =>
+        succeed: ({ counts, historyPending, nextSyncAt, now, run, state }) =>
           sql.withTransaction(Effect.gen(function*() {
             const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
                   counts = ${JSON.stringify(counts)}::jsonb, error = NULL
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
             if (done.length === 0) return false
             yield* sql`UPDATE integrations SET state = ${JSON.stringify(state ?? null)}::jsonb, last_success_at = ${now},
-                  status = 'connected', last_error = NULL
+                  status = 'connected', last_error = NULL, failures = 0, next_sync_at = ${nextSyncAt},
+                  history_pending = history_pending OR ${historyPending}
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
             yield* bump(run.projectId)
             return true
           })).pipe(dieOnSqlError),
-        fail: ({ error, now, retryAt, run }) =>
+        fail: ({ error, nextSyncAt, now, retryAt, run }) =>
           sql.withTransaction(Effect.gen(function*() {
             const done = retryAt !== null
               ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
@@ -188,7 +224,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                   WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
             if (done.length === 0) return false
             if (retryAt === null) {
-              yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}
+              yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}, failures = failures + 1,
+                    next_sync_at = ${nextSyncAt}
                   WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
               yield* bump(run.projectId)
             }
@@ -196,15 +233,21 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
           })).pipe(dieOnSqlError),
         schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
           Effect.gen(function*() {
-            const due = yield* sql`SELECT i.project_id, i.provider FROM integrations i
+            // next_sync_at NULL (never scheduled): the slot is computed here, from connected_at.
+            const candidates = yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
+                FROM integrations i
                 WHERE (i.credentials IS NOT NULL OR i.provider = ANY(${[...credentialless]}))
+                  AND (i.next_sync_at IS NULL OR i.next_sync_at <= ${now})
                   AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
                     AND r.status IN ('queued','running'))
-                  AND GREATEST(i.connected_at, (SELECT max(r.requested_at) FROM sync_runs r
-                        WHERE r.project_id = i.project_id AND r.provider = i.provider))
-                      <= ${now}::timestamptz - make_interval(mins => COALESCE(i.sync_interval_minutes, ${defaultIntervalMinutes}))
-                ORDER BY i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
+                ORDER BY i.next_sync_at NULLS FIRST, i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
+            const due = candidates.filter((r) =>
+              isDue({
+                projectId: r.project_id, provider: r.provider, connectedAt: r.connected_at, nextSyncAt: r.next_sync_at,
+                syncIntervalMinutes: r.sync_interval_minutes
+              }, defaultIntervalMinutes, now))
             const queued: Array<SyncRunRecord> = []
+            // Two instances scheduling at once: the pending index lets one insert per integration through.
             for (const r of due) {
               const inserted = yield* insertRun({ projectId: r.project_id, provider: r.provider, mode: "incremental", requestedBy: "scheduler", now })
               if (inserted !== null) queued.push(toRun(inserted))
@@ -240,10 +283,13 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
         const r = runs.get(run.id)
         return r !== undefined && r.status === "running" && r.attempts === run.attempts ? r : null
       }
-      const setIntegration = (run: SyncRunRecord, patch: Partial<{ status: "connected" | "error"; lastSyncedAt: Date; lastError: string | null }>) => {
+      const setIntegration = (
+        run: SyncRunRecord,
+        patch: (i: IntegrationRecord) => Partial<{ status: "connected" | "error"; lastSyncedAt: Date; lastError: string | null; nextSyncAt: Date; failures: number }>
+      ) => {
         const k = `${run.projectId}/${run.provider}`
         const i = db.integrations.get(k)
-        if (i !== undefined) db.integrations.set(k, { ...i, ...patch })
+        if (i !== undefined) db.integrations.set(k, { ...i, ...patch(i) })
       }
       return SyncQueue.of({
         request: (input) =>
@@ -288,16 +334,17 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             runs.set(r.id, { ...r, status: "queued", leaseUntil: null, attempts: r.attempts - 1 })
             return true
           }),
-        succeed: ({ counts, now, run, state }) =>
+        succeed: ({ counts, historyPending, nextSyncAt, now, run, state }) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, status: "succeeded", finishedAt: now, leaseUntil: null, counts: { ...counts }, error: null })
             side.states.set(`${run.projectId}/${run.provider}`, structuredClone(state ?? null))
-            setIntegration(run, { status: "connected", lastSyncedAt: now, lastError: null })
+            if (historyPending) side.historyPending.add(`${run.projectId}/${run.provider}`)
+            setIntegration(run, () => ({ status: "connected", lastSyncedAt: now, lastError: null, failures: 0, nextSyncAt }))
             return true
           }),
-        fail: ({ error, now, retryAt, run }) =>
+        fail: ({ error, nextSyncAt, now, retryAt, run }) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
@@ -306,7 +353,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               return true
             }
             runs.set(r.id, { ...r, status: "failed", finishedAt: now, leaseUntil: null, error })
-            setIntegration(run, { status: "error", lastError: error })
+            setIntegration(run, (i) => ({ status: "error", lastError: error, failures: (i.failures ?? 0) + 1, nextSyncAt }))
             return true
           }),
         schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
@@ -316,9 +363,11 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               const k = `${i.projectId}/${i.provider}`
               if ((side.credentials.get(k) ?? null) === null && !credentialless.includes(i.provider)) continue
               if (pendingOf(i.projectId, i.provider)) continue
-              const mine = [...runs.values()].filter((r) => r.projectId === i.projectId && r.provider === i.provider)
-              const last = Math.max(i.connectedAt.getTime(), ...mine.map((r) => r.requestedAt.getTime()))
-              if (last > now.getTime() - (i.syncIntervalMinutes ?? defaultIntervalMinutes) * 60_000) continue
+              const due = isDue({
+                projectId: i.projectId, provider: i.provider, connectedAt: i.connectedAt, nextSyncAt: i.nextSyncAt ?? null,
+                syncIntervalMinutes: i.syncIntervalMinutes ?? null
+              }, defaultIntervalMinutes, now)
+              if (!due) continue
               const run = newRun({ projectId: i.projectId, provider: i.provider, mode: "incremental", requestedBy: "scheduler", now })
               runs.set(run.id, run)
               queued.push(run)

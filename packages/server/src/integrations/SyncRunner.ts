@@ -12,8 +12,11 @@
  * Failures: a transient one (5xx, 429, timeout, network after ProviderHttp's own retries) puts the run
  * back in the queue for a later attempt; the third failed attempt — or any other failure (rejected or
  * undecryptable credentials, unknown site, malformed answer) — fails the run and puts the integration in
- * `error` with the message, which raises the integration_failing signal. A worker that dies mid-run
- * leaves a lease that expires; the next claim takes the run over (and counts the attempt). A worker that is
+ * `error` with the message, which raises the integration_failing signal, counts one more failure in a row
+ * and puts its next scheduled run after the back-off (Schedule.ts); a success resets both and schedules
+ * the next slot. The first success of a connection (or a full resync) rebuilds the project's history
+ * (worker/Recompute.ts rebuildHistory), recorded as pending with the success so it is not lost.
+ * A worker that dies mid-run leaves a lease that expires; the next claim takes the run over (and counts the attempt). A worker that is
  * STOPPED mid-run (its fiber interrupted: SIGTERM) interrupts the connector and releases the run back to the
  * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */
@@ -28,7 +31,9 @@ import { CredentialsCipher } from "./Crypto.ts"
 import { IntegrationsRepo } from "./IntegrationsRepo.ts"
 import { CurrentProvider, ProviderError, ProviderHttp } from "./ProviderHttp.ts"
 import { connectorFor, type ConnectorLookup, CONNECTORS, credentiallessProviders } from "./Registry.ts"
+import { intervalMinutesOf, nextSyncAfter } from "./Schedule.ts"
 import { SyncQueue } from "./SyncQueue.ts"
+import { rebuildHistory } from "../worker/Recompute.ts"
 
 /** How long a claim holds a run before another worker may take it over; renewed every third of it. */
 export const LEASE_MS = 5 * 60_000
@@ -50,7 +55,12 @@ export interface RunnerOptions {
    * `running` under its lease, as a crash would (tests use it to stand for a killed process).
    */
   readonly releaseOnInterrupt?: boolean
+  /** Interval of integrations whose provider has no cadence of its own (Schedule.ts); 60 by default. */
+  readonly defaultIntervalMinutes?: number
 }
+
+/** The default of SITEHEALTH_SYNC_INTERVAL_MINUTES (Config.ts). */
+export const DEFAULT_INTERVAL_MINUTES = 60
 
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -79,11 +89,23 @@ export const runNextSync = (options: RunnerOptions = {}) =>
     const claimed = yield* queue.claim(yield* nowDate, leaseMs).pipe(Effect.withTracerEnabled(false))
     if (claimed === null) return null
     const run = claimed
+    const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
+    const intervalMinutes = intervalMinutesOf(
+      run.provider,
+      connection?.integration.syncIntervalMinutes,
+      options.defaultIntervalMinutes ?? DEFAULT_INTERVAL_MINUTES
+    )
+    const nextAfter = (now: Date, failures: number) =>
+      nextSyncAfter({ projectId: run.projectId, provider: run.provider, intervalMinutes, now, failures })
     const finishFailed = (message: string, transient: boolean) =>
       Effect.gen(function*() {
         const now = yield* nowDate
         const retry = transient && run.attempts < MAX_ATTEMPTS
-        const recorded = yield* queue.fail({ run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null })
+        const recorded = yield* queue.fail({
+          run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null,
+          // The run failed for good: one more failure in a row, and the back-off that goes with it.
+          nextSyncAt: nextAfter(now, (connection?.integration.failures ?? 0) + 1)
+        })
         yield* countSyncRun(run.provider, retry ? "retry" : "failed")
         // The ids stay in this one message as well as in the annotations: it is the line operators search for.
         yield* Effect.logWarning(`sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${retry ? ", will retry" : ""}: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`)
@@ -93,7 +115,6 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       if (run.attempts > MAX_ATTEMPTS) {
         return yield* finishFailed(`the worker stopped during this sync ${MAX_ATTEMPTS} times; giving up`, false)
       }
-      const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
       if (connection === null) return yield* finishFailed(`${run.provider} is no longer connected`, false)
       const connector = lookup(run.provider)
       if (connector === undefined) return yield* finishFailed(`no connector for provider ${run.provider} in this server`, false)
@@ -133,9 +154,18 @@ export const runNextSync = (options: RunnerOptions = {}) =>
         })))
       }))
       if (Exit.isSuccess(exit)) {
-        const recorded = yield* queue.succeed({ run, counts: exit.value.counts, state: exit.value.state, now: yield* nowDate })
+        const finished = yield* nowDate
+        // The first successful sync of a connection (or a full resync) brought history.
+        const historyPending = connection.integration.lastSyncedAt === null || run.mode === "full"
+        const recorded = yield* queue.succeed({
+          run, counts: exit.value.counts, state: exit.value.state, now: finished, nextSyncAt: nextAfter(finished, 0), historyPending
+        })
         yield* countSyncRun(run.provider, "succeeded")
-        if (!recorded) yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
+        if (!recorded) return yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
+        // The health history, signals and briefings of those days are rebuilt now, so trends and signals work
+        // from day one. A failure here is logged and the history stays pending (rebuildPendingHistories
+        // retries it); the sync itself stands.
+        if (historyPending) yield* rebuildLogged(run.projectId)
         return
       }
       if (Cause.hasInterruptsOnly(exit.cause)) {
@@ -182,6 +212,30 @@ const outcomeOf = (recorded: SyncRunRecord | null): string =>
   : recorded.status === "running" ? "taken_over"
   : recorded.status
 
+/** rebuildHistory, its outcome logged; never fails (a failed rebuild stays pending). */
+const rebuildLogged = (projectId: string) =>
+  rebuildHistory(projectId).pipe(
+    Effect.tap((rebuilt) =>
+      rebuilt === null || rebuilt.days === 0 ? Effect.void
+        : Effect.logInfo(`sync: history of ${projectId} rebuilt for ${rebuilt.days} days (${rebuilt.from} to ${rebuilt.to})`)
+    ),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(`sync: rebuilding the history of ${projectId} failed; it stays pending`, Cause.pretty(cause))
+    )
+  )
+
+/**
+ * Rebuilds the histories still pending (a worker died between a sync's success and its rebuild, or the
+ * rebuild failed): a few projects per round. Another worker doing one at the same moment waits for the
+ * project's lock and then finds it done.
+ */
+export const rebuildPendingHistories = (limit = 10) =>
+  Effect.gen(function*() {
+    const pending = yield* (yield* IntegrationsRepo).historyPending(limit)
+    for (const projectId of pending) yield* rebuildLogged(projectId)
+    return pending
+  })
+
 /** Runs queued syncs until none is waiting (or `max` ran); returns them as recorded. */
 export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = {}) =>
   Effect.gen(function*() {
@@ -195,7 +249,7 @@ export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = 
     return done
   })
 
-/** Queues the scheduled syncs that are due (see SyncQueue.schedule). */
+/** Queues the scheduled syncs that are due (see SyncQueue.schedule and Schedule.ts). */
 export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number; readonly connectors?: ConnectorLookup }) =>
   Effect.gen(function*() {
     const known = [...CONNECTORS.values()]
@@ -212,10 +266,11 @@ export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number
  */
 export const runSyncWorker = Effect.gen(function*() {
   const config = yield* AppConfig
-  yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs every ${config.syncIntervalMinutes} min by default)`)
+  yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min for a provider without one)`)
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
     Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)
-    Effect.andThen(drainSyncs()),
+    Effect.andThen(drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes })),
+    Effect.andThen(rebuildPendingHistories()),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))
     ),

@@ -29,6 +29,12 @@ export type SignalKey = readonly [number, number, number, string]
 export interface SignalsRepoShape {
   /** Inside the project lock: make the stored open signals exactly the candidates. */
   readonly reconcile: (projectId: string, currency: string, candidates: ReadonlyArray<SignalCandidate>, now: Date) => Effect.Effect<void>
+  /**
+   * Inside the project lock, before replaying the days from `from` (worker/Recompute.ts rebuildHistory):
+   * the signals detected from then on are deleted and those resolved from then on are open again, so the
+   * replay decides them afresh, day by day.
+   */
+  readonly rewind: (projectId: string, from: Date) => Effect.Effect<void>
   readonly active: (projectId: string) => Effect.Effect<ReadonlyArray<Signal>>
   readonly list: (
     projectId: string,
@@ -134,6 +140,11 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             const gone = [...byFingerprint.values()]
             if (gone.length > 0) yield* sql`UPDATE signals SET resolved_at = ${now} WHERE id = ANY(${gone})`
           }).pipe(dieOnSqlError),
+        rewind: (projectId, from) =>
+          Effect.gen(function*() {
+            yield* sql`DELETE FROM signals WHERE project_id = ${projectId} AND detected_at >= ${from}`
+            yield* sql`UPDATE signals SET resolved_at = NULL WHERE project_id = ${projectId} AND resolved_at >= ${from}`
+          }).pipe(dieOnSqlError),
         active: (projectId) =>
           sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
             Effect.flatMap(decodeSignals),
@@ -181,6 +192,16 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             }) })
           }
           for (const r of open.values()) rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })
+        }),
+      rewind: (projectId, from) =>
+        Effect.sync(() => {
+          for (const [id, r] of rows) {
+            if (r.projectId !== projectId) continue
+            if (Date.parse(r.signal.detectedAt) >= from.getTime()) rows.delete(id)
+            else if (r.signal.resolvedAt !== null && Date.parse(r.signal.resolvedAt) >= from.getTime()) {
+              rows.set(id, { ...r, signal: { ...r.signal, active: true, resolvedAt: null } })
+            }
+          }
         }),
       active: (projectId) =>
         Effect.sync(() => sorted([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active).map((r) => r.signal))),

@@ -69,8 +69,12 @@ export interface IntegrationRecord {
   readonly lastError: string | null
   /** Per-integration API base URL override (tests, sandboxes); null = environment or provider default. */
   readonly baseUrl?: string | null
-  /** Minutes between scheduled syncs; null = SITEHEALTH_SYNC_INTERVAL_MINUTES. */
+  /** Minutes between scheduled syncs; null = the provider's cadence (integrations/Schedule.ts). */
   readonly syncIntervalMinutes?: number | null
+  /** When the next scheduled sync is due; null = at its first slot after connectedAt (integrations/Schedule.ts). */
+  readonly nextSyncAt?: Date | null
+  /** Runs in a row that failed (0 after a success): the back-off grows with it. */
+  readonly failures?: number
 }
 
 /** One sync run of one integration (table sync_runs). */

@@ -82,7 +82,8 @@ export const TokensHttp = HttpApiBuilder.group(
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const after = yield* decodeCursor(query.cursor)
-          const page = yield* tokens.list(principal.accountId, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after })
+          // A token scoped to some projects sees only the tokens whose scope is within its own (tokens/Policy.ts).
+          const page = yield* tokens.list(principal.accountId, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, principal.projects)
           const now = new Date(yield* Clock.currentTimeMillis)
           return { tokens: page.items.map((t) => tokenMetadata(t, now)), nextCursor: page.nextCursor }
         }),

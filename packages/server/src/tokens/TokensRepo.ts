@@ -17,8 +17,11 @@ export interface TokensRepoShape {
   readonly find: (accountId: string, id: string) => Effect.Effect<TokenRecord | null>
   /** Operator side (the admin CLI): any account's token. */
   readonly findById: (id: string) => Effect.Effect<TokenRecord | null>
-  /** Newest first. */
-  readonly list: (accountId: string, page: PageRequest) => Effect.Effect<Page<TokenRecord>>
+  /**
+   * Newest first. With `within` (a token's project list), only the tokens scoped to some of those projects
+   * (never an account-wide one): what a project-scoped token may see.
+   */
+  readonly list: (accountId: string, page: PageRequest, within?: ReadonlyArray<string> | null) => Effect.Effect<Page<TokenRecord>>
   /** Sets revoked_at unless already set; returns the token as stored afterwards. */
   readonly revoke: (accountId: string, id: string, at: Date) => Effect.Effect<TokenRecord | null>
   readonly touch: (id: TokenId, at: Date) => Effect.Effect<void>
@@ -103,9 +106,10 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
             Effect.flatMap(one),
             dieOnSqlError
           ),
-        list: (accountId, page) => {
+        list: (accountId, page, within = null) => {
           const after = page.after
           return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
+              ${within === null ? sql`` : sql`AND projects IS NOT NULL AND projects <@ ${[...within]}::text[]`}
               ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
             Effect.flatMap(decodeAll),
@@ -147,8 +151,17 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
             return t && t.accountId === accountId ? t : null
           }),
         findById: (id) => Effect.sync(() => db.tokens.get(id) ?? null),
-        list: (accountId, page) =>
-          Effect.sync(() => pageInMemory([...db.tokens.values()].filter((t) => t.accountId === accountId), page, "desc")),
+        list: (accountId, page, within = null) =>
+          Effect.sync(() =>
+            pageInMemory(
+              [...db.tokens.values()].filter((t) =>
+                t.accountId === accountId &&
+                (within === null || (t.projects !== null && t.projects.every((p) => within.includes(p))))
+              ),
+              page,
+              "desc"
+            )
+          ),
         revoke: (accountId, id, at) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)

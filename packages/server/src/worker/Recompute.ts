@@ -14,6 +14,7 @@ import { health } from "../metrics/Health.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
 import { detectSignals, RANKING_DAYS } from "../metrics/Signals.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
+import type { SearchQueryDay } from "../metrics/Rows.ts"
 import { SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type StoredHealth } from "../snapshots/SnapshotsRepo.ts"
 import { JobsRepo, type JobState } from "./JobsRepo.ts"
@@ -174,3 +175,99 @@ export const backfillHealth = (projectId: string, days: number) =>
     return stored
   })
 
+
+/** The longest span rebuildHistory replays: a year of days before today. */
+export const HISTORY_MAX_DAYS = 365
+/** Days of the replay whose search queries are loaded at once. */
+const HISTORY_CHUNK_DAYS = 28
+
+type DayRow = { readonly day: string }
+/** Whether a stored day says anything: some figure of it is not 0 (connectors write zeros for empty days). */
+const hasFigures = (r: DayRow): boolean =>
+  Object.values(r).some((v) => typeof v === "number" && v !== 0)
+
+/**
+ * The first day with any figure in the series, or null. Days of zeros before it do not count: Plausible
+ * answers a range with zeros for the days before the site existed, and they are no history to replay.
+ */
+const firstDataDay = (series: { readonly traffic: ReadonlyArray<DayRow>; readonly revenue: ReadonlyArray<DayRow>; readonly search: ReadonlyArray<DayRow> }): string | null => {
+  let first: string | null = null
+  for (const rows of [series.traffic, series.revenue, series.search]) {
+    for (const r of rows) if ((first === null || r.day < first) && hasFigures(r)) first = r.day
+  }
+  return first
+}
+
+/**
+ * After a connection's first full sync brought its history: the project's health snapshots, signals and
+ * briefings are rebuilt for every day of that history (from the day after the first day with a figure that
+ * is not 0, at most
+ * HISTORY_MAX_DAYS back, up to yesterday), as if the worker had computed each day on that day — so the
+ * health trend, the signals (opened and resolved on the days they would have been) and the briefings are
+ * there on day one. Then today is recomputed as usual. All of it inside the project's lock: requests that
+ * need the project wait for the rebuild instead of interleaving with it. Only when the project's history is
+ * pending (integrations.history_pending, set by the sync's success): null otherwise.
+ *
+ * Each day is computed at its noon (UTC) from the rows stored now: health and the signal rules read windows
+ * that end the day before, so rows of later days play no part. The integration rules (failing, stale) are
+ * about the present and are left to today's computation. Health snapshots of those days are replaced;
+ * briefings are written only for days that have none (a briefing someone may have read stays as it was).
+ */
+export const rebuildHistory = (projectId: string, options: { readonly maxDays?: number } = {}) =>
+  Effect.gen(function*() {
+    const jobs = yield* JobsRepo
+    const metrics = yield* MetricsRepo
+    const snapshots = yield* SnapshotsRepo
+    const signalsRepo = yield* SignalsRepo
+    const search = yield* SearchRepo
+    const maxDays = options.maxDays ?? HISTORY_MAX_DAYS
+    const integrations = yield* IntegrationsRepo
+    return yield* jobs.withProjectLock(projectId, () =>
+      Effect.gen(function*() {
+        // Pending (a sync brought history) and not done by another worker meanwhile; cleared in this
+        // transaction, so a rebuild that dies leaves it pending for the next round.
+        if (!(yield* integrations.takeHistoryPending(projectId))) return null
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const version = yield* jobs.dataVersion(projectId)
+        const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + maxDays + 1)))
+        if (version === null || loaded === null) return null
+        const { project, series } = loaded
+        const today = todayIn(project.timezone, now)
+        const first = firstDataDay(series)
+        const to = addDays(today, -1)
+        const from = first === null ? null : [addDays(first, 1), addDays(today, -maxDays)].sort()[1]
+        if (from === null || from > to) {
+          yield* recomputeLocked(projectId)
+          return { from: null, to: null, days: 0 }
+        }
+        const rates = yield* (yield* FxRepo).all()
+        yield* signalsRepo.rewind(projectId, new Date(Date.parse(`${from}T00:00:00Z`)))
+        let days = 0
+        // Search queries of the ranking window of each day, loaded a chunk of days at a time (bounded memory,
+        // one query per chunk instead of one per day).
+        const queryWindow = 2 * RANKING_DAYS + 6
+        let chunk: { readonly from: string; readonly to: string; readonly rows: ReadonlyArray<SearchQueryDay> } | null = null
+        for (let day = from; day <= to; day = addDays(day, 1)) {
+          const at = new Date(Date.parse(`${day}T12:00:00Z`))
+          const h = health({ projectId: project.id, today: day, now: at.toISOString(), series, currency: project.currency, rates })
+          yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt: at, health: h })
+          if (chunk === null || day > chunk.to) {
+            const chunkTo = [addDays(day, HISTORY_CHUNK_DAYS - 1), to].sort()[0]
+            chunk = { from: day, to: chunkTo, rows: yield* search.loadQueryDays(projectId, addDays(day, -queryWindow), addDays(chunkTo, -1)) }
+          }
+          const windowFrom = addDays(day, -queryWindow)
+          const queries = chunk.rows.filter((q) => q.day >= windowFrom && q.day < day)
+          const candidates = detectSignals({ today: day, now: at, currency: project.currency, series, integrations: [], queries, rates })
+          yield* signalsRepo.reconcile(projectId, project.currency, candidates, at)
+          if ((yield* snapshots.briefingOf(projectId, day)) === null) {
+            const active = yield* signalsRepo.active(projectId)
+            yield* snapshots.insertBriefing(projectId, day, briefing({
+              projectId: project.id, today: day, now: at.toISOString(), currency: project.currency, series, health: h, signals: active
+            }))
+          }
+          days++
+        }
+        yield* recomputeLocked(projectId)
+        return { from, to, days }
+      }))
+  }).pipe(Effect.withSpan("Recompute.rebuildHistory", { attributes: { "sitehealth.project_id": projectId } }))

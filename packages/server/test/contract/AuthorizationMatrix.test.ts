@@ -140,8 +140,15 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     listTokens: {
       status: 200,
       check: (d) => expect(d.tokens.map((t: any) => t.id)).toContain(w.token),
-      // docs/api.md §7.17: every token of the account, whatever the caller's own project scope (metadata only).
-      otherProject: { status: 200, check: (d) => expect(d.tokens.map((t: any) => t.id)).toContain(w.token) },
+      // docs/api.md §7.17: a token scoped to other projects sees only the tokens within its own scope — not
+      // w.token (scoped to p1); every token it lists is limited to p2.
+      otherProject: {
+        status: 200,
+        check: (d) => {
+          expect(d.tokens.map((t: any) => t.id)).not.toContain(w.token)
+          expect(d.tokens.every((t: any) => t.projects !== null && t.projects.every((p: string) => p === w.p2))).toBe(true)
+        }
+      },
       otherAccount: { status: 200, check: (d) => expect(d.tokens.map((t: any) => t.id)).not.toContain(w.token) }
     },
     getCurrentToken: {

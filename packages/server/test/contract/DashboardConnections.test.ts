@@ -359,7 +359,7 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
           }
           for (const o of others) yield* queue.release(o)
           expect(taken?.id).toBe(first.id)
-          expect(yield* queue.fail({ run: taken!, error: "Plausible refused the API key: reconnect", now: new Date(), retryAt: null })).toBe(true)
+          expect(yield* queue.fail({ run: taken!, error: "Plausible refused the API key: reconnect", now: new Date(), retryAt: null, nextSyncAt: new Date(Date.now() + 3_600_000) })).toBe(true)
         }))
         const list = yield* call("GET", `/websites/${websiteId}/connections`, accountId)
         expect(list.json.data.connections[1]).toMatchObject({ provider: "plausible", status: "error", lastError: "Plausible refused the API key: reconnect" })

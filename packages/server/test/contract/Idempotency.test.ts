@@ -5,11 +5,14 @@
  * malformed key, a key left free by a failure — and, on PostgreSQL, the request's write and its stored
  * answer as one transaction: a failure or a dead session at any point leaves both or neither.
  */
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { inject } from "vitest"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
+import { pgLayer } from "../../src/db/Database.ts"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
+import { SqlRepos } from "../../src/Layers.ts"
 import { requestHash } from "../../src/http/Idempotency.ts"
 import { type ClaimInput, IdempotencyRepo, KEEP_MS } from "../../src/http/IdempotencyRepo.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
@@ -240,6 +243,49 @@ layer(TestApp.layer())("Idempotency", (it) => {
 
   describe.skipIf(store === "memory")("Idempotency-Key: the write and its answer are one transaction (PostgreSQL)", () => {
     const sqlRun = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, any>) => h.run(Effect.flatMap(Effect.service(SqlClient.SqlClient), f))
+
+    it.effect("keyed POSTs waiting in their transactions hold at most half the pool: the other half answers a read meanwhile (pool of 2)", () => Effect.gen(function*() {
+      const small = yield* makeTestApp({}, { repos: SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl"), { maxConnections: 2 }))) })
+      const { projects, secret } = yield* h.newAccount()
+      const projectId = projects[0].id
+      // Another session holds the project's row: every expense POST waits for it inside its transaction
+      // (the data_version bump), as behind a long sync write.
+      const locked = Deferred.makeUnsafe<void>()
+      const release = Deferred.makeUnsafe<void>()
+      const holder = yield* Effect.forkChild(sqlRun((sql) => sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT id FROM projects WHERE id = ${projectId} FOR UPDATE`
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(release)
+      }))))
+      yield* Deferred.await(locked)
+      // Whatever happens below, the row is released at the end (or the suite's teardown would wait for it).
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      const keyed = yield* Effect.forkChild(Effect.all(
+        [1, 2, 3].map(() => small.raw("POST", expensesPath(projectId), { token: secret, body: expense, headers: { "idempotency-key": newKey() } })),
+        { concurrency: "unbounded" }
+      ))
+      // Sessions of this database waiting for the row: the admitted keyed request only (the others wait for
+      // their turn without a connection).
+      const waitingOnLock = sqlRun((sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE projects SET data_version%'`)
+        .pipe(Effect.map((rows) => rows[0].n))
+      let waiting = 0
+      for (let i = 0; i < 200 && waiting === 0; i++) {
+        waiting = yield* waitingOnLock
+        if (waiting === 0) yield* TestClock.withLive(Effect.sleep("25 millis"))
+      }
+      expect(waiting).toBe(1)
+      // A read through the same small pool is answered while they wait (no pool connection left: it would not be).
+      const read = yield* TestClock.withLive(Effect.timeoutOption(small.raw("GET", `${expensesPath(projectId)}?limit=10`, { token: secret }), "10 seconds"))
+      expect(read._tag === "Some" && read.value.status).toBe(200)
+      expect(yield* waitingOnLock).toBe(1)
+      // The row is released: every keyed POST acts, once each.
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      const answers = yield* Fiber.join(keyed)
+      expect(answers.map((a) => a.status)).toEqual([201, 201, 201])
+      expect(yield* expenseCount(secret, projectId)).toBe(3)
+    }))
     const expenseExists = (id: string) =>
       Effect.map(sqlRun((sql) => sql`SELECT 1 FROM expenses WHERE id = ${id}`), (rows) => rows.length > 0)
 

@@ -13,6 +13,7 @@ import { DEMO_PROJECTS } from "../../src/demo/Profiles.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { demoConnector } from "../../src/integrations/demo/DemoConnector.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
+import { nextSlot, slotOffsetMs } from "../../src/integrations/Schedule.ts"
 import { drainSyncs, scheduleSyncs } from "../../src/integrations/SyncRunner.ts"
 import { addDays } from "../../src/metrics/Dates.ts"
 import type { IntegrationRecord } from "../../src/store/Records.ts"
@@ -70,7 +71,8 @@ layer(TestApp.layer())("Integrations", (it) => {
   })
 
   const notConnected = (provider: string, kind: string) => ({
-    provider, kind, status: "not_connected", connectedAt: null, lastSuccessAt: null, lastRun: null, lastError: null, syncIntervalMinutes: null
+    provider, kind, status: "not_connected", connectedAt: null, lastSuccessAt: null, lastRun: null, lastError: null, syncIntervalMinutes: null,
+    nextSyncAt: null, consecutiveFailures: 0
   })
 
   describe("GET /projects/{id}/integrations", () => {
@@ -98,7 +100,9 @@ layer(TestApp.layer())("Integrations", (it) => {
       expect(list.map((i) => i.provider)).toEqual(["stripe", "plausible", "google-search-console", "demo"])
       expect(list[0]).toEqual({
         provider: "stripe", kind: "payments", status: "connected", connectedAt: connectedAt.toISOString(),
-        lastSuccessAt: lastSyncedAt.toISOString(), lastRun: null, lastError: null, syncIntervalMinutes: 60
+        lastSuccessAt: lastSyncedAt.toISOString(), lastRun: null, lastError: null, syncIntervalMinutes: 60,
+        // Never scheduled yet: its first slot after the connection (integrations/Schedule.ts).
+        nextSyncAt: nextSlot(projects[0].id, "stripe", 60, connectedAt).toISOString(), consecutiveFailures: 0
       })
       expect(list[2]).toMatchObject({ status: "error", lastError: "API key revoked", syncIntervalMinutes: 15 })
       expect(list[3]).toMatchObject({ provider: "demo", kind: "demo", status: "connected" })
@@ -259,26 +263,35 @@ layer(TestApp.layer())("Integrations", (it) => {
       expect((yield* listIntegrations(projectId, secret))[1]).toMatchObject({ status: "error", lastError: "http://fake/api answered 503" })
     }))
 
-    it.effect("the scheduler queues an incremental run once the interval has passed since the last run, never a second pending one", () => Effect.gen(function*() {
+    it.effect("the scheduler queues an incremental run at each of the integration's slots (its own interval here), never a second pending one", () => Effect.gen(function*() {
       fake.behaviour = { kind: "ok" }
       const { projects } = yield* h.newAccount()
       const projectId = projects[0].id
+      const start = yield* h.now
       yield* connectEncrypted(projectId, "plausible", { apiKey: SECRET }, 30)
       yield* upsert(projectId, "stripe") // a display row without credentials is never scheduled
       const schedule = () => Effect.gen(function*() { return (yield* h.run(scheduleSyncs({ defaultIntervalMinutes: 60, connectors: lookup }))).filter((r) => r.projectId === projectId) })
+      // Its slots: the same minute of every half hour, that minute fixed by the project and provider.
+      const slot = nextSlot(projectId, "plausible", 30, new Date(start))
+      expect(slot.getTime()).toBeGreaterThan(start)
+      expect(slot.getTime()).toBeLessThanOrEqual(start + 30 * 60_000)
+      expect(slot.getTime() % (30 * 60_000)).toBe(slotOffsetMs(projectId, "plausible", 30))
       expect(yield* schedule()).toEqual([])
-      yield* TestClock.adjust(30 * 60_000)
+      yield* TestClock.adjust(slot.getTime() - start - 1_000)
+      expect(yield* schedule()).toEqual([])
+      yield* TestClock.adjust(1_000)
       const [queued, ...rest] = yield* schedule()
       expect(rest).toEqual([])
       expect(queued).toMatchObject({ provider: "plausible", mode: "incremental", status: "queued", requestedBy: "scheduler" })
       expect(yield* schedule()).toEqual([])
       yield* drain()
-      yield* TestClock.adjust(29 * 60_000)
+      // The next one at the next slot, 30 min later.
+      yield* TestClock.adjust(30 * 60_000 - 1_000)
       expect(yield* schedule()).toEqual([])
-      yield* TestClock.adjust(60_000)
+      yield* TestClock.adjust(1_000)
       expect((yield* schedule()).map((r) => r.provider)).toEqual(["plausible"])
       yield* drain()
-      yield* TestClock.adjust(-60 * 60_000)
+      yield* TestClock.adjust(start - (yield* h.now))
     }))
 
     it.effect("disconnecting drops the queued run and the credentials; the synced data stays", () => Effect.gen(function*() {

@@ -200,5 +200,39 @@ layer(TestApp.layer())("Tokens", (it) => {
       expect(seen).toHaveLength(4)
       expect(new Set(seen).size).toBe(4)
     }))
+
+    it.effect("a token scoped to some projects lists only the tokens whose scope is within its own, paginated over them", () => Effect.gen(function*() {
+      const { account, projects, secret, token: accountWide } = yield* h.newAccount({ projects: 3 })
+      const [p0, p1, p2] = projects.map((p) => p.id)
+      const lister = yield* h.mint(account.id, { projects: [p0, p1], permissions: ["tokens:read"] })
+      const within: Array<string> = [lister.token.id]
+      for (const scope of [[p0], [p1], [p0, p1]]) {
+        yield* TestClock.adjust(1)
+        within.push((yield* h.mint(account.id, { projects: scope, permissions: ["projects:read"] })).token.id)
+      }
+      yield* TestClock.adjust(1)
+      const outside = [
+        (yield* h.mint(account.id, { projects: [p2], permissions: ["projects:read"] })).token.id,
+        (yield* h.mint(account.id, { projects: [p0, p2], permissions: ["projects:read"] })).token.id,
+        (yield* h.mint(account.id)).token.id // account-wide
+      ]
+      const listAll = (secret: string) => Effect.gen(function*() {
+        const seen: Array<{ id: string; projects: Array<string> | null }> = []
+        let cursor: string | null = null
+        do {
+          const r: any = yield* h.raw("GET", `/api/v1/tokens?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { token: secret })
+          expect(r.status, r.text).toBe(200)
+          seen.push(...r.json.data.tokens)
+          cursor = r.json.data.nextCursor
+        } while (cursor !== null)
+        return seen
+      })
+      const scoped = yield* listAll(lister.secret)
+      expect(scoped.map((t) => t.id).sort()).toEqual([...within].sort())
+      expect(scoped.every((t) => t.projects !== null && t.projects.every((p) => p === p0 || p === p1))).toBe(true)
+      // An account-wide token still sees every token of the account.
+      const all = (yield* listAll(secret)).map((t) => t.id)
+      expect([...within, ...outside, accountWide.id].every((id) => all.includes(id))).toBe(true)
+    }))
   })
 })

@@ -4,7 +4,9 @@
  * `date_range: [from, to]`, `dimensions`, `pagination: {limit, offset}` (default 10,000), and
  * `{results: [{dimensions, metrics}], meta, query}`. Time labels are the site's local time, as Plausible's
  * are ("2026-03-29" for days, "2026-03-29 03:00:00" for hours). `script` queues canned answers (429 with
- * Retry-After, 5xx, bodies that are not JSON) served before the real ones; `requests` records every call.
+ * Retry-After, 5xx, bodies that are not JSON) served before the real ones; `requests` records every query.
+ * GET /api/v1/sites/{site_id} (the Sites API) answers the site's time zone when the test gives one, else 401
+ * as to a Stats-only key; its calls are recorded in `siteRequests` and take no scripted answer.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -47,6 +49,8 @@ export interface FakePlausible {
   /** Answers for the next requests, in order; null = answer that request normally. */
   readonly script: Array<CannedResponse | null>
   readonly requests: Array<RecordedRequest>
+  /** Calls of the Sites API (GET /api/v1/sites/{site_id}), apart from the queries. */
+  readonly siteRequests: Array<RecordedRequest>
   /** The API key stops working (as when it is deleted in Plausible's settings). */
   revoke(): void
   close(): Promise<void>
@@ -102,10 +106,20 @@ const answer = (data: PlausibleData, q: any): Array<{ dimensions: Array<string>;
   }
 }
 
-export const startFakePlausible = async (options: { apiKey: string; siteId: string; data: PlausibleData }): Promise<FakePlausible> => {
+export const startFakePlausible = async (options: {
+  apiKey: string
+  siteId: string
+  data: PlausibleData
+  /**
+   * The site's zone, answered by GET /api/v1/sites/{site_id} (the Sites API) to this key. Unset: that
+   * endpoint answers 401, as Plausible does to a Stats API key without the Sites scope.
+   */
+  siteTimezone?: string
+}): Promise<FakePlausible> => {
   let revoked = false
   const script: Array<CannedResponse | null> = []
   const requests: Array<RecordedRequest> = []
+  const siteRequests: Array<RecordedRequest> = []
   const fake = { data: options.data }
   const server: Server = createServer(async (req, res) => {
     const text = await readBody(req)
@@ -114,6 +128,14 @@ export const startFakePlausible = async (options: { apiKey: string; siteId: stri
       body = JSON.parse(text)
     } catch {
       body = null
+    }
+    // The Sites API: its own requests list, and scripted answers stay for the Stats API's queries.
+    if (req.method === "GET" && req.url === `/api/v1/sites/${encodeURIComponent(options.siteId)}`) {
+      siteRequests.push({ at: Date.now(), authorization: req.headers.authorization, body: null })
+      if (revoked || options.siteTimezone === undefined || req.headers.authorization !== `Bearer ${options.apiKey}`) {
+        return send(res, 401, { error: "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested." })
+      }
+      return send(res, 200, { domain: options.siteId, timezone: options.siteTimezone, custom_properties: [] })
     }
     requests.push({ at: Date.now(), authorization: req.headers.authorization, body })
     const canned = script.shift()
@@ -142,6 +164,7 @@ export const startFakePlausible = async (options: { apiKey: string; siteId: stri
     },
     script,
     requests,
+    siteRequests,
     revoke: () => void (revoked = true),
     close: () => closeNow(server)
   }

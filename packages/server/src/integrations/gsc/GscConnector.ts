@@ -10,7 +10,7 @@
  * Docs: docs/integrations-gsc.md.
  */
 import { Effect, Option, Schema } from "effect"
-import { addDays, addMonths, todayIn } from "../../metrics/Dates.ts"
+import { addDays, addMonths, todayIn, zonedInstant } from "../../metrics/Dates.ts"
 import { SearchRepo } from "../../search/SearchRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"
 import { GSC_ROW_LIMIT, makeGscClient } from "./GscApi.ts"
@@ -41,12 +41,29 @@ const decodeState = Schema.decodeUnknownOption(StoredState)
 
 export const readGscState = (state: unknown): { readonly dataThrough: string } | null => Option.getOrNull(decodeState(state))
 
-/** The days a run asks for. */
+/** Search Console's days are Pacific Time dates. */
+export const GSC_TIMEZONE = "America/Los_Angeles"
+
+/**
+ * How many days to add to a Search Console (Pacific) date to get the website's day (docs/metrics.md: days
+ * are the project's): the project-local date of 11:30 Pacific on today's Pacific date, minus that date —
+ * −1, 0 or +1. A Pacific day is stored under the local day that holds the most of it (a day of Search
+ * Console has no hours to re-cut at another midnight). One shift per run, so two Pacific days never land on
+ * one local day. 0 for the Americas, Europe and Africa (every zone up to UTC+4, +5 while the Pacific is on
+ * summer time); +1 east of that (most of Asia, Oceania).
+ */
+export const pacificDayShift = (timezone: string, now: Date): number => {
+  const pacificToday = todayIn(GSC_TIMEZONE, now)
+  const reference = new Date(zonedInstant(pacificToday, 11 * 60 + 30, GSC_TIMEZONE))
+  return Math.round((Date.parse(todayIn(timezone, reference)) - Date.parse(pacificToday)) / 86_400_000)
+}
+
+/** The days a run asks for: Search Console's own (Pacific) dates. */
 export const gscRange = (
   ctx: Pick<SyncContext, "timezone" | "now" | "mode" | "state">,
   o: Required<Omit<GscOptions, "tokens">>
 ): { readonly from: string; readonly to: string } => {
-  const today = todayIn(ctx.timezone, ctx.now)
+  const today = todayIn(GSC_TIMEZONE, ctx.now)
   const to = addDays(today, -o.lagDays)
   const fullFrom = addMonths(today, -o.historyMonths)
   const last = ctx.mode === "incremental" ? readGscState(ctx.state) : null
@@ -98,8 +115,12 @@ export const makeGscConnector = (options: GscOptions = {}): Connector<SearchRepo
         )
 
         const write = { totals: totalRows(totalsRaw), queries: queryRows(queries.rows()), pages: pageRows(pages.rows()) }
+        // Pacific dates → the website's days; the cursor stays in Search Console's own dates.
+        const shift = pacificDayShift(ctx.timezone, ctx.now)
+        const local = <R extends { readonly day: string }>(rows: ReadonlyArray<R>): Array<R> =>
+          shift === 0 ? [...rows] : rows.map((r) => ({ ...r, day: addDays(r.day, shift) }))
         const repo = yield* SearchRepo
-        yield* repo.write(ctx.projectId, write)
+        yield* repo.write(ctx.projectId, { totals: local(write.totals), queries: local(write.queries), pages: local(write.pages) })
         const previous = readGscState(ctx.state)?.dataThrough ?? null
         const fetchedThrough = lastDay(write.totals)
         const state: GscState = {

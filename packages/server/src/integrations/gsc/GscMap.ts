@@ -1,7 +1,8 @@
 /**
  * Search Console rows → the search store's rows. Pure. GSC gives a row's average position; the store
  * keeps Σ position × impressions so any window re-aggregates exactly (average = Σ / impressions).
- * Days are Search Console's own dates (Google reports them in Pacific Time), stored as they come.
+ * Days are Search Console's own dates (Google reports them in Pacific Time); the connector moves them to
+ * the website's days (GscConnector.ts pacificDayShift) when it writes them.
  */
 import type { SearchDay, SearchPageDay, SearchQueryDay } from "../../search/Types.ts"
 import { SEARCH_ROWS_PER_DAY } from "../../search/Types.ts"

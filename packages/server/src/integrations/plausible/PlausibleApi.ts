@@ -4,7 +4,7 @@
  * before use: a 200 whose body is not `{results: [{dimensions, metrics}]}` with the asked lengths is a
  * `malformed` failure naming the row (nothing is written). Error messages never carry the key or the site id.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
@@ -69,6 +69,25 @@ export interface PlausibleClient {
   readonly query: (q: PlausibleQuery, paged?: boolean) => Effect.Effect<Array<PlausibleRow>, ProviderError>
   /** How many HTTP answers the client has used (pages included), for the run's counts. */
   readonly requests: () => number
+  /**
+   * The site's time zone as Plausible has it (Sites API, GET /api/v1/sites/{site_id}: `timezone`), in which
+   * Plausible labels its days and hours. null when the key may not read the Sites API (a Stats API key
+   * answers 401/403/404 there) or the answer names no zone this runtime knows: then the caller falls back.
+   */
+  readonly siteTimezone: Effect.Effect<string | null, ProviderError>
+}
+
+const SiteAnswer = Schema.Struct({ timezone: Schema.String })
+const decodeSite = Schema.decodeUnknownOption(SiteAnswer)
+
+/** Whether Intl knows the zone (an IANA name): the only zones the connector can map labels with. */
+const knownZone = (zone: string): boolean => {
+  try {
+    new Intl.DateTimeFormat("en-GB", { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
 }
 
 export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBLE_PAGE_LIMIT): Effect.Effect<PlausibleClient, ProviderError> =>
@@ -104,5 +123,18 @@ export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBL
         }
         return yield* Effect.fail(malformed(PROVIDER, "/api/v2/query", `more than ${MAX_PAGES} pages of ${pageLimit} rows`))
       })
-    return { query, requests: () => requests }
+    const siteTimezone = ctx.http.request({
+      method: "GET",
+      url: `${ctx.baseUrl}/api/v1/sites/${encodeURIComponent(siteId)}`,
+      headers: { authorization: `Bearer ${apiKey}` }
+    }).pipe(
+      Effect.tap(() => Effect.sync(() => void requests++)),
+      Effect.map((res) => {
+        const site = Option.getOrNull(decodeSite(res.json))
+        return site !== null && knownZone(site.timezone) ? site.timezone : null
+      }),
+      // Not a Sites API key (or the site is not visible to it): the stats still work, the zone is unknown.
+      Effect.catchIf((e) => e.kind === "unauthorized" || e.kind === "forbidden" || e.kind === "not_found", () => Effect.succeed(null))
+    )
+    return { query, requests: () => requests, siteTimezone }
   })

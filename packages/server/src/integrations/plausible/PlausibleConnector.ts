@@ -41,9 +41,14 @@ export interface PlausibleOptions {
 /** What a run hands to the next incremental one: the last local day it fetched. */
 export interface PlausibleState {
   readonly lastDay: string
+  /** The site's zone as the last run read it (null: the key could not read it; the project's was used). */
+  readonly siteTimezone?: string | null
 }
 
-const PlausibleState = Schema.Struct({ lastDay: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)) })
+const PlausibleState = Schema.Struct({
+  lastDay: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)),
+  siteTimezone: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
 const decodeState = Schema.decodeUnknownOption(PlausibleState)
 
 export const readPlausibleState = (state: unknown): PlausibleState | null => Option.getOrNull(decodeState(state))
@@ -88,7 +93,21 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
     sync: (ctx) =>
       Effect.gen(function*() {
         const client = yield* makePlausibleClient(ctx, o.pageLimit)
-        const { from, today, hoursFrom } = plausibleRange(ctx, o)
+        // Plausible labels days and hours in the SITE's time zone: read it (Sites API); a key that may not
+        // read it leaves the project's zone, as before (docs/integrations-plausible.md).
+        // The lookup is not worth a failed sync: a provider fault there (the queries will meet it too, and
+        // fail the run as they should) leaves the zone the last run read, else the project's.
+        const read = yield* client.siteTimezone.pipe(
+          Effect.catch((e) => Effect.as(Effect.logWarning(`plausible: the site's time zone could not be read (${e.message})`), undefined))
+        )
+        const siteTimezone = read === undefined ? readPlausibleState(ctx.state)?.siteTimezone ?? null : read
+        const timezone = siteTimezone ?? ctx.timezone
+        if (siteTimezone !== null && siteTimezone !== ctx.timezone) {
+          yield* Effect.logWarning(
+            `plausible: the site's time zone is ${siteTimezone}, the project's ${ctx.timezone}: hours are placed exactly; days, pages and sources are the site's days`
+          )
+        }
+        const { from, today, hoursFrom } = plausibleRange({ ...ctx, timezone }, o)
         const range = [from, today] as const
 
         // Everything is fetched before anything is written: a failure leaves the stored data as it was.
@@ -108,7 +127,7 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
 
         const write = {
           days: dayRows(days, from, today),
-          hours: hourRows(hours, hoursFrom, today, ctx.timezone, ctx.now.getTime()),
+          hours: hourRows(hours, hoursFrom, today, timezone, ctx.now.getTime()),
           pages: pageRows(pages),
           sources: sourceRows(sources),
           countries: countryRows(countries),
@@ -116,7 +135,7 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
         }
         const repo = yield* TrafficRepo
         yield* repo.write(ctx.projectId, write)
-        const state: PlausibleState = { lastDay: today }
+        const state: PlausibleState = { lastDay: today, siteTimezone }
         return {
           counts: {
             days: write.days.length,

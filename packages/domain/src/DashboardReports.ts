@@ -43,14 +43,28 @@ export type OnWebsite<E> = E extends HttpApiEndpoint.HttpApiEndpoint<
 > ? HttpApiEndpoint.HttpApiEndpoint<Id, Method, WebsitePath<Path>, Params, Query, Payload, Headers, Success, Error | typeof TrialExpired>
   : never
 
+/** What the copy reads of an endpoint (every HttpApiEndpoint has these fields). */
+interface EndpointParts {
+  readonly identifier: string
+  readonly path: string
+  readonly method: string
+  readonly params: unknown
+  readonly query: unknown
+  readonly headers: unknown
+  readonly payload: unknown
+  readonly success: unknown
+  readonly error: ReadonlySet<unknown>
+  readonly disableCodecs: unknown
+  readonly annotations: Context.Context<never>
+}
+
 /**
  * A copy of an /api/v1 endpoint at its website path. Its middlewares (Idempotency, which needs a token) are
  * left behind and its annotations replaced by the dashboard's summary; everything the request and the answer
  * are decoded and encoded by is the endpoint's own. The copy is made as the endpoint module makes every
  * endpoint (a function object over the endpoints' shared prototype), since it offers no "change the path".
  */
-export const onWebsite = <E extends HttpApiEndpoint.Constraint>(v1: E): OnWebsite<E> => {
-  const endpoint = v1 as unknown as HttpApiEndpoint.Top
+export const onWebsite = <E extends HttpApiEndpoint.Constraint & EndpointParts>(endpoint: E): OnWebsite<E> => {
   const operation = operationOf(endpoint)
   const copy = Object.assign(Object.setPrototypeOf(function HttpApiEndpoint() {}, Object.getPrototypeOf(endpoint)), {
     identifier: endpoint.identifier,

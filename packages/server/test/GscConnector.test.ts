@@ -210,10 +210,8 @@ layer(TestApp.layer())("Search Console connector", (it) => {
       expect(after.totals.find((t) => t.day === "2026-11-15")).toEqual({ day: "2026-11-15", clicks: 8, impressions: 70, positionWeighted: 210 })
       expect(after.totals.find((t) => t.day === "2026-11-12")).toEqual(once.totals.find((t) => t.day === "2026-11-12"))
     }))
-})
 
-describe("per-day top rows", () => {
-  it("maps Search Console's Pacific days to the website's days: the same date in UTC, the next one in Tokyo", async () => {
+  it.effect("maps Search Console's Pacific days to the website's days: the same date in UTC, the next one in Tokyo", () => Effect.gen(function*() {
     expect(pacificDayShift("UTC", new Date(START))).toBe(0)
     expect(pacificDayShift("Europe/Berlin", new Date(START))).toBe(0)
     expect(pacificDayShift("America/New_York", new Date(START))).toBe(0)
@@ -222,21 +220,23 @@ describe("per-day top rows", () => {
     expect(pacificDayShift("Asia/Kolkata", new Date(START))).toBe(1) // = 01:00 the next day
     expect(pacificDayShift("Asia/Tokyo", new Date(START))).toBe(1)
     expect(pacificDayShift("Asia/Tokyo", new Date("2026-07-01T12:00:00Z"))).toBe(1)
-    const { id, ctx, connector } = await setup()
-    const utc = await run(connector().sync(ctx()))
+    const { id, ctx, connector } = yield* setup()
+    const utc = yield* run(connector().sync(ctx()))
     expect(Result.isSuccess(utc)).toBe(true)
-    const asStored = await stored(id)
-    const { projects } = await h.newAccount()
-    const tokyo = await run(connector().sync(ctx({ projectId: projects[0].id, timezone: "Asia/Tokyo" })))
+    const asStored = yield* stored(id)
+    const { projects } = yield* h.newAccount()
+    const tokyo = yield* run(connector().sync(ctx({ projectId: projects[0].id, timezone: "Asia/Tokyo" })))
     // The same Search Console dates asked (Pacific), the same cursor; the rows a day later.
     expect(success(tokyo).state).toEqual(success(utc).state)
-    const shifted = await stored(projects[0].id)
+    const shifted = yield* stored(projects[0].id)
     const next = <R extends { day: string }>(rows: ReadonlyArray<R>) => rows.map((r) => ({ ...r, day: addDays(r.day, 1) }))
     expect(shifted.totals).toEqual(next(asStored.totals))
     expect(shifted.queries).toEqual(next(asStored.queries))
     expect(shifted.pages).toEqual(next(asStored.pages))
-  })
+  }))
+})
 
+describe("per-day top rows", () => {
   it("keeps each day's top rows by clicks, impressions, then key, as the store trims them", () => {
     const top = makeTopPerDay(2)
     const r = (day: string, key: string, clicks: number, impressions: number) => ({ day, key, clicks, impressions, positionWeighted: impressions })

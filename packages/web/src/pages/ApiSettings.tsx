@@ -7,6 +7,7 @@ import { useAtomValue } from "@effect/atom-react"
 import { Exit } from "effect"
 import { useState } from "react"
 import { PERMISSION_DESCRIPTIONS, PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
+import type { ProjectId } from "@sitehealth/domain/Common"
 import { createToken, Keys, revokeToken, tokensAtom, websitesAtom } from "../client.ts"
 import { useMutation } from "../hooks.ts"
 import { CopyButton, Field, formValues, MutationStatus, Result } from "../ui.tsx"
@@ -74,7 +75,7 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (secret: string, name:
               const exit = await run({
                 payload: {
                   name,
-                  websites: scope === "all" ? null : (chosen as any),
+                  websites: scope === "all" ? null : (chosen as Array<ProjectId>),
                   permissions: form.all("permission") as Array<Permission>
                 },
                 reactivityKeys: [Keys.tokens]

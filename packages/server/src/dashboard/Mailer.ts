@@ -3,7 +3,6 @@
  * included, is written to the server log instead (for a laptop or a first try; README says so).
  */
 import { Cause, Context, Effect, Layer, Redacted } from "effect"
-import { createTransport } from "nodemailer"
 import { AppConfig } from "../Config.ts"
 
 const reasonOf = (error: unknown): string => {
@@ -34,6 +33,8 @@ export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/d
             Effect.logInfo(`mail (SMTP_URL unset, not sent) to ${mail.to}: ${mail.subject}\n${mail.text}`)
         })
       }
+      // Loaded only where mail is configured: nodemailer is a few MB of a server's memory that sends none.
+      const { createTransport } = yield* Effect.promise(() => import("nodemailer"))
       const transport = createTransport(Redacted.value(config.smtpUrl))
       yield* Effect.addFinalizer(() => Effect.sync(() => transport.close()))
       return Mailer.of({

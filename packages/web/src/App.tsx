@@ -10,7 +10,6 @@ import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@s
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { WebsiteFrame } from "./pages/reports/shared.tsx"
 import { Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
@@ -25,6 +24,8 @@ const VerifyEmailPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ de
 const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ default: m.SessionsPage })))
 const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
 const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
+// A website's frame (its heading and tabs) is the report pages' code: it loads with them.
+const WebsiteFrame = lazy(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })))
 
 const publicPages: Record<string, () => ReactNode> = {
   "/login": () => <LogInPage />,

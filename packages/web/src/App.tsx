@@ -10,7 +10,8 @@ import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@s
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
+import { lazyComponent, Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
+import type { WebsiteFrame as WebsiteFrameOf } from "./pages/reports/shared.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
 // Each page's code loads when it is first shown: the first page needs only the shell, the client and itself
@@ -25,7 +26,8 @@ const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ de
 const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
 const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
 // A website's frame (its heading and tabs) is the report pages' code: it loads with them.
-const WebsiteFrame = lazy(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })))
+const Frame = lazyComponent<Parameters<typeof WebsiteFrameOf>[0]>(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })))
+const WebsiteFrame = Frame.Component
 
 const publicPages: Record<string, () => ReactNode> = {
   "/login": () => <LogInPage />,
@@ -40,6 +42,9 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/websites") return <WebsitesPage />
   const website = matchWebsite(path)
   if (website !== null) {
+    // The page's chunk starts loading now, alongside the frame's (not once the frame has drawn).
+    void Frame.load()
+    void website.tab.load()
     const Page = website.tab.page
     return (
       <WebsiteFrame id={website.id} tab={website.tab.tab}>

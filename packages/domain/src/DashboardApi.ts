@@ -7,240 +7,29 @@
  *
  *   RequestErrors (400/413/500/503) → DashboardOrigin (403 `csrf_origin`) → [DashboardSession (401, 403
  *   `csrf_token`)] → handler
+ *
+ * The constants, middlewares and core groups are in DashboardCore.ts (re-exported here); the connections and
+ * reports groups in their own modules. This module composes them all: the server implements `DashboardApi`,
+ * the tests call it, its OpenAPI document is served. The web app builds a client per part instead
+ * (`DashboardCoreApi`, `DashboardConnectionsHttpApi`, `DashboardReportsHttpApi`), so its first screen does not
+ * carry the report pages' contract.
  */
-import { Context, Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { HttpApi } from "effect/http-api"
 import { RequestErrors } from "./Authentication.ts"
-import type { AccountId } from "./Common.ts"
 import {
-  Accepted,
-  AccountView,
-  CreateDashboardTokenPayload,
-  CreateWebsitePayload,
-  CurrentSessionView,
-  DashboardTokenCreated,
-  DashboardTokenList,
-  DashboardTokenRevoked,
-  DashboardUser,
-  DeleteWebsitePayload,
-  EmailPayload,
-  LoggedOut,
-  LogInPayload,
-  ResetPasswordPayload,
-  type SessionId,
-  SessionList,
-  SessionsRevoked,
-  SignUpPayload,
-  UpdateWebsitePayload,
-  VerifyEmailPayload,
-  Website,
-  WebsiteDeleted,
-  WebsiteList
-} from "./Dashboard.ts"
+  DASHBOARD_PREFIX,
+  DashboardAccountApi,
+  DashboardAuthApi,
+  DashboardOrigin,
+  DashboardSession,
+  DashboardTokensApi,
+  DashboardWebsitesApi
+} from "./DashboardCore.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { DashboardReportsApi } from "./DashboardReports.ts"
-import { Envelope } from "./Envelope.ts"
-import { BadRequest, Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
-import { doc, documentedApi } from "./Documented.ts"
+import { documentedApi } from "./Documented.ts"
 
-export const DASHBOARD_PREFIX = "/app/api"
-/** The session cookie: an opaque random id; the server keeps only its SHA-256. */
-export const SESSION_COOKIE = "sitehealth_session"
-/** The header carrying the session's CSRF token on every state-changing request. */
-export const CSRF_HEADER = "x-csrf-token"
-/** The web app's pages that mailed links open; each posts its `?token=` to verifyEmail / resetPassword. */
-export const VERIFY_EMAIL_PAGE = "/verify-email"
-export const RESET_PASSWORD_PAGE = "/reset-password"
-/** The one-time login link printed by `npm start` for the demo account: GET, creates a session, redirects to `/`. */
-export const MAGIC_LINK_PATH = `${DASHBOARD_PREFIX}/auth/magic`
-
-/** Who is logged in, provided by `DashboardSession` to the handlers. */
-export interface DashboardPrincipal {
-  readonly sessionId: SessionId
-  readonly accountId: AccountId
-  readonly email: string
-  readonly emailVerified: boolean
-  readonly csrfToken: string
-  readonly idleExpiresAt: Date
-  readonly absoluteExpiresAt: Date
-}
-export class CurrentDashboardSession extends Context.Service<CurrentDashboardSession, DashboardPrincipal>()(
-  "sitehealth/CurrentDashboardSession"
-) {}
-
-/**
- * The session cookie (401 `session_required` when absent, unknown, revoked or expired, idle or absolute),
- * and on POST/PATCH/PUT/DELETE the session's CSRF token in `X-CSRF-Token` (403 `csrf_token`). Refreshes the
- * idle expiry.
- */
-export class DashboardSession extends HttpApiMiddleware.Service<
-  DashboardSession,
-  { provides: CurrentDashboardSession }
->()("sitehealth/DashboardSession", {
-  security: { cookie: HttpApiSecurity.apiKey({ key: SESSION_COOKIE, in: "cookie" }) },
-  error: [Unauthorized, Forbidden] as const
-}) {}
-
-/**
- * Cross-site request refusal for every state-changing request, logged in or not (log-in CSRF too): the
- * `Origin` header (or, without one, `Referer`) must be the server's own origin — PUBLIC_URL's, or the request's
- * Host — else 403 `csrf_origin`.
- */
-export class DashboardOrigin extends HttpApiMiddleware.Service<DashboardOrigin>()("sitehealth/DashboardOrigin", {
-  error: [Forbidden] as const
-}) {}
-
-const idParams = { id: Schema.String }
-
-export class DashboardAuthApi extends HttpApiGroup.make("auth")
-  .add(
-    doc(
-      HttpApiEndpoint.post("signUp", "/auth/signup", {
-        payload: SignUpPayload,
-        success: Envelope("SignUpResponse", Accepted, { status: 202 }),
-        error: [BadRequest, RateLimited]
-      }),
-      "Create an account (starts the 14-day trial) and mail a verification link",
-      "Answers the same whether or not the email is already registered; a registered address gets a mail saying so instead."
-    ),
-    doc(
-      HttpApiEndpoint.post("logIn", "/auth/login", {
-        payload: LogInPayload,
-        success: Envelope("LogInResponse", CurrentSessionView),
-        error: [BadRequest, Unauthorized, Forbidden, RateLimited]
-      }),
-      "Log in: sets a new session cookie (a new id every time) and answers the session with its CSRF token",
-      "401 `invalid_credentials` for an unknown email or a wrong password alike; 403 `email_not_verified` once the password is right but the address is not verified; 429 after too many failures for the account or the address."
-    ),
-    doc(
-      HttpApiEndpoint.post("requestPasswordReset", "/auth/password-reset", {
-        payload: EmailPayload,
-        success: Envelope("PasswordResetRequested", Accepted, { status: 202 }),
-        error: [BadRequest, RateLimited]
-      }),
-      "Mail a single-use password-reset link (same answer for an unregistered email)"
-    ),
-    doc(
-      HttpApiEndpoint.post("resetPassword", "/auth/password-reset/confirm", {
-        payload: ResetPasswordPayload,
-        success: Envelope("PasswordResetDone", Accepted),
-        error: [BadRequest, RateLimited]
-      }),
-      "Set a new password from a reset link's token; ends every session of the account",
-      "400 `invalid_link` when the token is malformed, forged, expired or already used."
-    ),
-    doc(
-      HttpApiEndpoint.post("verifyEmail", "/auth/verify-email", {
-        payload: VerifyEmailPayload,
-        success: Envelope("EmailVerified", DashboardUser),
-        error: [BadRequest]
-      }),
-      "Verify the email address from the verification link's token",
-      "400 `invalid_link` when the token is malformed, forged, expired or already used."
-    ),
-    doc(
-      HttpApiEndpoint.post("logOut", "/auth/logout", {
-        success: Envelope("LoggedOut", LoggedOut)
-      }).middleware(DashboardSession),
-      "End this session and clear its cookie"
-    ),
-    doc(
-      HttpApiEndpoint.get("session", "/auth/session", {
-        success: Envelope("SessionResponse", CurrentSessionView)
-      }).middleware(DashboardSession),
-      "The logged-in user and this session's CSRF token (401 when logged out)"
-    ),
-    doc(
-      HttpApiEndpoint.get("listSessions", "/auth/sessions", {
-        success: Envelope("SessionListResponse", SessionList)
-      }).middleware(DashboardSession),
-      "The account's live sessions"
-    ),
-    doc(
-      HttpApiEndpoint.delete("revokeSession", "/auth/sessions/:id", {
-        params: idParams,
-        success: Envelope("SessionRevoked", SessionsRevoked),
-        error: [NotFound]
-      }).middleware(DashboardSession),
-      "End one session of the account (404 for another account's or an unknown one)"
-    ),
-    doc(
-      HttpApiEndpoint.post("logOutOtherSessions", "/auth/sessions/revoke-others", {
-        success: Envelope("OtherSessionsRevoked", SessionsRevoked)
-      }).middleware(DashboardSession),
-      "End every session of the account but this one"
-    )
-  )
-  .annotateMerge(OpenApi.annotations({ title: "Auth", description: "Sign up, log in, sessions, password reset" })) {}
-
-export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
-  .add(
-    doc(HttpApiEndpoint.get("list", "/websites", { success: Envelope("WebsiteListResponse", WebsiteList) }), "The account's websites"),
-    doc(
-      HttpApiEndpoint.post("create", "/websites", {
-        payload: CreateWebsitePayload,
-        success: Envelope("WebsiteCreated", Website, { status: 201 }),
-        error: [BadRequest]
-      }),
-      "Add a website"
-    ),
-    doc(
-      HttpApiEndpoint.patch("update", "/websites/:id", {
-        params: idParams,
-        payload: UpdateWebsitePayload,
-        success: Envelope("WebsiteUpdated", Website),
-        error: [BadRequest, NotFound]
-      }),
-      "Edit a website's name, domain, time zone or currency"
-    ),
-    doc(
-      HttpApiEndpoint.delete("delete", "/websites/:id", {
-        params: idParams,
-        payload: DeleteWebsitePayload,
-        success: Envelope("WebsiteDeletedResponse", WebsiteDeleted),
-        error: [BadRequest, NotFound]
-      }),
-      "Delete a website, its data and credentials; takes it out of every token's scope",
-      "`confirmDomain` must equal the website's domain (400 `confirmation_mismatch` otherwise). A token scoped to this website alone stops working for it."
-    )
-  )
-  .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Websites", description: "The account's websites" })) {}
-
-export class DashboardTokensApi extends HttpApiGroup.make("tokens")
-  .add(
-    doc(HttpApiEndpoint.get("list", "/tokens", { success: Envelope("DashboardTokenListResponse", DashboardTokenList) }), "The account's tokens, never a secret"),
-    doc(
-      HttpApiEndpoint.post("create", "/tokens", {
-        payload: CreateDashboardTokenPayload,
-        success: Envelope("DashboardTokenCreatedResponse", DashboardTokenCreated, { status: 201 }),
-        error: [BadRequest, NotFound]
-      }),
-      "Create a token restricted to websites and permissions; the secret is in this answer only",
-      "404 when a named website is not the account's."
-    ),
-    doc(
-      HttpApiEndpoint.delete("revoke", "/tokens/:id", {
-        params: idParams,
-        success: Envelope("DashboardTokenRevokedResponse", DashboardTokenRevoked),
-        error: [NotFound, Conflict]
-      }),
-      "Revoke a token: it stops working at once, everywhere",
-      "409 when it is already revoked."
-    )
-  )
-  .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "API / MCP tokens" })) {}
-
-export class DashboardAccountApi extends HttpApiGroup.make("account")
-  .add(
-    doc(
-      HttpApiEndpoint.get("get", "/account", { success: Envelope("AccountResponse", AccountView) }),
-      "Trial days left, subscription state, and whether the entitlement has ended"
-    )
-  )
-  .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Account", description: "Trial and subscription" })) {}
+export * from "./DashboardCore.ts"
 
 export class DashboardApi extends documentedApi(
   HttpApi.make("dashboard")

@@ -8,18 +8,17 @@
  * The group carries no middleware of its own: DashboardApi adds it behind `DashboardSession`.
  */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { RequestErrors } from "./Authentication.ts"
+import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
 import { Timestamp } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
 import { ApiError, BadRequest, NotFound, Unavailable } from "./Errors.ts"
 import { IntegrationKind, IntegrationStatus, Provider, SyncResult, SyncRun } from "./Integrations.ts"
 import { doc } from "./Documented.ts"
 
-/**
- * The web app's page Google sends the browser back to (`GOOGLE_REDIRECT_URI` defaults to PUBLIC_URL + this):
- * it reads `code` and `state` from its query and posts them to `googleCallback`.
- */
-export const GOOGLE_CALLBACK_PAGE = "/oauth/google/callback"
+/** The page Google sends the browser back to (defined with the core's constants, which the shell imports). */
+export { GOOGLE_CALLBACK_PAGE } from "./DashboardCore.ts"
 
 /** The providers a website owner connects from the dashboard. */
 export const CONNECTABLE_PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
@@ -211,3 +210,13 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
     )
   )
   .annotateMerge(OpenApi.annotations({ title: "Connections", description: "Stripe, Plausible and Search Console" })) {}
+
+/**
+ * The connections group alone, as `DashboardApi` serves it (behind the session, same middlewares and prefix):
+ * the web app's client for the pages that connect providers, loaded with them.
+ */
+export class DashboardConnectionsHttpApi extends HttpApi.make("dashboard")
+  .add(DashboardConnectionsApi.middleware(DashboardSession))
+  .middleware(DashboardOrigin)
+  .middleware(RequestErrors)
+  .prefix(DASHBOARD_PREFIX) {}

@@ -15,8 +15,10 @@
  * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`.
  */
 import { Context } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ExpensesApi, IntegrationsApi, operationOf, ProjectsApi, ReportsApi } from "./Api.ts"
+import { RequestErrors } from "./Authentication.ts"
+import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
 import { TrialExpired } from "./Errors.ts"
 
 /** Where an /api/v1 path lives under /app/api (see the table above). */
@@ -114,3 +116,14 @@ export class DashboardReportsApi extends HttpApiGroup.make("reports")
     title: "Reports",
     description: "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses) for the logged-in account's websites"
   })) {}
+
+/**
+ * The reports group alone, as `DashboardApi` serves it (behind the session, same middlewares and prefix): the
+ * web app's client for the report pages, loaded with them, so the first screen does not carry /api/v1's
+ * contract.
+ */
+export class DashboardReportsHttpApi extends HttpApi.make("dashboard")
+  .add(DashboardReportsApi.middleware(DashboardSession))
+  .middleware(DashboardOrigin)
+  .middleware(RequestErrors)
+  .prefix(DASHBOARD_PREFIX) {}

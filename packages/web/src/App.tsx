@@ -6,13 +6,12 @@
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
 import { AsyncResult } from "effect/reactivity"
 import { Component, lazy, type ReactNode, Suspense, useEffect } from "react"
-import { RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardApi"
-import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
+import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardCore"
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { WebsiteFrame } from "./pages/reports/shared.tsx"
-import { Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
+import { lazyComponent, Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
+import type { WebsiteFrame as WebsiteFrameOf } from "./pages/reports/shared.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
 // Each page's code loads when it is first shown: the first page needs only the shell, the client and itself
@@ -26,6 +25,9 @@ const VerifyEmailPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ de
 const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ default: m.SessionsPage })))
 const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
 const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
+// A website's frame (its heading and tabs) is the report pages' code: it loads with them.
+const Frame = lazyComponent<Parameters<typeof WebsiteFrameOf>[0]>(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })))
+const WebsiteFrame = Frame.Component
 
 const publicPages: Record<string, () => ReactNode> = {
   "/login": () => <LogInPage />,
@@ -40,6 +42,9 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/websites") return <WebsitesPage />
   const website = matchWebsite(path)
   if (website !== null) {
+    // The page's chunk starts loading now, alongside the frame's (not once the frame has drawn).
+    void Frame.load()
+    void website.tab.load()
     const Page = website.tab.page
     return (
       <WebsiteFrame id={website.id} tab={website.tab.tab}>

@@ -3,7 +3,7 @@
  * is NOT state — secrets never go in the URL) live in the path and query string, so reload, back/forward
  * and a pasted link all land on the same page.
  */
-import { type AnchorHTMLAttributes, type ComponentType, lazy, type LazyExoticComponent, type MouseEvent, useEffect, useSyncExternalStore } from "react"
+import { type AnchorHTMLAttributes, type ComponentType, createElement, lazy, type MouseEvent, useEffect, useSyncExternalStore } from "react"
 import type { Website } from "@sitehealth/domain/Dashboard"
 
 const subscribers = new Set<() => void>()
@@ -102,6 +102,26 @@ export const useFocusHeading = (key: string) => {
  * that use it. A website's page module default-exports a component taking the website.
  */
 
+/**
+ * `React.lazy`, except that once the module has arrived the component renders at once instead of
+ * suspending. React.lazy suspends on a component's first render even when its module is already there, and
+ * React holds back the reveal of a suspended boundary until 300 ms after its fallback appeared (its
+ * FALLBACK_THROTTLE_MS): on an in-app navigation that is 300 ms added per lazy level (frame, then page)
+ * however fast the chunk came. `load` starts (or joins) the module's fetch: call it as soon as a route is
+ * known, and the component renders without a fallback if the module is in by then.
+ */
+export const lazyComponent = <P extends object>(load: () => Promise<{ readonly default: ComponentType<P> }>) => {
+  let loaded: ComponentType<P> | undefined
+  let pending: Promise<{ readonly default: ComponentType<P> }> | undefined
+  const start = () => (pending ??= load().then((m) => {
+    loaded = m.default
+    return m
+  }))
+  const Lazy = lazy(start)
+  const Component = (props: P) => createElement((loaded ?? Lazy) as ComponentType<P>, props)
+  return { Component, load: start }
+}
+
 /** A page of one website (`/websites/:id/<tab>`): default export of its module. */
 export type WebsitePageComponent = ComponentType<{ readonly website: Website }>
 
@@ -109,23 +129,33 @@ interface WebsiteTab {
   /** The path segment after /websites/:id ("" for the website's home, the briefing). */
   readonly tab: string
   readonly label: string
-  readonly page: LazyExoticComponent<WebsitePageComponent>
+  readonly page: ComponentType<{ readonly website: Website }>
+  /**
+   * Starts fetching the page's code (the same module `page` loads: a second call costs nothing). Called as
+   * soon as the route is known, so the page's chunk loads together with the website's frame, not after it.
+   */
+  readonly load: () => Promise<unknown>
+}
+
+const tab = (tab: string, label: string, load: () => Promise<{ readonly default: WebsitePageComponent }>): WebsiteTab => {
+  const page = lazyComponent(load)
+  return { tab, label, page: page.Component, load: page.load }
 }
 
 /** The tabs of a website, in the order its navigation shows them. */
 export const WEBSITE_TABS: ReadonlyArray<WebsiteTab> = [
-  { tab: "", label: "Briefing", page: lazy(() => import("./pages/reports/Briefing.tsx")) },
-  { tab: "signals", label: "Signals", page: lazy(() => import("./pages/reports/Signals.tsx")) },
-  { tab: "analytics", label: "Analytics", page: lazy(() => import("./pages/reports/Analytics.tsx")) },
-  { tab: "revenue", label: "Revenue", page: lazy(() => import("./pages/reports/Revenue.tsx")) },
-  { tab: "seo", label: "SEO", page: lazy(() => import("./pages/reports/Seo.tsx")) },
-  { tab: "expenses", label: "Expenses", page: lazy(() => import("./pages/reports/Expenses.tsx")) },
-  { tab: "integrations", label: "Integrations", page: lazy(() => import("./pages/reports/Integrations.tsx")) },
-  { tab: "settings", label: "Settings", page: lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsiteSettings }))) }
+  tab("", "Briefing", () => import("./pages/reports/Briefing.tsx")),
+  tab("signals", "Signals", () => import("./pages/reports/Signals.tsx")),
+  tab("analytics", "Analytics", () => import("./pages/reports/Analytics.tsx")),
+  tab("revenue", "Revenue", () => import("./pages/reports/Revenue.tsx")),
+  tab("seo", "SEO", () => import("./pages/reports/Seo.tsx")),
+  tab("expenses", "Expenses", () => import("./pages/reports/Expenses.tsx")),
+  tab("integrations", "Integrations", () => import("./pages/reports/Integrations.tsx")),
+  tab("settings", "Settings", () => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsiteSettings })))
 ]
 
 /** The overview of every website (`/overview`, where `/` leads). */
-export const OverviewPage = lazy(() => import("./pages/reports/Overview.tsx"))
+export const OverviewPage = lazyComponent(() => import("./pages/reports/Overview.tsx")).Component
 
 /** The path of a website's tab, with optional query parameters (empty ones left out). */
 export const websiteHref = (id: string, tab: string, query: Record<string, string | null | undefined> = {}) => {

@@ -9,7 +9,7 @@ import { useAtomValue } from "@effect/atom-react"
 import { AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import type { Briefing, Health, KeyFigure, Signal } from "@sitehealth/domain/Projects"
-import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../client.ts"
+import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../reportsClient.ts"
 import { Link, websiteHref } from "../../router.tsx"
 import {
   Busy,

@@ -18,7 +18,7 @@ import { Atom, AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import type { Briefing, Project } from "@sitehealth/domain/Projects"
 import type { IntegrationList } from "@sitehealth/domain/Integrations"
-import { briefingAtom, integrationsAtom, overviewAtom } from "../../client.ts"
+import { briefingAtom, integrationsAtom, overviewAtom } from "../../reportsClient.ts"
 import { Link, websiteHref } from "../../router.tsx"
 import { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./shared.tsx"
 

@@ -6,7 +6,7 @@
 import { useAtomValue } from "@effect/atom-react"
 import { useMemo } from "react"
 import { DIMENSIONS, type Dimension, SEVERITIES, type Severity } from "@sitehealth/domain/Projects"
-import { signalsAtom } from "../../client.ts"
+import { signalsAtom } from "../../reportsClient.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../router.tsx"
 import { Field } from "../../ui.tsx"
 import { Evidence } from "./Briefing.tsx"

@@ -10,17 +10,18 @@ import { PERIODS } from "@sitehealth/domain/Common"
 import type { Money } from "@sitehealth/domain/Common"
 import { AsyncResult, type Atom } from "effect/reactivity"
 import { type ReactNode, useEffect, useMemo } from "react"
-import { Dashboard, websitesAtom } from "../../client.ts"
+import { websitesAtom } from "../../client.ts"
+import { DashboardReports } from "../../reportsClient.ts"
 import { Link, useLocation } from "../../router.tsx"
 import { ErrorMessage, Loading } from "../../ui.tsx"
 import "../../charts/charts.css"
 
 // The queries: one atom per (website, period), shared by every component asking for the same one.
 export const analyticsAtom = (id: string, period: Period) =>
-  Dashboard.query("reports", "getAnalytics", { params: { id }, query: { period } })
-export const revenueAtom = (id: string, period: Period) => Dashboard.query("reports", "getRevenue", { params: { id }, query: { period } })
-export const churnAtom = (id: string, period: Period) => Dashboard.query("reports", "getChurn", { params: { id }, query: { period } })
-export const seoAtom = (id: string, period: Period) => Dashboard.query("reports", "getSeo", { params: { id }, query: { period } })
+  DashboardReports.query("reports", "getAnalytics", { params: { id }, query: { period } })
+export const revenueAtom = (id: string, period: Period) => DashboardReports.query("reports", "getRevenue", { params: { id }, query: { period } })
+export const churnAtom = (id: string, period: Period) => DashboardReports.query("reports", "getChurn", { params: { id }, query: { period } })
+export const seoAtom = (id: string, period: Period) => DashboardReports.query("reports", "getSeo", { params: { id }, query: { period } })
 
 /** An atom's result with its retry; the atom is made once per argument set. */
 export const useReport = <A, E>(make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>, deps: ReadonlyArray<unknown>) => {

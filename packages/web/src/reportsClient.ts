@@ -1,0 +1,48 @@
+/**
+ * The client for the report pages: /api/v1's operations for the logged-in account's websites (DashboardReports
+ * in packages/domain: the same endpoints, under /app/api/websites/:id/…), built from DashboardReportsHttpApi —
+ * the reports group alone, as DashboardApi serves it. Only the report pages import this module, so the public
+ * contract it carries is loaded with them, not on the first screen (docs/dashboard-web.md, Size). Same fetch
+ * client and CSRF header as the shell's (client.ts); the reactivity keys are shared across the clients.
+ * Every figure a page shows comes from one of these.
+ */
+import { FetchHttpClient } from "effect/http"
+import { AtomHttpApi } from "effect/reactivity"
+import type { Period } from "@sitehealth/domain/Common"
+import { DashboardReportsHttpApi } from "@sitehealth/domain/DashboardReports"
+import type { Dimension, Severity } from "@sitehealth/domain/Projects"
+import { Keys, withCsrf } from "./client.ts"
+
+export class DashboardReports extends AtomHttpApi.Service<DashboardReports>()("sitehealth/web/DashboardReports", {
+  api: DashboardReportsHttpApi,
+  httpClient: FetchHttpClient.layer,
+  transformClient: withCsrf
+}) {}
+
+export const ReportKeys = {
+  /** Anything derived from a website's data: health, briefing, signals, reports. */
+  reports: "reports",
+  expenses: "expenses",
+  integrations: "integrations"
+} as const
+
+export const overviewAtom = DashboardReports.query("reports", "listProjects", { query: { limit: 100 }, reactivityKeys: [ReportKeys.reports, Keys.websites] })
+export const healthAtom = (id: string) => DashboardReports.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+export const briefingAtom = (id: string) => DashboardReports.query("reports", "getBriefing", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+export const signalsAtom = (id: string, query: { readonly dimension?: Dimension; readonly severity?: Severity; readonly active?: "true" | "false" }) =>
+  DashboardReports.query("reports", "listSignals", { params: { id }, query: { ...query, limit: 100 }, reactivityKeys: [ReportKeys.reports] })
+export const analyticsAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getAnalytics", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+export const revenueAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getRevenue", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports, ReportKeys.expenses] })
+export const churnAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getChurn", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+export const seoAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getSeo", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+export const integrationsAtom = (id: string) =>
+  DashboardReports.query("reports", "listIntegrations", { params: { id }, reactivityKeys: [ReportKeys.integrations, Keys.connections] })
+export const expensesAtom = (id: string) =>
+  DashboardReports.query("reports", "listExpenses", { params: { id }, query: { limit: 100 }, reactivityKeys: [ReportKeys.expenses] })
+export const syncIntegration = DashboardReports.mutation("reports", "syncIntegration")
+export const createExpense = DashboardReports.mutation("reports", "createExpense")
+export const deleteExpense = DashboardReports.mutation("reports", "deleteExpense")

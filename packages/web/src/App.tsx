@@ -10,7 +10,7 @@ import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@s
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { lazyComponent, Link, matchWebsite, navigate, OverviewPage, useFocusHeading, useLocation } from "./router.tsx"
+import { lazyComponent, Link, matchWebsite, navigate, OverviewPage, prefetchWebsitePages, useFocusHeading, useLocation } from "./router.tsx"
 import type { WebsiteFrame as WebsiteFrameOf } from "./pages/reports/shared.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
@@ -76,6 +76,11 @@ const Private = ({ path, search }: { readonly path: string; readonly search: str
       navigate(`/login?next=${encodeURIComponent(path + search)}`, { replace: true })
     }
   }, [session, loggedOut, path, search])
+  const loggedIn = AsyncResult.isSuccess(session)
+  useEffect(() => {
+    // Logged in: the website pages' code is fetched in idle time, so opening one later shows it at once.
+    if (loggedIn) prefetchWebsitePages([Frame.load])
+  }, [loggedIn])
   if (AsyncResult.isSuccess(session)) {
     return (
       <Layout user={session.value.user} path={path}>

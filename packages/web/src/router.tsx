@@ -116,6 +116,10 @@ export const lazyComponent = <P extends object>(load: () => Promise<{ readonly d
   const start = () => (pending ??= load().then((m) => {
     loaded = m.default
     return m
+  }, (error: unknown) => {
+    // A failed fetch (offline, a redeploy) is not kept: the next visit asks again.
+    pending = undefined
+    throw error
   }))
   const Lazy = lazy(start)
   const Component = (props: P) => createElement((loaded ?? Lazy) as ComponentType<P>, props)
@@ -153,6 +157,20 @@ export const WEBSITE_TABS: ReadonlyArray<WebsiteTab> = [
   tab("integrations", "Integrations", () => import("./pages/reports/Integrations.tsx")),
   tab("settings", "Settings", () => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsiteSettings })))
 ]
+
+/**
+ * Fetches the code of every website tab (and whatever else `also` names) once the browser is idle after the
+ * first page: a report page opened later renders at once, with no Suspense fallback and so without React's
+ * 300 ms reveal throttle. It never competes with the first page (idle time only) and a failure is forgotten.
+ */
+export const prefetchWebsitePages = (also: ReadonlyArray<() => Promise<unknown>> = []) => {
+  const run = () => {
+    for (const load of [...WEBSITE_TABS.map((t) => t.load), ...also]) load().catch(() => undefined)
+  }
+  const w = window as Window & { requestIdleCallback?: (f: () => void, options?: { timeout: number }) => number }
+  if (w.requestIdleCallback !== undefined) w.requestIdleCallback(run, { timeout: 3000 })
+  else setTimeout(run, 1000)
+}
 
 /** The overview of every website (`/overview`, where `/` leads). */
 export const OverviewPage = lazyComponent(() => import("./pages/reports/Overview.tsx")).Component

@@ -165,15 +165,26 @@ export const WEBSITE_TABS: ReadonlyArray<WebsiteTab> = [
  */
 export const prefetchWebsitePages = (also: ReadonlyArray<() => Promise<unknown>> = []) => {
   const run = () => {
-    for (const load of [...WEBSITE_TABS.map((t) => t.load), ...also]) load().catch(() => undefined)
+    for (const load of [...WEBSITE_TABS.map((t) => t.load), overview.load, ...also]) load().catch(() => undefined)
   }
   const w = window as Window & { requestIdleCallback?: (f: () => void, options?: { timeout: number }) => number }
-  if (w.requestIdleCallback !== undefined) w.requestIdleCallback(run, { timeout: 3000 })
-  else setTimeout(run, 1000)
+  const whenIdle = () => (w.requestIdleCallback !== undefined ? w.requestIdleCallback(run, { timeout: 3000 }) : setTimeout(run, 200))
+  // Only once the page in view has loaded its data (`main` seen busy, then no longer), so it never waits behind
+  // the prefetch; at the latest after 10 s.
+  let tries = 0
+  let sawBusy = false
+  const wait = () => {
+    const busy = document.querySelector("main")?.getAttribute("aria-busy")
+    sawBusy ||= busy === "true"
+    if ((sawBusy && busy === "false") || ++tries > 100) whenIdle()
+    else setTimeout(wait, 100)
+  }
+  wait()
 }
 
 /** The overview of every website (`/overview`, where `/` leads). */
-export const OverviewPage = lazyComponent(() => import("./pages/reports/Overview.tsx")).Component
+const overview = lazyComponent(() => import("./pages/reports/Overview.tsx"))
+export const OverviewPage = overview.Component
 
 /** The path of a website's tab, with optional query parameters (empty ones left out). */
 export const websiteHref = (id: string, tab: string, query: Record<string, string | null | undefined> = {}) => {

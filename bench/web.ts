@@ -18,8 +18,9 @@
  *   what finished loading by the time the page was usable, **total** = everything once the network is idle.
  * - **slowest API call**: of the `/app/api` requests done by the time the page was usable, the slowest one's
  *   duration (request start → response end: the server's share, queueing in the browser included).
- * - **in-app** (report pages): the page loaded is IN_APP_FROM (no report code yet); once it is usable the
- *   bench navigates in-app to the route, as the app's links do, and measures from that moment until `main`
+ * - **in-app** (report pages): the page loaded is IN_APP_FROM (no report page shown yet; the app fetches the
+ *   website pages' code in idle time once that page has its data, as it does for a user); once it is usable and
+ *   the network idle, the bench navigates in-app to the route, as the app's links do, and measures from that moment until `main`
  *   has been busy and is not any more (**data**) and until the charts are drawn. The report pages' bars
  *   (data ≤ 300 ms, charts ≤ 500 ms "after navigation") are judged on this; the full-load figures of every
  *   route are held to issue 16's usable ≤ 1 s.
@@ -124,7 +125,7 @@ const PROBE = `(() => {
   new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-busy", "data-drawn"] })
 })()`
 
-/** The page a report page is navigated to in-app from: no report code loaded yet (the first report page seen). */
+/** The page a report page is navigated to in-app from: no report page shown yet (the first one seen). */
 const IN_APP_FROM = "/websites"
 
 interface InAppSample {

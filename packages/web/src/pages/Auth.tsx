@@ -59,8 +59,7 @@ export const SignUpPage = () => {
       <>
         <h1>Check your email</h1>
         <div className="alert ok" role="status">
-          <strong>{done}</strong>
-          <p>Open the link in the mail to verify your address, then log in.</p>
+          <p>{done}</p>
         </div>
         <p><Link href="/login">Go to log in</Link></p>
       </>

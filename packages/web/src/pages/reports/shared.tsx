@@ -7,10 +7,9 @@ import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
 import type { Atom } from "effect/reactivity"
 import { AsyncResult } from "effect/reactivity"
 import { type ReactNode, useEffect, useId } from "react"
-import { type Period, PERIODS } from "@sitehealth/domain/Common"
 import type { Website } from "@sitehealth/domain/Dashboard"
 import { websitesAtom } from "../../client.ts"
-import { Link, setQuery, useLocation, WEBSITE_TABS, websiteHref } from "../../router.tsx"
+import { Link, WEBSITE_TABS, websiteHref } from "../../router.tsx"
 import { ErrorMessage, Loading } from "../../ui.tsx"
 
 /** The props every page of one website gets. */
@@ -164,37 +163,3 @@ export const Sparkline = ({ points, label }: { readonly points: ReadonlyArray<nu
     </svg>
   )
 }
-
-export const PERIOD_LABELS: Record<Period, string> = {
-  today: "Today", yesterday: "Yesterday", "7d": "7 days", "30d": "30 days", "3m": "3 months", "12m": "12 months", all: "All time"
-}
-
-/** The page's period, kept in the URL (`?period=`; 30d, the API's default, when absent or unknown). */
-export const usePeriod = (): Period => {
-  const { query } = useLocation()
-  const p = query.get("period")
-  return p !== null && (PERIODS as ReadonlyArray<string>).includes(p) ? (p as Period) : "30d"
-}
-
-/** The period picker: one link per period (so each is a URL of its own), the current one marked. */
-export const PeriodPicker = ({ period, periods = PERIODS }: { readonly period: Period; readonly periods?: ReadonlyArray<Period> }) => (
-  <nav aria-label="Period" className="periods">
-    <ul>
-      {periods.map((p) => (
-        <li key={p}>
-          <a
-            href={`?period=${p}`}
-            aria-current={p === period ? "page" : undefined}
-            onClick={(e) => {
-              if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
-              e.preventDefault()
-              setQuery("period", p === "30d" ? null : p)
-            }}
-          >
-            {PERIOD_LABELS[p]}
-          </a>
-        </li>
-      ))}
-    </ul>
-  </nav>
-)

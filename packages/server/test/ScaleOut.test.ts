@@ -175,8 +175,13 @@ describe("several instances on one Postgres and one Redis", () => {
       const accepted = responses.filter((r) => r.status === 200)
       expect(accepted).toHaveLength(60)
       expect(responses.filter((r) => r.status === 429)).toHaveLength(40)
-      // Each instance accepted some: they drew on one budget, not on three of their own.
-      expect(new Set(accepted.map((r) => r.instance)).size).toBe(3)
+      // One budget, not three: had each instance its own 60, all 100 would have passed. And once it is
+      // spent, every instance refuses — including one that, under load, happened to accept none of the
+      // burst (which instance wins the race for the budget is up to the scheduler, so it is not asserted).
+      for (const i of instances) {
+        const after = await fetch(`${i.base}/api/v1/projects`, { headers: auth(secrets.budget.secret) })
+        expect(after.status, i.name).toBe(429)
+      }
       console.log(`scale-out (a): accepted per instance ${[0, 1, 2].map((i) => accepted.filter((r) => r.instance === i).length).join("/")}`)
     },
     30_000

@@ -28,7 +28,7 @@ import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
 import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
 import { ProjectsRepo } from "@sitehealth/server/projects/ProjectsRepo"
-import { type ListSource, type Obj, startFakeStripe } from "@sitehealth/server/test/fakes/FakeStripe"
+import { type ListSource, type Obj, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 
 const args = process.argv.slice(2)

@@ -20,7 +20,7 @@ import { createAccount, createProject, mintToken } from "@sitehealth/server/acco
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { type EmbeddedHandle, startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
 import { SqlRepos } from "@sitehealth/server/Layers"
-import { closeNow } from "@sitehealth/server/test/fakes/FakeHttp"
+import { closeNow } from "@sitehealth/fakes/FakeHttp"
 import { canConnect, freePort } from "@sitehealth/server/test/support/Ports"
 
 export const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")

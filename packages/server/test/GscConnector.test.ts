@@ -1,5 +1,5 @@
 /**
- * The Search Console connector against a local fake Google (test/fakes/FakeGsc.ts: token endpoint and
+ * The Search Console connector against a local fake Google (packages/fakes/src/FakeGsc.ts: token endpoint and
  * Search Analytics API), writing through the real SearchRepo of the harness and read back through GET /seo:
  * the hand-worked property of fixtures/gscFixtures.ts, startRow paging, the 2–3 day lag, OAuth refresh
  * (cached token, expiry mid-run, revoked refresh token), 429, 5xx, malformed bodies and idempotence.
@@ -14,7 +14,7 @@ import { addDays } from "../src/metrics/Dates.ts"
 import { makeTopPerDay } from "../src/integrations/gsc/GscMap.ts"
 import { makeProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { SearchRepo } from "../src/search/SearchRepo.ts"
-import { type FakeGsc, startFakeGsc } from "./fakes/FakeGsc.ts"
+import { type FakeGsc, startFakeGsc } from "@sitehealth/fakes/FakeGsc"
 import { GSC_CREDENTIALS, GSC_EXPECTED_7D, GSC_ROWS, GSC_TOTALS } from "./fixtures/gscFixtures.ts"
 import { h, START, TestApp } from "./support/TestApp.ts"
 
@@ -107,8 +107,8 @@ layer(TestApp.layer())("Search Console connector", (it) => {
       yield* run(connector().sync(ctx()))
       const queries = fake.apiRequests.filter((r) => r.path.endsWith("/searchAnalytics/query"))
       expect(queries.every((r) => r.path === "/webmasters/v3/sites/https%3A%2F%2Fshop.example%2F/searchAnalytics/query")).toBe(true)
-      expect(queries.every((r) => r.body.startDate === "2026-10-20" && r.body.endDate === "2026-11-18" && r.body.rowLimit === 2)).toBe(true)
-      const starts = (dims: string) => queries.filter((r) => r.body.dimensions.join() === dims).map((r) => r.body.startRow)
+      expect(queries.every((r) => r.body?.startDate === "2026-10-20" && r.body.endDate === "2026-11-18" && r.body.rowLimit === 2)).toBe(true)
+      const starts = (dims: string) => queries.filter((r) => r.body?.dimensions.join() === dims).map((r) => r.body?.startRow)
       expect(starts("date")).toEqual([0, 2, 4, 6]) // 6 rows: 2, 2, 2, 0
       expect(starts("date,query")).toEqual([0, 2, 4, 6, 8]) // 8 rows
       expect(starts("date,page")).toEqual([0, 2, 4, 6]) // 7 rows: 2, 2, 2, 1
@@ -203,7 +203,7 @@ layer(TestApp.layer())("Search Console connector", (it) => {
       fake.options.totals = { ...GSC_TOTALS(), "2026-11-15": { clicks: 8, impressions: 70, position: 3 }, "2026-11-18": { clicks: 1, impressions: 5, position: 2 }, "2026-11-19": { clicks: 2, impressions: 8, position: 4 } }
       const n = fake.apiRequests.length
       const next = success(yield* run(connector().sync(ctx({ mode: "incremental", state: first.state, now: new Date(START + 2 * 86_400_000) }))))
-      const asked = fake.apiRequests.slice(n).filter((r) => r.body !== null).map((r) => [r.body.startDate, r.body.endDate])
+      const asked = fake.apiRequests.slice(n).flatMap((r) => (r.body === null ? [] : [[r.body.startDate, r.body.endDate]]))
       expect(new Set(asked.map((a) => a.join()))).toEqual(new Set(["2026-11-14,2026-11-20"]))
       expect(next.state).toEqual({ dataThrough: "2026-11-19" })
       const after = yield* stored(id)

@@ -1,5 +1,5 @@
 /**
- * The Plausible connector against a local fake of the Stats API v2 (test/fakes/FakePlausible.ts), writing
+ * The Plausible connector against a local fake of the Stats API v2 (packages/fakes/src/FakePlausible.ts), writing
  * through the real TrafficRepo of the harness and read back through GET /analytics: the hand-worked site of
  * fixtures/plausibleFixtures.ts, DST hours, pagination, 429 + Retry-After, 5xx, malformed bodies, a revoked
  * key, incremental ranges and idempotence.
@@ -12,7 +12,7 @@ import { countryRows, hourRows } from "../src/integrations/plausible/PlausibleMa
 import { makePlausibleConnector, type PlausibleOptions } from "../src/integrations/plausible/PlausibleConnector.ts"
 import { makeProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { TrafficRepo } from "../src/traffic/TrafficRepo.ts"
-import { type FakePlausible, startFakePlausible } from "./fakes/FakePlausible.ts"
+import { type FakePlausible, startFakePlausible } from "@sitehealth/fakes/FakePlausible"
 import {
   BERLIN,
   PLAUSIBLE_DATA,
@@ -86,7 +86,7 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       const countryCalls = fake.requests.filter((r) => r.body?.dimensions?.includes("visit:country")).map((r) => r.body)
       expect(countryCalls[0]).toMatchObject({ metrics: ["visitors"], dimensions: ["time:day", "visit:country"], date_range: ["2026-10-01", "2026-11-20"] })
       // 8 country rows, 2 per page: 2, 2, 2, 2, then an empty page.
-      expect(countryCalls.map((b) => b.pagination.offset)).toEqual([0, 2, 4, 6, 8])
+      expect(countryCalls.map((b) => b?.pagination?.offset)).toEqual([0, 2, 4, 6, 8])
 
       // Month buckets take the provider's uniques of exactly that span: October 5, November (to today) 25.
       const y = (yield* h.api.reports.getAnalytics({ params: { id }, query: { period: "12m" } }, { token: secret })).json.data
@@ -166,10 +166,10 @@ layer(TestApp.layer())("Plausible connector", (it) => {
     Effect.gen(function*() {
       const { ctx } = yield* setup()
       yield* sync(ctx())
-      const pageCalls = fake.requests.filter((r) => r.body?.dimensions?.includes("event:page")).map((r) => r.body.pagination)
+      const pageCalls = fake.requests.filter((r) => r.body?.dimensions?.includes("event:page")).map((r) => r.body?.pagination)
         // 9 page rows, 2 per page: 2, 2, 2, 2, 1.
       expect(pageCalls).toEqual([{ limit: 2, offset: 0 }, { limit: 2, offset: 2 }, { limit: 2, offset: 4 }, { limit: 2, offset: 6 }, { limit: 2, offset: 8 }])
-      expect(fake.requests.every((r) => r.authorization === `Bearer ${PLAUSIBLE_KEY}` && r.body.site_id === PLAUSIBLE_SITE)).toBe(true)
+      expect(fake.requests.every((r) => r.authorization === `Bearer ${PLAUSIBLE_KEY}` && r.body?.site_id === PLAUSIBLE_SITE)).toBe(true)
     }))
 
   it.effect("waits for Retry-After on 429 and backs off on 5xx, then stores the same data", () =>
@@ -237,7 +237,7 @@ layer(TestApp.layer())("Plausible connector", (it) => {
       const n = fake.requests.length
       const next = yield* sync(ctx({ mode: "incremental", state: (first as Result.Success<any, any>).success.state, now: new Date(START + 86_400_000) }))
       const dayCall = fake.requests.slice(n).find((r) => r.body?.dimensions?.[0] === "time:day" && r.body.dimensions.length === 1)
-      expect(dayCall?.body.date_range).toEqual(["2026-11-18", "2026-11-21"])
+      expect(dayCall?.body?.date_range).toEqual(["2026-11-18", "2026-11-21"])
       expect((next as Result.Success<any, any>).success.counts.days).toBe(4)
       const after2 = yield* stored(id)
       expect(after2.days.find((d) => d.day === "2026-11-19")).toEqual({ day: "2026-11-19", visitors: 3, pageviews: 6, sessions: 3, bounces: 0, durationSeconds: 120 })

@@ -15,7 +15,7 @@ import type { SyncContext, SyncOutcome } from "../src/integrations/Connector.ts"
 import { makeProviderHttp, type ProviderError } from "../src/integrations/ProviderHttp.ts"
 import { STRIPE_VERSION } from "../src/integrations/stripe/StripeApi.ts"
 import { stripeConnector } from "../src/integrations/stripe/StripeConnector.ts"
-import { customer, type FakeStripe, fromArray, invoice, line, price, startFakeStripe, subscription, ts } from "./fakes/FakeStripe.ts"
+import { customer, type FakeStripe, fromArray, invoice, line, price, startFakeStripe, subscription, ts } from "@sitehealth/fakes/FakeStripe"
 import { EXPECTED_MRR, goldenStripe, NOW } from "./fixtures/stripeFixtures.ts"
 
 const KEY = "sk_test_fake"

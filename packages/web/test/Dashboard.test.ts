@@ -13,9 +13,9 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startFakeGsc } from "@sitehealth/server/test/fakes/FakeGsc"
-import { startFakePlausible } from "@sitehealth/server/test/fakes/FakePlausible"
-import { fromArray, startFakeStripe } from "@sitehealth/server/test/fakes/FakeStripe"
+import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
+import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"
+import { fromArray, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import { ARTIFACTS, buildWeb, CHROMIUM, CHROMIUM_ARGS, ensureArtifacts, linkIn, startServer, startSmtpSink } from "./support/Server.ts"
 
 const hasChromium = Fs.existsSync(CHROMIUM)

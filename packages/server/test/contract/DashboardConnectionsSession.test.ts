@@ -11,7 +11,7 @@ import { readConfig } from "../../src/Config.ts"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
-import { type FakePlausible, startFakePlausible } from "../fakes/FakePlausible.ts"
+import { type FakePlausible, startFakePlausible } from "@sitehealth/fakes/FakePlausible"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 

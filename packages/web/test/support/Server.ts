@@ -102,7 +102,7 @@ export interface GoogleSettings {
 
 /**
  * `providers`: where the server reaches Stripe, Plausible and Google (the local fakes of
- * packages/server/test/fakes). The OAuth redirect is this server's own /oauth/google/callback page.
+ * packages/fakes/src). The OAuth redirect is this server's own /oauth/google/callback page.
  */
 export const startServer = async (
   smtpUrl: string,

@@ -10,6 +10,7 @@
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
+/** A Stripe object as a test or the bench writes it: any JSON (any: the fixtures read fields of every type). */
 export type Obj = Record<string, any>
 
 /** A list read by index (newest first), with a way to find an id's position. */

@@ -54,7 +54,7 @@ export interface FakeGsc {
   readonly options: FakeGscOptions
   readonly apiScript: Array<CannedResponse | null>
   readonly tokenScript: Array<CannedResponse | null>
-  readonly apiRequests: Array<{ readonly at: number; readonly method: string; readonly path: string; readonly authorization: string | undefined; readonly body: any }>
+  readonly apiRequests: Array<{ readonly at: number; readonly method: string; readonly path: string; readonly authorization: string | undefined; readonly body: GscQuery | null }>
   readonly tokenRequests: Array<Record<string, string>>
   /** The authorize endpoint's URL (GOOGLE_AUTH_URL). */
   readonly authUrl: string
@@ -75,9 +75,19 @@ interface Agg {
   weighted: number
 }
 
+/** A Search Analytics query as the fake reads it (anything else in the body is kept, unread). */
+export interface GscQuery {
+  readonly startDate: string
+  readonly endDate: string
+  readonly dimensions: ReadonlyArray<"date" | "query" | "page">
+  readonly startRow?: number
+  readonly rowLimit?: number
+  readonly [other: string]: unknown
+}
+
 /** Search Analytics over the fact rows: group by the asked dimensions, position averaged by impressions. */
-const searchAnalytics = (o: FakeGscOptions, q: any) => {
-  const dims = q.dimensions as Array<"date" | "query" | "page">
+const searchAnalytics = (o: FakeGscOptions, q: GscQuery) => {
+  const dims = q.dimensions
   const inRange = (d: string) => d >= q.startDate && d <= q.endDate
   const groups = new Map<string, Agg>()
   if (dims.length === 1 && dims[0] === "date") {
@@ -176,7 +186,7 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
       return send(res, 200, { access_token: accessToken, expires_in: expiresIn, scope: "https://www.googleapis.com/auth/webmasters.readonly", token_type: "Bearer" })
     }
 
-    let body: any = null
+    let body: GscQuery | null = null
     try {
       body = text.length > 0 ? JSON.parse(text) : null
     } catch {

@@ -37,10 +37,21 @@ export interface CannedResponse {
   readonly headers?: Record<string, string>
 }
 
+/** A Stats API v2 query as the fake reads it (what the connector sends; anything else in the body is kept, unread). */
+export interface PlausibleQuery {
+  readonly site_id?: string
+  readonly metrics: ReadonlyArray<string>
+  readonly date_range: readonly [string, string]
+  readonly dimensions?: ReadonlyArray<string>
+  readonly pagination?: { readonly limit?: number; readonly offset?: number }
+  readonly [other: string]: unknown
+}
+
 export interface RecordedRequest {
   readonly at: number
   readonly authorization: string | undefined
-  readonly body: any
+  /** The parsed JSON body (null when absent or not JSON). */
+  readonly body: PlausibleQuery | null
 }
 
 export interface FakePlausible {
@@ -57,12 +68,12 @@ export interface FakePlausible {
 }
 
 
-const inRange = (day: string, [from, to]: [string, string]) => day >= from && day <= to
+const inRange = (day: string, [from, to]: readonly [string, string]) => day >= from && day <= to
 
 /** The rows a query asks for, before pagination. */
-const answer = (data: PlausibleData, q: any): Array<{ dimensions: Array<string>; metrics: Array<number> }> => {
-  const range = q.date_range as [string, string]
-  const pick = (m: Metrics5) => (q.metrics as Array<string>).map((name) => m[METRIC_INDEX[name]])
+const answer = (data: PlausibleData, q: PlausibleQuery): Array<{ dimensions: Array<string>; metrics: Array<number> }> => {
+  const range = q.date_range
+  const pick = (m: Metrics5) => q.metrics.map((name) => m[METRIC_INDEX[name]])
   const dims = (q.dimensions ?? []).join(",")
   switch (dims) {
     case "": {
@@ -123,7 +134,7 @@ export const startFakePlausible = async (options: {
   const fake = { data: options.data }
   const server: Server = createServer(async (req, res) => {
     const text = await readBody(req)
-    let body: any = null
+    let body: PlausibleQuery | null = null
     try {
       body = JSON.parse(text)
     } catch {

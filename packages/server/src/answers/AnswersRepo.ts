@@ -8,6 +8,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { ddlMigration } from "../db/Ddl.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
 import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 
 const AnswerRow = Schema.Struct({ day: Day, data_version: Schema.String, computed_at: Instant, encoded: Schema.String })
@@ -21,6 +22,13 @@ export interface StoredAnswer {
   /** JSON of the endpoint's success `data`, as the contract encodes it. */
   readonly encoded: string
 }
+
+/**
+ * The key of a project's entry in `GET /projects` (projects/ListAnswer.ts): its `health` and `trend`, encoded,
+ * kept with the day, data_version and computed_at of the health snapshot it was built from. Unlike the other
+ * keys it names no endpoint's whole answer, only the part of a list item that does not depend on the caller.
+ */
+export const PROJECT_LIST_ENTRY = "projects.entry"
 
 export interface AnswersRepoShape {
   /** Keeps (replaces) the answer under `key`, unless a later computation is already stored. */
@@ -57,9 +65,9 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
     })
   )
 
-  /** Tests: the same, in a map. */
-  static readonly memory = Layer.sync(AnswersRepo, () => {
-    const answers = new Map<string, StoredAnswer>()
+  /** Tests: the same, in a map of the memory store (where SnapshotsRepo.memory forgets list entries, as the SQL one does). */
+  static readonly memory = Layer.effect(AnswersRepo, Effect.gen(function*() {
+    const answers = (yield* MemoryDb).answers
     return AnswersRepo.of({
       keep: (projectId, key, a) =>
         Effect.sync(() => {
@@ -68,7 +76,7 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
         }),
       find: (projectId, key) => Effect.sync(() => answers.get(`${projectId}|${key}`) ?? null)
     })
-  })
+  }))
 }
 
 /** Migration 0014_stored_answers (db/Migrations.ts). */

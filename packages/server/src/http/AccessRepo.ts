@@ -7,9 +7,14 @@
  *
  * The project is joined on the token's own account, so a project of another account comes back as
  * absent (404 for the caller) and none of its data is ever read for a stranger.
+ *
+ * For `GET /projects` it reads the page of the token's projects instead (its account's, within its own
+ * list), each with its kept list entry when that was built from the project's current snapshot of its local
+ * today (projects/ListAnswer.ts).
  */
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { PROJECT_LIST_ENTRY } from "../answers/AnswersRepo.ts"
 import { toProjectRecord } from "../projects/ProjectsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"
@@ -18,7 +23,8 @@ import type { ProjectRecord, SubscriptionStatus, TokenWithAccount } from "../sto
 import { type TokenRow, toTokenRecord, TokensRepo } from "../tokens/TokensRepo.ts"
 import { JobsRepo } from "../worker/JobsRepo.ts"
 import { AnswersRepo, type StoredAnswer } from "../answers/AnswersRepo.ts"
-import { addDays } from "../metrics/Dates.ts"
+import { addDays, todayIn } from "../metrics/Dates.ts"
+import { toPage } from "../store/Cursor.ts"
 import type { ProjectRow } from "../store/Rows.ts"
 import { dieOnSqlError } from "../store/Sql.ts"
 
@@ -46,6 +52,34 @@ export interface ProjectAccess {
 
 export interface Access extends TokenWithAccount {
   readonly project: ProjectAccess | null
+  /** The page of `GET /projects`, when the lookup was asked for it. */
+  readonly list: ProjectListAccess | null
+}
+
+/** The page of `GET /projects` to read with the token: the request's own (already valid) limit and cursor. */
+export interface ListLookup {
+  readonly limit: number
+  /** The cursor as given (null: the first page) and what it decodes to. */
+  readonly cursor: string | null
+  readonly after: { readonly createdAt: Date; readonly id: string } | null
+}
+
+/** A kept list entry (answers/AnswersRepo.ts, PROJECT_LIST_ENTRY) and the snapshot it was built from. */
+export interface ListEntry {
+  readonly dataVersion: string
+  readonly computedAt: Date
+  /** JSON object of the entry's `health` and `trend`, as the contract encodes them. */
+  readonly encoded: string
+}
+
+export interface ProjectListAccess extends ListLookup {
+  readonly items: ReadonlyArray<{
+    readonly project: ProjectRecord
+    readonly dataVersion: string | null
+    /** The entry kept for the project's current snapshot of its local today; null when there is none. */
+    readonly entry: ListEntry | null
+  }>
+  readonly nextCursor: string | null
 }
 
 export interface ProjectLookup {
@@ -57,7 +91,13 @@ export interface ProjectLookup {
 }
 
 export interface AccessRepoShape {
-  readonly lookup: (secretSha256Hex: string, project: ProjectLookup | null, now: Date) => Effect.Effect<Access | null>
+  /** With `list`, the page of `GET /projects` instead of a project (`project` is then null). */
+  readonly lookup: (
+    secretSha256Hex: string,
+    project: ProjectLookup | null,
+    now: Date,
+    list?: ListLookup
+  ) => Effect.Effect<Access | null>
 }
 
 /** The UTC day of `now` ± 1 covers the local day of every zone (UTC−12 … UTC+14). Kept for the UTC day. */
@@ -93,13 +133,17 @@ interface AccessRow extends TokenRow {
   readonly s_version?: string
   readonly s_computed_at?: Date
   readonly s_encoded?: string
+  // GET /projects: the kept entry (null when none matches the project's snapshot of today).
+  readonly e_version?: string | null
+  readonly e_computed_at?: Date | null
+  readonly e_encoded?: string | null
 }
 
 /**
  * The typed row to the lookup's answer: a plain mapping, no schema decode, since this runs on every request
  * and the query's own column list is what fixes the row's shape.
  */
-const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null): Access | null => {
+const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, list: ListLookup | null = null): Access | null => {
   if (rows.length === 0) return null
   const r = rows[0]
   const project: ProjectAccess | null = lookup === null ? null : {
@@ -128,8 +172,38 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null):
       subscriptionStatus: r.subscription_status,
       subscriptionUntil: r.subscription_until
     },
-    project
+    project,
+    list: list === null ? null : toList(rows, list)
   }
+}
+
+/** The rows of the list lookup (one per project of the page, plus the next page's first) to the page. */
+const toList = (rows: ReadonlyArray<AccessRow>, list: ListLookup): ProjectListAccess => {
+  const items: Array<ProjectListAccess["items"][number] & { readonly createdAt: Date; readonly id: string }> = []
+  for (const r of rows) {
+    // A token without projects in its page: one row, its project columns null.
+    if (r.p_id === null || r.p_id === undefined) continue
+    const project = toProjectRecord({
+      id: r.p_id,
+      account_id: r.p_account_id!,
+      name: r.p_name!,
+      domain: r.p_domain!,
+      timezone: r.p_timezone!,
+      currency: r.p_currency!,
+      created_at: r.p_created_at!
+    })
+    items.push({
+      project,
+      createdAt: project.createdAt,
+      id: project.id,
+      dataVersion: r.p_version!,
+      entry: r.e_encoded === null || r.e_encoded === undefined
+        ? null
+        : { dataVersion: r.e_version!, computedAt: r.e_computed_at!, encoded: r.e_encoded }
+    })
+  }
+  const page = toPage(items, list.limit)
+  return { ...list, items: page.items, nextCursor: page.nextCursor }
 }
 
 const toEncodedHealth = (x: AccessRow): ReadonlyArray<EncodedHealth> =>
@@ -149,8 +223,27 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
       const projectColumns = sql.literal(`p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
         p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at, p.data_version::text AS p_version`)
       return AccessRepo.of({
-        lookup: (hash, lookup, now) => {
+        lookup: (hash, lookup, now, list) => {
           const secret = Buffer.from(hash, "hex")
+          if (list !== undefined) {
+            // The token's page of its account's projects (within its own list, when it has one), in the list's
+            // order; each with its kept entry when that was built from the snapshot of its local today that is
+            // stored now (same computation: computed_at and data_version), so a newer snapshot leaves it out.
+            const after = list.after
+            return sql<AccessRow>`SELECT ${tokenColumns}, ${projectColumns},
+                  e.data_version::text AS e_version, e.computed_at AS e_computed_at, e.encoded AS e_encoded
+                FROM tokens t JOIN accounts a ON a.id = t.account_id
+                LEFT JOIN LATERAL (SELECT * FROM projects
+                  WHERE account_id = t.account_id AND (t.projects IS NULL OR id = ANY(t.projects))
+                  ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+                  ORDER BY created_at, id LIMIT ${list.limit + 1}) p ON true
+                LEFT JOIN health_snapshots h ON h.project_id = p.id
+                  AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
+                LEFT JOIN stored_answers e ON e.project_id = p.id AND e.key = ${PROJECT_LIST_ENTRY}
+                  AND e.day = h.day AND e.computed_at = h.computed_at AND e.data_version = h.data_version
+                WHERE t.secret_sha256 = ${secret}
+                ORDER BY p.created_at, p.id`.pipe(Effect.map((rows) => toAccess(rows, null, list)), dieOnSqlError)
+          }
           // An id that cannot be one matches nothing: the same answer as an unknown project, no join.
           const id = lookup !== null && looksLikeId(lookup.id) ? lookup.id : ""
           if (lookup === null) {
@@ -199,11 +292,28 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
       const jobs = yield* JobsRepo
       const answers = yield* AnswersRepo
       return AccessRepo.of({
-        lookup: (hash, lookup, now) =>
+        lookup: (hash, lookup, now, list) =>
           Effect.gen(function*() {
             const found = yield* tokens.findBySecretHash(hash)
             if (found === null) return null
-            if (lookup === null) return { ...found, project: null }
+            if (list !== undefined) {
+              const page = yield* projects.list(found.token.accountId, found.token.projects, { limit: list.limit, after: list.after })
+              const items: Array<ProjectListAccess["items"][number]> = []
+              for (const project of page.items) {
+                const today = todayIn(project.timezone, now)
+                const stored = yield* snapshots.healthOf(project.id, today)
+                const entry = yield* answers.find(project.id, PROJECT_LIST_ENTRY)
+                const matches = stored !== null && entry !== null && entry.day === today &&
+                  entry.computedAt.getTime() === stored.computedAt.getTime() && entry.dataVersion === stored.dataVersion
+                items.push({
+                  project,
+                  dataVersion: yield* jobs.dataVersion(project.id),
+                  entry: matches ? { dataVersion: entry.dataVersion, computedAt: entry.computedAt, encoded: entry.encoded } : null
+                })
+              }
+              return { ...found, project: null, list: { ...list, items, nextCursor: page.nextCursor } }
+            }
+            if (lookup === null) return { ...found, project: null, list: null }
             const record = yield* projects.find(lookup.id)
             const project = record !== null && record.accountId === found.token.accountId ? record : null
             const health: Array<EncodedHealth> = []
@@ -218,6 +328,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             }
             return {
               ...found,
+              list: null,
               project: {
                 id: lookup.id,
                 project,

@@ -14,7 +14,8 @@ import { Unauthorized } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount } from "@sitehealth/domain/Middleware"
 import type { TokenRecord } from "../store/Records.ts"
 import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
-import { AccessRepo, type ProjectLookup, RequestAccess, RequestProject } from "./AccessRepo.ts"
+import { listLookupOf } from "../projects/ListAnswer.ts"
+import { AccessRepo, type ListLookup, type ProjectLookup, RequestAccess, RequestProject } from "./AccessRepo.ts"
 import { operationFor } from "./Operation.ts"
 import { CurrentRequestLog } from "./RequestLog.ts"
 
@@ -71,14 +72,18 @@ export const AuthenticationLive = Layer.effect(
           // The project is read with the token only where the permission check can let the request through
           // to a handler that needs it (dashboard-only endpoints never reach one).
           let lookup: ProjectLookup | null = null
-          if (operation?.project === true && operation.permission !== null) {
+          let list: ListLookup | null = null
+          if (endpoint.identifier === "listProjects" && operation !== undefined && operation.permission !== null) {
+            // GET /projects: the caller's page with each project's kept entry (projects/ListAnswer.ts).
+            list = listLookupOf(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
+          } else if (operation?.project === true && operation.permission !== null) {
             const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
             if (id !== undefined) {
               const query = Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams)
               lookup = { id, withHealth: WITH_HEALTH.has(endpoint.identifier), answerKey: answerKeyOf(endpoint.identifier, query) }
             }
           }
-          return Effect.flatMap(access.lookup(hashSecret(secret), lookup, new Date(nowMs)), (found): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
+          return Effect.flatMap(access.lookup(hashSecret(secret), lookup, new Date(nowMs), list ?? undefined), (found): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
             if (found === null) return Effect.fail(Unauthorized.of("invalid_token"))
             // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
             const log = fiber.getRef(CurrentRequestLog)

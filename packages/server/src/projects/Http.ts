@@ -11,8 +11,9 @@ import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import { Briefing, type HealthSnapshot, type HealthTrend, SignalList } from "@sitehealth/domain/Projects"
+import { AnswersRepo, PROJECT_LIST_ENTRY, type StoredAnswer } from "../answers/AnswersRepo.ts"
 import { servedStored } from "../answers/StoredAnswers.ts"
-import { RequestProject } from "../http/AccessRepo.ts"
+import { RequestAccess, RequestProject } from "../http/AccessRepo.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { snapshot } from "../metrics/Health.ts"
 import { decodeCursor } from "../store/Cursor.ts"
@@ -20,6 +21,7 @@ import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { Freshness, type FreshnessShape } from "../snapshots/Freshness.ts"
 import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
 import { JobsRepo } from "../worker/JobsRepo.ts"
+import { encodeEntry, servedList } from "./ListAnswer.ts"
 import { ProjectsRepo } from "./ProjectsRepo.ts"
 import { requireProjectWith } from "./Policy.ts"
 
@@ -77,6 +79,7 @@ export const projectsOperations = Effect.gen(function*() {
     const signals = yield* SignalsRepo
     const jobs = yield* JobsRepo
     const freshness = yield* Freshness
+    const answers = yield* AnswersRepo
     const requireProject = requireProjectWith(projects)
     return {
       listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
@@ -84,30 +87,43 @@ export const projectsOperations = Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const after = yield* decodeCursor(query.cursor)
           const now = new Date(yield* Clock.currentTimeMillis)
+          const limit = query.limit ?? DEFAULT_PAGE_SIZE
+          // Hot path: the page came with the token lookup, each project with its kept entry (ListAnswer.ts).
+          const prefetched = (yield* RequestAccess)?.list ?? null
+          if (prefetched !== null && prefetched.limit === limit && prefetched.cursor === (query.cursor ?? null)) {
+            const served = servedList(prefetched, freshness, now)
+            if (served !== null) return served
+          }
           // One query: the page of projects with every stored snapshot in the trend range and their data versions.
           const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
           const { page, rows, versions } = yield* snapshots.pageWithTrends(principal.accountId, principal.projects, {
-            limit: query.limit ?? DEFAULT_PAGE_SIZE,
+            limit,
             after
           }, fromDay)
           const byProject = new Map<string, Array<TrendRow>>()
           for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
           const out = []
+          const entries: Array<{ readonly projectId: string; readonly answer: StoredAnswer }> = []
           for (const p of page.items) {
             const today = todayIn(p.timezone, now)
             const own = byProject.get(p.id) ?? []
             const latest = own.find((r) => r.day === today) ?? null
             const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
             let current: HealthSnapshot
+            // The snapshot the entry is built from, by its computation (what the lookup matches it on).
+            let from: { readonly dataVersion: string; readonly computedAt: Date }
             if (latest !== null && freshness.isFresh({ dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }, version, now)) {
               current = latest.snapshot
+              from = { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }
             } else {
               // Missing or behind: compute and store now (the only per-project work the list ever does).
-              current = snapshot((yield* freshness.ensureHealth(p)).health)
+              const stored = yield* freshness.ensureHealth(p)
+              current = snapshot(stored.health)
+              from = stored
             }
             const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })),
               { day: today, score: current.score }]
-            out.push({
+            const item = {
               id: p.id,
               name: p.name,
               domain: p.domain,
@@ -116,8 +132,14 @@ export const projectsOperations = Effect.gen(function*() {
               createdAt: p.createdAt.toISOString(),
               health: current,
               trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
-            })
+            }
+            out.push(item)
+            entries.push({ projectId: p.id, answer: { day: today, dataVersion: from.dataVersion, computedAt: from.computedAt, encoded: encodeEntry(item) } })
           }
+          // Kept for the next read (ListAnswer.ts); keeping is an optimisation: the answer stands without it.
+          yield* Effect.forEach(entries, (e) => answers.keep(e.projectId, PROJECT_LIST_ENTRY, e.answer), { discard: true }).pipe(
+            Effect.catchCause((cause) => Effect.logWarning("could not keep the projects list's entries", cause))
+          )
           return { projects: out, nextCursor: page.nextCursor }
         }),
       getHealth: ({ params }: ById) =>

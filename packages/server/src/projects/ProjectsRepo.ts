@@ -101,6 +101,7 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
             for (const [k, e] of db.expenses) if (e.projectId === id) db.expenses.delete(k)
             for (const [k, i] of db.integrations) if (i.projectId === id) db.integrations.delete(k)
             for (const [k, s] of db.syncRequests) if (s.projectId === id) db.syncRequests.delete(k)
+            for (const k of db.answers.keys()) if (k.startsWith(`${id}|`)) db.answers.delete(k)
             return existed
           }),
         find: (id) => Effect.sync(() => db.projects.get(id) ?? null),

@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
+import { PROJECT_LIST_ENTRY } from "../answers/AnswersRepo.ts"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, ProjectRecord } from "../store/Records.ts"
@@ -114,8 +115,13 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
       const decodeBriefing = firstOf("briefings", BriefingRow)
       const decodeInsertedBriefing = singleOf("briefings", BriefingRow)
       return SnapshotsRepo.of({
+        // A snapshot written for another day than a kept list entry's (a backfill, a rebuilt history) may be one
+        // of the entry's trend points: the entry goes (answers/AnswersRepo.ts, PROJECT_LIST_ENTRY). One of the
+        // same day replaces the snapshot the entry was built from, which the list's lookup then no longer matches.
         putHealth: (r) =>
-          sql`INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
+          sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key = ${PROJECT_LIST_ENTRY}
+                AND day <> ${r.day}::date)
+              INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
                 encoded_computed_at)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
                 ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${encodeHealthJson(r.health)},
@@ -221,6 +227,8 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           if (old === undefined || old.computedAt <= r.computedAt) {
             health.set(key, { ...structuredClone(r), encoded: encodeHealthJson(r.health) })
           }
+          const entry = `${r.projectId}|${PROJECT_LIST_ENTRY}`
+          if (db.answers.get(entry)?.day !== r.day) db.answers.delete(entry)
         }),
       healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
       keepEncoded: (r) =>

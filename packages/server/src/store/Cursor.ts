@@ -16,20 +16,26 @@ export const encodeCursor = (item: { readonly createdAt: Date; readonly id: stri
  */
 const MAX_CURSOR_MS = Date.UTC(10_000, 0, 1) - 1
 
-export const decodeCursor = (cursor: string | undefined): Effect.Effect<PageRequest["after"], BadRequest> => {
-  if (cursor === undefined) return Effect.succeed(null)
+/** What a cursor names, or null when it is not one this API returned. */
+export const parseCursor = (cursor: string): NonNullable<PageRequest["after"]> | null => {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"))
     if (
       Array.isArray(parsed) && parsed.length === 2 && Number.isSafeInteger(parsed[0]) && parsed[0] >= 0 &&
       parsed[0] <= MAX_CURSOR_MS && typeof parsed[1] === "string" && looksLikeId(parsed[1])
     ) {
-      return Effect.succeed({ createdAt: new Date(parsed[0]), id: parsed[1] })
+      return { createdAt: new Date(parsed[0]), id: parsed[1] }
     }
   } catch {
     // fall through
   }
-  return Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
+  return null
+}
+
+export const decodeCursor = (cursor: string | undefined): Effect.Effect<PageRequest["after"], BadRequest> => {
+  if (cursor === undefined) return Effect.succeed(null)
+  const after = parseCursor(cursor)
+  return after !== null ? Effect.succeed(after) : Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
 }
 
 /** Fetch limit + 1 rows, return limit of them and a cursor when there was one more. */

@@ -1,5 +1,6 @@
 /** The state behind the in-memory repositories (tests only): plain maps, one instance per layer build. */
 import { Context, Layer } from "effect"
+import type { StoredAnswer } from "../answers/AnswersRepo.ts"
 import type { RevenueDay, SearchDay, TrafficDay } from "../metrics/Rows.ts"
 import type {
   AccountRecord,
@@ -20,6 +21,7 @@ export interface MemoryTables {
   readonly traffic: Map<string, Map<string, TrafficDay>> // project → day → row
   readonly revenue: Map<string, Map<string, RevenueDay>>
   readonly search: Map<string, Map<string, SearchDay>>
+  readonly answers: Map<string, StoredAnswer> // project|key (answers/AnswersRepo.ts)
 }
 
 export class MemoryDb extends Context.Service<MemoryDb, MemoryTables>()("sitehealth/MemoryDb") {
@@ -32,6 +34,7 @@ export class MemoryDb extends Context.Service<MemoryDb, MemoryTables>()("sitehea
     syncRequests: new Map(),
     traffic: new Map(),
     revenue: new Map(),
-    search: new Map()
+    search: new Map(),
+    answers: new Map()
   }))
 }

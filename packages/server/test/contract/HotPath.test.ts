@@ -54,14 +54,15 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       )
       const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
-      const get = (path: string) => Effect.promise(async () => {
-        const request = new Request(`http://localhost/api/v1/projects/${project.id}${path}`, {
+      const getAt = (url: string) => Effect.promise(async () => {
+        const request = new Request(`http://localhost/api/v1${url}`, {
           headers: { authorization: `Bearer ${secret}` }
         })
         // The app needs nothing per request beyond its layers (its type says `any` through App.ts's SafetyNet).
         const response = await handler(request, Context.empty() as Context.Context<unknown>)
         return { status: response.status, body: await response.text() }
       })
+      const get = (path: string) => getAt(`/projects/${project.id}${path}`)
       const health = Effect.map(get("/health"), (r) => r.status)
 
       // The first read computes and stores the snapshot, and writes the token's last_used_at.
@@ -90,6 +91,21 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
         assert.strictEqual(served.length, 1, `${path}:\n${served.join("\n---\n")}`)
         assert.include(served[0], "stored_answers")
         assert.strictEqual(second.body, first.body, path)
+      }
+
+      // The projects list likewise: its entries kept once (projects/ListAnswer.ts), then the page with them is
+      // the one statement, byte for byte the computed answer.
+      for (const query of ["", "?limit=1"]) {
+        const first = yield* getAt(`/projects${query}`)
+        assert.strictEqual(first.status, 200, first.body)
+        yield* settle
+        spans.length = 0
+        const second = yield* getAt(`/projects${query}`)
+        yield* settle
+        const served = statements()
+        assert.strictEqual(served.length, 1, `/projects${query}:\n${served.join("\n---\n")}`)
+        assert.include(served[0], "stored_answers")
+        assert.strictEqual(second.body, first.body, `/projects${query}`)
       }
 
       // A stored answer of an earlier local day is not served: the next day's read computes again.

@@ -3,12 +3,15 @@
  * stored, recomputed when the data changes, de-duplicated, one briefing per local day. Today is
  * 2026-11-20 (Friday) in the harness clock (12:00:30 UTC). The planted series is fixtures/signals.ts.
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { Health } from "@sitehealth/domain/Projects"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
+import { WebsitesRepo } from "../../src/dashboard/WebsitesRepo.ts"
+import { SnapshotsRepo } from "../../src/snapshots/SnapshotsRepo.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, START, store } from "../support/TestApp.ts"
 import { plantedTraffic, traffic, YESTERDAY } from "../fixtures/signals.ts"
@@ -197,6 +200,7 @@ layer(TestApp.layer())("ProjectsHealth", (it) => {
   })
 
   /** The fixture's days one day later (its Thursday becomes a Friday). */
+  const shiftBy = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
   const shift = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10)
 
   describe("GET /projects", () => {
@@ -226,6 +230,60 @@ layer(TestApp.layer())("ProjectsHealth", (it) => {
         health: { score: null, confidence: 0, status: "no_data" },
         trend: { scoreChange7d: null, scoreChange30d: null, points: [{ date: "2026-11-20", score: null }] }
       })
+    })))
+
+    it.effect("is served from kept entries byte for byte, and an edit, a new project, a trend point, new data or the hour shows at once", () => fromStart(Effect.gen(function*() {
+      const { account, projects, secret } = yield* h.newAccount({ projects: 3 })
+      const [a, b] = projects
+      const text = (path: string) => Effect.map(h.raw("GET", path, { token: secret }), (r) => {
+        expect(r.status, r.text).toBe(200)
+        return r.text
+      })
+      const byId = (body: string) => Object.fromEntries(JSON.parse(body).data.projects.map((p: any) => [p.id, p]))
+      // A name that JSON must escape, and data for one project.
+      yield* h.run(Effect.flatMap(WebsitesRepo, (w) => w.update(account.id, a.id, { name: `Café "Zürich" \\ ✓` })))
+      yield* writeDays(a.id, { traffic: Array.from({ length: 40 }, (_, i) => traffic(shiftBy("2026-11-19", -i), 100)) })
+      // The first read computes and keeps; the next ones (every page) answer the same bytes.
+      for (const query of ["", "?limit=2", `?limit=2&cursor=${encodeURIComponent(JSON.parse(yield* text("/api/v1/projects?limit=2")).data.nextCursor)}`]) {
+        const first = yield* text(`/api/v1/projects${query}`)
+        expect(yield* text(`/api/v1/projects${query}`)).toBe(first)
+        expect(yield* text(`/api/v1/projects${query}`)).toBe(first)
+      }
+      const kept = yield* text("/api/v1/projects")
+      expect(byId(kept)[a.id].name).toBe(`Café "Zürich" \\ ✓`)
+
+      // An edit shows at once (the project's own fields are read with the page, not kept).
+      yield* h.run(Effect.flatMap(WebsitesRepo, (w) => w.update(account.id, b.id, { name: "Renamed", currency: "EUR" })))
+      const edited = byId(yield* text("/api/v1/projects"))
+      expect(edited[b.id]).toMatchObject({ name: "Renamed", currency: "EUR", health: byId(kept)[b.id].health })
+
+      // A new project shows at once; a deleted one goes.
+      const added = yield* h.run(createProject({ accountId: account.id, name: "New", domain: "new.example" }))
+      expect(Object.keys(byId(yield* text("/api/v1/projects")))).toContain(added.id)
+      yield* h.run(Effect.flatMap(WebsitesRepo, (w) => w.remove(account.id, added.id)))
+      expect(Object.keys(byId(yield* text("/api/v1/projects")))).not.toContain(added.id)
+
+      // A snapshot written for an earlier day (a backfill) is a new trend point at once.
+      const today = byId(yield* text("/api/v1/projects"))[b.id]
+      expect(today.trend.points).toEqual([{ date: "2026-11-20", score: null }])
+      const health = Schema.decodeUnknownSync(Health)({ ...(yield* get(`/api/v1/projects/${b.id}/health`, secret)), score: 42 })
+      yield* h.run(Effect.flatMap(SnapshotsRepo, (snapshots) => snapshots.putHealth({
+        projectId: b.id, day: "2026-11-10", dataVersion: "0", computedAt: new Date(Date.parse("2026-11-10T12:00:00Z")), health
+      })))
+      expect(byId(yield* text("/api/v1/projects"))[b.id].trend.points).toEqual([{ date: "2026-11-10", score: 42 }, { date: "2026-11-20", score: null }])
+
+      // New data: recomputed, kept again.
+      const before = byId(yield* text("/api/v1/projects"))[a.id].health.computedAt
+      yield* TestClock.adjust("1 minute")
+      yield* writeDays(a.id, { traffic: [traffic("2026-11-19", 500)] })
+      const after = yield* text("/api/v1/projects")
+      expect(byId(after)[a.id].health.computedAt).not.toBe(before)
+      expect(yield* text("/api/v1/projects")).toBe(after)
+      // Past the hour: computed again.
+      yield* TestClock.adjust(HOUR + 1000)
+      const later = byId(yield* text("/api/v1/projects"))
+      expect(later[a.id].health.computedAt).not.toBe(byId(after)[a.id].health.computedAt)
+      expect(later[b.id].health.computedAt).not.toBe(byId(after)[b.id].health.computedAt)
     })))
 
     it.effect("a restricted token sees only its own projects; pages oldest first", () => fromStart(Effect.gen(function*() {

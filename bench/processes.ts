@@ -108,6 +108,19 @@ export const cpuMsOf = (pid: number): number | null => {
 }
 
 /**
+ * The database whose backends alone are counted as PostgreSQL's CPU (null: every postgres process). On a
+ * server that other work shares (an external DATABASE_URL on a machine where others run their own clusters
+ * and tests), counting every postgres process charges their queries to ours; a backend's process title
+ * ("postgres: [<cluster>:] <user> <database> <client> <state>") names its database. Background processes (WAL writer,
+ * checkpointer) are then left out: they are shared, and small next to the backends for reads.
+ */
+let onlyDatabase: string | null = null
+export const countPostgresOf = (database: string | null) => {
+  onlyDatabase = database
+}
+export const countedPostgres = () => onlyDatabase
+
+/**
  * CPU time used so far by every PostgreSQL process on the machine (command name "postgres"), ms — the
  * database's share of a run is the difference between two readings. Processes that start or end
  * between the readings (a new backend) are counted from zero or lost: small next to the backends of
@@ -124,6 +137,12 @@ export const postgresCpuMs = (): Map<number, number> => {
   for (const pid of pids) {
     try {
       if (Fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue
+      if (onlyDatabase !== null) {
+        // "postgres: [<cluster name>:] <user> <database> …" (Debian's clusters set cluster_name, e.g. "15/main:").
+        const title = Fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim().split(/\s+/)
+        const words = title[1]?.endsWith(":") === true ? title.slice(2) : title.slice(1)
+        if (title[0] !== "postgres:" || words[1] !== onlyDatabase) continue
+      }
     } catch {
       continue
     }

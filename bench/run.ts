@@ -21,7 +21,7 @@ import { freePort } from "@sitehealth/server/test/support/Ports"
 import { checkPeersAgree } from "./check.ts"
 import { measure, measureSequential, quantile, type Measurement, type RequestSpec } from "./load.ts"
 import { type BenchOptions, parseOptions, USAGE } from "./options.ts"
-import { startServer, sampleRss, type ServerProcess } from "./processes.ts"
+import { countedPostgres, countPostgresOf, startServer, sampleRss, type ServerProcess } from "./processes.ts"
 import { findProfile, profileMarkdown, summariseProfile } from "./profile.ts"
 import { machineInfo, markdown, mb, ratiosOf, type Row, type ServerName, targetsOf } from "./report.ts"
 import { type BenchDatabase, prepareBenchDatabase, REPO_ROOT } from "./seed.ts"
@@ -191,6 +191,8 @@ const main = async (): Promise<number> => {
   const startedAt = new Date()
   const stamp = startedAt.toISOString().replace(/[:.]/g, "-")
   const db = await prepareBenchDatabase({ events: o.events, tokens: o.tokens, reseed: o.reseed, log })
+  // An external database: only its own backends are its CPU (others may share the server and the machine).
+  if (db.kind === "external") countPostgresOf(decodeURIComponent(new URL(db.url).pathname.slice(1)) || null)
   const started: Array<ServerProcess> = []
   const pool = new pg.Pool({ connectionString: db.url, max: 2 })
   // Ctrl-C: take the servers and the embedded database down with us.
@@ -273,7 +275,7 @@ const main = async (): Promise<number> => {
 
   const ratios = ratiosOf(rows)
   const targets = targetsOf(rows, ratios, o.rate)
-  const header = `sitehealth bench ${startedAt.toISOString()} — ${db.kind} database, ${db.events.toLocaleString("en-US")} events, ${db.tokens.length} tokens${o.cpuProf ? " — UNDER --cpu-prof: figures are slowed by profiling" : ""}`
+  const header = `sitehealth bench ${startedAt.toISOString()} — ${db.kind} database, ${db.events.toLocaleString("en-US")} events, ${db.tokens.length} tokens${countedPostgres() === null ? "" : ` — PostgreSQL CPU: the backends of database ${countedPostgres()} only`}${o.cpuProf ? " — UNDER --cpu-prof: figures are slowed by profiling" : ""}`
   console.log(markdown({ rows, ratios, targets, machine, header }))
   if (profile !== null) console.log(`\n${profile.markdown}\n\n(saved to ${Path.relative(REPO_ROOT, profile.summaryFile)})`)
   const result = {

@@ -1,0 +1,289 @@
+/**
+ * `npm run bench:scale`: the scale figures of issue 18 on a database of many websites (docs/benchmarks.md,
+ * "Scale").
+ *
+ *   createdb -h 127.0.0.1 sitehealth_scale
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/sitehealth_scale npm run bench:scale -- [options]
+ *   dropdb -h 127.0.0.1 sitehealth_scale
+ *
+ * Seeds (once; a row of `scale_seed` records a seed that finished) one account with N websites, each with
+ * `--days` days of daily traffic, revenue and search rows (the series the health score is computed from),
+ * written by multi-row INSERT … SELECT over generate_series in chunks of 1,000 websites; a token scoped to
+ * `--scoped` of them. Then measures, in this order:
+ *
+ * 1. size: pg_total_relation_size of every table, per website, scaled to a year of days;
+ * 2. recompute throughput: `npm run worker` processes (1, then 2) on the due websites for `--recompute-seconds`,
+ *    counting the project_jobs they completed: websites per minute per worker;
+ * 3. `GET /projects` with the scoped token, every page (`--page-size`), sequentially: the first pass (each
+ *    website's snapshot already computed by step 2 or computed then) and `--passes` warm passes.
+ *
+ * Everything runs on this machine against a loopback database; the script refuses any other host.
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { parseArgs } from "node:util"
+import { createAccount, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
+import { SqlRepos } from "@sitehealth/server/Layers"
+import { freePort } from "@sitehealth/server/test/support/Ports"
+import { startServer } from "./processes.ts"
+
+const REPO_ROOT = Path.resolve(import.meta.dirname, "..")
+const CHUNK = 1_000
+const ZONES = ["Europe/Berlin", "America/New_York", "UTC", "Asia/Tokyo", "Australia/Sydney"]
+
+const { values } = parseArgs({
+  options: {
+    websites: { type: "string", default: "10000" },
+    days: { type: "string", default: "365" },
+    scoped: { type: "string", default: "500" },
+    "page-size": { type: "string", default: "100" },
+    passes: { type: "string", default: "10" },
+    "recompute-seconds": { type: "string", default: "60" },
+    skip: { type: "string", default: "" }
+  }
+})
+const int = (name: string, raw: string) => {
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`)
+  return n
+}
+const WEBSITES = int("websites", values.websites)
+const DAYS = int("days", values.days)
+const SCOPED = Math.min(WEBSITES, int("scoped", values.scoped))
+const PAGE_SIZE = int("page-size", values["page-size"])
+const PASSES = int("passes", values.passes)
+const RECOMPUTE_SECONDS = int("recompute-seconds", values["recompute-seconds"])
+const SKIP = new Set(values.skip.split(",").filter((s) => s !== ""))
+
+const url = (process.env.DATABASE_URL ?? "").trim()
+if (url === "") throw new Error("bench:scale needs DATABASE_URL (a database of its own: it adds an account with every website)")
+if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) throw new Error("bench:scale runs against a loopback database only")
+
+const log = (m: string) => process.stderr.write(`bench scale ${new Date().toISOString().slice(11, 19)}: ${m}\n`)
+const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> =>
+  Effect.runPromise(effect.pipe(Effect.provide(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))))) as Effect.Effect<A, E, never>)
+const label = `websites-${WEBSITES}-days-${DAYS}`
+
+interface Seeded {
+  readonly accountId: string
+  readonly scopedSecret: string
+  readonly seedSeconds: number | null
+}
+
+/** Seeds once; later runs reuse the websites but mint a new scoped token (secrets are never stored). */
+const seed = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* runMigrations
+  yield* sql`CREATE TABLE IF NOT EXISTS scale_seed (label text PRIMARY KEY, account_id text NOT NULL, finished_at timestamptz)`
+  const done = yield* sql<{ account_id: string; finished_at: Date | null }>`SELECT account_id, finished_at FROM scale_seed WHERE label = ${label}`
+  let accountId: string
+  let seedSeconds: number | null = null
+  if (done.length === 1 && done[0].finished_at !== null) {
+    accountId = done[0].account_id
+    log(`reusing the seed of ${done[0].finished_at.toISOString()} (${label})`)
+  } else {
+    if (done.length === 1) {
+      log("the last seed did not finish: removing it")
+      yield* sql`DELETE FROM accounts WHERE id = ${done[0].account_id}`
+      yield* sql`DELETE FROM scale_seed WHERE label = ${label}`
+    }
+    const t0 = Date.now()
+    const account = yield* createAccount({ name: "Scale account", trialDays: 3650 })
+    accountId = account.id
+    yield* sql`INSERT INTO scale_seed (label, account_id) VALUES (${label}, ${accountId})`
+    const today = new Date().toISOString().slice(0, 10)
+    for (let from = 1; from <= WEBSITES; from += CHUNK) {
+      const to = Math.min(WEBSITES, from + CHUNK - 1)
+      // Ids of the API's shape (prj_ + base62); created a second apart, so the list's order is the number's, and
+      // at millisecond precision as the API creates them (the list's cursor carries milliseconds).
+      yield* sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
+          SELECT 'prj_scale' || lpad(i::text, 7, '0'), ${accountId}, 'Website ' || i, 'site' || i || '.example',
+            (${ZONES})[1 + i % ${ZONES.length}], CASE WHEN i % 3 = 0 THEN 'USD' ELSE 'EUR' END,
+            date_trunc('milliseconds', now()) - make_interval(secs => ${WEBSITES} - i)
+          FROM generate_series(${from}::int, ${to}::int) AS i`
+      // Per website and day: traffic with a weekly rhythm and a per-site size; revenue of a growing MRR;
+      // search clicks and impressions. Deterministic, so a reseed writes the same rows.
+      const series = sql`FROM generate_series(${from}::int, ${to}::int) AS i
+          CROSS JOIN generate_series(${today}::date - ${DAYS}::int, ${today}::date - 1, interval '1 day') AS d
+          CROSS JOIN LATERAL (SELECT 'prj_scale' || lpad(i::text, 7, '0') AS id, (10 + i % 997) AS size,
+            extract(isodow FROM d)::int AS dow, (${today}::date - d::date) AS age) AS x`
+      yield* sql`INSERT INTO traffic_daily (project_id, day, visitors, pageviews, sessions, bounces, duration_seconds)
+          SELECT id, d::date, size * (8 - dow % 7), size * (8 - dow % 7) * 3, size * (8 - dow % 7), size * (8 - dow % 7) / 2,
+            size * (8 - dow % 7) * 45 ${series}`
+      yield* sql`INSERT INTO revenue_daily (project_id, day, gross_minor, refunds_minor, failed_payments, failed_minor, mrr_minor,
+            customers, new_mrr_minor, expansion_mrr_minor, contraction_mrr_minor, churned_mrr_minor, reactivation_mrr_minor,
+            new_customers, churned_customers, reactivated_customers)
+          SELECT id, d::date, size * 900, size * (age % 11), age % 3, (age % 3) * 1900, size * 1000 * (400 - age) / 400,
+            size * (400 - age) / 40, size * 300, size * 20, size * 10, size * 150, 0, size / 100 + 1, size / 200, 0 ${series}`
+      yield* sql`INSERT INTO search_daily (project_id, day, clicks, impressions, position_weighted)
+          SELECT id, d::date, size * (8 - dow % 7) / 4, size * (8 - dow % 7) * 12, size * (8 - dow % 7) * 12 * (8 + i % 20) ${series}`
+      log(`  ${to.toLocaleString("en-US")} / ${WEBSITES.toLocaleString("en-US")} websites`)
+    }
+    yield* sql`ANALYZE`
+    yield* sql`UPDATE scale_seed SET finished_at = now() WHERE label = ${label}`
+    seedSeconds = Math.round((Date.now() - t0) / 100) / 10
+    log(`seeded in ${seedSeconds} s`)
+  }
+  const scope = (yield* sql<{ id: string }>`SELECT id FROM projects WHERE account_id = ${accountId}
+      ORDER BY created_at, id LIMIT ${SCOPED}`).map((r) => r.id)
+  const { secret } = yield* mintToken({ accountId, name: `scale ${SCOPED}`, projects: scope, permissions: ["projects:read"] })
+  return { accountId, scopedSecret: secret, seedSeconds } satisfies Seeded
+})
+
+/** Per table: bytes (heap, indexes, TOAST), rows; per website and per website-year. */
+const sizes = (accountId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const websites = Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects WHERE account_id = ${accountId}`)[0].n)
+    const all = Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects`)[0].n)
+    const rows = yield* sql<{ table: string; bytes: string; rows: string }>`
+        SELECT c.relname AS table, pg_total_relation_size(c.oid)::text AS bytes, c.reltuples::bigint::text AS rows
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`
+    return { websites, allWebsites: all, tables: rows.map((r) => ({ table: r.table, bytes: Number(r.bytes), rows: Number(r.rows) })) }
+  })
+
+let WEBSITES_IN_DB = Number.POSITIVE_INFINITY
+const jobsDoneSince = (since: Date) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM project_jobs WHERE last_run_at >= ${since}`)[0].n)
+  })
+
+/** `workers` worker processes for `seconds` on the due websites: how many they recomputed. */
+const recomputeRun = async (workers: number, seconds: number) => {
+  // Every website due again (as after a day boundary): the round measures full recomputations.
+  await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE project_jobs SET due_at = now() - interval '1 minute', computed_version = NULL`))
+  const started = await Promise.all(Array.from({ length: workers }, (_, i) => startWorker(i)))
+  // The window: `seconds`, or until every website is done (then the time it took).
+  const t0 = new Date()
+  let done = 0
+  let elapsed = 0
+  while (elapsed < seconds * 1000) {
+    await new Promise((r) => setTimeout(r, 1000))
+    done = await run(jobsDoneSince(t0))
+    elapsed = Date.now() - t0.getTime()
+    if (done >= WEBSITES_IN_DB) break
+  }
+  await Promise.all(started.map((w) => w.stop()))
+  return { workers, seconds: Math.round(elapsed / 100) / 10, done, perMinutePerWorker: Math.round((done / elapsed) * 60_000 / workers) }
+}
+
+/** One `npm run worker` process (no HTTP listener), quiet but for its errors. */
+const startWorker = async (i: number) => {
+  const child = spawn(process.execPath, ["packages/server/src/worker/main.ts"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: url, SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "warning" },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  let err = ""
+  child.stderr!.on("data", (d: Buffer) => {
+    err = (err + d.toString("utf8")).slice(-4000)
+  })
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  // It has no listener to probe: started once a few seconds passed without it dying (it loads, migrates —
+  // nothing to do — and claims; the measured window starts after, so its start-up is not counted).
+  await new Promise((r) => setTimeout(r, 3000))
+  if (child.exitCode !== null) throw new Error(`worker ${i} exited (${child.exitCode}):\n${err}`)
+  return {
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill("SIGTERM")
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+      await exited
+      clearTimeout(timer)
+    }
+  }
+}
+
+/** Every page of GET /projects for the scoped token, sequentially: ms per page and for the whole list. */
+const listPass = async (base: string, secret: string) => {
+  const pages: Array<number> = []
+  let cursor: string | null = null
+  let websites = 0
+  const t0 = performance.now()
+  do {
+    const q: string = `?limit=${PAGE_SIZE}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
+    const p0 = performance.now()
+    const r = await fetch(`${base}/api/v1/projects${q}`, { headers: { authorization: `Bearer ${secret}` } })
+    const body = await r.json() as { data?: { projects: Array<unknown>; nextCursor: string | null } }
+    pages.push(performance.now() - p0)
+    if (r.status !== 200 || body.data === undefined) throw new Error(`GET /projects${q}: ${r.status}`)
+    websites += body.data.projects.length
+    cursor = body.data.nextCursor
+  } while (cursor !== null)
+  return { websites, pages, totalMs: performance.now() - t0 }
+}
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length === 0 ? NaN : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+const ms = (x: number) => Math.round(x * 10) / 10
+
+const main = async () => {
+  log(`load average at the start: ${Os.loadavg().map((x) => x.toFixed(2)).join(" ")}`)
+  const seeded = await run(seed)
+  WEBSITES_IN_DB = await run(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects`)[0].n)
+  }))
+  const out: Record<string, unknown> = { websites: WEBSITES, days: DAYS, seedSeconds: seeded.seedSeconds }
+
+  if (!SKIP.has("size")) {
+    const s = await run(sizes(seeded.accountId))
+    const total = s.tables.reduce((a, t) => a + t.bytes, 0)
+    console.log(`\n## Size (${s.allWebsites.toLocaleString("en-US")} websites in the database, ${DAYS} days each)\n`)
+    console.log("| table | rows | MB | KB per website | KB per website-year |\n|---|---:|---:|---:|---:|")
+    for (const t of s.tables.filter((t) => t.bytes > 1_000_000)) {
+      console.log(`| ${t.table} | ${t.rows.toLocaleString("en-US")} | ${(t.bytes / 1e6).toFixed(1)} | ${(t.bytes / s.allWebsites / 1e3).toFixed(1)} | ${(t.bytes / s.allWebsites / 1e3 * 365 / DAYS).toFixed(1)} |`)
+    }
+    console.log(`| all tables | | ${(total / 1e6).toFixed(1)} | ${(total / s.allWebsites / 1e3).toFixed(1)} | ${(total / s.allWebsites / 1e3 * 365 / DAYS).toFixed(1)} |`)
+    out.size = s
+  }
+
+  if (!SKIP.has("recompute")) {
+    for (const workers of [1, 2]) {
+      log(`recompute: ${workers} worker(s) for ${RECOMPUTE_SECONDS} s…`)
+      const r = await recomputeRun(workers, RECOMPUTE_SECONDS)
+      console.log(`\nrecompute, ${workers} worker(s), ${r.seconds} s: ${r.done} websites → ${r.perMinutePerWorker} websites/minute/worker`)
+      out[`recompute${workers}`] = r
+    }
+  }
+
+  if (!SKIP.has("list")) {
+    const port = await freePort()
+    const server = await startServer({
+      name: "our server", port, probePath: "/api/v1/projects", cwd: REPO_ROOT,
+      args: ["packages/server/src/main.ts"],
+      env: {
+        ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: url,
+        SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"), SITEHEALTH_WORKER: "off", SITEHEALTH_RATE_LIMIT: "1000000"
+      }
+    })
+    try {
+      const base = `http://127.0.0.1:${port}`
+      const first = await listPass(base, seeded.scopedSecret)
+      const warm = []
+      for (let i = 0; i < PASSES; i++) warm.push(await listPass(base, seeded.scopedSecret))
+      const pageTimes = warm.flatMap((w) => w.pages)
+      console.log(`\nGET /projects, token scoped to ${SCOPED} websites, ${PAGE_SIZE} a page (${first.pages.length} pages):`)
+      console.log(`  first pass: ${ms(first.totalMs)} ms (pages ${first.pages.map(ms).join(", ")} ms), ${first.websites} websites`)
+      console.log(`  warm, ${PASSES} passes: median pass ${ms(median(warm.map((w) => w.totalMs)))} ms, median page ${ms(median(pageTimes))} ms, slowest page ${ms(Math.max(...pageTimes))} ms`)
+      out.list = { scoped: SCOPED, pageSize: PAGE_SIZE, first, warmPassMs: warm.map((w) => w.totalMs), warmPageMedianMs: median(pageTimes) }
+    } finally {
+      await server.stop()
+    }
+  }
+  console.log(`\n${JSON.stringify(out)}`)
+}
+
+main().then(() => process.exit(0), (e) => {
+  log(`failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`)
+  process.exit(1)
+})

@@ -15,7 +15,13 @@
  * 2. recompute throughput: `npm run worker` processes (1, then 2) on the due websites for `--recompute-seconds`,
  *    counting the project_jobs they completed: websites per minute per worker;
  * 3. `GET /projects` with the scoped token, every page (`--page-size`), sequentially: the first pass (each
- *    website's snapshot already computed by step 2 or computed then) and `--passes` warm passes.
+ *    website's snapshot already computed by step 2 or computed then) and `--passes` warm passes;
+ * 4. sync queue drain: `--syncs` new websites (of a fresh account, on the demo profiles' domains) connected to
+ *    the demo provider, a full sync queued for each, then `--sync-workers` worker processes until no run is
+ *    queued or running. The demo connector does a provider sync's work locally (demo/Generate.ts → the same
+ *    repositories): a year of traffic, search and payments per website. The 10,000 websites are marked
+ *    computed first, so the workers' recompute fiber has only the synced websites to do (their new data and
+ *    the history rebuild a first sync asks for), as after a real first sync.
  *
  * Everything runs on this machine against a loopback database; the script refuses any other host.
  */
@@ -26,7 +32,10 @@ import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
-import { createAccount, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { SqlRepos } from "@sitehealth/server/Layers"
 import { freePort } from "@sitehealth/server/test/support/Ports"
@@ -44,6 +53,8 @@ const { values } = parseArgs({
     "page-size": { type: "string", default: "100" },
     passes: { type: "string", default: "10" },
     "recompute-seconds": { type: "string", default: "60" },
+    syncs: { type: "string", default: "100" },
+    "sync-workers": { type: "string", default: "2" },
     skip: { type: "string", default: "" }
   }
 })
@@ -58,6 +69,8 @@ const SCOPED = Math.min(WEBSITES, int("scoped", values.scoped))
 const PAGE_SIZE = int("page-size", values["page-size"])
 const PASSES = int("passes", values.passes)
 const RECOMPUTE_SECONDS = int("recompute-seconds", values["recompute-seconds"])
+const SYNCS = int("syncs", values.syncs)
+const SYNC_WORKERS = int("sync-workers", values["sync-workers"])
 const SKIP = new Set(values.skip.split(",").filter((s) => s !== ""))
 
 const url = (process.env.DATABASE_URL ?? "").trim()
@@ -201,6 +214,49 @@ const startWorker = async (i: number) => {
   }
 }
 
+/** A fresh account with `SYNCS` demo-connected websites, a full sync queued for each; returns the account. */
+const queueSyncs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const integrations = yield* IntegrationsRepo
+  const queue = yield* SyncQueue
+  // Nothing else due: the workers' recompute fiber leaves the seeded websites alone.
+  yield* sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = now() + interval '1 day'
+      FROM projects p WHERE p.id = j.project_id`
+  const account = yield* createAccount({ name: "Scale syncs", trialDays: 3650 })
+  const now = new Date()
+  for (let i = 0; i < SYNCS; i++) {
+    const spec = DEMO_PROJECTS[i % DEMO_PROJECTS.length]
+    const project = yield* createProject({
+      accountId: account.id, name: `${spec.name} ${i}`, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
+    })
+    yield* integrations.connect({ projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now })
+    yield* queue.request({ projectId: project.id, provider: "demo", mode: "full", requestedBy: null, now })
+  }
+  return account.id
+})
+
+/** Every table's pg_total_relation_size, summed. */
+const tableBytes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return Number((yield* sql<{ n: string }>`SELECT sum(pg_total_relation_size(c.oid))::text AS n FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'`)[0].n)
+})
+
+const historyPending = (accountId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM integrations i JOIN projects p ON p.id = i.project_id
+        WHERE p.account_id = ${accountId} AND i.history_pending`)[0].n)
+  })
+
+const syncCounts = (accountId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ status: string; n: string }>`SELECT r.status, count(*)::text AS n FROM sync_runs r
+        JOIN projects p ON p.id = r.project_id WHERE p.account_id = ${accountId} GROUP BY r.status`
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])) as Record<string, number>
+  })
+
 /** Every page of GET /projects for the scoped token, sequentially: ms per page and for the whole list. */
 const listPass = async (base: string, secret: string) => {
   const pages: Array<number> = []
@@ -279,6 +335,40 @@ const main = async () => {
     } finally {
       await server.stop()
     }
+  }
+  if (!SKIP.has("sync")) {
+    log(`sync: queueing ${SYNCS} full demo syncs…`)
+    const bytes0 = await run(tableBytes)
+    const accountId = await run(queueSyncs)
+    const workers = await Promise.all(Array.from({ length: SYNC_WORKERS }, (_, i) => startWorker(i)))
+    // startWorker waits 3 s for each worker's start-up: the clock runs from when the first was spawned.
+    const t0 = Date.now() - 3000
+    let counts: Record<string, number> = {}
+    for (;;) {
+      counts = await run(syncCounts(accountId))
+      if ((counts.queued ?? 0) + (counts.running ?? 0) === 0) break
+      if (Date.now() - t0 > 30 * 60_000) throw new Error(`sync drain: not done after 30 minutes (${JSON.stringify(counts)})`)
+      await new Promise((r) => setTimeout(r, 500))
+    }
+    const drainMs = Date.now() - t0
+    const bytesSynced = await run(tableBytes)
+    // The history rebuild a first sync asks for (a year of daily snapshots, signals, briefings), then the size
+    // again: what a website with a year of provider data holds.
+    let rebuilt = false
+    for (const until = Date.now() + 10 * 60_000; Date.now() < until;) {
+      if (await run(historyPending(accountId)) === 0) {
+        rebuilt = true
+        break
+      }
+      await new Promise((r) => setTimeout(r, 1000))
+    }
+    const rebuildMs = Date.now() - t0
+    const bytesRebuilt = await run(tableBytes)
+    await Promise.all(workers.map((w) => w.stop()))
+    console.log(`\nsize of a website with a year of the demo's provider data (all tables, heap + indexes + TOAST, delta / ${SYNCS}):`)
+    console.log(`  after its sync: ${((bytesSynced - bytes0) / SYNCS / 1e6).toFixed(2)} MB; after the history rebuild${rebuilt ? ` (done ${(rebuildMs / 1000).toFixed(0)} s after the start)` : " (NOT finished within 10 minutes)"}: ${((bytesRebuilt - bytes0) / SYNCS / 1e6).toFixed(2)} MB`)
+    console.log(`\nsync queue: ${SYNCS} full demo syncs, ${SYNC_WORKERS} workers: drained in ${(drainMs / 1000).toFixed(1)} s (${JSON.stringify(counts)}), ${(SYNCS / (drainMs / 60_000)).toFixed(1)} syncs/minute`)
+    out.sync = { syncs: SYNCS, workers: SYNC_WORKERS, drainMs, counts, bytes0, bytesSynced, bytesRebuilt, rebuilt, rebuildMs }
   }
   console.log(`\n${JSON.stringify(out)}`)
 }

@@ -230,13 +230,19 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             // order; each with its kept entry when that was built from the snapshot of its local today that is
             // stored now (same computation: computed_at and data_version), so a newer snapshot leaves it out.
             const after = list.after
+            const page = sql`${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
+                  ORDER BY created_at, id LIMIT ${list.limit + 1}`
+            // Two branches, of which the token's row lets one run: a token with a project list reads those
+            // projects by id (an account of 10,000 websites is not scanned for a token of 500), one without
+            // reads its account's in the list's order (projects_account).
             return sql<AccessRow>`SELECT ${tokenColumns}, ${projectColumns},
                   e.data_version::text AS e_version, e.computed_at AS e_computed_at, e.encoded AS e_encoded
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
-                LEFT JOIN LATERAL (SELECT * FROM projects
-                  WHERE account_id = t.account_id AND (t.projects IS NULL OR id = ANY(t.projects))
-                  ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
-                  ORDER BY created_at, id LIMIT ${list.limit + 1}) p ON true
+                LEFT JOIN LATERAL (
+                  (SELECT * FROM projects WHERE t.projects IS NULL AND account_id = t.account_id ${page})
+                  UNION ALL
+                  (SELECT * FROM projects WHERE t.projects IS NOT NULL AND id = ANY(t.projects) AND account_id = t.account_id ${page})
+                ) p ON true
                 LEFT JOIN health_snapshots h ON h.project_id = p.id
                   AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
                 LEFT JOIN stored_answers e ON e.project_id = p.id AND e.key = ${PROJECT_LIST_ENTRY}

@@ -15,7 +15,9 @@
  * What makes an entry stale: a newer snapshot of today (the lookup's join no longer matches it), the data
  * moving on (data_version, via Freshness), the hour of MAX_AGE_MS, a new local day, and a snapshot written for
  * another day — a trend point — which deletes it (SnapshotsRepo.putHealth). A project's name, domain, time zone
- * or currency are not in the entry: they are read with the page, so an edit shows at once.
+ * or currency are not in the entry: they are read with the page, so an edit shows at once. One window is left:
+ * a list computed from the trend rows as they were just before such another-day write, and kept just after its
+ * delete, keeps the older trend until the entry is stale by the rules above (at most the hour).
  */
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"

@@ -44,6 +44,14 @@ export const Keys = {
   connections: "connections"
 } as const
 
+/** The report clients' keys (reportsClient.ts, overviewClient.ts): here so that both share them. */
+export const ReportKeys = {
+  /** Anything derived from a website's data: health, briefing, signals, reports. */
+  reports: "reports",
+  expenses: "expenses",
+  integrations: "integrations"
+} as const
+
 export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })
 export const sessionsAtom = Dashboard.query("auth", "listSessions", { reactivityKeys: [Keys.sessions] })
 export const websitesAtom = Dashboard.query("websites", "list", { reactivityKeys: [Keys.websites] })

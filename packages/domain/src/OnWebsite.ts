@@ -4,8 +4,9 @@
  * clients (DashboardOverview.ts) can build on it without reaching the whole reports group.
  */
 import { Context } from "effect"
-import { type HttpApiEndpoint, OpenApi } from "effect/http-api"
+import type { HttpApiEndpoint } from "effect/http-api"
 import { operationOf } from "./ApiOperation.ts"
+import { doc } from "./Documented.ts"
 import { TrialExpired } from "./Errors.ts"
 
 /** Where an /api/v1 path lives under /app/api (the table in DashboardReports.ts). */
@@ -54,7 +55,6 @@ interface EndpointParts {
  * endpoint (a function object over the endpoints' shared prototype), since it offers no "change the path".
  */
 export const onWebsite = <E extends HttpApiEndpoint.Constraint & EndpointParts>(endpoint: E): OnWebsite<E> => {
-  const operation = operationOf(endpoint)
   const copy = Object.assign(Object.setPrototypeOf(function HttpApiEndpoint() {}, Object.getPrototypeOf(endpoint)), {
     identifier: endpoint.identifier,
     path: websitePath(endpoint.path),
@@ -69,10 +69,12 @@ export const onWebsite = <E extends HttpApiEndpoint.Constraint & EndpointParts>(
     middlewares: new Set(),
     disableCodecs: endpoint.disableCodecs
   }) as HttpApiEndpoint.Top
-  return copy.annotateMerge(OpenApi.annotations({
-    summary: operation?.summary ?? endpoint.identifier,
-    description:
-      `The same operation as \`${endpoint.method} /api/v1${endpoint.path}\` (same schemas, same figures), for a website of the logged-in account. ` +
+  // Through `doc`, which the web client's build reduces to `doc(copy)` (vite.config.ts): the client needs no
+  // prose, nor the Operation it is read from.
+  return doc(
+    copy,
+    operationOf(endpoint)?.summary ?? endpoint.identifier,
+    `The same operation as \`${endpoint.method} /api/v1${endpoint.path}\` (same schemas, same figures), for a website of the logged-in account. ` +
       "402 `trial_expired` when the account's entitlement has ended."
-  })) as unknown as OnWebsite<E>
+  ) as unknown as OnWebsite<E>
 }

@@ -34,7 +34,7 @@ const stripContractProse = (): Plugin => ({
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node)) {
         const name = calleeName(node)
-        // `op(endpoint, spec)` (Api.ts) annotates the endpoint with its `Operation` — permission, CLI and MCP
+        // `op(endpoint, spec)` (ApiOperation.ts, used by the Api*.ts groups) annotates the endpoint with its `Operation` — permission, CLI and MCP
         // names, summary, OpenAPI prose — which the server, the CLI and the MCP server read, never the web
         // client: the client build keeps `endpoint` alone.
         if (name === "op" && ts.isIdentifier(node.expression) && node.arguments.length === 2) {
@@ -163,7 +163,7 @@ export default defineConfig({
       // A property read is taken to have no side effect, so a top-level `make(…).layer` or `X.y` whose result
       // nothing uses is dropped with what it reaches (effect's HttpRouter middleware layer, BigDecimal, …):
       // −1.6 KB gzipped off the shell. The assumption: no module of the client relies on a getter's side effect
-      // at its top level (effect, React and ours do not; the browser tests cover every page).
+      // at its top level (none is known to; the browser tests cover every page).
       treeshake: { propertyReadSideEffects: false },
       // @effect/atom-react marks its modules "use client" (for React Server Components); meaningless in a
       // client-only bundle.

@@ -4,8 +4,6 @@
  */
 import { Schema } from "effect"
 import { AccountId, Currency, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
-import { Permission } from "./Permissions.ts"
-import { TokenStatus } from "./Tokens.ts"
 
 /** An email address as typed; compared case-insensitively after trimming. */
 export const Email = Schema.String.check(
@@ -117,49 +115,3 @@ export const WebsiteDeleted = Schema.Struct({
   id: ProjectId,
   tokensNarrowed: Integer.annotate({ description: "Tokens whose website list named it (it is taken out of each)" })
 }).annotate({ identifier: "WebsiteDeleted" })
-
-export const DashboardToken = Schema.Struct({
-  id: TokenId,
-  name: Schema.String,
-  prefix: Schema.String,
-  websites: Schema.NullOr(Schema.Array(ProjectId)).annotate({ description: "null = every website, present and future" }),
-  permissions: Schema.Array(Permission),
-  createdAt: Timestamp,
-  lastUsedAt: Schema.NullOr(Timestamp),
-  expiresAt: Schema.NullOr(Timestamp),
-  revokedAt: Schema.NullOr(Timestamp),
-  status: TokenStatus
-}).annotate({ identifier: "DashboardToken" })
-export const DashboardTokenList = Schema.Struct({ tokens: Schema.Array(DashboardToken) }).annotate({
-  identifier: "DashboardTokenList"
-})
-export const CreateDashboardTokenPayload = Schema.Struct({
-  name: Text(100),
-  websites: Schema.NullOr(Schema.Array(ProjectId).check(Schema.isMinLength(1), Schema.isMaxLength(100))).annotate({
-    description: "The websites the token may read; null = every website, present and future"
-  }),
-  permissions: Schema.Array(Permission).check(Schema.isMinLength(1)),
-  expiresAt: Schema.optionalKey(Schema.NullOr(Timestamp))
-}).annotate({ identifier: "CreateDashboardTokenRequest" })
-export const DashboardTokenCreated = Schema.Struct({
-  token: DashboardToken,
-  secret: Schema.String.annotate({ description: "The token, `svc_…`. Shown this once; it is not stored" })
-}).annotate({ identifier: "DashboardTokenCreated" })
-export const DashboardTokenRevoked = Schema.Struct({ revoked: Schema.Literal(true), token: DashboardToken })
-
-export const EntitlementState = Schema.Literals(["trial", "subscribed", "ended"]).annotate({
-  description: "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 trial_expired"
-})
-export const AccountView = Schema.Struct({
-  accountId: AccountId,
-  email: Schema.String,
-  entitlement: EntitlementState,
-  trialEndsAt: Timestamp,
-  trialDaysLeft: Integer.annotate({ description: "Whole days left in the trial, rounded up; 0 once it has ended" }),
-  subscription: Schema.Struct({
-    status: Schema.Literals(["none", "active", "canceled"]),
-    until: Schema.NullOr(Timestamp)
-  }),
-  message: Schema.String.annotate({ description: "The entitlement in words, for the account page" })
-}).annotate({ identifier: "AccountView" })
-export type AccountView = typeof AccountView.Type

@@ -8,28 +8,23 @@
  *   RequestErrors (400/413/500/503) → DashboardOrigin (403 `csrf_origin`) → [DashboardSession (401, 403
  *   `csrf_token`)] → handler
  *
- * The constants, middlewares and core groups are in DashboardCore.ts (re-exported here); the connections and
- * reports groups in their own modules. This module composes them all: the server implements `DashboardApi`,
- * the tests call it, its OpenAPI document is served. The web app builds a client per part instead
- * (`DashboardCoreApi`, `DashboardConnectionsHttpApi`, `DashboardReportsHttpApi`), so its first screen does not
- * carry the report pages' contract.
+ * The constants, middlewares and core groups are in DashboardCore.ts, the tokens and account groups in
+ * DashboardTokens.ts (both re-exported here); the connections and reports groups in their own modules. This
+ * module composes them all: the server implements `DashboardApi`, the tests call it, its OpenAPI document is
+ * served. The web app builds a client per part instead (`DashboardCoreApi`, `DashboardTokensHttpApi`,
+ * `DashboardConnectionsHttpApi`, `DashboardReportsHttpApi`, and `DashboardOverviewHttpApi` for the overview),
+ * so its first screen does not carry the other pages' contract.
  */
 import { HttpApi } from "effect/http-api"
 import { RequestErrors } from "./Authentication.ts"
-import {
-  DASHBOARD_PREFIX,
-  DashboardAccountApi,
-  DashboardAuthApi,
-  DashboardOrigin,
-  DashboardSession,
-  DashboardTokensApi,
-  DashboardWebsitesApi
-} from "./DashboardCore.ts"
+import { DASHBOARD_PREFIX, DashboardAuthApi, DashboardOrigin, DashboardSession, DashboardWebsitesApi } from "./DashboardCore.ts"
+import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { DashboardReportsApi } from "./DashboardReports.ts"
 import { documentedApi } from "./Documented.ts"
 
 export * from "./DashboardCore.ts"
+export * from "./DashboardTokens.ts"
 
 export class DashboardApi extends documentedApi(
   HttpApi.make("dashboard")

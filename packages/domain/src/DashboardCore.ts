@@ -1,8 +1,8 @@
 /**
  * The dashboard API's core (`/app/api`): its constants, the session and origin middlewares, and the groups
- * every screen of the web app uses — accounts and sessions, websites, tokens, the account's entitlement —
- * composed as `DashboardCoreApi`, which the web app's shell builds its client from. The groups only some
- * pages use (connections, reports) live in their own modules, each with an HttpApi of its own group for a
+ * the web app's shell uses — accounts and sessions, websites — composed as `DashboardCoreApi`, which the
+ * shell builds its client from. The groups only some pages use (tokens and account, connections, reports)
+ * live in their own modules, each with an HttpApi of its own for a
  * client loaded with those pages; `DashboardApi` (DashboardApi.ts) composes them all for the server, the
  * tests and the OpenAPI document. Kept apart so that importing the core never reaches the public contract.
  *
@@ -15,13 +15,8 @@ import { RequestErrors } from "./Authentication.ts"
 import type { AccountId } from "./Common.ts"
 import {
   Accepted,
-  AccountView,
-  CreateDashboardTokenPayload,
   CreateWebsitePayload,
   CurrentSessionView,
-  DashboardTokenCreated,
-  DashboardTokenList,
-  DashboardTokenRevoked,
   DashboardUser,
   DeleteWebsitePayload,
   EmailPayload,
@@ -39,7 +34,7 @@ import {
   WebsiteList
 } from "./Dashboard.ts"
 import { Envelope } from "./Envelope.ts"
-import { BadRequest, Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
+import { BadRequest, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
 import { doc } from "./Documented.ts"
 
 export const DASHBOARD_PREFIX = "/app/api"
@@ -211,44 +206,12 @@ export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
   .middleware(DashboardSession)
   .annotateMerge(OpenApi.annotations({ title: "Websites", description: "The account's websites" })) {}
 
-export class DashboardTokensApi extends HttpApiGroup.make("tokens")
-  .add(
-    doc(HttpApiEndpoint.get("list", "/tokens", { success: Envelope("DashboardTokenListResponse", DashboardTokenList) }), "The account's tokens, never a secret"),
-    doc(
-      HttpApiEndpoint.post("create", "/tokens", {
-        payload: CreateDashboardTokenPayload,
-        success: Envelope("DashboardTokenCreatedResponse", DashboardTokenCreated, { status: 201 }),
-        error: [BadRequest, NotFound]
-      }),
-      "Create a token restricted to websites and permissions; the secret is in this answer only",
-      "404 when a named website is not the account's."
-    ),
-    doc(
-      HttpApiEndpoint.delete("revoke", "/tokens/:id", {
-        params: idParams,
-        success: Envelope("DashboardTokenRevokedResponse", DashboardTokenRevoked),
-        error: [NotFound, Conflict]
-      }),
-      "Revoke a token: it stops working at once, everywhere",
-      "409 when it is already revoked."
-    )
-  )
-  .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "API / MCP tokens" })) {}
-
-export class DashboardAccountApi extends HttpApiGroup.make("account")
-  .add(
-    doc(
-      HttpApiEndpoint.get("get", "/account", { success: Envelope("AccountResponse", AccountView) }),
-      "Trial days left, subscription state, and whether the entitlement has ended"
-    )
-  )
-  .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Account", description: "Trial and subscription" })) {}
-
-/** The core groups, for the web app's shell (no connections, no reports: see the module's comment). */
+/**
+ * The groups of the web app's shell — sessions and websites — alone (no tokens or account: DashboardTokens.ts;
+ * no connections, no reports: see the module's comment).
+ */
 export class DashboardCoreApi extends HttpApi.make("dashboard")
-  .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi)
+  .add(DashboardAuthApi, DashboardWebsitesApi)
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
   .prefix(DASHBOARD_PREFIX) {}

@@ -14,81 +14,17 @@
  * connections. Endpoint names are /api/v1's (`getHealth`, `getAnalytics`, `createExpense`…), in one group,
  * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`.
  */
-import { Context } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { ExpensesApi, IntegrationsApi, operationOf, ProjectsApi, ReportsApi } from "./Api.ts"
+import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ExpensesApi } from "./ApiExpenses.ts"
+import { IntegrationsApi } from "./ApiIntegrations.ts"
+import { ProjectsApi } from "./ApiProjects.ts"
+import { ReportsApi } from "./ApiReports.ts"
 import { RequestErrors } from "./Authentication.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
-import { TrialExpired } from "./Errors.ts"
+import { onWebsite } from "./OnWebsite.ts"
 
-/** Where an /api/v1 path lives under /app/api (see the table above). */
-export const websitePath = (v1Path: string): string =>
-  v1Path === "/projects" ? "/websites/health" : v1Path.replace(/^\/projects\/:id(?=\/|$)/, "/websites/:id")
+export { type OnWebsite, onWebsite, websitePath } from "./OnWebsite.ts"
 
-type WebsitePath<P extends string> = P extends "/projects" ? "/websites/health"
-  : P extends `/projects/:id${infer Rest}` ? `/websites/:id${Rest}`
-  : never
-
-/** An /api/v1 endpoint as the dashboard serves it: same schemas, the website path, 402 added, no middleware. */
-export type OnWebsite<E> = E extends HttpApiEndpoint.HttpApiEndpoint<
-  infer Id,
-  infer Method,
-  infer Path,
-  infer Params,
-  infer Query,
-  infer Payload,
-  infer Headers,
-  infer Success,
-  infer Error,
-  infer _Middleware,
-  infer _MiddlewareServices
-> ? HttpApiEndpoint.HttpApiEndpoint<Id, Method, WebsitePath<Path>, Params, Query, Payload, Headers, Success, Error | typeof TrialExpired>
-  : never
-
-/** What the copy reads of an endpoint (every HttpApiEndpoint has these fields). */
-interface EndpointParts {
-  readonly identifier: string
-  readonly path: string
-  readonly method: string
-  readonly params: unknown
-  readonly query: unknown
-  readonly headers: unknown
-  readonly payload: unknown
-  readonly success: unknown
-  readonly error: ReadonlySet<unknown>
-  readonly disableCodecs: unknown
-  readonly annotations: Context.Context<never>
-}
-
-/**
- * A copy of an /api/v1 endpoint at its website path. Its middlewares (Idempotency, which needs a token) are
- * left behind and its annotations replaced by the dashboard's summary; everything the request and the answer
- * are decoded and encoded by is the endpoint's own. The copy is made as the endpoint module makes every
- * endpoint (a function object over the endpoints' shared prototype), since it offers no "change the path".
- */
-export const onWebsite = <E extends HttpApiEndpoint.Constraint & EndpointParts>(endpoint: E): OnWebsite<E> => {
-  const operation = operationOf(endpoint)
-  const copy = Object.assign(Object.setPrototypeOf(function HttpApiEndpoint() {}, Object.getPrototypeOf(endpoint)), {
-    identifier: endpoint.identifier,
-    path: websitePath(endpoint.path),
-    method: endpoint.method,
-    params: endpoint.params,
-    query: endpoint.query,
-    headers: endpoint.headers,
-    payload: endpoint.payload,
-    success: endpoint.success,
-    error: new Set([...endpoint.error, TrialExpired]),
-    annotations: Context.empty(),
-    middlewares: new Set(),
-    disableCodecs: endpoint.disableCodecs
-  }) as HttpApiEndpoint.Top
-  return copy.annotateMerge(OpenApi.annotations({
-    summary: operation?.summary ?? endpoint.identifier,
-    description:
-      `The same operation as \`${endpoint.method} /api/v1${endpoint.path}\` (same schemas, same figures), for a website of the logged-in account. ` +
-      "402 `trial_expired` when the account's entitlement has ended."
-  })) as unknown as OnWebsite<E>
-}
 
 const p = ProjectsApi.endpoints
 const r = ReportsApi.endpoints

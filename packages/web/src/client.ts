@@ -3,11 +3,12 @@
  * packages/domain): `AtomHttpApi.Service` builds `HttpApiClient.make(DashboardCoreApi)` over fetch and gives
  * query atoms (re-run when a mutation names one of their reactivity keys) and mutation atoms.
  *
- * This is the shell's client: the core groups only (auth, websites, tokens, account). The connections and
- * reports groups have a client each (connectionsClient.ts, reportsClient.ts), built from an HttpApi of that
- * group alone and imported only by the pages that use it, so their contract — for the reports, /api/v1's —
- * is loaded with those pages, not on the first screen. The clients share the registry's reactivity: a
- * mutation in one re-runs the queries of another that name the same key.
+ * This is the shell's client: the core groups only (auth, websites). Tokens and account, connections, and
+ * reports have a client each (tokensClient.ts, connectionsClient.ts, reportsClient.ts; the overview one of
+ * its own, overviewClient.ts), built from an HttpApi of those groups alone and imported only by the pages that
+ * use it, so their contract — for the reports, /api/v1's — is loaded with those pages, not on the first
+ * screen. The clients share the registry's reactivity: a mutation in one re-runs the queries of another that
+ * name the same key.
  *
  * CSRF: the server answers the session with a CSRF token (log in, GET /auth/session); every state-changing
  * request carries it back in `X-CSRF-Token`. The session cookie itself is HttpOnly and goes by itself
@@ -44,11 +45,17 @@ export const Keys = {
   connections: "connections"
 } as const
 
+/** The report clients' keys (reportsClient.ts, overviewClient.ts): here so that both share them. */
+export const ReportKeys = {
+  /** Anything derived from a website's data: health, briefing, signals, reports. */
+  reports: "reports",
+  expenses: "expenses",
+  integrations: "integrations"
+} as const
+
 export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })
 export const sessionsAtom = Dashboard.query("auth", "listSessions", { reactivityKeys: [Keys.sessions] })
 export const websitesAtom = Dashboard.query("websites", "list", { reactivityKeys: [Keys.websites] })
-export const tokensAtom = Dashboard.query("tokens", "list", { reactivityKeys: [Keys.tokens] })
-export const accountAtom = Dashboard.query("account", "get", { reactivityKeys: [Keys.account] })
 
 export const signUp = Dashboard.mutation("auth", "signUp")
 export const logIn = Dashboard.mutation("auth", "logIn")
@@ -61,5 +68,3 @@ export const logOutOthers = Dashboard.mutation("auth", "logOutOtherSessions")
 export const createWebsite = Dashboard.mutation("websites", "create")
 export const updateWebsite = Dashboard.mutation("websites", "update")
 export const deleteWebsite = Dashboard.mutation("websites", "delete")
-export const createToken = Dashboard.mutation("tokens", "create")
-export const revokeToken = Dashboard.mutation("tokens", "revoke")

@@ -11,7 +11,7 @@ import { AtomHttpApi } from "effect/reactivity"
 import type { Period } from "@sitehealth/domain/Common"
 import { DashboardReportsHttpApi } from "@sitehealth/domain/DashboardReports"
 import type { Dimension, Severity } from "@sitehealth/domain/Projects"
-import { Keys, withCsrf } from "./client.ts"
+import { Keys, ReportKeys, withCsrf } from "./client.ts"
 
 export class DashboardReports extends AtomHttpApi.Service<DashboardReports>()("sitehealth/web/DashboardReports", {
   api: DashboardReportsHttpApi,
@@ -19,12 +19,7 @@ export class DashboardReports extends AtomHttpApi.Service<DashboardReports>()("s
   transformClient: withCsrf
 }) {}
 
-export const ReportKeys = {
-  /** Anything derived from a website's data: health, briefing, signals, reports. */
-  reports: "reports",
-  expenses: "expenses",
-  integrations: "integrations"
-} as const
+export { ReportKeys }
 
 export const overviewAtom = DashboardReports.query("reports", "listProjects", { query: { limit: 100 }, reactivityKeys: [ReportKeys.reports, Keys.websites] })
 export const healthAtom = (id: string) => DashboardReports.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })

@@ -1,4 +1,4 @@
-/** The few building blocks every page shares: failures in words, loading states, a copy button. */
+/** What the shell draws and every page shares: failures in words, loading states (pages' own blocks: forms.tsx). */
 import { type Cause } from "effect"
 import { AsyncResult } from "effect/reactivity"
 import {
@@ -62,63 +62,8 @@ export const Loading = ({ what }: { readonly what: string }) => {
   return <p className="loading" role="status" aria-live="polite">Loading {what}…</p>
 }
 
-/** Renders an atom's result: loading, a failure in words, or the value. */
-export function Result<A, E>({ result, what, children }: {
-  readonly result: AsyncResult.AsyncResult<A, E>
-  readonly what: string
-  readonly children: (value: A) => ReactNode
-}) {
-  if (AsyncResult.isSuccess(result)) return <>{children(result.value)}</>
-  if (AsyncResult.isFailure(result)) return <ErrorMessage cause={result.cause} title={`Could not load ${what}.`} />
-  return <Loading what={what} />
-}
-
 /** The outcome of a form's last submission, read from its mutation atom. */
 export function MutationStatus<A, E>({ result }: { readonly result: AsyncResult.AsyncResult<A, E> }) {
   if (AsyncResult.isFailure(result)) return <ErrorMessage cause={result.cause} />
   return null
-}
-
-export const CopyButton = ({ text, label }: { readonly text: string; readonly label: string }) => {
-  const [state, setState] = useState<"idle" | "copied" | "failed">("idle")
-  return (
-    <>
-      <button
-        type="button"
-        className="secondary"
-        onClick={() => {
-          navigator.clipboard.writeText(text).then(() => setState("copied"), () => setState("failed"))
-        }}
-      >
-        {label}
-      </button>
-      <span role="status" aria-live="polite" className="muted">
-        {state === "copied" ? " Copied." : state === "failed" ? " Copying failed: select the text and copy it yourself." : ""}
-      </span>
-    </>
-  )
-}
-
-/** A labelled control; the hint is its description (aria-describedby), not part of its name. */
-export const Field = ({ label, hint, children }: {
-  readonly label: string
-  readonly hint?: string
-  readonly children: ReactElement<{ id?: string; "aria-describedby"?: string }>
-}) => {
-  const id = useId()
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      {hint !== undefined ? <span className="hint" id={`${id}-hint`}>{hint}</span> : null}
-      {cloneElement(children, { id, ...(hint !== undefined ? { "aria-describedby": `${id}-hint` } : {}) })}
-    </div>
-  )
-}
-
-export const formValues = (form: HTMLFormElement) => {
-  const data = new FormData(form)
-  return {
-    get: (name: string) => String(data.get(name) ?? ""),
-    all: (name: string) => data.getAll(name).map(String)
-  }
 }

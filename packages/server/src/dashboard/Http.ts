@@ -1,7 +1,8 @@
 /** The dashboard API's handlers: auth, websites, tokens, account. */
 import { Clock, Effect, Layer } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import type { AccountView, Website } from "@sitehealth/domain/Dashboard"
+import type { Website } from "@sitehealth/domain/Dashboard"
+import type { AccountView } from "@sitehealth/domain/DashboardTokens"
 import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
 import { BadRequest, Conflict, notFound } from "@sitehealth/domain/Errors"
 import type { Permission } from "@sitehealth/domain/Permissions"

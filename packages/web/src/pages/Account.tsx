@@ -1,7 +1,7 @@
 /** The account: the trial's days left or the subscription, and plainly when the entitlement has ended. */
 import { useAtomValue } from "@effect/atom-react"
-import { accountAtom } from "../client.ts"
-import { Result } from "../ui.tsx"
+import { accountAtom } from "../tokensClient.ts"
+import { Result } from "../forms.tsx"
 import { formatDate } from "../format.ts"
 
 export const AccountPage = () => {

@@ -8,9 +8,11 @@ import { Exit } from "effect"
 import { useState } from "react"
 import { PERMISSION_DESCRIPTIONS, PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import type { ProjectId } from "@sitehealth/domain/Common"
-import { createToken, Keys, revokeToken, tokensAtom, websitesAtom } from "../client.ts"
+import { Keys, websitesAtom } from "../client.ts"
+import { createToken, revokeToken, tokensAtom } from "../tokensClient.ts"
 import { useMutation } from "../hooks.ts"
-import { CopyButton, Field, formValues, MutationStatus, Result } from "../ui.tsx"
+import { CopyButton, Field, formValues, Result } from "../forms.tsx"
+import { MutationStatus } from "../ui.tsx"
 import { formatDate } from "../format.ts"
 
 const READ_ONLY: ReadonlyArray<Permission> = PERMISSIONS.filter((p) => p.endsWith(":read") && p !== "tokens:read")

@@ -5,7 +5,8 @@ import { PASSWORD_MIN_LENGTH } from "@sitehealth/domain/Dashboard"
 import { Keys, logIn, setCsrfToken, signUp } from "../client.ts"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, useLocation } from "../router.tsx"
-import { Field, formValues, MutationStatus } from "../ui.tsx"
+import { Field, formValues } from "../forms.tsx"
+import { MutationStatus } from "../ui.tsx"
 
 /** Only a path on this site (never `//evil.example` or a full URL) may be the page to go back to. */
 const safeNext = (next: string | null) =>

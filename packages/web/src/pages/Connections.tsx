@@ -14,7 +14,8 @@ import { connectGoogle, connectionsAtom, connectPlausible, connectStripe, discon
 import { formatDate } from "../format.ts"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, useLocation } from "../router.tsx"
-import { ErrorMessage, Field, formValues, Loading, MutationStatus, Result } from "../ui.tsx"
+import { Field, formValues, Result } from "../forms.tsx"
+import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 const when = (d: string | null) => (d === null ? "never" : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
 

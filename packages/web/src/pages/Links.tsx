@@ -9,7 +9,8 @@ import { PASSWORD_MIN_LENGTH } from "@sitehealth/domain/Dashboard"
 import { Keys, requestReset, resetPassword, verifyEmail } from "../client.ts"
 import { useMutation } from "../hooks.ts"
 import { Link, useLocation } from "../router.tsx"
-import { ErrorMessage, Field, formValues, Loading, MutationStatus } from "../ui.tsx"
+import { Field, formValues } from "../forms.tsx"
+import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 export const VerifyEmailPage = () => {
   const token = useLocation().query.get("token")

@@ -4,7 +4,8 @@ import { Exit } from "effect"
 import { useState } from "react"
 import { Keys, logOutOthers, revokeSession, sessionsAtom } from "../client.ts"
 import { useMutation } from "../hooks.ts"
-import { MutationStatus, Result } from "../ui.tsx"
+import { Result } from "../forms.tsx"
+import { MutationStatus } from "../ui.tsx"
 
 const when = (d: string) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d))
 

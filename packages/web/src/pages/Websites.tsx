@@ -10,7 +10,8 @@ import { createWebsite, deleteWebsite, Keys, updateWebsite, websitesAtom } from 
 import { formatDate } from "../format.ts"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, setQuery, useLocation } from "../router.tsx"
-import { Field, formValues, MutationStatus, Result } from "../ui.tsx"
+import { Field, formValues, Result } from "../forms.tsx"
+import { MutationStatus } from "../ui.tsx"
 
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"
 const zones = (): ReadonlyArray<string> => {

@@ -14,7 +14,8 @@ import { EXPENSE_CATEGORIES, type Expense } from "@sitehealth/domain/Expenses"
 import { createExpense, deleteExpense, expensesAtom, ReportKeys, revenueAtom } from "../../reportsClient.ts"
 import { useMutation } from "../../hooks.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../router.tsx"
-import { Field, formValues, MutationStatus } from "../../ui.tsx"
+import { Field, formValues } from "../../forms.tsx"
+import { MutationStatus } from "../../ui.tsx"
 import { Busy, formatDay, formatMoney, formatPercent, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
 
 const RECURRENCE = { one_off: "One-off", monthly: "Monthly", yearly: "Yearly" } as const

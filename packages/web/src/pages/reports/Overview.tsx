@@ -18,9 +18,9 @@ import { Atom, AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import type { Briefing, Project } from "@sitehealth/domain/Projects"
 import type { IntegrationList } from "@sitehealth/domain/Integrations"
-import { briefingAtom, integrationsAtom, overviewAtom } from "../../reportsClient.ts"
+import { overviewAtom, overviewBriefingAtom, overviewIntegrationsAtom } from "../../overviewClient.ts"
 import { Link, websiteHref } from "../../router.tsx"
-import { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./shared.tsx"
+import { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./outcome.tsx"
 
 const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 }
 
@@ -49,7 +49,7 @@ const Rows = ({ projects }: { readonly projects: ReadonlyArray<Project> }) => {
   const ids = projects.map((p) => p.id).join(",")
   // One atom over every website's briefing and integrations (each its own request, all at once).
   const all = useMemo(() => {
-    const atoms = projects.map((p) => [briefingAtom(p.id), integrationsAtom(p.id)] as const)
+    const atoms = projects.map((p) => [overviewBriefingAtom(p.id), overviewIntegrationsAtom(p.id)] as const)
     return Atom.make((get) => atoms.map(([b, i]) => [get(b), get(i)] as const))
   }, [ids])
   const results = useAtomValue(all)

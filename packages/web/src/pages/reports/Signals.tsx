@@ -8,7 +8,7 @@ import { useMemo } from "react"
 import { DIMENSIONS, type Dimension, SEVERITIES, type Severity } from "@sitehealth/domain/Projects"
 import { signalsAtom } from "../../reportsClient.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../router.tsx"
-import { Field } from "../../ui.tsx"
+import { Field } from "../../forms.tsx"
 import { Evidence } from "./Briefing.tsx"
 import { Busy, dimensionLabel, dimensionTab, formatWhen, Outcome, settled, tabLabel, type WebsitePageProps } from "./shared.tsx"
 

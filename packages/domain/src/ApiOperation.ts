@@ -1,0 +1,146 @@
+/**
+ * How /api/v1's endpoints are declared (Api.ts and its group modules): `op(endpoint, spec)` gives an endpoint its
+ * `Operation` (permission, kind, confirm gate, CLI and MCP names) and its OpenAPI prose, and the shapes the
+ * groups share (a project's read, a report over a period, a paged list, a dashboard-only endpoint). Each group
+ * has a module of its own (ApiProjects.ts, ApiReports.ts, ApiIntegrations.ts, ApiExpenses.ts, ApiTokens.ts), so
+ * a client of a few endpoints (the web app's overview) reaches only their groups' schemas.
+ */
+import { Context, Schema } from "effect"
+import type { HttpMethod } from "effect/http"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import { Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH } from "./Authentication.ts"
+import { PageQuery, Period } from "./Common.ts"
+import { Envelope } from "./Envelope.ts"
+import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permissions.ts"
+import { BadRequest, Forbidden, NotFound } from "./Errors.ts"
+
+/**
+ * An endpoint's `Operation` as written below: a read without a confirm gate unless it says otherwise. Whether it
+ * names a project is not written: it follows from the path (`/projects/:id/…`), which is what the scope check reads.
+ */
+export type OperationSpec = Omit<Operation, "kind" | "confirmGate" | "project"> & Partial<Pick<Operation, "kind" | "confirmGate">>
+
+/**
+ * Declares what an endpoint is (its `Operation`: permission, kind, confirm gate, CLI and MCP names) as the
+ * endpoint's annotation, and documents it from there: summary, the permission it needs, whether it is
+ * confirm-gated — in prose and as `x-permission`, `x-kind`, `x-confirm-gate` for tools that derive from it.
+ */
+export const op = <
+  Id extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path extends string,
+  Params extends Schema.Top,
+  Query extends Schema.Top,
+  Payload extends Schema.Top,
+  Headers extends Schema.Top,
+  Success extends Schema.Top,
+  Error extends Schema.Top,
+  Middleware,
+  MiddlewareServices
+>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Id, Method, Path, Params, Query, Payload, Headers, Success, Error, Middleware, MiddlewareServices>,
+  spec: OperationSpec
+) => {
+  const operation: Operation = {
+    permission: spec.permission,
+    kind: spec.kind ?? "read",
+    project: endpoint.path.startsWith("/projects/:id"),
+    confirmGate: spec.confirmGate ?? false,
+    summary: spec.summary,
+    cli: spec.cli,
+    mcp: spec.mcp,
+    ...(spec.idempotent === undefined ? {} : { idempotent: spec.idempotent }),
+    ...(spec.openWorld === undefined ? {} : { openWorld: spec.openWorld })
+  }
+  const access = operation.permission === null
+    ? "Dashboard-only: always answers 403 `dashboard_only` (after authentication, rate limit and entitlement)."
+    : operation.permission === AUTHENTICATED
+    ? "Any valid token: no permission needed."
+    : `Requires the \`${operation.permission}\` permission.`
+  const gate = operation.confirmGate ? " Changes nothing and answers a preview unless confirmed." : ""
+  const idempotent = [...endpoint.middlewares].some((middleware) => middleware.key === Idempotency.key)
+  const retry = idempotent
+    ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`) instead of acting twice."
+    : ""
+  return endpoint.annotate(OperationAnnotation, operation).annotateMerge(
+    OpenApi.annotations({
+      summary: operation.summary,
+      description: `${access}${gate}${retry}`,
+      override: {
+        "x-permission": operation.permission,
+        "x-kind": operation.kind,
+        "x-confirm-gate": operation.confirmGate
+      },
+      // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here.
+      ...(idempotent ? { transform: withIdempotencyKeyParameter } : {})
+    })
+  )
+}
+
+const withIdempotencyKeyParameter = (operation: Record<string, unknown>): Record<string, unknown> => ({
+  ...operation,
+  parameters: [
+    ...(Array.isArray(operation.parameters) ? operation.parameters : []),
+    {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Optional; 1–255 printable ASCII characters, unique per intended action (a UUID). Kept 24 h per token: the same key and body replays the stored answer; another body answers 422; a key whose first request is still running answers 409 with Retry-After.",
+      schema: { type: "string", minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: "^[\\x20-\\x7E]+$" }
+    }
+  ]
+})
+
+export const projectParams = { id: Schema.String }
+export const scoped = [NotFound, Forbidden] as const
+
+/** The endpoints the dashboard alone may call: always 403 through this API, so nothing is exposed by CLI or MCP. */
+export const dashboardOnly: OperationSpec = {
+  permission: null,
+  kind: "dashboard_only",
+  summary: "Dashboard-only: always 403",
+  cli: null,
+  mcp: null
+}
+
+/**
+ * A dashboard-only endpoint's schemas. Each gets a NeverResponse schema of its own, as it always has: one shared
+ * instance would rename the document's component (`NeverResponseEncoded_2` → `NeverResponseEncoded`).
+ */
+export const dashboardOnlyOptions = <const Params extends Schema.Struct.Fields>(params: Params) => ({
+  params,
+  success: Envelope("NeverResponse", Schema.Struct({})),
+  error: scoped
+})
+
+/** A read of one project (`/projects/:id/…`), answering 404/403 for a project outside the token's scope. */
+export const projectGet = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
+  identifier: Id,
+  path: Path,
+  success: Success
+) => HttpApiEndpoint.get(identifier, path, { params: projectParams, success, error: scoped })
+
+/** A report of one project over an optional period. */
+export const report = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
+  identifier: Id,
+  path: Path,
+  success: Success
+) =>
+  HttpApiEndpoint.get(identifier, path, {
+    params: projectParams,
+    query: { period: Schema.optionalKey(Period) },
+    success,
+    error: scoped
+  })
+
+/** A paged list of everything in the token's reach, not of one project. */
+export const pagedList = <const Id extends string, const Path extends `/${string}`, Success extends Schema.Top>(
+  identifier: Id,
+  path: Path,
+  success: Success
+) => HttpApiEndpoint.get(identifier, path, { query: PageQuery, success, error: [BadRequest] })
+
+/** An endpoint's `Operation` annotation; undefined when it has none (the middleware then refuses the call). */
+export const operationOf = (endpoint: { readonly annotations: Context.Context<never> }): Operation | undefined =>
+  Context.getOrUndefined(endpoint.annotations, OperationAnnotation)

@@ -1,0 +1,48 @@
+/** /api/v1's `projects` group: the websites in a token's scope, their health, briefing and signals (Api.ts composes it). */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BadRequest } from "./Errors.ts"
+import { Envelope } from "./Envelope.ts"
+import { dashboardOnly, dashboardOnlyOptions, op, pagedList, projectGet, projectParams, scoped } from "./ApiOperation.ts"
+import { PageQuery } from "./Common.ts"
+import { Briefing, Dimension, Health, ProjectList, Severity, SignalList } from "./Projects.ts"
+
+export class ProjectsApi extends HttpApiGroup.make("projects")
+  .add(
+    op(pagedList("listProjects", "/projects", Envelope("ProjectListResponse", ProjectList)), {
+      permission: "projects:read",
+      summary: "Projects in the token's scope, each with a health snapshot",
+      cli: ["projects", "list"],
+      mcp: "list_projects"
+    }),
+    op(projectGet("getHealth", "/projects/:id/health", Envelope("HealthResponse", Health)), {
+      permission: "projects:read",
+      summary: "Health score, confidence and dimensions of a project",
+      cli: ["health"],
+      mcp: "get_health"
+    }),
+    op(projectGet("getBriefing", "/projects/:id/briefing", Envelope("BriefingResponse", Briefing)), {
+      permission: "projects:read",
+      summary: "Morning briefing with priorities",
+      cli: ["briefing"],
+      mcp: "get_briefing"
+    }),
+    op(HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
+      params: projectParams,
+      query: {
+        dimension: Schema.optionalKey(Dimension),
+        severity: Schema.optionalKey(Severity),
+        active: Schema.optionalKey(Schema.Literals(["true", "false"])),
+        ...PageQuery
+      },
+      success: Envelope("SignalListResponse", SignalList),
+      error: [...scoped, BadRequest]
+    }), {
+      permission: "projects:read",
+      summary: "Signals, optionally filtered by dimension and severity",
+      cli: ["signals"],
+      mcp: "list_signals"
+    }),
+    op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}

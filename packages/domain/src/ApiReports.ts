@@ -1,0 +1,34 @@
+/** /api/v1's `reports` group: analytics, revenue, churn and search reports of a project (Api.ts composes it). */
+import { HttpApiGroup, OpenApi } from "effect/http-api"
+import { Envelope } from "./Envelope.ts"
+import { op, report } from "./ApiOperation.ts"
+import { Analytics, Churn, Revenue, Seo } from "./Reports.ts"
+
+export class ReportsApi extends HttpApiGroup.make("reports")
+  .add(
+    op(report("getAnalytics", "/projects/:id/analytics", Envelope("AnalyticsResponse", Analytics)), {
+      permission: "analytics:read",
+      summary: "Traffic analytics for a period",
+      cli: ["analytics"],
+      mcp: "get_analytics"
+    }),
+    op(report("getRevenue", "/projects/:id/revenue", Envelope("RevenueResponse", Revenue)), {
+      permission: "revenue:read",
+      summary: "Revenue report",
+      cli: ["revenue"],
+      mcp: "get_revenue"
+    }),
+    op(report("getChurn", "/projects/:id/churn", Envelope("ChurnResponse", Churn)), {
+      permission: "revenue:read",
+      summary: "Churn report",
+      cli: ["churn"],
+      mcp: "get_churn"
+    }),
+    op(report("getSeo", "/projects/:id/seo", Envelope("SeoResponse", Seo)), {
+      permission: "seo:read",
+      summary: "Search (SEO) report",
+      cli: ["seo"],
+      mcp: "get_seo"
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" })) {}

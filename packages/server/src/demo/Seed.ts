@@ -77,7 +77,6 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
         accountId: account.id, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
       })
       projects.push(project)
-      for (const connection of providers.connectionsOf(spec.key)) yield* connectAndSync(project, connection)
       const epochDay = todayIn(spec.timezone, providers.epoch)
       for (const [i, e] of spec.expenses.entries()) {
         yield* expenses.insert({
@@ -95,6 +94,10 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
         })
       }
     }
+    // The first syncs, the projects side by side (each project's providers one after the other).
+    yield* Effect.forEach(DEMO_PROJECTS, (spec, i) =>
+      Effect.forEach(providers.connectionsOf(spec.key), (connection) => connectAndSync(projects[i], connection), { discard: true }),
+      { concurrency: DEMO_PROJECTS.length, discard: true })
     // The grants that break after the first sync (Calm Notes' Search Console) break now, and their next sync
     // runs at once: it fails as every later one will, and the integration shows why.
     providers.breakFailingConnections()

@@ -5,7 +5,7 @@
  * (an hour's uniques summed over a day exceed the day's, a month's uniques are below the sum of its days),
  * as with real data.
  */
-import { addDays, dayOfWeek, startOfDayIn } from "../metrics/Dates.ts"
+import { addDays, dayOfWeek } from "../metrics/Dates.ts"
 import type { TrafficDay } from "../metrics/Rows.ts"
 import type { TrafficCountryDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWrite } from "../traffic/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"

@@ -12,9 +12,7 @@ import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { ProviderHttp } from "../../src/integrations/ProviderHttp.ts"
 import { TEST_KEY } from "./SyncFakes.ts"
 
-type Run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E>
-
-export const seedDemoIn = (run: Run, options: { readonly trialDays?: number } = {}) =>
+export const seedDemoIn = <R>(run: <A, E>(effect: Effect.Effect<A, E, any>) => Effect.Effect<A, E, R>, options: { readonly trialDays?: number } = {}) =>
   Effect.gen(function*() {
     const clock = yield* run(Clock.clockWith(Effect.succeed))
     const now = () => clock.currentTimeMillisUnsafe()

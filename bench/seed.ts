@@ -17,7 +17,7 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { createHash } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
@@ -26,7 +26,11 @@ import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
 import { demoFxRates, generateDemoProject } from "@sitehealth/server/demo/Generate"
 import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
+import { DemoProviders, startDemoProviders } from "@sitehealth/server/demo/Providers"
 import { seedDemo } from "@sitehealth/server/demo/Seed"
+import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { FxRepo } from "@sitehealth/server/fx/FxRepo"
 import { SqlRepos } from "@sitehealth/server/Layers"
 import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
@@ -135,7 +139,21 @@ const seed = (events: number, log: (m: string) => void) =>
       // trim becomes a nested loop that re-sorts its window per row: minutes instead of milliseconds.
       // Hash joins are right for every statement of a bulk seed.
       yield* sql`SET LOCAL enable_nestloop = off`
-      const d = yield* seedDemo({ trialDays: TRIAL_DAYS })
+      // The demo seed syncs its year of data from the demo's local providers (started for the seed only);
+      // the bench measures reads, so the connections are dropped afterwards (their servers are gone) and the
+      // data stays, as after a disconnect.
+      const d = yield* Effect.scoped(Effect.gen(function*() {
+        const providers = yield* startDemoProviders({ epoch: new Date(), broken: false })
+        const seeded = yield* seedDemo({ trialDays: TRIAL_DAYS }).pipe(
+          Effect.provideService(DemoProviders, providers),
+          Effect.provide(Layer.mergeAll(CredentialsCipher.layer(randomBytes(32)), ProviderHttp.layer({ timeoutMs: 60_000 })))
+        )
+        const integrations = yield* IntegrationsRepo
+        for (const projectId of seeded.projectIds) {
+          for (const i of yield* integrations.all(projectId)) yield* integrations.disconnect(projectId, i.provider)
+        }
+        return seeded
+      }))
       yield* sql`UPDATE accounts SET name = 'Bench account' WHERE id = ${d.account.id}`
       yield* sql`INSERT INTO bench_seed (label, account_id, demo_project_ids, events)
           VALUES (${label(events)}, ${d.account.id}, ${d.projectIds}, ${events})`

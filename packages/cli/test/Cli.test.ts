@@ -4,7 +4,7 @@
  * output must decode with the contract's own schema and equal the API's `data`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Schema } from "effect"
+import { Effect, Fiber, Layer, Schema } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -20,7 +20,10 @@ import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { connectorFor } from "@sitehealth/server/integrations/Registry"
 import { drainSyncs } from "@sitehealth/server/integrations/SyncRunner"
-import { runnerLayer } from "@sitehealth/server/test/support/SyncFakes"
+import { TEST_KEY } from "@sitehealth/server/test/support/SyncFakes"
+import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
+import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
+import { startDemoProviders } from "@sitehealth/server/demo/Providers"
 
 let server: TestServer
 let secret = ""
@@ -339,23 +342,32 @@ describe("help, version, completions", () => {
 describe("integrations sync --wait", () => {
   it.live("queues a run, waits while it is queued and running, and exits 0 with the finished run once a worker has run it", () =>
     Effect.gen(function*() {
-      // A project of the demo profile with the demo provider connected, so a real sync has work to do.
+      // A project of the demo profile connected to the demo's local Plausible, so a real sync has work to do.
       const spec = DEMO_PROJECTS[2]
       const project = yield* server.provide(createProject({ accountId, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency }))
-      yield* server.provide(Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
-        r.connect({ projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date() })))
-      const cli = yield* Effect.forkChild(runCli(["integrations", "sync", project.id, "demo", "--wait", "--interval", "0.2", "--json"], env()))
+      const providers = yield* startDemoProviders({ epoch: new Date(), broken: false })
+      const plausible = providers.connectionsOf(spec.key).find((c) => c.provider === "plausible")!
+      yield* server.provide(Effect.gen(function*() {
+        const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), CredentialsCipher.layer(TEST_KEY))
+        return yield* (yield* IntegrationsRepo).connect({
+          projectId: project.id, provider: "plausible", credentials: cipher.encrypt(plausible.credentials), baseUrl: plausible.baseUrl,
+          syncIntervalMinutes: null, now: new Date()
+        })
+      }))
+      const cli = yield* Effect.forkChild(runCli(["integrations", "sync", project.id, "plausible", "--wait", "--interval", "0.2", "--json"], env()))
       // The worker's part, in this process: once the CLI has queued the run, drain the queue.
-      const queued = () => server.requests.some((r) => r.method === "POST" && r.path.includes(`${project.id}/integrations/demo/sync`))
+      const queued = () => server.requests.some((r) => r.method === "POST" && r.path.includes(`${project.id}/integrations/plausible/sync`))
       for (let i = 0; i < 200 && !queued(); i++) yield* Effect.sleep(50)
       expect(queued()).toBe(true)
-      const [run] = yield* server.provide(drainSyncs({ connectors: connectorFor }).pipe(Effect.provide(runnerLayer())))
+      // The demo's data of the hour is built on its first request: no short timeout.
+      const runner = Layer.mergeAll(CredentialsCipher.layer(TEST_KEY), ProviderHttp.layer({ maxAttempts: 1, timeoutMs: 60_000 }))
+      const [run] = yield* server.provide(drainSyncs({ connectors: connectorFor }).pipe(Effect.provide(runner)))
       expect(run?.status).toBe("succeeded")
       const done = yield* Fiber.join(cli)
       expect(done.code, done.stderr).toBe(0)
       // --json: the finished run, in the shape POST …/sync answers
       const out = JSON.parse(done.stdout)
-      expect(out.sync).toMatchObject({ id: run!.id, provider: "demo", status: "succeeded", error: null })
+      expect(out.sync).toMatchObject({ id: run!.id, provider: "plausible", status: "succeeded", error: null })
       expect(out.sync.finishedAt).not.toBeNull()
     }), 60_000)
 })

@@ -3,11 +3,11 @@ import { Schema } from "effect"
 import { Integer, ProjectId, Timestamp } from "./Common.ts"
 
 /** Provider ids as they appear in paths: /projects/{id}/integrations/{provider}/sync. */
-export const PROVIDERS = ["stripe", "plausible", "google-search-console", "demo"] as const
+export const PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
 export const Provider = Schema.Literals(PROVIDERS).annotate({ identifier: "Provider" })
 export type Provider = typeof Provider.Type
 
-/** The providers every project's list shows (connected or not); `demo` is listed only where connected. */
+/** The providers every project's list shows (connected or not). */
 export const LISTED_PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
 
 export const SYNC_MODES = ["incremental", "full"] as const
@@ -28,8 +28,8 @@ export const SyncRun = Schema.Struct({
 }).annotate({ identifier: "SyncRun" })
 export type SyncRun = typeof SyncRun.Type
 
-/** The kind of data an integration's provider gives ("demo" for the demo provider). */
-export const IntegrationKind = Schema.Literals(["payments", "analytics", "search", "demo"])
+/** The kind of data an integration's provider gives. */
+export const IntegrationKind = Schema.Literals(["payments", "analytics", "search"])
 /** An integration's state, in /api/v1's integration list and the dashboard's connections alike. */
 export const IntegrationStatus = Schema.Literals(["connected", "error", "not_connected"])
 

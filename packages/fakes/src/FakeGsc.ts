@@ -225,7 +225,11 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
     tokenScript,
     apiRequests,
     tokenRequests,
-    revoke: () => void (revoked = true),
+    // As Google does when a grant is revoked: its refresh token and the access tokens it gave stop working.
+    revoke: () => {
+      revoked = true
+      tokens.clear()
+    },
     close: () => closeNow(server)
   }
 }

@@ -126,6 +126,8 @@ export const startFakePlausible = async (options: {
    * endpoint answers 401, as Plausible does to a Stats API key without the Sites scope.
    */
   siteTimezone?: string
+  /** Where each query's data comes from, read per request (the demo's data of the current hour); `data` when unset. */
+  source?: () => PlausibleData
 }): Promise<FakePlausible> => {
   let revoked = false
   const script: Array<CannedResponse | null> = []
@@ -158,7 +160,7 @@ export const startFakePlausible = async (options: {
       })
     }
     if (!Array.isArray(body.date_range) || !Array.isArray(body.metrics)) return send(res, 400, { error: "#/date_range: Invalid date range" })
-    const rows = answer(fake.data, body)
+    const rows = answer(options.source?.() ?? fake.data, body)
     const limit = body.pagination?.limit ?? 10_000
     const offset = body.pagination?.offset ?? 0
     send(res, 200, { results: rows.slice(offset, offset + limit), meta: {}, query: body })

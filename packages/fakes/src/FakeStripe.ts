@@ -94,7 +94,8 @@ export const startFakeStripe = async (
   const keys = options.keys ?? ["sk_test_fake"]
   // Stripe's own cap is 100; tests lower it to get several pages out of a small dataset.
   const maxPageSize = options.maxPageSize ?? 100
-  const views = new Map<string, ListSource>()
+  // Filtered views, per data source: new data (a test or the demo replacing `data`) gets new views.
+  const views = new WeakMap<ListSource, Map<string, ListSource>>()
   const fake: FakeStripe = {
     url: "",
     keys: new Set(keys),
@@ -123,10 +124,12 @@ export const startFakeStripe = async (
     const gte = query.get("created[gte]")
     if (keep === null && gte === null) return source
     const key = `${name}|${gte}|${keep === null ? "" : "k"}`
-    let v = views.get(key)
+    let cached = views.get(source)
+    if (cached === undefined) views.set(source, cached = new Map())
+    let v = cached.get(key)
     if (v === undefined) {
       const since = gte === null ? Number.NEGATIVE_INFINITY : Number(gte)
-      views.set(key, v = filtered(source, (o) => o.created >= since && (keep === null || keep(o))))
+      cached.set(key, v = filtered(source, (o) => o.created >= since && (keep === null || keep(o))))
     }
     return v
   }

@@ -154,7 +154,7 @@ for (const kind of ["stdio", "http"] as const) {
       expect(props("get_health").id).toMatchObject({ type: "string", pattern: "^prj_[0-9A-Za-z]{1,64}$", description: expect.stringMatching(/Project id/) })
       expect(props("delete_expense").expenseId).toMatchObject({ pattern: "^exp_[0-9A-Za-z]{1,64}$", description: expect.any(String) })
       expect(props("revoke_token").id).toMatchObject({ pattern: "^tok_[0-9A-Za-z]{1,64}$", description: expect.any(String) })
-      expect(props("sync_integration").provider).toMatchObject({ type: "string", enum: ["stripe", "plausible", "google-search-console", "demo"] })
+      expect(props("sync_integration").provider).toMatchObject({ type: "string", enum: ["stripe", "plausible", "google-search-console"] })
       for (const name of ["list_projects", "list_signals", "list_expenses", "list_tokens"]) {
         expect(props(name).limit, name).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
       }

@@ -1,5 +1,6 @@
 /**
- * `npm start`: migrate, seed the demo account on a fresh embedded database, and serve the API on
+ * `npm start`: migrate, seed the demo account on a fresh embedded database (and, while it holds the demo
+ * account, run the demo's local providers: demo/Providers.ts), and serve the API on
  * HOST:PORT (127.0.0.1:8787 by default), with the background worker in-process unless SITEHEALTH_WORKER=0.
  *
  * Stopping (SIGTERM or SIGINT), in this order — see docs/deploy.md:
@@ -22,19 +23,20 @@ import { HttpRouter } from "effect/http"
 import { createServer, type ServerResponse } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
-import { type AppConfigShape, loadAppConfig } from "./Config.ts"
+import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
 import { magicLinkFor } from "./dashboard/Auth.ts"
 import { Signing } from "./dashboard/Links.ts"
-import { seedDemo, writeDemoToken } from "./demo/Seed.ts"
+import { DemoProviders } from "./demo/Providers.ts"
+import { attachDemo, DEMO_ACCOUNT_NAME, seedDemo, writeDemoToken } from "./demo/Seed.ts"
 import { answerClientErrors } from "./http/ClientErrors.ts"
 import { isDraining, markDraining } from "./http/Readiness.ts"
-import { resolveSecretKey } from "./integrations/Crypto.ts"
+import { CredentialsCipher, resolveSecretKey } from "./integrations/Crypto.ts"
+import { ProviderHttp } from "./integrations/ProviderHttp.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
 import { runProcess, withProcessServices } from "./Process.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
-const DEMO_ACCOUNT_NAME = "Demo account"
 /** The demo account's dashboard user, made (verified, without a password) by its first login link. */
 const DEMO_EMAIL = "demo@sitehealth.local"
 
@@ -134,21 +136,39 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
   yield* runMigrations.pipe(Effect.provideContext(context))
   if (database.kind === "embedded") {
     const accounts = yield* Effect.provideContext(AccountsRepo, context)
-    if ((yield* accounts.count()) === 0) {
-      const demo = yield* seedDemo().pipe(Effect.provideContext(context))
-      const file = writeDemoToken(config.dataDir, demo.secret)
-      process.stdout.write(
-        [
-          "",
-          "  A demo account with 3 projects and a year of history was created.",
-          "  Demo token (all access, shown once; also saved to " + file + "):",
-          "",
-          `    ${demo.secret}`,
-          "",
-          `  Try: curl -H "Authorization: Bearer $(cat ${file})" http://${config.host}:${config.port}/api/v1/projects`,
-          ""
-        ].join("\n") + "\n"
+    const fresh = (yield* accounts.count()) === 0
+    const existing = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)
+    if (fresh || existing !== undefined) {
+      // The demo's providers (local Stripe, Plausible and Search Console on 127.0.0.1, demo/Providers.ts) for
+      // the life of the server: the demo projects' connections sync from them on the normal schedule.
+      const epoch = existing?.createdAt ?? new Date()
+      const demoContext = yield* Layer.build(
+        Layer.mergeAll(DemoProviders.layer({ epoch, broken: !fresh }), CredentialsCipher.fromConfig, ProviderHttp.layer()).pipe(
+          Layer.provide(AppConfig.layer(config))
+        )
       )
+      const withDemo = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(Effect.provideContext(demoContext), Effect.provideContext(context)) as Effect.Effect<A, E>
+      if (existing === undefined) {
+        const demo = yield* withDemo(seedDemo())
+        const file = writeDemoToken(config.dataDir, demo.secret)
+        process.stdout.write(
+          [
+            "",
+            "  A demo account with 3 projects and a year of history was created; its Stripe, Plausible and Search",
+            "  Console are local servers started with this one (127.0.0.1), so every day brings new data.",
+            "  Demo token (all access, shown once; also saved to " + file + "):",
+            "",
+            `    ${demo.secret}`,
+            "",
+            `  Try: curl -H "Authorization: Bearer $(cat ${file})" http://${config.host}:${config.port}/api/v1/projects`,
+            ""
+          ].join("\n") + "\n"
+        )
+      } else {
+        const connected = yield* withDemo(attachDemo(existing.id))
+        if (connected.length > 0) yield* Effect.logInfo(`demo: connected to the demo's local providers (first sync done): ${connected.join(", ")}`)
+      }
     }
     // A fresh one-time login link to the demo account's dashboard at every start (each works once, for 24 h).
     const demoAccount = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)

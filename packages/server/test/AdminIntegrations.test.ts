@@ -119,8 +119,8 @@ describe("admin integrations", () => {
       expect([lacks.code, lacks.body.error.type]).toEqual([2, "invalid_argument"])
       expect(lacks.body.error.message).toMatch(/lacks "site_id"/)
       const unknown = yield* admin(["integrations", "connect", "--project", projectId, "--provider", "paypal", "--credentials-file", partial])
-      expect(unknown.body.error.message).toMatch(/--provider must be one of stripe, plausible, google-search-console, demo/)
-      const noProject = yield* admin(["integrations", "connect", "--project", "prj_nope", "--provider", "demo"])
+      expect(unknown.body.error.message).toMatch(/--provider must be one of stripe, plausible, google-search-console; got "paypal"/)
+      const noProject = yield* admin(["integrations", "connect", "--project", "prj_nope", "--provider", "plausible", "--credentials-file", good, "--base-url", fakeBase])
       expect(noProject.body.error.type).toBe("not_found")
       // Still the one integration, connected as before.
       const list = yield* admin(["integrations", "list"])

@@ -173,3 +173,30 @@ describe("generateDemoProject", () => {
     }
   })
 })
+
+describe("a demo anchored at its epoch (the live demo: demo/Feeds.ts)", () => {
+  const EPOCH = new Date("2026-11-01T10:00:00Z")
+  const at = (days: number) => new Date(EPOCH.getTime() + days * 86_400_000)
+  const byId = <T extends { readonly id: string }>(xs: ReadonlyArray<T>) => new Map(xs.map((x) => [x.id, x] as const))
+
+  it("goes on after the epoch, and a later day changes none of the days before it (ids and figures)", () => {
+    const bolt = spec("bolt")
+    const earlier = generateDemoProject(bolt, at(5), { epoch: EPOCH })
+    const later = generateDemoProject(bolt, at(6), { epoch: EPOCH })
+    expect(later.today).toBe(addDays(earlier.today, 1))
+    expect(later.traffic.days![0]!.day).toBe(earlier.traffic.days![0]!.day)
+    // Every whole day served earlier is served the same later; only today (partial then) grew.
+    expect(later.traffic.days!.slice(0, earlier.traffic.days!.length - 1)).toEqual(earlier.traffic.days!.slice(0, -1))
+    expect(later.search.totals!.slice(0, earlier.search.totals!.length)).toEqual(earlier.search.totals)
+    // Payments of whole days keep their ids and amounts.
+    const dayEnd = Date.parse(`${addDays(earlier.today, 0)}T00:00:00Z`) - 86_400_000
+    const laterCharges = byId(later.payments.charges)
+    for (const c of earlier.payments.charges.filter((c) => Date.parse(c.at) < dayEnd)) expect(laterCharges.get(c.id)).toEqual(c)
+    const laterCustomers = byId(later.payments.customers)
+    for (const c of earlier.payments.customers.filter((c) => Date.parse(c.createdAt) < dayEnd)) expect(laterCustomers.get(c.id)).toEqual(c)
+  })
+
+  it("with the epoch at now, is the data the first start seeds", () => {
+    expect(generateDemoProject(spec("calm"), NOW, { epoch: NOW })).toEqual(generateDemoProject(spec("calm"), NOW))
+  })
+})

@@ -76,7 +76,7 @@ layer(Database, { excludeTestServices: true, timeout: "120 seconds" })("admin se
       yield* connect(projects[0], "stripe", oldCipher.encrypt(PLAIN.stripe))
       yield* connect(projects[0], "plausible", oldCipher.encrypt(PLAIN.plausible))
       yield* connect(projects[1], "stripe", makeCipher(NEW).encrypt(PLAIN.stripe)) // connected after the switch
-      yield* connect(projects[1], "demo", null) // nothing stored
+      yield* connect(projects[1], "google-search-console", null) // nothing stored (a display row)
       const before = yield* stored()
 
       // The old key from a file, in hex, as an operator might keep it.
@@ -94,7 +94,7 @@ layer(Database, { excludeTestServices: true, timeout: "120 seconds" })("admin se
 
       const after = yield* stored()
       expect(after[`${projects[1]}/stripe`]).toBe(before[`${projects[1]}/stripe`])
-      expect(after[`${projects[1]}/demo`]).toBeNull()
+      expect(after[`${projects[1]}/google-search-console`]).toBeNull()
       const newOnly = makeCipher(NEW)
       for (const [id, plain] of [[`${projects[0]}/stripe`, PLAIN.stripe], [`${projects[0]}/plausible`, PLAIN.plausible]] as const) {
         expect(after[id]).not.toBe(before[id])

@@ -17,7 +17,7 @@ describe("Schedule", () => {
     expect(intervalMinutesOf("stripe", null, 45)).toBe(60)
     expect(intervalMinutesOf("plausible", undefined, 45)).toBe(60)
     expect(intervalMinutesOf("google-search-console", null, 45)).toBe(1440)
-    expect(intervalMinutesOf("demo", null, 45)).toBe(45)
+    expect(intervalMinutesOf("a-provider-without-a-cadence", null, 45)).toBe(45)
     expect(intervalMinutesOf("google-search-console", 15, 45)).toBe(15)
   })
 

@@ -4,6 +4,7 @@ import { Migrator, SqlClient } from "effect/sql"
 import { answersMigration } from "../answers/AnswersRepo.ts"
 import { ddlMigration } from "./Ddl.ts"
 import { dashboardMigration } from "../dashboard/Migration.ts"
+import { demoLiveMigration } from "../demo/Migration.ts"
 import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
@@ -153,5 +154,6 @@ export const migrations = Migrator.fromRecord({
   "0013_oauth_flows": oauthFlowsMigration,
   "0014_stored_answers": answersMigration,
   "0015_traffic_countries": trafficCountriesMigration,
-  "0016_sync_schedule": syncScheduleMigration
+  "0016_sync_schedule": syncScheduleMigration,
+  "0017_demo_live": demoLiveMigration
 })

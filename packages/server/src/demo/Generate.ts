@@ -1,9 +1,15 @@
 /**
- * A year of deterministic, plausible provider data for one demo project (see Profiles.ts for what each
- * project has planted): traffic as Plausible reports it, payments as Stripe does, search as Search
- * Console does. The same spec and `now` always give the same data (seeded PRNG, no clock).
+ * Deterministic, plausible provider data for one demo project (see Profiles.ts for what each project has
+ * planted): traffic as Plausible reports it, payments as Stripe does, search as Search Console does.
+ *
+ * The history is anchored at the demo's EPOCH (the instant the demo account was created): it starts
+ * DEMO_HISTORY_DAYS local days before the epoch's day (payments PAYMENTS_WARMUP_DAYS earlier still) and
+ * runs on, day after day, to `now`; the planted events are placed relative to the epoch's day. One seeded
+ * PRNG stream per kind runs through the days in order, so a day's figures (and the payments' ids) depend
+ * only on the spec, the epoch and that day — never on `now` — except today's traffic, which is partial
+ * (the hours begun so far). The same spec, epoch and `now` always give the same data (no clock).
  */
-import { addDays, todayIn } from "../metrics/Dates.ts"
+import { addDays } from "../metrics/Dates.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import type { PaymentsData } from "../payments/Types.ts"
 import type { SearchWrite } from "../search/Types.ts"
@@ -13,8 +19,9 @@ import type { DemoProjectSpec } from "./Profiles.ts"
 import { jitter, mulberry32 } from "./Random.ts"
 import { generateSearch } from "./Search.ts"
 import { generateTraffic } from "./Traffic.ts"
+import { DEMO_HISTORY_DAYS, demoTimeline } from "./Timeline.ts"
 
-export const DEMO_HISTORY_DAYS = 365
+export { DEMO_HISTORY_DAYS, type DemoTimeline, demoTimeline } from "./Timeline.ts"
 
 export interface DemoProjectData {
   readonly today: string
@@ -23,30 +30,37 @@ export interface DemoProjectData {
   readonly search: SearchWrite
 }
 
-export const generateDemoProject = (spec: DemoProjectSpec, now: Date, days = DEMO_HISTORY_DAYS): DemoProjectData => {
-  const today = todayIn(spec.timezone, now)
+export const generateDemoProject = (
+  spec: DemoProjectSpec,
+  now: Date,
+  options: { readonly epoch?: Date; readonly days?: number } = {}
+): DemoProjectData => {
+  const timeline = demoTimeline(spec, now, options.epoch ?? now, options.days)
   // Separate streams, so that changing one generator leaves the others' data as it was.
-  const traffic = generateTraffic(spec, mulberry32(spec.seed), today, now.getTime(), days)
-  const visitorsByDaysAgo = new Map(traffic.days.map((d, i) => [traffic.days.length - 1 - i, d.visitors] as const))
+  const traffic = generateTraffic(spec, mulberry32(spec.seed), timeline, now.getTime())
+  const visitorsByDay = new Map(traffic.days.map((d) => [d.day, d.visitors] as const))
   const firstVisitors = traffic.days[0]?.visitors ?? spec.traffic.baseVisitors
-  const payments = generatePayments(spec, mulberry32(spec.seed * 7 + 1), today, now.getTime(), days,
-    (daysAgo) => visitorsByDaysAgo.get(daysAgo) ?? firstVisitors)
-  const search = generateSearch(spec, mulberry32(spec.seed * 13 + 2), today, traffic.days)
-  return { today, traffic: traffic.write, payments, search }
+  const payments = generatePayments(spec, mulberry32(spec.seed * 7 + 1), timeline, now.getTime(),
+    (day) => visitorsByDay.get(day) ?? firstVisitors)
+  const search = generateSearch(spec, mulberry32(spec.seed * 13 + 2), timeline, traffic.days)
+  return { today: timeline.today, traffic: traffic.write, payments, search }
 }
 
 /**
- * Demo EUR→USD rates, one a week around 1.09 (a gentle random walk), covering the whole payments history.
- * They are demo figures, stored like operator-supplied rates and documented as such.
+ * Demo EUR→USD rates, one a week around 1.09 (a gentle random walk), covering the whole payments history
+ * from before the epoch's history to `now` (the same week always gets the same rate). They are demo
+ * figures, stored like operator-supplied rates and documented as such.
  */
-export const demoFxRates = (now: Date, days = DEMO_HISTORY_DAYS): Array<FxRate> => {
+export const demoFxRates = (now: Date, epoch: Date = now, days = DEMO_HISTORY_DAYS): Array<FxRate> => {
   const rand = mulberry32(4242)
   const today = now.toISOString().slice(0, 10)
+  const first = addDays(epoch.toISOString().slice(0, 10), -(days + PAYMENTS_WARMUP_DAYS + 7))
   const rates: Array<FxRate> = []
   let rate = 1.09
-  for (let back = days + PAYMENTS_WARMUP_DAYS + 7; back >= 0; back -= 7) {
+  for (let day = first; day <= today; day = addDays(day, 7)) {
     rate = Math.min(1.16, Math.max(1.02, rate * jitter(rand, 0.006)))
-    rates.push({ day: addDays(today, -back), base: "EUR", quote: "USD", rate: Math.round(rate * 10_000) / 10_000 })
+    rates.push({ day, base: "EUR", quote: "USD", rate: Math.round(rate * 10_000) / 10_000 })
   }
   return rates
 }
+

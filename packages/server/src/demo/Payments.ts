@@ -3,9 +3,10 @@
  * changes, seat changes, coupons, past_due and unpaid, cancellations with a reason, reactivations), charges
  * (some failing) and refunds. Everything happens at an instant within a local day and never after `now`.
  */
-import { addDays, startOfDayIn } from "../metrics/Dates.ts"
+import { addDays } from "../metrics/Dates.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionStatus, SubscriptionVersion } from "../payments/Types.ts"
 import type { DemoProjectSpec, PlanPrice } from "./Profiles.ts"
+import { dayStartIn, daysBeforeEpoch, type DemoTimeline } from "./Timeline.ts"
 import { between, intBetween, poisson, weighted, type Rand } from "./Random.ts"
 
 const MS_PER_DAY = 86_400_000
@@ -57,10 +58,9 @@ const addMonthsMs = (ms: number, months: number): number => {
 export const generatePayments = (
   spec: DemoProjectSpec,
   rand: Rand,
-  today: string,
+  timeline: DemoTimeline,
   nowMs: number,
-  days: number,
-  visitorsOn: (daysAgo: number) => number
+  visitorsOn: (day: string) => number
 ): PaymentsData => {
   const p = spec.payments
   const tz = spec.timezone
@@ -154,25 +154,25 @@ export const generatePayments = (
     }
   }
 
-  const firstDaysAgo = days - 1 + PAYMENTS_WARMUP_DAYS
-  for (let daysAgo = firstDaysAgo; daysAgo >= 0; daysAgo--) {
-    const day = addDays(today, -daysAgo)
-    const dayStart = startOfDayIn(day, tz)
-    const dayEnd = Math.min(startOfDayIn(addDays(day, 1), tz), nowMs)
+  const firstDay = addDays(timeline.firstDay, -PAYMENTS_WARMUP_DAYS)
+  for (let day = firstDay; day <= timeline.today; day = addDays(day, 1)) {
+    const daysAgo = daysBeforeEpoch(timeline, day)
+    const dayStart = dayStartIn(day, tz)
+    const dayEnd = Math.min(dayStartIn(addDays(day, 1), tz), nowMs)
     if (dayStart >= nowMs) break
     const at = () => Math.min(dayEnd - 1, dayStart + between(rand, 8, 22) * 3_600_000)
     const spike = p.churnSpike !== undefined && daysAgo <= p.churnSpike.fromDaysAgo && daysAgo >= p.churnSpike.toDaysAgo
     const churnRate = spike ? p.churnSpike!.dailyChurn : p.dailyChurn
-    const failRate = daysAgo < 30 && p.recentFailedChargeRate !== undefined ? p.recentFailedChargeRate : p.failedChargeRate
+    const failRate = daysAgo >= 0 && daysAgo < 30 && p.recentFailedChargeRate !== undefined ? p.recentFailedChargeRate : p.failedChargeRate
 
     // New trials; the first simulated day brings the customers a business starts the history with.
-    const trials = daysAgo === firstDaysAgo ? 25 : poisson(rand, (visitorsOn(daysAgo) * p.trialsPerThousandVisitors) / 1000)
+    const trials = day === firstDay ? 25 : poisson(rand, (visitorsOn(day) * p.trialsPerThousandVisitors) / 1000)
     for (let n = 0; n < trials; n++) {
       const when = at()
       const customerId = next("cus")
       const second = p.secondCurrency !== undefined && rand() < p.secondCurrency.share
       customers.push({ id: customerId, createdAt: new Date(when).toISOString() })
-      start(customerId, second ? p.secondCurrency!.currency : spec.currency, when, daysAgo !== firstDaysAgo)
+      start(customerId, second ? p.secondCurrency!.currency : spec.currency, when, day !== firstDay)
     }
     // Customers who left may come back (a reactivation, not a new customer).
     for (let i = churned.length - 1; i >= 0; i--) {

@@ -10,8 +10,11 @@
  *   days ago (a core update: Google visitors −65%), yesterday is hit harder still, and cancellations
  *   spike between 28 and 8 days ago, with more failed payments in the last month.
  * - Calm Notes (Europe/London, GBP): a steady, small business whose spend outgrows its revenue (a
- *   contractor hired 60 days ago, a large one-off purchase) and whose Search Console connection has been
- *   failing for five days.
+ *   contractor hired 60 days ago, a large one-off purchase) and whose Search Console connection fails:
+ *   its grant is revoked right after the first sync.
+ *
+ * "T" is the demo's epoch day (when the demo account was created): the planted events stay on those days
+ * while new days keep coming (Generate.ts), as events age on a real account.
  */
 import type { ExpenseCategory } from "@sitehealth/domain/Expenses"
 
@@ -69,11 +72,17 @@ export interface DemoProjectSpec {
     readonly daysAgo: number
   }>
   /**
-   * Integrations and their state; `failingForDays` puts it in error since then. The data comes from the
-   * `demo` provider (integrations/demo/DemoConnector.ts), which syncs for real; other rows are display rows.
+   * The project's connections, each to the demo's local server of that provider (Providers.ts), synced like
+   * any connection. `breaksAfterFirstSync`: the grant is revoked once the seed's first sync is done, so every
+   * later sync fails (Google answers invalid_grant) and the integration shows the error.
    */
-  readonly integrations: ReadonlyArray<{ readonly provider: string; readonly failingForDays?: number; readonly error?: string }>
+  readonly integrations: ReadonlyArray<{ readonly provider: DemoProvider; readonly breaksAfterFirstSync?: true }>
 }
+
+/** The providers a demo project connects to. */
+export type DemoProvider = "stripe" | "plausible" | "google-search-console"
+
+const ALL_PROVIDERS: DemoProjectSpec["integrations"] = [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google-search-console" }]
 
 const SAAS_PLANS = (k: number): ReadonlyArray<readonly [PlanPrice, number]> => [
   [{ name: "basic", unitAmountMinor: 1900 * k, interval: "month" }, 0.42],
@@ -133,7 +142,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       { amountMinor: 2_400, category: "domains", description: "Domains", vendor: "INWX", recurrence: "yearly", daysAgo: 200 },
       { amountMinor: 180_000, category: "marketing", description: "Conference booth", vendor: null, recurrence: "one_off", daysAgo: 45 }
     ],
-    integrations: [{ provider: "demo" }]
+    integrations: ALL_PROVIDERS
   },
   {
     key: "bolt",
@@ -184,7 +193,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       { amountMinor: 2_900, category: "software", description: "Newsletter", vendor: "Buttondown", recurrence: "monthly", daysAgo: 250 },
       { amountMinor: 60_000, category: "advertising", description: "Pinterest campaign", vendor: "Pinterest", recurrence: "one_off", daysAgo: 20 }
     ],
-    integrations: [{ provider: "demo" }]
+    integrations: ALL_PROVIDERS
   },
   {
     key: "calm",
@@ -228,10 +237,7 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       { amountMinor: 240_000, category: "other", description: "Test devices", vendor: null, recurrence: "one_off", daysAgo: 25 },
       { amountMinor: 9_900, category: "software", description: "Design tools", vendor: "Figma", recurrence: "yearly", daysAgo: 150 }
     ],
-    integrations: [
-      { provider: "demo" },
-      // A display row without credentials (never scheduled): Search Console broke 5 days ago.
-      { provider: "google-search-console", failingForDays: 5, error: "Google answered 401: the refresh token was revoked; reconnect Search Console in the dashboard" }
-    ]
+    // Search Console's grant is revoked after the first sync: its data stops there, and every sync fails since.
+    integrations: [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google-search-console", breaksAfterFirstSync: true }]
   }
 ]

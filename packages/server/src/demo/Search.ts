@@ -7,6 +7,7 @@ import { addDays } from "../metrics/Dates.ts"
 import type { SearchDay } from "../metrics/Rows.ts"
 import type { SearchPageDay, SearchQueryDay, SearchWrite } from "../search/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
+import { daysBeforeEpoch, type DemoTimeline } from "./Timeline.ts"
 import { jitter, type Rand } from "./Random.ts"
 import type { DemoDay } from "./Traffic.ts"
 
@@ -30,17 +31,17 @@ const round2 = (x: number) => Math.round(x * 100) / 100
 export const generateSearch = (
   spec: DemoProjectSpec,
   rand: Rand,
-  today: string,
+  timeline: DemoTimeline,
   trafficDays: ReadonlyArray<DemoDay>
 ): SearchWrite => {
   const s = spec.search
-  const lastDay = addDays(today, -SEARCH_LAG_DAYS)
+  const lastDay = addDays(timeline.today, -SEARCH_LAG_DAYS)
   const totals: Array<SearchDay> = []
   const queries: Array<SearchQueryDay> = []
   const pages: Array<SearchPageDay> = []
   for (const d of trafficDays) {
     if (d.day > lastDay) continue
-    const daysAgo = Math.round((Date.parse(today) - Date.parse(d.day)) / 86_400_000)
+    const daysAgo = daysBeforeEpoch(timeline, d.day)
     // Impressions follow Google's visitors (a ranking update shows in both).
     const impressions = Math.round(d.googleVisitors * s.impressionsPerVisitor * 1.6 * jitter(rand, 0.06))
     let namedClicks = 0

@@ -1,9 +1,11 @@
 /**
- * The demo account a fresh embedded database starts with: three projects with a year of provider data
- * (see Profiles.ts for what is planted in each), their integrations, expenses in two currencies, demo
- * EUR/USD rates, and an all-access token whose secret is printed once and written to
- * $SITEHEALTH_DATA_DIR/demo-token. Everything goes through the same repositories a provider sync uses,
- * so the rollups and reports run exactly as they would on real data.
+ * The demo account a fresh embedded database starts with: three projects (see Profiles.ts for what is
+ * planted in each), each connected to the demo's local Stripe, Plausible and Search Console
+ * (Providers.ts) like any project — credentials stored encrypted, per-connection base URLs — and filled
+ * by a first full sync of each connection through the real connectors (a year of history); expenses in
+ * two currencies, demo EUR/USD rates, and an all-access token whose secret is printed once and written to
+ * $SITEHEALTH_DATA_DIR/demo-token. From then on the normal schedule syncs the connections (Schedule.ts),
+ * and every new day brings new data: the demo never goes stale.
  */
 import { Clock, Effect } from "effect"
 import * as Fs from "node:fs"
@@ -11,63 +13,71 @@ import * as Path from "node:path"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
 import { ExpensesRepo } from "../expenses/ExpensesRepo.ts"
 import { FxRepo } from "../fx/FxRepo.ts"
+import { CredentialsCipher } from "../integrations/Crypto.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
-import { addDays } from "../metrics/Dates.ts"
+import { ProviderHttp } from "../integrations/ProviderHttp.ts"
+import { connectorFor } from "../integrations/Registry.ts"
+import { runNextSync } from "../integrations/SyncRunner.ts"
+import { SyncQueue } from "../integrations/SyncQueue.ts"
+import { addDays, todayIn } from "../metrics/Dates.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
-import { SearchRepo } from "../search/SearchRepo.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import type { ProjectRecord } from "../store/Records.ts"
 import { newId } from "../store/Ids.ts"
-import { TrafficRepo } from "../traffic/TrafficRepo.ts"
 import { backfillHealth } from "../worker/Recompute.ts"
-import { DEMO_HISTORY_DAYS, demoFxRates, generateDemoProject } from "./Generate.ts"
+import { DEMO_HISTORY_DAYS, demoFxRates } from "./Generate.ts"
 import { DEMO_PROJECTS } from "./Profiles.ts"
+import { type DemoConnection, DemoProviders } from "./Providers.ts"
 
 export { DEMO_HISTORY_DAYS }
 
-const MS_PER_DAY = 86_400_000
+/** The demo account's name: how a restart finds it (main.ts). */
+export const DEMO_ACCOUNT_NAME = "Demo account"
+
 const HEALTH_TREND_DAYS = 30
 
+const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/**
+ * Connects a demo project to one of the demo's providers: its first full sync through the provider's
+ * connector (real HTTP to the local server), then the connection stored with that sync as its last success,
+ * so the schedule carries on incrementally from there.
+ */
+const connectAndSync = (project: ProjectRecord, connection: DemoConnection) =>
+  Effect.gen(function*() {
+    const connector = connectorFor(connection.provider)
+    if (connector === undefined) return yield* Effect.die(`no connector for ${connection.provider}`)
+    const now = yield* nowDate
+    const outcome = yield* connector.sync({
+      projectId: project.id, timezone: project.timezone, currency: project.currency, now, mode: "full", state: null,
+      baseUrl: connection.baseUrl, credentials: connection.credentials, http: yield* ProviderHttp
+    }).pipe(Effect.catch((e) => Effect.die(`the demo's first ${connection.provider} sync failed: ${e.message}`)))
+    const finished = yield* nowDate
+    yield* (yield* IntegrationsRepo).connect({
+      projectId: project.id, provider: connection.provider, credentials: (yield* CredentialsCipher).encrypt(connection.credentials),
+      baseUrl: connection.baseUrl, syncIntervalMinutes: null, now, synced: { at: finished, state: outcome.state }
+    })
+    yield* Effect.logDebug(`demo: first ${connection.provider} sync of ${project.name} in ${finished.getTime() - now.getTime()} ms`, outcome.counts)
+  })
+
+/**
+ * Needs the demo's providers running (DemoProviders, whose epoch is now), the credentials cipher of the
+ * server and the provider HTTP client.
+ */
 export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
   Effect.gen(function*() {
-    const traffic = yield* TrafficRepo
-    const payments = yield* PaymentsRepo
-    const search = yield* SearchRepo
-    const fx = yield* FxRepo
-    const integrations = yield* IntegrationsRepo
+    const providers = yield* DemoProviders
     const expenses = yield* ExpensesRepo
-    const now = new Date(yield* Clock.currentTimeMillis)
-    yield* fx.put(demoFxRates(now))
-    const account = yield* createAccount({ name: "Demo account", trialDays: options.trialDays ?? 14 })
-    const projectIds: Array<string> = []
+    const now = yield* nowDate
+    yield* (yield* FxRepo).put(demoFxRates(now, providers.epoch))
+    const account = yield* createAccount({ name: DEMO_ACCOUNT_NAME, trialDays: options.trialDays ?? 14 })
+    const projects: Array<ProjectRecord> = []
     for (const spec of DEMO_PROJECTS) {
       const project = yield* createProject({
         accountId: account.id, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
       })
-      projectIds.push(project.id)
-      const data = generateDemoProject(spec, now)
-      yield* traffic.write(project.id, data.traffic)
-      yield* search.write(project.id, data.search)
-      yield* payments.write(project.id, data.payments)
-      const connectedAt = new Date(`${addDays(data.today, -DEMO_HISTORY_DAYS)}T09:00:00Z`)
-      for (const integration of spec.integrations) {
-        const failing = integration.failingForDays
-        const lastSyncedAt = new Date(now.getTime() - (failing ?? 0) * MS_PER_DAY - 20 * 60_000)
-        if (integration.provider === "demo") {
-          // The demo provider syncs for real (no credentials): the data above counts as its sync up to today.
-          yield* integrations.connect({
-            projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null,
-            now: connectedAt, synced: { at: lastSyncedAt, state: { lastDay: data.today } }
-          })
-          continue
-        }
-        yield* integrations.upsert({
-          projectId: project.id,
-          provider: integration.provider,
-          status: failing === undefined ? "connected" : "error",
-          connectedAt,
-          lastSyncedAt,
-          lastError: failing === undefined ? null : integration.error ?? "sync failed"
-        })
-      }
+      projects.push(project)
+      const epochDay = todayIn(spec.timezone, providers.epoch)
       for (const [i, e] of spec.expenses.entries()) {
         yield* expenses.insert({
           id: newId("exp"),
@@ -77,19 +87,67 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
           category: e.category,
           description: e.description,
           vendor: e.vendor,
-          incurredOn: addDays(data.today, -e.daysAgo),
+          incurredOn: addDays(epochDay, -e.daysAgo),
           recurrence: e.recurrence,
           createdAt: new Date(now.getTime() + i),
           deletedAt: null
         })
       }
     }
+    // The first syncs, the projects side by side (each project's providers one after the other).
+    yield* Effect.forEach(DEMO_PROJECTS, (spec, i) =>
+      Effect.forEach(providers.connectionsOf(spec.key), (connection) => connectAndSync(projects[i], connection), { discard: true }),
+      { concurrency: DEMO_PROJECTS.length, discard: true })
+    // The grants that break after the first sync (Calm Notes' Search Console) break now, and their next sync
+    // runs at once: it fails as every later one will, and the integration shows why.
+    providers.breakFailingConnections()
+    const queue = yield* SyncQueue
+    for (const [i, spec] of DEMO_PROJECTS.entries()) {
+      for (const integration of spec.integrations) {
+        if (integration.breaksAfterFirstSync !== true) continue
+        yield* queue.request({ projectId: projects[i].id, provider: integration.provider, mode: "incremental", requestedBy: "demo", now: yield* nowDate })
+        yield* runNextSync()
+      }
+    }
     // A month of daily health snapshots, so the projects list shows a trend from the first start.
-    for (const projectId of projectIds) yield* backfillHealth(projectId, HEALTH_TREND_DAYS)
+    for (const project of projects) yield* backfillHealth(project.id, HEALTH_TREND_DAYS)
     const { secret, token } = yield* mintToken({ accountId: account.id, name: "Demo token (all access)" })
-    return { account, projectIds, token, secret }
+    return { account, projectIds: projects.map((p) => p.id), token, secret }
   })
 
+/**
+ * A server start with the demo account already there: its connections point at this start's providers
+ * (new ports, new keys; cursors and schedules kept), the demo rates reach today, and a project without its
+ * connections (a demo made before the demo providers, whose `demo` integration 0017_demo_live removed) gets
+ * them with a first full sync. Returns the providers (re)connected that way.
+ */
+export const attachDemo = (accountId: string) =>
+  Effect.gen(function*() {
+    const providers = yield* DemoProviders
+    const integrations = yield* IntegrationsRepo
+    const cipher = yield* CredentialsCipher
+    const now = yield* nowDate
+    yield* (yield* FxRepo).put(demoFxRates(now, providers.epoch))
+    const projects = (yield* (yield* ProjectsRepo).list(accountId, null, { limit: 100, after: null })).items
+    const connected: Array<string> = []
+    for (const spec of DEMO_PROJECTS) {
+      const project = projects.find((p) => p.domain === spec.domain)
+      if (project === undefined) continue
+      const existing = new Set((yield* integrations.all(project.id)).map((i) => i.provider))
+      let synced = false
+      for (const connection of providers.connectionsOf(spec.key)) {
+        if (existing.has(connection.provider)) {
+          yield* integrations.repoint({ projectId: project.id, provider: connection.provider, credentials: cipher.encrypt(connection.credentials), baseUrl: connection.baseUrl })
+        } else {
+          yield* connectAndSync(project, connection)
+          connected.push(`${spec.name}: ${connection.provider}`)
+          synced = true
+        }
+      }
+      if (synced) yield* (yield* PaymentsRepo).rebuild(project.id)
+    }
+    return connected
+  })
 /** Writes the demo secret where the README says it is, readable by its owner only. */
 export const writeDemoToken = (dataDir: string, secret: string) => {
   Fs.mkdirSync(dataDir, { recursive: true })

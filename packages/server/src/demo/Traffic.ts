@@ -5,10 +5,11 @@
  * (an hour's uniques summed over a day exceed the day's, a month's uniques are below the sum of its days),
  * as with real data.
  */
-import { addDays, dayOfWeek, localTimeIn, startOfDayIn } from "../metrics/Dates.ts"
+import { addDays, dayOfWeek } from "../metrics/Dates.ts"
 import type { TrafficDay } from "../metrics/Rows.ts"
 import type { TrafficCountryDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWrite } from "../traffic/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
+import { dayStartIn, daysBeforeEpoch, type DemoTimeline, localHours } from "./Timeline.ts"
 import { apportion, jitter, mulberry32, type Rand } from "./Random.ts"
 
 const MS_PER_HOUR = 3_600_000
@@ -30,7 +31,7 @@ export interface DemoDay {
   readonly googleVisitors: number
 }
 
-/** The expected visitors of a day `daysAgo` before T, before noise: trend × weekday × planted events. */
+/** The expected visitors of a day `daysAgo` before T (the epoch's day; negative after it), before noise: trend × weekday × planted events. */
 const expectedVisitors = (spec: DemoProjectSpec, day: string, daysAgo: number) => {
   const t = spec.traffic
   const trend = t.baseVisitors * t.yearGrowth ** (-daysAgo / 365)
@@ -44,9 +45,8 @@ const expectedVisitors = (spec: DemoProjectSpec, day: string, daysAgo: number) =
 export const generateTraffic = (
   spec: DemoProjectSpec,
   rand: Rand,
-  today: string,
-  nowMs: number,
-  days: number
+  timeline: DemoTimeline,
+  nowMs: number
 ): { readonly write: TrafficWrite; readonly days: ReadonlyArray<DemoDay> } => {
   const t = spec.traffic
   const tz = spec.timezone
@@ -58,23 +58,25 @@ export const generateTraffic = (
   // Countries draw from their own sequence, so adding them changed none of the other figures.
   const countryRand = mulberry32(spec.seed * 17 + 3)
   const demoDays: Array<DemoDay> = []
+  const localHour = localHours(tz)
 
-  for (let daysAgo = days - 1; daysAgo >= 0; daysAgo--) {
-    const day = addDays(today, -daysAgo)
-    const start = startOfDayIn(day, tz)
-    const end = startOfDayIn(addDays(day, 1), tz)
+  for (let day = timeline.firstDay; day <= timeline.today; day = addDays(day, 1)) {
+    const daysAgo = daysBeforeEpoch(timeline, day)
+    const isToday = day === timeline.today
+    const start = dayStartIn(day, tz)
+    const end = dayStartIn(addDays(day, 1), tz)
     // Today is partial: only the hours that have begun, the current one pro rata.
     const elapsed = Math.min(1, Math.max(0, (nowMs - start) / (end - start)))
     const { visitors: expected, googleFactor } = expectedVisitors(spec, day, daysAgo)
     const hourStarts: Array<number> = []
     for (let h = start; h < end && h < nowMs; h += MS_PER_HOUR) hourStarts.push(h)
     const weights = hourStarts.map((h) => {
-      const w = HOUR_WEIGHT[localTimeIn(tz, h).hour]
+      const w = HOUR_WEIGHT[localHour(h).hour]
       return h + MS_PER_HOUR > nowMs ? (w * (nowMs - h)) / MS_PER_HOUR : w
     })
     const dayShare = weights.reduce((s, w) => s + w, 0) / HOUR_WEIGHT.reduce((s, w) => s + w, 0)
-    const visitors = Math.round(expected * jitter(rand, 0.07) * (daysAgo === 0 ? Math.min(dayShare, elapsed + 0.05) : 1))
-    if (visitors <= 0 && daysAgo === 0) continue
+    const visitors = Math.round(expected * jitter(rand, 0.07) * (isToday ? Math.min(dayShare, elapsed + 0.05) : 1))
+    if (visitors <= 0 && isToday) continue
     const sessions = Math.round(visitors * 1.14 * jitter(rand, 0.03))
     const pageviews = Math.round(sessions * (t.pagesPerVisitor / 1.14) * jitter(rand, 0.05))
     const bounces = Math.round(sessions * t.bounceRate * jitter(rand, 0.05))

@@ -15,8 +15,8 @@ import { Effect } from "effect"
 import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
 import { readProviderUrl } from "./ProviderUrls.ts"
 
-export type ProviderId = "stripe" | "plausible" | "google-search-console" | "demo"
-export type ProviderKind = "payments" | "analytics" | "search" | "demo"
+export type ProviderId = "stripe" | "plausible" | "google-search-console"
+export type ProviderKind = "payments" | "analytics" | "search"
 
 /** Decrypted credentials: a flat JSON object of strings, as in the operator's credentials file. */
 export type Credentials = Readonly<Record<string, string>>

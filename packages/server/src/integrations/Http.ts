@@ -22,8 +22,7 @@ import { SyncQueue } from "./SyncQueue.ts"
 export const PROVIDER_KIND: Record<Provider, Integration["kind"]> = {
   stripe: "payments",
   plausible: "analytics",
-  "google-search-console": "search",
-  demo: "demo"
+  "google-search-console": "search"
 }
 
 export const presentRun = (s: SyncRunRecord): SyncRun => ({

@@ -47,6 +47,11 @@ export interface IntegrationsRepoShape {
    * schedule restarted (no failures; next scheduled run at its first slot after now).
    */
   readonly connect: (input: ConnectInput) => Effect.Effect<IntegrationRecord>
+  /**
+   * New credentials and base URL for the same account (the demo's local providers, restarted on new ports
+   * with new keys): the cursor, the schedule and the outcome stay as they are. False when not connected.
+   */
+  readonly repoint: (input: { readonly projectId: string; readonly provider: string; readonly credentials: Uint8Array; readonly baseUrl: string }) => Effect.Effect<boolean>
   /** Removes the integration (its data stays); queued runs are dropped. False when it was not connected. */
   readonly disconnect: (projectId: string, provider: string) => Effect.Effect<boolean>
   readonly connection: (projectId: string, provider: string) => Effect.Effect<IntegrationConnection | null>
@@ -151,6 +156,14 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             yield* bump(c.projectId)
             return toIntegration(row)
           })).pipe(dieOnSqlError),
+        repoint: (r) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const rows = yield* sql`UPDATE integrations SET credentials = ${Buffer.from(r.credentials)}, base_url = ${r.baseUrl}
+                WHERE project_id = ${r.projectId} AND provider = ${r.provider} RETURNING provider`
+            if (rows.length === 0) return false
+            yield* bump(r.projectId)
+            return true
+          })).pipe(dieOnSqlError),
         disconnect: (projectId, provider) =>
           sql.withTransaction(Effect.gen(function*() {
             const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
@@ -222,6 +235,15 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             if (c.synced === undefined) side.states.delete(key(c.projectId, c.provider))
             else side.states.set(key(c.projectId, c.provider), structuredClone(c.synced.state))
             return record
+          }),
+        repoint: (r) =>
+          Effect.sync(() => {
+            const k = key(r.projectId, r.provider)
+            const record = db.integrations.get(k)
+            if (record === undefined) return false
+            db.integrations.set(k, { ...record, baseUrl: r.baseUrl })
+            side.credentials.set(k, r.credentials)
+            return true
           }),
         disconnect: (projectId, provider) =>
           Effect.sync(() => {

@@ -7,7 +7,6 @@ import type { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import type { SearchRepo } from "../search/SearchRepo.ts"
 import type { TrafficRepo } from "../traffic/TrafficRepo.ts"
 import type { Connector, ProviderId } from "./Connector.ts"
-import { demoConnector } from "./demo/DemoConnector.ts"
 import { stripeConnector } from "./stripe/StripeConnector.ts"
 import { plausibleConnector } from "./plausible/PlausibleConnector.ts"
 import { gscConnector } from "./gsc/GscConnector.ts"
@@ -18,7 +17,6 @@ export type ConnectorServices = PaymentsRepo | TrafficRepo | SearchRepo | Projec
 export type AnyConnector = Connector<ConnectorServices>
 
 export const CONNECTORS: ReadonlyMap<ProviderId, AnyConnector> = new Map<ProviderId, AnyConnector>([
-  ["demo", demoConnector],
   ["stripe", stripeConnector],
   ["plausible", plausibleConnector],
   ["google-search-console", gscConnector]

@@ -11,7 +11,7 @@ import type { AccountId } from "@sitehealth/domain/Common"
 import { createAccount } from "../../src/accounts/Provisioning.ts"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
-import { seedDemo } from "../../src/demo/Seed.ts"
+import { seedDemoIn } from "../support/DemoSeed.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
@@ -41,7 +41,7 @@ class Demo extends Context.Service<Demo, {
 }>()("test/DashboardReportsDemo") {}
 
 const DemoLive = Layer.effect(Demo, Effect.gen(function*() {
-  const demo = yield* h.run(seedDemo())
+  const demo = yield* seedDemoIn(h.run)
   const session = yield* logIn(demo.account.id)
   return { token: demo.secret, ids: demo.projectIds, ...session }
 })).pipe(Layer.provideMerge(TestApp.layer()))
@@ -135,14 +135,14 @@ layer(DemoLive, { timeout: "120 seconds" })("the dashboard's report endpoints", 
     Effect.gen(function*() {
       const { ids, read, write } = yield* Demo
       const id = ids[0]!
-      const sync = yield* h.raw("POST", `/app/api/websites/${id}/integrations/demo/sync`, { token: null, headers: write, body: null })
+      const sync = yield* h.raw("POST", `/app/api/websites/${id}/integrations/plausible/sync`, { token: null, headers: write, body: null })
       expect(sync.status, sync.text).toBe(202)
-      expect(sync.json.data.sync).toMatchObject({ provider: "demo", mode: "incremental", status: "queued" })
-      const again = yield* h.raw("POST", `/app/api/websites/${id}/integrations/demo/sync`, { token: null, headers: write, body: { mode: "incremental" } })
+      expect(sync.json.data.sync).toMatchObject({ provider: "plausible", mode: "incremental", status: "queued" })
+      const again = yield* h.raw("POST", `/app/api/websites/${id}/integrations/plausible/sync`, { token: null, headers: write, body: { mode: "incremental" } })
       expect(again.json.data).toMatchObject({ alreadyQueued: true, sync: { id: sync.json.data.sync.id } })
       const list = yield* h.raw("GET", `/app/api/websites/${id}/integrations`, { token: null, headers: read })
-      expect(list.json.data.integrations.find((i: any) => i.provider === "demo").lastRun.id).toBe(sync.json.data.sync.id)
-      expectError(yield* h.raw("POST", `/app/api/websites/${id}/integrations/stripe/sync`, { token: null, headers: write, body: null }), 404)
+      expect(list.json.data.integrations.find((i: any) => i.provider === "plausible").lastRun.id).toBe(sync.json.data.sync.id)
+      expectError(yield* h.raw("POST", `/app/api/websites/${id}/integrations/demo/sync`, { token: null, headers: write, body: null }), 404)
     }))
 
   it.effect("an account whose trial has ended gets 402 trial_expired, as on /api/v1", () =>

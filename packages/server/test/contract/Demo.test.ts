@@ -1,19 +1,20 @@
 /**
- * What a new user of `npm start` sees: the demo account, seeded through the same repositories a provider
- * sync uses, lights up every endpoint, and the events planted in it (demo/Profiles.ts) come out of the
- * reports and signals — computed, not written in. Runs on both stores.
+ * What a new user of `npm start` sees: the demo account, whose Stripe, Plausible and Search Console are real
+ * connections to the demo's local providers (their first syncs are its year of history), lights up every
+ * endpoint, and the events planted in it (demo/Profiles.ts) come out of the reports and signals — computed,
+ * not written in. Runs on both stores.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { PERIODS } from "@sitehealth/domain/Common"
-import { seedDemo } from "../../src/demo/Seed.ts"
 import { addDays } from "../../src/metrics/Dates.ts"
+import { seedDemoIn } from "../support/DemoSeed.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
 /** The demo account, seeded once for the file: its token and its three projects. */
 class Demo extends Context.Service<Demo, { readonly token: string; readonly ids: { acme: string; bolt: string; calm: string } }>()("test/Demo") {}
 const DemoLive = Layer.effect(Demo, Effect.gen(function*() {
-  const demo = yield* h.run(seedDemo())
+  const demo = yield* seedDemoIn(h.run)
   return { token: demo.secret, ids: { acme: demo.projectIds[0], bolt: demo.projectIds[1], calm: demo.projectIds[2] } }
 })).pipe(Layer.provideMerge(TestApp.layer()))
 
@@ -59,7 +60,9 @@ layer(DemoLive, { timeout: "120 seconds" })("the demo account", (it) => {
       expect(seo.topQueries.length).toBeGreaterThan(0)
       const briefing = yield* get(`/projects/${id}/briefing`)
       expect(briefing.headline.length).toBeGreaterThan(10)
-      expect((yield* get(`/projects/${id}/integrations`)).integrations.map((i: any) => i.provider)).toEqual(["stripe", "plausible", "google-search-console", "demo"])
+      const integrations = (yield* get(`/projects/${id}/integrations`)).integrations
+      expect(integrations.map((i: any) => i.provider)).toEqual(["stripe", "plausible", "google-search-console"])
+      for (const i of integrations) expect(i.lastSuccessAt, `${id} ${i.provider}`).not.toBeNull()
       expect((yield* get(`/projects/${id}/expenses`)).expenses.length).toBeGreaterThan(2)
     }
   }))
@@ -104,6 +107,10 @@ layer(DemoLive, { timeout: "120 seconds" })("the demo account", (it) => {
     const { ids } = yield* Demo
     const signals = (yield* signalsOf(ids.calm)).filter((s) => s.active)
     expect(signals.some((s) => s.kind === "integration_failing" && s.subject === "google-search-console")).toBe(true)
+    // It failed for real: Google refused the revoked grant.
+    const gsc = (yield* get(`/projects/${ids.calm}/integrations`)).integrations.find((i: any) => i.provider === "google-search-console")
+    expect(gsc.status).toBe("error")
+    expect(gsc.lastError).toMatch(/revoked|invalid_grant|reconnect/i)
     expect(signals.map((s) => s.kind)).toContain("spend_outgrowing_revenue")
     expect(signals.map((s) => s.kind)).not.toContain("churn_spike")
     const revenue = yield* get(`/projects/${ids.calm}/revenue`)

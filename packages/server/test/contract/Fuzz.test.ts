@@ -303,7 +303,7 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
   const victims: Array<string> = []
   for (let n = 0; n < 6; n++) victims.push((yield* h.mint(ownAccount)).token.id)
   // A connected integration, so sync requests can succeed (and be checked) rather than only 404.
-  yield* h.run(Effect.gen(function*() { const repo = yield* IntegrationsRepo; return yield* repo.connect({ projectId: own.projects[0].id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date((yield* h.now)) }) }))
+  yield* h.run(Effect.gen(function*() { const repo = yield* IntegrationsRepo; return yield* repo.connect({ projectId: own.projects[0].id, provider: "plausible", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date((yield* h.now)) }) }))
   world = {
     projects: own.projects.map((p) => p.id),
     foreignProject: foreign.projects[0].id,

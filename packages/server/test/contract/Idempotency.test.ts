@@ -102,13 +102,13 @@ layer(TestApp.layer())("Idempotency", (it) => {
       const { projects, secret } = yield* h.newAccount()
       yield* h.run(Effect.gen(function*() { const integrations = yield* IntegrationsRepo; return yield* integrations.connect({
           projectId: projects[0].id,
-          provider: "demo",
+          provider: "plausible",
           credentials: null,
           baseUrl: null,
           syncIntervalMinutes: null,
           now: new Date((yield* h.now))
         }) }))
-      const path = `/api/v1/projects/${projects[0].id}/integrations/demo/sync`
+      const path = `/api/v1/projects/${projects[0].id}/integrations/plausible/sync`
       const key = newKey()
       const first = yield* post(path, secret, key, { mode: "full" })
       expect(first.status, first.text).toBe(202)

@@ -2,29 +2,24 @@
  * Integrations over the real router, on both stores: the list (status, last success, last run, last
  * error — never a credential), queueing a sync (202, one pending run per integration, 404 when not
  * connected), the runner carrying runs to their end (success with counts and a cursor; a failure that
- * leaves the data as it was; transient failures retried, the third one final), the scheduler, the demo
- * provider, and the dashboard-only actions (403).
+ * leaves the data as it was; transient failures retried, the third one final), the scheduler, and the
+ * dashboard-only actions (403).
  */
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, layer } from "@effect/vitest"
-import { createProject } from "../../src/accounts/Provisioning.ts"
-import { DEMO_PROJECTS } from "../../src/demo/Profiles.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
-import { demoConnector } from "../../src/integrations/demo/DemoConnector.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { nextSlot, slotOffsetMs } from "../../src/integrations/Schedule.ts"
 import { drainSyncs, scheduleSyncs } from "../../src/integrations/SyncRunner.ts"
-import { addDays } from "../../src/metrics/Dates.ts"
 import type { IntegrationRecord } from "../../src/store/Records.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 import { fakeDay, makeFakeConnector, runnerLayer, SECRET, storedDays, TEST_KEY } from "../support/SyncFakes.ts"
 
 layer(TestApp.layer())("Integrations", (it) => {
-  const TODAY = "2026-11-20" // the harness clock: 2026-11-20T12:00:30Z, projects in UTC
   const fake = makeFakeConnector()
-  const lookup = (provider: string) => (provider === "plausible" ? fake.connector : provider === "demo" ? demoConnector : undefined)
+  const lookup = (provider: string) => (provider === "plausible" ? fake.connector : undefined)
   const drain = () => h.run(drainSyncs({ connectors: lookup }).pipe(Effect.provide(runnerLayer())))
 
   /** Connects like the admin CLI does: credentials encrypted with the test key. */
@@ -89,15 +84,14 @@ layer(TestApp.layer())("Integrations", (it) => {
       })
     }))
 
-    it.effect("shows a connected integration (with the default or its own interval), an errored one, and demo only when connected", () => Effect.gen(function*() {
+    it.effect("shows a connected integration (with the default or its own interval), and an errored one", () => Effect.gen(function*() {
       const { projects, secret } = yield* h.newAccount()
       const connectedAt = new Date((yield* h.now) - 86_400_000)
       const lastSyncedAt = new Date((yield* h.now) - 3_600_000)
       yield* upsert(projects[0].id, "stripe", { connectedAt, lastSyncedAt })
       yield* upsert(projects[0].id, "google-search-console", { status: "error", lastError: "API key revoked", syncIntervalMinutes: 15 })
-      yield* upsert(projects[0].id, "demo")
       const list = yield* listIntegrations(projects[0].id, secret)
-      expect(list.map((i) => i.provider)).toEqual(["stripe", "plausible", "google-search-console", "demo"])
+      expect(list.map((i) => i.provider)).toEqual(["stripe", "plausible", "google-search-console"])
       expect(list[0]).toEqual({
         provider: "stripe", kind: "payments", status: "connected", connectedAt: connectedAt.toISOString(),
         lastSuccessAt: lastSyncedAt.toISOString(), lastRun: null, lastError: null, syncIntervalMinutes: 60,
@@ -105,7 +99,6 @@ layer(TestApp.layer())("Integrations", (it) => {
         nextSyncAt: nextSlot(projects[0].id, "stripe", 60, connectedAt).toISOString(), consecutiveFailures: 0
       })
       expect(list[2]).toMatchObject({ status: "error", lastError: "API key revoked", syncIntervalMinutes: 15 })
-      expect(list[3]).toMatchObject({ provider: "demo", kind: "demo", status: "connected" })
     }))
 
     it.effect("needs integrations:read and the project in the token's scope", () => Effect.gen(function*() {
@@ -302,28 +295,6 @@ layer(TestApp.layer())("Integrations", (it) => {
       expect((yield* listIntegrations(projectId, secret))[1]).toMatchObject({ status: "not_connected" })
       expect(yield* h.run(storedDays(projectId, "2026-11-19", "2026-11-19"))).toEqual([fakeDay("2026-11-19")])
       expectError(yield* h.api.integrations.syncIntegration({ params: { id: projectId, provider: "plausible" }, payload: null }, { token: secret }), 404)
-    }))
-  })
-
-  describe("the demo provider", () => {
-    it.effect("a first sync writes the demo profile's history; the next appends from its last day and changes nothing else", () => Effect.gen(function*() {
-      const { account, secret } = yield* h.newAccount()
-      const spec = DEMO_PROJECTS[1]
-      const project = yield* h.run(createProject({ accountId: account.id, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency }))
-      yield* h.run(Effect.gen(function*() { const r = yield* IntegrationsRepo; return yield* r.connect({ projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date((yield* h.now)) }) }))
-      yield* requestSync(project.id, "demo", secret)
-      const [first] = (yield* drain()).filter((r) => r.projectId === project.id)
-      expect(first.status).toBe("succeeded")
-      expect(first.counts).toMatchObject({ trafficDays: 365, searchDays: expect.any(Number) })
-      expect(first.counts!.customers).toBeGreaterThan(0)
-      const window = () => h.run(storedDays(project.id, addDays(TODAY, -400), TODAY))
-      const after = yield* window()
-      expect(after.length).toBe(365)
-      yield* requestSync(project.id, "demo", secret)
-      const [second] = (yield* drain()).filter((r) => r.projectId === project.id)
-      // Same instant, same day: only today again, payments already there, the rows identical.
-      expect(second.counts).toEqual({ trafficDays: 1, trafficHours: expect.any(Number), searchDays: 0, customers: 0, charges: 0 })
-      expect(yield* window()).toEqual(after)
     }))
   })
 

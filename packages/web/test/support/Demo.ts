@@ -13,7 +13,10 @@ import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { type AppConfigShape, AppConfig, readConfig } from "@sitehealth/server/Config"
 import { magicLinkFor } from "@sitehealth/server/dashboard/Auth"
 import { Signing } from "@sitehealth/server/dashboard/Links"
+import { DemoProviders } from "@sitehealth/server/demo/Providers"
 import { seedDemo } from "@sitehealth/server/demo/Seed"
+import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
+import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 
@@ -27,9 +30,16 @@ export const startDemoServer = async () => {
   const config: AppConfigShape = { ...defaults, host: "127.0.0.1", port, redisUrl: null, publicUrl: base }
   const scope = await Effect.runPromise(Scope.make())
   const context = await Effect.runPromise(Layer.buildWithScope(MemoryRepos, scope))
+  // The demo's local providers for the server's life, as `npm start` runs them.
+  const demoServices = await Effect.runPromise(Layer.buildWithScope(
+    Layer.mergeAll(DemoProviders.layer({ epoch: new Date(), broken: false }), CredentialsCipher.fromConfig, ProviderHttp.layer({ timeoutMs: 60_000 })).pipe(
+      Layer.provide(AppConfig.layer(config))
+    ),
+    scope
+  ))
   const seeded = await Effect.runPromise(
     Effect.gen(function*() {
-      const demo = yield* seedDemo()
+      const demo = yield* seedDemo().pipe(Effect.provideContext(demoServices))
       const link = yield* magicLinkFor(demo.account.id, "demo@sitehealth.local", base)
       const minted = yield* mintToken({
         accountId: demo.account.id,

@@ -13,7 +13,10 @@ import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/Config"
 import { magicLinkFor } from "@sitehealth/server/dashboard/Auth"
 import { Signing } from "@sitehealth/server/dashboard/Links"
+import { DemoProviders } from "@sitehealth/server/demo/Providers"
 import { seedDemo } from "@sitehealth/server/demo/Seed"
+import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
+import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 import { runSyncWorker } from "@sitehealth/server/integrations/SyncRunner"
@@ -41,7 +44,13 @@ export const startDemoServer = async (): Promise<DemoServer> => {
     const context = yield* Layer.build(MemoryRepos)
     const withConfig = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provide(AppConfig.layer(config)), Effect.provideContext(context as any)) as Effect.Effect<A, E>
-    const demo = yield* withConfig(seedDemo())
+    // The demo's local providers for the server's life, as `npm start` runs them; the worker syncs from them.
+    const demoServices = yield* Layer.build(
+      Layer.mergeAll(DemoProviders.layer({ epoch: new Date(), broken: false }), CredentialsCipher.fromConfig, ProviderHttp.layer({ timeoutMs: 60_000 })).pipe(
+        Layer.provide(AppConfig.layer(config))
+      )
+    )
+    const demo = yield* withConfig(seedDemo().pipe(Effect.provideContext(demoServices)))
     const loginLink = yield* withConfig(magicLinkFor(demo.account.id, "demo@sitehealth.local", base).pipe(Effect.provide(Signing.layer)))
     yield* Effect.forkScoped(withConfig(runSyncWorker))
     yield* Layer.build(

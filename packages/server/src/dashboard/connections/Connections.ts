@@ -38,8 +38,7 @@ import { GSC_SCOPE } from "./Settings.ts"
 export const PROVIDER_NAMES: Record<Provider, string> = {
   stripe: "Stripe",
   plausible: "Plausible",
-  "google-search-console": "Google Search Console",
-  demo: "Demo data"
+  "google-search-console": "Google Search Console"
 }
 
 /** How long a Google sign-in may take, start to property choice. */

@@ -17,14 +17,12 @@ import { Busy, formatWhen, Outcome, settled, type WebsitePageProps } from "./sha
 const NAMES: Record<string, string> = {
   stripe: "Stripe",
   plausible: "Plausible",
-  "google-search-console": "Google Search Console",
-  demo: "Demo data"
+  "google-search-console": "Google Search Console"
 }
 const WHAT: Record<string, string> = {
   payments: "revenue, MRR and churn",
   analytics: "traffic",
-  search: "search clicks, impressions and rankings",
-  demo: "the demo's traffic, payments and search data"
+  search: "search clicks, impressions and rankings"
 }
 
 const pending = (run: SyncRun | null) => run !== null && (run.status === "queued" || run.status === "running")

@@ -17,15 +17,16 @@
  * 3. `GET /projects` with the scoped token, every page (`--page-size`), sequentially: the first pass (each
  *    website's snapshot already computed by step 2 or computed then) and `--passes` warm passes;
  * 4. sync queue drain: `--syncs` new websites (of a fresh account, on the demo profiles' domains) connected to
- *    the demo provider, a full sync queued for each, then `--sync-workers` worker processes until no run is
- *    queued or running. The demo connector does a provider sync's work locally (demo/Generate.ts → the same
- *    repositories): a year of traffic, search and payments per website. The 10,000 websites are marked
+ *    the demo's local providers (the Stripe, Plausible and Google fakes `npm start` runs for the demo, served
+ *    from this process), a full sync queued for each connection, then `--sync-workers` worker processes until
+ *    no run is queued or running: real provider syncs over HTTP, a year of traffic, search and payments per
+ *    website. The 10,000 websites are marked
  *    computed first, so the workers' recompute fiber has only the synced websites to do (their new data and
  *    the history rebuild a first sync asks for), as after a real first sync.
  *
  * Everything runs on this machine against a loopback database; the script refuses any other host.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -34,6 +35,8 @@ import * as Path from "node:path"
 import { parseArgs } from "node:util"
 import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
 import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
+import { type DemoProvidersShape, startDemoProviders } from "@sitehealth/server/demo/Providers"
+import { makeCipher } from "@sitehealth/server/integrations/Crypto"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
@@ -81,6 +84,8 @@ const log = (m: string) => process.stderr.write(`bench scale ${new Date().toISOS
 const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> =>
   Effect.runPromise(effect.pipe(Effect.provide(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))))) as Effect.Effect<A, E, never>)
 const label = `websites-${WEBSITES}-days-${DAYS}`
+/** The credentials key of this run: the bench encrypts the sync websites' credentials, the workers decrypt them. */
+const SECRET_KEY = randomBytes(32)
 
 interface Seeded {
   readonly accountId: string
@@ -191,7 +196,7 @@ const recomputeRun = async (workers: number, seconds: number) => {
 const startWorker = async (i: number) => {
   const child = spawn(process.execPath, ["packages/server/src/worker/main.ts"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: url, SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"), LOG_LEVEL: "warning" },
+    env: { ...process.env, DATABASE_URL: url, SITEHEALTH_SECRET_KEY: SECRET_KEY.toString("base64"), LOG_LEVEL: "warning" },
     stdio: ["ignore", "ignore", "pipe"]
   })
   let err = ""
@@ -214,25 +219,37 @@ const startWorker = async (i: number) => {
   }
 }
 
-/** A fresh account with `SYNCS` demo-connected websites, a full sync queued for each; returns the account. */
-const queueSyncs = Effect.gen(function*() {
+/**
+ * A fresh account with `SYNCS` websites, each connected to its demo profile's local providers (Stripe,
+ * Plausible, Search Console: the fakes the demo runs), a full sync queued for each connection; returns the
+ * account and the number of syncs queued.
+ */
+const queueSyncs = (providers: DemoProvidersShape) => Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const integrations = yield* IntegrationsRepo
   const queue = yield* SyncQueue
+  const cipher = makeCipher(SECRET_KEY)
   // Nothing else due: the workers' recompute fiber leaves the seeded websites alone.
   yield* sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = now() + interval '1 day'
       FROM projects p WHERE p.id = j.project_id`
   const account = yield* createAccount({ name: "Scale syncs", trialDays: 3650 })
   const now = new Date()
+  let queued = 0
   for (let i = 0; i < SYNCS; i++) {
     const spec = DEMO_PROJECTS[i % DEMO_PROJECTS.length]
     const project = yield* createProject({
       accountId: account.id, name: `${spec.name} ${i}`, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
     })
-    yield* integrations.connect({ projectId: project.id, provider: "demo", credentials: null, baseUrl: null, syncIntervalMinutes: null, now })
-    yield* queue.request({ projectId: project.id, provider: "demo", mode: "full", requestedBy: null, now })
+    for (const connection of providers.connectionsOf(spec.key)) {
+      yield* integrations.connect({
+        projectId: project.id, provider: connection.provider, credentials: cipher.encrypt(connection.credentials),
+        baseUrl: connection.baseUrl, syncIntervalMinutes: null, now
+      })
+      yield* queue.request({ projectId: project.id, provider: connection.provider, mode: "full", requestedBy: null, now })
+      queued++
+    }
   }
-  return account.id
+  return { accountId: account.id, queued }
 })
 
 /** Every table's pg_total_relation_size, summed. */
@@ -337,9 +354,12 @@ const main = async () => {
     }
   }
   if (!SKIP.has("sync")) {
-    log(`sync: queueing ${SYNCS} full demo syncs…`)
+    log(`sync: queueing the full syncs of ${SYNCS} websites on the demo's local providers…`)
     const bytes0 = await run(tableBytes)
-    const accountId = await run(queueSyncs)
+    // The demo's providers, served from this process for as long as the workers sync against them.
+    const providersScope = Effect.runSync(Scope.make())
+    const providers = await Effect.runPromise(Scope.provide(startDemoProviders({ epoch: new Date(), broken: false }), providersScope))
+    const { accountId, queued } = await run(queueSyncs(providers))
     const workers = await Promise.all(Array.from({ length: SYNC_WORKERS }, (_, i) => startWorker(i)))
     // startWorker waits 3 s for each worker's start-up: the clock runs from when the first was spawned.
     const t0 = Date.now() - 3000
@@ -365,10 +385,11 @@ const main = async () => {
     const rebuildMs = Date.now() - t0
     const bytesRebuilt = await run(tableBytes)
     await Promise.all(workers.map((w) => w.stop()))
+    await Effect.runPromise(Scope.close(providersScope, Exit.void))
     console.log(`\nsize of a website with a year of the demo's provider data (all tables, heap + indexes + TOAST, delta / ${SYNCS}):`)
     console.log(`  after its sync: ${((bytesSynced - bytes0) / SYNCS / 1e6).toFixed(2)} MB; after the history rebuild${rebuilt ? ` (done ${(rebuildMs / 1000).toFixed(0)} s after the start)` : " (NOT finished within 10 minutes)"}: ${((bytesRebuilt - bytes0) / SYNCS / 1e6).toFixed(2)} MB`)
-    console.log(`\nsync queue: ${SYNCS} full demo syncs, ${SYNC_WORKERS} workers: drained in ${(drainMs / 1000).toFixed(1)} s (${JSON.stringify(counts)}), ${(SYNCS / (drainMs / 60_000)).toFixed(1)} syncs/minute`)
-    out.sync = { syncs: SYNCS, workers: SYNC_WORKERS, drainMs, counts, bytes0, bytesSynced, bytesRebuilt, rebuilt, rebuildMs }
+    console.log(`\nsync queue: ${queued} full syncs (${SYNCS} websites' Stripe, Plausible, Search Console), ${SYNC_WORKERS} workers: drained in ${(drainMs / 1000).toFixed(1)} s (${JSON.stringify(counts)}), ${(queued / (drainMs / 60_000)).toFixed(1)} syncs/minute`)
+    out.sync = { websites: SYNCS, syncs: queued, workers: SYNC_WORKERS, drainMs, counts, bytes0, bytesSynced, bytesRebuilt, rebuilt, rebuildMs }
   }
   console.log(`\n${JSON.stringify(out)}`)
 }

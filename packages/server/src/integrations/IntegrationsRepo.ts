@@ -14,7 +14,7 @@ import { memorySide, SyncQueue } from "./SyncQueue.ts"
 /** What a sync needs of an integration besides its public record. */
 export interface IntegrationConnection {
   readonly integration: IntegrationRecord
-  /** AES-256-GCM bytes (Crypto.ts); null when nothing was stored (display rows, the demo provider). */
+  /** AES-256-GCM bytes (Crypto.ts); null when nothing was stored (display rows). */
   readonly credentials: Uint8Array | null
   /** The connector's cursor saved by the last successful run; null before it. */
   readonly state: unknown
@@ -27,7 +27,7 @@ export interface ConnectInput {
   readonly baseUrl: string | null
   readonly syncIntervalMinutes: number | null
   readonly now: Date
-  /** The demo seed only: the data written beside the connection counts as a successful sync up to `state`. */
+  /** The demo seed: the first sync it ran itself (demo/Seed.ts) counts as this connection's last success, with its `state`. */
   readonly synced?: { readonly at: Date; readonly state: unknown }
 }
 

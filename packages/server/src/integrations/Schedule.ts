@@ -3,7 +3,7 @@
  *
  * - **Cadence** — each provider's own, fitted to when its data changes: Stripe and Plausible hourly,
  *   Search Console daily (its figures land 2–3 days late and only once a day). An integration's own
- *   `sync_interval_minutes` wins; a provider without a cadence here (the demo provider) takes
+ *   `sync_interval_minutes` wins; a provider without a cadence here (none today) takes
  *   SITEHEALTH_SYNC_INTERVAL_MINUTES.
  * - **Spreading** — an integration's runs fall on its own slots: `offset + k × interval` from the epoch,
  *   where `offset` is a hash of (project, provider) modulo the interval. A thousand hourly connections fire

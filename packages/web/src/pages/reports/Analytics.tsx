@@ -5,10 +5,9 @@
  * is the dashboard's `reports.analytics`, i.e. GET /api/v1/projects/{id}/analytics for the same period.
  */
 import type { Analytics } from "@sitehealth/domain/Analytics"
-import { AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
-import { setQuery, useLocation } from "../../router.tsx"
+import { setQuery } from "../../router.tsx"
 import {
   analyticsAtom,
   Change,
@@ -18,9 +17,9 @@ import {
   Panel,
   PERIOD_LABELS,
   PeriodPicker,
-  useMainBusy,
   usePeriod,
-  useReport,
+  useMetricParam,
+  usePageReport,
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 
@@ -183,11 +182,8 @@ const TopCountries = ({ a }: { readonly a: Analytics }) =>
 export default function AnalyticsPage({ website: w }: WebsitePageProps) {
   const id = w.id
   const period = usePeriod()
-  const { query } = useLocation()
-  const m = query.get("metric")
-  const metric: Metric = METRICS.some(([k]) => k === m) ? (m as Metric) : "visitors"
-  const { result, retry } = useReport(() => analyticsAtom(id, period), [id, period])
-  useMainBusy(AsyncResult.isInitial(result) || result.waiting)
+  const metric = useMetricParam(METRICS)
+  const { result, retry } = usePageReport(() => analyticsAtom(id, period), [id, period])
   return (
     <>
       <h1>Analytics</h1>

@@ -7,7 +7,6 @@
  */
 import type { Money } from "@sitehealth/domain/Common"
 import type { Churn, Revenue } from "@sitehealth/domain/Revenue"
-import { AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
 import {
@@ -23,7 +22,7 @@ import {
   PERIOD_LABELS,
   PeriodPicker,
   revenueAtom,
-  useMainBusy,
+  usePageReport,
   usePeriod,
   useReport,
 } from "./charted.tsx"
@@ -169,9 +168,8 @@ const Churned = ({ c }: { readonly c: Churn }) =>
 export default function RevenuePage({ website: w }: WebsitePageProps) {
   const id = w.id
   const period = usePeriod()
-  const revenue = useReport(() => revenueAtom(id, period), [id, period])
+  const revenue = usePageReport(() => revenueAtom(id, period), [id, period])
   const churn = useReport(() => churnAtom(id, period), [id, period])
-  useMainBusy(AsyncResult.isInitial(revenue.result) || revenue.result.waiting)
   const span = PERIOD_LABELS[period].toLowerCase()
   return (
     <>

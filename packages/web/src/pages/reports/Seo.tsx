@@ -6,10 +6,9 @@
  * GET /api/v1/projects/{id}/seo for the same period.
  */
 import type { Seo } from "@sitehealth/domain/Seo"
-import { AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
-import { setQuery, useLocation } from "../../router.tsx"
+import { setQuery } from "../../router.tsx"
 import {
   Change,
   Figure,
@@ -19,9 +18,9 @@ import {
   PERIOD_LABELS,
   PeriodPicker,
   seoAtom,
-  useMainBusy,
   usePeriod,
-  useReport,
+  useMetricParam,
+  usePageReport,
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 
@@ -129,11 +128,8 @@ const RowTable = <R extends Seo["topQueries"][number] | Seo["topPages"][number]>
 export default function SeoPage({ website: w }: WebsitePageProps) {
   const id = w.id
   const period = usePeriod()
-  const { query } = useLocation()
-  const m = query.get("metric")
-  const metric: Metric = METRICS.some(([k]) => k === m) ? (m as Metric) : "clicks"
-  const { result, retry } = useReport(() => seoAtom(id, period), [id, period])
-  useMainBusy(AsyncResult.isInitial(result) || result.waiting)
+  const metric = useMetricParam(METRICS)
+  const { result, retry } = usePageReport(() => seoAtom(id, period), [id, period])
   return (
     <>
       <h1>Search</h1>

@@ -68,6 +68,19 @@ export const PeriodPicker = ({ period, periods = PERIODS }: { readonly period: P
   )
 }
 
+/** The page's primary report (its result and retry); `main[aria-busy]` while it loads. */
+export const usePageReport = <A, E>(make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>, deps: ReadonlyArray<unknown>) => {
+  const report = useReport(make, deps)
+  useMainBusy(AsyncResult.isInitial(report.result) || report.result.waiting)
+  return report
+}
+
+/** The chart's metric from `?metric=`: one of `metrics`' keys, the first when absent or unknown. */
+export const useMetricParam = <M extends string>(metrics: ReadonlyArray<readonly [M, string]>): M => {
+  const asked = useLocation().query.get("metric")
+  return (metrics.find(([key]) => key === asked) ?? metrics[0])[0]
+}
+
 /** `main[aria-busy]`: true until the page's primary data has loaded (or failed), then false. */
 export const useMainBusy = (busy: boolean) => {
   useEffect(() => {

@@ -3,7 +3,7 @@
  * alike around their work: the settings, tracing and logging it runs under, how a start-up failure is
  * reported, and the exit code of a stop by signal.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit } from "effect"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { loggingLayer } from "./Logging.ts"

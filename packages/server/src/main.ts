@@ -16,7 +16,7 @@
  * while busy ones go on taking requests, then interrupt what is left, and runMain would exit 130; hence the
  * explicit steps here.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Duration, Effect, Fiber, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { createServer, type ServerResponse } from "node:http"

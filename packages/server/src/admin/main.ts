@@ -8,7 +8,8 @@
  * 2 on an invalid invocation (types "usage", "invalid_argument"), 1 on any other error ("not_found",
  * "database", "config", "internal"); never a stack trace.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Layer, Logger } from "effect"
 import { CliError, Command } from "effect/cli"
 import { commandLineRunOptions, jsonRequested, presenter } from "@sitehealth/cli/CommandLine"

@@ -2,7 +2,7 @@
  * The SqlClient the repositories use: the PostgreSQL named by DATABASE_URL, or else the embedded one in
  * the data directory. Migrations run before the layer is ready.
  */
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { AppConfig } from "../Config.ts"

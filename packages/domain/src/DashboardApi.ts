@@ -14,7 +14,7 @@
  * (`DashboardCoreApi`, `DashboardConnectionsHttpApi`, `DashboardReportsHttpApi`), so its first screen does not
  * carry the report pages' contract.
  */
-import { HttpApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
 import { RequestErrors } from "./Authentication.ts"
 import {
   DASHBOARD_PREFIX,

@@ -14,8 +14,11 @@
  * connections. Endpoint names are /api/v1's (`getHealth`, `getAnalytics`, `createExpense`…), in one group,
  * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`.
  */
-import { Context } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ExpensesApi, IntegrationsApi, operationOf, ProjectsApi, ReportsApi } from "./Api.ts"
 import { RequestErrors } from "./Authentication.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"

@@ -4,7 +4,9 @@
  * reported, and the exit code of a stop by signal.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { loggingLayer } from "./Logging.ts"
 import { startupFailureLines } from "./Settings.ts"

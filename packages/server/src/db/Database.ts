@@ -3,8 +3,12 @@
  * the data directory. Migrations run before the layer is ready.
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Context, Effect, Layer, Redacted } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { AppConfig } from "../Config.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrations } from "./Migrations.ts"

@@ -5,7 +5,8 @@
  * $SITEHEALTH_DATA_DIR/demo-token. Everything goes through the same repositories a provider sync uses,
  * so the rollups and reports run exactly as they would on real data.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"

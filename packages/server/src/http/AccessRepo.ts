@@ -8,8 +8,10 @@
  * The project is joined on the token's own account, so a project of another account comes back as
  * absent (404 for the caller) and none of its data is ever read for a stranger.
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { toProjectRecord } from "../projects/ProjectsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"

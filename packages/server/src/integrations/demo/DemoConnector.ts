@@ -13,7 +13,7 @@
  *
  * `state` = { lastDay }: the project's local day the last successful sync wrote up to.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { DEMO_HISTORY_DAYS, generateDemoProject } from "../../demo/Generate.ts"
 import { DEMO_PROJECTS } from "../../demo/Profiles.ts"
 import { daysBetween, isDay, todayIn } from "../../metrics/Dates.ts"

@@ -3,7 +3,8 @@
  * (docs/cli.md): 0 ok, 1 other failure, 2 usage or confirmation required, 3 network/server unreachable,
  * 4 401, 5 403, 6 404, 7 429, 8 402. Errors go to stderr; with --json the error envelope goes to stdout.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect } from "effect"
 import { CliError, Command } from "effect/cli"
 import { commandLineRunOptions, jsonRequested, presenter } from "./CommandLine.ts"

@@ -1,5 +1,5 @@
 /** The analytics report: traffic for a period in the project's time zone. Formulas: docs/metrics.md, "Analytics". */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DateOnly, Integer, Period, ProjectId, Rate, Timestamp } from "./Common.ts"
 
 export const VisitorsMethod = Schema.Literals(["range_uniques", "sum_of_daily_uniques", "sum_of_hourly_uniques"]).annotate({

@@ -3,7 +3,7 @@
  * ApiIntegrations.ts, ApiExpenses.ts, ApiTokens.ts; how an endpoint is declared is in ApiOperation.ts) composed
  * behind the token middlewares. Everything is re-exported from here.
  */
-import { HttpApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
 import { RequestErrors, Authentication } from "./Authentication.ts"
 import { documentedApi } from "./Documented.ts"
 import type { Operation } from "./Permissions.ts"

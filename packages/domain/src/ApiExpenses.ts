@@ -1,6 +1,8 @@
 /** /api/v1's `expenses` group: the costs recorded per project (Api.ts composes it). */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency } from "./Authentication.ts"
 import { BadRequest } from "./Errors.ts"
 import { Envelope } from "./Envelope.ts"

@@ -1,6 +1,8 @@
 /** /api/v1's `integrations` group: a project's data providers and their syncs (Api.ts composes it). */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency } from "./Authentication.ts"
 import { Envelope } from "./Envelope.ts"
 import { dashboardOnly, dashboardOnlyOptions, op, projectGet, scoped } from "./ApiOperation.ts"

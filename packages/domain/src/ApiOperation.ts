@@ -5,9 +5,11 @@
  * has a module of its own (ApiProjects.ts, ApiReports.ts, ApiIntegrations.ts, ApiExpenses.ts, ApiTokens.ts), so
  * a client of a few endpoints (the web app's overview) reaches only their groups' schemas.
  */
-import { Context, Schema } from "effect"
-import type { HttpMethod } from "effect/http"
-import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
+import type * as HttpMethod from "effect/http/HttpMethod"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"

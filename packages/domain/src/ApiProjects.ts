@@ -1,6 +1,8 @@
 /** /api/v1's `projects` group: the websites in a token's scope, their health, briefing and signals (Api.ts composes it). */
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { BadRequest } from "./Errors.ts"
 import { Envelope } from "./Envelope.ts"
 import { dashboardOnly, dashboardOnlyOptions, op, pagedList, projectGet, projectParams, scoped } from "./ApiOperation.ts"

@@ -1,5 +1,6 @@
 /** /api/v1's `reports` group: analytics, revenue, churn and search reports of a project (Api.ts composes it). */
-import { HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Envelope } from "./Envelope.ts"
 import { op, report } from "./ApiOperation.ts"
 import { Analytics, Churn, Revenue, Seo } from "./Reports.ts"

@@ -6,8 +6,10 @@
  * database, defects) into enveloped errors. `Idempotency` (on the POST endpoints only) honours an
  * `Idempotency-Key` header: it replays the stored response of a request already done with the same key.
  */
-import { Context, Schema } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import {
   BadRequest,
   Conflict,

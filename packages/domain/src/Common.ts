@@ -1,5 +1,5 @@
 /** Schemas shared by every group: ids, periods, money, pagination. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Ids are branded so one kind cannot be passed where another is expected. The pattern is documented for

@@ -2,7 +2,7 @@
  * The schemas of the dashboard's own API (`/app/api`, DashboardApi.ts): accounts and sessions, websites,
  * tokens made in the dashboard, and the account's entitlement. Ids and permissions are the public API's.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AccountId, Currency, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 
 /** An email address as typed; compared case-insensitively after trimming. */

@@ -15,7 +15,7 @@
  * `DashboardConnectionsHttpApi`, `DashboardReportsHttpApi`, and `DashboardOverviewHttpApi` for the overview),
  * so its first screen does not carry the other pages' contract.
  */
-import { HttpApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
 import { RequestErrors } from "./Authentication.ts"
 import { DASHBOARD_PREFIX, DashboardAuthApi, DashboardOrigin, DashboardSession, DashboardWebsitesApi } from "./DashboardCore.ts"
 import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"

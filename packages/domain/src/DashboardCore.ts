@@ -9,8 +9,14 @@
  *   RequestErrors (400/413/500/503) → DashboardOrigin (403 `csrf_origin`) → [DashboardSession (401, 403
  *   `csrf_token`)] → handler
  */
-import { Context, Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { RequestErrors } from "./Authentication.ts"
 import type { AccountId } from "./Common.ts"
 import {

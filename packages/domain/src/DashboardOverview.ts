@@ -6,7 +6,8 @@
  * not the whole reports group (analytics, revenue, SEO, expenses…). The server serves `DashboardApi`; this
  * module only describes requests it already answers (checked by the domain's test).
  */
-import { HttpApi, HttpApiGroup } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
 import { ProjectsApi } from "./ApiProjects.ts"
 import { RequestErrors } from "./Authentication.ts"

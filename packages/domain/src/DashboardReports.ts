@@ -14,7 +14,9 @@
  * connections. Endpoint names are /api/v1's (`getHealth`, `getAnalytics`, `createExpense`…), in one group,
  * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`.
  */
-import { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ExpensesApi } from "./ApiExpenses.ts"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
 import { ProjectsApi } from "./ApiProjects.ts"

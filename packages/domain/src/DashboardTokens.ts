@@ -5,8 +5,11 @@
  * they name): only the API page and the account page use them, through a client of their own
  * (`DashboardTokensHttpApi`). `DashboardApi` (DashboardApi.ts) composes them with the rest for the server.
  */
-import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { RequestErrors } from "./Authentication.ts"
 import { AccountId, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"

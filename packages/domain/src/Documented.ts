@@ -1,5 +1,7 @@
 /** What the OpenAPI documents say: an endpoint's summary and description, and the settings both HttpApis share. */
-import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 
 // any: only the method is asked for; a precise bound would restate HttpApiEndpoint's eleven type parameters,
 // and `annotateMerge` keeps the endpoint's own type, which `E` carries through.

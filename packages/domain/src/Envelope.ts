@@ -8,7 +8,9 @@
  * function that writes it: the error classes of Errors.ts encode through it, and so does every answer given
  * outside the HttpApi (unknown routes, Node's own parser errors, the MCP route, the CLI's local failures).
  */
-import { Schema, SchemaAST, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 export const Envelope = <S extends Schema.Top & { readonly Encoded: object }>(
   identifier: string,

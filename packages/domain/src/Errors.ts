@@ -4,7 +4,9 @@
  * `httpApiStatus` annotation. The server, the typed
  * client, the CLI, MCP and the OpenAPI document all read these classes and nothing else.
  */
-import { Schema, SchemaAST, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { type ErrorEnvelope, errorBody, isErrorEnvelope } from "./Envelope.ts"
 
 /** An error's fields as the class's struct sees them, before they are put into the envelope. */

@@ -1,5 +1,5 @@
 /** Expenses a project's owner records, for profitability. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Currency, DateOnly, ExpenseId, Integer, NextCursor, ProjectId, Text, Timestamp } from "./Common.ts"
 
 export const EXPENSE_CATEGORIES = [

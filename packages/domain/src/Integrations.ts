@@ -1,5 +1,5 @@
 /** Integrations: the providers a project's data comes from, and the sync runs that pull it. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Integer, ProjectId, Timestamp } from "./Common.ts"
 
 /** Provider ids as they appear in paths: /projects/{id}/integrations/{provider}/sync. */

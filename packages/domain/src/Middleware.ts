@@ -10,8 +10,8 @@
  * what it reads from the ones outside it (`requires`), and Authentication provides all of it from its one
  * database lookup: the later checks add no query.
  */
-import { Context } from "effect"
-import { HttpApiMiddleware } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import type { CurrentPrincipal } from "./Authentication.ts"
 import { Forbidden, RateLimited, TrialExpired } from "./Errors.ts"
 

@@ -3,8 +3,8 @@
  * (the table in DashboardReports.ts): `onWebsite(endpoint)`. Its own module so that the web app's narrow
  * clients (DashboardOverview.ts) can build on it without reaching the whole reports group.
  */
-import { Context } from "effect"
-import type { HttpApiEndpoint } from "effect/http-api"
+import * as Context from "effect/Context"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { operationOf } from "./ApiOperation.ts"
 import { doc } from "./Documented.ts"
 import { TrialExpired } from "./Errors.ts"

@@ -2,7 +2,8 @@
  * Permissions, and the shape of the `Operation` each endpoint of the contract is annotated with: which
  * permission it needs and whether it reads, writes, destroys or is dashboard-only.
  */
-import { Context, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
 
 export const PERMISSIONS = [
   "projects:read",

@@ -1,5 +1,5 @@
 /** Projects (websites) and what the service says about each: health, briefing, signals. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DateOnly, Integer, Money, NextCursor, ProjectId, Timestamp } from "./Common.ts"
 
 export const DIMENSIONS = ["traffic", "revenue", "retention", "seo", "profitability"] as const

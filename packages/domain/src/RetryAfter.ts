@@ -8,8 +8,13 @@
  * which is then taken as is; every wait is capped at `maxWaitMs`. `advise` also says whether to retry at all,
  * and whether a retry counts against `retries` (the CLI's one extra 429 retry does not).
  */
-import { Cause, Duration, Effect, Random, Result, Schedule } from "effect"
-import { Headers } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Headers from "effect/http/Headers"
 
 /**
  * Retry-After as milliseconds from `nowMs`: delta-seconds (whole seconds, RFC 9110 §10.2.3) or an

@@ -1,5 +1,5 @@
 /** The revenue and churn reports. Definitions with formulas: docs/metrics.md, "Revenue" and "Churn". */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Currency, DateOnly, Integer, Money, Period, ProjectId, Rate } from "./Common.ts"
 import { Window } from "./Projects.ts"
 

@@ -1,5 +1,5 @@
 /** The search (SEO) report: Google Search Console figures for a period ending at the last day with data. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DateOnly, Integer, Period, ProjectId, Rate } from "./Common.ts"
 import { Window } from "./Projects.ts"
 

@@ -1,5 +1,5 @@
 /** Access tokens: metadata, minting behind a confirmation gate, revocation. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AccountId, NextCursor, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 import { Permission } from "./Permissions.ts"
 

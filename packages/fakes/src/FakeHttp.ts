@@ -1,6 +1,6 @@
 /** What the local fake provider servers share: reading a request body, answering JSON, closing at once. */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {

@@ -10,9 +10,17 @@
  * `unreachable`: a request the client could not build is a 400, never a misleading "Cannot reach" (503)
  * that a POST would retry.
  */
-import { Context, Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
 import { errorBody } from "@sitehealth/domain/Envelope"

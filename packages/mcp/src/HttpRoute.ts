@@ -9,8 +9,11 @@
  * reconnecting every second to a stream that closes at once). A JSON-RPC batch is refused (-32600) when the
  * negotiated protocol is 2025-06-18 or later, which removed batching.
  */
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { RateLimitExempt } from "@sitehealth/domain/Middleware"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"

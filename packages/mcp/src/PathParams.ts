@@ -6,7 +6,7 @@
  * argument is stricter because it is put into a path: only a value of this shape is, and it is
  * URL-encoded too, so `..` or `a/b` can never reach another route.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 import { Provider } from "@sitehealth/domain/Integrations"

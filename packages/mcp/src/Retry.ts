@@ -7,7 +7,7 @@
  * Other requests go once, as before: a read is cheap to ask again, a DELETE answers 404 the second time.
  * The waits are the shared retry schedule's (@sitehealth/domain/RetryAfter), without jitter.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { after, backoff, type RetryAdvice, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 

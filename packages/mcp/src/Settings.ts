@@ -4,7 +4,11 @@
  * SITEHEALTH_MCP_TOOLSETS — read with Effect's Config, the token as Redacted, every bad setting reported at
  * once. Loaded by main.ts once the transport listens (Effect is not needed to answer `initialize`).
  */
-import { Config, Effect, Exit, Redacted, Result } from "effect"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 
 export const DEFAULT_URL = "http://127.0.0.1:8787"
 

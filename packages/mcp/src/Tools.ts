@@ -5,8 +5,9 @@
  * path, query and payload schemas, its output schema the `data` of its success envelope(s), its annotations
  * the operation's kind.
  */
-import { Schema, SchemaAST } from "effect"
-import type { HttpApiEndpoint } from "effect/http-api"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
 import { mcpOnlyArguments, REVEAL_SECRET } from "./Names.ts"
 import { AUTHENTICATED, type Operation, type Permission } from "@sitehealth/domain/Permissions"

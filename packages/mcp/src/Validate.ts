@@ -7,7 +7,10 @@
  * `arguments.<arg>`) — an `isError` tool result, never a request, a transport error or a retry. The MCP-only
  * arguments (Names.ts: create_token's `reveal_secret`) are known too, and must be booleans.
  */
-import { Cause, Exit, Schema, SchemaIssue } from "effect"
+import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { BadRequest, clipInput, encodeApiError } from "@sitehealth/domain/Errors"
 import type { ApiAnswer } from "./Dispatch.ts"
 import { mcpOnlyArguments } from "./Names.ts"

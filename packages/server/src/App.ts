@@ -3,9 +3,16 @@
  * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
  * that puts anything the framework would answer bare into the envelope.
  */
-import { ByteSize, Cause, Effect, Layer } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import * as ByteSize from "effect/ByteSize"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"

@@ -2,7 +2,11 @@
  * The service's configuration, read once at start-up through Effect's `Config` (Settings.ts): every variable
  * of docs/operations.md, secrets as `Redacted`, and one SettingsError naming every bad variable at once.
  */
-import { Context, Effect, Layer, type Redacted, Result } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Path from "node:path"
 import { providerUrlSettings } from "./integrations/ProviderUrls.ts"
 import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./dashboard/connections/Settings.ts"

@@ -1,5 +1,6 @@
 /** Wiring: the repositories over SQL or in memory (tests), the rate limiter, and the app on top. */
-import { Layer, Redacted } from "effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"

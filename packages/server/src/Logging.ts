@@ -14,7 +14,13 @@
  * secrets: what is logged is chosen where it is logged (a request line carries ids, never a token value,
  * header, query string or body), and Redacted values print as <redacted>.
  */
-import { Cause, Context, Formatter, Layer, Logger, type LogLevel, References } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Formatter from "effect/Formatter"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import type { LogFormat, LogLevelName, LogSettings } from "./Config.ts"
 
 /**

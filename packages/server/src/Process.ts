@@ -3,8 +3,10 @@
  * alike around their work: the settings, tracing and logging it runs under, how a start-up failure is
  * reported, and the exit code of a stop by signal.
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit } from "effect"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { loggingLayer } from "./Logging.ts"
 import { startupFailureLines } from "./Settings.ts"

@@ -7,7 +7,15 @@
  * `Config.all` stops at the first bad variable; an operator fixing a deployment should see all of them at
  * once, so `collect` evaluates every setting and gathers every problem into one `SettingsError`.
  */
-import { Cause, Config, ConfigProvider, Data, Effect, Redacted, Result, Schema, SchemaIssue } from "effect"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { SecretKeyError } from "./integrations/SecretKey.ts"
 
 /** Every invalid setting of a program, each a sentence naming its variable. */

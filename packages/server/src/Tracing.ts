@@ -22,9 +22,17 @@
  * string, no header, no body), each sync run (integrations/SyncRunner.ts) and each metric recomputation
  * (worker/Recompute.ts). Request and response headers are not recorded (Effect's default).
  */
-import { Effect, Layer, Redacted, References, Tracer } from "effect"
-import { FetchHttpClient, HttpMiddleware, UrlParams } from "effect/http"
-import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpMiddleware from "effect/http/HttpMiddleware"
+import * as UrlParams from "effect/http/UrlParams"
+import * as OtlpExporter from "effect/observability/OtlpExporter"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as OtlpTracer from "effect/observability/OtlpTracer"
 import * as Os from "node:os"
 import { describeTracing, type TracingConfig } from "./TracingConfig.ts"
 

@@ -3,7 +3,9 @@
  * Config with the others (Config.ts). Apart from Tracing.ts so that reading the settings — every program does,
  * the admin CLI on each run — does not load the OTLP exporter.
  */
-import { Effect, Redacted, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { collect, readSync, secret, SettingsError, text } from "./Settings.ts"
 
 export interface TracingConfig {

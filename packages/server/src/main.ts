@@ -17,9 +17,12 @@
  * while busy ones go on taking requests, then interrupt what is left, and runMain would exit 130; hence the
  * explicit steps here.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { Duration, Effect, Fiber, Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
 import { createServer, type ServerResponse } from "node:http"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"

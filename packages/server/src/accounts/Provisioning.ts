@@ -2,7 +2,8 @@
  * What the dashboard (here: the operator CLI, the demo seed and the tests) does that the API does not:
  * create accounts and projects, mint tokens without a calling token, delete projects.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { idOf, newId } from "../store/Ids.ts"

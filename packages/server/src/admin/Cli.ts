@@ -3,9 +3,15 @@
  * handler opens the database (migrated; the embedded cluster when there is no DATABASE_URL), runs one
  * command from Commands.ts, closes the database and prints the command's output exactly once.
  */
-import { Context, Effect, Layer, Option } from "effect"
-import { Argument, Command, Flag, GlobalFlag } from "effect/cli"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
+import * as SqlClient from "effect/sql/SqlClient"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { AppConfig, loadAppConfig } from "../Config.ts"
 import {

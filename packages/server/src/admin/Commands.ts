@@ -5,8 +5,10 @@
  * the JSON object and its human-readable text. Failures are `AdminError`s with a message meant for
  * the operator and a machine-readable type.
  */
-import { Clock, Data, Effect } from "effect"
-import type { SqlClient } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
 import type { ProjectId } from "@sitehealth/domain/Common"
 import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"

@@ -6,8 +6,8 @@
  * credential that decrypts with neither key stops it: the error names the integration, and nothing at all
  * is changed. The procedure around it (servers given both keys first) is in docs/operations.md.
  */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs"
 import { loadAppConfig } from "../Config.ts"
 import {

@@ -8,9 +8,14 @@
  * 2 on an invalid invocation (types "usage", "invalid_argument"), 1 on any other error ("not_found",
  * "database", "config", "internal"); never a stack trace.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Effect, Layer, Logger } from "effect"
-import { CliError, Command } from "effect/cli"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
 import { commandLineRunOptions, jsonRequested, presenter } from "@sitehealth/cli/CommandLine"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { admin } from "./Cli.ts"

@@ -5,8 +5,11 @@
  * (http/AccessRepo.ts), exactly as the health read is. Rows are written by the read that found none current;
  * a write of the project's data (which bumps data_version) makes them stale, never wrong.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ddlMigration } from "../db/Ddl.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"

@@ -5,8 +5,11 @@
  * is, with no further query, computation or encoding, exactly as the health read does. Otherwise the handler
  * computes, answers, and keeps the encoded answer for the next read.
  */
-import { Clock, Effect, Schema } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { PERIODS } from "@sitehealth/domain/Common"
 import { RequestProject } from "../http/AccessRepo.ts"
 import { todayIn } from "../metrics/Dates.ts"

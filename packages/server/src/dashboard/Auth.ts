@@ -6,8 +6,11 @@
  * differs goes by mail, sent off the request's path), and log-in verifies a password against a dummy scrypt
  * hash for an unknown email so both failures take as long and read the same.
  */
-import { Clock, Effect } from "effect"
-import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { CurrentSessionView, SessionId } from "@sitehealth/domain/Dashboard"
 import {
   type DashboardPrincipal,

@@ -3,8 +3,11 @@
  * the SHA-256 of its cookie secret (hex here, bytea in the table); the secret itself is never stored.
  */
 import { AccountId } from "@sitehealth/domain/Common"
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { randomBase62 } from "../store/Ids.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf } from "../store/Sql.ts"
 

@@ -1,6 +1,8 @@
 /** The dashboard API's handlers: auth, websites, tokens, account. */
-import { Clock, Effect, Layer } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type { Website } from "@sitehealth/domain/Dashboard"
 import type { AccountView } from "@sitehealth/domain/DashboardTokens"
 import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"

@@ -6,7 +6,10 @@
  * (epoch ms), n: nonce}`. Verification checks the MAC (timingSafeEqual), the purpose and the expiry; single
  * use is the caller's `AuthRepo.useLink` on the SHA-256 of the token.
  */
-import { Context, Effect, Layer, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
 import { AppConfig } from "../Config.ts"
 

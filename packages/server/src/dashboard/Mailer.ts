@@ -2,7 +2,11 @@
  * The dashboard's mail: nodemailer over SMTP_URL. Without SMTP_URL nothing is sent and the message, link
  * included, is written to the server log instead (for a laptop or a first try; README says so).
  */
-import { Cause, Context, Effect, Layer, Redacted } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../Config.ts"
 
 const reasonOf = (error: unknown): string => {

@@ -2,8 +2,10 @@
  * The dashboard API's two checks: `DashboardOrigin` (every state-changing request comes from our own origin)
  * and `DashboardSession` (the session cookie, then on state-changing requests the session's CSRF token).
  */
-import { Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { CSRF_HEADER, CurrentDashboardSession, DashboardOrigin, DashboardSession } from "@sitehealth/domain/DashboardApi"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import * as Crypto from "node:crypto"

@@ -4,7 +4,7 @@
  * `scrypt$<log2 N>$<r>$<p>$<salt base64>$<key base64>` so the parameters can be raised later and old hashes
  * still verify. Comparison by `timingSafeEqual`. scrypt runs on libuv's thread pool, off the event loop.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
 
 export const SCRYPT = { logN: 15, r: 8, p: 1, keyLength: 64, saltLength: 16 } as const

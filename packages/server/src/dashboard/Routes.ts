@@ -3,9 +3,12 @@
  * its OpenAPI document, and the demo's one-time login link (GET /app/api/auth/magic?token=…), which is a
  * browser navigation answered by a redirect, outside the JSON contract.
  */
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { DashboardApi, MAGIC_LINK_PATH } from "@sitehealth/domain/DashboardApi"
 import { encodeApiError } from "@sitehealth/domain/Errors"
 import { RequestErrorsLive } from "../http/RequestErrors.ts"

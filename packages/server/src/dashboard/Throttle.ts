@@ -4,8 +4,13 @@
  * address. Fixed one-minute windows in the same stores as the API's rate limit (memory, or Redis when
  * REDIS_URL is set): at most 5 attempts per account and 20 per address a minute; the next answers 429.
  */
-import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { RateLimited } from "@sitehealth/domain/Errors"
 import { AppConfig } from "../Config.ts"
 import { RateLimiter, type RateLimiterShape } from "../http/RateLimiter.ts"

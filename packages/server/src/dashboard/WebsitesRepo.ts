@@ -4,8 +4,10 @@
  * it authenticates but reaches no website). The project's rows (traffic, revenue, search, expenses,
  * integrations and their encrypted credentials, snapshots…) go with it by ON DELETE CASCADE.
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

@@ -2,9 +2,13 @@
  * The SqlClient the repositories use: the PostgreSQL named by DATABASE_URL, or else the embedded one in
  * the data directory. Migrations run before the layer is ready.
  */
-import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { AppConfig } from "../Config.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 import { migrations } from "./Migrations.ts"

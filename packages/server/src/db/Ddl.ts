@@ -1,6 +1,6 @@
 /** The one way a migration runs its DDL (every migration module of the feature folders, and db/Migrations.ts). */
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * A migration from its SQL text: the statements, separated by a `;` at the end of a line, run one by one in

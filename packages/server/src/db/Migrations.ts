@@ -1,6 +1,7 @@
 /** Schema migrations, applied in order at start-up (the admin CLI applies them too). */
-import { Effect } from "effect"
-import { Migrator, SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
 import { answersMigration } from "../answers/AnswersRepo.ts"
 import { ddlMigration } from "./Ddl.ts"
 import { dashboardMigration } from "../dashboard/Migration.ts"

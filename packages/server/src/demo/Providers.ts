@@ -10,7 +10,10 @@
  * keys are random per start and reach the database only encrypted, like any credentials; a key of an
  * earlier start is refused.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
 import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
 import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"

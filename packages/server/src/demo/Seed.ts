@@ -7,7 +7,8 @@
  * $SITEHEALTH_DATA_DIR/demo-token. From then on the normal schedule syncs the connections (Schedule.ts),
  * and every new day brings new data: the demo never goes stale.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"

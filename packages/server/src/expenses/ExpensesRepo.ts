@@ -1,7 +1,10 @@
 /** Expenses. Deleting is soft: the row stays, with deleted_at, so nothing a user stored is lost. */
 import { ExpenseId, ProjectId } from "@sitehealth/domain/Common"
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

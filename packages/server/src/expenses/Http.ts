@@ -1,6 +1,7 @@
 /** Handlers of the expenses group. */
-import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { ExpensesApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"

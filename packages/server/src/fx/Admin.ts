@@ -2,7 +2,7 @@
  * The operator CLI's FX commands (`admin fx set`, `admin fx list`), wired in admin/Cli.ts. Rates are
  * operator-supplied: sitehealth never invents one, and amounts without a rate are reported apart.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { AdminError, type AdminCommand } from "../admin/Commands.ts"
 import { isDay } from "../metrics/Dates.ts"
 import type { FxRate } from "./Fx.ts"

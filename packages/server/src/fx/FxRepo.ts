@@ -3,8 +3,11 @@
  * demo; sitehealth never invents a rate. The table is small (a row per pair and rate change), so it is
  * read whole.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Day, dieOnSqlError, Numeric, rowsOf } from "../store/Sql.ts"
 import type { FxRate } from "./Fx.ts"
 

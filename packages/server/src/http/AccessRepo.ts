@@ -12,8 +12,10 @@
  * list), each with its kept list entry when that was built from the project's current snapshot of its local
  * today (projects/ListAnswer.ts).
  */
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import { PROJECT_LIST_ENTRY } from "../answers/AnswersRepo.ts"
 import { toProjectRecord } from "../projects/ProjectsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"

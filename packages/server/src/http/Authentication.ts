@@ -6,8 +6,13 @@
  * handed to the checks that follow (RateLimit, Entitlement, ProjectAccess, TokenUsage: the files next to
  * this one), which therefore query nothing.
  */
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import { HttpRouter, HttpServerRequest } from "effect/http"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { answerKeyOf } from "../answers/StoredAnswers.ts"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Unauthorized } from "@sitehealth/domain/Errors"

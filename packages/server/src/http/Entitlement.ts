@@ -1,5 +1,8 @@
 /** Entitlement: 402 `trial_expired` unless the caller's account has a live trial or subscription. */
-import { Clock, Context, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { TrialExpired } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount, Entitlement } from "@sitehealth/domain/Middleware"
 import { isEntitled } from "../accounts/AccountsRepo.ts"

@@ -22,8 +22,17 @@
  * permitted requests reach it. At most half the pool's connections are held by keyed units at once
  * (keyedUnitsFor): a keyed request beyond that waits for its turn without holding a connection.
  */
-import { Cause, Clock, Effect, Exit, Layer, Predicate, Result, Schema, Semaphore } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { createHash } from "node:crypto"
 import {
   CurrentPrincipal,

@@ -8,8 +8,13 @@
  * behind, and a retry with the key runs the request exactly once. No row says "running": the claim is a
  * transaction-scoped advisory lock, which Postgres drops with the transaction, however the process ends.
  */
-import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 import { isTransientDatabaseFailure } from "./RequestErrors.ts"
 

@@ -23,11 +23,18 @@
  * The series live in Effect's default metric registry, process-wide, as a Prometheus client library's
  * would: every app layer and worker in the process counts into the same ones.
  */
-import { Context, Duration, Effect, Layer, Metric, Option, Redacted } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
-import { PrometheusMetrics } from "effect/observability"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import { errorBody } from "@sitehealth/domain/Envelope"
-import { SqlClient } from "effect/sql"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as Crypto from "node:crypto"
 import { AppConfig } from "../Config.ts"
 import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"

@@ -2,7 +2,7 @@
  * The layers of the contract's access middlewares, one per concern (domain/Middleware.ts orders them): the
  * live ones need AccessRepo, RateLimiter and TokensRepo. A test swaps any one alone and keeps the others live.
  */
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import type { Authentication } from "@sitehealth/domain/Authentication"
 import type { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
 import { AuthenticationLive } from "./Authentication.ts"

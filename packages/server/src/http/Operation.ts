@@ -2,7 +2,7 @@
  * The endpoint's operation metadata (permission, whether its path names a project), for the middlewares:
  * the Operation annotation the contract puts on every endpoint (@sitehealth/domain/Api).
  */
-import type { HttpApiEndpoint } from "effect/http-api"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { operationOf } from "@sitehealth/domain/Api"
 import type { Operation } from "@sitehealth/domain/Permissions"
 

@@ -5,8 +5,10 @@
  * after the request is decoded (docs/api.md §2: a malformed request gets its 400 whichever project it
  * names), from the project the authentication lookup already read.
  */
-import { Context, Effect, Layer } from "effect"
-import type { HttpApiEndpoint } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import { ProjectAccess } from "@sitehealth/domain/Middleware"

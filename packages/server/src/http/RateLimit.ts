@@ -3,8 +3,12 @@
  * or not — except the MCP server's in-process listing requests (`RateLimitExempt`); X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
  * the 429.
  */
-import { Clock, Context, Effect, Layer } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { RateLimited } from "@sitehealth/domain/Errors"
 import { RateLimit, RateLimitExempt } from "@sitehealth/domain/Middleware"

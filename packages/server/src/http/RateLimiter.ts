@@ -3,7 +3,11 @@
  * authenticated request counts, accepted or not; `reset` is the epoch second the window ends. The counter
  * lives in memory, or in Redis when REDIS_URL is set so that every instance shares one budget.
  */
-import { Cause, Clock, Context, Effect, Layer } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 export interface RateLimitDecision {
   readonly allowed: boolean

@@ -13,8 +13,12 @@
  * counting and reads recompute on demand, so the instance still serves correctly — pulling every instance
  * out of rotation for either would turn a partial fault into an outage. Alert on `degraded` instead.
  */
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as SqlClient from "effect/sql/SqlClient"
 import { AppConfig } from "../Config.ts"
 import { latestHeartbeatAgeSeconds, localHeartbeatMs, STALE_AFTER_SECONDS } from "../worker/Heartbeat.ts"
 

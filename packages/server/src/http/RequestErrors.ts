@@ -3,10 +3,14 @@
  * become 400 with the offending fields, oversized bodies 413, defects a logged 500 that says nothing of
  * its cause.
  */
-import { Cause, Effect, Layer, Predicate } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
-import { HttpApiError } from "effect/http-api"
-import { SchemaIssue } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiError from "effect/http-api/HttpApiError"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { RequestErrors } from "@sitehealth/domain/Authentication"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { BadRequest, clipInput, InternalError, PayloadTooLarge, Unavailable } from "@sitehealth/domain/Errors"

@@ -14,8 +14,15 @@
  * On the hot path: one record, one performance.now() pair, two or three closures, two map lookups for the
  * metric series, and — only when request lines are on — one JSON.stringify of a fixed-shape object.
  */
-import { Cause, Context, Effect, LogLevel, References } from "effect"
-import { HttpBody, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { CurrentRequestLog, LogRequests, RequestLine, type RequestLogSlot } from "../Logging.ts"
 import { recordRequest, UNMATCHED_ROUTE } from "./Metrics.ts"
 

@@ -12,8 +12,10 @@
  * level 9 made here.
  * Without a build, the pages answer 503 saying how to make one (`npm start` builds it first).
  */
-import { Effect } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import * as Fs from "node:fs"

@@ -3,7 +3,10 @@
  * background (the answer does not wait for it) and at most once a minute per token, so reads do not turn
  * into writes.
  */
-import { Clock, Context, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { TokenUsage } from "@sitehealth/domain/Middleware"
 import { TokensRepo } from "../tokens/TokensRepo.ts"

@@ -4,7 +4,9 @@
  * `integrations disconnect`; `integrations list` (never a secret). Connecting stays out of the API: it is
  * dashboard-only there (403).
  */
-import { Clock, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
 import { PROVIDERS, type Provider } from "@sitehealth/domain/Integrations"
 import { AdminError, type AdminCommand } from "../admin/Commands.ts"

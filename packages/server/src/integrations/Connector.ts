@@ -11,7 +11,7 @@
  * - All HTTP through ProviderHttp (timeouts, Retry-After on 429/503, backoff with jitter otherwise), and
  *   every payload decoded by a schema (Decode.ts): a mismatch fails the run, naming the record and field.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
 import { readProviderUrl } from "./ProviderUrls.ts"
 

@@ -8,7 +8,11 @@
  * external DATABASE_URL and no SITEHEALTH_SECRET_KEY there is no safe place to keep a generated key (a
  * second server would generate another), so start-up stops with an error saying so.
  */
-import { Context, Effect, Layer, Redacted, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"

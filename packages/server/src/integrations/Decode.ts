@@ -6,7 +6,11 @@
  * The run then writes nothing (connectors fetch everything before their one write), so the stored data
  * stays as it was. Values are quoted at most 40 characters long: enough to recognise, not a record's dump.
  */
-import { Effect, Option, Result, Schema, SchemaIssue } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { ProviderError } from "./ProviderHttp.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()

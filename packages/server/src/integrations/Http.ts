@@ -3,8 +3,9 @@
  * credential), queue a sync (202 with the run; the pending one when there is one); connecting and
  * disconnecting are dashboard-only (403; operators use `admin integrations connect|disconnect`).
  */
-import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { IntegrationsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { notFound } from "@sitehealth/domain/Errors"

@@ -4,8 +4,11 @@
  * Every change of an integration's row bumps projects.data_version: the signals read it
  * (integration_failing, integration_stale). The sync runs themselves live in SyncQueue.ts.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"

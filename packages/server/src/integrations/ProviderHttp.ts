@@ -9,8 +9,18 @@
  * or a body, and errors carry the URL without its query. The client's own spans and trace propagation are
  * off: the one span per call below names the path template only, and no trace header reaches a provider.
  */
-import { Cause, Context, Effect, Layer, Option, Result, Schema } from "effect"
-import { FetchHttpClient, type Headers, HttpBody, HttpClient, HttpClientRequest } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as Headers from "effect/http/Headers"
+import * as HttpBody from "effect/http/HttpBody"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import { after, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 
 export const PROVIDER_ERROR_KINDS = [

@@ -4,7 +4,8 @@
  * the rest of the list instead of failing each sync later; read again where a connection is made, through the
  * current ConfigProvider, so a process that sets one after start-up (a test, a fault script's child) is heard.
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { collect, describeConfigError, parsed } from "../Settings.ts"
 
 export const PROVIDER_URL_VARIABLES = ["STRIPE_API_BASE", "PLAUSIBLE_API_BASE", "GSC_API_BASE", "GOOGLE_TOKEN_URL"] as const

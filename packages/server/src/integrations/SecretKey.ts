@@ -3,7 +3,7 @@
  * and SITEHEALTH_SECRET_KEY_OLD with it at start-up, and the cipher depends on AppConfig, so this cannot live
  * there without an import cycle.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const KEY_BYTES = 32
 

@@ -10,8 +10,11 @@
  * integration's cursor/status/error and the project's data_version together; a finish whose attempt was
  * taken over meanwhile (the lease ran out) changes nothing.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { newId } from "../store/Ids.ts"
 import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"

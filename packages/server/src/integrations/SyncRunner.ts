@@ -20,7 +20,12 @@
  * STOPPED mid-run (its fiber interrupted: SIGTERM) interrupts the connector and releases the run back to the
  * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */
-import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import { backoffMillis } from "@sitehealth/domain/RetryAfter"
 import { AppConfig } from "../Config.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"

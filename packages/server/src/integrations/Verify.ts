@@ -4,7 +4,7 @@
  * everything a sync reads; `missing` lists what), `not_found` (no such site or property), or `unavailable`
  * (the provider could not be reached or answered an error of its own — try again). Never a credential.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { ProviderError } from "./ProviderHttp.ts"
 
 export class VerifyFailure extends Schema.TaggedError<VerifyFailure>()("VerifyFailure", {

@@ -3,8 +3,12 @@
  * trip, whatever the raw volume behind them: aggregation happens on write.
  */
 import { ProjectId } from "@sitehealth/domain/Common"
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"

@@ -3,8 +3,12 @@
  * (Rollup.ts) over the project's whole payment history and replace its derived rows — all in one
  * transaction that also bumps projects.data_version. Reads only touch derived rows, bounded by the window.
  */
-import { Array as Arr, Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Arr from "effect/Array"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { FxRepo } from "../fx/FxRepo.ts"
 import type { CohortRow, RevenueDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

@@ -3,9 +3,10 @@
  * briefing, signals; deletion is dashboard-only. Every read serves STORED results, made current first
  * (snapshots/Freshness.ts) when they are behind the data — never stale, never computed twice at once.
  */
-import { Clock, Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"

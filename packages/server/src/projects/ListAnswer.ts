@@ -19,8 +19,8 @@
  * a list computed from the trend rows as they were just before such another-day write, and kept just after its
  * delete, keeps the older trend until the entry is stale by the rules above (at most the hour).
  */
-import { Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
+import * as Schema from "effect/Schema"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Project } from "@sitehealth/domain/Projects"
 import type { ListLookup, ProjectListAccess } from "../http/AccessRepo.ts"

@@ -2,7 +2,8 @@
  * Project access: a project of another account is 404 (as if it did not exist); a project of the
  * caller's account outside the token's project list is 403.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden, notFound } from "@sitehealth/domain/Errors"
 import type { NotFound } from "@sitehealth/domain/Errors"

@@ -1,5 +1,6 @@
 /** GET /projects/{id}/analytics: traffic for a period, from the traffic aggregates in one read. */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
 import { analytics, planAnalytics } from "../metrics/Analytics.ts"
 import { prefetchedDataVersion, requireProject } from "../projects/Policy.ts"

@@ -2,8 +2,8 @@
  * Handlers of the reports group: analytics by period, revenue, churn, SEO — one module per report. Each is
  * served from its stored answer when that is current (answers/StoredAnswers.ts), after the scope check.
  */
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Analytics } from "@sitehealth/domain/Analytics"
 import type { Period } from "@sitehealth/domain/Common"

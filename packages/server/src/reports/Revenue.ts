@@ -1,5 +1,5 @@
 /** GET /projects/{id}/revenue and /churn: derived rows only, a handful of round trips, O(days in the window). */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
 import * as Compute from "../metrics/Compute.ts"
 import { addDays } from "../metrics/Dates.ts"

@@ -4,7 +4,8 @@
  * of both windows and the top queries and pages aggregated in the store — bounded by the window's days and
  * SEO_TOP_ROWS, whatever the history behind them.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
 import { todayIn } from "../metrics/Dates.ts"
 import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"

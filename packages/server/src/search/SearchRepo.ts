@@ -2,8 +2,11 @@
  * Search Console rows: the property's daily totals (search_daily), and the day's top queries and pages.
  * Every write bumps the project's data_version in the same transaction (the series cache relies on it).
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { collapseTop } from "../metrics/Seo.ts"
 import type { DayWindow } from "../metrics/Numbers.ts"
 import type { SearchDay } from "../metrics/Rows.ts"

@@ -4,7 +4,7 @@
  * rows; both are kept. Query and page rows are capped per day on write (the top rows by clicks, then
  * impressions), so a read costs O(days in the window × cap).
  */
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import type { DayWindow } from "../metrics/Numbers.ts"
 import type { SearchDay, SearchPageDay, SearchQueryDay } from "../metrics/Rows.ts"
 

@@ -4,7 +4,9 @@
  * this service, not on the worker: the live layer recomputes through worker/Recompute.ts under the
  * project's lock; a test layer can answer from anything.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { Briefing } from "@sitehealth/domain/Projects"
 import { ensureBriefing, ensureFresh, isFresh } from "../worker/Recompute.ts"
 import type { StoredHealth } from "./SnapshotsRepo.ts"

@@ -5,8 +5,11 @@
  * row opens. The list shows active signals first (severity, then newest), then those resolved in the last
  * RESOLVED_LIST_DAYS days (newest resolution first), keyset-paginated.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Dimension, Severity, Signal } from "@sitehealth/domain/Projects"
 import { badRequest } from "@sitehealth/domain/Errors"
 import type { BadRequest } from "@sitehealth/domain/Errors"

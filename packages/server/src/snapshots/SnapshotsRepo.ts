@@ -2,8 +2,12 @@
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
  * per project and local date, written once). Written by worker/Recompute.ts under the project lock.
  */
-import { Context, Effect, Layer, Result, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { PROJECT_LIST_ENTRY } from "../answers/AnswersRepo.ts"
 import { pageInMemory, toPage } from "../store/Cursor.ts"

@@ -1,7 +1,7 @@
 /** Opaque list cursors: base64url of the last item's (createdAt, id). */
 import { badRequest } from "@sitehealth/domain/Errors"
 import type { BadRequest } from "@sitehealth/domain/Errors"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { looksLikeId } from "./Ids.ts"
 import type { Page, PageRequest } from "./Records.ts"
 

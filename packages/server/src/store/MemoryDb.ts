@@ -1,5 +1,6 @@
 /** The state behind the in-memory repositories (tests only): plain maps, one instance per layer build. */
-import { Context, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
 import type { StoredAnswer } from "../answers/AnswersRepo.ts"
 import type { RevenueDay, SearchDay, TrafficDay } from "../metrics/Rows.ts"
 import type {

@@ -3,7 +3,7 @@
  * access reads) and revenue_daily (written by the payments rollup and by MetricsRepo.writeDays).
  */
 import { AccountId, ProjectId } from "@sitehealth/domain/Common"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { RevenueDay } from "../metrics/Rows.ts"
 import type { ProjectRecord } from "./Records.ts"
 import { Instant } from "./Sql.ts"

@@ -8,8 +8,12 @@
  * and any other defect a logged 500 (http/RequestErrors.ts); the worker logs and retries on its next tick.
  * A repository's typed failures are kept for what a caller can act on (not found, conflicts).
  */
-import { Data, Effect, Result, Schema, SchemaTransformation } from "effect"
-import { SqlError } from "effect/sql"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
+import * as SqlError from "effect/sql/SqlError"
 
 /** A stored row that does not match its table's shape (a hand edit, a half-applied migration): a defect. */
 export class CorruptRow extends Data.TaggedError("CorruptRow")<{

@@ -1,6 +1,7 @@
 /** Handlers of the tokens group: list metadata, the caller's own, mint and revoke behind the confirmation gate. */
-import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"

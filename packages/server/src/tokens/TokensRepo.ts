@@ -1,8 +1,11 @@
 /** Access tokens. Only the SHA-256 of a secret is stored; lookups are by that hash. */
 import { AccountId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 import { Permission } from "@sitehealth/domain/Permissions"
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

@@ -6,8 +6,9 @@
  * start in them through (project_id, session_id). Pages and sources are replaced per day (DELETE then
  * INSERT) because a path can fall out of a day's top TOP_PER_DAY.
  */
-import { Effect } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
+import * as Effect from "effect/Effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { type Affected, boundsOf } from "./Aggregate.ts"
 import { TOP_PER_DAY } from "./Types.ts"
 

@@ -3,8 +3,11 @@
  * (ingestEvents, rollup), and the one bounded read the analytics report needs (read). Reads never
  * touch traffic_events: their cost is O(hours + days in the window), whatever the raw volume.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { addDays, localTimeIn } from "../metrics/Dates.ts"
 import type { TrafficDay, TrafficQuery } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"

@@ -5,8 +5,9 @@
  * (HeartbeatMigration.ts) for the servers that run no worker (SITEHEALTH_WORKER=0), which report the most
  * recent beat of any worker.
  */
-import { Clock, Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as NodeCrypto from "node:crypto"
 import * as Os from "node:os"
 

@@ -5,8 +5,13 @@
  * whole computation, in one transaction, so two computations of one project never overlap. Workers claim
  * with SKIP LOCKED (they move on to another project); readers wait (they need the result).
  */
-import { Context, Effect, Layer, Option, Schema, Semaphore } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import * as SqlClient from "effect/sql/SqlClient"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 

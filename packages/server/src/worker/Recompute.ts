@@ -4,7 +4,8 @@
  * (JobsRepo), so a worker and a request never compute one project at the same time. Readers call
  * `ensureFresh` before answering: they never serve a snapshot older than the data.
  */
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { Briefing } from "@sitehealth/domain/Projects"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"

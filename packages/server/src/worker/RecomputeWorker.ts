@@ -4,8 +4,13 @@
  * their snapshots, signals and briefing. A project is due when its data_version moved since its last
  * computation, or at its due_at (next local midnight or 06:00, at most an hour after the last run).
  */
-import { Cause, Clock, Duration, Effect, Fiber, References } from "effect"
-import type { SqlClient } from "effect/sql"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as References from "effect/References"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { runSyncWorker } from "../integrations/SyncRunner.ts"
 import { beat, beatIfDue, startHeartbeat } from "./Heartbeat.ts"
 import { JobsRepo } from "./JobsRepo.ts"

@@ -9,7 +9,8 @@
  * sync in progress is released back to the queue so another worker takes it at once, the pool closes, and
  * the process exits 0.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type AppConfigShape, loadAppConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
 import { SqlRepos } from "../Layers.ts"

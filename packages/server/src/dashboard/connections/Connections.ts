@@ -8,7 +8,9 @@
  * missing permissions), a provider that cannot be reached 502 — nothing is stored in any of these cases.
  */
 import { createHash } from "node:crypto"
-import { Clock, Effect, Redacted } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { type Connection, CredentialsRejected, ProviderUnavailable, STRIPE_READ_PERMISSIONS } from "@sitehealth/domain/DashboardConnections"
 import { badRequest, notFound, Unavailable } from "@sitehealth/domain/Errors"
 import { LISTED_PROVIDERS, type Provider } from "@sitehealth/domain/Integrations"

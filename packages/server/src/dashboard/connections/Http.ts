@@ -2,8 +2,8 @@
  * Handlers of the dashboard's `connections` group (@sitehealth/domain/DashboardConnections): the logged-in
  * account (DashboardSession) and the Connections service do the work.
  */
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
 import { makeConnections } from "./Connections.ts"
 

@@ -3,8 +3,11 @@
  * account that started it, before it expires), completed with the encrypted refresh token, removed when the
  * owner has chosen the property. `secrets` is ciphertext; this repository never sees a plaintext secret.
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Bytes, dieOnSqlError, firstOf, Instant } from "../../store/Sql.ts"
 
 export interface OAuthFlow {

@@ -11,7 +11,9 @@
  * they are checked once at start-up with the rest (integrations/ProviderUrls.ts) and read where a connection is
  * checked, as the sync reads them. The fields below override them (tests); null means "as the sync does".
  */
-import { Effect, type Redacted, Result } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { collect, parsed, secret, text } from "../../Settings.ts"
 

@@ -6,8 +6,9 @@
  * permission, as the dashboard is the account's owner. Scope is then judged as on /api/v1 (another account's
  * website is 404). The entitlement is checked as /api/v1's Entitlement middleware does (402 `trial_expired`).
  */
-import { Clock, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import type { TokenId } from "@sitehealth/domain/Common"
 import { CurrentDashboardSession, DashboardApi, type DashboardPrincipal } from "@sitehealth/domain/DashboardApi"

@@ -5,7 +5,8 @@
  * (`GET /webmasters/v3/sites`, sites.list). Nothing here logs or returns a token in an error.
  */
 import { createHash, randomBytes } from "node:crypto"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect } from "../Decode.ts"
 import type { ProviderHttpShape } from "../ProviderHttp.ts"

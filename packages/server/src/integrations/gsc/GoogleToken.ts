@@ -5,7 +5,10 @@
  * The cache key holds a digest of the refresh token, never the token itself; nothing here is logged.
  */
 import { createHash } from "node:crypto"
-import { Clock, ConfigProvider, Effect, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"

@@ -5,7 +5,8 @@
  * to check access. A 401 drops the cached access token, fetches a new one and retries once. Every answer is
  * decoded before use; a body of another shape is a `malformed` failure naming the row.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError, type ProviderRequest, type ProviderResponse } from "../ProviderHttp.ts"

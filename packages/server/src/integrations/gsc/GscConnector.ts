@@ -9,7 +9,9 @@
  * an incremental run starts three days before the last day stored, because GSC revises recent days.
  * Docs: docs/integrations-gsc.md.
  */
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { addDays, addMonths, todayIn, zonedInstant } from "../../metrics/Dates.ts"
 import { SearchRepo } from "../../search/SearchRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"

@@ -4,7 +4,9 @@
  * before use: a 200 whose body is not `{results: [{dimensions, metrics}]}` with the asked lengths is a
  * `malformed` failure naming the row (nothing is written). Error messages never carry the key or the site id.
  */
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect, decodeRows, malformed, rowNamedBy } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"

@@ -8,7 +8,10 @@
  * last day the previous run fetched, because Plausible's recent days still change (late events).
  * Docs: docs/integrations-plausible.md.
  */
-import { Clock, Effect, Option, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { addDays, addMonths, startOfMonth, todayIn } from "../../metrics/Dates.ts"
 import { TrafficRepo } from "../../traffic/TrafficRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"

@@ -3,7 +3,7 @@
  * connector's own cheapest query (yesterday's visitors) against the Stats API. Plausible answers 401 both
  * for a wrong key and for a site the key cannot read, so the message names both.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ConnectionContext } from "../Connector.ts"
 import { isUnavailable, unavailable, VerifyFailure } from "../Verify.ts"
 import { plausibleConnector } from "./PlausibleConnector.ts"

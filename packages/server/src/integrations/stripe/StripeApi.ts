@@ -4,7 +4,9 @@
  * handed to a callback one item at a time and dropped, so a sync holds compact rows, never the raw JSON of
  * a whole account.
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect, decoder, malformed } from "../Decode.ts"
 import type { ProviderError } from "../ProviderHttp.ts"

@@ -9,7 +9,9 @@
  * `created[gte]` = the newest `created` seen by the last run minus INCREMENTAL_OVERLAP_SECONDS, so charges
  * that settle late (pending → succeeded/failed) are picked up again. A full sync lists everything.
  */
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { PaymentsRepo } from "../../payments/PaymentsRepo.ts"
 import type { Charge, Customer, Refund, SubscriptionVersion } from "../../payments/Types.ts"
 import type { ConnectionContext, Connector, SyncContext, SyncOutcome } from "../Connector.ts"

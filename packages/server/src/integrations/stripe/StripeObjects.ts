@@ -5,7 +5,7 @@
  * null for an object that is not ours to keep, or a string saying what is wrong beyond types (the sync
  * then fails as malformed rather than store a guess).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { BillingInterval, Charge, Customer, Refund } from "../../payments/Types.ts"
 import type { Plan, SubscriptionLine, SubscriptionNow } from "./Versions.ts"
 

@@ -3,7 +3,7 @@
  * `sk_…` secret, live or test), then one `limit=1` list call per object the sync reads — Stripe answers 403
  * to a restricted key lacking a resource's read permission, so every missing permission is named at once.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { STRIPE_READ_PERMISSIONS } from "@sitehealth/domain/DashboardConnections"
 import type { ConnectionContext } from "../Connector.ts"
 import type { ProviderError } from "../ProviderHttp.ts"

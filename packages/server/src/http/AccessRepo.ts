@@ -151,15 +151,7 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, 
   const project: ProjectAccess | null = lookup === null ? null : {
     id: lookup.id,
     // Every p_ column is selected with p_id and comes from the same joined row, so they are set whenever it is.
-    project: r.p_id === null || r.p_id === undefined ? null : toProjectRecord({
-      id: r.p_id,
-      account_id: r.p_account_id!,
-      name: r.p_name!,
-      domain: r.p_domain!,
-      timezone: r.p_timezone!,
-      currency: r.p_currency!,
-      created_at: r.p_created_at!
-    }),
+    project: r.p_id === null || r.p_id === undefined ? null : projectOf(r, r.p_id),
     dataVersion: r.p_version ?? null,
     health: lookup.withHealth ? rows.flatMap(toEncodedHealth) : [],
     // Every s_ column comes with s_day from the one joined row (the key is the table's primary key).
@@ -179,21 +171,25 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, 
   }
 }
 
+/** The row's joined project (its p_ columns, all set whenever p_id is: they come from the same joined row). */
+const projectOf = (r: AccessRow, id: ProjectRow["id"]) =>
+  toProjectRecord({
+    id,
+    account_id: r.p_account_id!,
+    name: r.p_name!,
+    domain: r.p_domain!,
+    timezone: r.p_timezone!,
+    currency: r.p_currency!,
+    created_at: r.p_created_at!
+  })
+
 /** The rows of the list lookup (one per project of the page, plus the next page's first) to the page. */
 const toList = (rows: ReadonlyArray<AccessRow>, list: ListLookup): ProjectListAccess => {
   const items: Array<ProjectListAccess["items"][number] & { readonly createdAt: Date; readonly id: string }> = []
   for (const r of rows) {
     // A token without projects in its page: one row, its project columns null.
     if (r.p_id === null || r.p_id === undefined) continue
-    const project = toProjectRecord({
-      id: r.p_id,
-      account_id: r.p_account_id!,
-      name: r.p_name!,
-      domain: r.p_domain!,
-      timezone: r.p_timezone!,
-      currency: r.p_currency!,
-      created_at: r.p_created_at!
-    })
+    const project = projectOf(r, r.p_id)
     items.push({
       project,
       createdAt: project.createdAt,

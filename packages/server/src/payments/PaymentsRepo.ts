@@ -364,13 +364,20 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             yield* sql`DELETE FROM refunds WHERE project_id = ${projectId} AND id = ANY(${gone.slice(i, i + CHUNK)})`
           }
           const removed = new Set<string>()
-          const parents = batch.unstageParents ?? []
-          for (let i = 0; i < parents.length; i += CHUNK) {
-            const slice = parents.slice(i, i + CHUNK)
-            const rows = yield* sql`DELETE FROM payments_staged s USING unnest(${slice.map((p) => p.kind)}::text[], ${slice.map((p) => p.parentId)}::text[]) AS u(kind, parent_id)
-                WHERE s.project_id = ${projectId} AND s.kind = u.kind AND s.parent_id = u.parent_id
-                RETURNING s.group_id`.pipe(Effect.flatMap(decodeRemovedGroups))
-            for (const r of rows) removed.add(r.group_id)
+          // Per kind, `parent_id = ANY(…)`: an index scan of payments_staged_parent (a join on unnest would let
+          // the planner scan the whole table once per batch).
+          const byKind = new Map<string, Array<string>>()
+          for (const p of batch.unstageParents ?? []) {
+            const list = byKind.get(p.kind)
+            if (list === undefined) byKind.set(p.kind, [p.parentId])
+            else list.push(p.parentId)
+          }
+          for (const [kind, parents] of byKind) {
+            for (let i = 0; i < parents.length; i += CHUNK) {
+              const rows = yield* sql`DELETE FROM payments_staged WHERE project_id = ${projectId} AND kind = ${kind}
+                  AND parent_id = ANY(${parents.slice(i, i + CHUNK)}) RETURNING group_id`.pipe(Effect.flatMap(decodeRemovedGroups))
+              for (const r of rows) removed.add(r.group_id)
+            }
           }
           for (const rows of chunks(batch.staged ?? [])) {
             yield* sql`INSERT INTO payments_staged ${insertRows(rows, (d) => ({

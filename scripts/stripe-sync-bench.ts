@@ -16,7 +16,7 @@
  * fake's /v1/events serves, in the 24 h before "now", a renewal of every 30th subscription (invoice.paid,
  * charge.succeeded, customer.subscription.updated) and every 30th refund (refund.created). Prints JSON.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { fork } from "node:child_process"
 import * as Fs from "node:fs"
@@ -177,8 +177,18 @@ const main = async () => {
       const inner = yield* PaymentsRepo
       let rollUpMs = 0
       let phase = "listing"
+      // Where the time goes: commits of listed batches, of rebuilt versions, reads of staged objects.
+      const spent = { listCommitsMs: 0, versionCommitsMs: 0, stagedReadsMs: 0 }
+      const clock = <A>(key: keyof typeof spent, self: Effect.Effect<A>) =>
+        Effect.suspend(() => {
+          const t0 = performance.now()
+          return self.pipe(Effect.ensuring(Effect.sync(() => void (spent[key] += performance.now() - t0))))
+        })
       const timed = PaymentsRepo.of({
         ...inner,
+        commit: (id, batch) => clock(batch.replaceVersionsOf !== undefined ? "versionCommitsMs" : "listCommitsMs", inner.commit(id, batch)),
+        stagedAfter: (id, after, limit) => clock("stagedReadsMs", inner.stagedAfter(id, after, limit)),
+        stagedOf: (id, groups) => clock("stagedReadsMs", inner.stagedOf(id, groups)),
         rollUp: (id) => Effect.suspend(() => {
           const t0 = performance.now()
           log(`${phase}: rolling up…`)
@@ -198,6 +208,8 @@ const main = async () => {
       const full = yield* run("full", NOW, null).pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
       const fullMs = performance.now() - t0
       const fullRollUpMs = rollUpMs
+      const fullSpent = { ...spent }
+      spent.listCommitsMs = spent.versionCommitsMs = spent.stagedReadsMs = 0
       sample()
       const fullPeak = { rss: peakRss, heap: peakHeap }
       const stored = (yield* sql`SELECT
@@ -223,10 +235,13 @@ const main = async () => {
       sample()
       const lastMrrAfter = (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[0]
       return {
-        full, fullMs, fullRollUpMs, stored, rssBefore, fullPeak,
+        full, fullMs, fullRollUpMs, fullSpent, incrementalSpent: { ...spent }, stored, rssBefore, fullPeak,
         incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter
       }
-    }).pipe(Effect.provide(repos)))
+    }).pipe(
+      Effect.provide(repos),
+      Effect.provideService(References.MinimumLogLevel, "Warn") // stdout is the JSON
+    ))
     const mb = (b: number) => Math.round(b / 1048576)
     const s1 = (ms: number) => Math.round(ms / 100) / 10
     console.log(JSON.stringify({
@@ -234,6 +249,7 @@ const main = async () => {
       full: {
         syncSeconds: s1(result.fullMs),
         rollUpSeconds: s1(result.fullRollUpMs),
+        dbSeconds: { listCommits: s1(result.fullSpent.listCommitsMs), versionCommits: s1(result.fullSpent.versionCommitsMs), stagedReads: s1(result.fullSpent.stagedReadsMs) },
         counts: result.full.counts,
         rowsStored: result.stored,
         memory: { rssBeforeMB: mb(result.rssBefore), peakRssMB: mb(result.fullPeak.rss), peakHeapUsedMB: mb(result.fullPeak.heap) }
@@ -241,6 +257,7 @@ const main = async () => {
       incrementalOneDay: {
         syncSeconds: Math.round(result.incrementalMs) / 1000,
         rollUpSeconds: Math.round(result.incrementalRollUpMs) / 1000,
+        dbSeconds: { listCommits: s1(result.incrementalSpent.listCommitsMs), versionCommits: s1(result.incrementalSpent.versionCommitsMs), stagedReads: s1(result.incrementalSpent.stagedReadsMs) },
         counts: result.incremental.counts,
         lastMrrMinorAfter: result.lastMrrAfter,
         memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }

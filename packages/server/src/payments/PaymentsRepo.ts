@@ -193,20 +193,29 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       const insertRows = <A>(rows: Arr.NonEmptyReadonlyArray<A>, toRow: (a: A) => Record<string, unknown>) =>
         sql.insert(Arr.map(rows, toRow))
 
+      // Upserts as one statement per table and chunk whatever the row count: the rows travel as ONE JSON
+      // parameter read by jsonb_to_recordset, so the statement text (and the prepared statement Postgres and
+      // the driver keep for it) is the same for every batch — a multi-row VALUES list is a new statement for
+      // every batch size, which a streaming sync's thousands of batches made slow and memory-hungry.
+      const json = (rows: ReadonlyArray<unknown>) => JSON.stringify(rows)
       const upsert = (projectId: string, data: Partial<PaymentsData>) =>
         Effect.gen(function*() {
           for (const rows of chunks(data.customers ?? [])) {
-            yield* sql`INSERT INTO customers ${insertRows(rows, (c) => ({ project_id: projectId, id: c.id, created_at: c.createdAt }))}
+            yield* sql`INSERT INTO customers (project_id, id, created_at)
+              SELECT ${projectId}, u.id, u.created_at
+              FROM jsonb_to_recordset(${json(rows.map((c) => ({ id: c.id, created_at: c.createdAt })))}::jsonb) AS u(id text, created_at timestamptz)
               ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at`
           }
           for (const rows of chunks(data.subscriptionVersions ?? [])) {
-            yield* sql`INSERT INTO subscription_versions ${insertRows(rows, (v) => ({
-              project_id: projectId, subscription_id: v.subscriptionId, customer_id: v.customerId,
-              valid_from: v.validFrom, valid_to: v.validTo, status: v.status, currency: v.currency.toUpperCase(),
-              unit_amount_minor: v.unitAmountMinor, quantity: v.quantity, interval: v.interval,
-              interval_count: v.intervalCount, discount_percent_off: v.discountPercentOff,
-              discount_amount_off_minor: v.discountAmountOffMinor, cancel_reason: v.cancelReason
-            }))}
+            yield* sql`INSERT INTO subscription_versions (project_id, subscription_id, customer_id, valid_from, valid_to, status,
+                currency, unit_amount_minor, quantity, interval, interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason)
+              SELECT ${projectId}, u.s, u.c, u.f, u.t, u.st, u.cur, u.unit, u.q, u.i, u.ic, u.pct, u.amt, u.r
+              FROM jsonb_to_recordset(${json(rows.map((v) => ({
+                s: v.subscriptionId, c: v.customerId, f: v.validFrom, t: v.validTo, st: v.status, cur: v.currency.toUpperCase(),
+                unit: v.unitAmountMinor, q: v.quantity, i: v.interval, ic: v.intervalCount, pct: v.discountPercentOff,
+                amt: v.discountAmountOffMinor, r: v.cancelReason
+              })))}::jsonb) AS u(s text, c text, f timestamptz, t timestamptz, st text, cur text, unit bigint, q integer, i text,
+                ic integer, pct numeric, amt bigint, r text)
               ON CONFLICT (project_id, subscription_id, valid_from) DO UPDATE SET customer_id = EXCLUDED.customer_id,
                 valid_to = EXCLUDED.valid_to, status = EXCLUDED.status, currency = EXCLUDED.currency,
                 unit_amount_minor = EXCLUDED.unit_amount_minor, quantity = EXCLUDED.quantity, interval = EXCLUDED.interval,
@@ -214,18 +223,20 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 discount_amount_off_minor = EXCLUDED.discount_amount_off_minor, cancel_reason = EXCLUDED.cancel_reason`
           }
           for (const rows of chunks(data.charges ?? [])) {
-            yield* sql`INSERT INTO charges ${insertRows(rows, (c) => ({
-              project_id: projectId, id: c.id, customer_id: c.customerId, at: c.at, amount_minor: c.amountMinor,
-              currency: c.currency.toUpperCase(), status: c.status
-            }))}
+            yield* sql`INSERT INTO charges (project_id, id, customer_id, at, amount_minor, currency, status)
+              SELECT ${projectId}, u.id, u.c, u.at, u.amt, u.cur, u.st
+              FROM jsonb_to_recordset(${json(rows.map((c) => ({
+                id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
+              })))}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
               ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
                 amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status`
           }
           for (const rows of chunks(data.refunds ?? [])) {
-            yield* sql`INSERT INTO refunds ${insertRows(rows, (r) => ({
-              project_id: projectId, id: r.id, charge_id: r.chargeId, at: r.at, amount_minor: r.amountMinor,
-              currency: r.currency.toUpperCase()
-            }))}
+            yield* sql`INSERT INTO refunds (project_id, id, charge_id, at, amount_minor, currency)
+              SELECT ${projectId}, u.id, u.ch, u.at, u.amt, u.cur
+              FROM jsonb_to_recordset(${json(rows.map((r) => ({
+                id: r.id, ch: r.chargeId, at: r.at, amt: r.amountMinor, cur: r.currency.toUpperCase()
+              })))}::jsonb) AS u(id text, ch text, at timestamptz, amt bigint, cur text)
               ON CONFLICT (project_id, id) DO UPDATE SET charge_id = EXCLUDED.charge_id, at = EXCLUDED.at,
                 amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency`
           }
@@ -380,9 +391,10 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             }
           }
           for (const rows of chunks(batch.staged ?? [])) {
-            yield* sql`INSERT INTO payments_staged ${insertRows(rows, (d) => ({
-              project_id: projectId, kind: d.kind, id: d.id, parent_id: d.parentId, group_id: d.groupId, data: JSON.stringify(d.data)
-            }))}
+            yield* sql`INSERT INTO payments_staged (project_id, kind, id, parent_id, group_id, data)
+              SELECT ${projectId}, u.k, u.id, u.p, u.g, u.d
+              FROM jsonb_to_recordset(${json(rows.map((d) => ({ k: d.kind, id: d.id, p: d.parentId, g: d.groupId, d: d.data })))}::jsonb)
+                AS u(k text, id text, p text, g text, d jsonb)
               ON CONFLICT (project_id, kind, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, group_id = EXCLUDED.group_id,
                 data = EXCLUDED.data`
           }

@@ -11,9 +11,12 @@
  * feedback), every 7th starting with a trial period, every 13th upgraded mid-period (proration lines),
  * every 11th with a 20 % coupon, five price levels. This process migrates a database, creates a project and
  * runs stripeConnector.sync through the real ProviderHttp (default timeouts and retries) into
- * PaymentsRepo.sql, sampling process.memoryUsage().rss every 20 ms. Prints JSON.
+ * PaymentsRepo.sql, sampling process.memoryUsage().rss every 20 ms: first a FULL sync (the first one of a
+ * connection: streamed listing, version rebuild, rollup), then an INCREMENTAL sync of a day's changes — the
+ * fake's /v1/events serves, in the 24 h before "now", a renewal of every 30th subscription (invoice.paid,
+ * charge.succeeded, customer.subscription.updated) and every 30th refund (refund.created). Prints JSON.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { fork } from "node:child_process"
 import * as Fs from "node:fs"
@@ -28,7 +31,7 @@ import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
 import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
 import { ProjectsRepo } from "@sitehealth/server/projects/ProjectsRepo"
-import { type ListSource, type Obj, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
+import { event, fromArray, type ListSource, type Obj, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 
 const args = process.argv.slice(2)
@@ -56,7 +59,7 @@ const upgraded = (i: number) => i % 13 === 0 && periodsOf(i) >= 3
 const levelAt = (i: number, k: number) => (upgraded(i) && k >= 2 ? (i % 5) + 1 : i % 5)
 const trial = (i: number) => i % 7 === 0
 
-const generated = (): { customers: ListSource; subscriptions: ListSource; invoices: ListSource; charges: ListSource; refunds: ListSource } => {
+const generated = (): { customers: ListSource; subscriptions: ListSource; invoices: ListSource; charges: ListSource; refunds: ListSource; events: ListSource } => {
   const offsets = new Int32Array(N + 1)
   for (let i = 0; i < N; i++) offsets[i + 1] = offsets[i]! + periodsOf(i)
   const total = offsets[N]!
@@ -111,15 +114,30 @@ const generated = (): { customers: ListSource; subscriptions: ListSource; invoic
     return m === null ? undefined : Number(m[1])
   }
   const refunds = Math.floor(total / 100)
+  const refundAt = (r: number): Obj => {
+    const c = chargeAt(r * 100)
+    return { id: `re_${r}`, object: "refund", charge: c.id, created: c.created + 3 * DAY, amount: Math.round(c.amount / 2), currency: "usd", status: "succeeded" }
+  }
+  // A day of events, in the 24 h before NOW: every 30th subscription renews (its latest invoice is paid, its
+  // charge succeeds, the subscription is updated) and every 30th refund is issued — a monthly account's
+  // share of a day. The objects are the account's own, so the figures stay; the run does all the work.
+  const events: Array<Obj> = []
+  const at = (n: number) => NOW - DAY + ((n * 7919) % DAY)
+  for (let i = 1; i < N; i += 30) {
+    if (canceled(i)) continue
+    const j = offsets[i]! + periodsOf(i) - 1
+    events.push(event(`evt_in_${j}`, "invoice.paid", at(i), invoiceAt(j)))
+    events.push(event(`evt_ch_${j}`, "charge.succeeded", at(i) + 1, chargeAt(j)))
+    events.push(event(`evt_sub_${i}`, "customer.subscription.updated", at(i) + 2, subscriptionAt(i)))
+  }
+  for (let r = 0; r < refunds; r += 30) events.push(event(`evt_re_${r}`, "refund.created", at(r), refundAt(r)))
   return {
     customers: indexed(N, (i) => ({ id: `cus_${i}`, object: "customer", created: startOf(i) - 60 }), single("cus")),
     subscriptions: indexed(N, subscriptionAt, single("sub")),
     invoices: indexed(total, invoiceAt, (id) => parse(id, "in")),
     charges: indexed(total, chargeAt, (id) => parse(id, "ch")),
-    refunds: indexed(refunds, (r) => {
-      const c = chargeAt(r * 100)
-      return { id: `re_${r}`, object: "refund", charge: c.id, created: c.created + 3 * DAY, amount: Math.round(c.amount / 2), currency: "usd", status: "succeeded" }
-    }, single("re"))
+    refunds: indexed(refunds, refundAt, single("re")),
+    events: fromArray(events)
   }
 }
 
@@ -147,7 +165,6 @@ const main = async () => {
     const repos = Layer.mergeAll(AccountsRepo.sql, ProjectsRepo.sql, PaymentsRepo.sql).pipe(Layer.provideMerge(FxRepo.sql), Layer.provideMerge(db))
     let peakRss = 0
     let peakHeap = 0
-    let fetchPeakRss = 0
     const sample = () => {
       const m = process.memoryUsage()
       peakRss = Math.max(peakRss, m.rss)
@@ -158,48 +175,93 @@ const main = async () => {
       const account = yield* createAccount({ name: "Stripe bench" })
       const project = yield* createProject({ accountId: account.id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD" })
       const inner = yield* PaymentsRepo
-      let writeMs = 0
+      let rollUpMs = 0
+      let phase = "listing"
+      // Where the time goes: commits of listed batches, of rebuilt versions, reads of staged objects.
+      const spent = { listCommitsMs: 0, versionCommitsMs: 0, stagedReadsMs: 0 }
+      const clock = <A>(key: keyof typeof spent, self: Effect.Effect<A>) =>
+        Effect.suspend(() => {
+          const t0 = performance.now()
+          return self.pipe(Effect.ensuring(Effect.sync(() => void (spent[key] += performance.now() - t0))))
+        })
       const timed = PaymentsRepo.of({
         ...inner,
-        write: (id, data) => Effect.suspend(() => {
+        commit: (id, batch) => clock(batch.replaceVersionsOf !== undefined ? "versionCommitsMs" : "listCommitsMs", inner.commit(id, batch)),
+        stagedAfter: (id, after, limit) => clock("stagedReadsMs", inner.stagedAfter(id, after, limit)),
+        stagedOf: (id, groups) => clock("stagedReadsMs", inner.stagedOf(id, groups)),
+        rollUp: (id) => Effect.suspend(() => {
           const t0 = performance.now()
-          sample()
-          fetchPeakRss = peakRss
-          log(`fetched; writing ${data.subscriptionVersions?.length ?? 0} versions…`)
-          return inner.write(id, data).pipe(Effect.ensuring(Effect.sync(() => void (writeMs = performance.now() - t0))))
+          log(`${phase}: rolling up…`)
+          return inner.rollUp(id).pipe(Effect.ensuring(Effect.sync(() => void (rollUpMs = performance.now() - t0))))
         })
       })
+      const http = makeProviderHttp()
+      const run = (mode: "full" | "incremental", now: number, state: unknown) =>
+        stripeConnector.sync({
+          baseUrl: fakeUrl, credentials: { secret_key: "sk_test_fake" }, http, projectId: project.id,
+          timezone: "UTC", currency: "USD", now: new Date(now * 1000), mode, state
+        }).pipe(Effect.provideService(PaymentsRepo, timed))
       sample()
       const rssBefore = process.memoryUsage().rss
       const timer = setInterval(sample, 20)
       const t0 = performance.now()
-      const outcome = yield* stripeConnector.sync({
-        baseUrl: fakeUrl, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp(), projectId: project.id,
-        timezone: "UTC", currency: "USD", now: new Date(NOW * 1000), mode: "full", state: null
-      }).pipe(Effect.provideService(PaymentsRepo, timed), Effect.ensuring(Effect.sync(() => clearInterval(timer))))
-      const totalMs = performance.now() - t0
+      const full = yield* run("full", NOW, null).pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
+      const fullMs = performance.now() - t0
+      const fullRollUpMs = rollUpMs
+      const fullSpent = { ...spent }
+      spent.listCommitsMs = spent.versionCommitsMs = spent.stagedReadsMs = 0
       sample()
+      const fullPeak = { rss: peakRss, heap: peakHeap }
       const stored = (yield* sql`SELECT
           (SELECT count(*) FROM customers WHERE project_id = ${project.id})::int AS customers,
           (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
           (SELECT count(*) FROM charges WHERE project_id = ${project.id})::int AS charges,
           (SELECT count(*) FROM refunds WHERE project_id = ${project.id})::int AS refunds,
+          (SELECT count(*) FROM payments_staged WHERE project_id = ${project.id})::int AS staged,
           (SELECT count(*) FROM revenue_daily WHERE project_id = ${project.id})::int AS revenue_days,
           (SELECT count(*) FROM customer_mrr WHERE project_id = ${project.id})::int AS customer_mrr_spans,
           (SELECT count(*) FROM churn_events WHERE project_id = ${project.id})::int AS churn_events,
           (SELECT mrr_minor FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1)::bigint::text AS last_mrr_minor`)[0]
-      return { outcome, totalMs, writeMs, stored, rssBefore }
-    }).pipe(Effect.provide(repos)))
+
+      // A day's changes: the events of the 24 h before NOW, read by an incremental run a minute after it.
+      phase = "incremental"
+      peakRss = 0
+      peakHeap = 0
+      const timer2 = setInterval(sample, 20)
+      const t1 = performance.now()
+      const incremental = yield* run("incremental", NOW + 60, { eventsCursor: NOW - DAY, reconciledAt: NOW })
+        .pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer2))))
+      const incrementalMs = performance.now() - t1
+      sample()
+      const lastMrrAfter = (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[0]
+      return {
+        full, fullMs, fullRollUpMs, fullSpent, incrementalSpent: { ...spent }, stored, rssBefore, fullPeak,
+        incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter
+      }
+    }).pipe(
+      Effect.provide(repos),
+      Effect.provideService(References.MinimumLogLevel, "Warn") // stdout is the JSON
+    ))
     const mb = (b: number) => Math.round(b / 1048576)
+    const s1 = (ms: number) => Math.round(ms / 100) / 10
     console.log(JSON.stringify({
       subscriptions: N,
-      syncSeconds: Math.round(result.totalMs / 100) / 10,
-      fetchSeconds: Math.round((result.totalMs - result.writeMs) / 100) / 10,
-      writeSeconds: Math.round(result.writeMs / 100) / 10,
-      pagesFetched: result.outcome.counts.pages,
-      counts: result.outcome.counts,
-      rowsStored: result.stored,
-      memory: { rssBeforeMB: mb(result.rssBefore), peakRssUntilWriteMB: mb(fetchPeakRss), peakRssMB: mb(peakRss), peakHeapUsedMB: mb(peakHeap), maxOldSpaceSizeAdviceMB: Math.ceil(mb(peakHeap) * 1.5 / 256) * 256 },
+      full: {
+        syncSeconds: s1(result.fullMs),
+        rollUpSeconds: s1(result.fullRollUpMs),
+        dbSeconds: { listCommits: s1(result.fullSpent.listCommitsMs), versionCommits: s1(result.fullSpent.versionCommitsMs), stagedReads: s1(result.fullSpent.stagedReadsMs) },
+        counts: result.full.counts,
+        rowsStored: result.stored,
+        memory: { rssBeforeMB: mb(result.rssBefore), peakRssMB: mb(result.fullPeak.rss), peakHeapUsedMB: mb(result.fullPeak.heap) }
+      },
+      incrementalOneDay: {
+        syncSeconds: Math.round(result.incrementalMs) / 1000,
+        rollUpSeconds: Math.round(result.incrementalRollUpMs) / 1000,
+        dbSeconds: { listCommits: s1(result.incrementalSpent.listCommitsMs), versionCommits: s1(result.incrementalSpent.versionCommitsMs), stagedReads: s1(result.incrementalSpent.stagedReadsMs) },
+        counts: result.incremental.counts,
+        lastMrrMinorAfter: result.lastMrrAfter,
+        memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
+      },
       node: process.version,
       cpus: Os.cpus().length
     }, null, 2))

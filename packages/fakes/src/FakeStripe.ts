@@ -1,7 +1,9 @@
 /**
  * A local fake of the Stripe endpoints the connector calls (a node:http server on 127.0.0.1, port 0):
  * GET /v1/customers, /v1/subscriptions, /v1/invoices, /v1/invoices/{id}/lines, /v1/charges, /v1/refunds,
- * with Stripe's paging (`limit` ≤ 100, `starting_after`, `has_more`, newest first), `created[gte]`, the
+ * /v1/events (`types[]`, `created[gt]`/`[gte]`; served from `data.events`, empty when absent) and each
+ * object by id (`/v1/customers/{id}`…, 404 when unknown), with Stripe's paging (`limit` ≤ 100,
+ * `starting_after` — 400 for an unknown id, `has_more`, newest first), `created[gte]`, the
  * subscriptions list leaving canceled ones out unless `status=all`, invoices embedding their first 10
  * lines, bearer-key auth (401 with Stripe's error body), and injectable faults (429 + Retry-After, 5xx,
  * a body that is not JSON). Lists are sources read by index, so the benchmark can serve 100,000
@@ -33,6 +35,8 @@ export interface FakeStripeData {
   readonly invoices: ListSource
   readonly charges: ListSource
   readonly refunds: ListSource
+  /** Events, newest first as Stripe lists them (`event(...)` builds one). */
+  readonly events?: ListSource
 }
 
 export interface Fault {
@@ -94,7 +98,7 @@ export const startFakeStripe = async (
   const keys = options.keys ?? ["sk_test_fake"]
   // Stripe's own cap is 100; tests lower it to get several pages out of a small dataset.
   const maxPageSize = options.maxPageSize ?? 100
-  // Filtered views, per data source: new data (a test or the demo replacing `data`) gets new views.
+  // Per source object: a test that replaces `fake.data` gets fresh views.
   const views = new WeakMap<ListSource, Map<string, ListSource>>()
   const fake: FakeStripe = {
     url: "",
@@ -120,18 +124,25 @@ export const startFakeStripe = async (
     send(res, 200, JSON.stringify({ object: "list", data: items, has_more: from + limit < source.size, url: "" }))
   }
 
-  const view = (name: string, source: ListSource, query: URLSearchParams, keep: ((o: Obj) => boolean) | null) => {
+  const view = (name: string, source: ListSource, query: URLSearchParams, keep: ((o: Obj) => boolean) | null, keepKey = "k") => {
     const gte = query.get("created[gte]")
-    if (keep === null && gte === null) return source
-    const key = `${name}|${gte}|${keep === null ? "" : "k"}`
-    let cached = views.get(source)
-    if (cached === undefined) views.set(source, cached = new Map())
-    let v = cached.get(key)
+    const gt = query.get("created[gt]")
+    if (keep === null && gte === null && gt === null) return source
+    const key = `${name}|${gte}|${gt}|${keep === null ? "" : keepKey}`
+    let bySource = views.get(source)
+    if (bySource === undefined) views.set(source, bySource = new Map())
+    let v = bySource.get(key)
     if (v === undefined) {
       const since = gte === null ? Number.NEGATIVE_INFINITY : Number(gte)
-      cached.set(key, v = filtered(source, (o) => o.created >= since && (keep === null || keep(o))))
+      const after = gt === null ? Number.NEGATIVE_INFINITY : Number(gt)
+      bySource.set(key, v = filtered(source, (o) => o.created >= since && o.created > after && (keep === null || keep(o))))
     }
     return v
+  }
+  const noEvents: ListSource = { size: 0, get: () => ({}), indexOf: () => undefined }
+  const retrievable: Record<string, (d: FakeStripeData) => ListSource> = {
+    customers: (d) => d.customers, subscriptions: (d) => d.subscriptions, invoices: (d) => d.invoices,
+    charges: (d) => d.charges, refunds: (d) => d.refunds, events: (d) => d.events ?? noEvents
   }
 
   const server = Http.createServer((req, res) => {
@@ -166,7 +177,22 @@ export const startFakeStripe = async (
       const index = new Map(all.map((l, i) => [l.id as string, i]))
       return page(res, { size: all.length, get: (i) => all[i]!, indexOf: (id) => index.get(id) }, q)
     }
+    const one = /^\/v1\/([a-z_]+)\/([^/]+)$/.exec(url.pathname)
+    if (one !== null && retrievable[one[1]!] !== undefined) {
+      const source = retrievable[one[1]!]!(d)
+      const at = source.indexOf(decodeURIComponent(one[2]!))
+      if (at === undefined) return send(res, 404, stripeError("invalid_request_error", `No such ${one[1]!.replace(/s$/, "")}: '${one[2]!}'`))
+      const o = source.get(at)
+      return send(res, 200, JSON.stringify(one[1] === "invoices" ? asListed(o) : o))
+    }
     switch (url.pathname) {
+      case "/v1/events": {
+        const types = q.getAll("types[]")
+        const type = q.get("type")
+        const wanted = types.length > 0 ? new Set(types) : null
+        const keep = wanted !== null ? (o: Obj) => wanted.has(o.type) : type !== null ? (o: Obj) => o.type === type : null
+        return page(res, view("events", d.events ?? noEvents, q, keep, `${types.join(",")}|${type}`), q)
+      }
       case "/v1/customers":
         return page(res, view("customers", d.customers, q, null), q)
       case "/v1/subscriptions": {
@@ -260,4 +286,12 @@ export const charge = (id: string, customerId: string | null, created: number, a
 
 export const refund = (id: string, chargeId: string, created: number, amount: number, currency = "usd"): Obj => ({
   id, object: "refund", charge: chargeId, created, amount, currency, status: "succeeded"
+})
+
+/**
+ * An event as GET /v1/events lists it: `object` is the snapshot (rendered in `apiVersion`, the pinned
+ * 2024-06-20 unless a test says otherwise).
+ */
+export const event = (id: string, type: string, created: number, object: Obj, apiVersion = "2024-06-20"): Obj => ({
+  id, object: "event", type, created, api_version: apiVersion, data: { object }
 })

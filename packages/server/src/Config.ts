@@ -33,6 +33,11 @@ export interface AppConfigShape {
   readonly secretKeyOld: Redacted.Redacted<string> | null
   /** Default minutes between scheduled syncs of a connected integration (SITEHEALTH_SYNC_INTERVAL_MINUTES). */
   readonly syncIntervalMinutes: number
+  /**
+   * How long one sync run may take in all, provider calls and writes (SITEHEALTH_SYNC_DEADLINE_MINUTES):
+   * past it the run is stopped and fails as a timeout (retried; a Stripe listing resumes from its last batch).
+   */
+  readonly syncDeadlineMinutes: number
   /** Whether `npm start` runs the background work (recompute + syncs) in-process (SITEHEALTH_WORKER). */
   readonly worker: boolean
   /**
@@ -161,6 +166,7 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     secretKey: secret("SITEHEALTH_SECRET_KEY", secretKeyProblem("SITEHEALTH_SECRET_KEY")),
     secretKeyOld: secret("SITEHEALTH_SECRET_KEY_OLD", secretKeyProblem("SITEHEALTH_SECRET_KEY_OLD")),
     syncIntervalMinutes: int("SITEHEALTH_SYNC_INTERVAL_MINUTES", 60, 1, 7 * 24 * 60),
+    syncDeadlineMinutes: int("SITEHEALTH_SYNC_DEADLINE_MINUTES", 60, 1, 24 * 60),
     worker: workerFlag,
     shutdownTimeoutMs: int("SITEHEALTH_SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     shutdownDelayMs: int("SITEHEALTH_SHUTDOWN_DELAY_MS", 0, 0, 600_000),

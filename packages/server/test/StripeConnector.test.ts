@@ -1,29 +1,33 @@
 /**
  * The Stripe connector against FakeStripe (a local node:http server with Stripe's paging), writing into
  * the in-memory repositories: the stored facts and the revenue figures of a hand-computed account
- * (fixtures/stripeFixtures.ts), paging, retries, failures that leave data intact, and idempotence.
+ * (fixtures/stripeFixtures.ts), paging, retries, failures that leave data intact, idempotence, a run
+ * killed at a random point and resumed, and incremental runs from events equal to a full resync.
  */
 import { afterEach, describe, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { MemoryRepos } from "../src/Layers.ts"
 import { customerChurnRate, mrrAtEndOf, movementsIn, payingCustomersAtEndOf } from "../src/metrics/Revenue.ts"
 import { MetricsRepo } from "../src/metrics/MetricsRepo.ts"
 import { PaymentsRepo } from "../src/payments/PaymentsRepo.ts"
-import type { PaymentsData } from "../src/payments/Types.ts"
+import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "../src/payments/Types.ts"
 import type { SyncContext, SyncOutcome } from "../src/integrations/Connector.ts"
 import { makeProviderHttp, type ProviderError } from "../src/integrations/ProviderHttp.ts"
 import { STRIPE_VERSION } from "../src/integrations/stripe/StripeApi.ts"
-import { stripeConnector } from "../src/integrations/stripe/StripeConnector.ts"
+import { makeStripeConnector, stripeConnector } from "../src/integrations/stripe/StripeConnector.ts"
+import type { Connector } from "../src/integrations/Connector.ts"
 import { customer, type FakeStripe, fromArray, invoice, line, price, startFakeStripe, subscription, ts } from "@sitehealth/fakes/FakeStripe"
-import { EXPECTED_MRR, goldenStripe, NOW } from "./fixtures/stripeFixtures.ts"
+import { EXPECTED_MRR, goldenStripe, goldenStripeChanged, LATER, NOW } from "./fixtures/stripeFixtures.ts"
 
 const KEY = "sk_test_fake"
 const http = makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20, timeoutMs: 5_000, maxAttempts: 4 })
 
 let fake: FakeStripe
-/** Every payload the connector handed to PaymentsRepo.write. */
+/** Per successful sync: every fact it committed (PaymentsRepo.commit), in order. */
 let writes: Array<Partial<PaymentsData>> = []
+/** PaymentsRepo.rollUp calls: the only moment the figures the reports read change. */
+let rollUps = 0
 
 const newProject = () =>
   Effect.gen(function*() {
@@ -36,12 +40,32 @@ const context = (projectId: string, extra: Partial<SyncContext> = {}): SyncConte
   now: new Date(NOW), mode: "full", state: null, ...extra
 })
 
-/** The connector's sync, with PaymentsRepo.write recorded on the way to the real (memory) repository. */
-const sync = (projectId: string, extra: Partial<SyncContext> = {}) =>
+/**
+ * The connector's sync, its commits recorded on the way to the real (memory) repository; `kill` interrupts
+ * the run at its kill-th step (a provider call or a commit), as a killed worker would stop it.
+ */
+const sync = (projectId: string, extra: Partial<SyncContext> = {}, connector: Connector<PaymentsRepo> = stripeConnector, kill: { at: number; steps: number } | null = null) =>
   Effect.gen(function*() {
     const inner = yield* PaymentsRepo
-    const spy = PaymentsRepo.of({ ...inner, write: (id, data) => (writes.push(data), inner.write(id, data)) })
-    return yield* stripeConnector.sync(context(projectId, extra)).pipe(Effect.provideService(PaymentsRepo, spy))
+    const payload = { customers: [] as Array<Customer>, subscriptionVersions: [] as Array<SubscriptionVersion>, charges: [] as Array<Charge>, refunds: [] as Array<Refund> }
+    const step = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      kill === null ? self : Effect.suspend(() => (++kill.steps === kill.at ? Effect.interrupt : self))
+    const spy = PaymentsRepo.of({
+      ...inner,
+      commit: (id, batch) =>
+        step(Effect.suspend(() => {
+          payload.customers.push(...(batch.facts?.customers ?? []))
+          payload.subscriptionVersions.push(...(batch.facts?.subscriptionVersions ?? []))
+          payload.charges.push(...(batch.facts?.charges ?? []))
+          payload.refunds.push(...(batch.facts?.refunds ?? []))
+          return inner.commit(id, batch)
+        })),
+      rollUp: (id) => step(Effect.suspend(() => (rollUps += 1, inner.rollUp(id))))
+    })
+    const base = context(projectId, extra)
+    const ctx: SyncContext = { ...base, http: { request: (r) => step(base.http.request(r)) } }
+    // Recorded whatever the outcome: a killed run's commits are part of what the project holds.
+    return yield* connector.sync(ctx).pipe(Effect.provideService(PaymentsRepo, spy), Effect.onExit(() => Effect.sync(() => void writes.push(payload))))
   })
 
 const syncError = (projectId: string): Effect.Effect<ProviderError, never, PaymentsRepo> =>
@@ -60,6 +84,7 @@ const syncedOnce = (maxPageSize: number) =>
 
 afterEach(async () => {
   writes = []
+  rollUps = 0
   await fake?.stop()
 })
 
@@ -204,14 +229,14 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
   })
 
   describe("failures leave the data as it was", () => {
-    it.effect("a body that is not JSON fails the run as malformed and writes nothing", () =>
+    it.effect("a body that is not JSON fails the run as malformed; the figures stay as they were", () =>
       Effect.gen(function*() {
         const { before, projectId } = yield* syncedOnce(2)
         fake.data = { ...fake.data, subscriptions: fromArray([]) } // would drop every version if it were written
         fake.faults.push({ path: "/v1/invoices", status: 200, body: "{\"object\": \"list\", \"data\": [" })
         const error = yield* syncError(projectId)
         expect(error.kind).toBe("malformed")
-        expect(writes).toHaveLength(1)
+        expect(rollUps).toBe(1) // the first sync's: the failed one never rolled up
         expect(yield* revenueRows(projectId)).toEqual(before)
       }))
 
@@ -221,7 +246,7 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         fake.faults.push({ path: "/v1/charges", status: 200, body: JSON.stringify({ object: "list", data: [] }) })
         const projectId = yield* newProject()
         expect((yield* syncError(projectId)).kind).toBe("malformed")
-        expect(writes).toHaveLength(0)
+        expect(rollUps).toBe(0)
       }))
 
     it.effect("a revoked key is unauthorized, for validate and for sync", () =>
@@ -235,27 +260,106 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         expect(error.message).toContain("rejected the key")
         expect(error.message).not.toContain(KEY)
         expect((yield* syncError(projectId)).kind).toBe("unauthorized")
-        expect(writes).toHaveLength(0)
+        expect(rollUps).toBe(0)
+      }))
+  })
+
+  describe("a run killed midway", () => {
+    it.effect("resumes from its last committed batch: the same figures as an uninterrupted run, nothing counted twice or missed", () =>
+      Effect.gen(function*() {
+        // One page per batch, two subscriptions per rebuild batch: many commits to be killed between.
+        const connector = makeStripeConnector({ batchPages: 1, deriveBatch: 2 })
+        fake = yield* Effect.promise(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
+        const reference = yield* newProject()
+        const counter = { at: Number.POSITIVE_INFINITY, steps: 0 }
+        yield* sync(reference, {}, connector, counter)
+        const steps = counter.steps
+        const expected = { revenue: yield* revenueRows(reference), payload: writes.at(-1)! }
+        expect(steps).toBeGreaterThan(40)
+        const keys = (p: Partial<PaymentsData>) => ({
+          customers: p.customers!.map((c) => c.id).sort(),
+          charges: p.charges!.map((c) => c.id).sort(),
+          refunds: p.refunds!.map((r) => r.id).sort(),
+          versions: p.subscriptionVersions!.map((v) => `${v.subscriptionId}|${v.validFrom}`).sort()
+        })
+        const both = (a: Partial<PaymentsData>, b: Partial<PaymentsData>): Partial<PaymentsData> => ({
+          customers: [...a.customers!, ...b.customers!], charges: [...a.charges!, ...b.charges!],
+          refunds: [...a.refunds!, ...b.refunds!], subscriptionVersions: [...a.subscriptionVersions!, ...b.subscriptionVersions!]
+        })
+        // Three random kill points, and the rollup itself (the step before the last, which clears the progress).
+        const points = [...Array.from({ length: 3 }, () => 1 + Math.floor(Math.random() * (steps - 2))), steps - 1]
+        for (const at of points) {
+          const projectId = yield* newProject()
+          const requestsBefore = fake.requests.length
+          const killed = yield* Effect.exit(sync(projectId, {}, connector, { at, steps: 0 }))
+          expect(Exit.hasInterrupts(killed), `killed at step ${at} of ${steps}`).toBe(true)
+          expect(yield* revenueRows(projectId), `nothing rolled up when killed at ${at}`).toEqual([])
+          const killedRequests = fake.requests.length - requestsBefore
+          const resumed = yield* sync(projectId, {}, connector)
+          expect(yield* revenueRows(projectId), `killed at step ${at} of ${steps}`).toEqual(expected.revenue)
+          // The resumed run did not start over: with what the killed one fetched, about one run's requests.
+          expect(fake.requests.length - requestsBefore - killedRequests).toBeLessThanOrEqual(steps - at + 3)
+          // What the killed run committed plus what the resumed one did is every row exactly once: nothing
+          // redone (no duplicate), nothing skipped (no missing), and the counts add up across both attempts.
+          const [killedPart, resumedPart] = writes.slice(-2) as [Partial<PaymentsData>, Partial<PaymentsData>]
+          expect(keys(both(killedPart, resumedPart)), `killed at step ${at} of ${steps}`).toEqual(keys(expected.payload))
+          expect(resumed.counts).toMatchObject({ customers: 5, subscriptions: 5, invoices: 16, invoiceLines: 18, charges: 5, refunds: 1 })
+        }
       }))
   })
 
   describe("incremental runs", () => {
-    it.effect("list customers, charges and refunds from the cursor minus the overlap, subscriptions and invoices in full", () =>
+    it.effect("the first run lists everything; the next reads only events, and ends where a full resync does (golden)", () =>
+      Effect.gen(function*() {
+        fake = yield* Effect.promise(() => startFakeStripe(goldenStripe(), { maxPageSize: 3 }))
+        const projectId = yield* newProject()
+        const first = yield* sync(projectId, { mode: "incremental", state: null })
+        const now = Date.parse(NOW) / 1000
+        // No events yet: the cursor starts an hour back; the listing is the day's reconciliation.
+        expect(first.state).toEqual({ eventsCursor: now - 3600, reconciledAt: now })
+
+        fake.data = goldenStripeChanged()
+        fake.requests.length = 0
+        const second = yield* sync(projectId, { mode: "incremental", state: first.state, now: new Date(LATER) })
+        const lists = fake.requests.filter((r) => /^\/v1\/(customers|subscriptions|invoices|charges|refunds)\?/.test(r.url))
+        expect(lists).toEqual([]) // nothing listed
+        const events = fake.requests.filter((r) => r.url.startsWith("/v1/events?"))
+        expect(events.length).toBeGreaterThan(0)
+        expect(events.every((r) => r.url.includes(`created%5Bgte%5D=${now - 3600}`) && r.url.includes("types%5B%5D=invoice.paid"))).toBe(true)
+        // The snapshot in another API version was fetched again, in ours.
+        expect(fake.requests.some((r) => r.url.startsWith("/v1/subscriptions/sub_a") && r.version === "2024-06-20")).toBe(true)
+        expect(second.counts).toMatchObject({ events: 12, customers: 1, subscriptions: 3, invoices: 1, charges: 2, refunds: 1 })
+        expect((second.state as { eventsCursor: number }).eventsCursor).toBe(ts("2026-11-20T12:10:00Z") + 500)
+
+        // The same account, fully listed into a new project at the same moment.
+        const fresh = yield* newProject()
+        yield* sync(fresh, { mode: "full", now: new Date(LATER) })
+        const rows = yield* revenueRows(projectId)
+        expect(rows).toEqual(yield* revenueRows(fresh))
+        const payments = yield* PaymentsRepo
+        expect(yield* payments.churnEvents(projectId, "2026-01-01", "2026-12-31")).toEqual(yield* payments.churnEvents(fresh, "2026-01-01", "2026-12-31"))
+        expect(yield* payments.cohort(projectId, "2026-10-01", "2026-11-20")).toEqual(yield* payments.cohort(fresh, "2026-10-01", "2026-11-20"))
+        // And what changed shows: F new (4 000), C churned (missing_features), re_b1 no longer refunded, re_a1 is.
+        expect(mrrAtEndOf(rows, "2026-11-20")).toBe(30000 + 4000 - 4000)
+        expect(rows.find((r) => r.day === "2026-07-20")?.refundsMinor ?? 0).toBe(0)
+        expect(rows.find((r) => r.day === "2026-11-20")!.refundsMinor).toBe(1000)
+        expect((yield* payments.churnEvents(projectId, "2026-11-20", "2026-11-20")).map((e) => e.reason)).toEqual(["missing_features"])
+      }))
+
+    it.effect("a cursor older than Stripe's 30-day event retention, or a day since the last listing, means a full listing", () =>
       Effect.gen(function*() {
         fake = yield* Effect.promise(() => startFakeStripe(goldenStripe()))
         const projectId = yield* newProject()
-        const first = yield* sync(projectId, { mode: "incremental", state: null })
-        const cursor = (first.state as { createdCursor: number }).createdCursor
-        expect(cursor).toBe(Date.parse("2026-11-19T00:00:00Z") / 1000) // ch_pending, the newest object
+        const now = Date.parse(NOW) / 1000
+        const listed = () => fake.requests.some((r) => r.url.startsWith("/v1/invoices?"))
+        yield* sync(projectId, { mode: "incremental", state: { eventsCursor: now - 31 * 86_400, reconciledAt: now - 3600 } })
+        expect(listed()).toBe(true)
         fake.requests.length = 0
-        const second = yield* sync(projectId, { mode: "incremental", state: first.state })
-        const since = `created%5Bgte%5D=${cursor - 14 * 86_400}`
-        expect(fake.requests.filter((r) => r.url.startsWith("/v1/charges?")).every((r) => r.url.includes(since))).toBe(true)
-        expect(fake.requests.filter((r) => r.url.startsWith("/v1/invoices?")).some((r) => r.url.includes("created"))).toBe(false)
-        expect(second.counts.charges).toBe(0) // nothing settled in the last 14 days but the pending one
-        expect(second.state).toEqual(first.state)
-        const rows = yield* revenueRows(projectId)
-        expect(mrrAtEndOf(rows, "2026-11-19")).toBe(30000)
+        yield* sync(projectId, { mode: "incremental", state: { eventsCursor: now - 3600, reconciledAt: now - 86_400 } })
+        expect(listed()).toBe(true)
+        fake.requests.length = 0
+        yield* sync(projectId, { mode: "incremental", state: { eventsCursor: now - 3600, reconciledAt: now - 86_000 } })
+        expect(listed()).toBe(false)
       }))
   })
 })

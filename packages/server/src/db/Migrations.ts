@@ -10,6 +10,7 @@ import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
 import { syncScheduleMigration } from "../integrations/ScheduleMigration.ts"
+import { paymentsStagingMigration } from "../payments/StagingMigration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
@@ -156,5 +157,6 @@ export const migrations = Migrator.fromRecord({
   "0014_stored_answers": answersMigration,
   "0015_traffic_countries": trafficCountriesMigration,
   "0016_sync_schedule": syncScheduleMigration,
-  "0017_demo_live": demoLiveMigration
+  "0017_demo_live": demoLiveMigration,
+  "0018_payments_staging": paymentsStagingMigration
 })

@@ -4,8 +4,11 @@
  * (TrafficRepo, PaymentsRepo, SearchRepo), which upsert by the provider's ids and bump data_version.
  *
  * Rules every connector keeps:
- * - Fetch everything a run needs FIRST, then write it in ONE repository write (one transaction): a run that
- *   fails or is killed half-way leaves the previous data as it was, and running it again is harmless.
+ * - A run that fails or is killed half-way leaves what the reports read as it was, and running it again is
+ *   harmless. Either fetch everything FIRST and write it in ONE repository write (one transaction: Plausible,
+ *   Search Console), or — an account too big to hold (Stripe) — commit bounded batches keyed by provider ids
+ *   with the run's progress, and switch the derived rows and data_version in one final step
+ *   (PaymentsRepo.commit / rollUp): the next attempt resumes from the progress.
  * - Idempotent: the same run twice changes nothing (upserts keyed by provider ids).
  * - Never log, return or put in an error message a credential.
  * - All HTTP through ProviderHttp (timeouts, Retry-After on 429/503, backoff with jitter otherwise), and

@@ -3,8 +3,8 @@
  * ignored). A payload that does not match fails the run as a `malformed` ProviderError whose message says
  * which provider, which record and which field, and what came instead:
  *   `stripe: subscription sub_123: items.data[0].price.unit_amount: expected number | null, got "abc"`
- * The run then writes nothing (connectors fetch everything before their one write), so the stored data
- * stays as it was. Values are quoted at most 40 characters long: enough to recognise, not a record's dump.
+ * The run then fails before its final write (a streaming connector before its rollup), so what the reports
+ * read stays as it was. Values are quoted at most 40 characters long: enough to recognise, not a record's dump.
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

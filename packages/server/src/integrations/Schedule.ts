@@ -13,6 +13,10 @@
  *   SyncRunner), the next one waits `interval × 2^(n−1)`, at most `max(24 h, 4 × interval)`; a success
  *   resets the count and returns the integration to its slots.
  *
+ * - **Reconciliation** — a connector that syncs incrementally from a change feed (Stripe's events) still
+ *   lists everything again once a day (`reconciliationDue`), at its first scheduled run 24 h or more after
+ *   the last full listing: it catches what the feed missed, and falls at each integration's own slot.
+ *
  * Pure functions: the queue (SyncQueue.schedule) and the runner (SyncRunner) call them.
  */
 
@@ -69,3 +73,10 @@ export const nextSyncAfter = (input: {
   input.failures === 0
     ? nextSlot(input.projectId, input.provider, input.intervalMinutes, input.now)
     : new Date(input.now.getTime() + backoffMs(input.intervalMinutes, input.failures))
+
+/** How often an incremental connector lists everything again (Stripe: docs/integrations-stripe.md). */
+export const RECONCILE_EVERY_MS = 24 * 60 * MINUTE_MS
+
+/** Whether a run at `now` must be a full listing, the last one having ended at `reconciledAt`. */
+export const reconciliationDue = (reconciledAt: Date, now: Date): boolean =>
+  now.getTime() - reconciledAt.getTime() >= RECONCILE_EVERY_MS

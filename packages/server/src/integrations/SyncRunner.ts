@@ -62,7 +62,30 @@ export interface RunnerOptions {
   readonly releaseOnInterrupt?: boolean
   /** Interval of integrations whose provider has no cadence of its own (Schedule.ts); 60 by default. */
   readonly defaultIntervalMinutes?: number
+  /** The whole run's deadline (SITEHEALTH_SYNC_DEADLINE_MINUTES); DEFAULT_DEADLINE_MINUTES by default. */
+  readonly deadlineMinutes?: number
 }
+
+/** The default of SITEHEALTH_SYNC_DEADLINE_MINUTES (Config.ts). */
+export const DEFAULT_DEADLINE_MINUTES = 60
+
+/**
+ * A connector's run under the whole run's deadline (each provider call has its own timeout in ProviderHttp):
+ * past it the run is interrupted — a write in flight rolls back with its transaction — and fails as a
+ * transient `timeout`, so it is retried (a Stripe listing continues from its last committed batch).
+ */
+export const withDeadline = <A, R>(run: Effect.Effect<A, ProviderError, R>, minutes: number): Effect.Effect<A, ProviderError, R> =>
+  run.pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.minutes(minutes),
+      orElse: () =>
+        Effect.fail(new ProviderError({
+          kind: "timeout",
+          status: null,
+          message: `the sync ran past its deadline of ${minutes} min (SITEHEALTH_SYNC_DEADLINE_MINUTES) and was stopped; what it committed stays, and the next attempt continues from there`
+        }))
+    })
+  )
 
 /** The default of SITEHEALTH_SYNC_INTERVAL_MINUTES (Config.ts). */
 export const DEFAULT_INTERVAL_MINUTES = 60
@@ -146,7 +169,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
       })
       const exit = yield* Effect.scoped(Effect.gen(function*() {
         yield* Effect.forkScoped(renew)
-        return yield* Effect.exit(restore(connector.sync({
+        return yield* Effect.exit(restore(withDeadline(connector.sync({
           projectId: project.id,
           timezone: project.timezone,
           currency: project.currency,
@@ -156,7 +179,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
           baseUrl: baseUrl.success,
           credentials,
           http
-        })))
+        }), options.deadlineMinutes ?? DEFAULT_DEADLINE_MINUTES)))
       }))
       if (Exit.isSuccess(exit)) {
         const finished = yield* nowDate
@@ -274,7 +297,7 @@ export const runSyncWorker = Effect.gen(function*() {
   yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min for a provider without one)`)
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
     Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)
-    Effect.andThen(drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes })),
+    Effect.andThen(drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes, deadlineMinutes: config.syncDeadlineMinutes })),
     Effect.andThen(rebuildPendingHistories()),
     Effect.catchCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))

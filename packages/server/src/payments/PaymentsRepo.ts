@@ -1,7 +1,18 @@
 /**
- * Payments storage. Writes upsert the provider's raw facts by provider id, then re-run the rollup
- * (Rollup.ts) over the project's whole payment history and replace its derived rows — all in one
- * transaction that also bumps projects.data_version. Reads only touch derived rows, bounded by the window.
+ * Payments storage. Raw facts (customers, subscription versions, charges, refunds) are upserted by provider
+ * id; the derived rows the reports read (revenue_daily, customer_mrr, churn_events, revenue_unconverted_daily)
+ * are replaced by the rollup (Rollup.ts) in one transaction that also bumps projects.data_version. Reads only
+ * touch derived rows, bounded by the window.
+ *
+ * Two ways to write:
+ * - `write`: facts and rollup in ONE transaction (the demo, the seed, small callers).
+ * - `commit` then `rollUp`: a streaming sync commits bounded batches of facts — each batch with the staged
+ *   provider objects it needs later and its progress (where to resume), atomically — and rolls up once at
+ *   the end. Until that rollUp the reports keep the previous derived rows and data_version: a sync that dies
+ *   midway changes nothing anyone reads, and its next attempt continues from the saved progress.
+ *
+ * The SQL rollup streams the project's history through Rollup.rollupAccumulator (versions customer range by
+ * customer range, charges and refunds by id ranges), so its memory does not grow with the history.
  */
 import * as Arr from "effect/Array"
 import * as Context from "effect/Context"
@@ -14,11 +25,52 @@ import type { CohortRow, RevenueDay } from "../metrics/Rows.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { revenueColumns } from "../store/Rows.ts"
 import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
-import { type ChurnEvent, type CustomerMrrSpan, rollup, type RollupOutput, type UnconvertedDay } from "./Rollup.ts"
+import {
+  type ChurnEvent,
+  type CustomerMrrSpan,
+  rollup,
+  rollupAccumulator,
+  type RollupAccumulator,
+  type RollupOutput,
+  type UnconvertedDay
+} from "./Rollup.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
 export type { CohortRow }
 export { revenueColumns }
+
+/**
+ * A provider object kept between runs for a later rebuild (StagingMigration.ts): `groupId` = what it is
+ * rebuilt with (a subscription), `parentId` = what replaces it as a whole (an invoice). `data` is the
+ * provider's compact JSON; its writer decodes it again when reading it back.
+ */
+export interface StagedDoc {
+  readonly kind: string
+  readonly id: string
+  readonly parentId: string
+  readonly groupId: string
+  readonly data: unknown
+}
+
+/** The staged docs of one group (kind, then id order). */
+export interface StagedGroup {
+  readonly groupId: string
+  readonly docs: ReadonlyArray<StagedDoc>
+}
+
+/** One batch of a streaming sync, committed atomically (PaymentsRepo.commit). */
+export interface PaymentsBatch {
+  readonly facts?: Partial<PaymentsData>
+  /** Refunds that no longer count (failed or canceled since they were stored): deleted. */
+  readonly removeRefunds?: ReadonlyArray<string>
+  /** Subscriptions whose stored versions are REPLACED by the ones in `facts` (deleted first). */
+  readonly replaceVersionsOf?: ReadonlyArray<string>
+  /** Staged docs of these parents (per kind) are removed before `staged` is upserted. */
+  readonly unstageParents?: ReadonlyArray<{ readonly kind: string; readonly parentId: string }>
+  readonly staged?: ReadonlyArray<StagedDoc>
+  /** The sync's progress after this batch: a value, null to clear it, absent to leave it. */
+  readonly progress?: { readonly provider: string; readonly value: unknown }
+}
 
 export interface PaymentsRepoShape {
   /**
@@ -29,6 +81,19 @@ export interface PaymentsRepoShape {
   readonly write: (projectId: string, data: Partial<PaymentsData>) => Effect.Effect<void>
   /** Re-runs the rollup without new facts (after FX rates change). */
   readonly rebuild: (projectId: string) => Effect.Effect<void>
+  /**
+   * Commits one batch of a streaming sync in one transaction WITHOUT rolling up or bumping data_version.
+   * Returns the groups of the staged docs `unstageParents` removed (they need rebuilding too).
+   */
+  readonly commit: (projectId: string, batch: PaymentsBatch) => Effect.Effect<ReadonlyArray<string>>
+  /** The progress the provider's last committed batch saved (null: none). */
+  readonly progress: (projectId: string, provider: string) => Effect.Effect<unknown>
+  /** Staged docs, by group: the next `limit` groups after `after` (null: from the first), in group order. */
+  readonly stagedAfter: (projectId: string, after: string | null, limit: number) => Effect.Effect<ReadonlyArray<StagedGroup>>
+  /** Staged docs of these groups (groups without docs are left out). */
+  readonly stagedOf: (projectId: string, groups: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StagedGroup>>
+  /** The rollup over everything stored, derived rows replaced and data_version bumped: one transaction. */
+  readonly rollUp: (projectId: string) => Effect.Effect<void>
   /** Projects with a subscription or charge in any of these currencies: the ones a new FX rate affects. */
   readonly projectsWithPaymentsIn: (currencies: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
   /** Customers with MRR > 0 at the end of `startDay`, with their MRR at the end of `startDay` and of `endDay`. */
@@ -52,6 +117,21 @@ const chunks = <A>(rows: ReadonlyArray<A>): Array<Arr.NonEmptyReadonlyArray<A>> 
 }
 
 const numOrNull = (value: number | bigint | string | null): number | null => (value === null ? null : Number(value))
+
+/** How many customers' versions, charges or refunds the SQL rollup reads at a time. */
+const ROLLUP_CUSTOMERS = 2000
+const ROLLUP_FLOWS = 20_000
+
+/** Staged docs (sorted by group) as groups. */
+const groupDocs = (docs: ReadonlyArray<StagedDoc>): Array<StagedGroup> => {
+  const out: Array<{ groupId: string; docs: Array<StagedDoc> }> = []
+  for (const d of docs) {
+    const last = out.at(-1)
+    if (last !== undefined && last.groupId === d.groupId) last.docs.push(d)
+    else out.push({ groupId: d.groupId, docs: [d] })
+  }
+  return out
+}
 
 /**
  * A project's raw payment facts, read whole on every rollup: bulk reads (bulkRowsOf), so the row schemas
@@ -91,6 +171,11 @@ const decodeVersions = bulkRowsOf("subscription_versions", VersionRow)
 const decodeCharges = bulkRowsOf("charges", ChargeRow)
 const decodeRefunds = bulkRowsOf("refunds", RefundRow)
 const decodeProject = firstOf("projects", Schema.Struct({ timezone: Schema.String, currency: Schema.String }))
+const StagedRow = Schema.Struct({ kind: Schema.String, id: Schema.String, parent_id: Schema.String, group_id: Schema.String, data: Schema.Unknown })
+const decodeStaged = bulkRowsOf("payments_staged", StagedRow)
+const decodeCustomerIds = rowsOf("subscription_versions", Schema.Struct({ customer_id: Schema.String }))
+const decodeProgress = firstOf("payments_sync_progress", Schema.Struct({ progress: Schema.Unknown }))
+const decodeRemovedGroups = rowsOf("payments_staged", Schema.Struct({ group_id: Schema.String }))
 const decodeProjectIds = rowsOf("subscription_versions, charges", Schema.Struct({ project_id: Schema.String }))
 // One row per paying customer of the project: can be thousands on the revenue report's path.
 const decodeCohort = bulkRowsOf("customer_mrr", Schema.Struct({ customer_id: Schema.String, start_minor: Wide, end_minor: Wide }))
@@ -112,20 +197,29 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       const insertRows = <A>(rows: Arr.NonEmptyReadonlyArray<A>, toRow: (a: A) => Record<string, unknown>) =>
         sql.insert(Arr.map(rows, toRow))
 
+      // Upserts as one statement per table and chunk whatever the row count: the rows travel as ONE JSON
+      // parameter read by jsonb_to_recordset, so the statement text (and the prepared statement Postgres and
+      // the driver keep for it) is the same for every batch — a multi-row VALUES list is a new statement for
+      // every batch size, which a streaming sync's thousands of batches made slow and memory-hungry.
+      const json = (rows: ReadonlyArray<unknown>) => JSON.stringify(rows)
       const upsert = (projectId: string, data: Partial<PaymentsData>) =>
         Effect.gen(function*() {
           for (const rows of chunks(data.customers ?? [])) {
-            yield* sql`INSERT INTO customers ${insertRows(rows, (c) => ({ project_id: projectId, id: c.id, created_at: c.createdAt }))}
+            yield* sql`INSERT INTO customers (project_id, id, created_at)
+              SELECT ${projectId}, u.id, u.created_at
+              FROM jsonb_to_recordset(${json(rows.map((c) => ({ id: c.id, created_at: c.createdAt })))}::jsonb) AS u(id text, created_at timestamptz)
               ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at`
           }
           for (const rows of chunks(data.subscriptionVersions ?? [])) {
-            yield* sql`INSERT INTO subscription_versions ${insertRows(rows, (v) => ({
-              project_id: projectId, subscription_id: v.subscriptionId, customer_id: v.customerId,
-              valid_from: v.validFrom, valid_to: v.validTo, status: v.status, currency: v.currency.toUpperCase(),
-              unit_amount_minor: v.unitAmountMinor, quantity: v.quantity, interval: v.interval,
-              interval_count: v.intervalCount, discount_percent_off: v.discountPercentOff,
-              discount_amount_off_minor: v.discountAmountOffMinor, cancel_reason: v.cancelReason
-            }))}
+            yield* sql`INSERT INTO subscription_versions (project_id, subscription_id, customer_id, valid_from, valid_to, status,
+                currency, unit_amount_minor, quantity, interval, interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason)
+              SELECT ${projectId}, u.s, u.c, u.f, u.t, u.st, u.cur, u.unit, u.q, u.i, u.ic, u.pct, u.amt, u.r
+              FROM jsonb_to_recordset(${json(rows.map((v) => ({
+                s: v.subscriptionId, c: v.customerId, f: v.validFrom, t: v.validTo, st: v.status, cur: v.currency.toUpperCase(),
+                unit: v.unitAmountMinor, q: v.quantity, i: v.interval, ic: v.intervalCount, pct: v.discountPercentOff,
+                amt: v.discountAmountOffMinor, r: v.cancelReason
+              })))}::jsonb) AS u(s text, c text, f timestamptz, t timestamptz, st text, cur text, unit bigint, q integer, i text,
+                ic integer, pct numeric, amt bigint, r text)
               ON CONFLICT (project_id, subscription_id, valid_from) DO UPDATE SET customer_id = EXCLUDED.customer_id,
                 valid_to = EXCLUDED.valid_to, status = EXCLUDED.status, currency = EXCLUDED.currency,
                 unit_amount_minor = EXCLUDED.unit_amount_minor, quantity = EXCLUDED.quantity, interval = EXCLUDED.interval,
@@ -133,65 +227,127 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 discount_amount_off_minor = EXCLUDED.discount_amount_off_minor, cancel_reason = EXCLUDED.cancel_reason`
           }
           for (const rows of chunks(data.charges ?? [])) {
-            yield* sql`INSERT INTO charges ${insertRows(rows, (c) => ({
-              project_id: projectId, id: c.id, customer_id: c.customerId, at: c.at, amount_minor: c.amountMinor,
-              currency: c.currency.toUpperCase(), status: c.status
-            }))}
+            yield* sql`INSERT INTO charges (project_id, id, customer_id, at, amount_minor, currency, status)
+              SELECT ${projectId}, u.id, u.c, u.at, u.amt, u.cur, u.st
+              FROM jsonb_to_recordset(${json(rows.map((c) => ({
+                id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
+              })))}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
               ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
                 amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status`
           }
           for (const rows of chunks(data.refunds ?? [])) {
-            yield* sql`INSERT INTO refunds ${insertRows(rows, (r) => ({
-              project_id: projectId, id: r.id, charge_id: r.chargeId, at: r.at, amount_minor: r.amountMinor,
-              currency: r.currency.toUpperCase()
-            }))}
+            yield* sql`INSERT INTO refunds (project_id, id, charge_id, at, amount_minor, currency)
+              SELECT ${projectId}, u.id, u.ch, u.at, u.amt, u.cur
+              FROM jsonb_to_recordset(${json(rows.map((r) => ({
+                id: r.id, ch: r.chargeId, at: r.at, amt: r.amountMinor, cur: r.currency.toUpperCase()
+              })))}::jsonb) AS u(id text, ch text, at timestamptz, amt bigint, cur text)
               ON CONFLICT (project_id, id) DO UPDATE SET charge_id = EXCLUDED.charge_id, at = EXCLUDED.at,
                 amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency`
           }
         })
 
-      const loadAll = (projectId: string) =>
+      const versionOf = (r: typeof VersionRow.Type): SubscriptionVersion => ({
+        subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: r.valid_from.toISOString(),
+        validTo: r.valid_to === null ? null : r.valid_to.toISOString(), status: r.status, currency: r.currency,
+        unitAmountMinor: Number(r.unit_amount_minor), quantity: Number(r.quantity), interval: r.interval,
+        intervalCount: Number(r.interval_count), discountPercentOff: numOrNull(r.discount_percent_off),
+        discountAmountOffMinor: numOrNull(r.discount_amount_off_minor), cancelReason: r.cancel_reason
+      })
+
+      /**
+       * The project's history through the accumulator, in bounded batches: the versions of ROLLUP_CUSTOMERS
+       * customers at a time (a customer's versions always in one batch), then charges and refunds by id
+       * ranges. Spans and churn events are inserted as they come; nothing per customer is kept.
+       */
+      const streamRollup = (projectId: string, acc: RollupAccumulator) =>
         Effect.gen(function*() {
-          const versions = yield* sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId}`
-            .pipe(Effect.flatMap(decodeVersions))
-          const charges = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId}`.pipe(Effect.flatMap(decodeCharges))
-          const refunds = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId}`.pipe(Effect.flatMap(decodeRefunds))
-          return {
-            customers: [],
-            subscriptionVersions: versions.map((r): SubscriptionVersion => ({
-              subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: r.valid_from.toISOString(),
-              validTo: r.valid_to === null ? null : r.valid_to.toISOString(), status: r.status, currency: r.currency,
-              unitAmountMinor: Number(r.unit_amount_minor), quantity: Number(r.quantity), interval: r.interval,
-              intervalCount: Number(r.interval_count), discountPercentOff: numOrNull(r.discount_percent_off),
-              discountAmountOffMinor: numOrNull(r.discount_amount_off_minor), cancelReason: r.cancel_reason
-            })),
-            charges: charges.map((r): Charge => ({
-              id: r.id, customerId: r.customer_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor),
-              currency: r.currency, status: r.status
-            })),
-            refunds: refunds.map((r): Refund => ({
-              id: r.id, chargeId: r.charge_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency
-            }))
-          } satisfies PaymentsData
+          let spans: Array<CustomerMrrSpan> = []
+          let churn: Array<ChurnEvent> = []
+          const flush = (all: boolean) =>
+            Effect.gen(function*() {
+              if (spans.length >= CHUNK || (all && spans.length > 0)) {
+                for (const rows of chunks(spans)) {
+                  yield* sql`INSERT INTO customer_mrr ${insertRows(rows, (x) => ({
+                    project_id: projectId, customer_id: x.customerId, from_day: x.fromDay, to_day: x.toDay, mrr_minor: x.mrrMinor
+                  }))}`
+                }
+                spans = []
+              }
+              if (churn.length >= CHUNK || (all && churn.length > 0)) {
+                for (const rows of chunks(churn)) {
+                  yield* sql`INSERT INTO churn_events ${insertRows(rows, (e) => ({
+                    project_id: projectId, customer_id: e.customerId, day: e.day, mrr_lost_minor: e.mrrLostMinor, reason: e.reason
+                  }))}`
+                }
+                churn = []
+              }
+            })
+          let after: string | null = null
+          for (;;) {
+            const ids: ReadonlyArray<{ readonly customer_id: string }> = yield* (after === null
+              ? sql`SELECT DISTINCT customer_id FROM subscription_versions WHERE project_id = ${projectId}
+                    ORDER BY customer_id LIMIT ${ROLLUP_CUSTOMERS}`
+              : sql`SELECT DISTINCT customer_id FROM subscription_versions WHERE project_id = ${projectId}
+                    AND customer_id > ${after} ORDER BY customer_id LIMIT ${ROLLUP_CUSTOMERS}`).pipe(Effect.flatMap(decodeCustomerIds))
+            const last: string | undefined = ids.at(-1)?.customer_id
+            if (last === undefined) break
+            const rows = yield* (after === null
+              ? sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId} AND customer_id <= ${last}
+                    ORDER BY customer_id, subscription_id, valid_from`
+              : sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId} AND customer_id > ${after}
+                    AND customer_id <= ${last} ORDER BY customer_id, subscription_id, valid_from`).pipe(Effect.flatMap(decodeVersions))
+            let i = 0
+            while (i < rows.length) {
+              const customerId = rows[i]!.customer_id
+              const versions: Array<SubscriptionVersion> = []
+              for (; i < rows.length && rows[i]!.customer_id === customerId; i++) versions.push(versionOf(rows[i]!))
+              const part = acc.customer(customerId, versions)
+              for (const x of part.spans) spans.push(x)
+              for (const e of part.churnEvents) churn.push(e)
+            }
+            yield* flush(false)
+            after = last
+          }
+          yield* flush(true)
+          let chargeAfter = ""
+          for (;;) {
+            const rows = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId} AND id > ${chargeAfter}
+                ORDER BY id LIMIT ${ROLLUP_FLOWS}`.pipe(Effect.flatMap(decodeCharges))
+            for (const r of rows) {
+              acc.charge({ id: r.id, customerId: r.customer_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency, status: r.status })
+            }
+            if (rows.length < ROLLUP_FLOWS) break
+            chargeAfter = rows.at(-1)!.id
+          }
+          let refundAfter = ""
+          for (;;) {
+            const rows = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId} AND id > ${refundAfter}
+                ORDER BY id LIMIT ${ROLLUP_FLOWS}`.pipe(Effect.flatMap(decodeRefunds))
+            for (const r of rows) {
+              acc.refund({ id: r.id, chargeId: r.charge_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency })
+            }
+            if (rows.length < ROLLUP_FLOWS) break
+            refundAfter = rows.at(-1)!.id
+          }
+          return acc.finish()
         })
 
-      const store = (projectId: string, out: RollupOutput) =>
+      /** The rollup, inside the caller's transaction: data_version bumped first, derived rows replaced. */
+      const rollUpIn = (projectId: string) =>
         Effect.gen(function*() {
+          // The bump comes first: its row lock serialises concurrent writes of the same project, so each
+          // rollup sees every fact committed before it.
+          const project = yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}
+              RETURNING timezone, currency`.pipe(Effect.flatMap(decodeProject))
+          // Callers write payments of a project they just found (sync, seed): its absence is a bug.
+          if (project === null) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
+          const rates = yield* fx.all()
           for (const table of ["revenue_daily", "customer_mrr", "churn_events", "revenue_unconverted_daily"]) {
             yield* sql`DELETE FROM ${sql(table)} WHERE project_id = ${projectId}`
           }
+          const out = yield* streamRollup(projectId, rollupAccumulator({ timezone: project.timezone, currency: project.currency, rates }))
           for (const rows of chunks(out.revenueDays)) {
             yield* sql`INSERT INTO revenue_daily ${insertRows(rows, (r) => revenueColumns(projectId, r))}`
-          }
-          for (const rows of chunks(out.customerMrr)) {
-            yield* sql`INSERT INTO customer_mrr ${insertRows(rows, (s) => ({
-              project_id: projectId, customer_id: s.customerId, from_day: s.fromDay, to_day: s.toDay, mrr_minor: s.mrrMinor
-            }))}`
-          }
-          for (const rows of chunks(out.churnEvents)) {
-            yield* sql`INSERT INTO churn_events ${insertRows(rows, (e) => ({
-              project_id: projectId, customer_id: e.customerId, day: e.day, mrr_lost_minor: e.mrrLostMinor, reason: e.reason
-            }))}`
           }
           for (const rows of chunks(out.unconverted)) {
             yield* sql`INSERT INTO revenue_unconverted_daily ${insertRows(rows, (u) => ({
@@ -203,21 +359,89 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
 
       const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
         sql.withTransaction(Effect.gen(function*() {
-          // The bump comes first: its row lock serialises concurrent writes of the same project, so each
-          // rollup sees every fact committed before it.
-          const project = yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}
-              RETURNING timezone, currency`.pipe(Effect.flatMap(decodeProject))
-          // Callers write payments of a project they just found (sync, seed): its absence is a bug.
-          if (project === null) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
+          // The project row is locked by the bump before the facts change (rollUpIn bumps first; the upsert
+          // of facts no one reads until the rollup may come before it in the same transaction).
+          yield* sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`
           yield* upsert(projectId, data)
-          const all = yield* loadAll(projectId)
-          const rates = yield* fx.all()
-          yield* store(projectId, rollup(all, { timezone: project.timezone, currency: project.currency, rates }))
+          yield* rollUpIn(projectId)
         })).pipe(dieOnSqlError)
+
+      const commit = (projectId: string, batch: PaymentsBatch) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const replace = batch.replaceVersionsOf ?? []
+          for (let i = 0; i < replace.length; i += CHUNK) {
+            yield* sql`DELETE FROM subscription_versions WHERE project_id = ${projectId}
+                AND subscription_id = ANY(${replace.slice(i, i + CHUNK)})`
+          }
+          yield* upsert(projectId, batch.facts ?? {})
+          const gone = batch.removeRefunds ?? []
+          for (let i = 0; i < gone.length; i += CHUNK) {
+            yield* sql`DELETE FROM refunds WHERE project_id = ${projectId} AND id = ANY(${gone.slice(i, i + CHUNK)})`
+          }
+          const removed = new Set<string>()
+          // Per kind, `parent_id = ANY(…)`: an index scan of payments_staged_parent (a join on unnest would let
+          // the planner scan the whole table once per batch).
+          const byKind = new Map<string, Array<string>>()
+          for (const p of batch.unstageParents ?? []) {
+            const list = byKind.get(p.kind)
+            if (list === undefined) byKind.set(p.kind, [p.parentId])
+            else list.push(p.parentId)
+          }
+          for (const [kind, parents] of byKind) {
+            for (let i = 0; i < parents.length; i += CHUNK) {
+              const rows = yield* sql`DELETE FROM payments_staged WHERE project_id = ${projectId} AND kind = ${kind}
+                  AND parent_id = ANY(${parents.slice(i, i + CHUNK)}) RETURNING group_id`.pipe(Effect.flatMap(decodeRemovedGroups))
+              for (const r of rows) removed.add(r.group_id)
+            }
+          }
+          for (const rows of chunks(batch.staged ?? [])) {
+            yield* sql`INSERT INTO payments_staged (project_id, kind, id, parent_id, group_id, data)
+              SELECT ${projectId}, u.k, u.id, u.p, u.g, u.d
+              FROM jsonb_to_recordset(${json(rows.map((d) => ({ k: d.kind, id: d.id, p: d.parentId, g: d.groupId, d: d.data })))}::jsonb)
+                AS u(k text, id text, p text, g text, d jsonb)
+              ON CONFLICT (project_id, kind, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, group_id = EXCLUDED.group_id,
+                data = EXCLUDED.data`
+          }
+          const progress = batch.progress
+          if (progress !== undefined) {
+            if (progress.value === null) {
+              yield* sql`DELETE FROM payments_sync_progress WHERE project_id = ${projectId} AND provider = ${progress.provider}`
+            } else {
+              yield* sql`INSERT INTO payments_sync_progress (project_id, provider, progress)
+                  VALUES (${projectId}, ${progress.provider}, ${JSON.stringify(progress.value)}::jsonb)
+                  ON CONFLICT (project_id, provider) DO UPDATE SET progress = EXCLUDED.progress`
+            }
+          }
+          return [...removed]
+        })).pipe(dieOnSqlError)
+
+      const docsOf = (rows: ReadonlyArray<typeof StagedRow.Type>) =>
+        groupDocs(rows.map((r): StagedDoc => ({ kind: r.kind, id: r.id, parentId: r.parent_id, groupId: r.group_id, data: r.data })))
 
       return PaymentsRepo.of({
         write: writeAndRollUp,
-        rebuild: (projectId) => writeAndRollUp(projectId, {}),
+        rebuild: (projectId) => sql.withTransaction(rollUpIn(projectId)).pipe(dieOnSqlError),
+        rollUp: (projectId) => sql.withTransaction(rollUpIn(projectId)).pipe(dieOnSqlError),
+        commit,
+        progress: (projectId, provider) =>
+          sql`SELECT progress FROM payments_sync_progress WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
+            Effect.flatMap(decodeProgress),
+            Effect.map((row) => row?.progress ?? null),
+            dieOnSqlError
+          ),
+        stagedAfter: (projectId, after, limit) =>
+          (after === null
+            ? sql`SELECT kind, id, parent_id, group_id, data FROM payments_staged WHERE project_id = ${projectId} AND group_id IN (
+                  SELECT DISTINCT group_id FROM payments_staged WHERE project_id = ${projectId} ORDER BY group_id LIMIT ${limit})
+                ORDER BY group_id, kind, id`
+            : sql`SELECT kind, id, parent_id, group_id, data FROM payments_staged WHERE project_id = ${projectId} AND group_id IN (
+                  SELECT DISTINCT group_id FROM payments_staged WHERE project_id = ${projectId} AND group_id > ${after}
+                  ORDER BY group_id LIMIT ${limit})
+                ORDER BY group_id, kind, id`).pipe(Effect.flatMap(decodeStaged), Effect.map(docsOf), dieOnSqlError),
+        stagedOf: (projectId, groups) =>
+          (groups.length === 0 ? Effect.succeed([]) :
+            sql`SELECT kind, id, parent_id, group_id, data FROM payments_staged WHERE project_id = ${projectId}
+                AND group_id = ANY(${[...groups]}) ORDER BY group_id, kind, id`.pipe(Effect.flatMap(decodeStaged), Effect.map(docsOf))).pipe(dieOnSqlError),
         projectsWithPaymentsIn: (currencies) =>
           sql`SELECT project_id FROM subscription_versions WHERE currency = ANY(${currencies.map((c) => c.toUpperCase())})
               UNION SELECT project_id FROM charges WHERE currency = ANY(${currencies.map((c) => c.toUpperCase())})
@@ -294,19 +518,62 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       }
       const raw = new Map<string, Raw>()
       const derived = new Map<string, RollupOutput>()
+      const staged = new Map<string, Map<string, StagedDoc>>() // project → `${kind}|${id}` → doc
+      const progress = new Map<string, unknown>() // `${project}|${provider}` → progress
       const versionKey = (v: SubscriptionVersion) => `${v.subscriptionId}|${new Date(v.validFrom).toISOString()}`
       const up = (s: string) => s.toUpperCase()
+
+      const rawOf = (projectId: string): Raw => {
+        const r = raw.get(projectId) ?? { customers: new Map(), versions: new Map(), charges: new Map(), refunds: new Map() }
+        raw.set(projectId, r)
+        return r
+      }
+      const upsert = (projectId: string, data: Partial<PaymentsData>) => {
+        const r = rawOf(projectId)
+        for (const c of data.customers ?? []) r.customers.set(c.id, c)
+        for (const v of data.subscriptionVersions ?? []) r.versions.set(versionKey(v), { ...v, currency: up(v.currency) })
+        for (const c of data.charges ?? []) r.charges.set(c.id, { ...c, currency: up(c.currency) })
+        for (const f of data.refunds ?? []) r.refunds.set(f.id, { ...f, currency: up(f.currency) })
+      }
+      const sortedGroups = (docs: Iterable<StagedDoc>, keep: (d: StagedDoc) => boolean) =>
+        groupDocs([...docs].filter(keep).sort((a, b) =>
+          a.groupId !== b.groupId ? (a.groupId < b.groupId ? -1 : 1) : a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+
+      const commit = (projectId: string, batch: PaymentsBatch) =>
+        Effect.sync(() => {
+          const r = rawOf(projectId)
+          const replace = new Set(batch.replaceVersionsOf ?? [])
+          if (replace.size > 0) for (const [k, v] of r.versions) if (replace.has(v.subscriptionId)) r.versions.delete(k)
+          upsert(projectId, batch.facts ?? {})
+          for (const id of batch.removeRefunds ?? []) r.refunds.delete(id)
+          const docs = staged.get(projectId) ?? new Map<string, StagedDoc>()
+          staged.set(projectId, docs)
+          const removed = new Set<string>()
+          const parents = new Set((batch.unstageParents ?? []).map((p) => `${p.kind}|${p.parentId}`))
+          if (parents.size > 0) {
+            for (const [k, d] of docs) {
+              if (parents.has(`${d.kind}|${d.parentId}`)) {
+                docs.delete(k)
+                removed.add(d.groupId)
+              }
+            }
+          }
+          // Stored as JSON would be: the reader gets a copy, as from the database.
+          for (const d of batch.staged ?? []) docs.set(`${d.kind}|${d.id}`, { ...d, data: JSON.parse(JSON.stringify(d.data)) })
+          if (batch.progress !== undefined) {
+            const key = `${projectId}|${batch.progress.provider}`
+            if (batch.progress.value === null) progress.delete(key)
+            else progress.set(key, JSON.parse(JSON.stringify(batch.progress.value)))
+          }
+          return [...removed]
+        })
 
       const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
         Effect.gen(function*() {
           const project = db.projects.get(projectId)
           if (project === undefined) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
-          const r = raw.get(projectId) ?? { customers: new Map(), versions: new Map(), charges: new Map(), refunds: new Map() }
-          raw.set(projectId, r)
-          for (const c of data.customers ?? []) r.customers.set(c.id, c)
-          for (const v of data.subscriptionVersions ?? []) r.versions.set(versionKey(v), { ...v, currency: up(v.currency) })
-          for (const c of data.charges ?? []) r.charges.set(c.id, { ...c, currency: up(c.currency) })
-          for (const f of data.refunds ?? []) r.refunds.set(f.id, { ...f, currency: up(f.currency) })
+          upsert(projectId, data)
+          const r = rawOf(projectId)
           const rates = yield* fx.all()
           const out = rollup(
             { subscriptionVersions: [...r.versions.values()], charges: [...r.charges.values()], refunds: [...r.refunds.values()] },
@@ -322,6 +589,18 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       return PaymentsRepo.of({
         write: writeAndRollUp,
         rebuild: (projectId) => writeAndRollUp(projectId, {}),
+        rollUp: (projectId) => writeAndRollUp(projectId, {}),
+        commit,
+        progress: (projectId, provider) => Effect.sync(() => progress.get(`${projectId}|${provider}`) ?? null),
+        stagedAfter: (projectId, after, limit) =>
+          Effect.sync(() =>
+            sortedGroups(staged.get(projectId)?.values() ?? [], (d) => after === null || d.groupId > after).slice(0, limit)
+          ),
+        stagedOf: (projectId, groups) =>
+          Effect.sync(() => {
+            const wanted = new Set(groups)
+            return sortedGroups(staged.get(projectId)?.values() ?? [], (d) => wanted.has(d.groupId))
+          }),
         projectsWithPaymentsIn: (currencies) =>
           Effect.sync(() => {
             const wanted = new Set(currencies.map(up))

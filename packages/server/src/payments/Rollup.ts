@@ -1,7 +1,9 @@
 /**
  * The payments rollup: a PURE function from everything a project's payments provider gave us to the
  * derived rows the reports read (revenue_daily, customer MRR spans, churn events, unconverted amounts).
- * It runs on every write (PaymentsRepo.write), so reads never look at raw history.
+ * It runs on every write (PaymentsRepo.write / rollUp), so reads never look at raw history. `rollupAccumulator`
+ * is the same computation fed in bounded batches (customer by customer, charges and refunds in any order),
+ * which is how PaymentsRepo.sql runs it: its memory does not grow with the project's history.
  *
  * Definitions (docs/metrics.md, "Revenue"):
  * - Days are calendar days in the project's time zone. A version in force on [validFrom, validTo) is in
@@ -22,7 +24,7 @@
 import { convertMinor, type FxRate } from "../fx/Fx.ts"
 import { eachDay, todayIn } from "../metrics/Dates.ts"
 import type { ChurnEvent, RevenueDay, UnconvertedDay } from "../metrics/Rows.ts"
-import type { PaymentsData, SubscriptionVersion } from "./Types.ts"
+import type { Charge, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
 export type { ChurnEvent, UnconvertedDay }
 
@@ -123,7 +125,28 @@ interface Placed {
   readonly toDay: string | null // exclusive
 }
 
-export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): RollupOutput => {
+/** One customer's part of the rollup: its MRR spans and churn events (its day movements go to the totals). */
+export interface CustomerRollup {
+  readonly spans: ReadonlyArray<CustomerMrrSpan>
+  readonly churnEvents: ReadonlyArray<ChurnEvent>
+}
+
+/**
+ * The rollup fed piece by piece, so a caller can stream a project's history through it in bounded batches
+ * (PaymentsRepo.sql reads versions customer by customer, charges and refunds by id ranges): every customer's
+ * versions in ONE call (a customer's figures depend on all its versions, and on nothing else), every charge
+ * and refund once, in any order. What it keeps between calls is per day and currency (a few thousand
+ * entries), never per customer or per charge. `rollup` below is the same accumulator over arrays, so both
+ * give identical figures.
+ */
+export interface RollupAccumulator {
+  readonly customer: (customerId: string, versions: ReadonlyArray<SubscriptionVersion>) => CustomerRollup
+  readonly charge: (c: Charge) => void
+  readonly refund: (r: Refund) => void
+  readonly finish: () => { readonly revenueDays: ReadonlyArray<RevenueDay>; readonly unconverted: ReadonlyArray<UnconvertedDay> }
+}
+
+export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => {
   const reporting = options.currency.toUpperCase()
   const localDay = (iso: string) => todayIn(options.timezone, new Date(iso))
   const days = new Map<string, DayTotals>()
@@ -149,19 +172,16 @@ export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): Rol
   }
 
   // --- Subscriptions → per-customer MRR spans and movements -----------------------------------------
-  const byCustomer = new Map<string, Array<Placed>>()
-  for (const v of data.subscriptionVersions ?? []) {
-    const fromDay = localDay(v.validFrom)
-    const toDay = v.validTo === null ? null : localDay(v.validTo)
-    if (toDay !== null && toDay <= fromDay) continue // never in force at the end of any day
-    const list = byCustomer.get(v.customerId) ?? []
-    list.push({ v, fromDay, toDay })
-    byCustomer.set(v.customerId, list)
-  }
-
-  const customerMrr: Array<CustomerMrrSpan> = []
-  const churnEvents: Array<ChurnEvent> = []
-  for (const [customerId, placed] of [...byCustomer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  const customer = (customerId: string, versions: ReadonlyArray<SubscriptionVersion>): CustomerRollup => {
+    const placed: Array<Placed> = []
+    for (const v of versions) {
+      const fromDay = localDay(v.validFrom)
+      const toDay = v.validTo === null ? null : localDay(v.validTo)
+      if (toDay !== null && toDay <= fromDay) continue // never in force at the end of any day
+      placed.push({ v, fromDay, toDay })
+    }
+    const spans: Array<CustomerMrrSpan> = []
+    const churnEvents: Array<ChurnEvent> = []
     const boundaries = new Set<string>()
     for (const p of placed) {
       boundaries.add(p.fromDay)
@@ -223,17 +243,16 @@ export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): Rol
       } else {
         t.contractionMrrMinor += prev - value
       }
-      if (prev > 0 && spanStart !== null) customerMrr.push({ customerId, fromDay: spanStart, toDay: day, mrrMinor: prev })
+      if (prev > 0 && spanStart !== null) spans.push({ customerId, fromDay: spanStart, toDay: day, mrrMinor: prev })
       spanStart = value > 0 ? day : null
       prev = value
     }
-    if (prev > 0 && spanStart !== null) customerMrr.push({ customerId, fromDay: spanStart, toDay: null, mrrMinor: prev })
+    if (prev > 0 && spanStart !== null) spans.push({ customerId, fromDay: spanStart, toDay: null, mrrMinor: prev })
+    return { spans, churnEvents }
   }
 
   // --- Charges and refunds → flows on their local day ----------------------------------------------
-  const chargeCurrency = new Map<string, string>()
-  for (const c of data.charges ?? []) {
-    chargeCurrency.set(c.id, c.currency)
+  const charge = (c: Charge) => {
     const day = localDay(c.at)
     const currency = c.currency.toUpperCase()
     const converted = convertMinor(c.amountMinor, currency, reporting, day, options.rates)
@@ -247,7 +266,7 @@ export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): Rol
       else t.failedMinor += converted
     }
   }
-  for (const r of data.refunds ?? []) {
+  const refund = (r: Refund) => {
     const day = localDay(r.at)
     const currency = r.currency.toUpperCase()
     const converted = convertMinor(r.amountMinor, currency, reporting, day, options.rates)
@@ -257,11 +276,36 @@ export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): Rol
   }
 
   return {
-    revenueDays: denseDays(days),
-    customerMrr,
-    churnEvents: churnEvents.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.customerId < b.customerId ? -1 : 1)),
-    unconverted: unconvertedRows(unconvertedMrrDelta, unconvertedFlows)
+    customer,
+    charge,
+    refund,
+    finish: () => ({ revenueDays: denseDays(days), unconverted: unconvertedRows(unconvertedMrrDelta, unconvertedFlows) })
   }
+}
+
+/** Churn events in the order the reports list them: by day, then customer. */
+export const byDayThenCustomer = (a: ChurnEvent, b: ChurnEvent): number =>
+  a.day < b.day ? -1 : a.day > b.day ? 1 : a.customerId < b.customerId ? -1 : 1
+
+export const rollup = (data: Partial<PaymentsData>, options: RollupOptions): RollupOutput => {
+  const acc = rollupAccumulator(options)
+  const byCustomer = new Map<string, Array<SubscriptionVersion>>()
+  for (const v of data.subscriptionVersions ?? []) {
+    const list = byCustomer.get(v.customerId)
+    if (list === undefined) byCustomer.set(v.customerId, [v])
+    else list.push(v)
+  }
+  const customerMrr: Array<CustomerMrrSpan> = []
+  const churnEvents: Array<ChurnEvent> = []
+  for (const [customerId, versions] of [...byCustomer].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const part = acc.customer(customerId, versions)
+    for (const s of part.spans) customerMrr.push(s)
+    for (const e of part.churnEvents) churnEvents.push(e)
+  }
+  for (const c of data.charges ?? []) acc.charge(c)
+  for (const r of data.refunds ?? []) acc.refund(r)
+  const { revenueDays, unconverted } = acc.finish()
+  return { revenueDays, customerMrr, churnEvents: churnEvents.sort(byDayThenCustomer), unconverted }
 }
 
 /**

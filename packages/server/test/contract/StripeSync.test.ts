@@ -1,21 +1,27 @@
 /**
  * The Stripe connector end to end on both stores: FakeStripe (fixtures/stripeFixtures.ts, hand-computed)
  * → stripeConnector.sync → PaymentsRepo (SQL or memory) → GET /revenue and /churn through the real router.
- * Today is 2026-11-20 (harness clock). On Postgres, the second run must leave the raw rows as they were.
+ * Today is 2026-11-20 (harness clock). On Postgres, the second run must leave the raw rows as they were; a
+ * run killed at a random page and resumed, and an incremental run from events, must leave exactly the rows
+ * (and figures) of an uninterrupted full sync.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { makeProviderHttp } from "../../src/integrations/ProviderHttp.ts"
-import { stripeConnector } from "../../src/integrations/stripe/StripeConnector.ts"
+import { makeStripeConnector, stripeConnector } from "../../src/integrations/stripe/StripeConnector.ts"
+import type { SyncContext } from "../../src/integrations/Connector.ts"
 import { scopedFake } from "@sitehealth/fakes/FakeHttp"
 import { type FakeStripe, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
-import { goldenStripe, NOW } from "../fixtures/stripeFixtures.ts"
+import { goldenStripe, goldenStripeChanged, LATER, NOW } from "../fixtures/stripeFixtures.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
 /** The fake Stripe account, up for the whole file. */
 class Stripe extends Context.Service<Stripe, FakeStripe>()("test/FakeStripe") {}
 const StripeLive = Layer.effect(Stripe, scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 })))
+/** A second fake whose account the tests below change. */
+class Changing extends Context.Service<Changing, FakeStripe>()("test/ChangingStripe") {}
+const ChangingLive = Layer.effect(Changing, scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 })))
 
 const usd = (amount: number) => ({ amount, currency: "USD" })
 const sync = (projectId: string) => Effect.flatMap(Stripe, (fake) =>
@@ -28,6 +34,20 @@ const get = (path: string, token: string) => Effect.gen(function*() {
   expect(r.status, r.text).toBe(200)
   return r.json.data
 })
+/** Every raw row a Stripe sync leaves for the project (Postgres), in a stable order, the project id left out. */
+const allRawRows = (projectId: string) =>
+  h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.all({
+    customers: sql`SELECT id, created_at FROM customers WHERE project_id = ${projectId} ORDER BY id`,
+    versions: sql`SELECT subscription_id, customer_id, valid_from, valid_to, status, currency, unit_amount_minor, quantity, interval,
+        interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason
+        FROM subscription_versions WHERE project_id = ${projectId} ORDER BY subscription_id, valid_from`,
+    charges: sql`SELECT id, customer_id, at, amount_minor, currency, status FROM charges WHERE project_id = ${projectId} ORDER BY id`,
+    refunds: sql`SELECT id, charge_id, at, amount_minor, currency FROM refunds WHERE project_id = ${projectId} ORDER BY id`,
+    staged: sql`SELECT kind, id, parent_id, group_id, data FROM payments_staged WHERE project_id = ${projectId} ORDER BY kind, id`,
+    revenue: sql`SELECT * FROM revenue_daily WHERE project_id = ${projectId} ORDER BY day`,
+    progress: sql`SELECT provider FROM payments_sync_progress WHERE project_id = ${projectId}`
+  }))).pipe(Effect.map((r) => ({ ...r, revenue: r.revenue.map(({ project_id: _, ...row }) => row) })))
+
 const rawRows = (projectId: string) =>
   h.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT subscription_id, valid_from, valid_to, status, unit_amount_minor, quantity, discount_percent_off, cancel_reason
@@ -50,5 +70,43 @@ layer(Layer.mergeAll(TestApp.layer(), StripeLive))("Stripe sync → revenue and 
     expect(yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).toEqual(revenue)
     expect(yield* get(`/api/v1/projects/${id}/churn?period=3m`, secret)).toEqual(churn)
     if (before !== null) expect(yield* rawRows(id)).toEqual(before)
+  }))
+})
+
+layer(Layer.mergeAll(TestApp.layer(), ChangingLive))("Stripe sync: killed and resumed, incremental (golden)", (it) => {
+  const connector = makeStripeConnector({ batchPages: 1, deriveBatch: 2 })
+  const ctxOf = (fake: FakeStripe, projectId: string, extra: Partial<SyncContext> = {}): SyncContext => ({
+    baseUrl: fake.url, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20 }),
+    projectId, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
+  })
+
+  it.effect("a sync killed at a random page resumes to exactly the rows of an uninterrupted one; an incremental run from events to those of a full resync", () => Effect.gen(function*() {
+    const fake = yield* Changing
+    const reference = (yield* h.newAccount()).projects[0].id
+    const synced = yield* h.run(connector.sync(ctxOf(fake, reference)))
+    const pages = fake.requests.length
+    const killed = (yield* h.newAccount()).projects[0].id
+    const at = 1 + Math.floor(Math.random() * (pages - 1))
+    let seen = 0
+    const dying = ctxOf(fake, killed)
+    const exit = yield* Effect.exit(h.run(connector.sync({
+      ...dying, http: { request: (r) => (++seen === at ? Effect.interrupt : dying.http.request(r)) }
+    })))
+    expect(Exit.hasInterrupts(exit), `killed at request ${at} of ${pages}`).toBe(true)
+    yield* h.run(connector.sync(ctxOf(fake, killed)))
+    if (h.store === "postgres") {
+      const expected = yield* allRawRows(reference)
+      expect(expected.progress).toEqual([])
+      expect(yield* allRawRows(killed), `killed at request ${at} of ${pages}`).toEqual(expected)
+    }
+
+    // An hour later the account has changed; the reference project reads the events, a new one lists everything.
+    fake.data = goldenStripeChanged()
+    fake.requests.length = 0
+    yield* h.run(connector.sync(ctxOf(fake, reference, { mode: "incremental", now: new Date(LATER), state: synced.state })))
+    expect(fake.requests.some((r) => r.url.startsWith("/v1/invoices?"))).toBe(false)
+    const fresh = (yield* h.newAccount()).projects[0].id
+    yield* h.run(connector.sync(ctxOf(fake, fresh, { now: new Date(LATER) })))
+    if (h.store === "postgres") expect(yield* allRawRows(reference)).toEqual(yield* allRawRows(fresh))
   }))
 })

@@ -49,6 +49,19 @@ export const getPage = (ctx: ConnectionContext, path: string, params: ReadonlyAr
     Effect.flatMap((response) => decodePage(response.json, `list ${path}`))
   )
 
+/** One object (`GET /v1/subscriptions/{id}`…), decoded; an object that is gone (404) is null. */
+export const getObject = <A>(
+  ctx: ConnectionContext,
+  path: string,
+  params: ReadonlyArray<readonly [string, string]>,
+  kind: ItemKind<A>,
+  record: string
+): Effect.Effect<A | null, ProviderError> =>
+  ctx.http.request({ method: "GET", url: urlOf(ctx, path, params), headers: headersOf(ctx) }).pipe(
+    Effect.flatMap((response) => decodeEffect(PROVIDER, kind.schema)(response.json, record)),
+    Effect.catchIf((e) => e.kind === "not_found", () => Effect.succeed(null))
+  )
+
 /** How the items of one list are decoded and named in errors ("subscription sub_123"). */
 export interface ItemKind<A> {
   readonly name: string
@@ -95,6 +108,50 @@ export const listAll = <A>(
       }
       if (!page.has_more) return items
       if (last === null) return yield* Effect.fail(malformed(PROVIDER, `list ${path}`, "`has_more` is true on an empty page"))
+      after = last
+    }
+  })
+
+/**
+ * Every object of a list endpoint, handed over PAGE by page to an effectful `onPage` (which may write
+ * before the next page is asked for), with the id of the page's last object — the `starting_after` a
+ * resumed listing continues from. Decoding and its failures as in `listAll`.
+ */
+export const eachPage = <A, R>(
+  ctx: ConnectionContext,
+  path: string,
+  params: ReadonlyArray<readonly [string, string]>,
+  counter: PageCounter,
+  kind: ItemKind<A>,
+  onPage: (items: ReadonlyArray<A>, last: string | null, hasMore: boolean) => Effect.Effect<void, ProviderError, R>,
+  startingAfter: string | null = null
+): Effect.Effect<number, ProviderError, R> =>
+  Effect.gen(function*() {
+    const decode = decoder(PROVIDER, kind.schema)
+    let after: string | null = startingAfter
+    let count = 0
+    for (;;) {
+      const page = yield* getPage(ctx, path, [
+        ...params,
+        ["limit", String(PAGE_SIZE)],
+        ...(after === null ? [] : [["starting_after", after] as const])
+      ])
+      counter.pages += 1
+      const items: Array<A> = []
+      let last: string | null = null
+      for (const raw of page.data) {
+        const id = decodeId(raw)
+        const record = id._tag === "Some" ? `${kind.name} ${id.value.id}` : `${kind.name} #${count + 1}`
+        if (id._tag === "None") return yield* Effect.fail(malformed(PROVIDER, record, "a list item without an id"))
+        const item = decode(raw, record)
+        if (Result.isFailure(item)) return yield* Effect.fail(item.failure)
+        items.push(item.success)
+        count += 1
+        last = id.value.id
+      }
+      if (page.has_more && last === null) return yield* Effect.fail(malformed(PROVIDER, `list ${path}`, "`has_more` is true on an empty page"))
+      yield* onPage(items, last ?? after, page.has_more)
+      if (!page.has_more) return count
       after = last
     }
   })

@@ -105,6 +105,8 @@ export const isoOf = (seconds: number): string => new Date(seconds * 1000).toISO
 
 const rounded = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : Math.round(v))
 
+export const idOfExpandable = idOf
+
 export const readCustomer = (o: typeof StripeCustomer.Type): Customer => ({ id: o.id, createdAt: isoOf(Math.round(o.created)) })
 
 /** A recurring price's interval, or a reason it is not one. */
@@ -240,3 +242,55 @@ export const readRefund = (o: typeof StripeRefund.Type): Refund | null => {
   if (chargeId === null) return null // a refund of a non-charge payment (e.g. a customer balance) is not revenue we track
   return { id: o.id, chargeId, at: isoOf(Math.round(o.created)), amountMinor: Math.round(o.amount), currency: o.currency.toUpperCase() }
 }
+
+/**
+ * An event of GET /v1/events: which object changed and its snapshot (`data.object`, decoded by the object's
+ * own schema afterwards). `api_version` is the version the snapshot is rendered in (the account's at the
+ * event's creation, NOT the request's Stripe-Version): a snapshot in another version is fetched again.
+ */
+export const StripeEvent = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  created: Schema.Number,
+  api_version: OptString,
+  data: Schema.Struct({ object: Schema.Unknown })
+})
+/** What every event's `data.object` has: its id and its kind (`customer`, `subscription`, `invoice`…). */
+export const StripeObjectHeader = Schema.Struct({ id: Schema.String, object: Schema.String })
+export type StripeEvent = typeof StripeEvent.Type
+
+/** What the connector stages between runs (PaymentsRepo staged docs) and decodes back. */
+const Interval = Schema.Literals(["day", "week", "month", "year"])
+export const StagedPlan = Schema.Struct({
+  currency: Schema.String,
+  unitAmountMinor: Schema.Number,
+  quantity: Schema.Number,
+  interval: Interval,
+  intervalCount: Schema.Number,
+  discountPercentOff: Schema.NullOr(Schema.Number),
+  discountAmountOffMinor: Schema.NullOr(Schema.Number)
+})
+export const StagedSubscription = Schema.Struct({
+  id: Schema.String,
+  customerId: Schema.String,
+  status: Schema.String,
+  startDate: Schema.Number,
+  trialStart: Schema.NullOr(Schema.Number),
+  trialEnd: Schema.NullOr(Schema.Number),
+  endedAt: Schema.NullOr(Schema.Number),
+  currentPeriodStart: Schema.NullOr(Schema.Number),
+  cancelReason: Schema.NullOr(Schema.String),
+  plan: Schema.NullOr(StagedPlan)
+})
+export const StagedLines = Schema.Array(Schema.Struct({
+  start: Schema.Number,
+  proration: Schema.Boolean,
+  currency: Schema.String,
+  interval: Interval,
+  intervalCount: Schema.Number,
+  priceId: Schema.NullOr(Schema.String),
+  unitAmountMinor: Schema.NullOr(Schema.Number),
+  quantity: Schema.Number,
+  amountMinor: Schema.Number,
+  discountMinor: Schema.Number
+}))

@@ -5,7 +5,8 @@
  * and quantity were in force for its period. The rules (docs/integrations-stripe.md, "Reconstruction"):
  *
  * - A version starts at every distinct period start of the subscription's invoice lines (renewals), at the
- *   start of every positive proration line (a mid-period change: its price and quantity from then on),
+ *   start of every positive proration line (a mid-period change: its price and quantity from then on, the
+ *   items it did not change as the period's invoice billed them),
  *   at `start_date`, `trial_start`, `trial_end` and `ended_at`. Each ends where the next one starts.
  * - Consecutive identical versions are NOT merged, on purpose: versions are upserted by (subscription,
  *   validFrom), so every start must still be a start on the next run, or a row written earlier (e.g. the
@@ -108,6 +109,35 @@ const planOfLines = (lines: ReadonlyArray<SubscriptionLine>, discount: Plan | nu
   }
 }
 
+const linesBefore = (linesAt: ReadonlyMap<number, ReadonlyArray<SubscriptionLine>>, at: number): ReadonlyArray<SubscriptionLine> | null => {
+  let best: number | null = null
+  for (const k of linesAt.keys()) if (k < at && (best === null || k > best)) best = k
+  return best === null ? null : linesAt.get(best)!
+}
+
+/**
+ * The items in force after a mid-period change: the period's invoiced items, the ones the change credited
+ * back (its negative proration lines, matched by price) replaced by the ones it charged (its positive lines,
+ * listed first so the plan takes the discount in force before, as for any proration). A subscription of one
+ * item gives the positive lines alone. Without the period's lines, or with a credit line matching no item,
+ * the positive lines alone too (what the invoices say for sure).
+ */
+const withChange = (
+  base: ReadonlyArray<SubscriptionLine> | null,
+  group: ReadonlyArray<SubscriptionLine>,
+  positive: ReadonlyArray<SubscriptionLine>
+): ReadonlyArray<SubscriptionLine> => {
+  if (base === null) return positive
+  const remaining = [...base]
+  for (const credit of group) {
+    if (credit.amountMinor >= 0) continue
+    const i = remaining.findIndex((b) => b.priceId !== null && b.priceId === credit.priceId)
+    if (i < 0) return positive
+    remaining.splice(i, 1)
+  }
+  return [...positive, ...remaining]
+}
+
 const latestBefore = (points: ReadonlyMap<number, State>, at: number): State | null => {
   let best: number | null = null
   for (const k of points.keys()) if (k < at && (best === null || k > best)) best = k
@@ -138,6 +168,8 @@ export const subscriptionVersions = (
     if (g === undefined) groups.set(key, [l])
     else g.push(l)
   }
+  // The lines each invoiced point was built from: a later proration changes some of them.
+  const linesAt = new Map<number, ReadonlyArray<SubscriptionLine>>()
   for (const key of [...groups.keys()].sort()) {
     const group = groups.get(key)!
     const start = group[0]!.start
@@ -146,8 +178,11 @@ export const subscriptionVersions = (
       const positive = group.filter((l) => l.amountMinor > 0)
       if (positive.length === 0 || points.has(start)) continue
       const before = latestBefore(points, start)
-      points.set(start, { plan: planOfLines(positive, before?.plan ?? null, percentHint), status: inTrial(start) ? "trialing" : "active", cancelReason: null })
+      const lines = withChange(linesBefore(linesAt, start), group, positive)
+      linesAt.set(start, lines)
+      points.set(start, { plan: planOfLines(lines, before?.plan ?? null, percentHint), status: inTrial(start) ? "trialing" : "active", cancelReason: null })
     } else {
+      linesAt.set(start, group)
       points.set(start, { plan: planOfLines(group, null, percentHint), status: inTrial(start) ? "trialing" : "active", cancelReason: null })
     }
   }

@@ -12,7 +12,7 @@
  *   is never contradicted later (ids and amounts never change once served; a re-sync is stable).
  * Each is computed at most once per hour per project (cached), so a sync's many requests are cheap.
  */
-import { charge, customer, fromArray, invoice, line, type FakeStripeData, type Obj, price, refund, subscription, ts } from "@sitehealth/fakes/FakeStripe"
+import { charge, customer, event, fromArray, invoice, line, type FakeStripeData, type Obj, price, refund, subscription, ts } from "@sitehealth/fakes/FakeStripe"
 import type { GscFactRow, GscTotals } from "@sitehealth/fakes/FakeGsc"
 import type { Metrics5, PlausibleData } from "@sitehealth/fakes/FakePlausible"
 import { addDays, startOfDayIn, todayIn } from "../metrics/Dates.ts"
@@ -149,14 +149,50 @@ export const stripeDataOf = (spec: DemoProjectSpec, payments: PaymentsData, cutM
       ...(coupon === null ? {} : { coupon })
     }))
   }
+  const customers = payments.customers.filter((c) => before(c.createdAt)).map((c) => customer(c.id, ts(c.createdAt)))
+  const charges = payments.charges.filter((c) => before(c.at)).map((c) =>
+    charge(c.id, c.customerId, ts(c.at), c.amountMinor, c.status, c.currency.toLowerCase()))
+  const refunds = payments.refunds.filter((r) => before(r.at)).map((r) => refund(r.id, r.chargeId, ts(r.at), r.amountMinor, r.currency.toLowerCase()))
   return {
-    customers: fromArray(payments.customers.filter((c) => before(c.createdAt)).map((c) => customer(c.id, ts(c.createdAt)))),
+    customers: fromArray(customers),
     subscriptions: fromArray(subscriptions),
     invoices: fromArray(invoices),
-    charges: fromArray(payments.charges.filter((c) => before(c.at)).map((c) =>
-      charge(c.id, c.customerId, ts(c.at), c.amountMinor, c.status, c.currency.toLowerCase()))),
-    refunds: fromArray(payments.refunds.filter((r) => before(r.at)).map((r) => refund(r.id, r.chargeId, ts(r.at), r.amountMinor, r.currency.toLowerCase())))
+    charges: fromArray(charges),
+    refunds: fromArray(refunds),
+    events: fromArray(stripeEventsOf(customers, subscriptions, bySubscription, invoices, charges, refunds))
   }
+}
+
+/**
+ * The events a Stripe account would have logged for these objects (what an incremental sync reads): each
+ * object's creation, a subscription's every later change of price, quantity or status (`updated`) and its
+ * end (`deleted`), each charge's outcome, each refund. Like Stripe's, an event carries the object as it
+ * stands now (the demo keeps no older renderings); ids are stable, so a re-served hour lists the same events.
+ */
+const stripeEventsOf = (
+  customers: ReadonlyArray<Obj>,
+  subscriptions: ReadonlyArray<Obj>,
+  versionsBySubscription: ReadonlyMap<string, ReadonlyArray<SubscriptionVersion>>,
+  invoices: ReadonlyArray<Obj>,
+  charges: ReadonlyArray<Obj>,
+  refunds: ReadonlyArray<Obj>
+): Array<Obj> => {
+  const events: Array<Obj> = []
+  const add = (type: string, created: number, object: Obj) => events.push(event(`evt_${object.id}_${type}_${created}`, type, created, object))
+  for (const c of customers) add("customer.created", c.created, c)
+  for (const sub of subscriptions) {
+    add("customer.subscription.created", sub.created, sub)
+    const versions = versionsBySubscription.get(sub.id) ?? []
+    for (const v of versions) {
+      const at = ts(v.validFrom)
+      if (at <= sub.created) continue
+      add(v.status === "canceled" ? "customer.subscription.deleted" : "customer.subscription.updated", at, sub)
+    }
+  }
+  for (const inv of invoices) add("invoice.created", inv.created, inv)
+  for (const ch of charges) add(ch.status === "failed" ? "charge.failed" : "charge.succeeded", ch.created, ch)
+  for (const r of refunds) add("refund.created", r.created, r)
+  return events
 }
 
 /** A project's feed: what each fake serves at a given instant, computed once per hour (and payments once per day). */

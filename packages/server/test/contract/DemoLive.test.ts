@@ -29,12 +29,16 @@ const get = (path: string) => Effect.gen(function*() {
 })
 
 /** Queues a sync of each of the project's providers and runs them all, as the worker does. */
-const syncAll = (projectId: string, mode: "incremental" | "full" = "incremental") => Effect.gen(function*() {
+const syncAll = (
+  projectId: string,
+  mode: "incremental" | "full" = "incremental",
+  providers: ReadonlyArray<string> = ["stripe", "plausible", "google-search-console"]
+) => Effect.gen(function*() {
   const { services } = yield* Demo
   return yield* h.run(Effect.gen(function*() {
     const queue = yield* SyncQueue
     const now = new Date(yield* Effect.clockWith((c) => c.currentTimeMillis))
-    for (const provider of ["stripe", "plausible", "google-search-console"]) {
+    for (const provider of providers) {
       yield* queue.request({ projectId, provider, mode, requestedBy: "test", now })
     }
     return yield* drainSyncs()
@@ -107,5 +111,22 @@ layer(DemoLive, { timeout: "240 seconds" })("the live demo", (it) => {
       const runs = yield* syncAll(bolt, "full")
       expect(runs.every((r) => r.status === "succeeded")).toBe(true)
       expect(yield* reports()).toEqual(before)
+    }))
+
+  it.effect("hours later an incremental Stripe sync reads the new payments from the account's events, and agrees with a full listing", () =>
+    Effect.gen(function*() {
+      const { projectIds } = yield* Demo
+      const acme = projectIds[0]
+      expect((yield* syncAll(acme)).every((r) => r.status === "succeeded")).toBe(true)
+      yield* TestClock.adjust("12 hours")
+      const [incremental] = yield* syncAll(acme, "incremental", ["stripe"])
+      expect(incremental.status, incremental.error ?? "").toBe("succeeded")
+      expect(incremental.counts?.events ?? 0).toBeGreaterThan(0)
+      const revenue = yield* get(`/projects/${acme}/revenue`)
+      const churn = yield* get(`/projects/${acme}/churn?period=30d`)
+      const [full] = yield* syncAll(acme, "full", ["stripe"])
+      expect(full.status, full.error ?? "").toBe("succeeded")
+      expect(yield* get(`/projects/${acme}/revenue`)).toEqual(revenue)
+      expect(yield* get(`/projects/${acme}/churn?period=30d`)).toEqual(churn)
     }))
 })

@@ -42,6 +42,12 @@ export interface SuccessEnvelope<Data> {
   readonly data: Data
 }
 
+/**
+ * The success envelope's text around `data` that is already JSON text (stored answers are kept encoded, so
+ * a hot read writes them without decoding): what `Envelope` encodes `{status: "success", data}` to.
+ */
+export const successText = (encodedData: string): string => `{"status":"success","data":${encodedData}}`
+
 /** The inside of an error envelope: `code` (the HTTP status, or a string for a few), `message`, `type`, extras. */
 export interface ErrorBody {
   readonly code?: number | string

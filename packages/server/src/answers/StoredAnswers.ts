@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { successText } from "@sitehealth/domain/Envelope"
 import { PERIODS } from "@sitehealth/domain/Common"
 import { RequestProject } from "../http/AccessRepo.ts"
 import { todayIn } from "../metrics/Dates.ts"
@@ -49,7 +50,7 @@ export const answerKeyOf = (endpoint: string, query: Query): string | null => {
 }
 
 const jsonAnswer = (encoded: string) =>
-  HttpServerResponse.text(`{"status":"success","data":${encoded}}`, { contentType: "application/json" })
+  HttpServerResponse.text(successText(encoded), { contentType: "application/json" })
 
 /**
  * The read `endpoint` of `project` (already scope-checked): served from the stored answer the access lookup

@@ -21,6 +21,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import { successText } from "@sitehealth/domain/Envelope"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Project } from "@sitehealth/domain/Projects"
 import type { ListLookup, ProjectListAccess } from "../http/AccessRepo.ts"
@@ -68,7 +69,7 @@ export const servedList = (
   freshness: Pick<FreshnessShape, "isFresh">,
   now: Date
 ): HttpServerResponse.HttpServerResponse | null => {
-  let body = `{"status":"success","data":{"projects":[`
+  let data = `{"projects":[`
   for (let i = 0; i < list.items.length; i++) {
     const { project: p, dataVersion, entry } = list.items[i]
     if (entry === null || !freshness.isFresh(entry, dataVersion, now)) return null
@@ -80,9 +81,9 @@ export const servedList = (
       currency: p.currency,
       createdAt: p.createdAt.toISOString()
     })
-    if (i > 0) body += ","
-    body += `${head.slice(0, -1)},${entry.encoded.slice(1)}`
+    if (i > 0) data += ","
+    data += `${head.slice(0, -1)},${entry.encoded.slice(1)}`
   }
-  body += `],"nextCursor":${list.nextCursor === null ? "null" : JSON.stringify(list.nextCursor)}}}`
-  return HttpServerResponse.text(body, { contentType: "application/json" })
+  data += `],"nextCursor":${list.nextCursor === null ? "null" : JSON.stringify(list.nextCursor)}}`
+  return HttpServerResponse.text(successText(data), { contentType: "application/json" })
 }

@@ -73,7 +73,7 @@ export interface ItemKind<A> {
  * A page without a `data` array or a `has_more` boolean, or an item that does not decode, fails the run as
  * malformed: stopping early would silently drop history.
  */
-export const listAll = <A>(
+export const listAll = <A extends { readonly id: string }>(
   ctx: ConnectionContext,
   path: string,
   params: ReadonlyArray<readonly [string, string]>,
@@ -83,34 +83,13 @@ export const listAll = <A>(
   onItem: (item: A) => string | undefined,
   startingAfter: string | null = null
 ): Effect.Effect<number, ProviderError> =>
-  Effect.gen(function*() {
-    const decode = decoder(PROVIDER, kind.schema)
-    let after: string | null = startingAfter
-    let items = 0
-    for (;;) {
-      const page = yield* getPage(ctx, path, [
-        ...params,
-        ["limit", String(PAGE_SIZE)],
-        ...(after === null ? [] : [["starting_after", after] as const])
-      ])
-      counter.pages += 1
-      let last: string | null = null
-      for (const raw of page.data) {
-        const id = decodeId(raw)
-        const record = id._tag === "Some" ? `${kind.name} ${id.value.id}` : `${kind.name} #${items + 1}`
-        if (id._tag === "None") return yield* Effect.fail(malformed(PROVIDER, record, "a list item without an id"))
-        const item = decode(raw, record)
-        if (Result.isFailure(item)) return yield* Effect.fail(item.failure)
-        const wrong = onItem(item.success)
-        if (wrong !== undefined) return yield* Effect.fail(malformed(PROVIDER, record, wrong))
-        items += 1
-        last = id.value.id
-      }
-      if (!page.has_more) return items
-      if (last === null) return yield* Effect.fail(malformed(PROVIDER, `list ${path}`, "`has_more` is true on an empty page"))
-      after = last
+  eachPage(ctx, path, params, counter, kind, (items) => {
+    for (const item of items) {
+      const wrong = onItem(item)
+      if (wrong !== undefined) return Effect.fail(malformed(PROVIDER, `${kind.name} ${item.id}`, wrong))
     }
-  })
+    return Effect.void
+  }, startingAfter)
 
 /**
  * Every object of a list endpoint, handed over PAGE by page to an effectful `onPage` (which may write

@@ -18,15 +18,9 @@ import { TokensRepo } from "../tokens/TokensRepo.ts"
 import * as Auth from "./Auth.ts"
 import { AuthRepo } from "./AuthRepo.ts"
 import { WebsitesRepo } from "./WebsitesRepo.ts"
+import { projectView } from "../projects/View.ts"
 
-const website = (p: ProjectRecord): Website => ({
-  id: p.id,
-  name: p.name,
-  domain: p.domain,
-  timezone: p.timezone,
-  currency: p.currency,
-  createdAt: p.createdAt.toISOString()
-})
+const website = (p: ProjectRecord): Website => projectView(p)
 
 const dashboardToken = (t: TokenRecord, now: Date) => {
   const { accountId: _accountId, projects, ...rest } = tokenMetadata(t, now)

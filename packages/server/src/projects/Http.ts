@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { successText } from "@sitehealth/domain/Envelope"
+import { projectView } from "./View.ts"
 import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
@@ -126,12 +127,7 @@ export const projectsOperations = Effect.gen(function*() {
             const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })),
               { day: today, score: current.score }]
             const item = {
-              id: p.id,
-              name: p.name,
-              domain: p.domain,
-              timezone: p.timezone,
-              currency: p.currency,
-              createdAt: p.createdAt.toISOString(),
+              ...projectView(p),
               health: current,
               trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
             }

@@ -22,6 +22,7 @@
 import * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { successText } from "@sitehealth/domain/Envelope"
+import { projectView } from "./View.ts"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Project } from "@sitehealth/domain/Projects"
 import type { ListLookup, ProjectListAccess } from "../http/AccessRepo.ts"
@@ -73,14 +74,7 @@ export const servedList = (
   for (let i = 0; i < list.items.length; i++) {
     const { project: p, dataVersion, entry } = list.items[i]
     if (entry === null || !freshness.isFresh(entry, dataVersion, now)) return null
-    const head = JSON.stringify({
-      id: p.id,
-      name: p.name,
-      domain: p.domain,
-      timezone: p.timezone,
-      currency: p.currency,
-      createdAt: p.createdAt.toISOString()
-    })
+    const head = JSON.stringify(projectView(p))
     if (i > 0) data += ","
     data += `${head.slice(0, -1)},${entry.encoded.slice(1)}`
   }

@@ -30,10 +30,11 @@ const pending = (run: SyncRun | null) => run !== null && (run.status === "queued
 const time = (d: string | null) => (d === null ? "—" : new Intl.DateTimeFormat(undefined, { timeStyle: "medium" }).format(new Date(d)))
 
 /** The last run in words: what it is doing, or how it ended. */
-const RunProgress = ({ run }: { readonly run: SyncRun }) => {
+/** `errorShown`: the alert above already says the run's error, so it is not repeated here. */
+const RunProgress = ({ run, errorShown }: { readonly run: SyncRun; readonly errorShown: boolean }) => {
   if (run.status === "queued") return <>Sync queued at {time(run.requestedAt)}, waiting for the worker…</>
   if (run.status === "running") return <>Syncing since {time(run.startedAt)}…</>
-  if (run.status === "failed") return <>The sync of {formatWhen(run.finishedAt)} failed{run.error !== null ? `: ${run.error}` : "."}</>
+  if (run.status === "failed") return <>The sync of {formatWhen(run.finishedAt)} failed{run.error !== null && !errorShown ? `: ${run.error}` : "."}</>
   const counts = Object.entries(run.counts ?? {}).map(([k, n]) => `${n} ${k}`).join(", ")
   return <>Sync finished at {time(run.finishedAt)}{counts !== "" ? `: ${counts}` : ""}.</>
 }
@@ -63,7 +64,9 @@ const IntegrationCard = ({ websiteId, integration: i }: { readonly websiteId: st
         ? <div className="alert error" role="alert"><strong>The last sync failed.</strong><p>{i.lastError}</p></div>
         : null}
       <p role="status" aria-live="polite" data-testid="progress" className={pending(i.lastRun) ? "progress" : "muted"}>
-        {i.lastRun !== null ? <RunProgress run={i.lastRun} /> : null}
+        {i.lastRun !== null
+          ? <RunProgress run={i.lastRun} errorShown={i.status === "error" && i.lastError !== null && i.lastError === i.lastRun.error} />
+          : null}
       </p>
       <MutationStatus result={synced} />
       {connected

@@ -110,7 +110,7 @@ describe("SyncQueue on PostgreSQL", () => {
       const fake = makeFakeConnector()
       const connectors = () => fake.connector
       const mine = (runs: ReadonlyArray<{ readonly projectId: string }>) => runs.filter((r) => ids.includes(r.projectId))
-      const schedule = (i: Instance) => i.provide(scheduleSyncs({ defaultIntervalMinutes: 60, connectors }))
+      const schedule = (i: Instance) => i.provide(scheduleSyncs({ defaultIntervalMinutes: 60 }))
       // Nothing is due before the slots; after an hour every one of them has come, whatever its minute.
       expect(mine(yield* schedule(a))).toEqual([])
       yield* TestClock.adjust(60 * 60_000)

@@ -25,7 +25,3 @@ export const CONNECTORS: ReadonlyMap<ProviderId, AnyConnector> = new Map<Provide
 export type ConnectorLookup = (provider: string) => AnyConnector | undefined
 
 export const connectorFor: ConnectorLookup = (provider) => CONNECTORS.get(provider as ProviderId)
-
-/** Providers that sync without stored credentials (the scheduler queues them anyway). */
-export const credentiallessProviders = (lookup: ReadonlyArray<AnyConnector> = [...CONNECTORS.values()]): Array<string> =>
-  lookup.filter((c) => c.credentialFields.length === 0).map((c) => c.provider)

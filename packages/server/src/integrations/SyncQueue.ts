@@ -74,11 +74,11 @@ export interface SyncQueueShape {
     readonly nextSyncAt: Date
   }) => Effect.Effect<boolean>
   /**
-   * Queues an incremental run for every integration that can sync (stored credentials, or a provider in
-   * `credentialless`), has no pending run and is due: its next_sync_at has come, or — never scheduled yet —
+   * Queues an incremental run for every integration that can sync (stored credentials: every connector needs
+   * some), has no pending run and is due: its next_sync_at has come, or — never scheduled yet —
    * its first slot after it was connected (Schedule.ts). Returns the runs queued.
    */
-  readonly schedule: (input: { readonly now: Date; readonly defaultIntervalMinutes: number; readonly credentialless: ReadonlyArray<string> }) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
+  readonly schedule: (input: { readonly now: Date; readonly defaultIntervalMinutes: number }) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
 }
 
 const RunRow = Schema.Struct({
@@ -234,12 +234,12 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             }
             return true
           })).pipe(dieOnSqlError),
-        schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
+        schedule: ({ defaultIntervalMinutes, now }) =>
           Effect.gen(function*() {
             // next_sync_at NULL (never scheduled): the slot is computed here, from connected_at.
             const candidates = yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
                 FROM integrations i
-                WHERE (i.credentials IS NOT NULL OR i.provider = ANY(${[...credentialless]}))
+                WHERE i.credentials IS NOT NULL
                   AND (i.next_sync_at IS NULL OR i.next_sync_at <= ${now})
                   AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
                     AND r.status IN ('queued','running'))
@@ -359,12 +359,12 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             setIntegration(run, (i) => ({ status: "error", lastError: error, failures: (i.failures ?? 0) + 1, nextSyncAt }))
             return true
           }),
-        schedule: ({ credentialless, defaultIntervalMinutes, now }) =>
+        schedule: ({ defaultIntervalMinutes, now }) =>
           Effect.sync(() => {
             const queued: Array<SyncRunRecord> = []
             for (const i of [...db.integrations.values()].sort((a, b) => `${a.projectId}/${a.provider}`.localeCompare(`${b.projectId}/${b.provider}`))) {
               const k = `${i.projectId}/${i.provider}`
-              if ((side.credentials.get(k) ?? null) === null && !credentialless.includes(i.provider)) continue
+              if ((side.credentials.get(k) ?? null) === null) continue
               if (pendingOf(i.projectId, i.provider)) continue
               const due = isDue({
                 projectId: i.projectId, provider: i.provider, connectedAt: i.connectedAt, nextSyncAt: i.nextSyncAt ?? null,

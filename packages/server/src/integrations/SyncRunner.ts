@@ -35,7 +35,7 @@ import { countSyncRun } from "../http/Metrics.ts"
 import { CredentialsCipher } from "./Crypto.ts"
 import { IntegrationsRepo } from "./IntegrationsRepo.ts"
 import { CurrentProvider, ProviderError, ProviderHttp } from "./ProviderHttp.ts"
-import { connectorFor, type ConnectorLookup, CONNECTORS, credentiallessProviders } from "./Registry.ts"
+import { connectorFor, type ConnectorLookup } from "./Registry.ts"
 import { intervalMinutesOf, nextSyncAfter } from "./Schedule.ts"
 import { SyncQueue } from "./SyncQueue.ts"
 import { rebuildHistory } from "../worker/Recompute.ts"
@@ -154,7 +154,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
         if (decrypted._tag === "Failure") return yield* finishFailed(decrypted.failure.message, false)
         credentials = decrypted.success
       } else if (connector.credentialFields.length > 0) {
-        return yield* finishFailed(`no credentials are stored for ${run.provider}; connect it with the admin CLI`, false)
+        return yield* finishFailed(`no credentials are stored for ${run.provider}; connect it again in the dashboard`, false)
       }
       const baseUrl = yield* Effect.result(resolveBaseUrl(connector, connection.integration.baseUrl ?? null))
       if (baseUrl._tag === "Failure") return yield* finishFailed(baseUrl.failure, false)
@@ -278,13 +278,9 @@ export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = 
   })
 
 /** Queues the scheduled syncs that are due (see SyncQueue.schedule and Schedule.ts). */
-export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number; readonly connectors?: ConnectorLookup }) =>
+export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number }) =>
   Effect.gen(function*() {
-    const known = [...CONNECTORS.values()]
-    const credentialless = options.connectors === undefined
-      ? credentiallessProviders(known)
-      : credentiallessProviders(known.map((c) => options.connectors!(c.provider) ?? c))
-    return yield* (yield* SyncQueue).schedule({ now: yield* nowDate, defaultIntervalMinutes: options.defaultIntervalMinutes, credentialless })
+    return yield* (yield* SyncQueue).schedule({ now: yield* nowDate, defaultIntervalMinutes: options.defaultIntervalMinutes })
   })
 
 /**

@@ -263,7 +263,7 @@ layer(TestApp.layer())("Integrations", (it) => {
       const start = yield* h.now
       yield* connectEncrypted(projectId, "plausible", { apiKey: SECRET }, 30)
       yield* upsert(projectId, "stripe") // a display row without credentials is never scheduled
-      const schedule = () => Effect.gen(function*() { return (yield* h.run(scheduleSyncs({ defaultIntervalMinutes: 60, connectors: lookup }))).filter((r) => r.projectId === projectId) })
+      const schedule = () => Effect.gen(function*() { return (yield* h.run(scheduleSyncs({ defaultIntervalMinutes: 60 }))).filter((r) => r.projectId === projectId) })
       // Its slots: the same minute of every half hour, that minute fixed by the project and provider.
       const slot = nextSlot(projectId, "plausible", 30, new Date(start))
       expect(slot.getTime()).toBeGreaterThan(start)

@@ -48,7 +48,7 @@ layer(TestApp.layer())("Sync schedule", (it) => {
     provider === "plausible" ? fake.connector : provider === "google-search-console" ? history : undefined
   const drain = () => h.run(drainSyncs({ connectors: lookup }).pipe(Effect.provide(runnerLayer())))
   const schedule = (projectId: string) =>
-    Effect.map(h.run(scheduleSyncs({ defaultIntervalMinutes: 60, connectors: lookup })), (runs) => runs.filter((r) => r.projectId === projectId))
+    Effect.map(h.run(scheduleSyncs({ defaultIntervalMinutes: 60 })), (runs) => runs.filter((r) => r.projectId === projectId))
 
   const connect = (projectId: string, provider: string, syncIntervalMinutes: number | null = null) =>
     h.run(Effect.gen(function*() {

@@ -86,7 +86,7 @@ export interface CredentialsCipherShape {
 
 const undecryptable = new CredentialsError({
   message: "the stored credentials cannot be decrypted with this server's SITEHEALTH_SECRET_KEY " +
-    "(was the key changed?); connect the integration again with the admin CLI"
+    "(was the key changed?); connect the integration again in the dashboard"
 })
 
 /** Plaintext of stored bytes under `key`, or null when they do not authenticate under it. */

@@ -438,7 +438,8 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
     const dirty = new Set<string>()
     let counts: Record<string, number> = { events }
     const flush = Effect.gen(function*() {
-      for (const s of yield* repo.commit(ctx.projectId, batchOf(p))) dirty.add(s)
+      // Changes recorded: the rollup at the end recomputes only what they touch.
+      for (const s of yield* repo.commit(ctx.projectId, { ...batchOf(p), trackChanges: true })) dirty.add(s)
       for (const s of p.dirty) dirty.add(s)
       counts = addCounts(counts, p.counts)
       p = pending()
@@ -483,7 +484,7 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
     for (let i = 0; i < touched.length; i += size) {
       const groups = yield* repo.stagedOf(ctx.projectId, touched.slice(i, i + size))
       const { replace, versions } = yield* versionsOfGroups(groups)
-      yield* repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace })
+      yield* repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace, trackChanges: true })
       counts = addCounts(counts, { subscriptionVersions: versions.length })
     }
     yield* repo.rollUp(ctx.projectId)

@@ -234,7 +234,19 @@ const main = async () => {
       const incrementalMs = performance.now() - t1
       sample()
       const lastMrrAfter = (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[0]
+      // The incremental rollup must leave exactly the rows a full rollup of the same data does.
+      const derived = Effect.all([
+        sql`SELECT * FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day`,
+        sql`SELECT * FROM customer_mrr WHERE project_id = ${project.id} ORDER BY customer_id, from_day`,
+        sql`SELECT * FROM churn_events WHERE project_id = ${project.id} ORDER BY day, customer_id`,
+        sql`SELECT * FROM revenue_unconverted_daily WHERE project_id = ${project.id} ORDER BY currency, day`
+      ]).pipe(Effect.map((rows) => JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v))))
+      const afterIncremental = yield* derived
+      log("incremental: comparing with a full rollup…")
+      yield* inner.rebuild(project.id)
+      const incrementalEqualsFull = (yield* derived) === afterIncremental
       return {
+        incrementalEqualsFull,
         full, fullMs, fullRollUpMs, fullSpent, incrementalSpent: { ...spent }, stored, rssBefore, fullPeak,
         incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter
       }
@@ -260,6 +272,7 @@ const main = async () => {
         dbSeconds: { listCommits: s1(result.incrementalSpent.listCommitsMs), versionCommits: s1(result.incrementalSpent.versionCommitsMs), stagedReads: s1(result.incrementalSpent.stagedReadsMs) },
         counts: result.incremental.counts,
         lastMrrMinorAfter: result.lastMrrAfter,
+        derivedRowsEqualAFullRollup: result.incrementalEqualsFull,
         memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
       },
       node: process.version,

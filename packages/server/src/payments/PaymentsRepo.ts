@@ -227,6 +227,11 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
 
       const commit = (projectId: string, batch: PaymentsBatch) =>
         sql.withTransaction(Effect.gen(function*() {
+          // A sync's batch does not wait for its WAL to reach the disk (a full listing commits ~1,500 of them):
+          // a crash of Postgres may lose the last batches, never half of one (the batch and its progress go
+          // together), and the rollup — what reports read — and the run's outcome saved after it commit
+          // synchronously, which flushes every batch before them.
+          yield* sql`SET LOCAL synchronous_commit = off`
           const replace = batch.replaceVersionsOf ?? []
           const facts = batch.facts ?? {}
           if (batch.trackChanges === true) yield* markDirty(projectId, facts, replace, batch.removeRefunds ?? [])
@@ -407,13 +412,17 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       interface Parts {
         basis: string | null
         readonly customers: Map<string, CustomerRollup>
-        readonly flows: Map<string, { readonly day: FlowDay | undefined; readonly unconverted: Array<UnconvertedFlow> }>
+        /** By `${source}|${day}`, and `${source}|${currency}|${day}`. */
+        readonly flows: Map<string, FlowDay>
+        readonly unconvertedFlows: Map<string, UnconvertedFlow>
         readonly dirtyCustomers: Set<string>
-        readonly dirtyDays: Set<string>
+        /** Changed charges and refunds, with what they were at the last rollup (null: new). */
+        readonly dirtyCharges: Map<string, Charge | null>
+        readonly dirtyRefunds: Map<string, Refund | null>
       }
       const parts = new Map<string, Parts>()
       const partsOf = (projectId: string): Parts => {
-        const p = parts.get(projectId) ?? { basis: null, customers: new Map(), flows: new Map(), dirtyCustomers: new Set(), dirtyDays: new Set() }
+        const p = parts.get(projectId) ?? { basis: null, customers: new Map(), flows: new Map(), unconvertedFlows: new Map(), dirtyCustomers: new Set(), dirtyCharges: new Map(), dirtyRefunds: new Map() }
         parts.set(projectId, p)
         return p
       }
@@ -430,19 +439,11 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
         const subs = new Set([...(batch.replaceVersionsOf ?? []), ...(facts.subscriptionVersions ?? []).map((v) => v.subscriptionId)])
         for (const v of r.versions.values()) if (subs.has(v.subscriptionId)) p.dirtyCustomers.add(v.customerId)
         for (const v of facts.subscriptionVersions ?? []) p.dirtyCustomers.add(v.customerId)
-        const project = db.projects.get(projectId)
-        if (project === undefined) return
-        const { localDay } = flowsAccumulator({ timezone: project.timezone, currency: "", rates: [] })
-        for (const c of facts.charges ?? []) {
-          const old = r.charges.get(c.id)
-          if (old !== undefined) p.dirtyDays.add(localDay(old.at))
-          p.dirtyDays.add(localDay(c.at))
-        }
+        // The first change since the last rollup keeps what the stored flows hold.
+        for (const c of facts.charges ?? []) if (!p.dirtyCharges.has(c.id)) p.dirtyCharges.set(c.id, r.charges.get(c.id) ?? null)
         for (const id of [...(facts.refunds ?? []).map((f) => f.id), ...(batch.removeRefunds ?? [])]) {
-          const old = r.refunds.get(id)
-          if (old !== undefined) p.dirtyDays.add(localDay(old.at))
+          if (!p.dirtyRefunds.has(id)) p.dirtyRefunds.set(id, r.refunds.get(id) ?? null)
         }
-        for (const f of facts.refunds ?? []) p.dirtyDays.add(localDay(f.at))
       }
 
       const commit = (projectId: string, batch: PaymentsBatch) =>
@@ -492,25 +493,36 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             else list.push(v)
           }
           const part = customerRollup(options)
-          const flowsOn = (keep: (day: string) => boolean) => {
-            const acc = flowsAccumulator(options)
-            for (const c of r.charges.values()) if (keep(acc.localDay(c.at))) acc.charge(c)
-            for (const f of r.refunds.values()) if (keep(acc.localDay(f.at))) acc.refund(f)
-            return acc.finish()
-          }
-          const setFlows = (f: ReturnType<typeof flowsOn>) => {
-            for (const d of f.days) p.flows.set(d.day, { day: d, unconverted: [] })
+          const addFlows = (f: ReturnType<ReturnType<typeof flowsAccumulator>["finish"]>) => {
+            for (const d of f.days) {
+              const key = `${d.source}|${d.day}`
+              const was = p.flows.get(key)
+              const sum = was === undefined ? d : {
+                ...d, grossMinor: was.grossMinor + d.grossMinor, refundsMinor: was.refundsMinor + d.refundsMinor,
+                failedPayments: was.failedPayments + d.failedPayments, failedMinor: was.failedMinor + d.failedMinor, items: was.items + d.items
+              }
+              if (sum.items === 0) p.flows.delete(key)
+              else p.flows.set(key, sum)
+            }
             for (const u of f.unconverted) {
-              const at = p.flows.get(u.day)
-              if (at === undefined) p.flows.set(u.day, { day: undefined, unconverted: [u] })
-              else at.unconverted.push(u)
+              const key = `${u.source}|${u.currency}|${u.day}`
+              const was = p.unconvertedFlows.get(key)
+              const sum = was === undefined ? u : {
+                ...u, grossMinor: was.grossMinor + u.grossMinor, refundsMinor: was.refundsMinor + u.refundsMinor,
+                failedMinor: was.failedMinor + u.failedMinor, items: was.items + u.items
+              }
+              if (sum.items === 0) p.unconvertedFlows.delete(key)
+              else p.unconvertedFlows.set(key, sum)
             }
           }
+          const acc = flowsAccumulator(options)
           if (full || p.basis !== basis) {
             p.customers.clear()
             p.flows.clear()
+            p.unconvertedFlows.clear()
             for (const [customerId, versions] of byCustomer) p.customers.set(customerId, part(customerId, versions))
-            setFlows(flowsOn(() => true))
+            for (const c of r.charges.values()) acc.charge(c)
+            for (const f of r.refunds.values()) acc.refund(f)
             p.basis = basis
           } else {
             for (const customerId of p.dirtyCustomers) {
@@ -518,18 +530,27 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
               if (versions === undefined) p.customers.delete(customerId)
               else p.customers.set(customerId, part(customerId, versions))
             }
-            for (const day of p.dirtyDays) p.flows.delete(day)
-            setFlows(flowsOn((day) => p.dirtyDays.has(day)))
+            for (const [id, old] of p.dirtyCharges) {
+              const now = r.charges.get(id)
+              if (now !== undefined) acc.charge(now)
+              if (old !== null) acc.charge(old, -1)
+            }
+            for (const [id, old] of p.dirtyRefunds) {
+              const now = r.refunds.get(id)
+              if (now !== undefined) acc.refund(now)
+              if (old !== null) acc.refund(old, -1)
+            }
           }
+          addFlows(acc.finish())
+          p.dirtyCharges.clear()
+          p.dirtyRefunds.clear()
           p.dirtyCustomers.clear()
-          p.dirtyDays.clear()
           const customers = [...p.customers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c)
-          const flows = [...p.flows.values()]
           const { revenueDays, unconverted } = assembleDays(
             customers.flatMap((c) => c.moves),
-            flows.flatMap((f) => (f.day === undefined ? [] : [f.day])),
+            p.flows.values(),
             customers.flatMap((c) => c.unconvertedMoves),
-            flows.flatMap((f) => f.unconverted)
+            p.unconvertedFlows.values()
           )
           const out: RollupOutput = {
             revenueDays,

@@ -159,22 +159,30 @@ export interface CustomerRollup {
   readonly unconvertedMoves: ReadonlyArray<UnconvertedMove>
 }
 
-/** The charges and refunds of one local day: converted sums (a day with any charge or refund has one). */
+/** Flows are kept apart by what they come from: a changed refund recomputes its day's refunds, not its charges. */
+export type FlowSource = "charges" | "refunds"
+
+/** The charges (or refunds) of one local day: converted sums (a day with any charge or refund has one). */
 export interface FlowDay {
+  readonly source: FlowSource
   readonly day: string
   readonly grossMinor: number
   readonly refundsMinor: number
   readonly failedPayments: number
   readonly failedMinor: number
+  /** How many charges (refunds) it sums: the row goes when an incremental rollup takes the last one away. */
+  readonly items: number
 }
 
-/** The unconverted charges and refunds of one day and currency. */
+/** The unconverted charges (or refunds) of one day and currency. */
 export interface UnconvertedFlow {
+  readonly source: FlowSource
   readonly currency: string
   readonly day: string
   readonly grossMinor: number
   readonly refundsMinor: number
   readonly failedMinor: number
+  readonly items: number
 }
 
 /**
@@ -271,52 +279,59 @@ export const customerRollup = (options: RollupOptions) => {
 }
 
 /**
- * Charges and refunds → flows per local day (converted) and per currency and day (unconverted). A day's
- * flows depend only on that day's charges and refunds: an incremental rollup recomputes the days whose
- * charges or refunds changed.
+ * Charges and refunds → flows per local day (converted) and per currency and day (unconverted): sums of
+ * per-charge (per-refund) amounts, so an incremental rollup adds a changed charge's new contribution and takes
+ * its old one away (`sign` −1) — exact, the amounts being integers.
  */
 export const flowsAccumulator = (options: RollupOptions) => {
   const reporting = options.currency.toUpperCase()
   const localDay = (iso: string) => todayIn(options.timezone, new Date(iso))
-  const days = new Map<string, { grossMinor: number; refundsMinor: number; failedPayments: number; failedMinor: number }>()
-  const unconverted = new Map<string, { currency: string; day: string; grossMinor: number; refundsMinor: number; failedMinor: number }>()
-  const dayOf = (day: string) => {
-    let t = days.get(day)
-    if (t === undefined) days.set(day, t = { grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0 })
+  const days = new Map<string, { source: FlowSource; day: string; grossMinor: number; refundsMinor: number; failedPayments: number; failedMinor: number; items: number }>()
+  const unconverted = new Map<string, { source: FlowSource; currency: string; day: string; grossMinor: number; refundsMinor: number; failedMinor: number; items: number }>()
+  const dayOf = (source: FlowSource, day: string) => {
+    const key = `${source}|${day}`
+    let t = days.get(key)
+    if (t === undefined) days.set(key, t = { source, day, grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0, items: 0 })
     return t
   }
-  const flowOf = (currency: string, day: string) => {
-    const key = `${currency}|${day}`
+  const flowOf = (source: FlowSource, currency: string, day: string) => {
+    const key = `${source}|${currency}|${day}`
     let f = unconverted.get(key)
-    if (f === undefined) unconverted.set(key, f = { currency, day, grossMinor: 0, refundsMinor: 0, failedMinor: 0 })
+    if (f === undefined) unconverted.set(key, f = { source, currency, day, grossMinor: 0, refundsMinor: 0, failedMinor: 0, items: 0 })
     return f
   }
   return {
     localDay,
-    charge: (c: Charge) => {
+    charge: (c: Charge, sign: 1 | -1 = 1) => {
       const day = localDay(c.at)
       const currency = c.currency.toUpperCase()
       const converted = convertMinor(c.amountMinor, currency, reporting, day, options.rates)
-      const t = dayOf(day)
-      if (c.status === "succeeded") {
-        if (converted === null) flowOf(currency, day).grossMinor += c.amountMinor
-        else t.grossMinor += converted
-      } else {
-        t.failedPayments += 1
-        if (converted === null) flowOf(currency, day).failedMinor += c.amountMinor
-        else t.failedMinor += converted
-      }
+      const succeeded = c.status === "succeeded"
+      const t = dayOf("charges", day)
+      t.items += sign
+      if (!succeeded) t.failedPayments += sign
+      if (converted === null) {
+        const u = flowOf("charges", currency, day)
+        u.items += sign
+        if (succeeded) u.grossMinor += sign * c.amountMinor
+        else u.failedMinor += sign * c.amountMinor
+      } else if (succeeded) t.grossMinor += sign * converted
+      else t.failedMinor += sign * converted
     },
-    refund: (r: Refund) => {
+    refund: (r: Refund, sign: 1 | -1 = 1) => {
       const day = localDay(r.at)
       const currency = r.currency.toUpperCase()
       const converted = convertMinor(r.amountMinor, currency, reporting, day, options.rates)
-      const t = dayOf(day) // the day exists in revenue_daily even when the amount is unconverted
-      if (converted === null) flowOf(currency, day).refundsMinor += r.amountMinor
-      else t.refundsMinor += converted
+      const t = dayOf("refunds", day) // the day exists in revenue_daily even when the amount is unconverted
+      t.items += sign
+      if (converted === null) {
+        const u = flowOf("refunds", currency, day)
+        u.items += sign
+        u.refundsMinor += sign * r.amountMinor
+      } else t.refundsMinor += sign * converted
     },
     finish: (): { readonly days: ReadonlyArray<FlowDay>; readonly unconverted: ReadonlyArray<UnconvertedFlow> } => ({
-      days: [...days].map(([day, t]) => ({ day, ...t })),
+      days: [...days.values()],
       unconverted: [...unconverted.values()]
     })
   }

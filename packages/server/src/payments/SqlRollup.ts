@@ -14,11 +14,12 @@
 import { createHash } from "node:crypto"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { FxRate } from "../fx/Fx.ts"
 import { revenueColumns } from "../store/Rows.ts"
-import { bulkRowsOf, Day, firstOf, rowsOf, Wide } from "../store/Sql.ts"
+import { bulkRowsOf, CorruptRow, Day, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import {
   assembleDays,
   type ChurnEvent,
@@ -35,8 +36,8 @@ import type { Charge, PaymentsData, Refund, SubscriptionVersion } from "./Types.
 
 const CHUNK = 1000 // rows per INSERT, well under Postgres's 65 535 parameters
 /** How many customers' versions, charges or refunds the rollup reads at a time. */
-const ROLLUP_CUSTOMERS = 2000
-const ROLLUP_FLOWS = 20_000
+const ROLLUP_CUSTOMERS = 1000
+const ROLLUP_FLOWS = 5_000
 
 const chunks = <A>(rows: ReadonlyArray<A>): Array<Arr.NonEmptyReadonlyArray<A>> => {
   const out: Array<Arr.NonEmptyReadonlyArray<A>> = []
@@ -84,19 +85,25 @@ const decodeRefunds = bulkRowsOf("refunds", RefundRow)
 const decodeCustomerIds = rowsOf("subscription_versions", Schema.Struct({ customer_id: Schema.String }))
 const decodeProject = firstOf("projects", Schema.Struct({ timezone: Schema.String, currency: Schema.String }))
 const decodeBasis = firstOf("payments_rollup_basis", Schema.Struct({ timezone: Schema.String, currency: Schema.String, rates: Schema.String }))
-const decodeDirty = rowsOf("payments_rollup_dirty", Schema.Struct({ kind: Schema.Literals(["customer", "day"]), key: Schema.String }))
-const decodeAts = rowsOf("charges, refunds", Schema.Struct({ at: Schema.Date }))
-const decodeTimezone = firstOf("projects", Schema.Struct({ timezone: Schema.String }))
+const decodeDirty = bulkRowsOf("payments_rollup_dirty", Schema.Struct({
+  kind: Schema.Literals(["customer", "charge", "refund"]), key: Schema.String, old: Schema.Unknown
+}))
+/** A dirty charge's or refund's row as it was at the last rollup (jsonb_build_object below). */
+const OldFlow = Schema.Struct({
+  at: Schema.String, amount_minor: Schema.Number, currency: Schema.String, status: Schema.optional(Schema.Literals(["succeeded", "failed"]))
+})
+const decodeOldFlow = Schema.decodeUnknownResult(OldFlow)
 const decodeMoveSums = bulkRowsOf("payments_customer_moves", Schema.Struct({
   day: Day, mrr_delta: Wide, customers_delta: Wide, new_mrr_minor: Wide, expansion_mrr_minor: Wide, contraction_mrr_minor: Wide,
   churned_mrr_minor: Wide, reactivation_mrr_minor: Wide, new_customers: Wide, churned_customers: Wide, reactivated_customers: Wide
 }))
+const Source = Schema.Literals(["charges", "refunds"])
 const decodeFlowDays = bulkRowsOf("payments_flow_days", Schema.Struct({
-  day: Day, gross_minor: Wide, refunds_minor: Wide, failed_payments: Wide, failed_minor: Wide
+  source: Source, day: Day, gross_minor: Wide, refunds_minor: Wide, failed_payments: Wide, failed_minor: Wide, items: Wide
 }))
 const decodeUnconvertedSums = bulkRowsOf("payments_customer_unconverted", Schema.Struct({ currency: Schema.String, day: Day, delta: Wide }))
 const decodeFlowUnconverted = bulkRowsOf("payments_flow_unconverted", Schema.Struct({
-  currency: Schema.String, day: Day, gross_minor: Wide, refunds_minor: Wide, failed_minor: Wide
+  source: Source, currency: Schema.String, day: Day, gross_minor: Wide, refunds_minor: Wide, failed_minor: Wide, items: Wide
 }))
 
 const numOrNull = (value: number | bigint | string | null): number | null => (value === null ? null : Number(value))
@@ -114,54 +121,54 @@ const refundOf = (r: typeof RefundRow.Type): Refund => ({
   id: r.id, chargeId: r.charge_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency
 })
 
-/** Days as UTC midnights, `n` days after `day`: the instants a local day can span lie within [day − 1, day + 2). */
-const shiftDay = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000)
-
 export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
   const insertRows = <A>(rows: Arr.NonEmptyReadonlyArray<A>, toRow: (a: A) => Record<string, unknown>) => sql.insert(Arr.map(rows, toRow))
 
-  /** Customer parts kept until CHUNK rows of one kind are waiting, then inserted. */
+  /**
+   * Customer parts kept until CHUNK rows of one kind are waiting, then inserted CHUNK rows at a time (the rest
+   * waits for the next flush), the rows as ONE JSON parameter (jsonb_to_recordset, as PaymentsRepo's upserts):
+   * one statement text per table, and no parameter per value.
+   */
   const partsWriter = (projectId: string) => {
-    let spans: Array<CustomerMrrSpan> = []
-    let churn: Array<ChurnEvent> = []
-    let moves: Array<CustomerMove & { readonly customerId: string }> = []
-    let unconverted: Array<UnconvertedMove & { readonly customerId: string }> = []
+    const spans: Array<CustomerMrrSpan> = []
+    const churn: Array<ChurnEvent> = []
+    const moves: Array<CustomerMove & { readonly customerId: string }> = []
+    const unconverted: Array<UnconvertedMove & { readonly customerId: string }> = []
+    const take = <A>(rows: Array<A>, all: boolean): Array<Arr.NonEmptyReadonlyArray<A>> => {
+      const n = all ? rows.length : rows.length - (rows.length % CHUNK)
+      return n === 0 ? [] : chunks(rows.splice(0, n))
+    }
     const flush = (all: boolean) =>
       Effect.gen(function*() {
-        if (spans.length >= CHUNK || (all && spans.length > 0)) {
-          for (const rows of chunks(spans)) {
-            yield* sql`INSERT INTO customer_mrr ${insertRows(rows, (x) => ({
-              project_id: projectId, customer_id: x.customerId, from_day: x.fromDay, to_day: x.toDay, mrr_minor: x.mrrMinor
-            }))}`
-          }
-          spans = []
+        for (const rows of take(spans, all)) {
+          yield* sql`INSERT INTO customer_mrr (project_id, customer_id, from_day, to_day, mrr_minor)
+              SELECT ${projectId}, u.c, u.f, u.t, u.m FROM jsonb_to_recordset(${JSON.stringify(rows.map((x) => ({
+                c: x.customerId, f: x.fromDay, t: x.toDay, m: x.mrrMinor
+              })))}::jsonb) AS u(c text, f date, t date, m bigint)`
         }
-        if (churn.length >= CHUNK || (all && churn.length > 0)) {
-          for (const rows of chunks(churn)) {
-            yield* sql`INSERT INTO churn_events ${insertRows(rows, (e) => ({
-              project_id: projectId, customer_id: e.customerId, day: e.day, mrr_lost_minor: e.mrrLostMinor, reason: e.reason
-            }))}`
-          }
-          churn = []
+        for (const rows of take(churn, all)) {
+          yield* sql`INSERT INTO churn_events (project_id, customer_id, day, mrr_lost_minor, reason)
+              SELECT ${projectId}, u.c, u.d, u.m, u.r FROM jsonb_to_recordset(${JSON.stringify(rows.map((e) => ({
+                c: e.customerId, d: e.day, m: e.mrrLostMinor, r: e.reason
+              })))}::jsonb) AS u(c text, d date, m bigint, r text)`
         }
-        if (moves.length >= CHUNK || (all && moves.length > 0)) {
-          for (const rows of chunks(moves)) {
-            yield* sql`INSERT INTO payments_customer_moves ${insertRows(rows, (m) => ({
-              project_id: projectId, customer_id: m.customerId, day: m.day, mrr_delta: m.mrrDelta, customers_delta: m.customersDelta,
-              new_mrr_minor: m.newMrrMinor, expansion_mrr_minor: m.expansionMrrMinor, contraction_mrr_minor: m.contractionMrrMinor,
-              churned_mrr_minor: m.churnedMrrMinor, reactivation_mrr_minor: m.reactivationMrrMinor, new_customers: m.newCustomers,
-              churned_customers: m.churnedCustomers, reactivated_customers: m.reactivatedCustomers
-            }))}`
-          }
-          moves = []
+        for (const rows of take(moves, all)) {
+          yield* sql`INSERT INTO payments_customer_moves (project_id, customer_id, day, mrr_delta, customers_delta, new_mrr_minor,
+                expansion_mrr_minor, contraction_mrr_minor, churned_mrr_minor, reactivation_mrr_minor, new_customers, churned_customers,
+                reactivated_customers)
+              SELECT ${projectId}, u.c, u.d, u.mrr, u.cust, u.nw, u.ex, u.co, u.ch, u.re, u.nc, u.cc, u.rc
+              FROM jsonb_to_recordset(${JSON.stringify(rows.map((m) => ({
+                c: m.customerId, d: m.day, mrr: m.mrrDelta, cust: m.customersDelta, nw: m.newMrrMinor, ex: m.expansionMrrMinor,
+                co: m.contractionMrrMinor, ch: m.churnedMrrMinor, re: m.reactivationMrrMinor, nc: m.newCustomers, cc: m.churnedCustomers,
+                rc: m.reactivatedCustomers
+              })))}::jsonb) AS u(c text, d date, mrr bigint, cust integer, nw bigint, ex bigint, co bigint, ch bigint, re bigint,
+                nc integer, cc integer, rc integer)`
         }
-        if (unconverted.length >= CHUNK || (all && unconverted.length > 0)) {
-          for (const rows of chunks(unconverted)) {
-            yield* sql`INSERT INTO payments_customer_unconverted ${insertRows(rows, (u) => ({
-              project_id: projectId, customer_id: u.customerId, currency: u.currency, day: u.day, delta: u.delta
-            }))}`
-          }
-          unconverted = []
+        for (const rows of take(unconverted, all)) {
+          yield* sql`INSERT INTO payments_customer_unconverted (project_id, customer_id, currency, day, delta)
+              SELECT ${projectId}, u.c, u.cur, u.d, u.delta FROM jsonb_to_recordset(${JSON.stringify(rows.map((x) => ({
+                c: x.customerId, cur: x.currency, d: x.day, delta: x.delta
+              })))}::jsonb) AS u(c text, cur text, d date, delta bigint)`
         }
       })
     const add = (customerId: string, part: ReturnType<ReturnType<typeof customerRollup>>) => {
@@ -184,20 +191,37 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
     }
   }
 
-  const writeFlows = (projectId: string, days: ReadonlyArray<FlowDay>, unconverted: ReadonlyArray<UnconvertedFlow>) =>
+  /**
+   * Flows ADDED to the stored ones (a full rollup adds to nothing; an incremental one adds differences); rows
+   * that no longer sum any charge or refund go.
+   */
+  const addFlows = (projectId: string, days: ReadonlyArray<FlowDay>, unconverted: ReadonlyArray<UnconvertedFlow>) =>
     Effect.gen(function*() {
       for (const rows of chunks(days)) {
-        yield* sql`INSERT INTO payments_flow_days ${insertRows(rows, (f) => ({
-          project_id: projectId, day: f.day, gross_minor: f.grossMinor, refunds_minor: f.refundsMinor,
-          failed_payments: f.failedPayments, failed_minor: f.failedMinor
-        }))}`
+        yield* sql`INSERT INTO payments_flow_days (project_id, source, day, gross_minor, refunds_minor, failed_payments, failed_minor, items)
+            SELECT ${projectId}, u.source, u.day, u.gross, u.refunds, u.failed_payments, u.failed, u.items
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((f) => ({
+              source: f.source, day: f.day, gross: f.grossMinor, refunds: f.refundsMinor, failed_payments: f.failedPayments,
+              failed: f.failedMinor, items: f.items
+            })))}::jsonb) AS u(source text, day date, gross bigint, refunds bigint, failed_payments integer, failed bigint, items integer)
+            ON CONFLICT (project_id, source, day) DO UPDATE SET gross_minor = payments_flow_days.gross_minor + EXCLUDED.gross_minor,
+              refunds_minor = payments_flow_days.refunds_minor + EXCLUDED.refunds_minor,
+              failed_payments = payments_flow_days.failed_payments + EXCLUDED.failed_payments,
+              failed_minor = payments_flow_days.failed_minor + EXCLUDED.failed_minor, items = payments_flow_days.items + EXCLUDED.items`
       }
       for (const rows of chunks(unconverted)) {
-        yield* sql`INSERT INTO payments_flow_unconverted ${insertRows(rows, (f) => ({
-          project_id: projectId, currency: f.currency, day: f.day, gross_minor: f.grossMinor, refunds_minor: f.refundsMinor,
-          failed_minor: f.failedMinor
-        }))}`
+        yield* sql`INSERT INTO payments_flow_unconverted (project_id, source, currency, day, gross_minor, refunds_minor, failed_minor, items)
+            SELECT ${projectId}, u.source, u.currency, u.day, u.gross, u.refunds, u.failed, u.items
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((f) => ({
+              source: f.source, currency: f.currency, day: f.day, gross: f.grossMinor, refunds: f.refundsMinor, failed: f.failedMinor, items: f.items
+            })))}::jsonb) AS u(source text, currency text, day date, gross bigint, refunds bigint, failed bigint, items integer)
+            ON CONFLICT (project_id, source, currency, day) DO UPDATE SET
+              gross_minor = payments_flow_unconverted.gross_minor + EXCLUDED.gross_minor,
+              refunds_minor = payments_flow_unconverted.refunds_minor + EXCLUDED.refunds_minor,
+              failed_minor = payments_flow_unconverted.failed_minor + EXCLUDED.failed_minor, items = payments_flow_unconverted.items + EXCLUDED.items`
       }
+      yield* sql`DELETE FROM payments_flow_days WHERE project_id = ${projectId} AND items = 0`
+      yield* sql`DELETE FROM payments_flow_unconverted WHERE project_id = ${projectId} AND items = 0`
     })
 
   const PART_TABLES = [
@@ -248,17 +272,16 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
         refundAfter = rows.at(-1)!.id
       }
       const f = flows.finish()
-      yield* writeFlows(projectId, f.days, f.unconverted)
+      yield* addFlows(projectId, f.days, f.unconverted)
     })
 
   /** The parts the commits since the last rollup marked dirty, recomputed. */
   const dirtyParts = (projectId: string, options: RollupOptions) =>
     Effect.gen(function*() {
-      const dirty = yield* sql`DELETE FROM payments_rollup_dirty WHERE project_id = ${projectId} RETURNING kind, key`.pipe(
+      const dirty = yield* sql`DELETE FROM payments_rollup_dirty WHERE project_id = ${projectId} RETURNING kind, key, old`.pipe(
         Effect.flatMap(decodeDirty)
       )
       const customers = dirty.filter((d) => d.kind === "customer").map((d) => d.key).sort()
-      const days = dirty.filter((d) => d.kind === "day").map((d) => d.key).sort()
       const part = customerRollup(options)
       const out = partsWriter(projectId)
       for (let i = 0; i < customers.length; i += ROLLUP_CUSTOMERS) {
@@ -272,23 +295,32 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
         yield* out.flush(false)
       }
       yield* out.flush(true)
-      if (days.length === 0) return
+      // Each dirty charge (refund): its contribution now added, the one it had at the last rollup taken away.
       const flows = flowsAccumulator(options)
-      const wanted = new Set(days)
-      for (const day of days) {
-        const from = shiftDay(day, -1)
-        const to = shiftDay(day, 2)
-        const charges = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId} AND at >= ${from} AND at < ${to}
-            ORDER BY id`.pipe(Effect.flatMap(decodeCharges))
-        for (const r of charges) if (flows.localDay(r.at.toISOString()) === day) flows.charge(chargeOf(r))
-        const refunds = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId} AND at >= ${from} AND at < ${to}
-            ORDER BY id`.pipe(Effect.flatMap(decodeRefunds))
-        for (const r of refunds) if (flows.localDay(r.at.toISOString()) === day) flows.refund(refundOf(r))
+      const charges = dirty.filter((d) => d.kind === "charge")
+      for (let i = 0; i < charges.length; i += CHUNK) {
+        const rows = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId}
+            AND id = ANY(${charges.slice(i, i + CHUNK).map((d) => d.key)})`.pipe(Effect.flatMap(decodeCharges))
+        for (const r of rows) flows.charge(chargeOf(r))
       }
-      yield* sql`DELETE FROM payments_flow_days WHERE project_id = ${projectId} AND day = ANY(${days}::date[])`
-      yield* sql`DELETE FROM payments_flow_unconverted WHERE project_id = ${projectId} AND day = ANY(${days}::date[])`
+      const refunds = dirty.filter((d) => d.kind === "refund")
+      for (let i = 0; i < refunds.length; i += CHUNK) {
+        const rows = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId}
+            AND id = ANY(${refunds.slice(i, i + CHUNK).map((d) => d.key)})`.pipe(Effect.flatMap(decodeRefunds))
+        for (const r of rows) flows.refund(refundOf(r))
+      }
+      for (const d of [...charges, ...refunds]) {
+        if (d.old === null) continue
+        const decoded = decodeOldFlow(d.old)
+        if (Result.isFailure(decoded)) return yield* Effect.die(new CorruptRow({ table: "payments_rollup_dirty", reason: decoded.failure.message }))
+        const old = decoded.success
+        const at = new Date(old.at).toISOString()
+        if (d.kind === "charge") {
+          flows.charge({ id: d.key, customerId: "", at, amountMinor: old.amount_minor, currency: old.currency, status: old.status ?? "succeeded" }, -1)
+        } else flows.refund({ id: d.key, chargeId: "", at, amountMinor: old.amount_minor, currency: old.currency }, -1)
+      }
       const f = flows.finish()
-      yield* writeFlows(projectId, f.days.filter((d) => wanted.has(d.day)), f.unconverted.filter((u) => wanted.has(u.day)))
+      yield* addFlows(projectId, f.days, f.unconverted)
     })
 
   /** revenue_daily and revenue_unconverted_daily re-assembled from the stored parts. */
@@ -300,11 +332,11 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
             sum(reactivation_mrr_minor) AS reactivation_mrr_minor, sum(new_customers) AS new_customers,
             sum(churned_customers) AS churned_customers, sum(reactivated_customers) AS reactivated_customers
           FROM payments_customer_moves WHERE project_id = ${projectId} GROUP BY day`.pipe(Effect.flatMap(decodeMoveSums))
-      const flows = yield* sql`SELECT day, gross_minor, refunds_minor, failed_payments, failed_minor FROM payments_flow_days
+      const flows = yield* sql`SELECT source, day, gross_minor, refunds_minor, failed_payments, failed_minor, items FROM payments_flow_days
           WHERE project_id = ${projectId}`.pipe(Effect.flatMap(decodeFlowDays))
       const unconvertedMoves = yield* sql`SELECT currency, day, sum(delta) AS delta FROM payments_customer_unconverted
           WHERE project_id = ${projectId} GROUP BY currency, day`.pipe(Effect.flatMap(decodeUnconvertedSums))
-      const unconvertedFlows = yield* sql`SELECT currency, day, gross_minor, refunds_minor, failed_minor FROM payments_flow_unconverted
+      const unconvertedFlows = yield* sql`SELECT source, currency, day, gross_minor, refunds_minor, failed_minor, items FROM payments_flow_unconverted
           WHERE project_id = ${projectId}`.pipe(Effect.flatMap(decodeFlowUnconverted))
       const out = assembleDays(
         moves.map((m): CustomerMove => ({
@@ -314,12 +346,13 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
           newCustomers: Number(m.new_customers), churnedCustomers: Number(m.churned_customers), reactivatedCustomers: Number(m.reactivated_customers)
         })),
         flows.map((f): FlowDay => ({
-          day: f.day, grossMinor: Number(f.gross_minor), refundsMinor: Number(f.refunds_minor), failedPayments: Number(f.failed_payments),
-          failedMinor: Number(f.failed_minor)
+          source: f.source, day: f.day, grossMinor: Number(f.gross_minor), refundsMinor: Number(f.refunds_minor), failedPayments: Number(f.failed_payments),
+          failedMinor: Number(f.failed_minor), items: Number(f.items)
         })),
         unconvertedMoves.map((u): UnconvertedMove => ({ currency: u.currency, day: u.day, delta: Number(u.delta) })),
         unconvertedFlows.map((f): UnconvertedFlow => ({
-          currency: f.currency, day: f.day, grossMinor: Number(f.gross_minor), refundsMinor: Number(f.refunds_minor), failedMinor: Number(f.failed_minor)
+          source: f.source, currency: f.currency, day: f.day, grossMinor: Number(f.gross_minor), refundsMinor: Number(f.refunds_minor),
+          failedMinor: Number(f.failed_minor), items: Number(f.items)
         }))
       )
       yield* sql`DELETE FROM revenue_daily WHERE project_id = ${projectId}`
@@ -363,8 +396,9 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
 
   /**
    * Inside a commit's transaction, BEFORE its facts are written: marks what they change for the next
-   * incremental rollup — the customers of the versions replaced or upserted (before and after), the local days
-   * of the charges and refunds upserted or removed (before and after).
+   * incremental rollup — the customers of the versions replaced or upserted (before and after), the charges and
+   * refunds upserted or removed with their rows as they are now (a charge already dirty keeps the row it had
+   * at the last rollup: what the stored flows hold).
    */
   const markDirty = (
     projectId: string,
@@ -373,7 +407,6 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
     removeRefunds: ReadonlyArray<string>
   ) =>
     Effect.gen(function*() {
-      const keys: Array<{ k: "customer" | "day"; key: string }> = []
       const subs = [...new Set([...replaceVersionsOf, ...(facts.subscriptionVersions ?? []).map((v) => v.subscriptionId)])]
       for (let i = 0; i < subs.length; i += CHUNK) {
         yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
@@ -381,31 +414,26 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
             WHERE project_id = ${projectId} AND subscription_id = ANY(${subs.slice(i, i + CHUNK)})
             ON CONFLICT DO NOTHING`
       }
-      for (const c of new Set((facts.subscriptionVersions ?? []).map((v) => v.customerId))) keys.push({ k: "customer", key: c })
-      const charges = facts.charges ?? []
-      const refunds = [...(facts.refunds ?? []).map((r) => r.id), ...removeRefunds]
-      if (charges.length > 0 || refunds.length > 0) {
-        const project = yield* sql`SELECT timezone FROM projects WHERE id = ${projectId}`.pipe(Effect.flatMap(decodeTimezone))
-        if (project === null) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
-        const { localDay } = flowsAccumulator({ timezone: project.timezone, currency: "", rates: [] })
-        const days = new Set<string>()
-        for (let i = 0; i < charges.length; i += CHUNK) {
-          const old = yield* sql`SELECT at FROM charges WHERE project_id = ${projectId}
-              AND id = ANY(${charges.slice(i, i + CHUNK).map((c) => c.id)})`.pipe(Effect.flatMap(decodeAts))
-          for (const r of old) days.add(localDay(r.at.toISOString()))
-        }
-        for (let i = 0; i < refunds.length; i += CHUNK) {
-          const old = yield* sql`SELECT at FROM refunds WHERE project_id = ${projectId}
-              AND id = ANY(${refunds.slice(i, i + CHUNK)})`.pipe(Effect.flatMap(decodeAts))
-          for (const r of old) days.add(localDay(r.at.toISOString()))
-        }
-        for (const c of charges) days.add(localDay(c.at))
-        for (const r of facts.refunds ?? []) days.add(localDay(r.at))
-        for (const d of days) keys.push({ k: "day", key: d })
-      }
-      for (const rows of chunks(keys)) {
+      const customers = [...new Set((facts.subscriptionVersions ?? []).map((v) => v.customerId))]
+      for (let i = 0; i < customers.length; i += CHUNK) {
         yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
-            SELECT ${projectId}, u.k, u.key FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS u(k text, key text)
+            SELECT ${projectId}, 'customer', u.id FROM unnest(${customers.slice(i, i + CHUNK)}::text[]) AS u(id)
+            ON CONFLICT DO NOTHING`
+      }
+      const charges = (facts.charges ?? []).map((c) => c.id)
+      for (let i = 0; i < charges.length; i += CHUNK) {
+        yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
+            SELECT ${projectId}, 'charge', u.id, (SELECT jsonb_build_object('at', c.at, 'amount_minor', c.amount_minor,
+                'currency', c.currency, 'status', c.status) FROM charges c WHERE c.project_id = ${projectId} AND c.id = u.id)
+            FROM unnest(${charges.slice(i, i + CHUNK)}::text[]) AS u(id)
+            ON CONFLICT DO NOTHING`
+      }
+      const refunds = [...new Set([...(facts.refunds ?? []).map((r) => r.id), ...removeRefunds])]
+      for (let i = 0; i < refunds.length; i += CHUNK) {
+        yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
+            SELECT ${projectId}, 'refund', u.id, (SELECT jsonb_build_object('at', r.at, 'amount_minor', r.amount_minor,
+                'currency', r.currency) FROM refunds r WHERE r.project_id = ${projectId} AND r.id = u.id)
+            FROM unnest(${refunds.slice(i, i + CHUNK)}::text[]) AS u(id)
             ON CONFLICT DO NOTHING`
       }
     })

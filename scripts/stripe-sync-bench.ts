@@ -4,6 +4,7 @@
  *   npm run bench:stripe                                   # 100,000 subscriptions, embedded Postgres
  *   npm run bench:stripe -- --subscriptions 10000
  *   DATABASE_URL=postgres://… npm run bench:stripe         # that database (adds one account + project)
+ *   npm run bench:stripe -- --cpu-prof-incremental inc.cpuprofile   # a CPU profile of the incremental run
  *
  * A FakeStripe runs in a CHILD process (so its data does not count in the connector's memory) and serves
  * N subscriptions generated on demand from their index: 1–12 monthly invoices each (6.5 on average), one
@@ -20,6 +21,7 @@ import { Effect, Layer, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { fork } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Inspector from "node:inspector/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
@@ -165,6 +167,7 @@ const main = async () => {
     const repos = Layer.mergeAll(AccountsRepo.sql, ProjectsRepo.sql, PaymentsRepo.sql).pipe(Layer.provideMerge(FxRepo.sql), Layer.provideMerge(db))
     let peakRss = 0
     let peakHeap = 0
+    let peakBeforeRollUp = 0 // the peak RSS of the run until its rollup: the listing's and the rebuild's
     const sample = () => {
       const m = process.memoryUsage()
       peakRss = Math.max(peakRss, m.rss)
@@ -192,6 +195,8 @@ const main = async () => {
         rollUp: (id) => Effect.suspend(() => {
           const t0 = performance.now()
           log(`${phase}: rolling up…`)
+          sample()
+          peakBeforeRollUp = peakRss
           return inner.rollUp(id).pipe(Effect.ensuring(Effect.sync(() => void (rollUpMs = performance.now() - t0))))
         })
       })
@@ -211,7 +216,7 @@ const main = async () => {
       const fullSpent = { ...spent }
       spent.listCommitsMs = spent.versionCommitsMs = spent.stagedReadsMs = 0
       sample()
-      const fullPeak = { rss: peakRss, heap: peakHeap }
+      const fullPeak = { rss: peakRss, heap: peakHeap, beforeRollUp: peakBeforeRollUp }
       const stored = (yield* sql`SELECT
           (SELECT count(*) FROM customers WHERE project_id = ${project.id})::int AS customers,
           (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
@@ -227,14 +232,38 @@ const main = async () => {
       phase = "incremental"
       peakRss = 0
       peakHeap = 0
+      const profile = arg("cpu-prof-incremental", "")
+      const session = profile === "" ? null : new Inspector.Session()
+      if (session !== null) {
+        session.connect()
+        yield* Effect.promise(() => session.post("Profiler.enable").then(() => session.post("Profiler.start")))
+      }
       const timer2 = setInterval(sample, 20)
       const t1 = performance.now()
       const incremental = yield* run("incremental", NOW + 60, { eventsCursor: NOW - DAY, reconciledAt: NOW })
         .pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer2))))
       const incrementalMs = performance.now() - t1
+      if (session !== null) {
+        const { profile: cpu } = yield* Effect.promise(() => session.post("Profiler.stop"))
+        Fs.writeFileSync(profile, JSON.stringify(cpu))
+        session.disconnect()
+        log(`incremental: CPU profile written to ${profile}`)
+      }
       sample()
       const lastMrrAfter = (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[0]
+      // The incremental rollup must leave exactly the rows a full rollup of the same data does.
+      const derived = Effect.all([
+        sql`SELECT * FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day`,
+        sql`SELECT * FROM customer_mrr WHERE project_id = ${project.id} ORDER BY customer_id, from_day`,
+        sql`SELECT * FROM churn_events WHERE project_id = ${project.id} ORDER BY day, customer_id`,
+        sql`SELECT * FROM revenue_unconverted_daily WHERE project_id = ${project.id} ORDER BY currency, day`
+      ]).pipe(Effect.map((rows) => JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v))))
+      const afterIncremental = yield* derived
+      log("incremental: comparing with a full rollup…")
+      yield* inner.rebuild(project.id)
+      const incrementalEqualsFull = (yield* derived) === afterIncremental
       return {
+        incrementalEqualsFull,
         full, fullMs, fullRollUpMs, fullSpent, incrementalSpent: { ...spent }, stored, rssBefore, fullPeak,
         incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter
       }
@@ -252,7 +281,10 @@ const main = async () => {
         dbSeconds: { listCommits: s1(result.fullSpent.listCommitsMs), versionCommits: s1(result.fullSpent.versionCommitsMs), stagedReads: s1(result.fullSpent.stagedReadsMs) },
         counts: result.full.counts,
         rowsStored: result.stored,
-        memory: { rssBeforeMB: mb(result.rssBefore), peakRssMB: mb(result.fullPeak.rss), peakHeapUsedMB: mb(result.fullPeak.heap) }
+        memory: {
+          rssBeforeMB: mb(result.rssBefore), peakRssMB: mb(result.fullPeak.rss), peakRssBeforeRollUpMB: mb(result.fullPeak.beforeRollUp),
+          peakHeapUsedMB: mb(result.fullPeak.heap)
+        }
       },
       incrementalOneDay: {
         syncSeconds: Math.round(result.incrementalMs) / 1000,
@@ -260,6 +292,7 @@ const main = async () => {
         dbSeconds: { listCommits: s1(result.incrementalSpent.listCommitsMs), versionCommits: s1(result.incrementalSpent.versionCommitsMs), stagedReads: s1(result.incrementalSpent.stagedReadsMs) },
         counts: result.incremental.counts,
         lastMrrMinorAfter: result.lastMrrAfter,
+        derivedRowsEqualAFullRollup: result.incrementalEqualsFull,
         memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
       },
       node: process.version,

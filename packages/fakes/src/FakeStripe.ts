@@ -83,6 +83,16 @@ const asListed = (invoice: Obj): Obj => {
   }
 }
 
+/** A subscription as Stripe renders it: the first 10 items embedded, the rest from /v1/subscription_items. */
+const asListedSubscription = (sub: Obj): Obj => {
+  const items: Array<Obj> = sub.items?.data ?? []
+  if (items.length <= EMBEDDED_LINES) return sub
+  return {
+    ...sub,
+    items: { object: "list", data: items.slice(0, EMBEDDED_LINES), has_more: true, url: `/v1/subscription_items?subscription=${sub.id}` }
+  }
+}
+
 /** A filtered view of a source, built once per distinct filter. */
 const filtered = (source: ListSource, keep: (o: Obj) => boolean): ListSource => {
   const items: Array<Obj> = []
@@ -183,7 +193,7 @@ export const startFakeStripe = async (
       const at = source.indexOf(decodeURIComponent(one[2]!))
       if (at === undefined) return send(res, 404, stripeError("invalid_request_error", `No such ${one[1]!.replace(/s$/, "")}: '${one[2]!}'`))
       const o = source.get(at)
-      return send(res, 200, JSON.stringify(one[1] === "invoices" ? asListed(o) : o))
+      return send(res, 200, JSON.stringify(one[1] === "invoices" ? asListed(o) : one[1] === "subscriptions" ? asListedSubscription(o) : o))
     }
     switch (url.pathname) {
       case "/v1/events": {
@@ -199,7 +209,17 @@ export const startFakeStripe = async (
         const status = q.get("status")
         // Stripe leaves canceled subscriptions out unless asked for them.
         const keep = status === "all" ? null : status === null ? (o: Obj) => o.status !== "canceled" : (o: Obj) => o.status === status
-        return page(res, view(`subscriptions:${status}`, d.subscriptions, q, keep), q)
+        return page(res, view(`subscriptions:${status}`, d.subscriptions, q, keep), q, asListedSubscription)
+      }
+      case "/v1/subscription_items": {
+        // Stripe requires the subscription; its items in order.
+        const id = q.get("subscription")
+        if (id === null) return send(res, 400, stripeError("invalid_request_error", "Missing required param: subscription."))
+        const at = d.subscriptions.indexOf(id)
+        if (at === undefined) return send(res, 400, stripeError("invalid_request_error", `No such subscription: '${id}'`))
+        const all: Array<Obj> = (d.subscriptions.get(at).items?.data ?? []).map((it: Obj) => ({ ...it, object: "subscription_item", subscription: id }))
+        const index = new Map(all.map((it, i) => [it.id as string, i]))
+        return page(res, { size: all.length, get: (i) => all[i]!, indexOf: (id) => index.get(id) }, q)
       }
       case "/v1/invoices":
         return page(res, view("invoices", d.invoices, q, null), q, asListed)

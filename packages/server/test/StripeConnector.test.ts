@@ -202,6 +202,25 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
   })
 
   describe("paging and politeness", () => {
+    it.effect("a subscription with 13 items: the 3 past the 10 Stripe embeds are paged from /v1/subscription_items and count", () =>
+      Effect.gen(function*() {
+        const data = goldenStripe()
+        const item = price("price_seat", 1500)
+        const subA = subscription({
+          id: "sub_a", customer: "cus_a", status: "active", created: ts("2026-06-01T00:00:00Z"), currentPeriodStart: ts("2026-11-01T00:00:00Z"),
+          items: Array.from({ length: 13 }, () => ({ price: item }))
+        })
+        const subs = [...Array.from({ length: data.subscriptions.size }, (_, i) => data.subscriptions.get(i)).filter((s) => s.id !== "sub_a"), subA]
+        fake = yield* Effect.promise(() => startFakeStripe({ ...data, subscriptions: fromArray(subs) }, { maxPageSize: 2 }))
+        const projectId = yield* newProject()
+        yield* sync(projectId)
+        // A's current period: 13 × 15.00 instead of pro's 100.00 (the first 10 items alone would say 150.00).
+        expect(mrrAtEndOf(yield* revenueRows(projectId), "2026-11-19")).toBe(30000 - 10000 + 13 * 1500)
+        const itemPages = fake.requests.filter((r) => r.url.startsWith("/v1/subscription_items?"))
+        expect(itemPages.map((r) => new URL(r.url, fake.url).searchParams.get("starting_after"))).toEqual(["si_sub_a_9", "si_sub_a_11"])
+        expect(itemPages.every((r) => new URL(r.url, fake.url).searchParams.get("subscription") === "sub_a")).toBe(true)
+      }))
+
     it.effect("pages through 250 customers with limit=100 and starting_after (3 pages)", () =>
       Effect.gen(function*() {
         const many = Array.from({ length: 250 }, (_, i) => customer(`cus_${String(i).padStart(3, "0")}`, 1_780_000_000 + i))

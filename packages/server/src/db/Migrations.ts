@@ -10,6 +10,7 @@ import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
 import { integrationsMigration } from "../integrations/Migration.ts"
 import { syncScheduleMigration } from "../integrations/ScheduleMigration.ts"
+import { paymentsIncrementalMigration } from "../payments/IncrementalMigration.ts"
 import { paymentsStagingMigration } from "../payments/StagingMigration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
@@ -158,5 +159,6 @@ export const migrations = Migrator.fromRecord({
   "0015_traffic_countries": trafficCountriesMigration,
   "0016_sync_schedule": syncScheduleMigration,
   "0017_demo_live": demoLiveMigration,
-  "0018_payments_staging": paymentsStagingMigration
+  "0018_payments_staging": paymentsStagingMigration,
+  "0019_payments_incremental": paymentsIncrementalMigration
 })

@@ -26,14 +26,19 @@ import { MemoryDb } from "../store/MemoryDb.ts"
 import { revenueColumns } from "../store/Rows.ts"
 import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import {
+  assembleDays,
+  byDayThenCustomer,
   type ChurnEvent,
   type CustomerMrrSpan,
-  rollup,
-  rollupAccumulator,
-  type RollupAccumulator,
+  customerRollup,
+  type CustomerRollup,
+  type FlowDay,
+  flowsAccumulator,
   type RollupOutput,
-  type UnconvertedDay
+  type UnconvertedDay,
+  type UnconvertedFlow
 } from "./Rollup.ts"
+import { basisOf, makeSqlRollup } from "./SqlRollup.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
 export type { CohortRow }
@@ -68,6 +73,12 @@ export interface PaymentsBatch {
   /** Staged docs of these parents (per kind) are removed before `staged` is upserted. */
   readonly unstageParents?: ReadonlyArray<{ readonly kind: string; readonly parentId: string }>
   readonly staged?: ReadonlyArray<StagedDoc>
+  /**
+   * Record what this batch changes (the customers whose versions change, the local days whose charges or
+   * refunds change) for an INCREMENTAL rollUp. A batch that changes facts without it makes the next rollUp a
+   * full one (a full listing: everything changes anyway).
+   */
+  readonly trackChanges?: boolean
   /** The sync's progress after this batch: a value, null to clear it, absent to leave it. */
   readonly progress?: { readonly provider: string; readonly value: unknown }
 }
@@ -79,7 +90,7 @@ export interface PaymentsRepoShape {
    * bumping data_version — one transaction.
    */
   readonly write: (projectId: string, data: Partial<PaymentsData>) => Effect.Effect<void>
-  /** Re-runs the rollup without new facts (after FX rates change). */
+  /** Re-runs the whole rollup without new facts (after FX rates change). */
   readonly rebuild: (projectId: string) => Effect.Effect<void>
   /**
    * Commits one batch of a streaming sync in one transaction WITHOUT rolling up or bumping data_version.
@@ -92,7 +103,11 @@ export interface PaymentsRepoShape {
   readonly stagedAfter: (projectId: string, after: string | null, limit: number) => Effect.Effect<ReadonlyArray<StagedGroup>>
   /** Staged docs of these groups (groups without docs are left out). */
   readonly stagedOf: (projectId: string, groups: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StagedGroup>>
-  /** The rollup over everything stored, derived rows replaced and data_version bumped: one transaction. */
+  /**
+   * The rollup, derived rows replaced and data_version bumped: one transaction. Incremental (only the parts the
+   * commits since the last rollup marked, `trackChanges`) when it can be, else over everything stored; both
+   * give the same rows (SqlRollup.ts).
+   */
   readonly rollUp: (projectId: string) => Effect.Effect<void>
   /** Projects with a subscription or charge in any of these currencies: the ones a new FX rate affects. */
   readonly projectsWithPaymentsIn: (currencies: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
@@ -116,11 +131,6 @@ const chunks = <A>(rows: ReadonlyArray<A>): Array<Arr.NonEmptyReadonlyArray<A>> 
   return out
 }
 
-const numOrNull = (value: number | bigint | string | null): number | null => (value === null ? null : Number(value))
-
-/** How many customers' versions, charges or refunds the SQL rollup reads at a time. */
-const ROLLUP_CUSTOMERS = 2000
-const ROLLUP_FLOWS = 20_000
 
 /** Staged docs (sorted by group) as groups. */
 const groupDocs = (docs: ReadonlyArray<StagedDoc>): Array<StagedGroup> => {
@@ -133,47 +143,8 @@ const groupDocs = (docs: ReadonlyArray<StagedDoc>): Array<StagedGroup> => {
   return out
 }
 
-/**
- * A project's raw payment facts, read whole on every rollup: bulk reads (bulkRowsOf), so the row schemas
- * do not transform — bigint and numeric columns are Wide and go through Number() where they are read.
- */
-const VersionRow = Schema.Struct({
-  subscription_id: Schema.String,
-  customer_id: Schema.String,
-  valid_from: Schema.Date,
-  valid_to: Schema.NullOr(Schema.Date),
-  status: Schema.Literals(["trialing", "active", "past_due", "unpaid", "canceled", "incomplete"]),
-  currency: Schema.String,
-  unit_amount_minor: Wide,
-  quantity: Wide,
-  interval: Schema.Literals(["day", "week", "month", "year"]),
-  interval_count: Wide,
-  discount_percent_off: Schema.NullOr(Wide),
-  discount_amount_off_minor: Schema.NullOr(Wide),
-  cancel_reason: Schema.NullOr(Schema.String)
-})
-const ChargeRow = Schema.Struct({
-  id: Schema.String,
-  customer_id: Schema.String,
-  at: Schema.Date,
-  amount_minor: Wide,
-  currency: Schema.String,
-  status: Schema.Literals(["succeeded", "failed"])
-})
-const RefundRow = Schema.Struct({
-  id: Schema.String,
-  charge_id: Schema.String,
-  at: Schema.Date,
-  amount_minor: Wide,
-  currency: Schema.String
-})
-const decodeVersions = bulkRowsOf("subscription_versions", VersionRow)
-const decodeCharges = bulkRowsOf("charges", ChargeRow)
-const decodeRefunds = bulkRowsOf("refunds", RefundRow)
-const decodeProject = firstOf("projects", Schema.Struct({ timezone: Schema.String, currency: Schema.String }))
 const StagedRow = Schema.Struct({ kind: Schema.String, id: Schema.String, parent_id: Schema.String, group_id: Schema.String, data: Schema.Unknown })
 const decodeStaged = bulkRowsOf("payments_staged", StagedRow)
-const decodeCustomerIds = rowsOf("subscription_versions", Schema.Struct({ customer_id: Schema.String }))
 const decodeProgress = firstOf("payments_sync_progress", Schema.Struct({ progress: Schema.Unknown }))
 const decodeRemovedGroups = rowsOf("payments_staged", Schema.Struct({ group_id: Schema.String }))
 const decodeProjectIds = rowsOf("subscription_versions, charges", Schema.Struct({ project_id: Schema.String }))
@@ -194,8 +165,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const fx = yield* FxRepo
-      const insertRows = <A>(rows: Arr.NonEmptyReadonlyArray<A>, toRow: (a: A) => Record<string, unknown>) =>
-        sql.insert(Arr.map(rows, toRow))
+      const { forgetBasis, markDirty, rollUpIn } = makeSqlRollup(sql)
 
       // Upserts as one statement per table and chunk whatever the row count: the rows travel as ONE JSON
       // parameter read by jsonb_to_recordset, so the statement text (and the prepared statement Postgres and
@@ -246,134 +216,33 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           }
         })
 
-      const versionOf = (r: typeof VersionRow.Type): SubscriptionVersion => ({
-        subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: r.valid_from.toISOString(),
-        validTo: r.valid_to === null ? null : r.valid_to.toISOString(), status: r.status, currency: r.currency,
-        unitAmountMinor: Number(r.unit_amount_minor), quantity: Number(r.quantity), interval: r.interval,
-        intervalCount: Number(r.interval_count), discountPercentOff: numOrNull(r.discount_percent_off),
-        discountAmountOffMinor: numOrNull(r.discount_amount_off_minor), cancelReason: r.cancel_reason
-      })
-
-      /**
-       * The project's history through the accumulator, in bounded batches: the versions of ROLLUP_CUSTOMERS
-       * customers at a time (a customer's versions always in one batch), then charges and refunds by id
-       * ranges. Spans and churn events are inserted as they come; nothing per customer is kept.
-       */
-      const streamRollup = (projectId: string, acc: RollupAccumulator) =>
-        Effect.gen(function*() {
-          let spans: Array<CustomerMrrSpan> = []
-          let churn: Array<ChurnEvent> = []
-          const flush = (all: boolean) =>
-            Effect.gen(function*() {
-              if (spans.length >= CHUNK || (all && spans.length > 0)) {
-                for (const rows of chunks(spans)) {
-                  yield* sql`INSERT INTO customer_mrr ${insertRows(rows, (x) => ({
-                    project_id: projectId, customer_id: x.customerId, from_day: x.fromDay, to_day: x.toDay, mrr_minor: x.mrrMinor
-                  }))}`
-                }
-                spans = []
-              }
-              if (churn.length >= CHUNK || (all && churn.length > 0)) {
-                for (const rows of chunks(churn)) {
-                  yield* sql`INSERT INTO churn_events ${insertRows(rows, (e) => ({
-                    project_id: projectId, customer_id: e.customerId, day: e.day, mrr_lost_minor: e.mrrLostMinor, reason: e.reason
-                  }))}`
-                }
-                churn = []
-              }
-            })
-          let after: string | null = null
-          for (;;) {
-            const ids: ReadonlyArray<{ readonly customer_id: string }> = yield* (after === null
-              ? sql`SELECT DISTINCT customer_id FROM subscription_versions WHERE project_id = ${projectId}
-                    ORDER BY customer_id LIMIT ${ROLLUP_CUSTOMERS}`
-              : sql`SELECT DISTINCT customer_id FROM subscription_versions WHERE project_id = ${projectId}
-                    AND customer_id > ${after} ORDER BY customer_id LIMIT ${ROLLUP_CUSTOMERS}`).pipe(Effect.flatMap(decodeCustomerIds))
-            const last: string | undefined = ids.at(-1)?.customer_id
-            if (last === undefined) break
-            const rows = yield* (after === null
-              ? sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId} AND customer_id <= ${last}
-                    ORDER BY customer_id, subscription_id, valid_from`
-              : sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId} AND customer_id > ${after}
-                    AND customer_id <= ${last} ORDER BY customer_id, subscription_id, valid_from`).pipe(Effect.flatMap(decodeVersions))
-            let i = 0
-            while (i < rows.length) {
-              const customerId = rows[i]!.customer_id
-              const versions: Array<SubscriptionVersion> = []
-              for (; i < rows.length && rows[i]!.customer_id === customerId; i++) versions.push(versionOf(rows[i]!))
-              const part = acc.customer(customerId, versions)
-              for (const x of part.spans) spans.push(x)
-              for (const e of part.churnEvents) churn.push(e)
-            }
-            yield* flush(false)
-            after = last
-          }
-          yield* flush(true)
-          let chargeAfter = ""
-          for (;;) {
-            const rows = yield* sql`SELECT * FROM charges WHERE project_id = ${projectId} AND id > ${chargeAfter}
-                ORDER BY id LIMIT ${ROLLUP_FLOWS}`.pipe(Effect.flatMap(decodeCharges))
-            for (const r of rows) {
-              acc.charge({ id: r.id, customerId: r.customer_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency, status: r.status })
-            }
-            if (rows.length < ROLLUP_FLOWS) break
-            chargeAfter = rows.at(-1)!.id
-          }
-          let refundAfter = ""
-          for (;;) {
-            const rows = yield* sql`SELECT * FROM refunds WHERE project_id = ${projectId} AND id > ${refundAfter}
-                ORDER BY id LIMIT ${ROLLUP_FLOWS}`.pipe(Effect.flatMap(decodeRefunds))
-            for (const r of rows) {
-              acc.refund({ id: r.id, chargeId: r.charge_id, at: r.at.toISOString(), amountMinor: Number(r.amount_minor), currency: r.currency })
-            }
-            if (rows.length < ROLLUP_FLOWS) break
-            refundAfter = rows.at(-1)!.id
-          }
-          return acc.finish()
-        })
-
-      /** The rollup, inside the caller's transaction: data_version bumped first, derived rows replaced. */
-      const rollUpIn = (projectId: string) =>
-        Effect.gen(function*() {
-          // The bump comes first: its row lock serialises concurrent writes of the same project, so each
-          // rollup sees every fact committed before it.
-          const project = yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}
-              RETURNING timezone, currency`.pipe(Effect.flatMap(decodeProject))
-          // Callers write payments of a project they just found (sync, seed): its absence is a bug.
-          if (project === null) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
-          const rates = yield* fx.all()
-          for (const table of ["revenue_daily", "customer_mrr", "churn_events", "revenue_unconverted_daily"]) {
-            yield* sql`DELETE FROM ${sql(table)} WHERE project_id = ${projectId}`
-          }
-          const out = yield* streamRollup(projectId, rollupAccumulator({ timezone: project.timezone, currency: project.currency, rates }))
-          for (const rows of chunks(out.revenueDays)) {
-            yield* sql`INSERT INTO revenue_daily ${insertRows(rows, (r) => revenueColumns(projectId, r))}`
-          }
-          for (const rows of chunks(out.unconverted)) {
-            yield* sql`INSERT INTO revenue_unconverted_daily ${insertRows(rows, (u) => ({
-              project_id: projectId, currency: u.currency, day: u.day, mrr_minor: u.mrrMinor, gross_minor: u.grossMinor,
-              refunds_minor: u.refundsMinor, failed_minor: u.failedMinor
-            }))}`
-          }
-        })
-
       const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
         sql.withTransaction(Effect.gen(function*() {
           // The project row is locked by the bump before the facts change (rollUpIn bumps first; the upsert
           // of facts no one reads until the rollup may come before it in the same transaction).
           yield* sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`
           yield* upsert(projectId, data)
-          yield* rollUpIn(projectId)
+          yield* rollUpIn(projectId, yield* fx.all(), true)
         })).pipe(dieOnSqlError)
 
       const commit = (projectId: string, batch: PaymentsBatch) =>
         sql.withTransaction(Effect.gen(function*() {
+          // A sync's batch does not wait for its WAL to reach the disk (a full listing commits ~1,500 of them):
+          // a crash of Postgres may lose the last batches, never half of one (the batch and its progress go
+          // together), and the rollup — what reports read — and the run's outcome saved after it commit
+          // synchronously, which flushes every batch before them.
+          yield* sql`SET LOCAL synchronous_commit = off`
           const replace = batch.replaceVersionsOf ?? []
+          const facts = batch.facts ?? {}
+          if (batch.trackChanges === true) yield* markDirty(projectId, facts, replace, batch.removeRefunds ?? [])
+          else if (replace.length > 0 || (batch.removeRefunds ?? []).length > 0 || Object.values(facts).some((rows) => rows.length > 0)) {
+            yield* forgetBasis(projectId)
+          }
           for (let i = 0; i < replace.length; i += CHUNK) {
             yield* sql`DELETE FROM subscription_versions WHERE project_id = ${projectId}
                 AND subscription_id = ANY(${replace.slice(i, i + CHUNK)})`
           }
-          yield* upsert(projectId, batch.facts ?? {})
+          yield* upsert(projectId, facts)
           const gone = batch.removeRefunds ?? []
           for (let i = 0; i < gone.length; i += CHUNK) {
             yield* sql`DELETE FROM refunds WHERE project_id = ${projectId} AND id = ANY(${gone.slice(i, i + CHUNK)})`
@@ -420,8 +289,8 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
 
       return PaymentsRepo.of({
         write: writeAndRollUp,
-        rebuild: (projectId) => sql.withTransaction(rollUpIn(projectId)).pipe(dieOnSqlError),
-        rollUp: (projectId) => sql.withTransaction(rollUpIn(projectId)).pipe(dieOnSqlError),
+        rebuild: (projectId) => sql.withTransaction(Effect.flatMap(fx.all(), (rates) => rollUpIn(projectId, rates, true))).pipe(dieOnSqlError),
+        rollUp: (projectId) => sql.withTransaction(Effect.flatMap(fx.all(), (rates) => rollUpIn(projectId, rates, false))).pipe(dieOnSqlError),
         commit,
         progress: (projectId, provider) =>
           sql`SELECT progress FROM payments_sync_progress WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
@@ -539,8 +408,47 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
         groupDocs([...docs].filter(keep).sort((a, b) =>
           a.groupId !== b.groupId ? (a.groupId < b.groupId ? -1 : 1) : a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 
+      /** The parts of the rollup kept per project (as the SQL store's tables do): see SqlRollup.ts. */
+      interface Parts {
+        basis: string | null
+        readonly customers: Map<string, CustomerRollup>
+        /** By `${source}|${day}`, and `${source}|${currency}|${day}`. */
+        readonly flows: Map<string, FlowDay>
+        readonly unconvertedFlows: Map<string, UnconvertedFlow>
+        readonly dirtyCustomers: Set<string>
+        /** Changed charges and refunds, with what they were at the last rollup (null: new). */
+        readonly dirtyCharges: Map<string, Charge | null>
+        readonly dirtyRefunds: Map<string, Refund | null>
+      }
+      const parts = new Map<string, Parts>()
+      const partsOf = (projectId: string): Parts => {
+        const p = parts.get(projectId) ?? { basis: null, customers: new Map(), flows: new Map(), unconvertedFlows: new Map(), dirtyCustomers: new Set(), dirtyCharges: new Map(), dirtyRefunds: new Map() }
+        parts.set(projectId, p)
+        return p
+      }
+      const markDirty = (projectId: string, batch: PaymentsBatch) => {
+        const r = rawOf(projectId)
+        const p = partsOf(projectId)
+        const facts = batch.facts ?? {}
+        const changed = (batch.replaceVersionsOf ?? []).length > 0 || (batch.removeRefunds ?? []).length > 0 ||
+          Object.values(facts).some((rows) => rows.length > 0)
+        if (batch.trackChanges !== true) {
+          if (changed) p.basis = null
+          return
+        }
+        const subs = new Set([...(batch.replaceVersionsOf ?? []), ...(facts.subscriptionVersions ?? []).map((v) => v.subscriptionId)])
+        for (const v of r.versions.values()) if (subs.has(v.subscriptionId)) p.dirtyCustomers.add(v.customerId)
+        for (const v of facts.subscriptionVersions ?? []) p.dirtyCustomers.add(v.customerId)
+        // The first change since the last rollup keeps what the stored flows hold.
+        for (const c of facts.charges ?? []) if (!p.dirtyCharges.has(c.id)) p.dirtyCharges.set(c.id, r.charges.get(c.id) ?? null)
+        for (const id of [...(facts.refunds ?? []).map((f) => f.id), ...(batch.removeRefunds ?? [])]) {
+          if (!p.dirtyRefunds.has(id)) p.dirtyRefunds.set(id, r.refunds.get(id) ?? null)
+        }
+      }
+
       const commit = (projectId: string, batch: PaymentsBatch) =>
         Effect.sync(() => {
+          markDirty(projectId, batch)
           const r = rawOf(projectId)
           const replace = new Set(batch.replaceVersionsOf ?? [])
           if (replace.size > 0) for (const [k, v] of r.versions) if (replace.has(v.subscriptionId)) r.versions.delete(k)
@@ -568,19 +476,97 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           return [...removed]
         })
 
-      const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
+      /** The rollup from the kept parts: all recomputed when `full` or the basis changed, else the dirty ones. */
+      const rollUpParts = (projectId: string, full: boolean) =>
         Effect.gen(function*() {
           const project = db.projects.get(projectId)
           if (project === undefined) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
-          upsert(projectId, data)
-          const r = rawOf(projectId)
           const rates = yield* fx.all()
-          const out = rollup(
-            { subscriptionVersions: [...r.versions.values()], charges: [...r.charges.values()], refunds: [...r.refunds.values()] },
-            { timezone: project.timezone, currency: project.currency, rates }
+          const options = { timezone: project.timezone, currency: project.currency, rates }
+          const basis = JSON.stringify(basisOf(project.timezone, project.currency, rates))
+          const r = rawOf(projectId)
+          const p = partsOf(projectId)
+          const byCustomer = new Map<string, Array<SubscriptionVersion>>()
+          for (const v of r.versions.values()) {
+            const list = byCustomer.get(v.customerId)
+            if (list === undefined) byCustomer.set(v.customerId, [v])
+            else list.push(v)
+          }
+          const part = customerRollup(options)
+          const addFlows = (f: ReturnType<ReturnType<typeof flowsAccumulator>["finish"]>) => {
+            for (const d of f.days) {
+              const key = `${d.source}|${d.day}`
+              const was = p.flows.get(key)
+              const sum = was === undefined ? d : {
+                ...d, grossMinor: was.grossMinor + d.grossMinor, refundsMinor: was.refundsMinor + d.refundsMinor,
+                failedPayments: was.failedPayments + d.failedPayments, failedMinor: was.failedMinor + d.failedMinor, items: was.items + d.items
+              }
+              if (sum.items === 0) p.flows.delete(key)
+              else p.flows.set(key, sum)
+            }
+            for (const u of f.unconverted) {
+              const key = `${u.source}|${u.currency}|${u.day}`
+              const was = p.unconvertedFlows.get(key)
+              const sum = was === undefined ? u : {
+                ...u, grossMinor: was.grossMinor + u.grossMinor, refundsMinor: was.refundsMinor + u.refundsMinor,
+                failedMinor: was.failedMinor + u.failedMinor, items: was.items + u.items
+              }
+              if (sum.items === 0) p.unconvertedFlows.delete(key)
+              else p.unconvertedFlows.set(key, sum)
+            }
+          }
+          const acc = flowsAccumulator(options)
+          if (full || p.basis !== basis) {
+            p.customers.clear()
+            p.flows.clear()
+            p.unconvertedFlows.clear()
+            for (const [customerId, versions] of byCustomer) p.customers.set(customerId, part(customerId, versions))
+            for (const c of r.charges.values()) acc.charge(c)
+            for (const f of r.refunds.values()) acc.refund(f)
+            p.basis = basis
+          } else {
+            for (const customerId of p.dirtyCustomers) {
+              const versions = byCustomer.get(customerId)
+              if (versions === undefined) p.customers.delete(customerId)
+              else p.customers.set(customerId, part(customerId, versions))
+            }
+            for (const [id, old] of p.dirtyCharges) {
+              const now = r.charges.get(id)
+              if (now !== undefined) acc.charge(now)
+              if (old !== null) acc.charge(old, -1)
+            }
+            for (const [id, old] of p.dirtyRefunds) {
+              const now = r.refunds.get(id)
+              if (now !== undefined) acc.refund(now)
+              if (old !== null) acc.refund(old, -1)
+            }
+          }
+          addFlows(acc.finish())
+          p.dirtyCharges.clear()
+          p.dirtyRefunds.clear()
+          p.dirtyCustomers.clear()
+          const customers = [...p.customers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c)
+          const { revenueDays, unconverted } = assembleDays(
+            customers.flatMap((c) => c.moves),
+            p.flows.values(),
+            customers.flatMap((c) => c.unconvertedMoves),
+            p.unconvertedFlows.values()
           )
+          const out: RollupOutput = {
+            revenueDays,
+            customerMrr: customers.flatMap((c) => c.spans),
+            churnEvents: customers.flatMap((c) => c.churnEvents).sort(byDayThenCustomer),
+            unconverted
+          }
           derived.set(projectId, out)
           db.revenue.set(projectId, new Map(out.revenueDays.map((d) => [d.day, d] as const)))
+        })
+
+      const writeAndRollUp = (projectId: string, data: Partial<PaymentsData>) =>
+        Effect.gen(function*() {
+          if (db.projects.get(projectId) === undefined) return yield* Effect.die(new Error(`PaymentsRepo: no project ${projectId}`))
+          upsert(projectId, data)
+          yield* rollUpParts(projectId, true)
         })
 
       const spanAt = (spans: ReadonlyArray<CustomerMrrSpan>, customerId: string, day: string) =>
@@ -588,8 +574,8 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
 
       return PaymentsRepo.of({
         write: writeAndRollUp,
-        rebuild: (projectId) => writeAndRollUp(projectId, {}),
-        rollUp: (projectId) => writeAndRollUp(projectId, {}),
+        rebuild: (projectId) => rollUpParts(projectId, true),
+        rollUp: (projectId) => rollUpParts(projectId, false),
         commit,
         progress: (projectId, provider) => Effect.sync(() => progress.get(`${projectId}|${provider}`) ?? null),
         stagedAfter: (projectId, after, limit) =>

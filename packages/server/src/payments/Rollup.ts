@@ -125,54 +125,74 @@ interface Placed {
   readonly toDay: string | null // exclusive
 }
 
-/** One customer's part of the rollup: its MRR spans and churn events (its day movements go to the totals). */
-export interface CustomerRollup {
-  readonly spans: ReadonlyArray<CustomerMrrSpan>
-  readonly churnEvents: ReadonlyArray<ChurnEvent>
+/** What one customer's MRR change on `day` adds to that day's totals (at most one per customer and day). */
+export interface CustomerMove {
+  readonly day: string
+  readonly mrrDelta: number
+  readonly customersDelta: number
+  readonly newMrrMinor: number
+  readonly expansionMrrMinor: number
+  readonly contractionMrrMinor: number
+  readonly churnedMrrMinor: number
+  readonly reactivationMrrMinor: number
+  readonly newCustomers: number
+  readonly churnedCustomers: number
+  readonly reactivatedCustomers: number
+}
+
+/** A change (≠ 0) of a customer's unconverted MRR in `currency` on `day`. */
+export interface UnconvertedMove {
+  readonly currency: string
+  readonly day: string
+  readonly delta: number
 }
 
 /**
- * The rollup fed piece by piece, so a caller can stream a project's history through it in bounded batches
- * (PaymentsRepo.sql reads versions customer by customer, charges and refunds by id ranges): every customer's
- * versions in ONE call (a customer's figures depend on all its versions, and on nothing else), every charge
- * and refund once, in any order. What it keeps between calls is per day and currency (a few thousand
- * entries), never per customer or per charge. `rollup` below is the same accumulator over arrays, so both
- * give identical figures.
+ * One customer's part of the rollup: its MRR spans and churn events, and what it adds to the day totals.
+ * A customer's part depends on its versions (and the time zone, reporting currency and rates) and on
+ * nothing else, so an incremental rollup recomputes only the parts of the customers whose versions changed.
  */
-export interface RollupAccumulator {
-  readonly customer: (customerId: string, versions: ReadonlyArray<SubscriptionVersion>) => CustomerRollup
-  readonly charge: (c: Charge) => void
-  readonly refund: (r: Refund) => void
-  readonly finish: () => { readonly revenueDays: ReadonlyArray<RevenueDay>; readonly unconverted: ReadonlyArray<UnconvertedDay> }
+export interface CustomerRollup {
+  readonly spans: ReadonlyArray<CustomerMrrSpan>
+  readonly churnEvents: ReadonlyArray<ChurnEvent>
+  readonly moves: ReadonlyArray<CustomerMove>
+  readonly unconvertedMoves: ReadonlyArray<UnconvertedMove>
 }
 
-export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => {
+/** Flows are kept apart by what they come from: a changed refund recomputes its day's refunds, not its charges. */
+export type FlowSource = "charges" | "refunds"
+
+/** The charges (or refunds) of one local day: converted sums (a day with any charge or refund has one). */
+export interface FlowDay {
+  readonly source: FlowSource
+  readonly day: string
+  readonly grossMinor: number
+  readonly refundsMinor: number
+  readonly failedPayments: number
+  readonly failedMinor: number
+  /** How many charges (refunds) it sums: the row goes when an incremental rollup takes the last one away. */
+  readonly items: number
+}
+
+/** The unconverted charges (or refunds) of one day and currency. */
+export interface UnconvertedFlow {
+  readonly source: FlowSource
+  readonly currency: string
+  readonly day: string
+  readonly grossMinor: number
+  readonly refundsMinor: number
+  readonly failedMinor: number
+  readonly items: number
+}
+
+/**
+ * A customer's part (CustomerRollup) from all its versions, in the order the store keeps them (subscription,
+ * then start): the same function for a full and an incremental rollup.
+ */
+export const customerRollup = (options: RollupOptions) => {
   const reporting = options.currency.toUpperCase()
   const localDay = (iso: string) => todayIn(options.timezone, new Date(iso))
-  const days = new Map<string, DayTotals>()
-  const totalsOf = (day: string) => {
-    let t = days.get(day)
-    if (t === undefined) days.set(day, t = emptyTotals())
-    return t
-  }
-  // Unconverted: MRR deltas per currency and day, and flows per currency and day.
-  const unconvertedMrrDelta = new Map<string, Map<string, number>>() // currency → day → delta
-  const unconvertedFlows = new Map<string, { gross: number; refunds: number; failed: number }>() // `${cur}|${day}`
-  const bumpUnconvertedMrr = (currency: string, day: string, delta: number) => {
-    if (delta === 0) return
-    const m = unconvertedMrrDelta.get(currency) ?? new Map<string, number>()
-    m.set(day, (m.get(day) ?? 0) + delta)
-    unconvertedMrrDelta.set(currency, m)
-  }
-  const flowOf = (currency: string, day: string) => {
-    const key = `${currency}|${day}`
-    let f = unconvertedFlows.get(key)
-    if (f === undefined) unconvertedFlows.set(key, f = { gross: 0, refunds: 0, failed: 0 })
-    return f
-  }
-
-  // --- Subscriptions → per-customer MRR spans and movements -----------------------------------------
-  const customer = (customerId: string, versions: ReadonlyArray<SubscriptionVersion>): CustomerRollup => {
+  return (customerId: string, versions: ReadonlyArray<SubscriptionVersion>): CustomerRollup => {
     const placed: Array<Placed> = []
     for (const v of versions) {
       const fromDay = localDay(v.validFrom)
@@ -182,6 +202,8 @@ export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => 
     }
     const spans: Array<CustomerMrrSpan> = []
     const churnEvents: Array<ChurnEvent> = []
+    const moves: Array<CustomerMove> = []
+    const unconvertedMoves: Array<UnconvertedMove> = []
     const boundaries = new Set<string>()
     for (const p of placed) {
       boundaries.add(p.fromDay)
@@ -216,70 +238,205 @@ export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => 
         else value += converted
       }
       for (const currency of new Set([...unconverted.keys(), ...prevUnconverted.keys()])) {
-        bumpUnconvertedMrr(currency, day, (unconverted.get(currency) ?? 0) - (prevUnconverted.get(currency) ?? 0))
+        const delta = (unconverted.get(currency) ?? 0) - (prevUnconverted.get(currency) ?? 0)
+        if (delta !== 0) unconvertedMoves.push({ currency, day, delta })
       }
       prevUnconverted = unconverted
 
       if (value === prev) continue
-      const t = totalsOf(day)
-      t.mrrDelta += value - prev
+      const move = {
+        day, mrrDelta: value - prev, customersDelta: 0, newMrrMinor: 0, expansionMrrMinor: 0, contractionMrrMinor: 0,
+        churnedMrrMinor: 0, reactivationMrrMinor: 0, newCustomers: 0, churnedCustomers: 0, reactivatedCustomers: 0
+      }
       if (prev === 0) {
-        t.customersDelta += 1
+        move.customersDelta = 1
         if (everPaid) {
-          t.reactivationMrrMinor += value
-          t.reactivatedCustomers += 1
+          move.reactivationMrrMinor = value
+          move.reactivatedCustomers = 1
         } else {
-          t.newMrrMinor += value
-          t.newCustomers += 1
+          move.newMrrMinor = value
+          move.newCustomers = 1
         }
         everPaid = true
       } else if (value === 0) {
-        t.customersDelta -= 1
-        t.churnedMrrMinor += prev
-        t.churnedCustomers += 1
+        move.customersDelta = -1
+        move.churnedMrrMinor = prev
+        move.churnedCustomers = 1
         churnEvents.push({ customerId, day, mrrLostMinor: prev, reason: churnReason(placed, day) })
       } else if (value > prev) {
-        t.expansionMrrMinor += value - prev
+        move.expansionMrrMinor = value - prev
       } else {
-        t.contractionMrrMinor += prev - value
+        move.contractionMrrMinor = prev - value
       }
+      moves.push(move)
       if (prev > 0 && spanStart !== null) spans.push({ customerId, fromDay: spanStart, toDay: day, mrrMinor: prev })
       spanStart = value > 0 ? day : null
       prev = value
     }
     if (prev > 0 && spanStart !== null) spans.push({ customerId, fromDay: spanStart, toDay: null, mrrMinor: prev })
-    return { spans, churnEvents }
+    return { spans, churnEvents, moves, unconvertedMoves }
   }
+}
 
-  // --- Charges and refunds → flows on their local day ----------------------------------------------
-  const charge = (c: Charge) => {
-    const day = localDay(c.at)
-    const currency = c.currency.toUpperCase()
-    const converted = convertMinor(c.amountMinor, currency, reporting, day, options.rates)
-    const t = totalsOf(day)
-    if (c.status === "succeeded") {
-      if (converted === null) flowOf(currency, day).gross += c.amountMinor
-      else t.grossMinor += converted
-    } else {
-      t.failedPayments += 1
-      if (converted === null) flowOf(currency, day).failed += c.amountMinor
-      else t.failedMinor += converted
-    }
+/**
+ * Charges and refunds → flows per local day (converted) and per currency and day (unconverted): sums of
+ * per-charge (per-refund) amounts, so an incremental rollup adds a changed charge's new contribution and takes
+ * its old one away (`sign` −1) — exact, the amounts being integers.
+ */
+export const flowsAccumulator = (options: RollupOptions) => {
+  const reporting = options.currency.toUpperCase()
+  const localDay = (iso: string) => todayIn(options.timezone, new Date(iso))
+  const days = new Map<string, { source: FlowSource; day: string; grossMinor: number; refundsMinor: number; failedPayments: number; failedMinor: number; items: number }>()
+  const unconverted = new Map<string, { source: FlowSource; currency: string; day: string; grossMinor: number; refundsMinor: number; failedMinor: number; items: number }>()
+  const dayOf = (source: FlowSource, day: string) => {
+    const key = `${source}|${day}`
+    let t = days.get(key)
+    if (t === undefined) days.set(key, t = { source, day, grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0, items: 0 })
+    return t
   }
-  const refund = (r: Refund) => {
-    const day = localDay(r.at)
-    const currency = r.currency.toUpperCase()
-    const converted = convertMinor(r.amountMinor, currency, reporting, day, options.rates)
-    totalsOf(day) // the day exists in revenue_daily even when the amount is unconverted
-    if (converted === null) flowOf(currency, day).refunds += r.amountMinor
-    else totalsOf(day).refundsMinor += converted
+  const flowOf = (source: FlowSource, currency: string, day: string) => {
+    const key = `${source}|${currency}|${day}`
+    let f = unconverted.get(key)
+    if (f === undefined) unconverted.set(key, f = { source, currency, day, grossMinor: 0, refundsMinor: 0, failedMinor: 0, items: 0 })
+    return f
   }
-
   return {
-    customer,
-    charge,
-    refund,
-    finish: () => ({ revenueDays: denseDays(days), unconverted: unconvertedRows(unconvertedMrrDelta, unconvertedFlows) })
+    localDay,
+    charge: (c: Charge, sign: 1 | -1 = 1) => {
+      const day = localDay(c.at)
+      const currency = c.currency.toUpperCase()
+      const converted = convertMinor(c.amountMinor, currency, reporting, day, options.rates)
+      const succeeded = c.status === "succeeded"
+      const t = dayOf("charges", day)
+      t.items += sign
+      if (!succeeded) t.failedPayments += sign
+      if (converted === null) {
+        const u = flowOf("charges", currency, day)
+        u.items += sign
+        if (succeeded) u.grossMinor += sign * c.amountMinor
+        else u.failedMinor += sign * c.amountMinor
+      } else if (succeeded) t.grossMinor += sign * converted
+      else t.failedMinor += sign * converted
+    },
+    refund: (r: Refund, sign: 1 | -1 = 1) => {
+      const day = localDay(r.at)
+      const currency = r.currency.toUpperCase()
+      const converted = convertMinor(r.amountMinor, currency, reporting, day, options.rates)
+      const t = dayOf("refunds", day) // the day exists in revenue_daily even when the amount is unconverted
+      t.items += sign
+      if (converted === null) {
+        const u = flowOf("refunds", currency, day)
+        u.items += sign
+        u.refundsMinor += sign * r.amountMinor
+      } else t.refundsMinor += sign * converted
+    },
+    finish: (): { readonly days: ReadonlyArray<FlowDay>; readonly unconverted: ReadonlyArray<UnconvertedFlow> } => ({
+      days: [...days.values()],
+      unconverted: [...unconverted.values()]
+    })
+  }
+}
+
+/**
+ * The derived day rows from the parts: customers' moves (summed per day, in any grouping — a store may sum
+ * them in SQL), flow days, unconverted moves (summed per currency and day) and unconverted flows.
+ */
+export const assembleDays = (
+  moves: Iterable<CustomerMove>,
+  flows: Iterable<FlowDay>,
+  unconvertedMoves: Iterable<UnconvertedMove>,
+  unconvertedFlows: Iterable<UnconvertedFlow>
+): { readonly revenueDays: ReadonlyArray<RevenueDay>; readonly unconverted: ReadonlyArray<UnconvertedDay> } => {
+  const days = new Map<string, DayTotals>()
+  const totalsOf = (day: string) => {
+    let t = days.get(day)
+    if (t === undefined) days.set(day, t = emptyTotals())
+    return t
+  }
+  for (const m of moves) {
+    const t = totalsOf(m.day)
+    t.mrrDelta += m.mrrDelta
+    t.customersDelta += m.customersDelta
+    t.newMrrMinor += m.newMrrMinor
+    t.expansionMrrMinor += m.expansionMrrMinor
+    t.contractionMrrMinor += m.contractionMrrMinor
+    t.churnedMrrMinor += m.churnedMrrMinor
+    t.reactivationMrrMinor += m.reactivationMrrMinor
+    t.newCustomers += m.newCustomers
+    t.churnedCustomers += m.churnedCustomers
+    t.reactivatedCustomers += m.reactivatedCustomers
+  }
+  for (const f of flows) {
+    const t = totalsOf(f.day)
+    t.grossMinor += f.grossMinor
+    t.refundsMinor += f.refundsMinor
+    t.failedPayments += f.failedPayments
+    t.failedMinor += f.failedMinor
+  }
+  const mrrDelta = new Map<string, Map<string, number>>() // currency → day → delta
+  for (const u of unconvertedMoves) {
+    const m = mrrDelta.get(u.currency) ?? new Map<string, number>()
+    m.set(u.day, (m.get(u.day) ?? 0) + u.delta)
+    mrrDelta.set(u.currency, m)
+  }
+  const flowsByKey = new Map<string, { gross: number; refunds: number; failed: number }>()
+  for (const f of unconvertedFlows) {
+    const key = `${f.currency}|${f.day}`
+    const x = flowsByKey.get(key) ?? { gross: 0, refunds: 0, failed: 0 }
+    x.gross += f.grossMinor
+    x.refunds += f.refundsMinor
+    x.failed += f.failedMinor
+    flowsByKey.set(key, x)
+  }
+  return { revenueDays: denseDays(days), unconverted: unconvertedRows(mrrDelta, flowsByKey) }
+}
+
+/**
+ * The rollup fed piece by piece, so a caller can stream a project's history through it in bounded batches:
+ * every customer's versions in ONE call (a customer's figures depend on all its versions, and on nothing
+ * else), every charge and refund once, in any order. What it keeps between calls is per day and currency (a
+ * few thousand entries), never per customer or per charge. `rollup` below is the same accumulator over
+ * arrays, so both give identical figures.
+ */
+export interface RollupAccumulator {
+  readonly customer: (customerId: string, versions: ReadonlyArray<SubscriptionVersion>) => CustomerRollup
+  readonly charge: (c: Charge) => void
+  readonly refund: (r: Refund) => void
+  readonly finish: () => { readonly revenueDays: ReadonlyArray<RevenueDay>; readonly unconverted: ReadonlyArray<UnconvertedDay> }
+}
+
+export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => {
+  const part = customerRollup(options)
+  const flows = flowsAccumulator(options)
+  // Moves summed per day as they come (what the caller keeps is per day, not per customer).
+  const moves = new Map<string, CustomerMove>()
+  const unconvertedMoves = new Map<string, UnconvertedMove>()
+  return {
+    customer: (customerId, versions) => {
+      const out = part(customerId, versions)
+      for (const m of out.moves) {
+        const t = moves.get(m.day)
+        moves.set(m.day, t === undefined ? m : {
+          day: m.day, mrrDelta: t.mrrDelta + m.mrrDelta, customersDelta: t.customersDelta + m.customersDelta,
+          newMrrMinor: t.newMrrMinor + m.newMrrMinor, expansionMrrMinor: t.expansionMrrMinor + m.expansionMrrMinor,
+          contractionMrrMinor: t.contractionMrrMinor + m.contractionMrrMinor, churnedMrrMinor: t.churnedMrrMinor + m.churnedMrrMinor,
+          reactivationMrrMinor: t.reactivationMrrMinor + m.reactivationMrrMinor, newCustomers: t.newCustomers + m.newCustomers,
+          churnedCustomers: t.churnedCustomers + m.churnedCustomers, reactivatedCustomers: t.reactivatedCustomers + m.reactivatedCustomers
+        })
+      }
+      for (const u of out.unconvertedMoves) {
+        const key = `${u.currency}|${u.day}`
+        const t = unconvertedMoves.get(key)
+        unconvertedMoves.set(key, t === undefined ? u : { ...u, delta: t.delta + u.delta })
+      }
+      return out
+    },
+    charge: flows.charge,
+    refund: flows.refund,
+    finish: () => {
+      const f = flows.finish()
+      return assembleDays(moves.values(), f.days, unconvertedMoves.values(), f.unconverted)
+    }
   }
 }
 

@@ -15,6 +15,8 @@ import { scopedFake } from "@sitehealth/fakes/FakeHttp"
 import { type FakeStripe, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import { goldenStripe, goldenStripeChanged, LATER, NOW } from "../fixtures/stripeFixtures.ts"
 import { h, TestApp } from "../support/TestApp.ts"
+import { PaymentsRepo } from "../../src/payments/PaymentsRepo.ts"
+import { MemoryDb } from "../../src/store/MemoryDb.ts"
 
 /** The fake Stripe account, up for the whole file. */
 class Stripe extends Context.Service<Stripe, FakeStripe>()("test/FakeStripe") {}
@@ -47,6 +49,36 @@ const allRawRows = (projectId: string) =>
     revenue: sql`SELECT * FROM revenue_daily WHERE project_id = ${projectId} ORDER BY day`,
     progress: sql`SELECT provider FROM payments_sync_progress WHERE project_id = ${projectId}`
   }))).pipe(Effect.map((r) => ({ ...r, revenue: r.revenue.map(({ project_id: _, ...row }) => row) })))
+
+/**
+ * Every derived row of the project — revenue days, MRR spans, churn events, unconverted days — and on
+ * Postgres the rollup's stored parts too, in a stable order (the project id left out).
+ */
+const derivedRows = (projectId: string) =>
+  h.store === "postgres"
+    ? h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.all({
+      revenue: sql`SELECT * FROM revenue_daily WHERE project_id = ${projectId} ORDER BY day`,
+      spans: sql`SELECT * FROM customer_mrr WHERE project_id = ${projectId} ORDER BY customer_id, from_day`,
+      churn: sql`SELECT * FROM churn_events WHERE project_id = ${projectId} ORDER BY day, customer_id`,
+      unconverted: sql`SELECT * FROM revenue_unconverted_daily WHERE project_id = ${projectId} ORDER BY currency, day`,
+      moves: sql`SELECT * FROM payments_customer_moves WHERE project_id = ${projectId} ORDER BY customer_id, day`,
+      unconvertedMoves: sql`SELECT * FROM payments_customer_unconverted WHERE project_id = ${projectId} ORDER BY customer_id, currency, day`,
+      flows: sql`SELECT * FROM payments_flow_days WHERE project_id = ${projectId} ORDER BY day`,
+      unconvertedFlows: sql`SELECT * FROM payments_flow_unconverted WHERE project_id = ${projectId} ORDER BY currency, day`
+    })))
+    : h.run(Effect.gen(function*() {
+      const repo = yield* PaymentsRepo
+      const db = yield* MemoryDb
+      const revenue = [...(db.revenue.get(projectId)?.values() ?? [])].sort((a, b) => (a.day < b.day ? -1 : 1))
+      const cohorts = []
+      for (const d of revenue) cohorts.push(yield* repo.cohort(projectId, d.day, revenue.at(-1)!.day))
+      return {
+        revenue,
+        cohorts,
+        churn: yield* repo.churnEvents(projectId, "0001-01-01", "9999-12-31"),
+        unconverted: yield* repo.unconverted(projectId, "0001-01-01", "9999-12-31")
+      }
+    }))
 
 const rawRows = (projectId: string) =>
   h.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -108,5 +140,20 @@ layer(Layer.mergeAll(TestApp.layer(), ChangingLive))("Stripe sync: killed and re
     const fresh = (yield* h.newAccount()).projects[0].id
     yield* h.run(connector.sync(ctxOf(fake, fresh, { now: new Date(LATER) })))
     if (h.store === "postgres") expect(yield* allRawRows(reference)).toEqual(yield* allRawRows(fresh))
+  }))
+
+  it.effect("an incremental rollup after events leaves exactly the derived rows of a full rollup of the same data", () => Effect.gen(function*() {
+    const fake = yield* scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
+    const id = (yield* h.newAccount()).projects[0].id
+    const synced = yield* h.run(connector.sync(ctxOf(fake, id)))
+    const before = yield* derivedRows(id)
+    fake.data = goldenStripeChanged()
+    yield* h.run(connector.sync(ctxOf(fake, id, { mode: "incremental", now: new Date(LATER), state: synced.state })))
+    const incremental = yield* derivedRows(id)
+    // The events changed figures (a sign-up, a churn, refunds), so the rollup did recompute something.
+    expect(incremental.revenue).not.toEqual(before.revenue)
+    expect(incremental.churn).not.toEqual(before.churn)
+    yield* h.run(Effect.flatMap(PaymentsRepo, (repo) => repo.rebuild(id)))
+    expect(yield* derivedRows(id)).toEqual(incremental)
   }))
 })

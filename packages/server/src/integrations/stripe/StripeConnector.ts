@@ -42,7 +42,8 @@ import {
   StripeListedInvoiceLine,
   StripeObjectHeader,
   StripeRefund,
-  StripeSubscription
+  StripeSubscription,
+  StripeSubscriptionItem
 } from "./StripeObjects.ts"
 import { type SubscriptionLine, type SubscriptionNow, subscriptionVersions } from "./Versions.ts"
 
@@ -144,8 +145,22 @@ const takeRefund = (p: Pending, o: typeof StripeRefund.Type) => {
   p.refunds.push(r)
   bump(p, "refunds")
 }
-const takeSubscription = (p: Pending, o: typeof StripeSubscription.Type) =>
-  Effect.map(orFail(readSubscription(o), `subscription ${o.id}`), (sub: SubscriptionNow) => {
+/**
+ * A subscription as it is now: its embedded items (Stripe embeds the first 10), then the rest paged from
+ * /v1/subscription_items when `items.has_more`.
+ */
+const takeSubscription = (ctx: ConnectionContext, counter: PageCounter, p: Pending, o: typeof StripeSubscription.Type) =>
+  Effect.gen(function*() {
+    let full = o
+    const last = o.items.data.at(-1)
+    if (o.items.has_more === true && last !== undefined) {
+      if (typeof last.id !== "string") return yield* Effect.fail(malformed(PROVIDER, `subscription ${o.id}`, "an item without an id"))
+      const rest: Array<typeof StripeSubscriptionItem.Type> = []
+      yield* listAll(ctx, "/v1/subscription_items", [["subscription", o.id]], counter,
+        { name: `subscription ${o.id} item`, schema: StripeSubscriptionItem }, (item) => void rest.push(item), last.id)
+      full = { ...o, items: { data: [...o.items.data, ...rest], has_more: false } }
+    }
+    const sub: SubscriptionNow = yield* orFail(readSubscription(full), `subscription ${o.id}`)
     p.staged.push({ kind: "subscription", id: sub.id, parentId: sub.id, groupId: sub.id, data: sub })
     p.dirty.add(sub.id)
     bump(p, "subscriptions")
@@ -242,7 +257,7 @@ const LISTS: ReadonlyArray<ListSpec> = [
   // status=all: the default list leaves canceled subscriptions out, and they are the churn. Items carry
   // their price objects in this API version; `discounts` is a list of ids unless expanded.
   spec("/v1/subscriptions", [["status", "all"], ["expand[]", "data.discounts"]], { name: "subscription", schema: StripeSubscription },
-    (_c, _n, p, o) => takeSubscription(p, o)),
+    (c, n, p, o) => takeSubscription(c, n, p, o)),
   spec("/v1/invoices", [], { name: "invoice", schema: StripeInvoice }, (c, n, p, o) => takeInvoice(c, n, p, o)),
   spec("/v1/charges", [], { name: "charge", schema: StripeCharge }, (_c, _n, p, o) => Effect.sync(() => takeCharge(p, o))),
   spec("/v1/refunds", [], { name: "refund", schema: StripeRefund }, (_c, _n, p, o) => Effect.sync(() => takeRefund(p, o)))
@@ -438,7 +453,8 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
     const dirty = new Set<string>()
     let counts: Record<string, number> = { events }
     const flush = Effect.gen(function*() {
-      for (const s of yield* repo.commit(ctx.projectId, batchOf(p))) dirty.add(s)
+      // Changes recorded: the rollup at the end recomputes only what they touch.
+      for (const s of yield* repo.commit(ctx.projectId, { ...batchOf(p), trackChanges: true })) dirty.add(s)
       for (const s of p.dirty) dirty.add(s)
       counts = addCounts(counts, p.counts)
       p = pending()
@@ -456,7 +472,7 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
           takeCustomer(p, change.object)
           break
         case "subscription":
-          yield* takeSubscription(p, change.object)
+          yield* takeSubscription(ctx, counter, p, change.object)
           break
         case "invoice":
           yield* takeInvoice(ctx, counter, p, change.object)
@@ -483,7 +499,7 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
     for (let i = 0; i < touched.length; i += size) {
       const groups = yield* repo.stagedOf(ctx.projectId, touched.slice(i, i + size))
       const { replace, versions } = yield* versionsOfGroups(groups)
-      yield* repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace })
+      yield* repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace, trackChanges: true })
       counts = addCounts(counts, { subscriptionVersions: versions.length })
     }
     yield* repo.rollUp(ctx.projectId)

@@ -51,14 +51,19 @@ export const StripeSubscription = Schema.Struct({
   canceled_at: OptNumber,
   current_period_start: OptNumber,
   cancellation_details: Schema.optional(Schema.NullOr(Schema.Struct({ feedback: OptString, reason: OptString }))),
+  /** The first 10 items; `has_more`: the rest are paged from /v1/subscription_items. */
   items: Schema.Struct({
-    data: Schema.Array(Schema.Struct({ id: OptString, quantity: OptNumber, price: Price }))
+    data: Schema.Array(Schema.Struct({ id: OptString, quantity: OptNumber, price: Price })),
+    has_more: Schema.optional(Schema.NullOr(Schema.Boolean))
   }),
   /** Singular in 2024-06-20; `discounts` is a list of ids unless expanded (the sync expands it). */
   discount: Schema.optional(Schema.NullOr(Discount)),
   discounts: Schema.optional(Schema.NullOr(Schema.Array(Schema.Union([Schema.String, Discount]))))
 })
 type StripeSubscription = typeof StripeSubscription.Type
+
+/** An item as GET /v1/subscription_items lists it. */
+export const StripeSubscriptionItem = Schema.Struct({ id: Schema.String, quantity: OptNumber, price: Price })
 
 const lineFields = {
   id: OptString,

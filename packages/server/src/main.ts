@@ -54,7 +54,7 @@ const DEMO_EMAIL = "demo@sitehealth.local"
  * 80–200 MB live, where a tighter factor means a mark-compact of that whole heap every ~100–200 MB allocated.
  * V8 reads this flag each time it sets the next limit, so setting it at start takes effect.
  */
-const SERVING_HEAP_GROWING_PERCENT = 100
+const SERVING_HEAP_GROWING_PERCENT = 75
 
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
 const STOP_GRACE_MS = 15_000

@@ -232,10 +232,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                   ORDER BY created_at, id LIMIT ${list.limit + 1}`
             // Two branches, of which the token's row lets one run: a token with a project list reads those
             // projects by id (an account of 10,000 websites is not scanned for a token of 500), one without
-            // reads its account's in the list's order (projects_account). Each website's entry is looked up
-            // by the two primary keys (snapshot of its local today, then the entry built from it) in a
-            // LATERAL with LIMIT 1, so the planner cannot turn it into a hash join over every stored snapshot
-            // of the account (what it chose for the flat joins: a scan of all of them per request).
+            // reads its account's in the list's order (projects_account).
             return sql<AccessRow>`SELECT ${tokenColumns}, ${projectColumns},
                   e.data_version::text AS e_version, e.computed_at AS e_computed_at, e.encoded AS e_encoded
                 FROM tokens t JOIN accounts a ON a.id = t.account_id
@@ -244,14 +241,10 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                   UNION ALL
                   (SELECT * FROM projects WHERE t.projects IS NOT NULL AND id = ANY(t.projects) AND account_id = t.account_id ${page})
                 ) p ON true
-                LEFT JOIN LATERAL (
-                  SELECT e.data_version, e.computed_at, e.encoded
-                  FROM health_snapshots h
-                  JOIN stored_answers e ON e.project_id = h.project_id AND e.key = ${PROJECT_LIST_ENTRY}
-                    AND e.day = h.day AND e.computed_at = h.computed_at AND e.data_version = h.data_version
-                  WHERE h.project_id = p.id AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
-                  LIMIT 1
-                ) e ON true
+                LEFT JOIN health_snapshots h ON h.project_id = p.id
+                  AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
+                LEFT JOIN stored_answers e ON e.project_id = p.id AND e.key = ${PROJECT_LIST_ENTRY}
+                  AND e.day = h.day AND e.computed_at = h.computed_at AND e.data_version = h.data_version
                 WHERE t.secret_sha256 = ${secret}
                 ORDER BY p.created_at, p.id`.pipe(Effect.map((rows) => toAccess(rows, null, list)), dieOnSqlError)
           }

@@ -45,17 +45,17 @@ import { runWorker } from "./worker/RecomputeWorker.ts"
 const DEMO_EMAIL = "demo@sitehealth.local"
 
 /**
- * V8's old-space growing factor while the process only serves requests (the worker off): 1.75×. Under load
- * each request's objects still in flight at two scavenges are promoted, so the old space fills with dead
- * requests, and V8 lets it grow to up to 4× the live size before the next mark-compact: ~40 MB live became
- * ~170 MB of heap and 270–300 MB peak RSS. With the next mark-compact at 1.75× (2×) the live size, the peak under
- * the bench's saturating load was 206 MB (214 MB) against 270–282 MB for the same code without it, in the same
- * runs, with no CPU per request that the interleaved rounds could tell; 1.5× gave ~195 MB but ~+16 % CPU
- * (docs/benchmarks.md, "Where the server's memory goes"). Not with the worker in-process: a Stripe sync holds
- * 80–200 MB live, where a tight factor would mean a mark-compact of that whole heap every ~60–150 MB allocated.
+ * V8's old-space growing factor while the process only serves requests (the worker off): 2×. Under load each
+ * request's objects still in flight at two scavenges are promoted, so the old space fills with dead requests,
+ * and V8 lets it grow to up to 4× the live size before the next mark-compact: ~40 MB live became ~170 MB of
+ * heap and 270–300 MB peak RSS. With the next mark-compact at 2× the live size the peak under the bench's
+ * saturating load was ~210 MB against 270–290 MB for the same code without it, in the same runs; 1.75× gave
+ * no lower peak (206–213 MB) and a third more mark-compacts, 1.5× ~195 MB for ~+16 % CPU (docs/benchmarks.md,
+ * "Where the server's memory goes"). Not with the worker in-process: a Stripe sync holds 80–200 MB live, where
+ * a tight factor would mean a mark-compact of that whole heap every ~80–200 MB allocated.
  * V8 reads this flag each time it sets the next limit, so setting it at start takes effect.
  */
-const SERVING_HEAP_GROWING_PERCENT = 75
+const SERVING_HEAP_GROWING_PERCENT = 100
 
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
 const STOP_GRACE_MS = 15_000

@@ -126,14 +126,16 @@ export const lazyComponent = <P extends object>(load: () => Promise<{ readonly d
   const Component = (props: P) => {
     const [, arrived] = useState(0)
     const [failure, setFailure] = useState<{ readonly error: unknown }>()
+    // Drawn the fallback: draw again once the module is in (also when it came between this render and the effect).
+    const waiting = loaded === undefined
     useEffect(() => {
-      if (loaded !== undefined) return
+      if (!waiting) return
       let live = true
       start().then(() => live && arrived((n) => n + 1), (error: unknown) => live && setFailure({ error }))
       return () => {
         live = false
       }
-    }, [])
+    }, [waiting])
     if (failure !== undefined) throw failure.error
     return loaded === undefined ? fallback : createElement(loaded, props)
   }

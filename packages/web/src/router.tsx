@@ -185,17 +185,18 @@ export const prefetchWebsitePages = (also: ReadonlyArray<() => Promise<unknown>>
   }
   const w = window as Window & { requestIdleCallback?: (f: () => void, options?: { timeout: number }) => number }
   const whenIdle = () => (w.requestIdleCallback !== undefined ? w.requestIdleCallback(run, { timeout: 3000 }) : setTimeout(run, 200))
-  // Only once the page in view has loaded its data (`main` seen busy, then no longer), so it never waits behind
-  // the prefetch; at the latest after 10 s.
+  // Only once the page in view has loaded its data (`main` no longer busy), so it never waits behind the
+  // prefetch; at the latest after 10 s. Called once logged in, as the page is drawn: a page still loading says
+  // so within the same task (its `<Loading>`'s layout effect), so `main` not busy at the first check, a
+  // task later, means the page is in. (It used to wait to have SEEN `main` busy, polling every 100 ms: once
+  // pages stopped suspending, a page busy for less than one poll was never seen so, and the prefetch waited
+  // the full 10 s — a report page opened meanwhile loaded its code then.)
   let tries = 0
-  let sawBusy = false
   const wait = () => {
-    const busy = document.querySelector("main")?.getAttribute("aria-busy")
-    sawBusy ||= busy === "true"
-    if ((sawBusy && busy === "false") || ++tries > 100) whenIdle()
+    if (document.querySelector("main")?.getAttribute("aria-busy") !== "true" || ++tries > 100) whenIdle()
     else setTimeout(wait, 100)
   }
-  wait()
+  setTimeout(wait, 0)
 }
 
 /** The overview of every website (`/overview`, where `/` leads). */

@@ -7,6 +7,13 @@ export const PROVIDERS = ["stripe", "plausible", "google-search-console"] as con
 export const Provider = Schema.Literals(PROVIDERS).annotate({ identifier: "Provider" })
 export type Provider = typeof Provider.Type
 
+/** What the dashboard, its connections and the overview call each provider (the one place it is written). */
+export const PROVIDER_NAMES: Record<Provider, string> = {
+  stripe: "Stripe",
+  plausible: "Plausible",
+  "google-search-console": "Google Search Console"
+}
+
 /** The providers every project's list shows (connected or not). */
 export const LISTED_PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
 

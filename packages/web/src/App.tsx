@@ -5,58 +5,80 @@
  */
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
 import { AsyncResult } from "effect/reactivity"
-import { Component, lazy, type ReactNode, Suspense, useEffect } from "react"
+import { Component, type ComponentType, type ReactNode, useEffect } from "react"
 import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardCore"
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { lazyComponent, Link, matchWebsite, navigate, OverviewPage, prefetchWebsitePages, useFocusHeading, useLocation } from "./router.tsx"
+import { lazyComponent, Link, loadOverviewPage, matchWebsite, navigate, OverviewPage, prefetchWebsitePages, useFocusHeading, useLocation } from "./router.tsx"
 import type { WebsiteFrame as WebsiteFrameOf } from "./pages/reports/shared.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
 // Each page's code loads when it is first shown: the first page needs only the shell, the client and itself
-// (log-in and sign-up too: a logged-in visitor never loads them).
-const LogInPage = lazy(() => import("./pages/Auth.tsx").then((m) => ({ default: m.LogInPage })))
-const SignUpPage = lazy(() => import("./pages/Auth.tsx").then((m) => ({ default: m.SignUpPage })))
-const AccountPage = lazy(() => import("./pages/Account.tsx").then((m) => ({ default: m.AccountPage })))
-const ApiSettingsPage = lazy(() => import("./pages/ApiSettings.tsx").then((m) => ({ default: m.ApiSettingsPage })))
-const ResetPasswordPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.ResetPasswordPage })))
-const VerifyEmailPage = lazy(() => import("./pages/Links.tsx").then((m) => ({ default: m.VerifyEmailPage })))
-const SessionsPage = lazy(() => import("./pages/Sessions.tsx").then((m) => ({ default: m.SessionsPage })))
-const GoogleCallbackPage = lazy(() => import("./pages/Connections.tsx").then((m) => ({ default: m.GoogleCallbackPage })))
-const WebsitesPage = lazy(() => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsitesPage })))
+// (log-in and sign-up too: a logged-in visitor never loads them). `lazyPage` draws "Loading the page…" (main busy)
+// until its chunk is in: no Suspense, so no 300 ms reveal throttle (lazyComponent in router.tsx).
+const lazyPage = (load: () => Promise<ComponentType>) => lazyComponent<object>(() => load().then((page) => ({ default: page })), <Loading what="the page" />)
+const LogIn = lazyPage(() => import("./pages/Auth.tsx").then((m) => m.LogInPage))
+const SignUp = lazyPage(() => import("./pages/Auth.tsx").then((m) => m.SignUpPage))
+const Account = lazyPage(() => import("./pages/Account.tsx").then((m) => m.AccountPage))
+const ApiSettings = lazyPage(() => import("./pages/ApiSettings.tsx").then((m) => m.ApiSettingsPage))
+const ResetPassword = lazyPage(() => import("./pages/Links.tsx").then((m) => m.ResetPasswordPage))
+const VerifyEmail = lazyPage(() => import("./pages/Links.tsx").then((m) => m.VerifyEmailPage))
+const Sessions = lazyPage(() => import("./pages/Sessions.tsx").then((m) => m.SessionsPage))
+const GoogleCallback = lazyPage(() => import("./pages/Connections.tsx").then((m) => m.GoogleCallbackPage))
+const Websites = lazyPage(() => import("./pages/Websites.tsx").then((m) => m.WebsitesPage))
 // A website's frame (its heading and tabs) is the report pages' code: it loads with them.
-const Frame = lazyComponent<Parameters<typeof WebsiteFrameOf>[0]>(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })))
+const Frame = lazyComponent<Parameters<typeof WebsiteFrameOf>[0]>(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })), <Loading what="the page" />)
 const WebsiteFrame = Frame.Component
 
+/**
+ * The code of the page in the address bar starts loading with the shell, before the session is known (most
+ * visitors of a dashboard page have one), so it is usually in by the time the page can be drawn.
+ */
+const pageLoads: Record<string, () => Promise<unknown>> = {
+  "/": loadOverviewPage,
+  "/overview": loadOverviewPage,
+  "/websites": Websites.load,
+  "/settings/api": ApiSettings.load,
+  "/account": Account.load,
+  "/sessions": Sessions.load,
+  "/login": LogIn.load,
+  "/signup": SignUp.load
+}
+const loadPage = (path: string) => {
+  const website = matchWebsite(path)
+  const loads = website !== null ? [Frame.load, website.tab.load] : [pageLoads[path]]
+  for (const load of loads) load?.().catch(() => undefined)
+}
+if (typeof window !== "undefined") loadPage(window.location.pathname)
+
 const publicPages: Record<string, () => ReactNode> = {
-  "/login": () => <LogInPage />,
-  "/signup": () => <SignUpPage />,
+  "/login": () => <LogIn.Component />,
+  "/signup": () => <SignUp.Component />,
   // The pages the mailed links open: the contract names them, the server writes them into the mail.
-  [VERIFY_EMAIL_PAGE]: () => <VerifyEmailPage />,
-  [RESET_PASSWORD_PAGE]: () => <ResetPasswordPage />
+  [VERIFY_EMAIL_PAGE]: () => <VerifyEmail.Component />,
+  [RESET_PASSWORD_PAGE]: () => <ResetPassword.Component />
 }
 
 const privatePage = (path: string): ReactNode => {
   if (path === "/overview") return <OverviewPage />
-  if (path === "/websites") return <WebsitesPage />
+  if (path === "/websites") return <Websites.Component />
   const website = matchWebsite(path)
   if (website !== null) {
     // The page's chunk starts loading now, alongside the frame's (not once the frame has drawn).
-    void Frame.load()
-    void website.tab.load()
+    loadPage(path)
     const Page = website.tab.page
     return (
       <WebsiteFrame id={website.id} tab={website.tab.tab}>
-        {(w) => <Suspense fallback={<Loading what={`the ${website.tab.label.toLowerCase()} page`} />}><Page website={w} /></Suspense>}
+        {(w) => <Page website={w} />}
       </WebsiteFrame>
     )
   }
-  if (path === "/settings/api") return <ApiSettingsPage />
-  if (path === "/account") return <AccountPage />
-  if (path === "/sessions") return <SessionsPage />
+  if (path === "/settings/api") return <ApiSettings.Component />
+  if (path === "/account") return <Account.Component />
+  if (path === "/sessions") return <Sessions.Component />
   // Where Google sends the browser back (the server's default GOOGLE_REDIRECT_URI).
-  if (path === GOOGLE_CALLBACK_PAGE) return <GoogleCallbackPage />
+  if (path === GOOGLE_CALLBACK_PAGE) return <GoogleCallback.Component />
   return (
     <>
       <h1>Page not found</h1>
@@ -84,7 +106,7 @@ const Private = ({ path, search }: { readonly path: string; readonly search: str
   if (AsyncResult.isSuccess(session)) {
     return (
       <Layout user={session.value.user} path={path}>
-        <Suspense fallback={<Loading what="the page" />}>{privatePage(path)}</Suspense>
+        {privatePage(path)}
       </Layout>
     )
   }
@@ -138,7 +160,7 @@ export const App = () => {
         ? (
           <BusyMain className="narrow">
             <p className="brand-line"><Link href="/login" className="brandmark">sitehealth</Link></p>
-            <Suspense fallback={<Loading what="the page" />}>{page()}</Suspense>
+            {page()}
           </BusyMain>
         )
         : <Private path={path === "/" ? "/overview" : path} search={search} />}

@@ -3,8 +3,9 @@
  * is NOT state — secrets never go in the URL) live in the path and query string, so reload, back/forward
  * and a pasted link all land on the same page.
  */
-import { type AnchorHTMLAttributes, type ComponentType, createElement, lazy, type MouseEvent, useEffect, useSyncExternalStore } from "react"
+import { type AnchorHTMLAttributes, type ComponentType, createElement, type MouseEvent, type ReactNode, useEffect, useState, useSyncExternalStore } from "react"
 import type { Website } from "@sitehealth/domain/Dashboard"
+import { Loading } from "./ui.tsx"
 
 const subscribers = new Set<() => void>()
 const notify = () => {
@@ -103,26 +104,41 @@ export const useFocusHeading = (key: string) => {
  */
 
 /**
- * `React.lazy`, except that once the module has arrived the component renders at once instead of
- * suspending. React.lazy suspends on a component's first render even when its module is already there, and
- * React holds back the reveal of a suspended boundary until 300 ms after its fallback appeared (its
- * FALLBACK_THROTTLE_MS): on an in-app navigation that is 300 ms added per lazy level (frame, then page)
- * however fast the chunk came. `load` starts (or joins) the module's fetch: call it as soon as a route is
- * known, and the component renders without a fallback if the module is in by then.
+ * A page's code, loaded when first shown — without Suspense. Until the module is in, the component draws
+ * `fallback` (a `<Loading>`: `main` busy); once it is, it draws the page: an ordinary state update. Not
+ * `React.lazy`: a component that suspends makes its Suspense boundary show its fallback, and React then holds
+ * back the boundary's content until 300 ms after that fallback appeared (its FALLBACK_THROTTLE_MS) however
+ * fast the chunk came — on a full load of a report page the chunks were in ~60 ms after the session, the page
+ * shown ~300 ms later (docs/benchmarks.md, "The dashboard in a browser"). `load` starts (or joins) the
+ * module's fetch: call it as soon as a route is known. A failed fetch is thrown to the nearest error boundary
+ * (as React.lazy does) and not kept: the next visit asks again.
  */
-export const lazyComponent = <P extends object>(load: () => Promise<{ readonly default: ComponentType<P> }>) => {
+export const lazyComponent = <P extends object>(load: () => Promise<{ readonly default: ComponentType<P> }>, fallback: ReactNode) => {
   let loaded: ComponentType<P> | undefined
   let pending: Promise<{ readonly default: ComponentType<P> }> | undefined
   const start = () => (pending ??= load().then((m) => {
     loaded = m.default
     return m
   }, (error: unknown) => {
-    // A failed fetch (offline, a redeploy) is not kept: the next visit asks again.
     pending = undefined
     throw error
   }))
-  const Lazy = lazy(start)
-  const Component = (props: P) => createElement((loaded ?? Lazy) as ComponentType<P>, props)
+  const Component = (props: P) => {
+    const [, arrived] = useState(0)
+    const [failure, setFailure] = useState<{ readonly error: unknown }>()
+    // Drawn the fallback: draw again once the module is in (also when it came between this render and the effect).
+    const waiting = loaded === undefined
+    useEffect(() => {
+      if (!waiting) return
+      let live = true
+      start().then(() => live && arrived((n) => n + 1), (error: unknown) => live && setFailure({ error }))
+      return () => {
+        live = false
+      }
+    }, [waiting])
+    if (failure !== undefined) throw failure.error
+    return loaded === undefined ? fallback : createElement(loaded, props)
+  }
   return { Component, load: start }
 }
 
@@ -142,7 +158,7 @@ interface WebsiteTab {
 }
 
 const tab = (tab: string, label: string, load: () => Promise<{ readonly default: WebsitePageComponent }>): WebsiteTab => {
-  const page = lazyComponent(load)
+  const page = lazyComponent(load, <Loading what={`the ${label.toLowerCase()} page`} />)
   return { tab, label, page: page.Component, load: page.load }
 }
 
@@ -169,22 +185,24 @@ export const prefetchWebsitePages = (also: ReadonlyArray<() => Promise<unknown>>
   }
   const w = window as Window & { requestIdleCallback?: (f: () => void, options?: { timeout: number }) => number }
   const whenIdle = () => (w.requestIdleCallback !== undefined ? w.requestIdleCallback(run, { timeout: 3000 }) : setTimeout(run, 200))
-  // Only once the page in view has loaded its data (`main` seen busy, then no longer), so it never waits behind
-  // the prefetch; at the latest after 10 s.
+  // Only once the page in view has loaded its data (`main` no longer busy), so it never waits behind the
+  // prefetch; at the latest after 10 s. Called once logged in, as the page is drawn: a page still loading says
+  // so within the same task (its `<Loading>`'s layout effect), so `main` not busy at the first check, a
+  // task later, means the page is in. (It used to wait to have SEEN `main` busy, polling every 100 ms: once
+  // pages stopped suspending, a page busy for less than one poll was never seen so, and the prefetch waited
+  // the full 10 s — a report page opened meanwhile loaded its code then.)
   let tries = 0
-  let sawBusy = false
   const wait = () => {
-    const busy = document.querySelector("main")?.getAttribute("aria-busy")
-    sawBusy ||= busy === "true"
-    if ((sawBusy && busy === "false") || ++tries > 100) whenIdle()
+    if (document.querySelector("main")?.getAttribute("aria-busy") !== "true" || ++tries > 100) whenIdle()
     else setTimeout(wait, 100)
   }
-  wait()
+  setTimeout(wait, 0)
 }
 
 /** The overview of every website (`/overview`, where `/` leads). */
-const overview = lazyComponent(() => import("./pages/reports/Overview.tsx"))
+const overview = lazyComponent(() => import("./pages/reports/Overview.tsx"), <Loading what="the page" />)
 export const OverviewPage = overview.Component
+export const loadOverviewPage = overview.load
 
 /** The path of a website's tab, with optional query parameters (empty ones left out). */
 export const websiteHref = (id: string, tab: string, query: Record<string, string | null | undefined> = {}) => {

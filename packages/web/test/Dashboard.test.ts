@@ -203,6 +203,17 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await check("07c-connections")
     expect(await page.content()).not.toContain(GOOGLE.refreshToken)
     expect(await page.content()).not.toContain(GOOGLE.clientSecret)
+    // Reconnecting (what a revoked grant's error asks for) is Google's consent again, for this website: a new
+    // flow (new state), a new code exchanged, the property picked again replaces the stored credentials.
+    const exchanges = google.tokenRequests.filter((t) => t.grant_type === "authorization_code").length
+    await page.getByRole("button", { name: "Reconnect Google Search Console" }).click()
+    await page.waitForURL(/\/oauth\/google\/callback\?/)
+    expect(google.authorizeRequests.at(-1)!.state).not.toBe(authorize.state)
+    await page.getByRole("radio", { name: new RegExp(GOOGLE.siteUrl) }).check()
+    await page.getByRole("button", { name: "Connect this property" }).click()
+    await page.waitForURL(websitePage)
+    await page.getByRole("button", { name: "Disconnect Google Search Console" }).waitFor()
+    expect(google.tokenRequests.filter((t) => t.grant_type === "authorization_code")).toHaveLength(exchanges + 1)
     // The same state cannot be used twice: the callback replayed is refused, in words.
     await page.goto(callback)
     await page.getByRole("alert").waitFor()

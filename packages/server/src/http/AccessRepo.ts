@@ -225,8 +225,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
           const secret = Buffer.from(hash, "hex")
           if (list !== undefined) {
             // The token's page of its account's projects (within its own list, when it has one), in the list's
-            // order; each with its kept entry when that was built from the snapshot of its local today that is
-            // stored now (same computation: computed_at and data_version), so a newer snapshot leaves it out.
+            // order; each with its kept entry when that is of its local today. Writing a snapshot deletes the
+            // entry (SnapshotsRepo.putHealth), so an entry that is there was built from the snapshots stored now.
             const after = list.after
             const page = sql`${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
                   ORDER BY created_at, id LIMIT ${list.limit + 1}`
@@ -241,10 +241,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                   UNION ALL
                   (SELECT * FROM projects WHERE t.projects IS NOT NULL AND id = ANY(t.projects) AND account_id = t.account_id ${page})
                 ) p ON true
-                LEFT JOIN health_snapshots h ON h.project_id = p.id
-                  AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
                 LEFT JOIN stored_answers e ON e.project_id = p.id AND e.key = ${PROJECT_LIST_ENTRY}
-                  AND e.day = h.day AND e.computed_at = h.computed_at AND e.data_version = h.data_version
+                  AND e.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
                 WHERE t.secret_sha256 = ${secret}
                 ORDER BY p.created_at, p.id`.pipe(Effect.map((rows) => toAccess(rows, null, list)), dieOnSqlError)
           }
@@ -305,10 +303,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
               const items: Array<ProjectListAccess["items"][number]> = []
               for (const project of page.items) {
                 const today = todayIn(project.timezone, now)
-                const stored = yield* snapshots.healthOf(project.id, today)
                 const entry = yield* answers.find(project.id, PROJECT_LIST_ENTRY)
-                const matches = stored !== null && entry !== null && entry.day === today &&
-                  entry.computedAt.getTime() === stored.computedAt.getTime() && entry.dataVersion === stored.dataVersion
+                const matches = entry !== null && entry.day === today
                 items.push({
                   project,
                   dataVersion: yield* jobs.dataVersion(project.id),

@@ -7,17 +7,19 @@
  * encoded — under PROJECT_LIST_ENTRY, with the day, data_version and computed_at of the snapshot it was built
  * from. The authentication lookup reads the caller's page of projects (scope, order and cursor applied in SQL,
  * so an added, deleted or re-scoped project is seen by the very next request) with each project's entry when it
- * was built from the snapshot of its local today that is stored now (http/AccessRepo.ts). When every entry of
+ * is of its local today (http/AccessRepo.ts): writing any snapshot deletes the entry (SnapshotsRepo.putHealth),
+ * so an entry that is there was built from the snapshots stored now, and the lookup joins no snapshot. When every entry of
  * the page is there and that snapshot is current (Freshness), the page is written from the project columns and
  * the entries' text: one statement, no decoding or schema encoding. Otherwise the handler computes the page
  * (projects/Http.ts) and keeps the entries for the next read.
  *
- * What makes an entry stale: a newer snapshot of today (the lookup's join no longer matches it), the data
- * moving on (data_version, via Freshness), the hour of MAX_AGE_MS, a new local day, and a snapshot written for
- * another day — a trend point — which deletes it (SnapshotsRepo.putHealth). A project's name, domain, time zone
+ * What makes an entry stale: any snapshot written — of today (a recompute) or of another day (a trend point) —
+ * which deletes it (SnapshotsRepo.putHealth), the data moving on (data_version, via Freshness), the hour of
+ * MAX_AGE_MS, and a new local day. A project's name, domain, time zone
  * or currency are not in the entry: they are read with the page, so an edit shows at once. One window is left:
- * a list computed from the trend rows as they were just before such another-day write, and kept just after its
- * delete, keeps the older trend until the entry is stale by the rules above (at most the hour).
+ * a list computed from the snapshots as they were just before such a write, and kept just after its delete,
+ * keeps the older health or trend until the entry is stale by the rules above (at most the hour: today is
+ * recomputed only when the data moved on or the hour passed, which the entry's own version and age show).
  */
 import * as Schema from "effect/Schema"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"

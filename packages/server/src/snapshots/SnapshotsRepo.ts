@@ -119,12 +119,12 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
       const decodeBriefing = firstOf("briefings", BriefingRow)
       const decodeInsertedBriefing = singleOf("briefings", BriefingRow)
       return SnapshotsRepo.of({
-        // A snapshot written for another day than a kept list entry's (a backfill, a rebuilt history) may be one
-        // of the entry's trend points: the entry goes (answers/AnswersRepo.ts, PROJECT_LIST_ENTRY). One of the
-        // same day replaces the snapshot the entry was built from, which the list's lookup then no longer matches.
+        // Any snapshot written makes a kept list entry (answers/AnswersRepo.ts, PROJECT_LIST_ENTRY) go: one of
+        // the entry's day replaces the snapshot it was built from, one of another day (a backfill, a rebuilt
+        // history) may be one of its trend points. So the list's lookup reads the entry alone, with no join of
+        // the snapshot it was built from.
         putHealth: (r) =>
-          sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key = ${PROJECT_LIST_ENTRY}
-                AND day <> ${r.day}::date)
+          sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key = ${PROJECT_LIST_ENTRY})
               INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
                 encoded_computed_at)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
@@ -231,8 +231,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           if (old === undefined || old.computedAt <= r.computedAt) {
             health.set(key, { ...structuredClone(r), encoded: encodeHealthJson(r.health) })
           }
-          const entry = `${r.projectId}|${PROJECT_LIST_ENTRY}`
-          if (db.answers.get(entry)?.day !== r.day) db.answers.delete(entry)
+          db.answers.delete(`${r.projectId}|${PROJECT_LIST_ENTRY}`)
         }),
       healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
       keepEncoded: (r) =>

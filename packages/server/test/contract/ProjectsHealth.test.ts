@@ -3,7 +3,7 @@
  * stored, recomputed when the data changes, de-duplicated, one briefing per local day. Today is
  * 2026-11-20 (Friday) in the harness clock (12:00:30 UTC). The planted series is fixtures/signals.ts.
  */
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { Health } from "@sitehealth/domain/Projects"
 import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
@@ -12,6 +12,7 @@ import { createProject } from "../../src/accounts/Provisioning.ts"
 import { MetricsRepo, type DailyRows } from "../../src/metrics/MetricsRepo.ts"
 import { WebsitesRepo } from "../../src/dashboard/WebsitesRepo.ts"
 import { SnapshotsRepo } from "../../src/snapshots/SnapshotsRepo.ts"
+import { JobsRepo } from "../../src/worker/JobsRepo.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, START, store } from "../support/TestApp.ts"
 import { plantedTraffic, traffic, YESTERDAY } from "../fixtures/signals.ts"
@@ -271,6 +272,16 @@ layer(TestApp.layer())("ProjectsHealth", (it) => {
         projectId: b.id, day: "2026-11-10", dataVersion: "0", computedAt: new Date(Date.parse("2026-11-10T12:00:00Z")), health
       })))
       expect(byId(yield* text("/api/v1/projects"))[b.id].trend.points).toEqual([{ date: "2026-11-10", score: 42 }, { date: "2026-11-20", score: null }])
+
+      // A newer snapshot of today (a recompute of the same data) shows at once: writing it drops the kept entry.
+      const version = yield* h.run(Effect.flatMap(JobsRepo, (jobs) => jobs.dataVersion(b.id)))
+      yield* TestClock.adjust("1 second")
+      const recomputedAt = new Date(yield* Clock.currentTimeMillis)
+      yield* h.run(Effect.flatMap(SnapshotsRepo, (snapshots) => snapshots.putHealth({
+        projectId: b.id, day: "2026-11-20", dataVersion: version ?? "0", computedAt: recomputedAt, health: { ...health, score: 77 }
+      })))
+      const recomputed = byId(yield* text("/api/v1/projects"))[b.id]
+      expect(recomputed.health.score).toBe(77)
 
       // New data: recomputed, kept again.
       const before = byId(yield* text("/api/v1/projects"))[a.id].health.computedAt

@@ -1,6 +1,6 @@
 /**
  * A website's connections (dashboard-only): each provider's status, last sync and last error in words,
- * "sync now" and disconnect; forms to connect Stripe (a restricted key, with the read permissions it needs)
+ * "sync now", disconnect, and reconnect for Search Console (Google's consent again); forms to connect Stripe (a restricted key, with the read permissions it needs)
  * and Plausible (API key + site id), both checked live by the server before anything is stored; Search
  * Console through Google's consent screen, then the property picked on `/oauth/google/callback`.
  */
@@ -19,11 +19,36 @@ import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 const when = (d: string | null) => (d === null ? "never" : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
 
-const ConnectionRow = ({ websiteId, c, syncButton }: { readonly websiteId: string; readonly c: Connection; readonly syncButton: boolean }) => {
+/**
+ * Google's consent screen for this website (Search Console): the server starts an OAuth flow (state, PKCE)
+ * and the browser goes to Google, which sends it back to `/oauth/google/callback`. Connecting and
+ * reconnecting are the same flow: the property picked there replaces any stored credentials.
+ */
+const useGoogleConsent = (websiteId: string) => {
+  const [started, run] = useMutation(startGoogle)
+  const go = async () => {
+    const exit = await run({ params: { id: websiteId } })
+    if (Exit.isSuccess(exit)) window.location.assign(exit.value.authorizeUrl)
+  }
+  return [started, go] as const
+}
+
+/**
+ * `googleConfigured`: this server can start Google's consent, so a Search Console connection can be
+ * reconnected — what its error asks for when Google refused the stored grant (revoked, expired).
+ */
+const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
+  readonly websiteId: string
+  readonly c: Connection
+  readonly syncButton: boolean
+  readonly googleConfigured: boolean
+}) => {
   const [synced, sync] = useMutation(syncNow)
   const [removed, remove] = useMutation(disconnect)
+  const [reconnecting, reconnect] = useGoogleConsent(websiteId)
   const [confirming, setConfirming] = useState(false)
   const params = { id: websiteId, provider: c.provider }
+  const reconnectable = c.provider === "google-search-console" && googleConfigured
   return (
     <li className="panel">
       <h3>{c.name} <span className="badge">{c.status.replace("_", " ")}</span></h3>
@@ -34,6 +59,7 @@ const ConnectionRow = ({ websiteId, c, syncButton }: { readonly websiteId: strin
       {c.lastError !== null && syncButton ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
       <MutationStatus result={synced} />
       <MutationStatus result={removed} />
+      {reconnectable ? <MutationStatus result={reconnecting} /> : null}
       {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
       {c.status !== "not_connected"
         ? (
@@ -42,6 +68,13 @@ const ConnectionRow = ({ websiteId, c, syncButton }: { readonly websiteId: strin
               ? (
                 <button type="button" className="secondary" disabled={synced.waiting} onClick={() => sync({ params, reactivityKeys: [Keys.connections] })}>
                   Sync {c.name} now
+                </button>
+              )
+              : null}
+            {reconnectable
+              ? (
+                <button type="button" className={c.status === "error" ? undefined : "secondary"} disabled={reconnecting.waiting} onClick={reconnect}>
+                  Reconnect {c.name}
                 </button>
               )
               : null}
@@ -70,7 +103,7 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
   const list = useAtomValue(atom)
   const [stripe, runStripe] = useMutation(connectStripe)
   const [plausible, runPlausible] = useMutation(connectPlausible)
-  const [google, runGoogle] = useMutation(startGoogle)
+  const [google, connectWithGoogle] = useGoogleConsent(websiteId)
   return (
     <section aria-labelledby="connections-heading">
       <h2 id="connections-heading">Connections</h2>
@@ -80,7 +113,7 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
           return (
             <>
               <ul className="plain">
-                {l.connections.filter((c) => c.status !== "not_connected").map((c) => <ConnectionRow key={c.provider} websiteId={websiteId} c={c} syncButton={syncButtons} />)}
+                {l.connections.filter((c) => c.status !== "not_connected").map((c) => <ConnectionRow key={c.provider} websiteId={websiteId} c={c} syncButton={syncButtons} googleConfigured={l.googleConfigured} />)}
               </ul>
               {status("stripe") === "not_connected"
                 ? (
@@ -136,16 +169,7 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
                         <>
                           <p>You will sign in with Google and allow read-only access, then pick the property.</p>
                           <MutationStatus result={google} />
-                          <button
-                            type="button"
-                            disabled={google.waiting}
-                            onClick={async () => {
-                              const exit = await runGoogle({ params: { id: websiteId } })
-                              if (Exit.isSuccess(exit)) window.location.assign(exit.value.authorizeUrl)
-                            }}
-                          >
-                            Connect with Google
-                          </button>
+                          <button type="button" disabled={google.waiting} onClick={connectWithGoogle}>Connect with Google</button>
                         </>
                       )
                       : <p>This server has no Google OAuth client: its operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.</p>}

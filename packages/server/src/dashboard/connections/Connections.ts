@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { type Connection, CredentialsRejected, ProviderUnavailable, STRIPE_READ_PERMISSIONS } from "@sitehealth/domain/DashboardConnections"
 import { badRequest, notFound, Unavailable } from "@sitehealth/domain/Errors"
-import { LISTED_PROVIDERS, type Provider } from "@sitehealth/domain/Integrations"
+import { LISTED_PROVIDERS, type Provider, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
 import { AppConfig } from "../../Config.ts"
 import { type Credentials, resolveBaseUrl } from "../../integrations/Connector.ts"
 import { type CredentialsCipherShape, makeCipher, oldSecretKey, resolveSecretKey } from "../../integrations/Crypto.ts"
@@ -36,12 +36,6 @@ import { randomBase62 } from "../../store/Ids.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../../store/Records.ts"
 import { OAuthFlowsRepo } from "./OAuthFlowsRepo.ts"
 import { GSC_SCOPE } from "./Settings.ts"
-
-export const PROVIDER_NAMES: Record<Provider, string> = {
-  stripe: "Stripe",
-  plausible: "Plausible",
-  "google-search-console": "Google Search Console"
-}
 
 /** How long a Google sign-in may take, start to property choice. */
 export const OAUTH_FLOW_MS = 15 * 60_000

@@ -7,18 +7,13 @@
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
 import { AsyncResult } from "effect/reactivity"
 import { useEffect, useMemo } from "react"
-import type { Integration, SyncRun } from "@sitehealth/domain/Integrations"
+import { type Integration, PROVIDER_NAMES, type SyncRun } from "@sitehealth/domain/Integrations"
 import { integrationsAtom, ReportKeys, syncIntegration } from "../../reportsClient.ts"
 import { useMutation } from "../../hooks.ts"
 import { MutationStatus } from "../../ui.tsx"
 import { Connections } from "../Connections.tsx"
 import { Busy, formatWhen, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
 
-const NAMES: Record<string, string> = {
-  stripe: "Stripe",
-  plausible: "Plausible",
-  "google-search-console": "Google Search Console"
-}
 const WHAT: Record<string, string> = {
   payments: "revenue, MRR and churn",
   analytics: "traffic",
@@ -41,7 +36,7 @@ const RunProgress = ({ run, errorShown }: { readonly run: SyncRun; readonly erro
 
 const IntegrationCard = ({ websiteId, integration: i }: { readonly websiteId: string; readonly integration: Integration }) => {
   const [synced, sync] = useMutation(syncIntegration)
-  const name = NAMES[i.provider] ?? i.provider
+  const name = PROVIDER_NAMES[i.provider]
   const connected = i.status !== "not_connected"
   return (
     <li className="panel integration" data-provider={i.provider}>

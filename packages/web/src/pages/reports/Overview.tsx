@@ -17,7 +17,7 @@ import { useAtomValue } from "@effect/atom-react"
 import { Atom, AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import type { Briefing, Project } from "@sitehealth/domain/Projects"
-import type { IntegrationList } from "@sitehealth/domain/Integrations"
+import { type IntegrationList, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
 import { overviewAtom, overviewBriefingAtom, overviewIntegrationsAtom } from "../../overviewClient.ts"
 import { Link, websiteHref } from "../../router.tsx"
 import { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./outcome.tsx"
@@ -123,7 +123,7 @@ const OverviewRow = ({ row }: { readonly row: Row }) => {
           : bad.length > 0
           ? (
             <Link href={websiteHref(project.id, "integrations")} className="badge sev-critical">
-              {bad.length} failing: {bad.map((i) => i.provider).join(", ")}
+              {bad.length} failing: {bad.map((i) => PROVIDER_NAMES[i.provider]).join(", ")}
             </Link>
           )
           : integrations.value.integrations.some((i) => i.status === "connected")

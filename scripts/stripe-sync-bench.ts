@@ -5,6 +5,7 @@
  *   npm run bench:stripe -- --subscriptions 10000
  *   DATABASE_URL=postgres://… npm run bench:stripe         # that database (adds one account + project)
  *   npm run bench:stripe -- --cpu-prof-incremental inc.cpuprofile   # a CPU profile of the incremental run
+ *   npm run bench:stripe -- --v8-default                   # without the worker's V8 settings (HeapSettings.ts)
  *
  * A FakeStripe runs in a CHILD process (so its data does not count in the connector's memory) and serves
  * N subscriptions generated on demand from their index: 1–12 monthly invoices each (6.5 on average), one
@@ -28,6 +29,7 @@ import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
 import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
+import { applySyncHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/HeapSettings"
 import { FxRepo } from "@sitehealth/server/fx/FxRepo"
 import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
@@ -295,6 +297,8 @@ const main = async () => {
         derivedRowsEqualAFullRollup: result.incrementalEqualsFull,
         memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
       },
+      heapGrowingPercent: args.includes("--v8-default") ? "V8 default" : SYNC_HEAP_GROWING_PERCENT,
+      loadAverage: Os.loadavg().map((l) => Math.round(l * 10) / 10),
       node: process.version,
       cpus: Os.cpus().length
     }, null, 2))
@@ -310,5 +314,7 @@ if (args.includes("--serve")) {
   log(`fake stripe with ${N} subscriptions on ${fake.url}`)
   process.send!({ url: fake.url })
 } else {
+  // The worker's V8 settings (HeapSettings.ts), unless --v8-default (V8's own sizing, for an A/B).
+  if (!args.includes("--v8-default")) applySyncHeapSettings()
   await main()
 }

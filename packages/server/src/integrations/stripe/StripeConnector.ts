@@ -15,6 +15,7 @@
  * rebuilt, then the rollup.
  */
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -426,14 +427,74 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
   Effect.gen(function*() {
     const repo = yield* PaymentsRepo
     const counter: PageCounter = { pages: 0 }
-    // Newest first: the first event seen for an object carries its latest state; older ones are skipped.
-    const latest = new Map<string, Change | "fetch">()
+    // Newest first: the first event seen for an object carries its latest state; older ones are skipped. So
+    // an object first seen on a page is final once that page is read, and is applied while the next pages
+    // are listed.
+    const seen = new Set<string>()
     let newest = state.eventsCursor
     let events = 0
+    let p = pending()
+    const dirty = new Set<string>()
+    let counts: Record<string, number> = {}
+    // One commit in flight at a time (they stay in order); the next batch is built, and the next events page
+    // read, while it commits. Its failure fails the run at the next join (the cursor is not advanced: the
+    // next run reads the same events again).
+    let inFlight: Fiber.Fiber<void> | null = null
+    const joinCommit = Effect.suspend(() => {
+      const fiber = inFlight
+      inFlight = null
+      return fiber === null ? Effect.void : Fiber.join(fiber)
+    })
+    const flush = Effect.gen(function*() {
+      yield* joinCommit
+      const batch = p
+      p = pending()
+      // Changes recorded: the rollup at the end recomputes only what they touch.
+      inFlight = yield* Effect.forkChild(Effect.map(repo.commit(ctx.projectId, { ...batchOf(batch), trackChanges: true }), (changed) => {
+        for (const s of changed) dirty.add(s)
+        for (const s of batch.dirty) dirty.add(s)
+        counts = addCounts(counts, batch.counts)
+      }))
+    })
+    let inBatch = 0
+    const apply = (key: string, value: Change | "fetch") =>
+      Effect.gen(function*() {
+        let change: Change | null
+        if (value === "fetch") {
+          const [kind, id] = key.split("|") as [ObjectKind, string]
+          change = yield* fetchObject(ctx, kind, id)
+        } else change = value
+        if (change === null) return
+        switch (change.kind) {
+          case "customer":
+            takeCustomer(p, change.object)
+            break
+          case "subscription":
+            yield* takeSubscription(ctx, counter, p, change.object)
+            break
+          case "invoice":
+            yield* takeInvoice(ctx, counter, p, change.object)
+            break
+          case "invoice_deleted":
+            p.unstage.push({ kind: "lines", parentId: change.id })
+            break
+          case "charge":
+            takeCharge(p, change.object)
+            break
+          case "refund":
+            takeRefund(p, change.object)
+            break
+        }
+        if (++inBatch >= APPLY_BATCH) {
+          yield* flush
+          inBatch = 0
+        }
+      })
     const types = EVENT_TYPES.map((t) => ["types[]", t] as const)
     yield* eachPage(ctx, "/v1/events", [["created[gte]", String(state.eventsCursor)], ...types], counter, { name: "event", schema: StripeEvent },
       (items) =>
         Effect.gen(function*() {
+          const fresh: Array<readonly [string, Change | "fetch"]> = []
           for (const e of items) {
             events += 1
             if (e.created > newest) newest = e.created
@@ -442,64 +503,30 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
             const { id, object } = header.success
             if (!isKind(object)) continue
             const key = `${object}|${id}`
-            if (latest.has(key)) continue
+            if (seen.has(key)) continue
+            seen.add(key)
             const change = changeOf(e, object, id, e.data.object)
             if (Result.isFailure(change)) return yield* Effect.fail(change.failure)
-            latest.set(key, change.success)
+            fresh.push([key, change.success])
           }
+          for (const [key, value] of fresh) yield* apply(key, value)
         }))
-
-    let p = pending()
-    const dirty = new Set<string>()
-    let counts: Record<string, number> = { events }
-    const flush = Effect.gen(function*() {
-      // Changes recorded: the rollup at the end recomputes only what they touch.
-      for (const s of yield* repo.commit(ctx.projectId, { ...batchOf(p), trackChanges: true })) dirty.add(s)
-      for (const s of p.dirty) dirty.add(s)
-      counts = addCounts(counts, p.counts)
-      p = pending()
-    })
-    let inBatch = 0
-    for (const [key, value] of latest) {
-      let change: Change | null
-      if (value === "fetch") {
-        const [kind, id] = key.split("|") as [ObjectKind, string]
-        change = yield* fetchObject(ctx, kind, id)
-      } else change = value
-      if (change === null) continue
-      switch (change.kind) {
-        case "customer":
-          takeCustomer(p, change.object)
-          break
-        case "subscription":
-          yield* takeSubscription(ctx, counter, p, change.object)
-          break
-        case "invoice":
-          yield* takeInvoice(ctx, counter, p, change.object)
-          break
-        case "invoice_deleted":
-          p.unstage.push({ kind: "lines", parentId: change.id })
-          break
-        case "charge":
-          takeCharge(p, change.object)
-          break
-        case "refund":
-          takeRefund(p, change.object)
-          break
-      }
-      if (++inBatch >= APPLY_BATCH) {
-        yield* flush
-        inBatch = 0
-      }
-    }
     yield* flush
+    yield* joinCommit
+    counts = { events, ...counts }
 
+    // The staged objects of the next group are read while the previous group's versions commit.
     const touched = [...dirty].sort()
     const size = options.deriveBatch ?? DERIVE_BATCH
+    const read = (i: number) => (i < touched.length ? repo.stagedOf(ctx.projectId, touched.slice(i, i + size)) : Effect.succeed([]))
+    let groups = yield* read(0)
     for (let i = 0; i < touched.length; i += size) {
-      const groups = yield* repo.stagedOf(ctx.projectId, touched.slice(i, i + size))
       const { replace, versions } = yield* versionsOfGroups(groups)
-      yield* repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace, trackChanges: true })
+      const [, next] = yield* Effect.all([
+        repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace, trackChanges: true }),
+        read(i + size)
+      ], { concurrency: 2 })
+      groups = next
       counts = addCounts(counts, { subscriptionVersions: versions.length })
     }
     yield* repo.rollUp(ctx.projectId)

@@ -25,6 +25,7 @@ import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { createServer, type ServerResponse } from "node:http"
 import * as V8 from "node:v8"
+import { applySyncHeapSettings } from "./HeapSettings.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
@@ -51,8 +52,9 @@ const DEMO_EMAIL = "demo@sitehealth.local"
  * heap and 270–300 MB peak RSS. With the next mark-compact at 2× the live size the peak under the bench's
  * saturating load was ~210 MB against 270–290 MB for the same code without it, in the same runs; 1.75× gave
  * no lower peak (206–213 MB) and a third more mark-compacts, 1.5× ~195 MB for ~+16 % CPU (docs/benchmarks.md,
- * "Where the server's memory goes"). Not with the worker in-process: a Stripe sync holds 80–200 MB live, where
- * a tight factor would mean a mark-compact of that whole heap every ~80–200 MB allocated.
+ * "Where the server's memory goes"). With the worker in-process the process syncs too and takes the syncing
+ * process's setting (HeapSettings.ts, 1.75×: a 100k-subscription Stripe sync peaks at 83–90 MB of heap used
+ * with it, 221–224 MB of RSS instead of 307–320 MB).
  * V8 reads this flag each time it sets the next limit, so setting it at start takes effect.
  */
 const SERVING_HEAP_GROWING_PERCENT = 100
@@ -221,7 +223,8 @@ const program = Effect.gen(function*() {
   // Integration credentials are encrypted with this key; without one (an external DATABASE_URL and no
   // SITEHEALTH_SECRET_KEY) the server refuses to start rather than fail later inside the sync worker.
   yield* Effect.try({ try: () => resolveSecretKey(config), catch: (e) => e })
-  if (!config.worker) V8.setFlagsFromString(`--heap-growing-percent=${SERVING_HEAP_GROWING_PERCENT}`)
+  if (config.worker) applySyncHeapSettings()
+  else V8.setFlagsFromString(`--heap-growing-percent=${SERVING_HEAP_GROWING_PERCENT}`)
   boundStop(config)
   return yield* serve(config)
 })

@@ -29,7 +29,7 @@ import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
 import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
 import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
 import { startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
-import { applySyncHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/HeapSettings"
+import { applyHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/HeapSettings"
 import { FxRepo } from "@sitehealth/server/fx/FxRepo"
 import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
@@ -315,6 +315,6 @@ if (args.includes("--serve")) {
   process.send!({ url: fake.url })
 } else {
   // The worker's V8 settings (HeapSettings.ts), unless --v8-default (V8's own sizing, for an A/B).
-  if (!args.includes("--v8-default")) applySyncHeapSettings()
+  if (!args.includes("--v8-default")) applyHeapSettings({ syncs: true })
   await main()
 }

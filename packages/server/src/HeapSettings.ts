@@ -1,21 +1,25 @@
 /**
- * V8 settings of a process that runs the integrations' syncs: the standalone worker (worker/main.ts) applies
- * them at start, and `npm run bench:stripe` applies the same to its syncing process, so that the bench
- * measures what the worker runs with.
+ * V8's old-space growing factor, set at a process's start (V8 reads `--heap-growing-percent` each time it sets
+ * the next limit, so setting it then takes effect; one in `NODE_OPTIONS` is overridden). By default V8 lets
+ * the old space grow to up to ~4× its live size before the next mark-compact, and what fills it is garbage:
+ * a serving process's requests still in flight at two scavenges, a sync's pages (response text, parsed JSON,
+ * decoded objects, the batch's parameter). A factor of 1 + N/100 keeps the peak near the live size.
  *
- * A sync's listing allocates a page's response text, its parsed JSON, the decoded objects and the batch's
- * JSON parameter per page, and most of it dies within the page — but enough survives two scavenges to be
- * promoted, and V8 lets the old space grow to up to ~4× its live size before the next mark-compact: a 100k
- * subscription sync peaked at 299–327 MB of RSS with 156–160 MB of heap used, most of it garbage.
- * `--heap-growing-percent=N` fixes that factor at 1 + N/100 (V8 reads the flag each time it sets the next
- * limit, so setting it at start takes effect); figures in docs/benchmarks.md ("Stripe sync (issue 18)").
+ * - Serving only (`main.ts` with the worker off): 2×. Under the bench's saturating load the peak RSS was
+ *   ~210 MB against 270–300 MB without it, in the same runs; 1.75× gave no lower peak (206–213 MB) and a
+ *   third more mark-compacts, 1.5× ~195 MB for ~+16 % CPU (docs/benchmarks.md, "Where the server's memory goes").
+ * - Syncing (`worker/main.ts`, `main.ts` with the worker in-process, and `npm run bench:stripe`, so that the
+ *   bench measures what the worker runs with): 1.75×. A 100k-subscription Stripe sync then peaks at 83–90 MB
+ *   of heap used and 210–224 MB of RSS instead of 307–320 MB (docs/benchmarks.md, "Stripe sync (issue 18)").
  */
 import * as V8 from "node:v8"
 
-/** The old space's growing factor of a syncing process: the next mark-compact at 1.75× the live size. */
+/** Serving only: the next mark-compact at 2× the live size. */
+export const SERVING_HEAP_GROWING_PERCENT = 100
+/** A process that syncs: the next mark-compact at 1.75× the live size. */
 export const SYNC_HEAP_GROWING_PERCENT = 75
 
-/** Applies the syncing process's V8 settings; call once, at the process's start. */
-export const applySyncHeapSettings = (): void => {
-  V8.setFlagsFromString(`--heap-growing-percent=${SYNC_HEAP_GROWING_PERCENT}`)
+/** Applies the process's V8 settings; call once, at its start. `syncs`: the process runs integration syncs. */
+export const applyHeapSettings = (options: { readonly syncs: boolean }): void => {
+  V8.setFlagsFromString(`--heap-growing-percent=${options.syncs ? SYNC_HEAP_GROWING_PERCENT : SERVING_HEAP_GROWING_PERCENT}`)
 }

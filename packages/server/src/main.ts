@@ -24,8 +24,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { createServer, type ServerResponse } from "node:http"
-import * as V8 from "node:v8"
-import { applySyncHeapSettings } from "./HeapSettings.ts"
+import { applyHeapSettings } from "./HeapSettings.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
 import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
@@ -44,20 +43,6 @@ import { runWorker } from "./worker/RecomputeWorker.ts"
 
 /** The demo account's dashboard user, made (verified, without a password) by its first login link. */
 const DEMO_EMAIL = "demo@sitehealth.local"
-
-/**
- * V8's old-space growing factor while the process only serves requests (the worker off): 2×. Under load each
- * request's objects still in flight at two scavenges are promoted, so the old space fills with dead requests,
- * and V8 lets it grow to up to 4× the live size before the next mark-compact: ~40 MB live became ~170 MB of
- * heap and 270–300 MB peak RSS. With the next mark-compact at 2× the live size the peak under the bench's
- * saturating load was ~210 MB against 270–290 MB for the same code without it, in the same runs; 1.75× gave
- * no lower peak (206–213 MB) and a third more mark-compacts, 1.5× ~195 MB for ~+16 % CPU (docs/benchmarks.md,
- * "Where the server's memory goes"). With the worker in-process the process syncs too and takes the syncing
- * process's setting (HeapSettings.ts, 1.75×: a 100k-subscription Stripe sync peaks at 83–90 MB of heap used
- * with it, 221–224 MB of RSS instead of 307–320 MB).
- * V8 reads this flag each time it sets the next limit, so setting it at start takes effect.
- */
-const SERVING_HEAP_GROWING_PERCENT = 100
 
 /** Beyond the request drain: the worker's release, closing the pool, stopping the embedded Postgres. */
 const STOP_GRACE_MS = 15_000
@@ -223,8 +208,8 @@ const program = Effect.gen(function*() {
   // Integration credentials are encrypted with this key; without one (an external DATABASE_URL and no
   // SITEHEALTH_SECRET_KEY) the server refuses to start rather than fail later inside the sync worker.
   yield* Effect.try({ try: () => resolveSecretKey(config), catch: (e) => e })
-  if (config.worker) applySyncHeapSettings()
-  else V8.setFlagsFromString(`--heap-growing-percent=${SERVING_HEAP_GROWING_PERCENT}`)
+  // V8's old-space growing factor for what this process does (HeapSettings.ts).
+  applyHeapSettings({ syncs: config.worker })
   boundStop(config)
   return yield* serve(config)
 })

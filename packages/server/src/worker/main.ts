@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type AppConfigShape, loadAppConfig } from "../Config.ts"
 import { pgLayer, resolveDatabaseUrl, runMigrations } from "../db/Database.ts"
-import { applySyncHeapSettings } from "../HeapSettings.ts"
+import { applyHeapSettings } from "../HeapSettings.ts"
 import { SqlRepos } from "../Layers.ts"
 import { runProcess, withProcessServices } from "../Process.ts"
 import { runWorker } from "./RecomputeWorker.ts"
@@ -55,7 +55,7 @@ const program = Effect.gen(function*() {
   // Every setting at once (Config.ts): one error lists every bad variable.
   const config = yield* loadAppConfig()
   // The old space's growing factor of a syncing process (HeapSettings.ts).
-  applySyncHeapSettings()
+  applyHeapSettings({ syncs: true })
   boundStop()
   return yield* work(config)
 })

@@ -247,6 +247,8 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     expect(gsc.status).toBe("error")
     const card = page.locator('li[data-provider="google-search-console"]')
     expect(await card.getByRole("alert").textContent()).toContain(gsc.lastError)
+    // The error asks to reconnect; this server has no Google OAuth client, so the connection says why it cannot.
+    expect(await page.getByTestId("reconnect-unavailable").textContent()).toContain("GOOGLE_CLIENT_ID")
     expect(await card.getByTestId("last-sync").textContent()).toBe(await when(gsc.lastSuccessAt))
     await check("06-integrations")
 

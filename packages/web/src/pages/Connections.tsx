@@ -17,6 +17,9 @@ import { Link, navigate, useLocation } from "../router.tsx"
 import { Field, formValues, Result } from "../forms.tsx"
 import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
+/** Why Search Console cannot be connected (or reconnected) on this server. */
+const NO_GOOGLE_CLIENT = "This server has no Google OAuth client: its operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET."
+
 const when = (d: string | null) => (d === null ? "never" : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
 
 /**
@@ -60,6 +63,9 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
       <MutationStatus result={synced} />
       <MutationStatus result={removed} />
       {reconnectable ? <MutationStatus result={reconnecting} /> : null}
+      {c.provider === "google-search-console" && c.status === "error" && !googleConfigured
+        ? <p data-testid="reconnect-unavailable">Reconnecting needs Google sign-in. {NO_GOOGLE_CLIENT} Until then you can disconnect it.</p>
+        : null}
       {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
       {c.status !== "not_connected"
         ? (
@@ -172,7 +178,7 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
                           <button type="button" disabled={google.waiting} onClick={connectWithGoogle}>Connect with Google</button>
                         </>
                       )
-                      : <p>This server has no Google OAuth client: its operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET.</p>}
+                      : <p>{NO_GOOGLE_CLIENT}</p>}
                   </div>
                 )
                 : null}

@@ -38,8 +38,10 @@ export interface SyncQueueShape {
   /**
    * Takes the oldest run that is queued (and not waiting for a retry) or running with an expired lease:
    * status running, started_at now, lease_until now + leaseMs, attempts + 1. Null when there is none.
+   * `projectIds`: only these projects' runs (a caller that drains its own runs: the demo seed, a test on a
+   * database other test files share); every project's when omitted, as the worker claims.
    */
-  readonly claim: (now: Date, leaseMs: number) => Effect.Effect<SyncRunRecord | null>
+  readonly claim: (now: Date, leaseMs: number, projectIds?: ReadonlyArray<string>) => Effect.Effect<SyncRunRecord | null>
   /** Extends the lease of the worker's attempt; false when the attempt was taken over or finished. */
   readonly renew: (run: SyncRunRecord, until: Date) => Effect.Effect<boolean>
   /**
@@ -179,11 +181,12 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             Effect.map((r) => (r === null ? null : toRun(r))),
             dieOnSqlError
           ),
-        claim: (now, leaseMs) =>
+        claim: (now, leaseMs, projectIds) =>
           sql.withTransaction(Effect.gen(function*() {
             const rows = yield* sql`SELECT id FROM sync_runs
-                WHERE (status = 'queued' AND (lease_until IS NULL OR lease_until <= ${now}))
-                   OR (status = 'running' AND lease_until < ${now})
+                WHERE ((status = 'queued' AND (lease_until IS NULL OR lease_until <= ${now}))
+                   OR (status = 'running' AND lease_until < ${now}))
+                  ${projectIds === undefined ? sql`` : sql`AND project_id = ANY(${projectIds})`}
                 ORDER BY requested_at, id
                 LIMIT 1
                 FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeIds))
@@ -312,11 +315,12 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             return [...latest.values()].sort((a, b) => a.provider.localeCompare(b.provider))
           }),
         find: (runId) => Effect.sync(() => runs.get(runId) ?? null),
-        claim: (now, leaseMs) =>
+        claim: (now, leaseMs, projectIds) =>
           Effect.sync(() => {
             const next = [...runs.values()].filter((r) =>
-              (r.status === "queued" && (r.leaseUntil === null || r.leaseUntil <= now)) ||
-              (r.status === "running" && r.leaseUntil !== null && r.leaseUntil < now)
+              (projectIds === undefined || projectIds.includes(r.projectId)) && (
+                (r.status === "queued" && (r.leaseUntil === null || r.leaseUntil <= now)) ||
+                (r.status === "running" && r.leaseUntil !== null && r.leaseUntil < now))
             ).sort(byRequest)[0]
             if (next === undefined) return null
             const claimed: SyncRunRecord = { ...next, status: "running", startedAt: now, leaseUntil: new Date(now.getTime() + leaseMs), attempts: next.attempts + 1 }

@@ -54,6 +54,12 @@ const TRANSIENT = new Set<ProviderError["kind"]>(["server", "rate_limited", "tim
 export interface RunnerOptions {
   /** Connector of a provider (tests pass their own); the registry by default. */
   readonly connectors?: ConnectorLookup
+  /**
+   * Only these projects' runs are claimed (SyncQueue.claim): a caller draining its own runs — the demo seed,
+   * a test on a database other test files share — neither runs nor steals anyone else's. Every project's
+   * when omitted (the worker).
+   */
+  readonly projectIds?: ReadonlyArray<string>
   readonly leaseMs?: number
   /**
    * What an interrupted run leaves behind: released back to the queue (default), or — false — the run left
@@ -114,7 +120,7 @@ export const runNextSync = (options: RunnerOptions = {}) =>
     const leaseMs = options.leaseMs ?? LEASE_MS
     const lookup = options.connectors ?? connectorFor
     // Untraced: an idle poll is not a trace; a claimed run gets its own (SyncRunner.run below).
-    const claimed = yield* queue.claim(yield* nowDate, leaseMs).pipe(Effect.withTracerEnabled(false))
+    const claimed = yield* queue.claim(yield* nowDate, leaseMs, options.projectIds).pipe(Effect.withTracerEnabled(false))
     if (claimed === null) return null
     const run = claimed
     const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)

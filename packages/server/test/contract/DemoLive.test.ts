@@ -41,8 +41,8 @@ const syncAll = (
     for (const provider of providers) {
       yield* queue.request({ projectId, provider, mode, requestedBy: "test", now })
     }
-    // The database is shared with the other contract files: runs they left queued are drained too, not counted.
-    return (yield* drainSyncs()).filter((r) => r.projectId === projectId)
+    // The database is shared with the other contract files: only this project's runs are claimed.
+    return yield* drainSyncs({ projectIds: [projectId] })
   }).pipe(Effect.provide(services)))
 })
 

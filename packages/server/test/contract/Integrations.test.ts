@@ -182,6 +182,21 @@ layer(TestApp.layer())("Integrations", (it) => {
   })
 
   describe("the runner", () => {
+    it.effect("a drain scoped to projects claims only their runs: another project's queued run stays queued, older or not", () => Effect.gen(function*() {
+      fake.behaviour = { kind: "ok" }
+      const other = yield* withPlausible()
+      const mine = yield* withPlausible()
+      const otherRun = yield* requestSync(other.projectId, "plausible", other.secret)
+      yield* TestClock.adjust(1_000)
+      yield* requestSync(mine.projectId, "plausible", mine.secret)
+      const done = yield* h.run(drainSyncs({ connectors: lookup, projectIds: [mine.projectId] }).pipe(Effect.provide(runnerLayer())))
+      expect(done.map((r) => [r.projectId, r.status])).toEqual([[mine.projectId, "succeeded"]])
+      const [, plausible] = yield* listIntegrations(other.projectId, other.secret)
+      expect(plausible.lastRun).toMatchObject({ id: otherRun.sync.id, status: "queued" })
+      // The unscoped drain (the worker's) takes it.
+      expect((yield* drain()).filter((r) => r.projectId === other.projectId).map((r) => r.status)).toEqual(["succeeded"])
+    }))
+
     it.effect("runs a queued sync to success: counts, cursor, lastSuccessAt; the next run continues from the cursor", () => Effect.gen(function*() {
       fake.behaviour = { kind: "ok" }
       const { projectId, secret } = yield* withPlausible()

@@ -230,7 +230,8 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 ? sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
                   SELECT DISTINCT ${projectId}, 'customer', x.customer_id FROM (
                     SELECT v.customer_id FROM subscription_versions v
-                      WHERE v.project_id = ${projectId} AND v.subscription_id IN (SELECT subscription_id FROM changed)
+                      WHERE v.project_id = ${projectId} AND v.subscription_id = ANY(${ids})
+                        AND v.subscription_id IN (SELECT subscription_id FROM changed)
                     UNION ALL SELECT n.c FROM n WHERE n.s IN (SELECT subscription_id FROM changed)) x
                   ON CONFLICT DO NOTHING`
                 : sql`SELECT count(*) FROM changed`}`

@@ -6,6 +6,9 @@
  *   DATABASE_URL=postgres://… npm run bench:stripe         # that database (adds one account + project)
  *   npm run bench:stripe -- --cpu-prof-incremental inc.cpuprofile   # a CPU profile of the incremental run
  *   npm run bench:stripe -- --v8-default                   # without the worker's V8 settings (HeapSettings.ts)
+ *   DATABASE_URL=… npm run bench:stripe -- --full-only     # only the full sync; prints its project id
+ *   DATABASE_URL=… npm run bench:stripe -- --incremental-only PROJECT   # only the day, on a copy of that database
+ *     (an A/B of the incremental run: `CREATE DATABASE copy TEMPLATE full` per run, each tree on its own copy)
  *
  * A FakeStripe runs in a CHILD process (so its data does not count in the connector's memory) and serves
  * N subscriptions generated on demand from their index: 1–12 monthly invoices each (6.5 on average), one
@@ -247,8 +250,10 @@ const main = async () => {
     }
     const result = await Effect.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const account = yield* createAccount({ name: "Stripe bench" })
-      const project = yield* createProject({ accountId: account.id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD" })
+      const only = arg("incremental-only", "")
+      const project = only !== "" ? { id: only } : yield* createProject({
+        accountId: (yield* createAccount({ name: "Stripe bench" })).id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD"
+      })
       const inner = yield* PaymentsRepo
       let rollUpMs = 0
       let phase = "listing"
@@ -283,7 +288,8 @@ const main = async () => {
       const timer = setInterval(sample, 20)
       const t0 = performance.now()
       // The account as of the day before.
-      const full = yield* run("full", NOW - DAY, null).pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
+      const full = only !== "" ? { counts: {} } : yield* run("full", NOW - DAY, null)
+      clearInterval(timer)
       const fullMs = performance.now() - t0
       const fullRollUpMs = rollUpMs
       const fullSpent = { ...spent }
@@ -300,6 +306,10 @@ const main = async () => {
           (SELECT count(*) FROM customer_mrr WHERE project_id = ${project.id})::int AS customer_mrr_spans,
           (SELECT count(*) FROM churn_events WHERE project_id = ${project.id})::int AS churn_events,
           (SELECT mrr_minor FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1)::bigint::text AS last_mrr_minor`)[0]
+      if (args.includes("--full-only")) {
+        console.log(JSON.stringify({ projectId: project.id, fullSeconds: Math.round(fullMs / 100) / 10, rowsStored: stored }))
+        return null
+      }
       const countsNow = sql`SELECT
           (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
           (SELECT count(*) FROM charges WHERE project_id = ${project.id})::int AS charges,
@@ -355,6 +365,7 @@ const main = async () => {
       Effect.provide(repos),
       Effect.provideService(References.MinimumLogLevel, "Warn") // stdout is the JSON
     ))
+    if (result === null) return
     const mb = (b: number) => Math.round(b / 1048576)
     const s1 = (ms: number) => Math.round(ms / 100) / 10
     console.log(JSON.stringify({

@@ -6,6 +6,9 @@
  *   DATABASE_URL=postgres://… npm run bench:stripe         # that database (adds one account + project)
  *   npm run bench:stripe -- --cpu-prof-incremental inc.cpuprofile   # a CPU profile of the incremental run
  *   npm run bench:stripe -- --v8-default                   # without the worker's V8 settings (HeapSettings.ts)
+ *   DATABASE_URL=… npm run bench:stripe -- --full-only     # only the full sync; prints its project id
+ *   DATABASE_URL=… npm run bench:stripe -- --incremental-only PROJECT   # only the day, on a copy of that database
+ *     (an A/B of the incremental run: `CREATE DATABASE copy TEMPLATE full` per run, each tree on its own copy)
  *
  * A FakeStripe runs in a CHILD process (so its data does not count in the connector's memory) and serves
  * N subscriptions generated on demand from their index: 1–12 monthly invoices each (6.5 on average), one
@@ -14,9 +17,11 @@
  * every 11th with a 20 % coupon, five price levels. This process migrates a database, creates a project and
  * runs stripeConnector.sync through the real ProviderHttp (default timeouts and retries) into
  * PaymentsRepo.sql, sampling process.memoryUsage().rss every 20 ms: first a FULL sync (the first one of a
- * connection: streamed listing, version rebuild, rollup), then an INCREMENTAL sync of a day's changes — the
- * fake's /v1/events serves, in the 24 h before "now", a renewal of every 30th subscription (invoice.paid,
- * charge.succeeded, customer.subscription.updated) and every 30th refund (refund.created). Prints JSON.
+ * connection: streamed listing, version rebuild, rollup) of the account as it was the day before, then an
+ * INCREMENTAL sync of the day's changes — the fake's /v1/events serves, in the 24 h before "now", a renewal of
+ * every 30th subscription (invoice.paid with its new invoice, charge.succeeded, customer.subscription.updated
+ * with its new current period) and every 30th refund issued (refund.created), objects the full sync did not
+ * see. Prints JSON.
  */
 import { Effect, Layer, References } from "effect"
 import { SqlClient } from "effect/sql"
@@ -56,14 +61,29 @@ const log = (m: string) => process.stderr.write(`stripe-bench: ${m}\n`)
 
 const periodsOf = (i: number) => 1 + (i % 12)
 const canceled = (i: number) => i % 10 === 0
-// Canceled ones ended a period ago; the others are in their current period.
-const startOf = (i: number) => NOW - periodsOf(i) * PERIOD - (canceled(i) ? PERIOD : 0) + (i % 28) * 3600
+/** The moment of subscription i's renewal, or of refund r, in the 24 h before NOW. */
+const at = (n: number) => NOW - DAY + ((n * 7919) % DAY)
+// Every 30th subscription renews in the 24 h before NOW (i ≡ 1 mod 30: never canceled): its last period starts
+// then. The others are in their current period; canceled ones ended a period ago.
+const renews = (i: number) => i % 30 === 1
+const startOf = (i: number) =>
+  renews(i) ? at(i) - (periodsOf(i) - 1) * PERIOD : NOW - periodsOf(i) * PERIOD - (canceled(i) ? PERIOD : 0) + (i % 28) * 3600
 const priceOf = (level: number): Obj => ({ id: `price_${level}`, object: "price", currency: "usd", unit_amount: LEVELS[level % LEVELS.length], recurring: { interval: "month", interval_count: 1 } })
 const upgraded = (i: number) => i % 13 === 0 && periodsOf(i) >= 3
 const levelAt = (i: number, k: number) => (upgraded(i) && k >= 2 ? (i % 5) + 1 : i % 5)
 const trial = (i: number) => i % 7 === 0
+/** Every 30th refund is issued in the 24 h before NOW (the others 3 days after their charge). */
+const refundedToday = (r: number) => r % 30 === 0
 
-const generated = (): { customers: ListSource; subscriptions: ListSource; invoices: ListSource; charges: ListSource; refunds: ListSource; events: ListSource } => {
+type Account = { customers: ListSource; subscriptions: ListSource; invoices: ListSource; charges: ListSource; refunds: ListSource; events: ListSource }
+
+/**
+ * The account TODAY (at NOW: the day's renewals and refunds done, with their events) and as it was YESTERDAY
+ * (at NOW − 24 h: what the full sync lists — the renewing subscriptions one period behind, without their new
+ * invoice and charge, the day's refunds not issued yet, no events). The incremental run then brings real
+ * changes: new invoices, charges and refunds, and subscriptions whose current period moved on.
+ */
+const generated = (): { today: Account; yesterday: Account } => {
   const offsets = new Int32Array(N + 1)
   for (let i = 0; i < N; i++) offsets[i + 1] = offsets[i]! + periodsOf(i)
   const total = offsets[N]!
@@ -101,15 +121,17 @@ const generated = (): { customers: ListSource; subscriptions: ListSource; invoic
     const amount = inv.lines.data.reduce((s: number, l: Obj) => s + l.amount, 0)
     return { id: `ch_${i}_${k}`, object: "charge", customer: `cus_${i}`, created: inv.created + 60, amount: Math.max(50, amount), currency: "usd", status: j % 50 === 49 ? "failed" : "succeeded" }
   }
-  const subscriptionAt = (i: number): Obj => {
-    const last = startOf(i) + (periodsOf(i) - 1) * PERIOD
+  /** Subscription i with `periods` periods begun (yesterday a renewing one had one fewer). */
+  const subscriptionAt = (i: number, periods = periodsOf(i)): Obj => {
+    const last = startOf(i) + (periods - 1) * PERIOD
     return {
-      id: `sub_${i}`, object: "subscription", customer: `cus_${i}`, status: canceled(i) ? "canceled" : "active", created: startOf(i), start_date: startOf(i),
+      // In its trial until its second period begins.
+      id: `sub_${i}`, object: "subscription", customer: `cus_${i}`, status: canceled(i) ? "canceled" : trial(i) && periods === 1 ? "trialing" : "active", created: startOf(i), start_date: startOf(i),
       current_period_start: last, trial_start: trial(i) ? startOf(i) : null, trial_end: trial(i) ? startOf(i) + PERIOD : null,
       ended_at: canceled(i) ? last + PERIOD : null, canceled_at: canceled(i) ? last + PERIOD : null,
       cancellation_details: { reason: canceled(i) ? "cancellation_requested" : null, feedback: canceled(i) ? "too_expensive" : null },
       discount: i % 11 === 0 ? { object: "discount", coupon: { percent_off: 20, amount_off: null } } : null, discounts: [],
-      items: { object: "list", data: [{ id: `si_${i}`, price: priceOf(levelAt(i, periodsOf(i) - 1)), quantity: 1 }], has_more: false }
+      items: { object: "list", data: [{ id: `si_${i}`, price: priceOf(levelAt(i, periods - 1)), quantity: 1 }], has_more: false }
     }
   }
   const indexed = (size: number, get: (j: number) => Obj, indexOf: (id: string) => number | undefined): ListSource => ({ size, get, indexOf })
@@ -120,29 +142,80 @@ const generated = (): { customers: ListSource; subscriptions: ListSource; invoic
   const refunds = Math.floor(total / 100)
   const refundAt = (r: number): Obj => {
     const c = chargeAt(r * 100)
-    return { id: `re_${r}`, object: "refund", charge: c.id, created: c.created + 3 * DAY, amount: Math.round(c.amount / 2), currency: "usd", status: "succeeded" }
+    // Issued today: after its charge (which may itself be today's).
+    const created = refundedToday(r) ? Math.max(at(r), c.created + 60) : c.created + 3 * DAY
+    return { id: `re_${r}`, object: "refund", charge: c.id, created, amount: Math.round(c.amount / 2), currency: "usd", status: "succeeded" }
   }
-  // A day of events, in the 24 h before NOW: every 30th subscription renews (its latest invoice is paid, its
-  // charge succeeds, the subscription is updated) and every 30th refund is issued — a monthly account's
-  // share of a day. The objects are the account's own, so the figures stay; the run does all the work.
+  /** A source without the given (ascending) indices: yesterday's lists. */
+  const without = (source: ListSource, hidden: Int32Array): ListSource => {
+    // Hidden entries before visible index v: those h with hidden[h] - h <= v.
+    const before = (v: number) => {
+      let lo = 0
+      let hi = hidden.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (hidden[mid]! - mid <= v) lo = mid + 1
+        else hi = mid
+      }
+      return lo
+    }
+    const isHidden = (j: number) => {
+      let lo = 0
+      let hi = hidden.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (hidden[mid]! < j) lo = mid + 1
+        else hi = mid
+      }
+      return [lo, lo < hidden.length && hidden[lo] === j] as const
+    }
+    return {
+      size: source.size - hidden.length,
+      get: (v) => source.get(v + before(v)),
+      indexOf: (id) => {
+        const j = source.indexOf(id)
+        if (j === undefined) return undefined
+        const [below, hit] = isHidden(j)
+        return hit ? undefined : j - below
+      }
+    }
+  }
+  // The day's events, in the 24 h before NOW: each renewal (its new invoice paid, its charge, the subscription
+  // updated) and each refund issued — a monthly account's share of a day.
   const events: Array<Obj> = []
-  const at = (n: number) => NOW - DAY + ((n * 7919) % DAY)
+  const newInvoices: Array<number> = []
   for (let i = 1; i < N; i += 30) {
-    if (canceled(i)) continue
     const j = offsets[i]! + periodsOf(i) - 1
+    newInvoices.push(j)
+    const charge = chargeAt(j)
     events.push(event(`evt_in_${j}`, "invoice.paid", at(i), invoiceAt(j)))
-    events.push(event(`evt_ch_${j}`, "charge.succeeded", at(i) + 1, chargeAt(j)))
+    events.push(event(`evt_ch_${j}`, charge.status === "failed" ? "charge.failed" : "charge.succeeded", charge.created, charge))
     events.push(event(`evt_sub_${i}`, "customer.subscription.updated", at(i) + 2, subscriptionAt(i)))
   }
-  for (let r = 0; r < refunds; r += 30) events.push(event(`evt_re_${r}`, "refund.created", at(r), refundAt(r)))
-  return {
-    customers: indexed(N, (i) => ({ id: `cus_${i}`, object: "customer", created: startOf(i) - 60 }), single("cus")),
-    subscriptions: indexed(N, subscriptionAt, single("sub")),
-    invoices: indexed(total, invoiceAt, (id) => parse(id, "in")),
-    charges: indexed(total, chargeAt, (id) => parse(id, "ch")),
-    refunds: indexed(refunds, refundAt, single("re")),
+  const newRefunds: Array<number> = []
+  for (let r = 0; r < refunds; r += 30) {
+    newRefunds.push(r)
+    const refund = refundAt(r)
+    events.push(event(`evt_re_${r}`, "refund.created", refund.created, refund))
+  }
+  const customers = indexed(N, (i) => ({ id: `cus_${i}`, object: "customer", created: startOf(i) - 60 }), single("cus"))
+  const invoices = indexed(total, invoiceAt, (id) => parse(id, "in"))
+  const charges = indexed(total, chargeAt, (id) => parse(id, "ch"))
+  const refundList = indexed(refunds, refundAt, single("re"))
+  const today: Account = {
+    customers, invoices, charges, refunds: refundList,
+    subscriptions: indexed(N, (i) => subscriptionAt(i), single("sub")),
     events: fromArray(events)
   }
+  const yesterday: Account = {
+    customers,
+    subscriptions: indexed(N, (i) => subscriptionAt(i, renews(i) ? periodsOf(i) - 1 : periodsOf(i)), single("sub")),
+    invoices: without(invoices, Int32Array.from(newInvoices)),
+    charges: without(charges, Int32Array.from(newInvoices)),
+    refunds: without(refundList, Int32Array.from(newRefunds)),
+    events: fromArray([])
+  }
+  return { today, yesterday }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -177,8 +250,10 @@ const main = async () => {
     }
     const result = await Effect.runPromise(Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const account = yield* createAccount({ name: "Stripe bench" })
-      const project = yield* createProject({ accountId: account.id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD" })
+      const only = arg("incremental-only", "")
+      const project = only !== "" ? { id: only } : yield* createProject({
+        accountId: (yield* createAccount({ name: "Stripe bench" })).id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD"
+      })
       const inner = yield* PaymentsRepo
       let rollUpMs = 0
       let phase = "listing"
@@ -212,7 +287,9 @@ const main = async () => {
       const rssBefore = process.memoryUsage().rss
       const timer = setInterval(sample, 20)
       const t0 = performance.now()
-      const full = yield* run("full", NOW, null).pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer))))
+      // The account as of the day before.
+      const full = only !== "" ? { counts: {} } : yield* run("full", NOW - DAY, null)
+      clearInterval(timer)
       const fullMs = performance.now() - t0
       const fullRollUpMs = rollUpMs
       const fullSpent = { ...spent }
@@ -229,8 +306,22 @@ const main = async () => {
           (SELECT count(*) FROM customer_mrr WHERE project_id = ${project.id})::int AS customer_mrr_spans,
           (SELECT count(*) FROM churn_events WHERE project_id = ${project.id})::int AS churn_events,
           (SELECT mrr_minor FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1)::bigint::text AS last_mrr_minor`)[0]
+      if (args.includes("--full-only")) {
+        console.log(JSON.stringify({ projectId: project.id, fullSeconds: Math.round(fullMs / 100) / 10, rowsStored: stored }))
+        return null
+      }
+      const countsNow = sql`SELECT
+          (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
+          (SELECT count(*) FROM charges WHERE project_id = ${project.id})::int AS charges,
+          (SELECT count(*) FROM refunds WHERE project_id = ${project.id})::int AS refunds,
+          (SELECT count(*) FROM payments_staged WHERE project_id = ${project.id})::int AS staged`
 
-      // A day's changes: the events of the 24 h before NOW, read by an incremental run a minute after it.
+      // A day's changes: the events of the 24 h before NOW, read by an incremental run a minute after it (the
+      // state as if the last full listing were a moment ago: the daily reconciliation is what the full sync measures).
+      yield* Effect.promise(() => new Promise<void>((resolve) => {
+        child.once("message", () => resolve())
+        child.send({ day: "today" })
+      }))
       phase = "incremental"
       peakRss = 0
       peakHeap = 0
@@ -253,6 +344,7 @@ const main = async () => {
       }
       sample()
       const lastMrrAfter = (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[0]
+      const storedAfter = (yield* countsNow)[0]
       // The incremental rollup must leave exactly the rows a full rollup of the same data does.
       const derived = Effect.all([
         sql`SELECT * FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day`,
@@ -267,12 +359,13 @@ const main = async () => {
       return {
         incrementalEqualsFull,
         full, fullMs, fullRollUpMs, fullSpent, incrementalSpent: { ...spent }, stored, rssBefore, fullPeak,
-        incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter
+        incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter, storedAfter
       }
     }).pipe(
       Effect.provide(repos),
       Effect.provideService(References.MinimumLogLevel, "Warn") // stdout is the JSON
     ))
+    if (result === null) return
     const mb = (b: number) => Math.round(b / 1048576)
     const s1 = (ms: number) => Math.round(ms / 100) / 10
     console.log(JSON.stringify({
@@ -293,6 +386,7 @@ const main = async () => {
         rollUpSeconds: Math.round(result.incrementalRollUpMs) / 1000,
         dbSeconds: { listCommits: s1(result.incrementalSpent.listCommitsMs), versionCommits: s1(result.incrementalSpent.versionCommitsMs), stagedReads: s1(result.incrementalSpent.stagedReadsMs) },
         counts: result.incremental.counts,
+        rowsStoredAfter: result.storedAfter,
         lastMrrMinorAfter: result.lastMrrAfter,
         derivedRowsEqualAFullRollup: result.incrementalEqualsFull,
         memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
@@ -310,8 +404,15 @@ const main = async () => {
 }
 
 if (args.includes("--serve")) {
-  const fake = await startFakeStripe(generated())
-  log(`fake stripe with ${N} subscriptions on ${fake.url}`)
+  const account = generated()
+  const fake = await startFakeStripe(account.yesterday)
+  log(`fake stripe with ${N} subscriptions on ${fake.url}, as of the day before`)
+  // The day passes: the account as it is now, with the day's events.
+  process.on("message", (m: any) => {
+    if (m?.day !== "today") return
+    fake.data = account.today
+    process.send!({ today: true })
+  })
   process.send!({ url: fake.url })
 } else {
   // The worker's V8 settings (HeapSettings.ts), unless --v8-default (V8's own sizing, for an A/B).

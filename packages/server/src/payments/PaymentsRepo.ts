@@ -172,29 +172,87 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
       // the driver keep for it) is the same for every batch — a multi-row VALUES list is a new statement for
       // every batch size, which a streaming sync's thousands of batches made slow and memory-hungry.
       const json = (rows: ReadonlyArray<unknown>) => JSON.stringify(rows)
+      const versionsJson = (rows: ReadonlyArray<SubscriptionVersion>) =>
+        json(rows.map((v) => ({
+          s: v.subscriptionId, c: v.customerId, f: v.validFrom, t: v.validTo, st: v.status, cur: v.currency.toUpperCase(),
+          unit: v.unitAmountMinor, q: v.quantity, i: v.interval, ic: v.intervalCount, pct: v.discountPercentOff,
+          amt: v.discountAmountOffMinor, r: v.cancelReason
+        })))
+      const versionColumns = sql.literal(`u(s text, c text, f timestamptz, t timestamptz, st text, cur text, unit bigint, q integer, i text,
+                ic integer, pct numeric, amt bigint, r text)`)
+      // A stored version equal to the new one is left as it is (no new row version, no index entries).
+      const versionConflict = sql.literal(`ON CONFLICT (project_id, subscription_id, valid_from) DO UPDATE SET customer_id = EXCLUDED.customer_id,
+                valid_to = EXCLUDED.valid_to, status = EXCLUDED.status, currency = EXCLUDED.currency,
+                unit_amount_minor = EXCLUDED.unit_amount_minor, quantity = EXCLUDED.quantity, interval = EXCLUDED.interval,
+                interval_count = EXCLUDED.interval_count, discount_percent_off = EXCLUDED.discount_percent_off,
+                discount_amount_off_minor = EXCLUDED.discount_amount_off_minor, cancel_reason = EXCLUDED.cancel_reason
+              WHERE (subscription_versions.customer_id, subscription_versions.valid_to, subscription_versions.status,
+                  subscription_versions.currency, subscription_versions.unit_amount_minor, subscription_versions.quantity,
+                  subscription_versions.interval, subscription_versions.interval_count, subscription_versions.discount_percent_off,
+                  subscription_versions.discount_amount_off_minor, subscription_versions.cancel_reason)
+                IS DISTINCT FROM (EXCLUDED.customer_id, EXCLUDED.valid_to, EXCLUDED.status, EXCLUDED.currency, EXCLUDED.unit_amount_minor,
+                  EXCLUDED.quantity, EXCLUDED.interval, EXCLUDED.interval_count, EXCLUDED.discount_percent_off,
+                  EXCLUDED.discount_amount_off_minor, EXCLUDED.cancel_reason)`)
+
+      /**
+       * The versions of these subscriptions become exactly `versions`, BY DIFFERENCE, one statement per CHUNK
+       * subscriptions: stored versions whose start is no longer a start are deleted, new ones inserted, changed
+       * ones updated; the others are not written at all (a renewal appends a version and ends the one before
+       * it: two rows, not the subscription's whole history). With `track`, the same statement marks the
+       * customers of the subscriptions whose versions did change — before (as stored) and after — dirty for the
+       * incremental rollup: a subscription whose versions came out the same marks nothing.
+       */
+      const replaceVersions = (projectId: string, subscriptions: ReadonlyArray<string>, versions: ReadonlyArray<SubscriptionVersion>, track: boolean) =>
+        Effect.gen(function*() {
+          const bySub = new Map<string, Array<SubscriptionVersion>>()
+          for (const v of versions) {
+            const list = bySub.get(v.subscriptionId)
+            if (list === undefined) bySub.set(v.subscriptionId, [v])
+            else list.push(v)
+          }
+          const subs = [...new Set(subscriptions)]
+          for (let i = 0; i < subs.length; i += CHUNK) {
+            const ids = subs.slice(i, i + CHUNK)
+            const rows = ids.flatMap((id) => bySub.get(id) ?? [])
+            // Data-modifying CTEs run to completion whatever reads them; the outer query sees the rows as they
+            // were before the statement (the stored customers of a changed subscription).
+            yield* sql`WITH n AS (SELECT * FROM jsonb_to_recordset(${versionsJson(rows)}::jsonb) AS ${versionColumns}),
+                gone AS (DELETE FROM subscription_versions v WHERE v.project_id = ${projectId} AND v.subscription_id = ANY(${ids})
+                  AND NOT EXISTS (SELECT 1 FROM n WHERE n.s = v.subscription_id AND n.f = v.valid_from)
+                  RETURNING v.subscription_id),
+                put AS (INSERT INTO subscription_versions (project_id, subscription_id, customer_id, valid_from, valid_to, status,
+                    currency, unit_amount_minor, quantity, interval, interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason)
+                  SELECT ${projectId}, n.s, n.c, n.f, n.t, n.st, n.cur, n.unit, n.q, n.i, n.ic, n.pct, n.amt, n.r FROM n
+                  ${versionConflict}
+                  RETURNING subscription_id),
+                changed AS (SELECT subscription_id FROM gone UNION SELECT subscription_id FROM put)
+              ${track
+                ? sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
+                  SELECT DISTINCT ${projectId}, 'customer', x.customer_id FROM (
+                    SELECT v.customer_id FROM subscription_versions v
+                      WHERE v.project_id = ${projectId} AND v.subscription_id = ANY(${ids})
+                        AND v.subscription_id IN (SELECT subscription_id FROM changed)
+                    UNION ALL SELECT n.c FROM n WHERE n.s IN (SELECT subscription_id FROM changed)) x
+                  ON CONFLICT DO NOTHING`
+                : sql`SELECT count(*) FROM changed`}`
+          }
+        })
+
       const upsert = (projectId: string, data: Partial<PaymentsData>) =>
         Effect.gen(function*() {
           for (const rows of chunks(data.customers ?? [])) {
             yield* sql`INSERT INTO customers (project_id, id, created_at)
               SELECT ${projectId}, u.id, u.created_at
               FROM jsonb_to_recordset(${json(rows.map((c) => ({ id: c.id, created_at: c.createdAt })))}::jsonb) AS u(id text, created_at timestamptz)
-              ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at`
+              ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at
+              WHERE customers.created_at IS DISTINCT FROM EXCLUDED.created_at`
           }
           for (const rows of chunks(data.subscriptionVersions ?? [])) {
             yield* sql`INSERT INTO subscription_versions (project_id, subscription_id, customer_id, valid_from, valid_to, status,
                 currency, unit_amount_minor, quantity, interval, interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason)
               SELECT ${projectId}, u.s, u.c, u.f, u.t, u.st, u.cur, u.unit, u.q, u.i, u.ic, u.pct, u.amt, u.r
-              FROM jsonb_to_recordset(${json(rows.map((v) => ({
-                s: v.subscriptionId, c: v.customerId, f: v.validFrom, t: v.validTo, st: v.status, cur: v.currency.toUpperCase(),
-                unit: v.unitAmountMinor, q: v.quantity, i: v.interval, ic: v.intervalCount, pct: v.discountPercentOff,
-                amt: v.discountAmountOffMinor, r: v.cancelReason
-              })))}::jsonb) AS u(s text, c text, f timestamptz, t timestamptz, st text, cur text, unit bigint, q integer, i text,
-                ic integer, pct numeric, amt bigint, r text)
-              ON CONFLICT (project_id, subscription_id, valid_from) DO UPDATE SET customer_id = EXCLUDED.customer_id,
-                valid_to = EXCLUDED.valid_to, status = EXCLUDED.status, currency = EXCLUDED.currency,
-                unit_amount_minor = EXCLUDED.unit_amount_minor, quantity = EXCLUDED.quantity, interval = EXCLUDED.interval,
-                interval_count = EXCLUDED.interval_count, discount_percent_off = EXCLUDED.discount_percent_off,
-                discount_amount_off_minor = EXCLUDED.discount_amount_off_minor, cancel_reason = EXCLUDED.cancel_reason`
+              FROM jsonb_to_recordset(${versionsJson(rows)}::jsonb) AS ${versionColumns}
+              ${versionConflict}`
           }
           for (const rows of chunks(data.charges ?? [])) {
             yield* sql`INSERT INTO charges (project_id, id, customer_id, at, amount_minor, currency, status)
@@ -203,7 +261,9 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
               })))}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
               ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
-                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status`
+                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status
+              WHERE (charges.customer_id, charges.at, charges.amount_minor, charges.currency, charges.status)
+                IS DISTINCT FROM (EXCLUDED.customer_id, EXCLUDED.at, EXCLUDED.amount_minor, EXCLUDED.currency, EXCLUDED.status)`
           }
           for (const rows of chunks(data.refunds ?? [])) {
             yield* sql`INSERT INTO refunds (project_id, id, charge_id, at, amount_minor, currency)
@@ -212,7 +272,9 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                 id: r.id, ch: r.chargeId, at: r.at, amt: r.amountMinor, cur: r.currency.toUpperCase()
               })))}::jsonb) AS u(id text, ch text, at timestamptz, amt bigint, cur text)
               ON CONFLICT (project_id, id) DO UPDATE SET charge_id = EXCLUDED.charge_id, at = EXCLUDED.at,
-                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency`
+                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency
+              WHERE (refunds.charge_id, refunds.at, refunds.amount_minor, refunds.currency)
+                IS DISTINCT FROM (EXCLUDED.charge_id, EXCLUDED.at, EXCLUDED.amount_minor, EXCLUDED.currency)`
           }
         })
 
@@ -233,15 +295,17 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           // synchronously, which flushes every batch before them.
           yield* sql`SET LOCAL synchronous_commit = off`
           const replace = batch.replaceVersionsOf ?? []
-          const facts = batch.facts ?? {}
-          if (batch.trackChanges === true) yield* markDirty(projectId, facts, replace, batch.removeRefunds ?? [])
-          else if (replace.length > 0 || (batch.removeRefunds ?? []).length > 0 || Object.values(facts).some((rows) => rows.length > 0)) {
+          const replaced = new Set(replace)
+          const allFacts = batch.facts ?? {}
+          // The versions of the replaced subscriptions are written by difference (replaceVersions), the rest upserted.
+          const rebuilt = replaced.size === 0 ? [] : (allFacts.subscriptionVersions ?? []).filter((v) => replaced.has(v.subscriptionId))
+          const facts = replaced.size === 0 ? allFacts : { ...allFacts, subscriptionVersions: (allFacts.subscriptionVersions ?? []).filter((v) => !replaced.has(v.subscriptionId)) }
+          const track = batch.trackChanges === true
+          if (track) yield* markDirty(projectId, facts, batch.removeRefunds ?? [])
+          else if (replace.length > 0 || (batch.removeRefunds ?? []).length > 0 || Object.values(allFacts).some((rows) => rows.length > 0)) {
             yield* forgetBasis(projectId)
           }
-          for (let i = 0; i < replace.length; i += CHUNK) {
-            yield* sql`DELETE FROM subscription_versions WHERE project_id = ${projectId}
-                AND subscription_id = ANY(${replace.slice(i, i + CHUNK)})`
-          }
+          if (replace.length > 0) yield* replaceVersions(projectId, replace, rebuilt, track)
           yield* upsert(projectId, facts)
           const gone = batch.removeRefunds ?? []
           for (let i = 0; i < gone.length; i += CHUNK) {
@@ -250,6 +314,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           const removed = new Set<string>()
           // Per kind, `parent_id = ANY(…)`: an index scan of payments_staged_parent (a join on unnest would let
           // the planner scan the whole table once per batch).
+          // The docs of a parent staged again in this batch are kept (and upserted below): only the others go.
           const byKind = new Map<string, Array<string>>()
           for (const p of batch.unstageParents ?? []) {
             const list = byKind.get(p.kind)
@@ -257,19 +322,23 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             else list.push(p.parentId)
           }
           for (const [kind, parents] of byKind) {
+            const keep = (batch.staged ?? []).filter((d) => d.kind === kind).map((d) => d.id)
             for (let i = 0; i < parents.length; i += CHUNK) {
               const rows = yield* sql`DELETE FROM payments_staged WHERE project_id = ${projectId} AND kind = ${kind}
-                  AND parent_id = ANY(${parents.slice(i, i + CHUNK)}) RETURNING group_id`.pipe(Effect.flatMap(decodeRemovedGroups))
+                  AND parent_id = ANY(${parents.slice(i, i + CHUNK)}) AND NOT (id = ANY(${keep})) RETURNING group_id`.pipe(Effect.flatMap(decodeRemovedGroups))
               for (const r of rows) removed.add(r.group_id)
             }
           }
+          // A doc stored as it is re-staged is not rewritten (a jsonb row and its index entries).
           for (const rows of chunks(batch.staged ?? [])) {
             yield* sql`INSERT INTO payments_staged (project_id, kind, id, parent_id, group_id, data)
               SELECT ${projectId}, u.k, u.id, u.p, u.g, u.d
               FROM jsonb_to_recordset(${json(rows.map((d) => ({ k: d.kind, id: d.id, p: d.parentId, g: d.groupId, d: d.data })))}::jsonb)
                 AS u(k text, id text, p text, g text, d jsonb)
               ON CONFLICT (project_id, kind, id) DO UPDATE SET parent_id = EXCLUDED.parent_id, group_id = EXCLUDED.group_id,
-                data = EXCLUDED.data`
+                data = EXCLUDED.data
+              WHERE (payments_staged.parent_id, payments_staged.group_id, payments_staged.data)
+                IS DISTINCT FROM (EXCLUDED.parent_id, EXCLUDED.group_id, EXCLUDED.data)`
           }
           const progress = batch.progress
           if (progress !== undefined) {

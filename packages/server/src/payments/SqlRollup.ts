@@ -396,18 +396,15 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
 
   /**
    * Inside a commit's transaction, BEFORE its facts are written: marks what they change for the next
-   * incremental rollup — the customers of the versions replaced or upserted (before and after), the charges and
-   * refunds upserted or removed with their rows as they are now (a charge already dirty keeps the row it had
-   * at the last rollup: what the stored flows hold).
+   * incremental rollup — the customers of the versions upserted (before and after), the charges and refunds
+   * upserted or removed with their rows as they are now (a charge already dirty keeps the row it had at the
+   * last rollup: what the stored flows hold). A charge or refund stored exactly as it comes again is not
+   * marked: the upsert leaves it as it is. (Versions replaced by difference mark their own customers:
+   * PaymentsRepo's replaceVersions.)
    */
-  const markDirty = (
-    projectId: string,
-    facts: Partial<PaymentsData>,
-    replaceVersionsOf: ReadonlyArray<string>,
-    removeRefunds: ReadonlyArray<string>
-  ) =>
+  const markDirty = (projectId: string, facts: Partial<PaymentsData>, removeRefunds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      const subs = [...new Set([...replaceVersionsOf, ...(facts.subscriptionVersions ?? []).map((v) => v.subscriptionId)])]
+      const subs = [...new Set((facts.subscriptionVersions ?? []).map((v) => v.subscriptionId))]
       for (let i = 0; i < subs.length; i += CHUNK) {
         yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
             SELECT DISTINCT ${projectId}, 'customer', customer_id FROM subscription_versions
@@ -420,20 +417,34 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
             SELECT ${projectId}, 'customer', u.id FROM unnest(${customers.slice(i, i + CHUNK)}::text[]) AS u(id)
             ON CONFLICT DO NOTHING`
       }
-      const charges = (facts.charges ?? []).map((c) => c.id)
-      for (let i = 0; i < charges.length; i += CHUNK) {
+      for (const rows of chunks(facts.charges ?? [])) {
         yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
-            SELECT ${projectId}, 'charge', u.id, (SELECT jsonb_build_object('at', c.at, 'amount_minor', c.amount_minor,
-                'currency', c.currency, 'status', c.status) FROM charges c WHERE c.project_id = ${projectId} AND c.id = u.id)
-            FROM unnest(${charges.slice(i, i + CHUNK)}::text[]) AS u(id)
+            SELECT ${projectId}, 'charge', u.id, CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('at', c.at,
+                'amount_minor', c.amount_minor, 'currency', c.currency, 'status', c.status) END
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((c) => ({
+              id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
+            })))}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
+            LEFT JOIN charges c ON c.project_id = ${projectId} AND c.id = u.id
+            WHERE c.id IS NULL OR (c.customer_id, c.at, c.amount_minor, c.currency, c.status) IS DISTINCT FROM (u.c, u.at, u.amt, u.cur, u.st)
             ON CONFLICT DO NOTHING`
       }
-      const refunds = [...new Set([...(facts.refunds ?? []).map((r) => r.id), ...removeRefunds])]
-      for (let i = 0; i < refunds.length; i += CHUNK) {
+      for (const rows of chunks(facts.refunds ?? [])) {
         yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
-            SELECT ${projectId}, 'refund', u.id, (SELECT jsonb_build_object('at', r.at, 'amount_minor', r.amount_minor,
-                'currency', r.currency) FROM refunds r WHERE r.project_id = ${projectId} AND r.id = u.id)
-            FROM unnest(${refunds.slice(i, i + CHUNK)}::text[]) AS u(id)
+            SELECT ${projectId}, 'refund', u.id, CASE WHEN r.id IS NULL THEN NULL ELSE jsonb_build_object('at', r.at,
+                'amount_minor', r.amount_minor, 'currency', r.currency) END
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((r) => ({
+              id: r.id, ch: r.chargeId, at: r.at, amt: r.amountMinor, cur: r.currency.toUpperCase()
+            })))}::jsonb) AS u(id text, ch text, at timestamptz, amt bigint, cur text)
+            LEFT JOIN refunds r ON r.project_id = ${projectId} AND r.id = u.id
+            WHERE r.id IS NULL OR (r.charge_id, r.at, r.amount_minor, r.currency) IS DISTINCT FROM (u.ch, u.at, u.amt, u.cur)
+            ON CONFLICT DO NOTHING`
+      }
+      // A removed refund that is not stored changes nothing.
+      const gone = [...new Set(removeRefunds)]
+      for (let i = 0; i < gone.length; i += CHUNK) {
+        yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
+            SELECT ${projectId}, 'refund', r.id, jsonb_build_object('at', r.at, 'amount_minor', r.amount_minor, 'currency', r.currency)
+            FROM refunds r WHERE r.project_id = ${projectId} AND r.id = ANY(${gone.slice(i, i + CHUNK)})
             ON CONFLICT DO NOTHING`
       }
     })

@@ -5,14 +5,16 @@
  * run killed at a random page and resumed, and an incremental run from events, must leave exactly the rows
  * (and figures) of an uninterrupted full sync.
  */
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { makeProviderHttp } from "../../src/integrations/ProviderHttp.ts"
 import { makeStripeConnector, stripeConnector } from "../../src/integrations/stripe/StripeConnector.ts"
 import type { SyncContext } from "../../src/integrations/Connector.ts"
 import { scopedFake } from "@sitehealth/fakes/FakeHttp"
-import { type FakeStripe, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
+import {
+  charge, event, type FakeStripe, type FakeStripeData, fromArray, invoice, line, type ListSource, type Obj, price, startFakeStripe, subscription, ts
+} from "@sitehealth/fakes/FakeStripe"
 import { goldenStripe, goldenStripeChanged, LATER, NOW } from "../fixtures/stripeFixtures.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 import { PaymentsRepo } from "../../src/payments/PaymentsRepo.ts"
@@ -153,6 +155,113 @@ layer(Layer.mergeAll(TestApp.layer(), ChangingLive))("Stripe sync: killed and re
     // The events changed figures (a sign-up, a churn, refunds), so the rollup did recompute something.
     expect(incremental.revenue).not.toEqual(before.revenue)
     expect(incremental.churn).not.toEqual(before.churn)
+    yield* h.run(Effect.flatMap(PaymentsRepo, (repo) => repo.rebuild(id)))
+    expect(yield* derivedRows(id)).toEqual(incremental)
+  }))
+})
+
+/**
+ * The golden account an hour later: E renews now at a new price (team+ 90.00, its 25 % coupon kept: a new
+ * invoice, its charge, the subscription's new current period), and the day's other events only re-deliver
+ * objects as they are stored (A's customer, subscription, last invoice and first charge; B's refund).
+ */
+const goldenStripeRenewed = (): FakeStripeData => {
+  const base = goldenStripe()
+  const all = (source: ListSource): Array<Obj> => Array.from({ length: source.size }, (_, i) => source.get(i))
+  const find = (source: ListSource, id: string) => all(source).find((o) => o.id === id)!
+  const t = ts("2026-11-20T12:10:00Z")
+  const teamPlus = price("price_team_plus", 9000)
+  const subE = subscription({ id: "sub_e", customer: "cus_e", status: "active", created: ts("2026-10-01T00:00:00Z"), currentPeriodStart: t, items: [{ price: teamPlus }], coupon: { percent_off: 25 } })
+  const inE3 = invoice("in_e3", "sub_e", t, [line({ id: "il_e3", subscription: "sub_e", price: teamPlus, start: t, end: t + 30 * 86_400, discount: 2250 })])
+  const chE3 = charge("ch_e3", "cus_e", t + 60, 6750)
+  return {
+    customers: base.customers,
+    subscriptions: fromArray([...all(base.subscriptions).filter((o) => o.id !== "sub_e"), subE]),
+    invoices: fromArray([...all(base.invoices), inE3]),
+    charges: fromArray([...all(base.charges), chE3]),
+    refunds: base.refunds,
+    events: fromArray([
+      event("evt_r1", "customer.updated", t - 60, find(base.customers, "cus_a")),
+      event("evt_r2", "customer.subscription.updated", t - 50, find(base.subscriptions, "sub_a")),
+      event("evt_r3", "invoice.updated", t - 40, find(base.invoices, "in_a6")),
+      event("evt_r4", "charge.updated", t - 30, find(base.charges, "ch_a1")),
+      event("evt_r5", "refund.updated", t - 20, find(base.refunds, "re_b1")),
+      event("evt_e1", "invoice.paid", t, inE3),
+      event("evt_e2", "charge.succeeded", t + 60, chE3),
+      event("evt_e3", "customer.subscription.updated", t + 70, subE)
+    ])
+  }
+}
+
+layer(TestApp.layer())("Stripe sync: an incremental run writes only what changed", (it) => {
+  const connector = makeStripeConnector({ batchPages: 1, deriveBatch: 2 })
+  /** Each stored row's transaction id (xmin): a row rewritten gets the writer's. Postgres only. */
+  const rowVersions = (projectId: string) =>
+    h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.all({
+      versions: sql`SELECT subscription_id, valid_from, valid_to, xmin::text AS x FROM subscription_versions WHERE project_id = ${projectId}
+          ORDER BY subscription_id, valid_from`,
+      staged: sql`SELECT kind, id, xmin::text AS x FROM payments_staged WHERE project_id = ${projectId} ORDER BY kind, id`,
+      charges: sql`SELECT id, xmin::text AS x FROM charges WHERE project_id = ${projectId} ORDER BY id`,
+      refunds: sql`SELECT id, xmin::text AS x FROM refunds WHERE project_id = ${projectId} ORDER BY id`,
+      customers: sql`SELECT id, xmin::text AS x FROM customers WHERE project_id = ${projectId} ORDER BY id`
+    })))
+  type Rows = ReadonlyArray<Record<string, unknown>>
+  const keyed = (rows: Rows, key: (r: Record<string, unknown>) => string) => new Map(rows.map((r) => [key(r), r.x]))
+  /** The keys of the rows that are new or rewritten since `before`. */
+  const rewritten = (before: Rows, after: Rows, key: (r: Record<string, unknown>) => string) => {
+    const was = keyed(before, key)
+    return after.filter((r) => was.get(key(r)) !== r.x).map(key)
+  }
+
+  it.effect("re-delivered objects leave their rows untouched; a renewal appends one version, ends the one before, and shows in MRR", () => Effect.gen(function*() {
+    const fake = yield* scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
+    const { projects, secret } = yield* h.newAccount()
+    const id = projects[0].id
+    const ctx = (extra: Partial<SyncContext> = {}): SyncContext => ({
+      baseUrl: fake.url, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20 }),
+      projectId: id, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
+    })
+    const synced = yield* h.run(connector.sync(ctx()))
+    expect((yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).mrr).toEqual(usd(30000))
+    const before = h.store === "postgres" ? yield* rowVersions(id) : null
+
+    fake.data = goldenStripeRenewed()
+    // What the commits marked for the rollup (Postgres), read just before it consumes the marks.
+    let dirty: ReadonlyArray<unknown> = []
+    const outcome = yield* h.run(Effect.gen(function*() {
+      const inner = yield* PaymentsRepo
+      const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+      const spy = PaymentsRepo.of({
+        ...inner,
+        rollUp: (projectId) =>
+          Effect.gen(function*() {
+            if (h.store === "postgres" && Option.isSome(sql)) {
+              dirty = yield* sql.value`SELECT kind, key FROM payments_rollup_dirty WHERE project_id = ${projectId} ORDER BY kind, key`.pipe(Effect.orDie)
+            }
+            return yield* inner.rollUp(projectId)
+          })
+      })
+      return yield* connector.sync(ctx({ mode: "incremental", now: new Date(LATER), state: synced.state })).pipe(Effect.provideService(PaymentsRepo, spy))
+    }))
+    expect(outcome.counts).toMatchObject({ events: 8, customers: 1, subscriptions: 2, invoices: 2, charges: 2, refunds: 1 })
+    // E: 9 000 × 0.75 = 6 750 instead of 6 000.
+    expect((yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).mrr).toEqual(usd(30750))
+
+    if (before !== null) {
+      const after = yield* rowVersions(id)
+      const version = (r: Record<string, unknown>) => `${String(r.subscription_id)}@${new Date(String(r.valid_from)).toISOString()}`
+      // Only E's versions changed: the one from 11-01 now ends at 12:10, a new one starts then.
+      expect(rewritten(before.versions, after.versions, version)).toEqual(["sub_e@2026-11-01T00:00:00.000Z", "sub_e@2026-11-20T12:10:00.000Z"])
+      expect(after.versions.length).toBe(before.versions.length + 1)
+      expect(rewritten(before.staged, after.staged, (r) => `${String(r.kind)}|${String(r.id)}`)).toEqual(["lines|in_e3|sub_e", "subscription|sub_e"])
+      expect(rewritten(before.charges, after.charges, (r) => String(r.id))).toEqual(["ch_e3"])
+      expect(rewritten(before.refunds, after.refunds, (r) => String(r.id))).toEqual([])
+      expect(rewritten(before.customers, after.customers, (r) => String(r.id))).toEqual([])
+      // The rollup recomputed E and the new charge only.
+      expect(dirty).toEqual([{ kind: "charge", key: "ch_e3" }, { kind: "customer", key: "cus_e" }])
+    }
+    // And the incremental rollup's rows are those of a full one.
+    const incremental = yield* derivedRows(id)
     yield* h.run(Effect.flatMap(PaymentsRepo, (repo) => repo.rebuild(id)))
     expect(yield* derivedRows(id)).toEqual(incremental)
   }))

@@ -52,6 +52,9 @@ export const answerKeyOf = (endpoint: string, query: Query): string | null => {
 const jsonAnswer = (encoded: string) =>
   HttpServerResponse.text(successText(encoded), { contentType: "application/json" })
 
+/** The stored answer's body as the lookup read it: the envelope already around it, already UTF-8. */
+const storedAnswer = (body: Uint8Array) => HttpServerResponse.uint8Array(body, { contentType: "application/json" })
+
 /**
  * The read `endpoint` of `project` (already scope-checked): served from the stored answer the access lookup
  * read when it is current, else `compute`d, encoded with the endpoint's `data` schema, kept, and answered.
@@ -74,7 +77,7 @@ export const servedStored = <S extends Schema.Top & { readonly DecodingServices:
     const today = todayIn(project.timezone, computedAt)
     const stored = prefetched.answer
     if (stored !== null && stored.day === today && freshness.isFresh(stored, prefetched.dataVersion, computedAt)) {
-      return jsonAnswer(stored.encoded)
+      return storedAnswer(stored.body)
     }
     // The data_version read with the token, BEFORE computing: a write meanwhile makes what is kept stale.
     const dataVersion = prefetched.dataVersion

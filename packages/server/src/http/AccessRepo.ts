@@ -1,8 +1,8 @@
 /**
  * The hot path's one database round trip: the token (by the SHA-256 of its secret) with its account's
  * entitlement fields and — when the endpoint names a project — that project, its data_version and, for the
- * health endpoint, the stored snapshot of the project's local today — or, for a report, its stored answer — already encoded
- * as the response's JSON. Nothing here is cached between requests: a revoked token, a project moved out
+ * health endpoint, the stored snapshot of the project's local today, already encoded as the response's JSON —
+ * or, for a report, its stored answer, already the response's body (the success envelope around it, UTF-8). Nothing here is cached between requests: a revoked token, a project moved out
  * of scope or a new data_version is seen by the very next request on every instance.
  *
  * The project is joined on the token's own account, so a project of another account comes back as

@@ -31,16 +31,13 @@ import type { ProjectRow } from "../store/Rows.ts"
 import { dieOnSqlError } from "../store/Sql.ts"
 import { SUCCESS_TEXT_HEAD, SUCCESS_TEXT_TAIL, successText } from "@sitehealth/domain/Envelope"
 
-/** A stored health snapshot as the fast path serves it: the response's body, verbatim. */
+/** A stored health snapshot as the fast path serves it: the encoded response `data`, verbatim. */
 export interface EncodedHealth {
   readonly day: string
   readonly dataVersion: string
   readonly computedAt: Date
-  /**
-   * The success envelope around the JSON of the contract's Health schema (encoded when the snapshot was
-   * stored), as UTF-8 bytes: read so by the lookup, as a stored answer is (ServedAnswer).
-   */
-  readonly body: Uint8Array
+  /** JSON of the contract's Health schema, encoded when the snapshot was stored. */
+  readonly encoded: string
 }
 
 /** What the lookup found for the project the request names. */
@@ -150,7 +147,7 @@ interface AccessRow extends TokenRow {
   readonly h_day?: string | null
   readonly h_version?: string
   readonly h_computed_at?: Date
-  readonly h_body?: Uint8Array
+  readonly h_encoded?: string
   readonly s_day?: string | null
   readonly s_version?: string
   readonly s_computed_at?: Date
@@ -229,7 +226,7 @@ const toEncodedHealth = (x: AccessRow): ReadonlyArray<EncodedHealth> =>
     day: x.h_day,
     dataVersion: x.h_version!,
     computedAt: new Date(x.h_computed_at!),
-    body: x.h_body!
+    encoded: x.h_encoded!
   }]
 
 export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("sitehealth/AccessRepo") {
@@ -294,8 +291,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
           // Only the project's local today (the day `now` is in its zone): one row, the one the handler serves.
           return sql<AccessRow>`SELECT ${project},
                 to_char(h.day, 'YYYY-MM-DD') AS h_day, h.data_version::text AS h_version,
-                h.computed_at AS h_computed_at,
-                convert_to(${SUCCESS_TEXT_HEAD}::text || h.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8') AS h_body
+                h.computed_at AS h_computed_at, h.encoded AS h_encoded
               ${from}
               LEFT JOIN health_snapshots h ON h.project_id = p.id
                 AND h.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date
@@ -344,7 +340,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
               for (let day = days.from; day <= days.to; day = addDays(day, 1)) {
                 const stored = yield* snapshots.healthOf(project.id, day)
                 if (stored !== null && stored.encoded !== undefined) {
-                  health.push({ day, dataVersion: stored.dataVersion, computedAt: stored.computedAt, body: utf8.encode(successText(stored.encoded)) })
+                  health.push({ day, dataVersion: stored.dataVersion, computedAt: stored.computedAt, encoded: stored.encoded })
                 }
               }
             }

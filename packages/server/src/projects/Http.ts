@@ -7,6 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { successText } from "@sitehealth/domain/Envelope"
 import { projectView } from "./View.ts"
 import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
@@ -146,7 +147,7 @@ export const projectsOperations = Effect.gen(function*() {
           // served as stored — already the contract's encoding — with no further query and no encoding.
           const stored = yield* prefetchedFreshHealth(freshness, project)
           if (stored !== undefined) {
-            return HttpServerResponse.uint8Array(stored.body, { contentType: "application/json" })
+            return HttpServerResponse.text(successText(stored.encoded), { contentType: "application/json" })
           }
           const fresh = yield* freshness.ensureHealth(project)
           // A current snapshot without its stored text (kept only since migration 0008/0011): keep it now.

@@ -46,7 +46,11 @@ export interface SuccessEnvelope<Data> {
  * The success envelope's text around `data` that is already JSON text (stored answers are kept encoded, so
  * a hot read writes them without decoding): what `Envelope` encodes `{status: "success", data}` to.
  */
-export const successText = (encodedData: string): string => `{"status":"success","data":${encodedData}}`
+export const successText = (encodedData: string): string => SUCCESS_TEXT_HEAD + encodedData + SUCCESS_TEXT_TAIL
+
+/** successText's text before and after `data` (the access lookup wraps a stored answer in SQL with them). */
+export const SUCCESS_TEXT_HEAD = `{"status":"success","data":`
+export const SUCCESS_TEXT_TAIL = "}"
 
 /** The inside of an error envelope: `code` (the HTTP status, or a string for a few), `message`, `type`, extras. */
 export interface ErrorBody {

@@ -1,8 +1,9 @@
 /**
  * Report reads served as stored (docs/architecture.md, "Stored answers"): the access lookup reads the
  * request's stored answer with the token (http/AccessRepo.ts); when it is current — same data_version as the
- * project, same local day, younger than the freshness rule's maximum age — the handler answers its text as
- * is, with no further query, computation or encoding, exactly as the health read does. Otherwise the handler
+ * project, same local day, younger than the freshness rule's maximum age — the handler answers it as
+ * is — the lookup reads it already wrapped in the success envelope, as UTF-8 bytes — with no further query,
+ * computation or encoding, as the health read does. Otherwise the handler
  * computes, answers, and keeps the encoded answer for the next read.
  */
 import * as Clock from "effect/Clock"
@@ -52,6 +53,9 @@ export const answerKeyOf = (endpoint: string, query: Query): string | null => {
 const jsonAnswer = (encoded: string) =>
   HttpServerResponse.text(successText(encoded), { contentType: "application/json" })
 
+/** The stored answer's body as the lookup read it: the envelope already around it, already UTF-8. */
+const storedAnswer = (body: Uint8Array) => HttpServerResponse.uint8Array(body, { contentType: "application/json" })
+
 /**
  * The read `endpoint` of `project` (already scope-checked): served from the stored answer the access lookup
  * read when it is current, else `compute`d, encoded with the endpoint's `data` schema, kept, and answered.
@@ -74,7 +78,7 @@ export const servedStored = <S extends Schema.Top & { readonly DecodingServices:
     const today = todayIn(project.timezone, computedAt)
     const stored = prefetched.answer
     if (stored !== null && stored.day === today && freshness.isFresh(stored, prefetched.dataVersion, computedAt)) {
-      return jsonAnswer(stored.encoded)
+      return storedAnswer(stored.body)
     }
     // The data_version read with the token, BEFORE computing: a write meanwhile makes what is kept stale.
     const dataVersion = prefetched.dataVersion

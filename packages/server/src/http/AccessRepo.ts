@@ -1,8 +1,8 @@
 /**
  * The hot path's one database round trip: the token (by the SHA-256 of its secret) with its account's
  * entitlement fields and — when the endpoint names a project — that project, its data_version and, for the
- * health endpoint, the stored snapshot of the project's local today — or, for a report, its stored answer — already encoded
- * as the response's JSON. Nothing here is cached between requests: a revoked token, a project moved out
+ * health endpoint, the stored snapshot of the project's local today, already encoded as the response's JSON —
+ * or, for a report, its stored answer, already the response's body (the success envelope around it, UTF-8). Nothing here is cached between requests: a revoked token, a project moved out
  * of scope or a new data_version is seen by the very next request on every instance.
  *
  * The project is joined on the token's own account, so a project of another account comes back as
@@ -29,6 +29,7 @@ import { addDays, todayIn } from "../metrics/Dates.ts"
 import { toPage } from "../store/Cursor.ts"
 import type { ProjectRow } from "../store/Rows.ts"
 import { dieOnSqlError } from "../store/Sql.ts"
+import { SUCCESS_TEXT_HEAD, SUCCESS_TEXT_TAIL, successText } from "@sitehealth/domain/Envelope"
 
 /** A stored health snapshot as the fast path serves it: the encoded response `data`, verbatim. */
 export interface EncodedHealth {
@@ -49,8 +50,24 @@ export interface ProjectAccess {
   /** Stored snapshots of the days around today (only when asked for), any order. */
   readonly health: ReadonlyArray<EncodedHealth>
   /** The stored answer under the lookup's answerKey (answers/StoredAnswers.ts), when asked for and kept. */
-  readonly answer: StoredAnswer | null
+  readonly answer: ServedAnswer | null
 }
+
+/**
+ * A stored answer as the lookup reads it: what decides whether it is current, and the whole success envelope
+ * around its encoded `data` as UTF-8 bytes — the response body as is. The database wraps and converts it
+ * (`convert_to`), and the driver hands a bytea over as bytes: a read of a 35 KB answer then costs no text
+ * decoding, no string concatenation and no UTF-8 encoding on the way out (docs/benchmarks.md, "Answer size").
+ */
+export interface ServedAnswer extends Omit<StoredAnswer, "encoded"> {
+  readonly body: Uint8Array
+}
+
+const utf8 = new TextEncoder()
+
+/** A kept answer as the SQL lookup reads it (the memory lookup, for tests, wraps and encodes it here). */
+const servedAnswer = (a: StoredAnswer | null): ServedAnswer | null =>
+  a === null ? null : { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: utf8.encode(successText(a.encoded)) }
 
 export interface Access extends TokenWithAccount {
   readonly project: ProjectAccess | null
@@ -134,7 +151,7 @@ interface AccessRow extends TokenRow {
   readonly s_day?: string | null
   readonly s_version?: string
   readonly s_computed_at?: Date
-  readonly s_encoded?: string
+  readonly s_body?: Uint8Array
   // GET /projects: the kept entry (null when none matches the project's snapshot of today).
   readonly e_version?: string | null
   readonly e_computed_at?: Date | null
@@ -157,7 +174,7 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, 
     // Every s_ column comes with s_day from the one joined row (the key is the table's primary key).
     answer: r.s_day === null || r.s_day === undefined
       ? null
-      : { day: r.s_day, dataVersion: r.s_version!, computedAt: r.s_computed_at!, encoded: r.s_encoded! }
+      : { day: r.s_day, dataVersion: r.s_version!, computedAt: r.s_computed_at!, body: r.s_body! }
   }
   return {
     token: toTokenRecord(r),
@@ -261,7 +278,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
           if (lookup.answerKey !== null) {
             return sql<AccessRow>`SELECT ${project},
                   to_char(s.day, 'YYYY-MM-DD') AS s_day, s.data_version::text AS s_version,
-                  s.computed_at AS s_computed_at, s.encoded AS s_encoded
+                  s.computed_at AS s_computed_at,
+                  convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8') AS s_body
                 ${from}
                 LEFT JOIN stored_answers s ON s.project_id = p.id AND s.key = ${lookup.answerKey}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
@@ -334,7 +352,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 project,
                 dataVersion: project === null ? null : yield* jobs.dataVersion(project.id),
                 health,
-                answer: project === null || lookup.answerKey === null ? null : yield* answers.find(project.id, lookup.answerKey)
+                answer: project === null || lookup.answerKey === null ? null : servedAnswer(yield* answers.find(project.id, lookup.answerKey))
               }
             }
           })

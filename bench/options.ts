@@ -46,7 +46,12 @@ export interface BenchOptions {
    * elsewhere on the machine falls on both alike. null: no such server.
    */
   readonly before: string | null
+  /** Accept-Encoding of every request ("" sends none): by default what node's fetch (the CLI) sends. */
+  readonly acceptEncoding: string
 }
+
+/** What node's fetch sends over http: (the CLI's client), and so what the bench's requests say by default. */
+export const DEFAULT_ACCEPT_ENCODING = "gzip, deflate"
 
 export const USAGE = `npm run bench -- [options]
 
@@ -66,6 +71,8 @@ export const USAGE = `npm run bench -- [options]
                     before/after comparison on the same database and peers
   --before D        also run our server from checkout D as "before", alternating with "ours" in every health
                     round and in the fixed-rate scenario (a before/after comparison within one run)
+  --accept-encoding V  the requests' Accept-Encoding (default "${DEFAULT_ACCEPT_ENCODING}", as node's fetch
+                    sends it; "" for none: stored answers then go out uncompressed)
   --help`
 
 const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
@@ -101,6 +108,7 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
       reseed: { type: "boolean", default: false },
       "server-root": { type: "string" },
       before: { type: "string" },
+      "accept-encoding": { type: "string" },
       help: { type: "boolean", default: false }
     }
   })
@@ -131,6 +139,7 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
     cpuProf: values["cpu-prof"],
     reseed: values.reseed,
     serverRoot: values["server-root"] ?? null,
-    before: values.before ?? null
+    before: values.before ?? null,
+    acceptEncoding: values["accept-encoding"] ?? DEFAULT_ACCEPT_ENCODING
   }
 }

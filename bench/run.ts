@@ -39,12 +39,14 @@ type Servers = { readonly ours: ServerProcess } & Partial<Record<"before" | "fas
 const withAuth = (token: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra })
 
 /** One request per token (and project, cycling), so a run spreads over every token. */
-const rotate = (db: BenchDatabase, path: (projectId: string, i: number) => string, projectIds: ReadonlyArray<string>): Array<RequestSpec> => {
+const rotate = (
+  db: BenchDatabase, path: (projectId: string, i: number) => string, projectIds: ReadonlyArray<string>, extra: Record<string, string>
+): Array<RequestSpec> => {
   const n = Math.max(db.tokens.length, projectIds.length)
   return Array.from({ length: n }, (_, i) => ({
     method: "GET" as const,
     path: path(projectIds[i % projectIds.length], i),
-    headers: withAuth(db.tokens[i % db.tokens.length])
+    headers: withAuth(db.tokens[i % db.tokens.length], extra)
   }))
 }
 
@@ -90,8 +92,10 @@ const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers
   const peers: Array<[ServerName, ServerProcess]> = (["before", "fastify", "bare"] as const).flatMap((n) =>
     servers[n] === undefined ? [] : [[n, servers[n]!] as [ServerName, ServerProcess]]
   )
-  const health = rotate(db, (p) => `/api/v1/projects/${p}/health`, db.projectIds)
-  const oursOnly = async (scenario: string, endpoint: string, requests: Array<RequestSpec>, note = `${o.duration} s, ${o.connections} connections`) => {
+  // Every request says what node's fetch says (--accept-encoding): stored answers may then go out gzipped.
+  const encoding: Record<string, string> = o.acceptEncoding === "" ? {} : { "accept-encoding": o.acceptEncoding }
+  const health = rotate(db, (p) => `/api/v1/projects/${p}/health`, db.projectIds, encoding)
+  const oursOnly = async (scenario: string, endpoint: string, requests: Array<RequestSpec>, note = `${o.duration} s, ${o.connections} connections, Accept-Encoding: ${o.acceptEncoding === "" ? "none" : o.acceptEncoding}`) => {
     log(`${scenario}: ours…`)
     await probe(ours.base, requests[0])
     const { m, rss } = await loadOne(ours, requests, o)
@@ -138,24 +142,24 @@ const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers
         rows.push(rowOf("rate", name, "GET /projects/{id}/health", [m], rss, `fixed ${o.rate} req/s, ${o.duration} s${short}`))
       }
     } else if (scenario === "projects") {
-      await oursOnly("projects", "GET /projects", rotate(db, () => "/api/v1/projects", db.projectIds))
+      await oursOnly("projects", "GET /projects", rotate(db, () => "/api/v1/projects", db.projectIds, encoding))
     } else if (scenario.startsWith("analytics-")) {
       const period = scenario.slice("analytics-".length)
       const endpoint = `GET /projects/{${db.events.toLocaleString("en-US")} events}/analytics?period=${period}`
-      const requests = rotate(db, (p) => `/api/v1/projects/${p}/analytics?period=${period}`, [db.trafficProjectId])
+      const requests = rotate(db, (p) => `/api/v1/projects/${p}/analytics?period=${period}`, [db.trafficProjectId], encoding)
       await oursOnly(scenario, endpoint, requests)
       // Cold probes of the two the targets name (each bumps data_version: they cost the later scenarios a miss).
       if (period === "30d" || period === "12m") await cold(scenario, endpoint, requests[0])
     } else if (scenario === "revenue") {
       const endpoint = "GET /projects/{events project}/revenue"
-      const requests = rotate(db, (p) => `/api/v1/projects/${p}/revenue`, [db.trafficProjectId])
+      const requests = rotate(db, (p) => `/api/v1/projects/${p}/revenue`, [db.trafficProjectId], encoding)
       await oursOnly("revenue", endpoint, requests)
       await cold("revenue", endpoint, requests[0])
     } else if (scenario === "churn" || scenario === "seo" || scenario === "briefing") {
       // The demo projects carry a year of payments and Search Console rows, and get a briefing.
-      await oursOnly(scenario, `GET /projects/{id}/${scenario}`, rotate(db, (p) => `/api/v1/projects/${p}/${scenario}`, [db.demoProjectIds[0]]))
+      await oursOnly(scenario, `GET /projects/{id}/${scenario}`, rotate(db, (p) => `/api/v1/projects/${p}/${scenario}`, [db.demoProjectIds[0]], encoding))
     } else if (scenario === "signals") {
-      await oursOnly("signals", "GET /projects/{id}/signals", rotate(db, (p) => `/api/v1/projects/${p}/signals`, [db.demoProjectIds[0]]))
+      await oursOnly("signals", "GET /projects/{id}/signals", rotate(db, (p) => `/api/v1/projects/${p}/signals`, [db.demoProjectIds[0]], encoding))
     } else if (scenario === "expenses") {
       const projectId = db.demoProjectIds[db.demoProjectIds.length - 1]
       const body = JSON.stringify({

@@ -24,6 +24,11 @@ export interface StoredAnswer {
   readonly computedAt: Date
   /** JSON of the endpoint's success `data`, as the contract encodes it. */
   readonly encoded: string
+  /**
+   * The whole response body (the success envelope around `encoded`, UTF-8) gzipped, served to a client that
+   * accepts gzip (answers/StoredAnswers.ts); null for a small answer, or one kept before 0020.
+   */
+  readonly gzip?: Uint8Array | null
 }
 
 /**
@@ -48,11 +53,11 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
       const decodeFirst = firstOf("stored_answers", AnswerRow)
       return AnswersRepo.of({
         keep: (projectId, key, a) =>
-          sql`INSERT INTO stored_answers (project_id, key, day, data_version, computed_at, encoded)
-              SELECT ${projectId}, ${key}, ${a.day}::date, ${a.dataVersion}::bigint, ${a.computedAt}, ${a.encoded}
+          sql`INSERT INTO stored_answers (project_id, key, day, data_version, computed_at, encoded, gzip)
+              SELECT ${projectId}, ${key}, ${a.day}::date, ${a.dataVersion}::bigint, ${a.computedAt}, ${a.encoded}, ${a.gzip == null ? null : Buffer.from(a.gzip.buffer, a.gzip.byteOffset, a.gzip.byteLength)}::bytea
               WHERE EXISTS (SELECT 1 FROM projects WHERE id = ${projectId})
               ON CONFLICT (project_id, key) DO UPDATE SET day = EXCLUDED.day, data_version = EXCLUDED.data_version,
-                computed_at = EXCLUDED.computed_at, encoded = EXCLUDED.encoded
+                computed_at = EXCLUDED.computed_at, encoded = EXCLUDED.encoded, gzip = EXCLUDED.gzip
               WHERE stored_answers.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError),
         find: (projectId, key) =>
           sql`SELECT to_char(day, 'YYYY-MM-DD') AS day,
@@ -81,6 +86,9 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
     })
   }))
 }
+
+/** Migration 0020_stored_answers_gzip (db/Migrations.ts): the gzipped body kept beside the text. */
+export const answersGzipMigration = ddlMigration(`ALTER TABLE stored_answers ADD COLUMN gzip bytea;`)
 
 /** Migration 0014_stored_answers (db/Migrations.ts). */
 export const answersMigration = ddlMigration(`

@@ -7,6 +7,7 @@
  * computes, answers, and keeps the encoded answer for the next read.
  */
 import * as Clock from "effect/Clock"
+import * as Zlib from "node:zlib"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -50,11 +51,34 @@ export const answerKeyOf = (endpoint: string, query: Query): string | null => {
   return typeof period === "string" && PERIOD_SET.has(period) ? `${endpoint}?period=${period}` : null
 }
 
-const jsonAnswer = (encoded: string) =>
-  HttpServerResponse.text(successText(encoded), { contentType: "application/json" })
+/** A stored-answer read's representation depends on Accept-Encoding, computed or not: caches must know. */
+const VARY = { vary: "Accept-Encoding" }
 
-/** The stored answer's body as the lookup read it: the envelope already around it, already UTF-8. */
-const storedAnswer = (body: Uint8Array) => HttpServerResponse.uint8Array(body, { contentType: "application/json" })
+const jsonAnswer = (encoded: string) =>
+  HttpServerResponse.text(successText(encoded), { contentType: "application/json", headers: VARY })
+
+/**
+ * The stored answer's body as the lookup read it: the envelope already around it, UTF-8 — or that gzipped,
+ * for a client that accepts gzip.
+ */
+const storedAnswer = (answer: { readonly body: Uint8Array; readonly gzip: boolean }) =>
+  HttpServerResponse.uint8Array(answer.body, {
+    contentType: "application/json",
+    headers: answer.gzip ? { ...VARY, "content-encoding": "gzip" } : VARY
+  })
+
+/**
+ * Below this many bytes of body an answer is not kept gzipped: a packet either way. Above it, gzip (level 6,
+ * once, when the answer is kept) takes a 35 KB analytics answer to ~3 KB, which the lookup reads and the
+ * socket sends instead (docs/benchmarks.md, "Stored answers, gzipped").
+ */
+export const GZIP_MIN_BYTES = 1_400
+
+/** The gzipped response body of an encoded answer, or null when it is too small to be worth it. */
+export const gzipBody = (encoded: string): Uint8Array | null => {
+  const body = Buffer.from(successText(encoded), "utf8")
+  return body.length < GZIP_MIN_BYTES ? null : Zlib.gzipSync(body, { level: 6 })
+}
 
 /**
  * The read `endpoint` of `project` (already scope-checked): served from the stored answer the access lookup
@@ -78,13 +102,13 @@ export const servedStored = <S extends Schema.Top & { readonly DecodingServices:
     const today = todayIn(project.timezone, computedAt)
     const stored = prefetched.answer
     if (stored !== null && stored.day === today && freshness.isFresh(stored, prefetched.dataVersion, computedAt)) {
-      return storedAnswer(stored.body)
+      return storedAnswer(stored)
     }
     // The data_version read with the token, BEFORE computing: a write meanwhile makes what is kept stale.
     const dataVersion = prefetched.dataVersion
     const value = yield* compute
     const encoded = JSON.stringify(Schema.encodeSync(schema)(value))
-    yield* (yield* AnswersRepo).keep(project.id, key, { day: today, dataVersion, computedAt, encoded }).pipe(
+    yield* (yield* AnswersRepo).keep(project.id, key, { day: today, dataVersion, computedAt, encoded, gzip: gzipBody(encoded) }).pipe(
       // Keeping is an optimisation: the answer stands even when it cannot be stored.
       Effect.catchCause((cause) => Effect.logWarning("could not keep a stored answer", cause))
     )

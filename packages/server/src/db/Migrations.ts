@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
-import { answersMigration } from "../answers/AnswersRepo.ts"
+import { answersGzipMigration, answersMigration } from "../answers/AnswersRepo.ts"
 import { ddlMigration } from "./Ddl.ts"
 import { dashboardMigration } from "../dashboard/Migration.ts"
 import { demoLiveMigration } from "../demo/Migration.ts"
@@ -160,5 +160,6 @@ export const migrations = Migrator.fromRecord({
   "0016_sync_schedule": syncScheduleMigration,
   "0017_demo_live": demoLiveMigration,
   "0018_payments_staging": paymentsStagingMigration,
-  "0019_payments_incremental": paymentsIncrementalMigration
+  "0019_payments_incremental": paymentsIncrementalMigration,
+  "0020_stored_answers_gzip": answersGzipMigration
 })

@@ -59,15 +59,19 @@ export interface ProjectAccess {
  * (`convert_to`), and the driver hands a bytea over as bytes: a read of a 35 KB answer then costs no text
  * decoding, no string concatenation and no UTF-8 encoding on the way out (docs/benchmarks.md, "Answer size").
  */
-export interface ServedAnswer extends Omit<StoredAnswer, "encoded"> {
+export interface ServedAnswer extends Omit<StoredAnswer, "encoded" | "gzip"> {
   readonly body: Uint8Array
+  /** `body` is the gzipped body (the lookup was asked for gzip and the answer has a gzipped copy). */
+  readonly gzip: boolean
 }
 
 const utf8 = new TextEncoder()
 
 /** A kept answer as the SQL lookup reads it (the memory lookup, for tests, wraps and encodes it here). */
-const servedAnswer = (a: StoredAnswer | null): ServedAnswer | null =>
-  a === null ? null : { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: utf8.encode(successText(a.encoded)) }
+const servedAnswer = (a: StoredAnswer | null, gzip: boolean): ServedAnswer | null =>
+  a === null ? null : gzip && a.gzip != null
+  ? { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: a.gzip, gzip: true }
+  : { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: utf8.encode(successText(a.encoded)), gzip: false }
 
 export interface Access extends TokenWithAccount {
   readonly project: ProjectAccess | null
@@ -107,6 +111,8 @@ export interface ProjectLookup {
   readonly withHealth: boolean
   /** Also read the stored answer under this key (answers/StoredAnswers.ts); null: none. */
   readonly answerKey: string | null
+  /** The request accepts gzip: read the stored answer's gzipped body when it has one. */
+  readonly gzip?: boolean
 }
 
 export interface AccessRepoShape {
@@ -152,6 +158,7 @@ interface AccessRow extends TokenRow {
   readonly s_version?: string
   readonly s_computed_at?: Date
   readonly s_body?: Uint8Array
+  readonly s_gzip?: boolean
   // GET /projects: the kept entry (null when none matches the project's snapshot of today).
   readonly e_version?: string | null
   readonly e_computed_at?: Date | null
@@ -174,7 +181,7 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, 
     // Every s_ column comes with s_day from the one joined row (the key is the table's primary key).
     answer: r.s_day === null || r.s_day === undefined
       ? null
-      : { day: r.s_day, dataVersion: r.s_version!, computedAt: r.s_computed_at!, body: r.s_body! }
+      : { day: r.s_day, dataVersion: r.s_version!, computedAt: r.s_computed_at!, body: r.s_body!, gzip: r.s_gzip === true }
   }
   return {
     token: toTokenRecord(r),
@@ -279,7 +286,9 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             return sql<AccessRow>`SELECT ${project},
                   to_char(s.day, 'YYYY-MM-DD') AS s_day, s.data_version::text AS s_version,
                   s.computed_at AS s_computed_at,
-                  convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8') AS s_body
+                  ${lookup.gzip === true
+                    ? sql`COALESCE(s.gzip, convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8')) AS s_body, s.gzip IS NOT NULL AS s_gzip`
+                    : sql`convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8') AS s_body`}
                 ${from}
                 LEFT JOIN stored_answers s ON s.project_id = p.id AND s.key = ${lookup.answerKey}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
@@ -352,7 +361,7 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 project,
                 dataVersion: project === null ? null : yield* jobs.dataVersion(project.id),
                 health,
-                answer: project === null || lookup.answerKey === null ? null : servedAnswer(yield* answers.find(project.id, lookup.answerKey))
+                answer: project === null || lookup.answerKey === null ? null : servedAnswer(yield* answers.find(project.id, lookup.answerKey), lookup.gzip === true)
               }
             }
           })

@@ -14,6 +14,7 @@ import * as Redacted from "effect/Redacted"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { answerKeyOf } from "../answers/StoredAnswers.ts"
+import { acceptsGzip } from "./AcceptEncoding.ts"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Unauthorized } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount } from "@sitehealth/domain/Middleware"
@@ -85,7 +86,11 @@ export const AuthenticationLive = Layer.effect(
             const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
             if (id !== undefined) {
               const query = Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams)
-              lookup = { id, withHealth: WITH_HEALTH.has(endpoint.identifier), answerKey: answerKeyOf(endpoint.identifier, query) }
+              const answerKey = answerKeyOf(endpoint.identifier, query)
+              lookup = {
+                id, withHealth: WITH_HEALTH.has(endpoint.identifier), answerKey,
+                gzip: answerKey !== null && acceptsGzip(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).headers["accept-encoding"])
+              }
             }
           }
           return Effect.flatMap(access.lookup(hashSecret(secret), lookup, new Date(nowMs), list ?? undefined), (found): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {

@@ -12,6 +12,7 @@
  * level 9 made here.
  * Without a build, the pages answer 503 saying how to make one (`npm start` builds it first).
  */
+import { acceptsGzip } from "./AcceptEncoding.ts"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -104,7 +105,7 @@ export const isApiPath = (path: string) =>
   path === "/mcp" || path.startsWith("/mcp/")
 
 const send = (file: StaticFile, request: HttpServerRequest.HttpServerRequest, cacheControl: string, extra: Record<string, string> = {}) => {
-  const gzip = file.gzip !== undefined && /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+  const gzip = file.gzip !== undefined && acceptsGzip(request.headers["accept-encoding"])
   return HttpServerResponse.uint8Array(gzip ? file.gzip! : file.body, {
     contentType: file.type,
     headers: {

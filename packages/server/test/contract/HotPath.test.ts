@@ -16,6 +16,8 @@ import { readConfig } from "../../src/Config.ts"
 import { pgLayer } from "../../src/db/Database.ts"
 import { appLayer, SqlRepos } from "../../src/Layers.ts"
 import { store } from "../support/TestApp.ts"
+import { GZIP_MIN_BYTES } from "../../src/answers/StoredAnswers.ts"
+import * as Zlib from "node:zlib"
 
 const START = Date.parse("2026-11-20T12:00:30.000Z")
 
@@ -54,15 +56,22 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       )
       const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
-      const getAt = (url: string) => Effect.promise(async () => {
+      const getAt = (url: string, headers: Record<string, string> = {}) => Effect.promise(async () => {
         const request = new Request(`http://localhost/api/v1${url}`, {
-          headers: { authorization: `Bearer ${secret}` }
+          headers: { authorization: `Bearer ${secret}`, ...headers }
         })
         // The app needs nothing per request beyond its layers (its type says `any` through App.ts's SafetyNet).
         const response = await handler(request, Context.empty() as Context.Context<unknown>)
-        return { status: response.status, body: await response.text() }
+        // The body's bytes as sent (a Response made in process is not decoded): gunzipped here when gzip.
+        const bytes = Buffer.from(await response.arrayBuffer())
+        const encoding = response.headers.get("content-encoding")
+        return {
+          status: response.status, encoding, vary: response.headers.get("vary"), sent: bytes.length,
+          body: (encoding === "gzip" ? Zlib.gunzipSync(bytes) : bytes).toString("utf8")
+        }
       })
-      const get = (path: string) => getAt(`/projects/${project.id}${path}`)
+      const get = (path: string, headers: Record<string, string> = {}) => getAt(`/projects/${project.id}${path}`, headers)
+      const gzippedPaths: Array<string> = []
       const health = Effect.map(get("/health"), (r) => r.status)
 
       // The first read computes and stores the snapshot, and writes the token's last_used_at.
@@ -91,7 +100,25 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
         assert.strictEqual(served.length, 1, `${path}:\n${served.join("\n---\n")}`)
         assert.include(served[0], "stored_answers")
         assert.strictEqual(second.body, first.body, path)
+        assert.strictEqual(second.encoding, null, path)
+        // A client that accepts gzip (node's fetch, browsers) gets the same answer gzipped when it is large
+        // enough to be kept so — still the one statement; one that refuses gzip by name gets it as is.
+        spans.length = 0
+        const gzipped = yield* get(path, { "accept-encoding": "gzip, deflate" })
+        yield* settle
+        assert.strictEqual(statements().length, 1, path)
+        assert.strictEqual(gzipped.body, first.body, path)
+        assert.strictEqual(gzipped.vary, "Accept-Encoding", path)
+        const large = Buffer.byteLength(first.body) >= GZIP_MIN_BYTES
+        assert.strictEqual(gzipped.encoding, large ? "gzip" : null, `${path}: ${Buffer.byteLength(first.body)} bytes`)
+        if (large) assert.isBelow(gzipped.sent, Buffer.byteLength(first.body) / 2, path)
+        const refused = yield* get(path, { "accept-encoding": "gzip;q=0, deflate" })
+        assert.strictEqual(refused.encoding, null, path)
+        assert.strictEqual(refused.body, first.body, path)
+        if (large) gzippedPaths.push(path)
       }
+      // The analytics reads with a series of hours or days are the large ones: they went out gzipped.
+      assert.includeMembers(gzippedPaths, ["/analytics?period=today", "/analytics?period=7d", "/analytics"])
 
       // The projects list likewise: its entries kept once (projects/ListAnswer.ts), then the page with them is
       // the one statement, byte for byte the computed answer.

@@ -38,8 +38,9 @@ import {
   type UnconvertedDay,
   type UnconvertedFlow
 } from "./Rollup.ts"
-import { basisOf, makeSqlRollup } from "./SqlRollup.ts"
+import { basisOf, decodeVersions, makeSqlRollup, versionOf } from "./SqlRollup.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
+import { versionsDiff } from "./VersionsDiff.ts"
 
 export type { CohortRow }
 export { revenueColumns }
@@ -195,12 +196,14 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
                   EXCLUDED.discount_amount_off_minor, EXCLUDED.cancel_reason)`)
 
       /**
-       * The versions of these subscriptions become exactly `versions`, BY DIFFERENCE, one statement per CHUNK
-       * subscriptions: stored versions whose start is no longer a start are deleted, new ones inserted, changed
-       * ones updated; the others are not written at all (a renewal appends a version and ends the one before
-       * it: two rows, not the subscription's whole history). With `track`, the same statement marks the
-       * customers of the subscriptions whose versions did change — before (as stored) and after — dirty for the
-       * incremental rollup: a subscription whose versions came out the same marks nothing.
+       * The versions of these subscriptions become exactly `versions`, BY DIFFERENCE, worked out in the process:
+       * per CHUNK subscriptions their stored versions are read (one index range per subscription), and only
+       * what differs is sent — stored versions whose start is no longer a start deleted, new or changed ones
+       * upserted; the others are not written at all (a renewal appends a version and ends the one before it:
+       * two rows, not the subscription's whole history, and not every version sent for Postgres to compare).
+       * With `track`, the customers of the subscriptions whose versions did change — before (as stored) and
+       * after — are marked dirty for the incremental rollup: a subscription whose versions came out the same
+       * marks nothing. The caller's transaction holds the read and the writes together.
        */
       const replaceVersions = (projectId: string, subscriptions: ReadonlyArray<string>, versions: ReadonlyArray<SubscriptionVersion>, track: boolean) =>
         Effect.gen(function*() {
@@ -213,28 +216,31 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           const subs = [...new Set(subscriptions)]
           for (let i = 0; i < subs.length; i += CHUNK) {
             const ids = subs.slice(i, i + CHUNK)
-            const rows = ids.flatMap((id) => bySub.get(id) ?? [])
-            // Data-modifying CTEs run to completion whatever reads them; the outer query sees the rows as they
-            // were before the statement (the stored customers of a changed subscription).
-            yield* sql`WITH n AS (SELECT * FROM jsonb_to_recordset(${versionsJson(rows)}::jsonb) AS ${versionColumns}),
-                gone AS (DELETE FROM subscription_versions v WHERE v.project_id = ${projectId} AND v.subscription_id = ANY(${ids})
-                  AND NOT EXISTS (SELECT 1 FROM n WHERE n.s = v.subscription_id AND n.f = v.valid_from)
-                  RETURNING v.subscription_id),
-                put AS (INSERT INTO subscription_versions (project_id, subscription_id, customer_id, valid_from, valid_to, status,
-                    currency, unit_amount_minor, quantity, interval, interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason)
-                  SELECT ${projectId}, n.s, n.c, n.f, n.t, n.st, n.cur, n.unit, n.q, n.i, n.ic, n.pct, n.amt, n.r FROM n
-                  ${versionConflict}
-                  RETURNING subscription_id),
-                changed AS (SELECT subscription_id FROM gone UNION SELECT subscription_id FROM put)
-              ${track
-                ? sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
-                  SELECT DISTINCT ${projectId}, 'customer', x.customer_id FROM (
-                    SELECT v.customer_id FROM subscription_versions v
-                      WHERE v.project_id = ${projectId} AND v.subscription_id = ANY(${ids})
-                        AND v.subscription_id IN (SELECT subscription_id FROM changed)
-                    UNION ALL SELECT n.c FROM n WHERE n.s IN (SELECT subscription_id FROM changed)) x
+            const stored = yield* sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId} AND subscription_id = ANY(${ids})`.pipe(
+              Effect.flatMap(decodeVersions)
+            )
+            const { changedSubscriptions, gone, put } = versionsDiff(stored.map(versionOf), ids.flatMap((id) => bySub.get(id) ?? []))
+            if (changedSubscriptions.size === 0) continue
+            if (gone.length > 0) {
+              yield* sql`DELETE FROM subscription_versions v USING jsonb_to_recordset(${json(gone.map((g) => ({ s: g.subscriptionId, f: g.validFrom })))}::jsonb)
+                  AS g(s text, f timestamptz)
+                WHERE v.project_id = ${projectId} AND v.subscription_id = g.s AND v.valid_from = g.f`
+            }
+            for (const rows of chunks(put)) {
+              yield* sql`INSERT INTO subscription_versions (project_id, subscription_id, customer_id, valid_from, valid_to, status,
+                  currency, unit_amount_minor, quantity, interval, interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason)
+                SELECT ${projectId}, u.s, u.c, u.f, u.t, u.st, u.cur, u.unit, u.q, u.i, u.ic, u.pct, u.amt, u.r
+                FROM jsonb_to_recordset(${versionsJson(rows)}::jsonb) AS ${versionColumns}
+                ${versionConflict}`
+            }
+            if (track) {
+              const customers = new Set<string>()
+              for (const v of stored) if (changedSubscriptions.has(v.subscription_id)) customers.add(v.customer_id)
+              for (const id of changedSubscriptions) for (const v of bySub.get(id) ?? []) customers.add(v.customerId)
+              yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
+                  SELECT ${projectId}, 'customer', u.id FROM unnest(${[...customers]}::text[]) AS u(id)
                   ON CONFLICT DO NOTHING`
-                : sql`SELECT count(*) FROM changed`}`
+            }
           }
         })
 

@@ -79,7 +79,7 @@ const ChargeRow = Schema.Struct({
   status: Schema.Literals(["succeeded", "failed"])
 })
 const RefundRow = Schema.Struct({ id: Schema.String, charge_id: Schema.String, at: Schema.Date, amount_minor: Wide, currency: Schema.String })
-const decodeVersions = bulkRowsOf("subscription_versions", VersionRow)
+export const decodeVersions = bulkRowsOf("subscription_versions", VersionRow)
 const decodeCharges = bulkRowsOf("charges", ChargeRow)
 const decodeRefunds = bulkRowsOf("refunds", RefundRow)
 const decodeCustomerIds = rowsOf("subscription_versions", Schema.Struct({ customer_id: Schema.String }))
@@ -107,7 +107,7 @@ const decodeFlowUnconverted = bulkRowsOf("payments_flow_unconverted", Schema.Str
 }))
 
 const numOrNull = (value: number | bigint | string | null): number | null => (value === null ? null : Number(value))
-const versionOf = (r: typeof VersionRow.Type): SubscriptionVersion => ({
+export const versionOf = (r: typeof VersionRow.Type): SubscriptionVersion => ({
   subscriptionId: r.subscription_id, customerId: r.customer_id, validFrom: r.valid_from.toISOString(),
   validTo: r.valid_to === null ? null : r.valid_to.toISOString(), status: r.status, currency: r.currency,
   unitAmountMinor: Number(r.unit_amount_minor), quantity: Number(r.quantity), interval: r.interval,

@@ -515,20 +515,22 @@ const eventsSync = (ctx: SyncContext, state: StripeSyncState & { readonly events
     yield* joinCommit
     counts = { events, ...counts }
 
-    // The staged objects of the next group are read while the previous group's versions commit.
+    // A pipeline, one commit in flight (they stay in order): while a group's versions commit, the next group's
+    // staged objects are read and its versions rebuilt.
     const touched = [...dirty].sort()
     const size = options.deriveBatch ?? DERIVE_BATCH
     const read = (i: number) => (i < touched.length ? repo.stagedOf(ctx.projectId, touched.slice(i, i + size)) : Effect.succeed([]))
     let groups = yield* read(0)
     for (let i = 0; i < touched.length; i += size) {
       const { replace, versions } = yield* versionsOfGroups(groups)
-      const [, next] = yield* Effect.all([
-        repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace, trackChanges: true }),
-        read(i + size)
-      ], { concurrency: 2 })
-      groups = next
+      yield* joinCommit
+      inFlight = yield* Effect.forkChild(Effect.asVoid(
+        repo.commit(ctx.projectId, { facts: { subscriptionVersions: versions }, replaceVersionsOf: replace, trackChanges: true })
+      ))
       counts = addCounts(counts, { subscriptionVersions: versions.length })
+      groups = yield* read(i + size)
     }
+    yield* joinCommit
     yield* repo.rollUp(ctx.projectId)
     const now = Math.floor(ctx.now.getTime() / 1000)
     return {

@@ -7,8 +7,7 @@
  *   npm run bench -- --quick            # smoke run on 100k events
  *   npm run bench -- --only health,rate --cpu-prof
  *
- * Our server runs as an API instance does in production (packages/server/src/main.ts with HeapSettings's
- * SERVING_NODE_FLAGS on node's command line) with three changes, each to measure
+ * Our server runs as in production (packages/server/src/main.ts) with three changes, each to measure
  * the request path and nothing else: SITEHEALTH_WORKER=off (no background recomputation or sync competing
  * for the 2 cores), SITEHEALTH_RATE_LIMIT=1000000 (every token would otherwise hit the 60/min default
  * within a second and the bench would measure 429s; the limiter still runs on every request), and
@@ -18,7 +17,6 @@ import pg from "pg"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SERVING_NODE_FLAGS } from "@sitehealth/server/HeapSettings"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 import { checkPeersAgree } from "./check.ts"
 import { measure, measureSequential, quantile, type Measurement, type RequestSpec } from "./load.ts"
@@ -221,10 +219,8 @@ const main = async (): Promise<number> => {
       log(`starting ${name}…`)
       return startServer({
         ...common, name, port, probePath: "/api/v1/projects",
-        // As an API instance is started (SERVING_NODE_FLAGS, docs/deploy.md); BENCH_OURS_NODE_FLAGS: extra node
-        // flags for our server only (experiments: GC settings and the like; a V8 flag given twice takes the later).
+        // BENCH_OURS_NODE_FLAGS: extra node flags for our server only (experiments: GC settings and the like).
         args: [
-          ...SERVING_NODE_FLAGS,
           ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
           ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []),
           root === null ? "packages/server/src/main.ts" : Path.resolve(root, "packages/server/src/main.ts")

@@ -11,9 +11,6 @@
  * - Syncing (`worker/main.ts`, `main.ts` with the worker in-process, and `npm run bench:stripe`, so that the
  *   bench measures what the worker runs with): 1.75×. A 100k-subscription Stripe sync then peaks at 83–90 MB
  *   of heap used and 210–224 MB of RSS instead of 307–320 MB (docs/benchmarks.md, "Stripe sync (issue 18)").
- *
- * The young generation is sized when V8 starts, so its flag cannot be set from here: an API instance (worker
- * off) is started with SERVING_NODE_FLAGS on node's command line (docs/deploy.md; the bench starts it so).
  */
 import * as V8 from "node:v8"
 
@@ -21,15 +18,6 @@ import * as V8 from "node:v8"
 export const SERVING_HEAP_GROWING_PERCENT = 100
 /** A process that syncs: the next mark-compact at 1.75× the live size. */
 export const SYNC_HEAP_GROWING_PERCENT = 75
-
-/**
- * node's command-line flags for a serving process (worker off): semi-spaces of 8 MB, a 16 MB young generation
- * instead of V8's 32 MB. Under the bench's saturating health load the peak RSS was 190–192 MB against 211–214 MB
- * without it, for +2 % server CPU over six interleaved rounds (+1 % at a fixed rate: within the run-to-run
- * noise); 4 MB gave 177–187 MB for +6 % CPU (docs/benchmarks.md, "The young generation"). Not measured for a
- * process that syncs, which keeps V8's default.
- */
-export const SERVING_NODE_FLAGS: ReadonlyArray<string> = ["--max-semi-space-size=8"]
 
 /** Applies the process's V8 settings; call once, at its start. `syncs`: the process runs integration syncs. */
 export const applyHeapSettings = (options: { readonly syncs: boolean }): void => {

@@ -1,9 +1,9 @@
 /**
  * Report reads served as stored (docs/architecture.md, "Stored answers"): the access lookup reads the
  * request's stored answer with the token (http/AccessRepo.ts); when it is current — same data_version as the
- * project, same local day, younger than the freshness rule's maximum age — the handler answers it as
- * is — the lookup reads it already wrapped in the success envelope, as UTF-8 bytes — with no further query,
- * computation or encoding, as the health read does. Otherwise the handler
+ * project, same local day, younger than the freshness rule's maximum age — the handler answers it as the
+ * lookup read it (the response body: the success envelope around it as UTF-8, or that gzipped), with no
+ * further query, computation or encoding, as the health read does. Otherwise the handler
  * computes, answers, and keeps the encoded answer for the next read.
  */
 import * as Clock from "effect/Clock"

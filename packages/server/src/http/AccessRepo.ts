@@ -283,12 +283,12 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
           const from = sql`FROM tokens t JOIN accounts a ON a.id = t.account_id
                 LEFT JOIN projects p ON p.id = ${id} AND p.account_id = t.account_id`
           if (lookup.answerKey !== null) {
+            // The response body: the text in the success envelope as UTF-8, or its gzipped copy when asked and kept.
+            const text = sql`convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8')`
             return sql<AccessRow>`SELECT ${project},
                   to_char(s.day, 'YYYY-MM-DD') AS s_day, s.data_version::text AS s_version,
                   s.computed_at AS s_computed_at,
-                  ${lookup.gzip === true
-                    ? sql`COALESCE(s.gzip, convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8')) AS s_body, s.gzip IS NOT NULL AS s_gzip`
-                    : sql`convert_to(${SUCCESS_TEXT_HEAD}::text || s.encoded || ${SUCCESS_TEXT_TAIL}::text, 'UTF8') AS s_body`}
+                  ${lookup.gzip === true ? sql`COALESCE(s.gzip, ${text}) AS s_body, s.gzip IS NOT NULL AS s_gzip` : sql`${text} AS s_body`}
                 ${from}
                 LEFT JOIN stored_answers s ON s.project_id = p.id AND s.key = ${lookup.answerKey}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)

@@ -14,6 +14,7 @@ export const projects = [
       name: "unit",
       include: ["packages/*/test/**/*.test.ts"],
       exclude: [contract, web, "**/node_modules/**"],
+      globalSetup: ["packages/server/test/support/bundleGlobalSetup.ts"],
       testTimeout: 60_000
     }
   }),

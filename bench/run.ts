@@ -7,7 +7,8 @@
  *   npm run bench -- --quick            # smoke run on 100k events
  *   npm run bench -- --only health,rate --cpu-prof
  *
- * Our server runs as in production (packages/server/src/main.ts) with three changes, each to measure
+ * Our server runs as in production (`npm start`'s packages/server/bin/server.js: the bundle of
+ * packages/server/src/main.ts; the sources themselves under --cpu-prof) with three changes, each to measure
  * the request path and nothing else: SITEHEALTH_WORKER=off (no background recomputation or sync competing
  * for the 2 cores), SITEHEALTH_RATE_LIMIT=1000000 (every token would otherwise hit the 60/min default
  * within a second and the bench would measure 429s; the limiter still runs on every request), and
@@ -31,6 +32,16 @@ const PROFILES_DIR = Path.join(REPO_ROOT, "bench", "profiles")
 const log = (m: string) => process.stderr.write(`bench: ${m}\n`)
 /** Marks what the bench's own expenses scenario wrote, so that only that is deleted afterwards. */
 const EXPENSE_MARK = "sitehealth bench expense"
+
+/**
+ * What `npm start` runs in a checkout: its bundle through the launcher (packages/server/bin/server.js), or
+ * main.ts in a checkout from before the bundle. A CPU profile is taken of the sources instead: the bundle's
+ * minified names would say nothing.
+ */
+const ourEntry = (root: string, profile: boolean) => {
+  const launcher = Path.resolve(root, "packages/server/bin/server.js")
+  return !profile && Fs.existsSync(launcher) ? launcher : Path.resolve(root, "packages/server/src/main.ts")
+}
 
 type Servers = { readonly ours: ServerProcess } & Partial<Record<"before" | "fastify" | "bare", ServerProcess>>
 
@@ -223,7 +234,7 @@ const main = async (): Promise<number> => {
         args: [
           ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
           ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILES_DIR}`] : []),
-          root === null ? "packages/server/src/main.ts" : Path.resolve(root, "packages/server/src/main.ts")
+          ourEntry(root ?? REPO_ROOT, profile)
         ],
         env: {
           ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: db.url,

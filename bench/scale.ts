@@ -194,7 +194,7 @@ const recomputeRun = async (workers: number, seconds: number) => {
 
 /** One `npm run worker` process (no HTTP listener), quiet but for its errors. */
 const startWorker = async (i: number) => {
-  const child = spawn(process.execPath, ["packages/server/src/worker/main.ts"], {
+  const child = spawn(process.execPath, ["packages/server/bin/worker.js"], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATABASE_URL: url, SITEHEALTH_SECRET_KEY: SECRET_KEY.toString("base64"), LOG_LEVEL: "warning" },
     stdio: ["ignore", "ignore", "pipe"]
@@ -333,7 +333,7 @@ const main = async () => {
     const port = await freePort()
     const server = await startServer({
       name: "our server", port, probePath: "/api/v1/projects", cwd: REPO_ROOT,
-      args: ["packages/server/src/main.ts"],
+      args: ["packages/server/bin/server.js"],
       env: {
         ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: url,
         SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"), SITEHEALTH_WORKER: "off", SITEHEALTH_RATE_LIMIT: "1000000"

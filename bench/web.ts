@@ -237,7 +237,7 @@ const main = async () => {
   log(`starting the server on :${port} (embedded PostgreSQL and the demo account in ${Path.relative(REPO_ROOT, DATA_DIR)}; the first run seeds it)`)
   const server = await startServer({
     name: "sitehealth",
-    args: [Path.join(REPO_ROOT, "packages/server/src/main.ts")],
+    args: [Path.join(REPO_ROOT, "packages/server/bin/server.js")],
     cwd: REPO_ROOT,
     port,
     probePath: "/healthz",

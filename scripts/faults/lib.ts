@@ -24,8 +24,8 @@ import { closeNow } from "@sitehealth/fakes/FakeHttp"
 import { canConnect, freePort } from "@sitehealth/server/test/support/Ports"
 
 export const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
-export const MAIN = Path.join(ROOT, "packages/server/src/main.ts")
-export const WORKER = Path.join(ROOT, "packages/server/src/worker/main.ts")
+export const MAIN = Path.join(ROOT, "packages/server/bin/server.js")
+export const WORKER = Path.join(ROOT, "packages/server/bin/worker.js")
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 

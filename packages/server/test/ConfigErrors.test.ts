@@ -129,8 +129,8 @@ describe("secrets are Redacted once read", () => {
 
 describe("the entry points", () => {
   for (const [name, entry, prefix] of [
-    ["npm start", "packages/server/src/main.ts", "sitehealth:"],
-    ["npm run worker", "packages/server/src/worker/main.ts", "sitehealth worker:"]
+    ["npm start", "packages/server/bin/server.js", "sitehealth:"],
+    ["npm run worker", "packages/server/bin/worker.js", "sitehealth worker:"]
   ] as const) {
     it(`${name} stops with exit code 1 and one line per bad variable, no stack trace and no secret`, () => {
       const result = spawnSync(process.execPath, [Path.join(ROOT, entry)], {

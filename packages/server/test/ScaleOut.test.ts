@@ -49,8 +49,8 @@ import {
 import { makeFakeConnector, runnerLayer, SECRET, TEST_KEY } from "./support/SyncFakes.ts"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
-const MAIN = Path.join(ROOT, "packages/server/src/main.ts")
-const WORKER = Path.join(ROOT, "packages/server/src/worker/main.ts")
+const MAIN = Path.join(ROOT, "packages/server/bin/server.js")
+const WORKER = Path.join(ROOT, "packages/server/bin/worker.js")
 const SECRET_KEY = randomBytes(32).toString("base64")
 /** Short bounds, so the whole file stays well under a minute. */
 const SHUTDOWN_DELAY_MS = 1_000

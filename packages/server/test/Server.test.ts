@@ -37,7 +37,7 @@ beforeAll(async () => {
   }
   delete env.DATABASE_URL // the demo seed only happens on the embedded database
   delete env.REDIS_URL
-  server = spawn(process.execPath, [Path.join(ROOT, "packages/server/src/main.ts")], { cwd: ROOT, env })
+  server = spawn(process.execPath, [Path.join(ROOT, "packages/server/bin/server.js")], { cwd: ROOT, env })
   server.stdout!.on("data", (d) => (output += d))
   server.stderr!.on("data", (d) => (output += d))
   const started = Date.now()
@@ -93,6 +93,27 @@ describe("npm start", () => {
     expect(unknown.status).toBe(404)
     expect(((await unknown.json()) as any).error.type).toBe("route_not_found")
     expect((await fetch(`${base}/api/v1/projects`)).status).toBe(401)
+  })
+
+  // It runs the bundle (bin/launch.js): the dashboard's files are found from it, and the MCP route's SDK,
+  // a chunk of its own, loads on the first call.
+  it("runs from its bundle: serves the dashboard's page and answers an MCP initialize", async () => {
+    expect(output).not.toContain("running the TypeScript sources")
+    const page = await fetch(`${base}/`, { headers: { accept: "text/html" } })
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toContain("text/html")
+    expect(await page.text()).toContain("<div id=\"root\">")
+    const secret = Fs.readFileSync(Path.join(dataDir, "demo-token"), "utf8").trim()
+    const mcp = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0", id: 1, method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "server-test", version: "1" } }
+      })
+    })
+    expect(mcp.status).toBe(200)
+    expect(await mcp.text()).toContain("serverInfo")
   })
 })
 

@@ -24,8 +24,15 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Zlib from "node:zlib"
 
+/** The nearest folder above this module holding a package.json: packages/server, from its sources or its bundle. */
+const packageRoot = (from: string): string => {
+  let dir = from
+  while (!Fs.existsSync(Path.join(dir, "package.json")) && Path.dirname(dir) !== dir) dir = Path.dirname(dir)
+  return dir
+}
+
 export const WEB_DIST = process.env.SITEHEALTH_WEB_DIST ??
-  Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../web/dist")
+  Path.resolve(packageRoot(Path.dirname(fileURLToPath(import.meta.url))), "../web/dist")
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

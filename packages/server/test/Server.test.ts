@@ -10,6 +10,9 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { SmtpSink } from "./support/SmtpSink.ts"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const freePort = () =>
@@ -24,6 +27,8 @@ let server: ChildProcess
 let output = ""
 let base = ""
 let dataDir = ""
+// Mail goes to a local sink: the bundle's nodemailer (a chunk loaded on first use) sends for real.
+const mail = ManagedRuntime.make(SmtpSink.layer)
 
 beforeAll(async () => {
   dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-server-"))
@@ -33,6 +38,7 @@ beforeAll(async () => {
     ...process.env,
     PORT: String(port),
     SITEHEALTH_DATA_DIR: dataDir,
+    SMTP_URL: (await mail.runPromise(Effect.gen(function*() { return yield* SmtpSink }))).url,
     SITEHEALTH_EMBEDDED_PG_PORT: String(await freePort())
   }
   delete env.DATABASE_URL // the demo seed only happens on the embedded database
@@ -55,6 +61,7 @@ afterAll(async () => {
     })
   }
   Fs.rmSync(dataDir, { recursive: true, force: true })
+  await mail.dispose()
 }, 30_000)
 
 describe("npm start", () => {
@@ -114,6 +121,20 @@ describe("npm start", () => {
     })
     expect(mcp.status).toBe(200)
     expect(await mcp.text()).toContain("serverInfo")
+  })
+
+  it("runs from its bundle: a sign-up's verification mail goes out over SMTP (nodemailer, a chunk loaded on first use)", async () => {
+    const email = `bundle-${Date.now()}@example.com`
+    const signUp = await fetch(`${base}/app/api/auth/signup`, {
+      method: "POST",
+      headers: { origin: base, "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery" })
+    })
+    expect(signUp.status, await signUp.clone().text()).toBe(202)
+    const sent = await mail.runPromise(Effect.gen(function*() {
+      return yield* (yield* SmtpSink).waitFor(email, /verify-email\?token=/)
+    }))
+    expect(sent.to).toEqual([email])
   })
 })
 

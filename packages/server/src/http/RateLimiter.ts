@@ -70,7 +70,8 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
         // No offline queue: while Redis is unreachable a command fails at once instead of waiting for the
         // reconnect, so the fail-open branch below answers promptly.
         // Loaded only when REDIS_URL is set: an instance counting in memory does not carry the client (~30 MB).
-        const { createClient } = yield* Effect.promise(() => import("redis"))
+        // A CommonJS package: its exports are `default` in the bundle as in Node (docs/deploy.md, "The bundle").
+        const { createClient } = (yield* Effect.promise(() => import("redis"))).default
         const client = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000 } })
         client.on("error", () => {}) // reconnects by itself; failures surface per command below
         // Redis down at start-up must not keep the API from starting: wait briefly, then serve (counting

@@ -122,7 +122,8 @@ const redisPinger = (url: string): RedisPinger => {
   let client: { ping: () => Promise<unknown>; destroy: () => void } | null = null
   let connected: Promise<boolean> | null = null
   const open = async () => {
-    const { createClient } = await import("redis")
+    // A CommonJS package: its exports are `default` in the bundle as in Node (docs/deploy.md, "The bundle").
+    const { createClient } = (await import("redis")).default
     const c = createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 1_000 } })
     c.on("error", () => {}) // reconnects by itself; each PING says whether it is back
     client = c

@@ -134,7 +134,18 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
       const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
 
       return IdempotencyRepo.of({
-        atomically: (body) => sql.withTransaction(body).pipe(dieOnSqlError),
+        atomically: <A, E, R>(body: Effect.Effect<A, E, R>) =>
+          Effect.suspend(() => {
+            // When the body fails and the ROLLBACK then fails too (the connection dropped: Postgres discards the
+            // transaction with it), effect/sql turns both into defects; the unit ends as its body did instead,
+            // so the request answers what its own failure says (a lost database: 503), never a 500.
+            let bodyFailure: Cause.Cause<E> | null = null
+            const watched = Effect.onError(body, (cause) => Effect.sync(() => void (bodyFailure = cause)))
+            return sql.withTransaction(watched).pipe(
+              Effect.catchCause((cause) => Effect.failCause(bodyFailure ?? cause)),
+              dieOnSqlError
+            )
+          }),
         claim: (input) =>
           Effect.gen(function*() {
             if (!(yield* inTransaction)) return yield* outsideUnit("claim")

@@ -98,3 +98,17 @@ export const bundle = async ({
   process.stdout.write(`${name}: built ${Path.relative(process.cwd(), outfile)} (${(entryBytes / 1024).toFixed(0)} KiB${chunks}, from ${inputs} modules)\n`)
   return result.metafile
 }
+
+/** An output of a build and every output it imports statically: what loads before its first line runs. */
+export const loadedAtStart = (meta: Metafile, entry: string): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  const visit = (output: string) => {
+    if (seen.has(output)) return
+    seen.add(output)
+    for (const imported of meta.outputs[output]!.imports) {
+      if (imported.kind === "import-statement" && imported.path in meta.outputs) visit(imported.path)
+    }
+  }
+  visit(entry)
+  return [...seen]
+}

@@ -13,7 +13,7 @@ import type { Metafile } from "esbuild"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { bundle } from "@sitehealth/cli/bundle"
+import { bundle, loadedAtStart } from "@sitehealth/cli/bundle"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { MCP_BUNDLE } from "../scripts/build.ts"
 
@@ -30,19 +30,6 @@ afterAll(async () => {
   Fs.rmSync(outdir, { recursive: true, force: true })
 })
 
-/** An output and every output it imports statically: what loads before its first line runs. */
-const loadedAtStart = (meta: Metafile, entry: string): ReadonlyArray<string> => {
-  const seen = new Set<string>()
-  const visit = (output: string) => {
-    if (seen.has(output)) return
-    seen.add(output)
-    for (const imported of meta.outputs[output]!.imports) {
-      if (imported.kind === "import-statement" && imported.path in meta.outputs) visit(imported.path)
-    }
-  }
-  visit(entry)
-  return [...seen]
-}
 const inputsOf = (meta: Metafile, outputs: ReadonlyArray<string>) => outputs.flatMap((o) => Object.keys(meta.outputs[o]!.inputs))
 
 describe("the stdio bundle", () => {

@@ -11,6 +11,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { isFresh } from "../bin/launch.js"
+import { loadedAtStart } from "@sitehealth/cli/bundle"
 import { buildServer } from "../scripts/build.ts"
 
 let outdir: string
@@ -21,22 +22,9 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => Fs.rmSync(outdir, { recursive: true, force: true }))
 
-/** An output and every output it imports statically: what loads before its first line runs. */
-const loadedAtStart = (entry: string): ReadonlyArray<string> => {
-  const seen = new Set<string>()
-  const visit = (output: string) => {
-    if (seen.has(output)) return
-    seen.add(output)
-    for (const imported of metafile.outputs[output]!.imports) {
-      if (imported.kind === "import-statement" && imported.path in metafile.outputs) visit(imported.path)
-    }
-  }
-  visit(entry)
-  return [...seen]
-}
 const inputsAtStart = (name: string) => {
   const entry = Object.keys(metafile.outputs).find((o) => o.endsWith(`/${name}.mjs`))!
-  return loadedAtStart(entry).flatMap((o) => Object.keys(metafile.outputs[o]!.inputs))
+  return loadedAtStart(metafile, entry).flatMap((o) => Object.keys(metafile.outputs[o]!.inputs))
 }
 
 describe("the server's bundle", () => {

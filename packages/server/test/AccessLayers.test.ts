@@ -51,7 +51,9 @@ const serve = (repos: Repos, overrides: AppOverrides) =>
     const clock = yield* Clock.Clock
     const app = appLayer({ ...readConfig({}), redisUrl: null }, Layer.succeedContext(repos), overrides).pipe(
       Layer.provide(HttpServer.layerServices),
-      Layer.provide(Layer.succeed(Clock.Clock, clock))
+      // Merged into the app's context, which the web handler hands to every request (the /api/v1 groups
+      // keep no services of their own beyond their middlewares: http/GroupContext.ts).
+      Layer.provideMerge(Layer.succeed(Clock.Clock, clock))
     )
     const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     yield* Effect.addFinalizer(() => Effect.promise(dispose))

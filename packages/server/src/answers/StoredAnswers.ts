@@ -16,8 +16,8 @@ import { successText } from "@sitehealth/domain/Envelope"
 import { PERIODS } from "@sitehealth/domain/Common"
 import { RequestProject } from "../http/AccessRepo.ts"
 import { todayIn } from "../metrics/Dates.ts"
-import { Freshness } from "../snapshots/Freshness.ts"
-import { AnswersRepo } from "./AnswersRepo.ts"
+import type { FreshnessShape } from "../snapshots/Freshness.ts"
+import type { AnswersRepoShape } from "./AnswersRepo.ts"
 
 /** The reads kept as stored answers, with how their query names the answer. */
 const PERIOD_REPORTS: ReadonlySet<string> = new Set(["getAnalytics", "getRevenue", "getChurn", "getSeo"])
@@ -80,13 +80,17 @@ export const gzipBody = (encoded: string): Uint8Array | null => {
   return body.length < GZIP_MIN_BYTES ? null : Zlib.gzipSync(body, { level: 6 })
 }
 
+/** An endpoint's `data` schema, as stored answers encode it. */
+export type AnswerSchema = Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }
+
 /**
  * The read `endpoint` of `project` (already scope-checked): served from the stored answer the access lookup
  * read when it is current, else `compute`d, encoded with the endpoint's `data` schema, kept, and answered.
  * Without a lookup (a test that authenticates without one), or for a query that is not kept, it simply
- * computes.
+ * computes. Its services are taken once, when a handler group is built (http/GroupContext.ts).
  */
-export const servedStored = <S extends Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }, E, R>(
+export const servedStoredWith = (freshness: FreshnessShape, answers: AnswersRepoShape) =>
+<S extends AnswerSchema, E, R>(
   endpoint: string,
   project: { readonly id: string; readonly timezone: string },
   schema: S,
@@ -97,7 +101,6 @@ export const servedStored = <S extends Schema.Top & { readonly DecodingServices:
     if (prefetched === null || prefetched.id !== project.id || prefetched.dataVersion === null) return yield* compute
     const key = answerKeyOf(endpoint, yield* HttpServerRequest.ParsedSearchParams)
     if (key === null) return yield* compute
-    const freshness = yield* Freshness
     const computedAt = new Date(yield* Clock.currentTimeMillis)
     const today = todayIn(project.timezone, computedAt)
     const stored = prefetched.answer
@@ -108,7 +111,7 @@ export const servedStored = <S extends Schema.Top & { readonly DecodingServices:
     const dataVersion = prefetched.dataVersion
     const value = yield* compute
     const encoded = JSON.stringify(Schema.encodeSync(schema)(value))
-    yield* (yield* AnswersRepo).keep(project.id, key, { day: today, dataVersion, computedAt, encoded, gzip: gzipBody(encoded) }).pipe(
+    yield* answers.keep(project.id, key, { day: today, dataVersion, computedAt, encoded, gzip: gzipBody(encoded) }).pipe(
       // Keeping is an optimisation: the answer stands even when it cannot be stored.
       Effect.catchCause((cause) => Effect.logWarning("could not keep a stored answer", cause))
     )

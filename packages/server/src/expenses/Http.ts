@@ -1,11 +1,13 @@
 /** Handlers of the expenses group. */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { ExpensesApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { notFound } from "@sitehealth/domain/Errors"
+import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { requireProjectWith } from "../projects/Policy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { decodeCursor } from "../store/Cursor.ts"
@@ -62,10 +64,5 @@ export const expensesOperations = Effect.gen(function*() {
     }
 })
 
-export const ExpensesHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "expenses",
-  Effect.fn(function*(handlers) {
-    return handlers.handleAll(yield* expensesOperations)
-  })
-)
+export const ExpensesHttp = Layer.unwrap(Effect.map(expensesOperations, (operations) =>
+  HttpApiBuilder.group(SiteHealthApi, "expenses", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))

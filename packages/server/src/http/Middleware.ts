@@ -3,10 +3,11 @@
  * live ones need AccessRepo, RateLimiter and TokensRepo. A test swaps any one alone and keeps the others live.
  */
 import * as Layer from "effect/Layer"
-import type { Authentication } from "@sitehealth/domain/Authentication"
-import type { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
+import { Authentication, Idempotency, RequestErrors } from "@sitehealth/domain/Authentication"
+import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
 import { AuthenticationLive } from "./Authentication.ts"
 import { EntitlementLive } from "./Entitlement.ts"
+import { builtWithOnly } from "./GroupContext.ts"
 import { ProjectAccessLive } from "./ProjectAccess.ts"
 import { RateLimitLive } from "./RateLimit.ts"
 import { TokenUsageLive } from "./TokenUsage.ts"
@@ -30,3 +31,11 @@ export const accessMiddleware = (overrides: AccessMiddlewareOverrides = {}) =>
   )
 
 export const AccessMiddlewareLive = accessMiddleware()
+
+/**
+ * A /api/v1 handler group's layer, built with the contract's middlewares only (http/GroupContext.ts): what
+ * each of its requests merges into its context.
+ */
+export const withApiMiddlewaresOnly = builtWithOnly(
+  Authentication, RateLimit, Entitlement, ProjectAccess, TokenUsage, RequestErrors, Idempotency
+)

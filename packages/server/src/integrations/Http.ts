@@ -5,11 +5,13 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { IntegrationsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { notFound } from "@sitehealth/domain/Errors"
 import { type Integration, LISTED_PROVIDERS, PROVIDERS, type Provider, type SyncRun } from "@sitehealth/domain/Integrations"
+import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { AppConfig } from "../Config.ts"
 import { requireProjectWith } from "../projects/Policy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
@@ -125,10 +127,5 @@ export const integrationsOperations = Effect.gen(function*() {
     }
 })
 
-export const IntegrationsHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "integrations",
-  Effect.fn(function*(handlers) {
-    return handlers.handleAll(yield* integrationsOperations)
-  })
-)
+export const IntegrationsHttp = Layer.unwrap(Effect.map(integrationsOperations, (operations) =>
+  HttpApiBuilder.group(SiteHealthApi, "integrations", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))

@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { successText } from "@sitehealth/domain/Envelope"
@@ -15,8 +16,9 @@ import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import { Briefing, type HealthSnapshot, type HealthTrend, SignalList } from "@sitehealth/domain/Projects"
 import { AnswersRepo, PROJECT_LIST_ENTRY, type StoredAnswer } from "../answers/AnswersRepo.ts"
-import { servedStored } from "../answers/StoredAnswers.ts"
+import { servedStoredWith } from "../answers/StoredAnswers.ts"
 import { RequestAccess, RequestProject } from "../http/AccessRepo.ts"
+import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { snapshot } from "../metrics/Health.ts"
 import { decodeCursor } from "../store/Cursor.ts"
@@ -84,6 +86,7 @@ export const projectsOperations = Effect.gen(function*() {
     const freshness = yield* Freshness
     const answers = yield* AnswersRepo
     const requireProject = requireProjectWith(projects)
+    const servedStored = servedStoredWith(freshness, answers)
     return {
       listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
         Effect.gen(function*() {
@@ -181,10 +184,5 @@ export const projectsOperations = Effect.gen(function*() {
     }
 })
 
-export const ProjectsHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "projects",
-  Effect.fn(function*(handlers) {
-    return handlers.handleAll(yield* projectsOperations)
-  })
-)
+export const ProjectsHttp = Layer.unwrap(Effect.map(projectsOperations, (operations) =>
+  HttpApiBuilder.group(SiteHealthApi, "projects", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))

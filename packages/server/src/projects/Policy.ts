@@ -8,10 +8,10 @@ import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authenticat
 import { Forbidden, notFound } from "@sitehealth/domain/Errors"
 import type { NotFound } from "@sitehealth/domain/Errors"
 import { addDays, todayIn } from "../metrics/Dates.ts"
-import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import type { MetricsRepoShape } from "../metrics/MetricsRepo.ts"
 import { RequestProject } from "../http/AccessRepo.ts"
 import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
-import { ProjectsRepo, type ProjectsRepoShape } from "./ProjectsRepo.ts"
+import type { ProjectsRepoShape } from "./ProjectsRepo.ts"
 
 export const inScope = (principal: Principal, projectId: string): boolean => {
   const scope: ReadonlyArray<string> | null = principal.projects
@@ -42,10 +42,9 @@ export interface LoadedProject extends ProjectWithSeries {
  * The project with `lookbackDays` of daily rows (all rows when null), after the access check. The
  * range is counted back from the UTC day with a day's margin, so any time zone's "today" is covered.
  */
-export const loadProject = (projectId: string, lookbackDays: number | null) =>
+export const loadProjectWith = (metrics: MetricsRepoShape) => (projectId: string, lookbackDays: number | null) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
-    const metrics = yield* MetricsRepo
     const now = new Date(yield* Clock.currentTimeMillis)
     const utcToday = now.toISOString().slice(0, 10)
     const loaded = yield* metrics.loadProject(projectId, lookbackDays === null ? null : addDays(utcToday, -(lookbackDays + 1)))
@@ -72,12 +71,6 @@ export const requireProjectWith = (projects: ProjectsRepoShape) => (projectId: s
     const prefetched = yield* RequestProject
     const record = prefetched !== null && prefetched.id === projectId ? prefetched.project : yield* projects.find(projectId)
     return yield* checkProjectAccess(principal, record)
-  })
-
-/** requireProjectWith over the ProjectsRepo in context. */
-export const requireProject = (projectId: string): Effect.Effect<ProjectRecord, NotFound | Forbidden, ProjectsRepo | CurrentPrincipal> =>
-  Effect.gen(function*() {
-    return yield* requireProjectWith(yield* ProjectsRepo)(projectId)
   })
 
 /**

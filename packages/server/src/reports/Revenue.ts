@@ -5,7 +5,8 @@ import * as Compute from "../metrics/Compute.ts"
 import { addDays } from "../metrics/Dates.ts"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
-import { type LoadedProject, loadProject } from "../projects/Policy.ts"
+import { MetricsRepo } from "../metrics/MetricsRepo.ts"
+import { type LoadedProject, loadProjectWith } from "../projects/Policy.ts"
 
 /**
  * Days of revenue rows a period needs: its window and the previous one of equal length (3m is at most 92
@@ -27,35 +28,39 @@ const scopeOf = (p: LoadedProject, period: Period) => ({
   revenue: p.series.revenue
 })
 
-export const getRevenue = (projectId: string, period: Period) =>
-  Effect.gen(function*() {
-    const lookback = PERIOD_LOOKBACK[period]
-    const p = yield* loadProject(projectId, lookback === null ? null : Math.max(lookback, REVENUE_MIN_LOOKBACK))
-    const payments = yield* PaymentsRepo
-    const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
-    const last30 = Compute.lastDays(p.today, 30)
-    const [cohort, unconverted] = yield* Effect.all([
-      payments.cohort(p.project.id, addDays(window.from, -1), window.to),
-      payments.unconverted(p.project.id, last30.from, p.today)
-    ], { concurrency: 2 })
-    const rates = yield* (yield* FxRepo).all()
-    return Compute.revenue({
-      ...scopeOf(p, period),
-      cohort,
-      unconverted,
-      expenses: p.series.expenses,
-      rates
-    })
-  })
-
-export const getChurn = (projectId: string, period: Period) =>
-  Effect.gen(function*() {
-    const p = yield* loadProject(projectId, PERIOD_LOOKBACK[period])
-    const payments = yield* PaymentsRepo
-    const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
-    const churnEvents = yield* payments.churnEvents(p.project.id, window.from, window.to)
-    return Compute.churn({
-      ...scopeOf(p, period),
-      churnEvents
-    })
-  })
+export const makeRevenueReports = Effect.gen(function*() {
+  const payments = yield* PaymentsRepo
+  const fx = yield* FxRepo
+  const loadProject = loadProjectWith(yield* MetricsRepo)
+  return {
+    getRevenue: (projectId: string, period: Period) =>
+      Effect.gen(function*() {
+        const lookback = PERIOD_LOOKBACK[period]
+        const p = yield* loadProject(projectId, lookback === null ? null : Math.max(lookback, REVENUE_MIN_LOOKBACK))
+        const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
+        const last30 = Compute.lastDays(p.today, 30)
+        const [cohort, unconverted] = yield* Effect.all([
+          payments.cohort(p.project.id, addDays(window.from, -1), window.to),
+          payments.unconverted(p.project.id, last30.from, p.today)
+        ], { concurrency: 2 })
+        const rates = yield* fx.all()
+        return Compute.revenue({
+          ...scopeOf(p, period),
+          cohort,
+          unconverted,
+          expenses: p.series.expenses,
+          rates
+        })
+      }),
+    getChurn: (projectId: string, period: Period) =>
+      Effect.gen(function*() {
+        const p = yield* loadProject(projectId, PERIOD_LOOKBACK[period])
+        const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
+        const churnEvents = yield* payments.churnEvents(p.project.id, window.from, window.to)
+        return Compute.churn({
+          ...scopeOf(p, period),
+          churnEvents
+        })
+      })
+  }
+})

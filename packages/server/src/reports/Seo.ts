@@ -9,7 +9,8 @@ import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
 import { todayIn } from "../metrics/Dates.ts"
 import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"
-import { requireProject } from "../projects/Policy.ts"
+import { requireProjectWith } from "../projects/Policy.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
 
 /** First stored day for period "all": the earliest totals row; only read for that period. */
@@ -18,18 +19,21 @@ const firstDayOf = (search: typeof SearchRepo.Service, projectId: string, dataTh
     ? Effect.succeed(null)
     : Effect.map(search.loadTotals(projectId, "0001-01-01", dataThrough), (rows) => rows[0]?.day ?? null)
 
-export const getSeo = (projectId: string, period: Period) =>
-  Effect.gen(function*() {
-    const search = yield* SearchRepo
-    const project = yield* requireProject(projectId)
-    const today = todayIn(project.timezone, new Date(yield* Clock.currentTimeMillis))
-    const dataThrough = yield* search.dataThrough(project.id)
-    const firstDay = period === "all" ? yield* firstDayOf(search, project.id, dataThrough) : null
-    const { window, previous } = seoWindows(period, today, dataThrough, firstDay)
-    const [totals, queries, pages] = yield* Effect.all([
-      search.loadTotals(project.id, previous.from, window.to),
-      search.loadTopQueries(project.id, window, previous, SEO_TOP_ROWS),
-      search.loadTopPages(project.id, window, previous, SEO_TOP_ROWS)
-    ], { concurrency: "unbounded" })
-    return seo({ projectId: project.id, period, today, dataThrough, firstDay, totals, queries, pages })
-  })
+export const makeGetSeo = Effect.gen(function*() {
+  const search = yield* SearchRepo
+  const requireProject = requireProjectWith(yield* ProjectsRepo)
+  return (projectId: string, period: Period) =>
+    Effect.gen(function*() {
+      const project = yield* requireProject(projectId)
+      const today = todayIn(project.timezone, new Date(yield* Clock.currentTimeMillis))
+      const dataThrough = yield* search.dataThrough(project.id)
+      const firstDay = period === "all" ? yield* firstDayOf(search, project.id, dataThrough) : null
+      const { window, previous } = seoWindows(period, today, dataThrough, firstDay)
+      const [totals, queries, pages] = yield* Effect.all([
+        search.loadTotals(project.id, previous.from, window.to),
+        search.loadTopQueries(project.id, window, previous, SEO_TOP_ROWS),
+        search.loadTopPages(project.id, window, previous, SEO_TOP_ROWS)
+      ], { concurrency: "unbounded" })
+      return seo({ projectId: project.id, period, today, dataThrough, firstDay, totals, queries, pages })
+    })
+})

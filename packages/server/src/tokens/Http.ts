@@ -1,12 +1,14 @@
 /** Handlers of the tokens group: list metadata, the caller's own, mint and revoke behind the confirmation gate. */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { SiteHealthApi, TokensApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { badRequest, Conflict, Forbidden, notFound, Unauthorized } from "@sitehealth/domain/Errors"
 import type { CreateTokenPayload } from "@sitehealth/domain/Tokens"
+import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { decodeCursor } from "../store/Cursor.ts"
 import { newId } from "../store/Ids.ts"
@@ -15,12 +17,11 @@ import { expiryWithin, missingPermissions, projectsWithin } from "./Policy.ts"
 import { TokensRepo } from "./TokensRepo.ts"
 import { generateSecret, hashSecret } from "./TokenSecret.ts"
 
+type Request<Name extends keyof typeof TokensApi.endpoints> = (typeof TokensApi.endpoints)[Name]["~Request"]
+
 const escalation = (message: string) => new Forbidden({ message, type: "escalation" })
 
-export const TokensHttp = HttpApiBuilder.group(
-  SiteHealthApi,
-  "tokens",
-  Effect.fn(function*(handlers) {
+const tokensOperations = Effect.gen(function*() {
     const tokens = yield* TokensRepo
     const projects = yield* ProjectsRepo
 
@@ -78,8 +79,8 @@ export const TokensHttp = HttpApiBuilder.group(
         }
       })
 
-    return handlers.handleAll({
-      listTokens: ({ query }) =>
+    return {
+      listTokens: ({ query }: Pick<Request<"listTokens">, "query">) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const after = yield* decodeCursor(query.cursor)
@@ -97,7 +98,7 @@ export const TokensHttp = HttpApiBuilder.group(
           if (token === null) return yield* Effect.fail(Unauthorized.of("invalid_token"))
           return tokenMetadata(token, now)
         }),
-      createToken: ({ payload }) =>
+      createToken: ({ payload }: Pick<Request<"createToken">, "payload">) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -125,7 +126,7 @@ export const TokensHttp = HttpApiBuilder.group(
           })
           return { token: tokenMetadata(created, now), secret }
         }),
-      revokeToken: ({ params, payload, query }) =>
+      revokeToken: ({ params, payload, query }: Pick<Request<"revokeToken">, "params" | "payload" | "query">) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -150,6 +151,8 @@ export const TokensHttp = HttpApiBuilder.group(
           const revoked = yield* tokens.revoke(principal.accountId, target.id, now)
           return { revoked: true as const, token: tokenMetadata(revoked!, now) }
         })
-    })
-  })
-)
+    }
+})
+
+export const TokensHttp = Layer.unwrap(Effect.map(tokensOperations, (operations) =>
+  HttpApiBuilder.group(SiteHealthApi, "tokens", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))

@@ -51,8 +51,10 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       const clock = yield* Clock.Clock
       const app = appLayer({ ...readConfig({}), redisUrl: null }, Layer.succeedContext(repos)).pipe(
         Layer.provide(HttpServer.layerServices),
-        Layer.provide(Layer.succeed(Clock.Clock, clock)),
-        Layer.provide(Layer.succeed(Tracer.Tracer, recording))
+        // Merged into the app's context, which the web handler hands to every request (the /api/v1 groups
+        // keep no services of their own beyond their middlewares: http/GroupContext.ts).
+        Layer.provideMerge(Layer.succeed(Clock.Clock, clock)),
+        Layer.provideMerge(Layer.succeed(Tracer.Tracer, recording))
       )
       const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
       yield* Effect.addFinalizer(() => Effect.promise(dispose))

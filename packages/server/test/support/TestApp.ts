@@ -190,9 +190,12 @@ export const makeTestApp = (
     const context = yield* (Layer.buildWithScope(repos, scope).pipe(
       Effect.provideService(Clock.Clock, clock)
     ) as Effect.Effect<Context.Context<any>>)
+    // The clock is merged into the app's context, which the web handler hands to every request: the
+    // handlers read it from the request's context (the /api/v1 groups keep none of their own:
+    // http/GroupContext.ts).
     const app = appLayer(config, Layer.succeedContext(context)).pipe(
       Layer.provide(HttpServer.layerServices),
-      Layer.provide(Layer.succeed(Clock.Clock, clock))
+      Layer.provideMerge(Layer.succeed(Clock.Clock, clock))
     )
     const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
     yield* Effect.addFinalizer(() => Effect.promise(() => dispose()))

@@ -39,6 +39,7 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
     const projects = yield* projectsOperations
     const integrations = yield* integrationsOperations
     const expenses = yield* expensesOperations
+    const reports = yield* reportsOperations
     const accounts = yield* AccountsRepo
     /** Runs one operation as the session's account, once its entitlement is checked. */
     const asAccount = <A, E, R>(operation: Effect.Effect<A, E, R>) =>
@@ -53,10 +54,10 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
       getHealth: (request) => asAccount(projects.getHealth(request)),
       getBriefing: (request) => asAccount(projects.getBriefing(request)),
       listSignals: (request) => asAccount(projects.listSignals(request)),
-      getAnalytics: (request) => asAccount(reportsOperations.getAnalytics(request)),
-      getRevenue: (request) => asAccount(reportsOperations.getRevenue(request)),
-      getChurn: (request) => asAccount(reportsOperations.getChurn(request)),
-      getSeo: (request) => asAccount(reportsOperations.getSeo(request)),
+      getAnalytics: (request) => asAccount(reports.getAnalytics(request)),
+      getRevenue: (request) => asAccount(reports.getRevenue(request)),
+      getChurn: (request) => asAccount(reports.getChurn(request)),
+      getSeo: (request) => asAccount(reports.getSeo(request)),
       listIntegrations: (request) => asAccount(integrations.listIntegrations(request)),
       syncIntegration: (request) => asAccount(integrations.syncIntegration(request)),
       listExpenses: (request) => asAccount(expenses.listExpenses(request)),

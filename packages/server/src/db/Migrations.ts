@@ -12,7 +12,6 @@ import { integrationsMigration } from "../integrations/Migration.ts"
 import { syncScheduleMigration } from "../integrations/ScheduleMigration.ts"
 import { paymentsIncrementalMigration } from "../payments/IncrementalMigration.ts"
 import { paymentsStagingMigration } from "../payments/StagingMigration.ts"
-import { paymentsStagedFillMigration } from "../payments/StagedFillMigration.ts"
 import { paymentsMigration } from "../payments/Migration.ts"
 import { searchMigration } from "../search/Migration.ts"
 import { snapshotsMigration } from "../snapshots/Migration.ts"
@@ -162,6 +161,5 @@ export const migrations = Migrator.fromRecord({
   "0017_demo_live": demoLiveMigration,
   "0018_payments_staging": paymentsStagingMigration,
   "0019_payments_incremental": paymentsIncrementalMigration,
-  "0020_stored_answers_gzip": answersGzipMigration,
-  "0021_payments_staged_fillfactor": paymentsStagedFillMigration
+  "0020_stored_answers_gzip": answersGzipMigration
 })

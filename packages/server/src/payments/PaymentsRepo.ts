@@ -244,13 +244,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
           }
         })
 
-      const chargeConflict = sql.literal(`ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
-                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status
-              WHERE (charges.customer_id, charges.at, charges.amount_minor, charges.currency, charges.status)
-                IS DISTINCT FROM (EXCLUDED.customer_id, EXCLUDED.at, EXCLUDED.amount_minor, EXCLUDED.currency, EXCLUDED.status)`)
-
-      /** The facts upserted; with `track`, the charges' rollup marks taken in their upsert (markDirty marks the rest). */
-      const upsert = (projectId: string, data: Partial<PaymentsData>, track = false) =>
+      const upsert = (projectId: string, data: Partial<PaymentsData>) =>
         Effect.gen(function*() {
           for (const rows of chunks(data.customers ?? [])) {
             yield* sql`INSERT INTO customers (project_id, id, created_at)
@@ -267,31 +261,15 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
               ${versionConflict}`
           }
           for (const rows of chunks(data.charges ?? [])) {
-            const charges = json(rows.map((c) => ({
-              id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
-            })))
-            if (!track) {
-              yield* sql`INSERT INTO charges (project_id, id, customer_id, at, amount_minor, currency, status)
-                SELECT ${projectId}, u.id, u.c, u.at, u.amt, u.cur, u.st
-                FROM jsonb_to_recordset(${charges}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
-                ${chargeConflict}`
-              continue
-            }
-            // Tracked: the charges that the upsert does write (new, or stored otherwise) marked for the rollup in the
-            // same statement, with their rows as they were before it (the statement's snapshot: `was`); a charge
-            // already marked keeps the row it had at the last rollup (DO NOTHING).
-            yield* sql`WITH u AS (SELECT * FROM jsonb_to_recordset(${charges}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)),
-                was AS (SELECT u.id, c.id IS NULL AS new, c.at, c.amount_minor, c.currency, c.status
-                  FROM u LEFT JOIN charges c ON c.project_id = ${projectId} AND c.id = u.id),
-                written AS (INSERT INTO charges (project_id, id, customer_id, at, amount_minor, currency, status)
-                  SELECT ${projectId}, u.id, u.c, u.at, u.amt, u.cur, u.st FROM u
-                  ${chargeConflict}
-                  RETURNING id)
-              INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
-              SELECT ${projectId}, 'charge', w.id, CASE WHEN was.new THEN NULL ELSE jsonb_build_object('at', was.at,
-                  'amount_minor', was.amount_minor, 'currency', was.currency, 'status', was.status) END
-              FROM written w JOIN was ON was.id = w.id
-              ON CONFLICT DO NOTHING`
+            yield* sql`INSERT INTO charges (project_id, id, customer_id, at, amount_minor, currency, status)
+              SELECT ${projectId}, u.id, u.c, u.at, u.amt, u.cur, u.st
+              FROM jsonb_to_recordset(${json(rows.map((c) => ({
+                id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
+              })))}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
+              ON CONFLICT (project_id, id) DO UPDATE SET customer_id = EXCLUDED.customer_id, at = EXCLUDED.at,
+                amount_minor = EXCLUDED.amount_minor, currency = EXCLUDED.currency, status = EXCLUDED.status
+              WHERE (charges.customer_id, charges.at, charges.amount_minor, charges.currency, charges.status)
+                IS DISTINCT FROM (EXCLUDED.customer_id, EXCLUDED.at, EXCLUDED.amount_minor, EXCLUDED.currency, EXCLUDED.status)`
           }
           for (const rows of chunks(data.refunds ?? [])) {
             yield* sql`INSERT INTO refunds (project_id, id, charge_id, at, amount_minor, currency)
@@ -334,7 +312,7 @@ export class PaymentsRepo extends Context.Service<PaymentsRepo, PaymentsRepoShap
             yield* forgetBasis(projectId)
           }
           if (replace.length > 0) yield* replaceVersions(projectId, replace, rebuilt, track)
-          yield* upsert(projectId, facts, track)
+          yield* upsert(projectId, facts)
           const gone = batch.removeRefunds ?? []
           for (let i = 0; i < gone.length; i += CHUNK) {
             yield* sql`DELETE FROM refunds WHERE project_id = ${projectId} AND id = ANY(${gone.slice(i, i + CHUNK)})`

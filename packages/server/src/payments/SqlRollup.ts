@@ -473,11 +473,11 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
 
   /**
    * Inside a commit's transaction, BEFORE its facts are written: marks what they change for the next
-   * incremental rollup — the customers of the versions upserted (before and after), the refunds upserted or
-   * removed with their rows as they are now (a refund already dirty keeps the row it had at the last rollup:
-   * what the stored flows hold). A refund stored exactly as it comes again is not marked: the upsert leaves it
-   * as it is. (Versions replaced by difference mark their own customers: PaymentsRepo's replaceVersions; the
-   * charges are marked by their own upsert statement, PaymentsRepo's upsert, and `facts.charges` is ignored here.)
+   * incremental rollup — the customers of the versions upserted (before and after), the charges and refunds
+   * upserted or removed with their rows as they are now (a charge already dirty keeps the row it had at the
+   * last rollup: what the stored flows hold). A charge or refund stored exactly as it comes again is not
+   * marked: the upsert leaves it as it is. (Versions replaced by difference mark their own customers:
+   * PaymentsRepo's replaceVersions.)
    */
   const markDirty = (projectId: string, facts: Partial<PaymentsData>, removeRefunds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
@@ -492,6 +492,17 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
       for (let i = 0; i < customers.length; i += CHUNK) {
         yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key)
             SELECT ${projectId}, 'customer', u.id FROM unnest(${customers.slice(i, i + CHUNK)}::text[]) AS u(id)
+            ON CONFLICT DO NOTHING`
+      }
+      for (const rows of chunks(facts.charges ?? [])) {
+        yield* sql`INSERT INTO payments_rollup_dirty (project_id, kind, key, old)
+            SELECT ${projectId}, 'charge', u.id, CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('at', c.at,
+                'amount_minor', c.amount_minor, 'currency', c.currency, 'status', c.status) END
+            FROM jsonb_to_recordset(${JSON.stringify(rows.map((c) => ({
+              id: c.id, c: c.customerId, at: c.at, amt: c.amountMinor, cur: c.currency.toUpperCase(), st: c.status
+            })))}::jsonb) AS u(id text, c text, at timestamptz, amt bigint, cur text, st text)
+            LEFT JOIN charges c ON c.project_id = ${projectId} AND c.id = u.id
+            WHERE c.id IS NULL OR (c.customer_id, c.at, c.amount_minor, c.currency, c.status) IS DISTINCT FROM (u.c, u.at, u.amt, u.cur, u.st)
             ON CONFLICT DO NOTHING`
       }
       for (const rows of chunks(facts.refunds ?? [])) {

@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Path from "node:path"
+import { EMBEDDED_SHARED_BUFFERS, isPostgresMemorySize } from "./db/EmbeddedPostgres.ts"
 import { providerUrlSettings } from "./integrations/ProviderUrls.ts"
 import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./dashboard/connections/Settings.ts"
 import { parseSecretKey, SecretKeyError } from "./integrations/SecretKey.ts"
@@ -26,6 +27,8 @@ export interface AppConfigShape {
   readonly rateLimit: number
   readonly maxBodyBytes: number
   readonly embeddedPgPort: number
+  /** The embedded cluster's shared_buffers (SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS; EmbeddedPostgres.ts). */
+  readonly embeddedPgSharedBuffers: string
   /** SITEHEALTH_SECRET_KEY as given (32 bytes, base64 or hex): encrypts integration credentials. null: the key
    * file in dataDir (embedded database only; see integrations/Crypto.ts). */
   readonly secretKey: Redacted.Redacted<string> | null
@@ -163,6 +166,10 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     rateLimit: int("SITEHEALTH_RATE_LIMIT", 60, 1, 1_000_000),
     maxBodyBytes: int("SITEHEALTH_MAX_BODY_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),
     embeddedPgPort: int("SITEHEALTH_EMBEDDED_PG_PORT", 54329, 1, 65535),
+    embeddedPgSharedBuffers: parsed("SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS", EMBEDDED_SHARED_BUFFERS, (raw) =>
+      isPostgresMemorySize(raw)
+        ? Result.succeed(raw)
+        : Result.fail(`SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${raw}"`)),
     secretKey: secret("SITEHEALTH_SECRET_KEY", secretKeyProblem("SITEHEALTH_SECRET_KEY")),
     secretKeyOld: secret("SITEHEALTH_SECRET_KEY_OLD", secretKeyProblem("SITEHEALTH_SECRET_KEY_OLD")),
     syncIntervalMinutes: int("SITEHEALTH_SYNC_INTERVAL_MINUTES", 60, 1, 7 * 24 * 60),

@@ -44,3 +44,19 @@ describe("graceful shutdown bounds", () => {
     )
   })
 })
+
+describe("SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS", () => {
+  it("defaults to the embedded cluster's 512MB", () => {
+    expect(readConfig({}).embeddedPgSharedBuffers).toBe("512MB")
+  })
+
+  it.each(["256MB", "1GB", "131072kB"])("%j is passed on as it is", (value) => {
+    expect(readConfig({ SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS: value }).embeddedPgSharedBuffers).toBe(value)
+  })
+
+  it.each(["512", "0MB", "1.5GB", "lots", "512mb"])("%j is refused at start-up, naming the variable and the form", (value) => {
+    expect(() => readConfig({ SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS: value })).toThrow(
+      `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${value}"`
+    )
+  })
+})

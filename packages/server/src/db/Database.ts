@@ -38,6 +38,7 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
         startEmbeddedPostgres({
           dataDir: config.dataDir,
           port: config.embeddedPgPort,
+          sharedBuffers: config.embeddedPgSharedBuffers,
           log: (m) => log(Effect.logInfo(m))
         }),
       catch: (e) => new Error(String(e))

@@ -90,11 +90,27 @@ const loadEmbeddedPostgres = async () => {
   return EmbeddedPostgres
 }
 
+/**
+ * The embedded cluster's shared buffers unless SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS says otherwise (Config.ts).
+ * Postgres's own default (128 MB) is smaller than a 100,000-subscription Stripe account's working set (its staged
+ * documents alone ~450 MB): an incremental sync's backend then evicts dirty pages itself, each eviction waiting
+ * for the WAL to be flushed first (docs/benchmarks.md, "Stripe sync"). A Postgres of your own (DATABASE_URL) is
+ * configured by its operator.
+ */
+export const EMBEDDED_SHARED_BUFFERS = "512MB"
+
+/** A Postgres memory size as `shared_buffers` takes it: a whole number and a unit. */
+export const isPostgresMemorySize = (value: string): boolean => /^[1-9][0-9]*(kB|MB|GB)$/.test(value)
+
 export const startEmbeddedPostgres = async (options: {
   readonly dataDir: string
   readonly port: number
   readonly log: (message: string) => void
+  /** `shared_buffers` (e.g. "512MB"); EMBEDDED_SHARED_BUFFERS when absent. */
+  readonly sharedBuffers?: string
 }): Promise<EmbeddedHandle> => {
+  const sharedBuffers = options.sharedBuffers ?? EMBEDDED_SHARED_BUFFERS
+  if (!isPostgresMemorySize(sharedBuffers)) throw new Error(`embedded postgres: shared_buffers must look like 512MB, got "${sharedBuffers}"`)
   // The data directory itself is made traversable below; everything above it must already be.
   // This file lives in the checkout, as do the binaries (node_modules): its directories stand for theirs.
   assertReachableAsPostgres([Path.dirname(fileURLToPath(import.meta.url)), Path.dirname(Path.resolve(options.dataDir))])
@@ -118,7 +134,10 @@ export const startEmbeddedPostgres = async (options: {
     authMethod: "scram-sha-256",
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    postgresFlags: [
+      "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200",
+      "-c", `shared_buffers=${sharedBuffers}`
+    ],
     onLog: () => {},
     onError: (e) => options.log(`embedded postgres: ${String(e)}`)
   })

@@ -26,6 +26,7 @@ import {
   type CustomerMove,
   customerRollup,
   type CustomerMrrSpan,
+  type CustomerRollup,
   type FlowDay,
   flowsAccumulator,
   type RollupOptions,
@@ -171,7 +172,7 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
               })))}::jsonb) AS u(c text, cur text, d date, delta bigint)`
         }
       })
-    const add = (customerId: string, part: ReturnType<ReturnType<typeof customerRollup>>) => {
+    const add = (customerId: string, part: CustomerRollup) => {
       for (const x of part.spans) spans.push(x)
       for (const e of part.churnEvents) churn.push(e)
       for (const m of part.moves) moves.push({ ...m, customerId })
@@ -180,8 +181,88 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
     return { add, flush }
   }
 
+  /** Some customers' parts, all of them in memory (an incremental rollup's chunk of ROLLUP_CUSTOMERS customers). */
+  const partsCollector = () => {
+    const spans: Array<CustomerMrrSpan> = []
+    const churn: Array<ChurnEvent> = []
+    const moves: Array<CustomerMove & { readonly customerId: string }> = []
+    const unconverted: Array<UnconvertedMove & { readonly customerId: string }> = []
+    const add = (customerId: string, part: CustomerRollup) => {
+      for (const x of part.spans) spans.push(x)
+      for (const e of part.churnEvents) churn.push(e)
+      for (const m of part.moves) moves.push({ ...m, customerId })
+      for (const u of part.unconvertedMoves) unconverted.push({ ...u, customerId })
+    }
+    return { add, spans, churn, moves, unconverted }
+  }
+
+  /**
+   * The stored parts of these customers become exactly `parts`, BY DIFFERENCE, one statement per table: a stored
+   * row whose key is not among the new rows is deleted, a new row is inserted, a changed one updated, and a row
+   * stored as it comes again is not written at all (a renewal at an unchanged price leaves its customer's spans
+   * and moves as they are). The delete and the upsert touch disjoint keys.
+   */
+  const replacePartsOf = (projectId: string, ids: ReadonlyArray<string>, parts: ReturnType<typeof partsCollector>) =>
+    Effect.gen(function*() {
+      yield* sql`WITH u AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(parts.spans.map((x) => ({
+            c: x.customerId, f: x.fromDay, t: x.toDay, m: x.mrrMinor
+          })))}::jsonb) AS u(c text, f date, t date, m bigint)),
+          gone AS (DELETE FROM customer_mrr s WHERE s.project_id = ${projectId} AND s.customer_id = ANY(${ids})
+            AND NOT EXISTS (SELECT 1 FROM u WHERE u.c = s.customer_id AND u.f = s.from_day))
+        INSERT INTO customer_mrr (project_id, customer_id, from_day, to_day, mrr_minor)
+        SELECT ${projectId}, u.c, u.f, u.t, u.m FROM u
+        ON CONFLICT (project_id, customer_id, from_day) DO UPDATE SET to_day = EXCLUDED.to_day, mrr_minor = EXCLUDED.mrr_minor
+        WHERE (customer_mrr.to_day, customer_mrr.mrr_minor) IS DISTINCT FROM (EXCLUDED.to_day, EXCLUDED.mrr_minor)`
+      yield* sql`WITH u AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(parts.churn.map((e) => ({
+            c: e.customerId, d: e.day, m: e.mrrLostMinor, r: e.reason
+          })))}::jsonb) AS u(c text, d date, m bigint, r text)),
+          gone AS (DELETE FROM churn_events s WHERE s.project_id = ${projectId} AND s.customer_id = ANY(${ids})
+            AND NOT EXISTS (SELECT 1 FROM u WHERE u.c = s.customer_id AND u.d = s.day))
+        INSERT INTO churn_events (project_id, customer_id, day, mrr_lost_minor, reason)
+        SELECT ${projectId}, u.c, u.d, u.m, u.r FROM u
+        ON CONFLICT (project_id, day, customer_id) DO UPDATE SET mrr_lost_minor = EXCLUDED.mrr_lost_minor, reason = EXCLUDED.reason
+        WHERE (churn_events.mrr_lost_minor, churn_events.reason) IS DISTINCT FROM (EXCLUDED.mrr_lost_minor, EXCLUDED.reason)`
+      yield* sql`WITH u AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(parts.moves.map((m) => ({
+            c: m.customerId, d: m.day, mrr: m.mrrDelta, cust: m.customersDelta, nw: m.newMrrMinor, ex: m.expansionMrrMinor,
+            co: m.contractionMrrMinor, ch: m.churnedMrrMinor, re: m.reactivationMrrMinor, nc: m.newCustomers, cc: m.churnedCustomers,
+            rc: m.reactivatedCustomers
+          })))}::jsonb) AS u(c text, d date, mrr bigint, cust integer, nw bigint, ex bigint, co bigint, ch bigint, re bigint,
+            nc integer, cc integer, rc integer)),
+          gone AS (DELETE FROM payments_customer_moves s WHERE s.project_id = ${projectId} AND s.customer_id = ANY(${ids})
+            AND NOT EXISTS (SELECT 1 FROM u WHERE u.c = s.customer_id AND u.d = s.day))
+        INSERT INTO payments_customer_moves (project_id, customer_id, day, mrr_delta, customers_delta, new_mrr_minor,
+          expansion_mrr_minor, contraction_mrr_minor, churned_mrr_minor, reactivation_mrr_minor, new_customers, churned_customers,
+          reactivated_customers)
+        SELECT ${projectId}, u.c, u.d, u.mrr, u.cust, u.nw, u.ex, u.co, u.ch, u.re, u.nc, u.cc, u.rc FROM u
+        ON CONFLICT (project_id, customer_id, day) DO UPDATE SET mrr_delta = EXCLUDED.mrr_delta, customers_delta = EXCLUDED.customers_delta,
+          new_mrr_minor = EXCLUDED.new_mrr_minor, expansion_mrr_minor = EXCLUDED.expansion_mrr_minor,
+          contraction_mrr_minor = EXCLUDED.contraction_mrr_minor, churned_mrr_minor = EXCLUDED.churned_mrr_minor,
+          reactivation_mrr_minor = EXCLUDED.reactivation_mrr_minor, new_customers = EXCLUDED.new_customers,
+          churned_customers = EXCLUDED.churned_customers, reactivated_customers = EXCLUDED.reactivated_customers
+        WHERE (payments_customer_moves.mrr_delta, payments_customer_moves.customers_delta, payments_customer_moves.new_mrr_minor,
+            payments_customer_moves.expansion_mrr_minor, payments_customer_moves.contraction_mrr_minor,
+            payments_customer_moves.churned_mrr_minor, payments_customer_moves.reactivation_mrr_minor,
+            payments_customer_moves.new_customers, payments_customer_moves.churned_customers, payments_customer_moves.reactivated_customers)
+          IS DISTINCT FROM (EXCLUDED.mrr_delta, EXCLUDED.customers_delta, EXCLUDED.new_mrr_minor, EXCLUDED.expansion_mrr_minor,
+            EXCLUDED.contraction_mrr_minor, EXCLUDED.churned_mrr_minor, EXCLUDED.reactivation_mrr_minor, EXCLUDED.new_customers,
+            EXCLUDED.churned_customers, EXCLUDED.reactivated_customers)`
+      yield* sql`WITH u AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(parts.unconverted.map((x) => ({
+            c: x.customerId, cur: x.currency, d: x.day, delta: x.delta
+          })))}::jsonb) AS u(c text, cur text, d date, delta bigint)),
+          gone AS (DELETE FROM payments_customer_unconverted s WHERE s.project_id = ${projectId} AND s.customer_id = ANY(${ids})
+            AND NOT EXISTS (SELECT 1 FROM u WHERE u.c = s.customer_id AND u.cur = s.currency AND u.d = s.day))
+        INSERT INTO payments_customer_unconverted (project_id, customer_id, currency, day, delta)
+        SELECT ${projectId}, u.c, u.cur, u.d, u.delta FROM u
+        ON CONFLICT (project_id, customer_id, currency, day) DO UPDATE SET delta = EXCLUDED.delta
+        WHERE payments_customer_unconverted.delta IS DISTINCT FROM EXCLUDED.delta`
+    })
+
   /** Versions read in the order the parts are computed from (customer, subscription, start). */
-  const partsOfRows = (rows: ReadonlyArray<typeof VersionRow.Type>, part: ReturnType<typeof customerRollup>, out: ReturnType<typeof partsWriter>) => {
+  const partsOfRows = (
+    rows: ReadonlyArray<typeof VersionRow.Type>,
+    part: ReturnType<typeof customerRollup>,
+    out: { readonly add: (customerId: string, part: CustomerRollup) => void }
+  ) => {
     let i = 0
     while (i < rows.length) {
       const customerId = rows[i]!.customer_id
@@ -283,18 +364,14 @@ export const makeSqlRollup = (sql: SqlClient.SqlClient) => {
       )
       const customers = dirty.filter((d) => d.kind === "customer").map((d) => d.key).sort()
       const part = customerRollup(options)
-      const out = partsWriter(projectId)
       for (let i = 0; i < customers.length; i += ROLLUP_CUSTOMERS) {
         const ids = customers.slice(i, i + ROLLUP_CUSTOMERS)
-        for (const table of ["customer_mrr", "churn_events", "payments_customer_moves", "payments_customer_unconverted"]) {
-          yield* sql`DELETE FROM ${sql(table)} WHERE project_id = ${projectId} AND customer_id = ANY(${ids})`
-        }
         const rows = yield* sql`SELECT * FROM subscription_versions WHERE project_id = ${projectId} AND customer_id = ANY(${ids})
             ORDER BY customer_id, subscription_id, valid_from`.pipe(Effect.flatMap(decodeVersions))
+        const out = partsCollector()
         partsOfRows(rows, part, out)
-        yield* out.flush(false)
+        yield* replacePartsOf(projectId, ids, out)
       }
-      yield* out.flush(true)
       // Each dirty charge (refund): its contribution now added, the one it had at the last rollup taken away.
       const flows = flowsAccumulator(options)
       const charges = dirty.filter((d) => d.kind === "charge")

@@ -162,18 +162,20 @@ layer(Layer.mergeAll(TestApp.layer(), ChangingLive))("Stripe sync: killed and re
 
 /**
  * The golden account an hour later: E renews now at a new price (team+ 90.00, its 25 % coupon kept: a new
- * invoice, its charge, the subscription's new current period), and the day's other events only re-deliver
- * objects as they are stored (A's customer, subscription, last invoice and first charge; B's refund).
+ * invoice, its charge, the subscription's new current period) — or, with `samePrice`, at its price of now
+ * (team 80.00) — and the day's other events only re-deliver objects as they are stored (A's customer,
+ * subscription, last invoice and first charge; B's refund).
  */
-const goldenStripeRenewed = (): FakeStripeData => {
+const goldenStripeRenewed = (options: { readonly samePrice?: boolean } = {}): FakeStripeData => {
   const base = goldenStripe()
   const all = (source: ListSource): Array<Obj> => Array.from({ length: source.size }, (_, i) => source.get(i))
   const find = (source: ListSource, id: string) => all(source).find((o) => o.id === id)!
   const t = ts("2026-11-20T12:10:00Z")
-  const teamPlus = price("price_team_plus", 9000)
+  const teamPlus = options.samePrice === true ? price("price_team", 8000) : price("price_team_plus", 9000)
+  const unit = options.samePrice === true ? 8000 : 9000
   const subE = subscription({ id: "sub_e", customer: "cus_e", status: "active", created: ts("2026-10-01T00:00:00Z"), currentPeriodStart: t, items: [{ price: teamPlus }], coupon: { percent_off: 25 } })
-  const inE3 = invoice("in_e3", "sub_e", t, [line({ id: "il_e3", subscription: "sub_e", price: teamPlus, start: t, end: t + 30 * 86_400, discount: 2250 })])
-  const chE3 = charge("ch_e3", "cus_e", t + 60, 6750)
+  const inE3 = invoice("in_e3", "sub_e", t, [line({ id: "il_e3", subscription: "sub_e", price: teamPlus, start: t, end: t + 30 * 86_400, discount: unit / 4 })])
+  const chE3 = charge("ch_e3", "cus_e", t + 60, unit * 0.75)
   return {
     customers: base.customers,
     subscriptions: fromArray([...all(base.subscriptions).filter((o) => o.id !== "sub_e"), subE]),
@@ -262,6 +264,73 @@ layer(TestApp.layer())("Stripe sync: an incremental run writes only what changed
     }
     // And the incremental rollup's rows are those of a full one.
     const incremental = yield* derivedRows(id)
+    yield* h.run(Effect.flatMap(PaymentsRepo, (repo) => repo.rebuild(id)))
+    expect(yield* derivedRows(id)).toEqual(incremental)
+  }))
+
+  it.effect("a renewal at an unchanged price leaves its customer's stored rollup parts as they are", () => Effect.gen(function*() {
+    const fake = yield* scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
+    const { projects, secret } = yield* h.newAccount()
+    const id = projects[0].id
+    const ctx = (extra: Partial<SyncContext> = {}): SyncContext => ({
+      baseUrl: fake.url, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20 }),
+      projectId: id, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
+    })
+    const synced = yield* h.run(connector.sync(ctx()))
+    /** Each stored part's transaction id (xmin), by its key. Postgres only. */
+    const partVersions = () =>
+      h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.all({
+        spans: sql`SELECT customer_id || '@' || from_day::text AS k, xmin::text AS x FROM customer_mrr WHERE project_id = ${id} ORDER BY 1`,
+        moves: sql`SELECT customer_id || '@' || day::text AS k, xmin::text AS x FROM payments_customer_moves WHERE project_id = ${id} ORDER BY 1`,
+        churn: sql`SELECT customer_id || '@' || day::text AS k, xmin::text AS x FROM churn_events WHERE project_id = ${id} ORDER BY 1`
+      })))
+    const before = h.store === "postgres" ? yield* partVersions() : null
+    const derivedBefore = yield* derivedRows(id)
+
+    fake.data = goldenStripeRenewed({ samePrice: true })
+    yield* h.run(connector.sync(ctx({ mode: "incremental", now: new Date(LATER), state: synced.state })))
+    expect((yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).mrr).toEqual(usd(30000))
+    if (before !== null) {
+      const after = yield* partVersions()
+      // E's versions changed (a new period), so E was recomputed — to the same parts: none of its rows rewritten.
+      expect(rewritten(before.spans, after.spans, (r) => String(r.k))).toEqual([])
+      expect(rewritten(before.moves, after.moves, (r) => String(r.k))).toEqual([])
+      expect(rewritten(before.churn, after.churn, (r) => String(r.k))).toEqual([])
+      expect(after.spans.map((r) => r.k)).toEqual(before.spans.map((r) => r.k))
+      expect(after.moves.map((r) => r.k)).toEqual(before.moves.map((r) => r.k))
+    }
+    // The new charge counts; MRR, spans, moves and churn are as before — and as a full rollup's.
+    const incremental = yield* derivedRows(id)
+    expect(incremental.churn).toEqual(derivedBefore.churn)
+    yield* h.run(Effect.flatMap(PaymentsRepo, (repo) => repo.rebuild(id)))
+    expect(yield* derivedRows(id)).toEqual(incremental)
+  }))
+
+  it.effect("a stored charge that changes takes its old contribution away: the day's figures equal a full rollup's", () => Effect.gen(function*() {
+    const base = goldenStripe()
+    const fake = yield* scopedFake(() => startFakeStripe(base, { maxPageSize: 2 }))
+    const id = (yield* h.newAccount()).projects[0].id
+    const ctx = (extra: Partial<SyncContext> = {}): SyncContext => ({
+      baseUrl: fake.url, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20 }),
+      projectId: id, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
+    })
+    const synced = yield* h.run(connector.sync(ctx()))
+    const before = yield* derivedRows(id)
+    // ch_a1 settles 10.00 lower (captured partially): its stored row changes, and its day's gross with it.
+    const all = (source: ListSource): Array<Obj> => Array.from({ length: source.size }, (_, i) => source.get(i))
+    const was = all(base.charges).find((o) => o.id === "ch_a1")!
+    const lower = { ...was, amount: Number(was.amount) - 1000 }
+    fake.data = {
+      ...base,
+      charges: fromArray(all(base.charges).map((o) => (o.id === "ch_a1" ? lower : o))),
+      events: fromArray([event("evt_c1", "charge.updated", ts("2026-11-20T12:10:00Z"), lower)])
+    }
+    yield* h.run(connector.sync(ctx({ mode: "incremental", now: new Date(LATER), state: synced.state })))
+    const incremental = yield* derivedRows(id)
+    // Postgres rows say gross_minor, the memory store's days grossMinor.
+    const gross = (rows: typeof before) =>
+      rows.revenue.reduce((sum: number, r: object) => sum + Number(Reflect.get(r, "gross_minor") ?? Reflect.get(r, "grossMinor")), 0)
+    expect(gross(incremental)).toBe(gross(before) - 1000)
     yield* h.run(Effect.flatMap(PaymentsRepo, (repo) => repo.rebuild(id)))
     expect(yield* derivedRows(id)).toEqual(incremental)
   }))

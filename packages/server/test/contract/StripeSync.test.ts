@@ -215,8 +215,9 @@ layer(TestApp.layer())("Stripe sync: an incremental run writes only what changed
     return after.filter((r) => was.get(key(r)) !== r.x).map(key)
   }
 
-  it.effect("re-delivered objects leave their rows untouched; a renewal appends one version, ends the one before, and shows in MRR", () => Effect.gen(function*() {
-    const fake = yield* scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
+  /** A new account whose project has synced `account` from the fake Stripe (pages of 2) in full, at NOW. */
+  const fullySynced = (account: Parameters<typeof startFakeStripe>[0]) => Effect.gen(function*() {
+    const fake = yield* scopedFake(() => startFakeStripe(account, { maxPageSize: 2 }))
     const { projects, secret } = yield* h.newAccount()
     const id = projects[0].id
     const ctx = (extra: Partial<SyncContext> = {}): SyncContext => ({
@@ -224,6 +225,11 @@ layer(TestApp.layer())("Stripe sync: an incremental run writes only what changed
       projectId: id, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
     })
     const synced = yield* h.run(connector.sync(ctx()))
+    return { fake, id, secret, ctx, synced }
+  })
+
+  it.effect("re-delivered objects leave their rows untouched; a renewal appends one version, ends the one before, and shows in MRR", () => Effect.gen(function*() {
+    const { fake, id, secret, ctx, synced } = yield* fullySynced(goldenStripe())
     expect((yield* get(`/api/v1/projects/${id}/revenue?period=3m`, secret)).mrr).toEqual(usd(30000))
     const before = h.store === "postgres" ? yield* rowVersions(id) : null
 
@@ -269,14 +275,7 @@ layer(TestApp.layer())("Stripe sync: an incremental run writes only what changed
   }))
 
   it.effect("a renewal at an unchanged price leaves its customer's stored rollup parts as they are", () => Effect.gen(function*() {
-    const fake = yield* scopedFake(() => startFakeStripe(goldenStripe(), { maxPageSize: 2 }))
-    const { projects, secret } = yield* h.newAccount()
-    const id = projects[0].id
-    const ctx = (extra: Partial<SyncContext> = {}): SyncContext => ({
-      baseUrl: fake.url, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20 }),
-      projectId: id, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
-    })
-    const synced = yield* h.run(connector.sync(ctx()))
+    const { fake, id, secret, ctx, synced } = yield* fullySynced(goldenStripe())
     /** Each stored part's transaction id (xmin), by its key. Postgres only. */
     const partVersions = () =>
       h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.all({
@@ -308,13 +307,7 @@ layer(TestApp.layer())("Stripe sync: an incremental run writes only what changed
 
   it.effect("a stored charge that changes takes its old contribution away: the day's figures equal a full rollup's", () => Effect.gen(function*() {
     const base = goldenStripe()
-    const fake = yield* scopedFake(() => startFakeStripe(base, { maxPageSize: 2 }))
-    const id = (yield* h.newAccount()).projects[0].id
-    const ctx = (extra: Partial<SyncContext> = {}): SyncContext => ({
-      baseUrl: fake.url, credentials: { secret_key: "sk_test_fake" }, http: makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20 }),
-      projectId: id, timezone: "UTC", currency: "USD", now: new Date(NOW), mode: "full", state: null, ...extra
-    })
-    const synced = yield* h.run(connector.sync(ctx()))
+    const { fake, id, ctx, synced } = yield* fullySynced(base)
     const before = yield* derivedRows(id)
     // ch_a1 settles 10.00 lower (captured partially): its stored row changes, and its day's gross with it.
     const all = (source: ListSource): Array<Obj> => Array.from({ length: source.size }, (_, i) => source.get(i))

@@ -1,21 +1,31 @@
-// What both executables (`sitehealth`, this package's; `sitehealth-mcp`, @sitehealth/mcp's) do: run the
-// package's bundle, dist/<name>.mjs (built by `npm install`: scripts/bundle.ts), unless a source file of the
-// package or of the contract (packages/domain/src) is newer than it — then the TypeScript sources themselves
-// (Node 22.18+ strips types; several times slower to start), so a stale bundle is never what answers.
+// What the executables (`sitehealth`, this package's; `sitehealth-mcp`, @sitehealth/mcp's) do: run the
+// package's bundle, dist/<name>.mjs (built by `npm install`: scripts/bundle.ts), unless a source it was built
+// from (dist/inputs.json) is newer than it or gone — then the TypeScript sources themselves (Node 22.18+ strips
+// types; several times slower to start), so a stale bundle is never what answers. The server's launcher
+// (@sitehealth/server's bin/launch.js) takes the same freshness rule from here and rebuilds instead.
 // Plain JavaScript: it runs before anything is built. Imported by package name: `@sitehealth/cli/launch`.
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
 import * as Module from "node:module"
 
-/** The newest modification time of a `.ts` file below these folders (0 when none). */
-const newestSource = (dirs) => {
-  let newest = 0
-  for (const dir of dirs) {
-    if (!existsSync(dir)) continue
-    for (const name of readdirSync(dir, { recursive: true })) {
-      if (String(name).endsWith(".ts")) newest = Math.max(newest, statSync(new URL(String(name), dir)).mtimeMs)
-    }
+/**
+ * True when dist/<name>.mjs under `root` (a file URL ending in `/`) exists and no source listed in
+ * dist/inputs.json is newer than it or missing.
+ */
+export const isFresh = (root, name) => {
+  const bundle = new URL(`dist/${name}.mjs`, root)
+  const inputs = new URL("dist/inputs.json", root)
+  if (!existsSync(bundle) || !existsSync(inputs)) return false
+  const built = statSync(bundle).mtimeMs
+  let sources
+  try {
+    sources = JSON.parse(readFileSync(inputs, "utf8"))
+  } catch {
+    return false
   }
-  return newest
+  return Array.isArray(sources) && sources.length > 0 && sources.every((source) => {
+    const file = new URL(source, root)
+    return existsSync(file) && statSync(file).mtimeMs <= built
+  })
 }
 
 /**
@@ -26,8 +36,5 @@ const newestSource = (dirs) => {
  */
 export const launch = async (root, name) => {
   Module.enableCompileCache?.()
-  const bundle = new URL(`dist/${name}.mjs`, root)
-  const sources = [new URL("src/", root), new URL("../domain/src/", root)]
-  const useBundle = existsSync(bundle) && statSync(bundle).mtimeMs >= newestSource(sources)
-  await import(useBundle ? bundle.href : new URL("src/main.ts", root).href)
+  await import(isFresh(root, name) ? new URL(`dist/${name}.mjs`, root).href : new URL("src/main.ts", root).href)
 }

@@ -2,7 +2,8 @@
  * The bundler of the executables (`sitehealth`: scripts/build.ts here; `sitehealth-mcp`: @sitehealth/mcp's
  * scripts/build.ts; the server and the worker: @sitehealth/server's scripts/build.ts), by package name
  * `@sitehealth/cli/bundle`: each entry (src/main.ts unless told) and all it imports, minified, into
- * dist/<name>.mjs, which the package's launcher runs while it is fresher than every source. Run by `npm install`
+ * dist/<name>.mjs, which the package's launcher runs while it is fresher than every source it was built from
+ * (dist/inputs.json, written here; bin/launch.js). Run by `npm install`
  * (each package's prepare) and `npm run build -w <package>`; dist/ is not committed.
  */
 import { build, type Metafile, type Plugin } from "esbuild"
@@ -48,6 +49,9 @@ const leftOut = (names: ReadonlyArray<string>): Plugin => ({
   }
 })
 
+/** In outdir: the list of the sources a build was made from (bin/launch.js reads it). */
+export const INPUTS_FILE = "inputs.json"
+
 /** Writes a file whole or not at all (a rename), so a process starting meanwhile never reads half of one. */
 const writeAtomically = (file: string, contents: Uint8Array) => {
   Fs.mkdirSync(Path.dirname(file), { recursive: true })
@@ -91,6 +95,13 @@ export const bundle = async ({
   const entryFiles = new Set(Object.keys(entryPoints).map((n) => Path.join(outdir, `${n}.mjs`)))
   const ordered = [...result.outputFiles].sort((a, b) => Number(entryFiles.has(a.path)) - Number(entryFiles.has(b.path)))
   for (const file of ordered) writeAtomically(file.path, file.contents)
+  // The sources it was built from (not node_modules': `npm install` rebuilds), relative to the package: what
+  // the launchers (bin/launch.js) compare the bundle with.
+  const sources = Object.keys(result.metafile.inputs)
+    .filter((input) => !input.includes("node_modules/") && !input.includes(":"))
+    .map((input) => Path.relative(root, Path.resolve(input)))
+    .sort()
+  writeAtomically(Path.join(outdir, INPUTS_FILE), new TextEncoder().encode(JSON.stringify(sources, null, 1) + "\n"))
   const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0)
   const entryBytes = Fs.statSync(outfile).size
   const inputs = Object.keys(result.metafile.inputs).length

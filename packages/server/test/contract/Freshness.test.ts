@@ -4,6 +4,7 @@
  * yesterday (complete days), so the rows written here are yesterday's and before.
  */
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { FxRepo } from "../../src/fx/FxRepo.ts"
 import { addDays } from "../../src/metrics/Dates.ts"
@@ -70,7 +71,9 @@ layer(TestApp.layer())("freshness", (it) => {
     expect((yield* figures("revenue")).mrr).toBe(15_000)
 
     // FX: a SEK customer counts once a rate exists and the rollup ran again (SEK: a currency no other test
-    // rates — the suite shares one database, and rates are global).
+    // rates — the suite shares one database, and rates are global). A rerun on a kept database (a reused
+    // DATABASE_URL) finds the rate an earlier run put: it is taken away first.
+    if (h.store === "postgres") yield* h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM fx_rates WHERE base = 'SEK'`))
     yield* h.run(Effect.flatMap(PaymentsRepo, (p) => p.write(id, subscription("cus_sek", 10_000, "SEK"))))
     expect((yield* get("revenue")).mrr.amount).toBe(15_000)
     yield* h.run(Effect.gen(function*() {

@@ -11,14 +11,15 @@ export const Email = Schema.String.check(
   Schema.makeFilter((s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/u.test(s.trim()) || "must be an email address")
 ).annotate({ description: "Email address", format: "email" })
 
-export const PASSWORD_MIN_LENGTH = 10
+/** OWASP ASVS 2.1.1: at least 12 characters. The server also refuses common and breached passwords. */
+export const PASSWORD_MIN_LENGTH = 12
 export const PASSWORD_MAX_LENGTH = 256
-/** A new password: 10–256 characters. Any password is accepted at log-in (a wrong one simply fails). */
+/** A new password: 12–256 characters. Any password is accepted at log-in (a wrong one simply fails). */
 export const NewPassword = Schema.String.check(
   Schema.isMinLength(PASSWORD_MIN_LENGTH),
   Schema.isMaxLength(PASSWORD_MAX_LENGTH)
 ).annotate({ description: `Password, ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters` })
-const AnyPassword = Schema.String.check(Schema.isMaxLength(PASSWORD_MAX_LENGTH))
+export const AnyPassword = Schema.String.check(Schema.isMaxLength(PASSWORD_MAX_LENGTH))
 
 export const SessionId = Schema.String.pipe(Schema.brand("SessionId")).annotate({
   description: "Public id of a session, `ses_…` (not the cookie's secret)"
@@ -31,9 +32,36 @@ export const LinkToken = Schema.String.check(Schema.isMinLength(1), Schema.isMax
 export const SignUpPayload = Schema.Struct({ email: Email, password: NewPassword }).annotate({
   identifier: "SignUpRequest"
 })
-export const LogInPayload = Schema.Struct({ email: Email, password: AnyPassword }).annotate({
-  identifier: "LogInRequest"
+export const LogInPayload = Schema.Struct({
+  email: Email,
+  password: AnyPassword,
+  staySignedIn: Schema.optionalKey(Schema.Boolean.annotate({
+    description: "The owner's \"Stay signed in for 14 days\" box: a session that lives 14 days (idle and absolute) " +
+      "in a persistent cookie. Without it: 30 minutes idle, 12 hours at most, in a cookie that ends with the browser"
+  }))
+}).annotate({ identifier: "LogInRequest" })
+
+/** A one-time code: six digits from the authenticator app, or a recovery code (`xxxxx-xxxxx`). */
+export const OneTimeCode = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(40)).annotate({
+  description: "Six digits from the authenticator app, or one of the ten recovery codes"
 })
+
+/**
+ * The password was right and the account has two-factor sign-in: no session yet. Send `challenge` with a
+ * one-time code to `POST /app/api/auth/login/second-factor` before `expiresAt` (5 minutes).
+ */
+export const SecondFactorRequired = Schema.Struct({
+  secondFactorRequired: Schema.Literal(true),
+  challenge: Schema.String.annotate({ description: "Signed, single-use, valid 5 minutes" }),
+  expiresAt: Timestamp
+}).annotate({ identifier: "SecondFactorRequired" })
+export type SecondFactorRequired = typeof SecondFactorRequired.Type
+
+export const SecondFactorPayload = Schema.Struct({
+  challenge: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(2000)),
+  code: OneTimeCode,
+  staySignedIn: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "SecondFactorRequest" })
 export const EmailPayload = Schema.Struct({ email: Email }).annotate({ identifier: "PasswordResetRequest" })
 export const ResetPasswordPayload = Schema.Struct({ token: LinkToken, password: NewPassword }).annotate({
   identifier: "ResetPasswordRequest"
@@ -61,9 +89,14 @@ export const CurrentSessionView = Schema.Struct({
   sessionId: SessionId,
   csrfToken: Schema.String.annotate({ description: "Send as the X-CSRF-Token header on every POST, PATCH, PUT and DELETE" }),
   idleExpiresAt: Timestamp,
-  absoluteExpiresAt: Timestamp
+  absoluteExpiresAt: Timestamp,
+  staySignedIn: Schema.Boolean.annotate({ description: "Whether the owner ticked \"Stay signed in\" at log-in" })
 }).annotate({ identifier: "DashboardSession" })
 export type CurrentSessionView = typeof CurrentSessionView.Type
+
+/** What log-in answers: the session, or (two-factor sign-in on) the challenge of the second step. */
+export const LogInResult = Schema.Union([CurrentSessionView, SecondFactorRequired]).annotate({ identifier: "LogInResult" })
+export type LogInResult = typeof LogInResult.Type
 
 export const SessionView = Schema.Struct({
   id: SessionId,

@@ -21,14 +21,16 @@ import { DASHBOARD_PREFIX, DashboardAuthApi, DashboardOrigin, DashboardSession, 
 import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { DashboardReportsApi } from "./DashboardReports.ts"
+import { DashboardSecurityApi } from "./DashboardSecurity.ts"
 import { documentedApi } from "./Documented.ts"
 
 export * from "./DashboardCore.ts"
+export * from "./DashboardSecurity.ts"
 export * from "./DashboardTokens.ts"
 
 export class DashboardApi extends documentedApi(
   HttpApi.make("dashboard")
-    .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi)
+    .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi, DashboardSecurityApi)
     .add(DashboardConnectionsApi.middleware(DashboardSession))
     .add(DashboardReportsApi.middleware(DashboardSession))
     .middleware(DashboardOrigin)

@@ -28,6 +28,8 @@ import {
   EmailPayload,
   LoggedOut,
   LogInPayload,
+  LogInResult,
+  SecondFactorPayload,
   ResetPasswordPayload,
   type SessionId,
   SessionList,
@@ -46,6 +48,11 @@ import { doc } from "./Documented.ts"
 export const DASHBOARD_PREFIX = "/app/api"
 /** The session cookie: an opaque random id; the server keeps only its SHA-256. */
 export const SESSION_COOKIE = "sitehealth_session"
+/**
+ * Its name when PUBLIC_URL is https: the `__Host-` prefix makes the browser refuse it unless it is Secure, for
+ * Path=/ and set by this very host (no Domain), so a sibling subdomain cannot plant or shadow it.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`
 /** The header carrying the session's CSRF token on every state-changing request. */
 export const CSRF_HEADER = "x-csrf-token"
 /** The web app's pages that mailed links open; each posts its `?token=` to verifyEmail / resetPassword. */
@@ -68,6 +75,7 @@ export interface DashboardPrincipal {
   readonly csrfToken: string
   readonly idleExpiresAt: Date
   readonly absoluteExpiresAt: Date
+  readonly staySignedIn: boolean
 }
 export class CurrentDashboardSession extends Context.Service<CurrentDashboardSession, DashboardPrincipal>()(
   "sitehealth/CurrentDashboardSession"
@@ -82,7 +90,11 @@ export class DashboardSession extends HttpApiMiddleware.Service<
   DashboardSession,
   { provides: CurrentDashboardSession }
 >()("sitehealth/DashboardSession", {
-  security: { cookie: HttpApiSecurity.apiKey({ key: SESSION_COOKIE, in: "cookie" }) },
+  // Tried in order: the `__Host-` cookie (PUBLIC_URL https), then the plain one (http only: refused over https).
+  security: {
+    secureCookie: HttpApiSecurity.apiKey({ key: SECURE_SESSION_COOKIE, in: "cookie" }),
+    cookie: HttpApiSecurity.apiKey({ key: SESSION_COOKIE, in: "cookie" })
+  },
   error: [Unauthorized, Forbidden] as const
 }) {}
 
@@ -111,11 +123,20 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
     doc(
       HttpApiEndpoint.post("logIn", "/auth/login", {
         payload: LogInPayload,
-        success: Envelope("LogInResponse", CurrentSessionView),
+        success: Envelope("LogInResponse", LogInResult),
         error: [BadRequest, Unauthorized, Forbidden, RateLimited]
       }),
       "Log in: sets a new session cookie (a new id every time) and answers the session with its CSRF token",
-      "401 `invalid_credentials` for an unknown email or a wrong password alike; 403 `email_not_verified` once the password is right but the address is not verified; 429 after too many failures for the account or the address."
+      "401 `invalid_credentials` for an unknown email or a wrong password alike; 403 `email_not_verified` once the password is right but the address is not verified. With two-factor sign-in on, no session yet: `{secondFactorRequired: true, challenge}` for `POST /auth/login/second-factor`. 429 (with Retry-After) while this address is slowed down for this account after repeated failures, after too many failures from the address, or while the account is under attack (over 100 failures in an hour) for a browser that has not logged in to it before. docs/security.md."
+    ),
+    doc(
+      HttpApiEndpoint.post("logInSecondFactor", "/auth/login/second-factor", {
+        payload: SecondFactorPayload,
+        success: Envelope("SecondFactorResponse", CurrentSessionView),
+        error: [BadRequest, Unauthorized, RateLimited]
+      }),
+      "Log in, second step: the challenge from log-in and a code from the authenticator app (or a recovery code)",
+      "401 `invalid_code` for a wrong, reused or expired code; 400 `invalid_link` when the challenge is malformed, expired (5 minutes) or already used; 429 with Retry-After, throttled as log-in is."
     ),
     doc(
       HttpApiEndpoint.post("requestPasswordReset", "/auth/password-reset", {

@@ -98,6 +98,13 @@ const reasonFor: Record<number, string> = {
 const noStore = (response: HttpServerResponse.HttpServerResponse) =>
   response.headers["cache-control"] !== undefined ? response : HttpServerResponse.setHeader(response, "cache-control", "no-store")
 
+/**
+ * PUBLIC_URL https: browsers are told to use https alone for a year, subdomains included (RFC 6797), so a
+ * first visit by http:// cannot be downgraded once they have seen us (and the `__Host-` cookie stays Secure).
+ */
+const strictTransport = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeader(response, "strict-transport-security", "max-age=31536000; includeSubDomains")
+
 /** The router's own failure for a path it cannot decode (a malformed %-escape). */
 const isRouteNotFound = (error: unknown): boolean =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RouteNotFound"
@@ -108,7 +115,9 @@ const isRouteNotFound = (error: unknown): boolean =>
  * envelope. Nothing leaves without a JSON body; no stack trace ever does.
  */
 const SafetyNet = HttpRouter.middleware(
-  Effect.map(AppConfig, (config) => (httpEffect) =>
+  Effect.map(AppConfig, (config) => {
+    const hsts = config.publicUrl?.startsWith("https:") === true
+    return (httpEffect) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const length = Number(request.headers["content-length"] ?? 0)
@@ -139,7 +148,8 @@ const SafetyNet = HttpRouter.middleware(
         )
       }
       return response
-    }).pipe(Effect.map(noStore))),
+    }).pipe(Effect.map((response) => (hsts ? strictTransport(noStore(response)) : noStore(response))))
+  }),
   { global: true }
 )
 

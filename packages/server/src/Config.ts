@@ -79,10 +79,15 @@ export interface AppConfigShape {
    * null: a random key per process (links die with a restart; set it when more than one instance runs).
    */
   readonly signingKey: Redacted.Redacted<string> | null
-  /** Minutes a dashboard session lives without a request (SITEHEALTH_SESSION_IDLE_MINUTES). */
+  /** Minutes a dashboard session lives without a request (SITEHEALTH_SESSION_IDLE_MINUTES; ASVS L2: 30). */
   readonly sessionIdleMinutes: number
-  /** Days a dashboard session lives at most, however active (SITEHEALTH_SESSION_MAX_DAYS). */
-  readonly sessionMaxDays: number
+  /** Hours a dashboard session lives at most, however active (SITEHEALTH_SESSION_MAX_HOURS; ASVS L2: 12). */
+  readonly sessionMaxHours: number
+  /**
+   * Days a session lives (idle and absolute) when the owner ticked "Stay signed in" at log-in
+   * (SITEHEALTH_SESSION_REMEMBER_DAYS).
+   */
+  readonly sessionRememberDays: number
   /** The dashboard's provider connections: Google OAuth client, provider API bases (dashboard/connections/Settings.ts). */
   readonly connections: ConnectionSettings
 }
@@ -200,8 +205,9 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     mailFrom: parsed("MAIL_FROM", "sitehealth <no-reply@localhost>", Result.succeed),
     signingKey: secret("SITEHEALTH_SIGNING_KEY", (value) =>
       value.length < 32 ? "SITEHEALTH_SIGNING_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)" : null),
-    sessionIdleMinutes: int("SITEHEALTH_SESSION_IDLE_MINUTES", 60, 1, 7 * 24 * 60),
-    sessionMaxDays: int("SITEHEALTH_SESSION_MAX_DAYS", 14, 1, 365),
+    sessionIdleMinutes: int("SITEHEALTH_SESSION_IDLE_MINUTES", 30, 1, 7 * 24 * 60),
+    sessionMaxHours: int("SITEHEALTH_SESSION_MAX_HOURS", 12, 1, 24 * 365),
+    sessionRememberDays: int("SITEHEALTH_SESSION_REMEMBER_DAYS", 14, 1, 365),
     connections: connectionSettings
   }).pipe(Effect.map(({ log, providerUrls: _, connections, ...rest }) => ({
     ...rest,

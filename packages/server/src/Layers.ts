@@ -6,6 +6,7 @@ import { type AppOverrides, appRoutes } from "./App.ts"
 import { AppConfig, type AppConfigShape } from "./Config.ts"
 import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
+import { FailuresRepo } from "./dashboard/FailuresRepo.ts"
 import { WebsitesRepo } from "./dashboard/WebsitesRepo.ts"
 import { AccessRepo } from "./http/AccessRepo.ts"
 import { AnswersRepo } from "./answers/AnswersRepo.ts"
@@ -45,6 +46,7 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
     IdempotencyRepo[kind],
     Readiness[kind],
     AuthRepo[kind],
+    FailuresRepo[kind],
     OAuthFlowsRepo[kind]
   ] as const
 

@@ -4,9 +4,16 @@ import { Redacted } from "effect"
 import { readConfig } from "../src/Config.ts"
 
 describe("dashboard settings", () => {
-  it("defaults: no PUBLIC_URL, no SMTP, a random signing key, 60 min idle, 14 days absolute", () => {
+  it("defaults: no PUBLIC_URL, no SMTP, a random signing key, ASVS level 2 sessions (30 min idle, 12 h), 14 days when staying signed in", () => {
     const config = readConfig({})
-    expect(config).toMatchObject({ publicUrl: null, smtpUrl: null, signingKey: null, sessionIdleMinutes: 60, sessionMaxDays: 14 })
+    expect(config).toMatchObject({
+      publicUrl: null,
+      smtpUrl: null,
+      signingKey: null,
+      sessionIdleMinutes: 30,
+      sessionMaxHours: 12,
+      sessionRememberDays: 14
+    })
   })
 
   it("PUBLIC_URL is kept as its origin", () => {
@@ -33,10 +40,12 @@ describe("dashboard settings", () => {
   })
 
   it("session lifetimes are bounded integers", () => {
-    expect(readConfig({ SITEHEALTH_SESSION_IDLE_MINUTES: "30", SITEHEALTH_SESSION_MAX_DAYS: "7" })).toMatchObject({
-      sessionIdleMinutes: 30,
-      sessionMaxDays: 7
-    })
+    expect(readConfig({
+      SITEHEALTH_SESSION_IDLE_MINUTES: "15",
+      SITEHEALTH_SESSION_MAX_HOURS: "8",
+      SITEHEALTH_SESSION_REMEMBER_DAYS: "30"
+    })).toMatchObject({ sessionIdleMinutes: 15, sessionMaxHours: 8, sessionRememberDays: 30 })
+    expect(() => readConfig({ SITEHEALTH_SESSION_MAX_HOURS: "0" })).toThrow(/SITEHEALTH_SESSION_MAX_HOURS must be an integer/)
     expect(() => readConfig({ SITEHEALTH_SESSION_IDLE_MINUTES: "0" })).toThrow(/SITEHEALTH_SESSION_IDLE_MINUTES must be an integer/)
   })
 })

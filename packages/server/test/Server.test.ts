@@ -154,7 +154,8 @@ describe("npm start: the demo dashboard link", () => {
     expect(first.status).toBe(303)
     expect(first.headers.get("location")).toBe("/")
     const setCookie = first.headers.get("set-cookie") ?? ""
-    expect(setCookie).toMatch(/^sitehealth_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
+    // A browser-session cookie (no Max-Age: the demo did not ask to stay signed in), then the device cookie.
+    expect(setCookie).toMatch(/^sitehealth_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax, sitehealth_device=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Strict$/)
     const cookie = setCookie.split(";")[0]
 
     const account = await fetch(`${base}/app/api/account`, { headers: { cookie } })

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { randomBase62 } from "../store/Ids.ts"
-import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf } from "../store/Sql.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, Int8, rowsOf } from "../store/Sql.ts"
 
 export interface UserRecord {
   readonly id: string
@@ -20,7 +20,14 @@ export interface UserRecord {
   readonly passwordHash: string | null
   readonly emailVerifiedAt: Date | null
   readonly createdAt: Date
+  /** Bumped by every password change; a reset link is valid only for the version it was made for. */
+  readonly passwordVersion: number
+  /** When two-factor sign-in was turned on; null: off. */
+  readonly twoFactorEnabledAt: Date | null
 }
+
+/** A user as created: the version and two-factor state start at their defaults. */
+export type NewUser = Omit<UserRecord, "passwordVersion" | "twoFactorEnabledAt">
 
 export interface SessionRecord {
   readonly id: string
@@ -33,6 +40,10 @@ export interface SessionRecord {
   readonly absoluteExpiresAt: Date
   readonly userAgent: string | null
   readonly address: string | null
+  /** This session's idle span: the server's default, or the "Stay signed in" span. */
+  readonly idleSeconds: number
+  /** "Stay signed in": a persistent cookie and the long span. */
+  readonly persistent: boolean
 }
 
 export interface SessionWithUser {
@@ -45,18 +56,19 @@ export const newSessionId = () => `ses_${randomBase62(16)}`
 
 export interface AuthRepoShape {
   /** null when the email is taken (a concurrent sign-up). */
-  readonly createUser: (user: UserRecord) => Effect.Effect<UserRecord | null>
+  readonly createUser: (user: NewUser) => Effect.Effect<UserRecord | null>
   readonly findUserByEmail: (email: string) => Effect.Effect<UserRecord | null>
   readonly findUser: (id: string) => Effect.Effect<UserRecord | null>
   readonly findUserByAccount: (accountId: string) => Effect.Effect<UserRecord | null>
   readonly markVerified: (id: string, at: Date) => Effect.Effect<UserRecord | null>
-  readonly setPassword: (id: string, hash: string) => Effect.Effect<void>
+  /** Sets the hash and bumps the password version (every outstanding reset link dies); the new version. */
+  readonly setPassword: (id: string, hash: string) => Effect.Effect<number>
   readonly insertSession: (session: SessionRecord) => Effect.Effect<void>
   /**
-   * The live session with this secret hash, its idle expiry pushed to min(now + idle, absolute) and
+   * The live session with this secret hash, its idle expiry pushed to min(now + its idle span, absolute) and
    * last_seen_at to now, in one statement; null when unknown or expired (idle or absolute).
    */
-  readonly touchSession: (secretSha256: string, now: Date, idleMs: number) => Effect.Effect<SessionWithUser | null>
+  readonly touchSession: (secretSha256: string, now: Date) => Effect.Effect<SessionWithUser | null>
   readonly listSessions: (userId: string, now: Date) => Effect.Effect<ReadonlyArray<SessionRecord>>
   /** Deletes one session of the user; false when it is not theirs or does not exist. */
   readonly deleteSession: (userId: string, id: string) => Effect.Effect<boolean>
@@ -64,7 +76,47 @@ export interface AuthRepoShape {
   readonly deleteSessionsOf: (userId: string, keep: string | null) => Effect.Effect<number>
   /** Marks a link as used; false when it already was (single use). */
   readonly useLink: (id: string, at: Date, expiresAt: Date) => Effect.Effect<boolean>
+
+  // Two-factor sign-in (TwoFactor.ts). Secrets arrive and leave encrypted (CredentialsCipher).
+  /** The user's TOTP state; null for an unknown user. */
+  readonly twoFactorOf: (userId: string) => Effect.Effect<TwoFactorRecord | null>
+  /** Keeps a setup's secret until it is confirmed by a first code. */
+  readonly setTwoFactorPending: (userId: string, secret: Uint8Array, at: Date) => Effect.Effect<void>
+  /** Turns it on with this secret, its first code's step and the recovery codes' hashes; false when already on. */
+  readonly enableTwoFactor: (
+    userId: string,
+    secret: Uint8Array,
+    at: Date,
+    step: number,
+    recoveryHashes: ReadonlyArray<string>
+  ) => Effect.Effect<boolean>
+  /** Turns it off and forgets the secret and the recovery codes; false when it was off. */
+  readonly disableTwoFactor: (userId: string) => Effect.Effect<boolean>
+  /** Records a TOTP step as used; false when this or a later step already was (a code works once). */
+  readonly useTotpStep: (userId: string, step: number) => Effect.Effect<boolean>
+  /** Uses an unused recovery code by its hash; false when unknown or used. */
+  readonly useRecoveryCode: (userId: string, sha256: string, at: Date) => Effect.Effect<boolean>
+  readonly replaceRecoveryCodes: (userId: string, hashes: ReadonlyArray<string>) => Effect.Effect<void>
+  readonly recoveryCodesLeft: (userId: string) => Effect.Effect<number>
 }
+
+export interface TwoFactorRecord {
+  /** The enabled secret, encrypted; null when off. */
+  readonly secret: Uint8Array | null
+  readonly enabledAt: Date | null
+  readonly lastStep: number | null
+  /** A setup's secret awaiting its first code, encrypted. */
+  readonly pending: Uint8Array | null
+  readonly pendingAt: Date | null
+}
+
+const TwoFactorRow = Schema.Struct({
+  totp_secret: Schema.NullOr(Bytes),
+  totp_enabled_at: Schema.NullOr(Instant),
+  totp_last_step: Schema.NullOr(Int8),
+  totp_pending: Schema.NullOr(Bytes),
+  totp_pending_at: Schema.NullOr(Instant)
+})
 
 const UserRow = Schema.Struct({
   id: Schema.String,
@@ -72,7 +124,9 @@ const UserRow = Schema.Struct({
   email: Schema.String,
   password_hash: Schema.NullOr(Schema.String),
   email_verified_at: Schema.NullOr(Instant),
-  created_at: Instant
+  created_at: Instant,
+  password_version: Schema.Number,
+  totp_enabled_at: Schema.NullOr(Instant)
 })
 const toUser = (r: typeof UserRow.Type): UserRecord => ({
   id: r.id,
@@ -80,8 +134,11 @@ const toUser = (r: typeof UserRow.Type): UserRecord => ({
   email: r.email,
   passwordHash: r.password_hash,
   emailVerifiedAt: r.email_verified_at,
-  createdAt: r.created_at
+  createdAt: r.created_at,
+  passwordVersion: r.password_version,
+  twoFactorEnabledAt: r.totp_enabled_at
 })
+
 const SessionRow = Schema.Struct({
   id: Schema.String,
   secret_sha256: Bytes,
@@ -91,7 +148,9 @@ const SessionRow = Schema.Struct({
   idle_expires_at: Instant,
   absolute_expires_at: Instant,
   user_agent: Schema.NullOr(Schema.String),
-  address: Schema.NullOr(Schema.String)
+  address: Schema.NullOr(Schema.String),
+  idle_seconds: Schema.Number,
+  persistent: Schema.Boolean
 })
 const toSession = (r: typeof SessionRow.Type): SessionRecord => ({
   id: r.id,
@@ -102,7 +161,9 @@ const toSession = (r: typeof SessionRow.Type): SessionRecord => ({
   idleExpiresAt: r.idle_expires_at,
   absoluteExpiresAt: r.absolute_expires_at,
   userAgent: r.user_agent,
-  address: r.address
+  address: r.address,
+  idleSeconds: r.idle_seconds,
+  persistent: r.persistent
 })
 const SessionUserRow = Schema.Struct({
   ...SessionRow.fields,
@@ -110,7 +171,9 @@ const SessionUserRow = Schema.Struct({
   u_email: Schema.String,
   u_password_hash: Schema.NullOr(Schema.String),
   u_email_verified_at: Schema.NullOr(Instant),
-  u_created_at: Instant
+  u_created_at: Instant,
+  u_password_version: Schema.Number,
+  u_totp_enabled_at: Schema.NullOr(Instant)
 })
 
 const firstUser = firstOf("dashboard_users", UserRow)
@@ -135,21 +198,30 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           sql`UPDATE dashboard_users SET email_verified_at = coalesce(email_verified_at, ${at}) WHERE id = ${id}
               RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
         setPassword: (id, hash) =>
-          sql`UPDATE dashboard_users SET password_hash = ${hash} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError),
+          sql`UPDATE dashboard_users SET password_hash = ${hash}, password_version = password_version + 1
+              WHERE id = ${id} RETURNING password_version`.pipe(
+            Effect.map((rows) => Number((rows[0] as { password_version?: unknown } | undefined)?.password_version ?? 0)),
+            dieOnSqlError
+          ),
         insertSession: (s) =>
           sql`INSERT INTO dashboard_sessions
-                (id, secret_sha256, user_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, user_agent, address)
+                (id, secret_sha256, user_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, user_agent, address,
+                 idle_seconds, persistent)
               VALUES (${s.id}, ${Buffer.from(s.secretSha256, "hex")}, ${s.userId}, ${s.createdAt}, ${s.lastSeenAt},
-                ${s.idleExpiresAt}, ${s.absoluteExpiresAt}, ${s.userAgent}, ${s.address})`.pipe(Effect.asVoid, dieOnSqlError),
-        touchSession: (hash, now, idleMs) =>
+                ${s.idleExpiresAt}, ${s.absoluteExpiresAt}, ${s.userAgent}, ${s.address}, ${s.idleSeconds}, ${s.persistent})`.pipe(
+            Effect.asVoid,
+            dieOnSqlError
+          ),
+        touchSession: (hash, now) =>
           sql`UPDATE dashboard_sessions s
               SET last_seen_at = ${now},
-                  idle_expires_at = least(${new Date(now.getTime() + idleMs)}::timestamptz, s.absolute_expires_at)
+                  idle_expires_at = least(${now}::timestamptz + make_interval(secs => s.idle_seconds), s.absolute_expires_at)
               FROM dashboard_users u
               WHERE s.secret_sha256 = ${Buffer.from(hash, "hex")} AND u.id = s.user_id
                 AND s.idle_expires_at > ${now} AND s.absolute_expires_at > ${now}
               RETURNING s.*, u.account_id AS u_account_id, u.email AS u_email, u.password_hash AS u_password_hash,
-                u.email_verified_at AS u_email_verified_at, u.created_at AS u_created_at`.pipe(
+                u.email_verified_at AS u_email_verified_at, u.created_at AS u_created_at,
+                u.password_version AS u_password_version, u.totp_enabled_at AS u_totp_enabled_at`.pipe(
             Effect.flatMap(firstOf("dashboard_sessions", SessionUserRow)),
             Effect.map((r) =>
               r === null ? null : {
@@ -160,7 +232,9 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
                   email: r.u_email,
                   password_hash: r.u_password_hash,
                   email_verified_at: r.u_email_verified_at,
-                  created_at: r.u_created_at
+                  created_at: r.u_created_at,
+                  password_version: r.u_password_version,
+                  totp_enabled_at: r.u_totp_enabled_at
                 })
               }
             ),
@@ -192,7 +266,68 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
             const rows = yield* sql`INSERT INTO dashboard_used_links (id, used_at, expires_at)
               VALUES (${Buffer.from(id, "hex")}, ${at}, ${expiresAt}) ON CONFLICT (id) DO NOTHING RETURNING id`
             return rows.length === 1
-          }).pipe(dieOnSqlError)
+          }).pipe(dieOnSqlError),
+        twoFactorOf: (userId) =>
+          sql`SELECT totp_secret, totp_enabled_at, totp_last_step, totp_pending, totp_pending_at
+              FROM dashboard_users WHERE id = ${userId}`.pipe(
+            Effect.flatMap(firstOf("dashboard_users", TwoFactorRow)),
+            Effect.map((r) =>
+              r === null ? null : {
+                secret: r.totp_secret,
+                enabledAt: r.totp_enabled_at,
+                lastStep: r.totp_last_step === null ? null : Number(r.totp_last_step),
+                pending: r.totp_pending,
+                pendingAt: r.totp_pending_at
+              }
+            ),
+            dieOnSqlError
+          ),
+        setTwoFactorPending: (userId, secret, at) =>
+          sql`UPDATE dashboard_users SET totp_pending = ${Buffer.from(secret)}, totp_pending_at = ${at}
+              WHERE id = ${userId}`.pipe(Effect.asVoid, dieOnSqlError),
+        enableTwoFactor: (userId, secret, at, step, hashes) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const rows = yield* sql`UPDATE dashboard_users
+              SET totp_secret = ${Buffer.from(secret)}, totp_enabled_at = ${at}, totp_last_step = ${step},
+                  totp_pending = NULL, totp_pending_at = NULL
+              WHERE id = ${userId} AND totp_enabled_at IS NULL RETURNING id`
+            if (rows.length === 0) return false
+            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+            for (const hash of hashes) {
+              yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
+            }
+            return true
+          })).pipe(dieOnSqlError),
+        disableTwoFactor: (userId) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const rows = yield* sql`UPDATE dashboard_users
+              SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, totp_pending = NULL, totp_pending_at = NULL
+              WHERE id = ${userId} AND totp_enabled_at IS NOT NULL RETURNING id`
+            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+            return rows.length > 0
+          })).pipe(dieOnSqlError),
+        useTotpStep: (userId, step) =>
+          sql`UPDATE dashboard_users SET totp_last_step = ${step}
+              WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step}) RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            dieOnSqlError
+          ),
+        useRecoveryCode: (userId, hash, at) =>
+          sql`UPDATE dashboard_recovery_codes SET used_at = ${at}
+              WHERE user_id = ${userId} AND code_sha256 = ${Buffer.from(hash, "hex")} AND used_at IS NULL
+              RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), dieOnSqlError),
+        replaceRecoveryCodes: (userId, hashes) =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+            for (const hash of hashes) {
+              yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
+            }
+          })).pipe(dieOnSqlError),
+        recoveryCodesLeft: (userId) =>
+          sql`SELECT count(*)::int AS n FROM dashboard_recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`.pipe(
+            Effect.map((rows) => Number((rows[0] as { n?: unknown } | undefined)?.n ?? 0)),
+            dieOnSqlError
+          )
       })
     })
   )
@@ -201,6 +336,9 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
     const users = new Map<string, UserRecord>()
     const sessions = new Map<string, SessionRecord>()
     const usedLinks = new Map<string, Date>()
+    const twoFactor = new Map<string, TwoFactorRecord>()
+    /** user → code hash → when used (null: unused). */
+    const recoveryCodes = new Map<string, Map<string, Date | null>>()
     const live = (s: SessionRecord, now: Date) =>
       s.idleExpiresAt.getTime() > now.getTime() && s.absoluteExpiresAt.getTime() > now.getTime()
     const byEmail = (email: string) => [...users.values()].find((u) => u.email === email) ?? null
@@ -208,8 +346,9 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       createUser: (u) =>
         Effect.sync(() => {
           if (byEmail(u.email) !== null) return null
-          users.set(u.id, u)
-          return u
+          const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null }
+          users.set(u.id, user)
+          return user
         }),
       findUserByEmail: (email) => Effect.sync(() => byEmail(email)),
       findUser: (id) => Effect.sync(() => users.get(id) ?? null),
@@ -226,10 +365,12 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       setPassword: (id, hash) =>
         Effect.sync(() => {
           const u = users.get(id)
-          if (u) users.set(id, { ...u, passwordHash: hash })
+          if (!u) return 0
+          users.set(id, { ...u, passwordHash: hash, passwordVersion: u.passwordVersion + 1 })
+          return u.passwordVersion + 1
         }),
       insertSession: (s) => Effect.sync(() => void sessions.set(s.id, s)),
-      touchSession: (hash, now, idleMs) =>
+      touchSession: (hash, now) =>
         Effect.sync(() => {
           const s = [...sessions.values()].find((x) => x.secretSha256 === hash)
           const user = s && users.get(s.userId)
@@ -237,7 +378,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           const next: SessionRecord = {
             ...s,
             lastSeenAt: now,
-            idleExpiresAt: new Date(Math.min(now.getTime() + idleMs, s.absoluteExpiresAt.getTime()))
+            idleExpiresAt: new Date(Math.min(now.getTime() + s.idleSeconds * 1000, s.absoluteExpiresAt.getTime()))
           }
           sessions.set(s.id, next)
           return { session: next, user }
@@ -270,7 +411,53 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           if (usedLinks.has(id)) return false
           usedLinks.set(id, at)
           return true
-        })
+        }),
+      twoFactorOf: (userId) =>
+        Effect.sync(() => {
+          if (!users.has(userId)) return null
+          return twoFactor.get(userId) ?? { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
+        }),
+      setTwoFactorPending: (userId, secret, at) =>
+        Effect.sync(() => {
+          const current = twoFactor.get(userId) ?? { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
+          twoFactor.set(userId, { ...current, pending: secret, pendingAt: at })
+        }),
+      enableTwoFactor: (userId, secret, at, step, hashes) =>
+        Effect.sync(() => {
+          const u = users.get(userId)
+          if (!u || u.twoFactorEnabledAt !== null) return false
+          users.set(userId, { ...u, twoFactorEnabledAt: at })
+          twoFactor.set(userId, { secret, enabledAt: at, lastStep: step, pending: null, pendingAt: null })
+          recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null])))
+          return true
+        }),
+      disableTwoFactor: (userId) =>
+        Effect.sync(() => {
+          const u = users.get(userId)
+          twoFactor.delete(userId)
+          recoveryCodes.delete(userId)
+          if (!u || u.twoFactorEnabledAt === null) return false
+          users.set(userId, { ...u, twoFactorEnabledAt: null })
+          return true
+        }),
+      useTotpStep: (userId, step) =>
+        Effect.sync(() => {
+          const current = twoFactor.get(userId)
+          if (!current || (current.lastStep !== null && current.lastStep >= step)) return false
+          twoFactor.set(userId, { ...current, lastStep: step })
+          return true
+        }),
+      useRecoveryCode: (userId, hash, at) =>
+        Effect.sync(() => {
+          const codes = recoveryCodes.get(userId)
+          if (!codes || !codes.has(hash) || codes.get(hash) !== null) return false
+          codes.set(hash, at)
+          return true
+        }),
+      replaceRecoveryCodes: (userId, hashes) =>
+        Effect.sync(() => void recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null])))),
+      recoveryCodesLeft: (userId) =>
+        Effect.sync(() => [...(recoveryCodes.get(userId)?.values() ?? [])].filter((used) => used === null).length)
     })
   })
 }

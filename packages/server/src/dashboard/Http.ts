@@ -46,6 +46,7 @@ export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) 
   h
     .handle("signUp", ({ payload }) => Auth.signUp(payload))
     .handle("logIn", ({ payload }) => Auth.logIn(payload))
+    .handle("logInSecondFactor", ({ payload }) => Auth.logInSecondFactor(payload))
     .handle("requestPasswordReset", ({ payload }) => Auth.requestPasswordReset(payload))
     .handle("resetPassword", ({ payload }) => Auth.resetPassword(payload))
     .handle("verifyEmail", ({ payload }) => Auth.verifyEmail(payload))

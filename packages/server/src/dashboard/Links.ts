@@ -3,8 +3,12 @@
  * CSRF tokens, all under one HMAC-SHA-256 key (SITEHEALTH_SIGNING_KEY, else random per process).
  *
  * A link token is `<payload>.<mac>`, both base64url: the payload is JSON `{p: purpose, u: user id, e: expiry
- * (epoch ms), n: nonce}`. Verification checks the MAC (timingSafeEqual), the purpose and the expiry; single
- * use is the caller's `AuthRepo.useLink` on the SHA-256 of the token.
+ * (epoch ms), n: nonce, v?: the user's password version}`. Verification checks the spelling (each part is
+ * the one canonical base64url text of its bytes: no padding, no whitespace, no other unused bits — Node's
+ * decoder accepts all of those, and each spelling once counted as a new, unused link: docs/security.md), the MAC
+ * (timingSafeEqual), the purpose and the expiry. Single use is the caller's `AuthRepo.useLink` on the link's
+ * `id`, the SHA-256 of its purpose and nonce: what the MAC covers, not how the token happens to be spelled.
+ * A reset link carries the password version it was made for: any password change ends every older one.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,25 +17,39 @@ import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
 import { AppConfig } from "../Config.ts"
 
-export type LinkPurpose = "verify" | "reset" | "magic"
+/**
+ * verify, reset, magic: mailed or printed links. challenge: the second step of a log-in with two-factor sign-in
+ * (answered by log-in, never mailed). device: the cookie of a browser that has logged in to the account before
+ * (Throttle.ts lets it in while the account is under attack).
+ */
+export type LinkPurpose = "verify" | "reset" | "magic" | "challenge" | "device"
 
 export const LINK_LIFETIME_MS: Record<LinkPurpose, number> = {
   verify: 24 * 3_600_000,
   reset: 3_600_000,
-  magic: 24 * 3_600_000
+  magic: 24 * 3_600_000,
+  challenge: 5 * 60_000,
+  device: 180 * 86_400_000
 }
 
 export interface SignedLink {
   readonly userId: string
   readonly expiresAt: Date
-  /** SHA-256 of the whole token, hex: the single-use key. */
+  /** SHA-256 of the purpose and the nonce, hex: the single-use key, the same however the token is spelled. */
   readonly id: string
+  /** The password version a reset link was made for (null for other links). */
+  readonly version: number | null
 }
+
+/** base64url as Node writes it: the only spelling a token may have. */
+const CANONICAL = /^[A-Za-z0-9_-]+$/
+export const isCanonicalBase64Url = (text: string): boolean =>
+  CANONICAL.test(text) && Buffer.from(text, "base64url").toString("base64url") === text
 
 export interface SigningShape {
   readonly mac: (data: string) => Buffer
-  readonly sign: (purpose: LinkPurpose, userId: string, now: number) => string
-  /** The link's user and expiry; null when forged, malformed, of another purpose or expired. */
+  readonly sign: (purpose: LinkPurpose, userId: string, now: number, version?: number) => string
+  /** The link's user and expiry; null when forged, malformed, not canonically spelled, of another purpose or expired. */
   readonly verify: (purpose: LinkPurpose, token: string, now: number) => SignedLink | null
   /** The CSRF token of a session: an HMAC of its secret's hash, so it needs no storage and dies with it. */
   readonly csrfToken: (sessionSecretSha256: string) => string
@@ -56,15 +74,20 @@ export class Signing extends Context.Service<Signing, SigningShape>()("sitehealt
       const mac = (data: string) => Crypto.createHmac("sha256", key).update(data).digest()
       return Signing.of({
         mac,
-        sign: (purpose, userId, now) => {
-          const payload = Buffer.from(
-            JSON.stringify({ p: purpose, u: userId, e: now + LINK_LIFETIME_MS[purpose], n: Crypto.randomBytes(12).toString("base64url") })
-          ).toString("base64url")
+        sign: (purpose, userId, now, version) => {
+          const payload = Buffer.from(JSON.stringify({
+            p: purpose,
+            u: userId,
+            e: now + LINK_LIFETIME_MS[purpose],
+            n: Crypto.randomBytes(12).toString("base64url"),
+            ...(version === undefined ? {} : { v: version })
+          })).toString("base64url")
           return `${payload}.${mac(`link:${payload}`).toString("base64url")}`
         },
         verify: (purpose, token, now) => {
           const [payload, signature, ...rest] = token.split(".")
           if (!payload || !signature || rest.length > 0) return null
+          if (!isCanonicalBase64Url(payload) || !isCanonicalBase64Url(signature)) return null
           const expected = mac(`link:${payload}`)
           const actual = Buffer.from(signature, "base64url")
           if (actual.length !== expected.length || !Crypto.timingSafeEqual(actual, expected)) return null
@@ -75,9 +98,15 @@ export class Signing extends Context.Service<Signing, SigningShape>()("sitehealt
             return null
           }
           if (typeof body !== "object" || body === null) return null
-          const { e, p, u } = body as { p?: unknown; u?: unknown; e?: unknown }
+          const { e, n, p, u, v } = body as { p?: unknown; u?: unknown; e?: unknown; n?: unknown; v?: unknown }
           if (p !== purpose || typeof u !== "string" || typeof e !== "number" || e <= now) return null
-          return { userId: u, expiresAt: new Date(e), id: Crypto.createHash("sha256").update(token).digest("hex") }
+          if (typeof n !== "string" || n.length < 16) return null
+          return {
+            userId: u,
+            expiresAt: new Date(e),
+            id: Crypto.createHash("sha256").update(`${purpose}:${n}`).digest("hex"),
+            version: typeof v === "number" && Number.isSafeInteger(v) ? v : null
+          }
         },
         csrfToken: (hash) => mac(`csrf:${hash}`).toString("base64url")
       })

@@ -1,16 +1,20 @@
 /**
  * The dashboard API's two checks: `DashboardOrigin` (every state-changing request comes from our own origin)
  * and `DashboardSession` (the session cookie, then on state-changing requests the session's CSRF token).
+ * `DashboardOrigin` wraps every endpoint, so it also puts Retry-After on every 429 the dashboard answers.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { CSRF_HEADER, CurrentDashboardSession, DashboardOrigin, DashboardSession } from "@sitehealth/domain/DashboardApi"
-import { Forbidden } from "@sitehealth/domain/Errors"
+import { Forbidden, RateLimited } from "@sitehealth/domain/Errors"
 import * as Crypto from "node:crypto"
 import { AppConfig } from "../Config.ts"
-import { findSession, sessionRequired } from "./Auth.ts"
+import { findSession, isHttps, sessionRequired } from "./Auth.ts"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -30,7 +34,7 @@ export const DashboardOriginLive = Layer.effect(
     return DashboardOrigin.of((httpEffect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (SAFE_METHODS.has(request.method)) return yield* httpEffect
+        if (SAFE_METHODS.has(request.method)) return yield* withRetryAfter(httpEffect)
         const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer)
         // Node always has a Host header; a web-standard Request (the in-process handler) has its URL instead.
         const host = request.headers.host ?? hostOfUrl(request.originalUrl)
@@ -44,10 +48,21 @@ export const DashboardOriginLive = Layer.effect(
             type: "csrf_origin"
           })
         }
-        return yield* httpEffect
+        return yield* withRetryAfter(httpEffect)
       }))
   })
 )
+
+/** A 429 says when to come back: Retry-After, whole seconds until the refusal's `reset` (at least 1). */
+const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (error) =>
+    error instanceof RateLimited
+      ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const seconds = String(Math.max(1, Math.ceil(error.reset - now / 1000)))
+        return HttpEffect.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", seconds)))
+      })
+      : Effect.void)
 
 const hostOfUrl = (url: string): string | undefined => {
   try {
@@ -69,10 +84,10 @@ export const DashboardSessionLive = Layer.effect(
   Effect.gen(function*() {
     // any: the repositories the session lookup needs, captured when the layer is built (a middleware runs per request).
     const context = yield* Effect.context<any>()
-    return DashboardSession.of({
-      cookie: (httpEffect, { credential }) =>
+    const config = yield* AppConfig
+    const check = (secret: string) => <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
         Effect.gen(function*() {
-          const principal = yield* findSession(Redacted.value(credential)).pipe(Effect.provideContext(context))
+          const principal = yield* findSession(secret).pipe(Effect.provideContext(context))
           if (principal === null) return yield* sessionRequired()
           const request = yield* HttpServerRequest.HttpServerRequest
           if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers[CSRF_HEADER], principal.csrfToken)) {
@@ -83,6 +98,11 @@ export const DashboardSessionLive = Layer.effect(
           }
           return yield* Effect.provideService(httpEffect, CurrentDashboardSession, principal)
         })
+    return DashboardSession.of({
+      // PUBLIC_URL https: the `__Host-` cookie alone (a plain one could have been planted by a sibling subdomain).
+      secureCookie: (httpEffect, { credential }) => check(Redacted.value(credential))(httpEffect),
+      cookie: (httpEffect, { credential }) =>
+        isHttps(config) ? Effect.fail(sessionRequired()) : check(Redacted.value(credential))(httpEffect)
     })
   })
 )

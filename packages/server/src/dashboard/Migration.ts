@@ -31,3 +31,34 @@ export const dashboardMigration = ddlMigration(`
       expires_at timestamptz NOT NULL
     )
 `)
+
+/**
+ * Accounts an owner can trust (docs/security.md): the password version that every reset link carries (a change
+ * ends every older link), two-factor sign-in (the TOTP secret encrypted like integration credentials, the last
+ * time step used so a code works once, the recovery codes' hashes), the sessions' own idle span ("Stay signed
+ * in"), and the log-in failures that throttling counts per account, address and pair.
+ */
+export const dashboardSecurityMigration = ddlMigration(`
+    ALTER TABLE dashboard_users ADD COLUMN password_version integer NOT NULL DEFAULT 0;
+    ALTER TABLE dashboard_users ADD COLUMN totp_secret bytea;
+    ALTER TABLE dashboard_users ADD COLUMN totp_enabled_at timestamptz;
+    ALTER TABLE dashboard_users ADD COLUMN totp_last_step bigint;
+    ALTER TABLE dashboard_users ADD COLUMN totp_pending bytea;
+    ALTER TABLE dashboard_users ADD COLUMN totp_pending_at timestamptz;
+    CREATE TABLE dashboard_recovery_codes (
+      user_id text NOT NULL REFERENCES dashboard_users(id) ON DELETE CASCADE,
+      code_sha256 bytea NOT NULL,
+      used_at timestamptz,
+      PRIMARY KEY (user_id, code_sha256)
+    );
+    ALTER TABLE dashboard_sessions ADD COLUMN idle_seconds integer NOT NULL DEFAULT 1800;
+    ALTER TABLE dashboard_sessions ADD COLUMN persistent boolean NOT NULL DEFAULT false;
+    CREATE TABLE dashboard_auth_failures (
+      kind text NOT NULL,
+      account text NOT NULL,
+      address text NOT NULL,
+      at timestamptz NOT NULL
+    );
+    CREATE INDEX dashboard_auth_failures_account ON dashboard_auth_failures (kind, account, at);
+    CREATE INDEX dashboard_auth_failures_address ON dashboard_auth_failures (kind, address, at)
+`)

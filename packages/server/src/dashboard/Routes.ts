@@ -16,6 +16,7 @@ import { magicLogin } from "./Auth.ts"
 import { DashboardConnectionsHttp } from "./connections/Http.ts"
 import { DashboardHttp } from "./Http.ts"
 import { DashboardReportsHttp } from "./reports/Http.ts"
+import { DashboardSecurityHttp } from "./SecurityHttp.ts"
 import { Signing } from "./Links.ts"
 import { Mailer } from "./Mailer.ts"
 import { DashboardOriginLive, DashboardSessionLive } from "./Middleware.ts"
@@ -51,7 +52,7 @@ const MagicRoute = Layer.unwrap(
 
 export const dashboardRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(DashboardApi, { openapiPath: DASHBOARD_OPENAPI_PATH }).pipe(
-    Layer.provide([DashboardHttp, DashboardConnectionsHttp, DashboardReportsHttp]),
+    Layer.provide([DashboardHttp, DashboardConnectionsHttp, DashboardReportsHttp, DashboardSecurityHttp]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),
   MagicRoute

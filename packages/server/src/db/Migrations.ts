@@ -4,7 +4,7 @@ import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { answersGzipMigration, answersMigration } from "../answers/AnswersRepo.ts"
 import { ddlMigration } from "./Ddl.ts"
-import { dashboardMigration } from "../dashboard/Migration.ts"
+import { dashboardMigration, dashboardSecurityMigration } from "../dashboard/Migration.ts"
 import { demoLiveMigration } from "../demo/Migration.ts"
 import { oauthFlowsMigration } from "../dashboard/connections/Migration.ts"
 import { idempotencyMigration } from "../http/IdempotencyMigration.ts"
@@ -161,5 +161,7 @@ export const migrations = Migrator.fromRecord({
   "0017_demo_live": demoLiveMigration,
   "0018_payments_staging": paymentsStagingMigration,
   "0019_payments_incremental": paymentsIncrementalMigration,
-  "0020_stored_answers_gzip": answersGzipMigration
+  "0020_stored_answers_gzip": answersGzipMigration,
+  // 0021 was written and reverted (git log): a database that ran it must still run this one.
+  "0022_dashboard_security": dashboardSecurityMigration
 })

@@ -35,7 +35,14 @@ const PASSWORD = "correct horse battery"
 const STATE_CHANGING = new Set(["POST", "PATCH", "PUT", "DELETE"])
 
 /** The endpoints that need no session, on purpose. */
-const PUBLIC = new Set(["auth.signUp", "auth.logIn", "auth.requestPasswordReset", "auth.resetPassword", "auth.verifyEmail"])
+const PUBLIC = new Set([
+  "auth.signUp",
+  "auth.logIn",
+  "auth.logInSecondFactor",
+  "auth.requestPasswordReset",
+  "auth.resetPassword",
+  "auth.verifyEmail"
+])
 
 interface Endpoint {
   readonly key: string
@@ -99,6 +106,13 @@ const EXAMPLES: Record<string, Example> = {
   "auth.requestPasswordReset": { body: () => ({ email: "matrix@example.test" }) },
   "auth.resetPassword": { body: () => ({ token: "x.y", password: PASSWORD }) },
   "auth.verifyEmail": { body: () => ({ token: "x.y" }) },
+  "auth.logInSecondFactor": { body: () => ({ challenge: "x.y", code: "123456" }) },
+  // The caller's own password and second factor, asked with a wrong password: refused, and nothing changes.
+  "security.changePassword": { body: () => ({ currentPassword: "not the password", newPassword: "an entirely new passphrase" }), otherAccount: { status: 400, type: "wrong_password" } },
+  "security.setUpTwoFactor": { body: () => ({ password: "not the password" }), otherAccount: { status: 400, type: "wrong_password" } },
+  "security.enableTwoFactor": { body: () => ({ code: "123456" }), otherAccount: { status: 400, type: "no_setup" } },
+  "security.disableTwoFactor": { body: () => ({ password: "not the password", code: "123456" }), otherAccount: { status: 400, type: "wrong_password" } },
+  "security.regenerateRecoveryCodes": { body: () => ({ password: "not the password", code: "123456" }), otherAccount: { status: 400, type: "wrong_password" } },
   "websites.create": { body: () => ({ name: "Matrix", domain: "matrix.example.com", timezone: "UTC", currency: "USD" }) },
   "websites.update": { body: () => ({ name: "taken over" }) },
   "websites.delete": { body: (w) => ({ confirmDomain: w.website.domain }) },

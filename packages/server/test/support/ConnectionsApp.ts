@@ -51,6 +51,8 @@ const TestDashboardApi = HttpApi.make("dashboard")
 const TestSession = Layer.succeed(
   DashboardSession,
   DashboardSession.of({
+    // Only the plain cookie stands in here: the `__Host-` one is never sent.
+    secureCookie: () => Effect.fail(new Unauthorized({ message: "Log in to continue", type: "session_required" })),
     cookie: (httpEffect, { credential }) => {
       const accountId = Redacted.value(credential)
       return accountId === ""
@@ -62,7 +64,8 @@ const TestSession = Layer.succeed(
           emailVerified: true,
           csrfToken: "csrf",
           idleExpiresAt: new Date(8.64e15),
-          absoluteExpiresAt: new Date(8.64e15)
+          absoluteExpiresAt: new Date(8.64e15),
+          staySignedIn: false
         })
     }
   })

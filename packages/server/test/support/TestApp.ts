@@ -13,8 +13,8 @@
  * windows, expiries and `computedAt`), while the app's own sleeps (pool timeouts, background writes) take
  * real time, since no test drives them.
  */
-import { Clock, Console, Context, Duration, Effect, Layer, Redacted, Scope } from "effect"
-import { FetchHttpClient, HttpClientRequest, HttpRouter, HttpServer } from "effect/http"
+import { Clock, Console, Context, Duration, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { FetchHttpClient, HttpClientRequest, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { TestClock } from "effect/testing"
@@ -123,6 +123,23 @@ const ClientAuthentication = HttpApiMiddleware.layerClient(Authentication, ({ ne
     return next(token === null ? withHeaders : HttpClientRequest.bearerToken(withHeaders, token))
   }))
 
+/**
+ * An in-process request has no socket, so no client address: a test names one with this header (taken off the
+ * request before the app sees it), as a server would read it from the socket — for the throttling by address.
+ */
+export const TEST_ADDRESS_HEADER = "x-test-remote-address"
+const withTestAddress = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request: HttpServerRequest.HttpServerRequest) => {
+    const address = request.headers[TEST_ADDRESS_HEADER]
+    if (address === undefined) return effect
+    const { [TEST_ADDRESS_HEADER]: _, ...headers } = request.headers
+    return Effect.provideService(
+      effect,
+      HttpServerRequest.HttpServerRequest,
+      request.modify({ headers: headers as any, remoteAddress: Option.some(address) })
+    )
+  })
+
 const toCallResult = (response: Response): Effect.Effect<CallResult> => Effect.promise(() => callResultOf(response))
 
 type Account = Effect.Success<ReturnType<typeof createAccount>>
@@ -197,7 +214,11 @@ export const makeTestApp = (
       Layer.provide(HttpServer.layerServices),
       Layer.provideMerge(Layer.succeed(Clock.Clock, clock))
     )
-    const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
+    const { dispose, handler } = HttpRouter.toWebHandler(app as any, {
+      disableLogger: true,
+      routerConfig: ROUTER_CONFIG,
+      middleware: withTestAddress as any
+    })
     yield* Effect.addFinalizer(() => Effect.promise(() => dispose()))
 
     // The real console, as the app has: what the repositories, runners and loggers print is output (and

@@ -77,6 +77,11 @@ layer(Database, { excludeTestServices: true, timeout: "120 seconds" })("admin se
       yield* connect(projects[0], "plausible", oldCipher.encrypt(PLAIN.plausible))
       yield* connect(projects[1], "stripe", makeCipher(NEW).encrypt(PLAIN.stripe)) // connected after the switch
       yield* connect(projects[1], "google-search-console", null) // nothing stored (a display row)
+      // A dashboard user with two-factor sign-in on, its secret under the old key.
+      const sql = yield* SqlClient.SqlClient
+      const accountId = (yield* sql<{ account_id: string }>`SELECT account_id FROM projects WHERE id = ${projects[0]}`)[0].account_id
+      yield* sql`INSERT INTO dashboard_users (id, account_id, email, password_hash, created_at, totp_secret, totp_enabled_at)
+        VALUES ('usr_rotate', ${accountId}, 'rotate@example.test', NULL, now(), ${oldCipher.encrypt({ totp: "JBSWY3DPEHPK3PXP" })}, now())`
       const before = yield* stored()
 
       // The old key from a file, in hex, as an operator might keep it.
@@ -87,9 +92,11 @@ layer(Database, { excludeTestServices: true, timeout: "120 seconds" })("admin se
       const first = yield* admin(["secret-key", "rotate", "--old-key-file", keyFile, "--json"], { SITEHEALTH_SECRET_KEY: b64(NEW) })
       expect(first.code, first.stderr).toBe(0)
       expect(first.body).toEqual({
-        reencrypted: [`${projects[0]}/plausible`, `${projects[0]}/stripe`],
+        reencrypted: [`${projects[0]}/plausible`, `${projects[0]}/stripe`, "user usr_rotate"],
         unchanged: [`${projects[1]}/stripe`]
       })
+      const totp = (yield* sql<{ totp_secret: Uint8Array }>`SELECT totp_secret FROM dashboard_users WHERE id = 'usr_rotate'`)[0].totp_secret
+      expect(yield* makeCipher(NEW).decrypt(totp)).toEqual({ totp: "JBSWY3DPEHPK3PXP" })
       expect(secretsIn(first.stdout + first.stderr)).toEqual([])
 
       const after = yield* stored()
@@ -105,7 +112,7 @@ layer(Database, { excludeTestServices: true, timeout: "120 seconds" })("admin se
 
       const text = yield* admin(["secret-key", "rotate"], { SITEHEALTH_SECRET_KEY: b64(NEW), SITEHEALTH_SECRET_KEY_OLD: b64(OLD) })
       expect(text.code, text.stderr).toBe(0)
-      expect(text.stdout).toContain("Re-encrypted 0 integration credentials with the new key; 3 already used it")
+      expect(text.stdout).toContain("Re-encrypted 0 integration credentials and two-factor secrets with the new key; 4 already used it")
       expect(yield* stored()).toEqual(after)
     }), 60_000)
 

@@ -2,7 +2,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
-import { pathToFileURL } from "node:url"
 import {
   commonPasswordCount,
   isCommonPasswordListLoaded,
@@ -22,7 +21,7 @@ describe("password policy", () => {
       import { registerHooks } from "node:module"
       const resolved = []
       registerHooks({ resolve: (specifier, context, next) => { resolved.push(specifier); return next(specifier, context) } })
-      const policy = await import(${JSON.stringify(pathToFileURL(MODULE.pathname).href)})
+      const policy = await import(${JSON.stringify(MODULE.href)})
       const Effect = await import("effect/Effect")
       const atImport = resolved.some((s) => s.includes("@zxcvbn-ts")) || policy.isCommonPasswordListLoaded()
       await Effect.runPromise(policy.weakPasswordReason("tangerine-mosaic-74-quiet", { email: "a@b.c" }))

@@ -1,5 +1,6 @@
 /**
- * `admin secret-key rotate` (wired in Cli.ts): re-encrypts every stored integration credential from the old
+ * `admin secret-key rotate` (wired in Cli.ts): re-encrypts every stored integration credential (and every
+ * dashboard user's two-factor secret, kept under the same key: dashboard/TwoFactor.ts) from the old
  * key to the new one, in ONE transaction — the new key is SITEHEALTH_SECRET_KEY (or the embedded data dir's
  * key file), the old one SITEHEALTH_SECRET_KEY_OLD or `--old-key-file`. Credentials that already decrypt
  * with the new key are left as they are, so running it twice (or after an interrupted run) is harmless. A
@@ -77,11 +78,58 @@ export const reencryptCredentials = (from: CredentialsCipherShape, to: Credentia
       for (const u of updates) {
         yield* sql`UPDATE integrations SET credentials = ${u.sealed} WHERE project_id = ${u.projectId} AND provider = ${u.provider}`
       }
-      return { reencrypted: updates.map((u) => `${u.projectId}/${u.provider}`), unchanged } satisfies RotationResult
+      const users = yield* reencryptTwoFactor(from, to)
+      return {
+        reencrypted: [...updates.map((u) => `${u.projectId}/${u.provider}`), ...users.reencrypted],
+        unchanged: [...unchanged, ...users.unchanged]
+      } satisfies RotationResult
     }))
   }).pipe(
     Effect.catchTag("SqlError", (e) => Effect.fail(new AdminError({ message: `re-encryption failed, nothing was changed: ${e.message}`, type: "database" })))
   )
+
+/**
+ * The dashboard users' two-factor secrets (enabled, and a setup in progress), in the caller's transaction, as
+ * the credentials are: "user <id>" in the result. One that opens with neither key stops everything.
+ */
+const reencryptTwoFactor = (from: CredentialsCipherShape, to: CredentialsCipherShape) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ id: string; totp_secret: Uint8Array | null; totp_pending: Uint8Array | null }>`
+      SELECT id, totp_secret, totp_pending FROM dashboard_users
+      WHERE totp_secret IS NOT NULL OR totp_pending IS NOT NULL ORDER BY id FOR UPDATE`
+    const reencrypted: Array<string> = []
+    const unchanged: Array<string> = []
+    for (const row of rows) {
+      const sealed: Record<"totp_secret" | "totp_pending", Uint8Array | null> = { totp_secret: null, totp_pending: null }
+      let changed = false
+      for (const column of ["totp_secret", "totp_pending"] as const) {
+        const stored = row[column]
+        if (stored === null) continue
+        if ((yield* Effect.result(to.decrypt(stored)))._tag === "Success") {
+          sealed[column] = stored
+          continue
+        }
+        const opened = yield* Effect.result(from.decrypt(stored))
+        if (opened._tag === "Failure") {
+          return yield* new AdminError({
+            type: "config",
+            message: `dashboard user ${row.id}: its two-factor secret decrypts with neither the new key nor the old one; ` +
+              "nothing was changed. Find the key it was stored with, or turn the user's two-factor sign-in off in the database and run this again"
+          })
+        }
+        sealed[column] = to.encrypt(opened.success)
+        changed = true
+      }
+      if (!changed) {
+        unchanged.push(`user ${row.id}`)
+        continue
+      }
+      yield* sql`UPDATE dashboard_users SET totp_secret = ${sealed.totp_secret}, totp_pending = ${sealed.totp_pending} WHERE id = ${row.id}`
+      reencrypted.push(`user ${row.id}`)
+    }
+    return { reencrypted, unchanged }
+  })
 
 /** Validation first (both keys readable and different), before the database is opened. */
 export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined }): AdminCommand =>
@@ -105,7 +153,7 @@ export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined
     return Effect.map(reencryptCredentials(makeCipher(oldKey), makeCipher(newKey)), (result) => ({
       json: { reencrypted: result.reencrypted, unchanged: result.unchanged },
       text: [
-        `Re-encrypted ${result.reencrypted.length} integration credential${result.reencrypted.length === 1 ? "" : "s"} with the new key` +
+        `Re-encrypted ${result.reencrypted.length} integration credential${result.reencrypted.length === 1 ? "" : "s"} and two-factor secret${result.reencrypted.length === 1 ? "" : "s"} with the new key` +
           (result.unchanged.length === 0 ? "." : `; ${result.unchanged.length} already used it (left as they were).`),
         ...result.reencrypted.map((id) => `  ${id}`),
         "Every server and worker needs SITEHEALTH_SECRET_KEY = the new key; SITEHEALTH_SECRET_KEY_OLD can now be removed."

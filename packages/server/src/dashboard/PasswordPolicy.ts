@@ -59,7 +59,11 @@ const normalize = (s: string) => s.toLowerCase().normalize("NFC")
 
 const loadList = (): Promise<CommonPasswords> =>
   loading ??= import("@zxcvbn-ts/language-common").then(
-    ({ dictionary }) => {
+    (module) => {
+      // A CommonJS package: Node names its exports; the server's bundle (esbuild) puts them under `default`.
+      const { dictionary } = "dictionary" in module && module.dictionary !== undefined
+        ? module
+        : (module as unknown as { default: typeof module }).default
       const entries = new Set<string>()
       let longest = 0
       for (const entry of dictionary["passwords-common"]) {

@@ -127,7 +127,9 @@ export const otpauthUri = (options: { readonly secret: string; readonly accountN
 
 /** The QR code of `text` as an SVG document. qrcode is loaded on first use, not at server start-up. */
 export const qrSvg = async (text: string): Promise<string> => {
-  const QRCode = (await import("qrcode")).default
+  // A CommonJS package: under `default` both in Node and in the server's bundle; its named exports as a fallback.
+  const module = await import("qrcode")
+  const QRCode = module.default ?? module
   return QRCode.toString(text, { type: "svg", errorCorrectionLevel: "M", margin: 2 })
 }
 

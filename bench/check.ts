@@ -3,7 +3,7 @@
  * `data` — for the same token and project, or the comparison would not be of the same work.
  */
 import { isDeepStrictEqual } from "node:util"
-import { generateSecret } from "@sitehealth/server/tokens/TokenSecret"
+import { generateSecret } from "@sitehealth/server/store/TokenSecret"
 
 interface Answer {
   readonly status: number

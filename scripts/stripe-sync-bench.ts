@@ -5,7 +5,7 @@
  *   npm run bench:stripe -- --subscriptions 10000
  *   DATABASE_URL=postgres://… npm run bench:stripe         # that database (adds one account + project)
  *   npm run bench:stripe -- --cpu-prof-incremental inc.cpuprofile   # a CPU profile of the incremental run
- *   npm run bench:stripe -- --v8-default                   # without the worker's V8 settings (HeapSettings.ts)
+ *   npm run bench:stripe -- --v8-default                   # without the worker's V8 settings (platform/HeapSettings.ts)
  *   DATABASE_URL=… npm run bench:stripe -- --full-only     # only the full sync; prints its project id
  *   DATABASE_URL=… npm run bench:stripe -- --incremental-only PROJECT   # only the day, on a copy of that database
  *     (an A/B of the incremental run: `CREATE DATABASE copy TEMPLATE full` per run, each tree on its own copy)
@@ -32,9 +32,10 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
 import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
-import { pgLayer, runMigrations } from "@sitehealth/server/db/Database"
-import { startEmbeddedPostgres } from "@sitehealth/server/db/EmbeddedPostgres"
-import { applyHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/HeapSettings"
+import { pgLayer } from "@sitehealth/server/platform/Database"
+import { runMigrations } from "@sitehealth/server/Migrations"
+import { startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
+import { applyHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/platform/HeapSettings"
 import { FxRepo } from "@sitehealth/server/fx/FxRepo"
 import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
@@ -415,7 +416,7 @@ if (args.includes("--serve")) {
   })
   process.send!({ url: fake.url })
 } else {
-  // The worker's V8 settings (HeapSettings.ts), unless --v8-default (V8's own sizing, for an A/B).
+  // The worker's V8 settings (platform/HeapSettings.ts), unless --v8-default (V8's own sizing, for an A/B).
   if (!args.includes("--v8-default")) applyHeapSettings({ syncs: true })
   await main()
 }

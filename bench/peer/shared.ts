@@ -10,7 +10,7 @@
  *   3. `{"status":"success","data": <stored health>}`.
  *
  * Same order of checks and the same envelope as ours (packages/server/src/http/Authentication.ts,
- * projects/Policy.ts), so that the bench can compare the peers' answers with ours before measuring.
+ * http/ProjectPolicy.ts), so that the bench can compare the peers' answers with ours before measuring.
  * Node-postgres with named (prepared) statements, as a developer who cares about this path would.
  */
 import { createHash } from "node:crypto"

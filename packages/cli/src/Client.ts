@@ -29,7 +29,7 @@ export interface RetryPolicy {
   readonly maxRetryAfterSeconds: number
 }
 
-/** SITEHEALTH_MAX_RETRY_AFTER's default (read in Settings.ts). */
+/** SITEHEALTH_MAX_RETRY_AFTER's default (read in platform/Settings.ts). */
 export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 60
 
 export const retryPolicy = (maxRetryAfterSeconds: number = DEFAULT_MAX_RETRY_AFTER_SECONDS): RetryPolicy => ({

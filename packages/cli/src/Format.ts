@@ -24,7 +24,7 @@ export const sparkline = (values: ReadonlyArray<number | null>): string => {
     .join("")
 }
 
-/** NO_COLOR and TERM as read (Settings.ts `displayEnvironment`). */
+/** NO_COLOR and TERM as read (platform/Settings.ts `displayEnvironment`). */
 export interface DisplayEnvironment {
   readonly NO_COLOR?: string | undefined
   readonly TERM?: string | undefined

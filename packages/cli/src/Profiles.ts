@@ -18,7 +18,7 @@ export interface ProfileFile {
 
 export const DEFAULT_PROFILE = "default"
 
-/** XDG_CONFIG_HOME and HOME as read by Settings.ts (trimmed; undefined when unset or blank). */
+/** XDG_CONFIG_HOME and HOME as read by platform/Settings.ts (trimmed; undefined when unset or blank). */
 export interface ConfigHome {
   readonly xdgConfigHome: string | undefined
   readonly home: string | undefined

@@ -19,7 +19,7 @@ import { createProject, mintToken } from "@sitehealth/server/accounts/Provisioni
 import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { connectorFor } from "@sitehealth/server/integrations/Registry"
-import { drainSyncs } from "@sitehealth/server/integrations/SyncRunner"
+import { drainSyncs } from "@sitehealth/server/worker/SyncRunner"
 import { TEST_KEY } from "@sitehealth/server/test/support/SyncFakes"
 import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
@@ -137,7 +137,7 @@ describe("confirmation", () => {
       expect(Schema.decodeUnknownSync(TokenPreview)(refusal.error.preview).token.name).toBe("nope")
       expect(create.stderr).toContain("confirmation required")
 
-      const victim = yield* server.provide(mintToken({ accountId, ...{ permissions: ["projects:read"] } }))
+      const victim = yield* server.provide(mintToken({ accountId, permissions: ["projects:read"] }))
       const revoke = yield* runCli(["tokens", "revoke", victim.token.id], env())
       expect(revoke.code).toBe(2)
       expect(revoke.stdout).toContain(`This would revoke ${victim.token.id}`)
@@ -194,7 +194,7 @@ describe("exit codes", () => {
 
   it.live("5 on 403, 6 on 404", () =>
     Effect.gen(function*() {
-      const limited = yield* server.provide(mintToken({ accountId, ...{ permissions: ["projects:read"] } }))
+      const limited = yield* server.provide(mintToken({ accountId, permissions: ["projects:read"] }))
       const forbidden = yield* runCli(["revenue", projectId, "--json"], env({ SITEHEALTH_TOKEN: limited.secret }))
       expect(forbidden.code).toBe(5)
       expect(JSON.parse(forbidden.stdout).error).toMatchObject({ code: 403, type: "missing_permission", permission: "revenue:read" })
@@ -216,9 +216,9 @@ describe("token and base-URL precedence, transport safety", () => {
   it.live("--token beats SITEHEALTH_TOKEN, which beats the stored login", () =>
     Effect.gen(function*() {
       const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-cli-prec-"))
-      const stored = yield* server.provide(mintToken({ accountId, ...{ permissions: ["projects:read", "tokens:read"] } }))
-      const fromEnv = yield* server.provide(mintToken({ accountId, ...{ permissions: ["projects:read", "tokens:read"] } }))
-      const fromFlag = yield* server.provide(mintToken({ accountId, ...{ permissions: ["projects:read", "tokens:read"] } }))
+      const stored = yield* server.provide(mintToken({ accountId, permissions: ["projects:read", "tokens:read"] }))
+      const fromEnv = yield* server.provide(mintToken({ accountId, permissions: ["projects:read", "tokens:read"] }))
+      const fromFlag = yield* server.provide(mintToken({ accountId, permissions: ["projects:read", "tokens:read"] }))
       const login = yield* runCli(["auth", "login", "--base-url", server.baseUrl], { XDG_CONFIG_HOME: home }, `${stored.secret}\n`)
       expect(login.code).toBe(0)
       const status = Effect.fnUntraced(function*(extra: Record<string, string | undefined>, args: Array<string> = []) {

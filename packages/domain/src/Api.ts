@@ -15,7 +15,7 @@ import { ProjectsApi } from "./ApiProjects.ts"
 import { ReportsApi } from "./ApiReports.ts"
 import { TokensApi } from "./ApiTokens.ts"
 
-export { operationOf } from "./ApiOperation.ts"
+export { type FastPath, FastPathAnnotation, fastPathOf, operationOf, type PreRead, type StoredAnswerKey } from "./ApiOperation.ts"
 export { ExpensesApi } from "./ApiExpenses.ts"
 export { IntegrationsApi } from "./ApiIntegrations.ts"
 export { ProjectsApi } from "./ApiProjects.ts"

@@ -1,6 +1,7 @@
 /**
  * How /api/v1's endpoints are declared (Api.ts and its group modules): `op(endpoint, spec)` gives an endpoint its
- * `Operation` (permission, kind, confirm gate, CLI and MCP names) and its OpenAPI prose, and the shapes the
+ * `Operation` (permission, kind, confirm gate, CLI and MCP names), its `FastPath` when it has one (what the
+ * server reads with the token, whether it keeps stored answers) and its OpenAPI prose, and the shapes the
  * groups share (a project's read, a report over a period, a paged list, a dashboard-only endpoint). Each group
  * has a module of its own (ApiProjects.ts, ApiReports.ts, ApiIntegrations.ts, ApiExpenses.ts, ApiTokens.ts), so
  * a client of a few endpoints (the web app's overview) reaches only their groups' schemas.
@@ -17,10 +18,47 @@ import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permission
 import { BadRequest, Forbidden, NotFound } from "./Errors.ts"
 
 /**
+ * What the server reads, with the token, in the hot path's one statement for a request to the endpoint, beyond
+ * the token, its account and the project the path names (docs/architecture.md, "A request, from socket to
+ * envelope"):
+ * - `"health"`: the project's stored health snapshots of today (getHealth, listSignals), served as stored when current;
+ * - `"projectList"`: the caller's page of projects, each with its kept list entry (listProjects; a path without a project).
+ */
+export type PreRead = "health" | "projectList"
+
+/**
+ * How the endpoint's stored answers are keyed (docs/architecture.md, "Stored answers"): the key is the endpoint's
+ * name and, as said here, its normalised query.
+ * - `"whole"`: one answer per project, whatever the query (getBriefing);
+ * - `"period"`: one per `period` (absent = 30d), the reports;
+ * - `"signalFilters"`: one per set of signal filters (dimension, severity, active, limit), first page only.
+ */
+export type StoredAnswerKey = "whole" | "period" | "signalFilters"
+
+/**
+ * An endpoint's fast path, as its `FastPathAnnotation`: the performance plumbing is read from the endpoint the
+ * request matched (the authentication middleware, once per endpoint) or from the endpoint object a handler names
+ * (`ReportsApi.endpoints.getAnalytics`), never from a name written as a string, so renaming an endpoint keeps
+ * its fast path. An endpoint without the annotation has none: the lookup reads the token and the path's project.
+ */
+export interface FastPath {
+  readonly preRead: PreRead | null
+  readonly storedAnswer: StoredAnswerKey | null
+}
+
+/** The annotation key of an endpoint's `FastPath` (absent: none). */
+export class FastPathAnnotation extends Context.Service<FastPathAnnotation, FastPath>()("sitehealth/FastPath") {}
+
+/**
  * An endpoint's `Operation` as written below: a read without a confirm gate unless it says otherwise. Whether it
  * names a project is not written: it follows from the path (`/projects/:id/…`), which is what the scope check reads.
+ * `fastPath`, when given, becomes the endpoint's `FastPathAnnotation` (a field left out = null); it is not part of
+ * the `Operation`, which clients derive their commands and tools from.
  */
-export type OperationSpec = Omit<Operation, "kind" | "confirmGate" | "project"> & Partial<Pick<Operation, "kind" | "confirmGate">>
+export type OperationSpec =
+  & Omit<Operation, "kind" | "confirmGate" | "project">
+  & Partial<Pick<Operation, "kind" | "confirmGate">>
+  & { readonly fastPath?: Partial<FastPath> }
 
 /**
  * Declares what an endpoint is (its `Operation`: permission, kind, confirm gate, CLI and MCP names) as the
@@ -64,7 +102,11 @@ export const op = <
   const retry = idempotent
     ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`) instead of acting twice."
     : ""
-  return endpoint.annotate(OperationAnnotation, operation).annotateMerge(
+  const annotated = endpoint.annotate(OperationAnnotation, operation)
+  return (spec.fastPath === undefined
+    ? annotated
+    : annotated.annotate(FastPathAnnotation, { preRead: spec.fastPath.preRead ?? null, storedAnswer: spec.fastPath.storedAnswer ?? null })
+  ).annotateMerge(
     OpenApi.annotations({
       summary: operation.summary,
       description: `${access}${gate}${retry}`,
@@ -146,3 +188,7 @@ export const pagedList = <const Id extends string, const Path extends `/${string
 /** An endpoint's `Operation` annotation; undefined when it has none (the middleware then refuses the call). */
 export const operationOf = (endpoint: { readonly annotations: Context.Context<never> }): Operation | undefined =>
   Context.getOrUndefined(endpoint.annotations, OperationAnnotation)
+
+/** An endpoint's `FastPath` annotation; undefined when it has none. */
+export const fastPathOf = (endpoint: { readonly annotations: Context.Context<never> }): FastPath | undefined =>
+  Context.getOrUndefined(endpoint.annotations, FastPathAnnotation)

@@ -1,4 +1,8 @@
-/** /api/v1's `projects` group: the websites in a token's scope, their health, briefing and signals (Api.ts composes it). */
+/**
+ * /api/v1's `projects` group: the websites in a token's scope, their health, briefing and signals (Api.ts composes
+ * it). Every read has a fast path (`fastPath`, ApiOperation.ts): served by the hot path's one statement when what
+ * is stored is current.
+ */
 import * as Schema from "effect/Schema"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
@@ -15,19 +19,22 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       permission: "projects:read",
       summary: "Projects in the token's scope, each with a health snapshot",
       cli: ["projects", "list"],
-      mcp: "list_projects"
+      mcp: "list_projects",
+      fastPath: { preRead: "projectList" }
     }),
     op(projectGet("getHealth", "/projects/:id/health", Envelope("HealthResponse", Health)), {
       permission: "projects:read",
       summary: "Health score, confidence and dimensions of a project",
       cli: ["health"],
-      mcp: "get_health"
+      mcp: "get_health",
+      fastPath: { preRead: "health" }
     }),
     op(projectGet("getBriefing", "/projects/:id/briefing", Envelope("BriefingResponse", Briefing)), {
       permission: "projects:read",
       summary: "Morning briefing with priorities",
       cli: ["briefing"],
-      mcp: "get_briefing"
+      mcp: "get_briefing",
+      fastPath: { storedAnswer: "whole" }
     }),
     op(HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
       params: projectParams,
@@ -43,7 +50,9 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       permission: "projects:read",
       summary: "Signals, optionally filtered by dimension and severity",
       cli: ["signals"],
-      mcp: "list_signals"
+      mcp: "list_signals",
+      // The signals are stored with the snapshot: read with the token to tell whether they are current.
+      fastPath: { preRead: "health", storedAnswer: "signalFilters" }
     }),
     op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)
   )

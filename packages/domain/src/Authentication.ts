@@ -20,7 +20,6 @@ import {
   Unavailable
 } from "./Errors.ts"
 import type { AccountId, ProjectId, TokenId } from "./Common.ts"
-import type { CurrentAccount } from "./Middleware.ts"
 import type { Permission } from "./Permissions.ts"
 
 export interface Principal {
@@ -33,6 +32,16 @@ export interface Principal {
 }
 
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("sitehealth/CurrentPrincipal") {}
+
+/** What the entitlement check needs of the caller's account, read with the token. */
+export interface AccountEntitlement {
+  readonly trialEndsAt: Date
+  readonly subscriptionStatus: "none" | "active" | "canceled"
+  /** null with an active subscription: no end date. */
+  readonly subscriptionUntil: Date | null
+}
+
+export class CurrentAccount extends Context.Service<CurrentAccount, AccountEntitlement>()("sitehealth/CurrentAccount") {}
 
 export class Authentication extends HttpApiMiddleware.Service<
   Authentication,

@@ -3,7 +3,7 @@
  * tokens made in the dashboard, and the account's entitlement. Ids and permissions are the public API's.
  */
 import * as Schema from "effect/Schema"
-import { AccountId, Currency, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
+import { AccountId, Currency, Integer, ProjectId, Text, Timestamp } from "./Common.ts"
 
 /** An email address as typed; compared case-insensitively after trimming. */
 export const Email = Schema.String.check(

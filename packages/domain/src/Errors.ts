@@ -49,7 +49,7 @@ export const ApiError = <Self>() =>
     fields.ast,
     SchemaTransformation.transform<ErrorFields, ErrorEnvelope>({
       decode: ({ error: { code: _code, message, type, ...extra } }) => ({ _tag: tag, message, type, ...extra }),
-      encode: ({ _tag: _tag, message, type, ...extra }) => errorBody(code, message, type, extra)
+      encode: ({ _tag, message, type, ...extra }) => errorBody(code, message, type, extra)
     })
   )
   return Schema.Error<Self>(tag)(fields.rebuild(toEnvelope), {

@@ -1,6 +1,6 @@
 /** Integrations: the providers a project's data comes from, and the sync runs that pull it. */
 import * as Schema from "effect/Schema"
-import { Integer, ProjectId, Timestamp } from "./Common.ts"
+import { ProjectId, Timestamp } from "./Common.ts"
 
 /** Provider ids as they appear in paths: /projects/{id}/integrations/{provider}/sync. */
 export const PROVIDERS = ["stripe", "plausible", "google-search-console"] as const

@@ -12,18 +12,13 @@
  */
 import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
-import type { CurrentPrincipal } from "./Authentication.ts"
+import type { CurrentAccount, CurrentPrincipal } from "./Authentication.ts"
+
 import { Forbidden, RateLimited, TrialExpired } from "./Errors.ts"
 
-/** What the entitlement check needs of the caller's account, read with the token. */
-export interface AccountEntitlement {
-  readonly trialEndsAt: Date
-  readonly subscriptionStatus: "none" | "active" | "canceled"
-  /** null with an active subscription: no end date. */
-  readonly subscriptionUntil: Date | null
-}
+/** Provided by Authentication (Authentication.ts), with the principal. */
+export { type AccountEntitlement, CurrentAccount } from "./Authentication.ts"
 
-export class CurrentAccount extends Context.Service<CurrentAccount, AccountEntitlement>()("sitehealth/CurrentAccount") {}
 
 /**
  * True only for a request the MCP server at `/mcp` dispatches in-process to list or discover (the caller's
@@ -48,7 +43,7 @@ export class Entitlement extends HttpApiMiddleware.Service<Entitlement, { requir
  * 403 unless the token holds the permission the endpoint's operation metadata names (deny by default: an
  * endpoint without metadata is refused). The project's own scope (404 another account's, 403 out of the
  * token's list) is judged after request decoding, as docs/api.md §2 orders it, from the project this
- * request's lookup already read (server projects/Policy.ts).
+ * request's lookup already read (server http/ProjectPolicy.ts).
  */
 export class ProjectAccess extends HttpApiMiddleware.Service<ProjectAccess, { requires: CurrentPrincipal }>()(
   "sitehealth/ProjectAccess",

@@ -13,7 +13,7 @@
  * client, the code (single use), the redirect_uri and SHA-256(code_verifier) against the challenge, and
  * issues an access token and `options.refreshToken`. GET /webmasters/v3/sites is sites.list (`sites`).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer, type Server, type ServerResponse } from "node:http"
 import { createHash } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import type { CannedResponse } from "./FakePlausible.ts"

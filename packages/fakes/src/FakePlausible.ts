@@ -8,7 +8,7 @@
  * GET /api/v1/sites/{site_id} (the Sites API) answers the site's time zone when the test gives one, else 401
  * as to a Stats-only key; its calls are recorded in `siteRequests` and take no scripted answer.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { closeNow, readBody, send } from "./FakeHttp.ts"
 

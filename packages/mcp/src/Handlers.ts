@@ -17,7 +17,7 @@ import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/
 import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
 import { PROMPTS, promptMessages } from "./Prompts.ts"
 import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
-import type { McpOptions } from "./Server.ts"
+import type { McpOptions } from "./Options.ts"
 import { REVEAL_SECRET } from "./Names.ts"
 import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"

@@ -16,22 +16,12 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import type { Send } from "./Dispatch.ts"
 import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 import type { Handlers } from "./Handlers.ts"
-import type { RetryPolicy } from "./Retry.ts"
+import type { McpOptions } from "./Options.ts"
 
 export { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
-
-export interface McpOptions {
-  readonly send: Send
-  /** Only read tools (`--read-only`, `?read_only=true`, `X-MCP-Readonly`). */
-  readonly readOnly?: boolean
-  /** Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`). */
-  readonly toolsets?: ReadonlyArray<string> | null
-  /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
-  readonly retry?: RetryPolicy
-}
+export type { McpOptions } from "./Options.ts"
 
 /**
  * The SDK validates JSON Schema only for elicitation (`elicitInput`: a form the server asks the client to

@@ -1,6 +1,6 @@
 /**
  * The stdio server once main.ts has answered (or passed on) `initialize`: the SDK server on the lines read
- * from stdin, its settings read (Settings.ts: Effect's Config) right after it is connected, and the handlers
+ * from stdin, its settings read (platform/Settings.ts: Effect's Config) right after it is connected, and the handlers
  * (Handlers.ts, with the contract) loaded at once, so the client's first `tools/list` does not wait for them
  * either. Every request but `initialize` waits for the settings. Bad settings are reported on stderr and
  * end the process with exit code 2.

@@ -1,6 +1,6 @@
 /**
  * `sitehealth-mcp`: the MCP server over stdio. stdout carries only the protocol; everything else goes to
- * stderr. Settings: Settings.ts (SITEHEALTH_TOKEN, SITEHEALTH_URL, --read-only, --toolsets).
+ * stderr. Settings: platform/Settings.ts (SITEHEALTH_TOKEN, SITEHEALTH_URL, --read-only, --toolsets).
  *
  * What a client's spawn waits for is the answer to `initialize`, so this module imports no more than Node's
  * streams: it reads stdin at once (less JSON-RPC batches: StdioInput.ts), answers a well-formed `initialize`

@@ -337,7 +337,7 @@ const argumentsOf = (spec: ToolSpec, known: ReadonlyArray<string>): fc.Arbitrary
   return fc.tuple(
     fc.record(properties, { requiredKeys: [] }),
     fc.option(fc.dictionary(fc.constantFrom("extra", "__proto__x", "ID", "path"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 1 }), { freq: 8 })
-  ).map(([args, extra]) => ({ ...args, ...(extra ?? {}) }))
+  ).map(([args, extra]) => ({ ...args, ...extra }))
 }
 
 const envelopeCode = (result: any): string => (result.isError ? String(envelopeOf(result).error.code) : "200")

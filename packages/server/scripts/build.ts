@@ -1,5 +1,5 @@
 /**
- * Bundles the server and the worker: dist/server.mjs (src/main.ts) and dist/worker.mjs (src/worker/main.ts),
+ * Bundles the server and the worker: dist/server.mjs (src/main.ts) and dist/worker.mjs (src/WorkerMain.ts),
  * sharing their chunks, minified, with the code only some deployments reach (the Redis client, nodemailer,
  * the remote MCP route) in chunks loaded on first use; dist/inputs.json lists the sources they were built
  * from, which bin/launch.js compares with the bundle (as the CLI's launcher does). `npm start` and `npm run worker` run the bundle
@@ -18,7 +18,7 @@ const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 export const SERVER_BUNDLE: BundleOptions = {
   root,
   name: "server",
-  moreEntries: { worker: "src/worker/main.ts" },
+  moreEntries: { worker: "src/WorkerMain.ts" },
   splitting: true,
   // The embedded cluster's binaries are found from its package's own folder; pg's optional native driver is
   // never installed (pg loads it only when asked to).

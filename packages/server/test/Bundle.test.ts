@@ -32,7 +32,7 @@ describe("the server's bundle", () => {
     const server = inputsAtStart("server")
     const worker = inputsAtStart("worker")
     expect(server).toContain("packages/server/src/main.ts")
-    expect(worker).toContain("packages/server/src/worker/main.ts")
+    expect(worker).toContain("packages/server/src/WorkerMain.ts")
     expect(worker).not.toContain("packages/server/src/main.ts")
     expect(server.some((i) => i.includes("node_modules/effect/"))).toBe(true)
   })
@@ -56,7 +56,7 @@ describe("the server's bundle", () => {
   it("lists every source it was built from, and no dependency, in inputs.json", () => {
     const listed: ReadonlyArray<string> = JSON.parse(Fs.readFileSync(Path.join(outdir, "inputs.json"), "utf8"))
     expect(listed).toContain("src/main.ts")
-    expect(listed).toContain("src/worker/main.ts")
+    expect(listed).toContain("src/WorkerMain.ts")
     expect(listed.some((s) => s.startsWith("../domain/src/"))).toBe(true)
     expect(listed.filter((s) => s.includes("node_modules"))).toEqual([])
     expect(listed.length).toBe(Object.keys(metafile.inputs).filter((i) => !i.includes("node_modules/")).length)

@@ -1,6 +1,6 @@
 /** readConfig: the scale-out settings (SITEHEALTH_WORKER, the shutdown bounds) and their errors. */
 import { describe, expect, it } from "@effect/vitest"
-import { readConfig } from "../src/Config.ts"
+import { readConfig } from "../src/platform/Config.ts"
 
 describe("SITEHEALTH_WORKER", () => {
   it("is on when unset or empty: one `npm start` does everything", () => {

@@ -8,9 +8,9 @@ import { ConfigProvider, Effect, Exit, Redacted } from "effect"
 import { spawnSync } from "node:child_process"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { loadAppConfig } from "../src/Config.ts"
-import { flushLogs, loggingLayer } from "../src/Logging.ts"
-import { SettingsError } from "../src/Settings.ts"
+import { loadAppConfig } from "../src/platform/Config.ts"
+import { flushLogs, loggingLayer } from "../src/platform/Logging.ts"
+import { SettingsError } from "../src/platform/Settings.ts"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 

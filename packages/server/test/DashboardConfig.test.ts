@@ -1,7 +1,7 @@
-/** The dashboard's settings (Config.ts): defaults, normalisation, and one clear sentence per bad value. */
+/** The dashboard's settings (platform/Config.ts): defaults, normalisation, and one clear sentence per bad value. */
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
-import { readConfig } from "../src/Config.ts"
+import { readConfig } from "../src/platform/Config.ts"
 
 describe("dashboard settings", () => {
   it("defaults: no PUBLIC_URL, no SMTP, a random signing key, ASVS level 2 sessions (30 min idle, 12 h), 14 days when staying signed in", () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import * as Net from "node:net"
-import { AppConfig, readConfig } from "../src/Config.ts"
+import { AppConfig, readConfig } from "../src/platform/Config.ts"
 import { Mailer } from "../src/dashboard/Mailer.ts"
 
 describe("Mailer", () => {

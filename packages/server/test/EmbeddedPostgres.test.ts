@@ -9,8 +9,8 @@ import * as Path from "node:path"
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { pgLayer } from "../src/db/Database.ts"
-import { startEmbeddedPostgres } from "../src/db/EmbeddedPostgres.ts"
+import { pgLayer } from "../src/platform/Database.ts"
+import { startEmbeddedPostgres } from "../src/platform/EmbeddedPostgres.ts"
 import { freePort } from "./support/Ports.ts"
 
 const root = typeof process.getuid === "function" && process.getuid() === 0

@@ -1,8 +1,8 @@
 /** LOG_FORMAT / LOG_LEVEL / METRICS_TOKEN parsing, and what the json and pretty loggers write. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { readConfig, readLogSettings } from "../src/Config.ts"
-import { flushLogs, loggingLayer, RequestLine, requestPretty } from "../src/Logging.ts"
+import { readConfig, readLogSettings } from "../src/platform/Config.ts"
+import { flushLogs, loggingLayer, RequestLine, requestPretty } from "../src/platform/Logging.ts"
 
 describe("LOG_FORMAT and LOG_LEVEL", () => {
   it("default to info, pretty on a terminal and json otherwise", () => {

@@ -5,7 +5,7 @@
  * key, incremental ranges and idempotence.
  */
 import { Effect, Result } from "effect"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { createProject } from "../src/accounts/Provisioning.ts"
 import type { SyncContext } from "../src/integrations/Connector.ts"
 import { countryRows, hourRows } from "../src/integrations/plausible/PlausibleMap.ts"

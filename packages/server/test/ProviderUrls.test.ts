@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit } from "effect"
-import { loadAppConfig } from "../src/Config.ts"
+import { loadAppConfig } from "../src/platform/Config.ts"
 import { resolveBaseUrl } from "../src/integrations/Connector.ts"
-import { SettingsError } from "../src/Settings.ts"
+import { SettingsError } from "../src/platform/Settings.ts"
 
 const withEnv = <A, E>(effect: Effect.Effect<A, E>, env: Record<string, string>) =>
   Effect.provideService(effect, ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(env))

@@ -1,6 +1,6 @@
 /**
  * The deployment shape of docs/deploy.md, for real: three `main.ts` processes (each with its in-process
- * worker) and one `worker/main.ts` on one Postgres and one Redis, started at once on an empty database.
+ * worker) and one `WorkerMain.ts` on one Postgres and one Redis, started at once on an empty database.
  *
  *   a) one token's budget is shared: 100 concurrent requests over the three → exactly 60 accepted;
  *   b) a token revoked through one instance is refused by another on its very next request;
@@ -22,11 +22,11 @@ import { Clock, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { createAccount, createProject, mintToken } from "../src/accounts/Provisioning.ts"
-import { pgLayer } from "../src/db/Database.ts"
+import { pgLayer } from "../src/platform/Database.ts"
 import { makeCipher, parseSecretKey } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../src/integrations/SyncQueue.ts"
-import { drainSyncs, runNextSync } from "../src/integrations/SyncRunner.ts"
+import { drainSyncs, runNextSync } from "../src/worker/SyncRunner.ts"
 import { MemoryRepos, SqlRepos } from "../src/Layers.ts"
 import {
   canConnect,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { anomalyOn, mad, median } from "../src/metrics/Anomaly.ts"
 import { detectSignals, type SignalInput } from "../src/metrics/Signals.ts"
-import type { ProjectSeries } from "../src/metrics/Rows.ts"
+import type { ProjectSeries } from "../src/store/Series.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
 import { noisy, plantedTraffic, revenue, TODAY, traffic, YESTERDAY } from "./fixtures/signals.ts"
 

@@ -6,9 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { readConfig } from "../src/Config.ts"
+import { readConfig } from "../src/platform/Config.ts"
 import { ProviderError } from "../src/integrations/ProviderHttp.ts"
-import { DEFAULT_DEADLINE_MINUTES, withDeadline } from "../src/integrations/SyncRunner.ts"
+import { DEFAULT_DEADLINE_MINUTES, withDeadline } from "../src/worker/SyncRunner.ts"
 
 describe("the sync deadline", () => {
   it.effect("stops a run past it: a timeout that says which setting, and the run is interrupted", () =>

@@ -3,8 +3,9 @@
  * OTLP/HTTP JSON to a collector on 127.0.0.1 (node:http). One authenticated request yields one trace — the
  * server span named by its route with the status code, the SQL statements and the recomputation as its
  * descendants — and a sync run yields its own, with the provider call templated. No span and no byte sent to
- * the collector carries the token, the provider key or the credentials key. Without OTEL_EXPORTER_OTLP_ENDPOINT,
- * no span is created at all.
+ * the collector carries the token, the provider key or the credentials key. Repository and service methods
+ * are named spans (`Effect.fn("AuthRepo.touchSession")`…): a dashboard page load and a sync run say what they
+ * did. Without OTEL_EXPORTER_OTLP_ENDPOINT, no span is created at all.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it, layer } from "@effect/vitest"
@@ -13,18 +14,21 @@ import { SqlClient } from "effect/sql"
 import { HttpRouter } from "effect/http"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import { SESSION_COOKIE } from "@sitehealth/domain/DashboardApi"
 import { createAccount, createProject, mintToken } from "../src/accounts/Provisioning.ts"
 import { ROUTER_CONFIG } from "../src/App.ts"
-import { AppConfig, readConfig } from "../src/Config.ts"
-import { pgLayer } from "../src/db/Database.ts"
+import { AuthRepo, newUserId } from "../src/dashboard/AuthRepo.ts"
+import { hashPassword } from "../src/dashboard/Passwords.ts"
+import { AppConfig, readConfig } from "../src/platform/Config.ts"
+import { pgLayer } from "../src/platform/Database.ts"
 import type { Connector } from "../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { ProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { SyncQueue } from "../src/integrations/SyncQueue.ts"
-import { runNextSync } from "../src/integrations/SyncRunner.ts"
+import { runNextSync } from "../src/worker/SyncRunner.ts"
 import { appLayer, SqlRepos } from "../src/Layers.ts"
-import { readTracingConfig, tracingLayer } from "../src/Tracing.ts"
+import { readTracingConfig, tracingLayer } from "../src/platform/Tracing.ts"
 import { runWorker } from "../src/worker/RecomputeWorker.ts"
 import { PrivateDb } from "./support/PrivateDb.ts"
 
@@ -114,7 +118,7 @@ const startServer = Effect.fnUntraced(function*(tracing: Layer.Layer<never>) {
 const get = (url: string, init?: RequestInit) =>
   Effect.promise(async () => {
     const res = await fetch(url, init)
-    return { status: res.status, text: await res.text() }
+    return { status: res.status, text: await res.text(), setCookies: res.headers.getSetCookie() }
   })
 
 const seed = (run: <A>(effect: Effect.Effect<A, any, any>) => Effect.Effect<A>) =>
@@ -235,6 +239,106 @@ layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((i
         }
         expect(everyAttributeValue(spans).some((v) => v.includes("Bearer"))).toBe(false)
       }), 60_000)
+
+    it.effect("named work: a dashboard log-in and page load, and a sync run, name the repository and service methods they ran", () =>
+      Effect.gen(function*() {
+        bodies.length = 0
+        const server = yield* startServer(tracingLayer(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }), "server"))
+        const untraced = <A>(effect: Effect.Effect<A, any, any>) => server.run(Effect.withTracerEnabled(effect, false))
+        const email = `named-${Date.now()}@traced.example`
+        const password = "correct horse battery staple 42"
+        let projectId = ""
+        yield* Effect.gen(function*() {
+          const { project } = yield* seed(untraced)
+          projectId = project.id
+          const passwordHash = yield* hashPassword(password)
+          yield* untraced(Effect.flatMap(AuthRepo, (repo) =>
+            repo.createUser({ id: newUserId(), accountId: project.accountId, email, passwordHash, emailVerifiedAt: new Date(), createdAt: new Date() })))
+
+          // Log in, then load the websites page with the session.
+          const login = yield* get(`${server.base}/app/api/auth/login`, {
+            method: "POST",
+            headers: { "content-type": "application/json", origin: server.base },
+            body: JSON.stringify({ email, password })
+          })
+          expect(login.status, login.text).toBe(200)
+          const session = login.setCookies.map((c) => c.split(";")[0]).find((c) => c.startsWith(`${SESSION_COOKIE}=`))
+          expect(session).toBeDefined()
+          const page = yield* get(`${server.base}/app/api/websites`, { headers: { cookie: session! } })
+          expect(page.status, page.text).toBe(200)
+
+          // A sync run of a connection without credentials, through the real runner.
+          yield* untraced(Effect.gen(function*() {
+            yield* (yield* IntegrationsRepo).connect({
+              projectId: project.id, provider: "plausible", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date()
+            })
+            yield* (yield* SyncQueue).request({ projectId: project.id, provider: "plausible", mode: "full", requestedBy: null, now: new Date() })
+          }))
+          const quiet: Connector = {
+            ...fakeConnector,
+            provider: "plausible",
+            kind: "analytics",
+            credentialFields: [],
+            sync: () => Effect.succeed({ counts: { days: 0 }, state: null })
+          }
+          const run = yield* server.run(
+            runNextSync({ connectors: (p) => (p === "plausible" ? quiet : undefined), projectIds: [project.id] }).pipe(
+              Effect.provide([CredentialsCipher.layer(SECRET_KEY), ProviderHttp.layer({ maxAttempts: 1 })])
+            )
+          )
+          expect(run?.status).toBe("succeeded")
+        }).pipe(Effect.ensuring(server.stop))
+
+        const spans = received()
+        const byId = new Map(spans.map((s) => [s.spanId, s]))
+        /** The names of the spans below `root` (its trace, reached through the parents). */
+        const below = (root: OtlpSpan): Array<string> =>
+          spans.filter((s) => {
+            let parent = s.parentSpanId === undefined ? undefined : byId.get(s.parentSpanId)
+            while (parent !== undefined && parent !== root) parent = parent.parentSpanId === undefined ? undefined : byId.get(parent.parentSpanId)
+            return parent === root
+          }).map((s) => s.name)
+        const serverSpan = (route: string) => {
+          const found = spans.filter((s) => s.kind === 2 && attr(s, "http.route") === route)
+          expect(found, route).toHaveLength(1)
+          return found[0]
+        }
+
+        // The log-in: the user looked up, the throttle consulted and cleared, the session stored.
+        const login = serverSpan("/app/api/auth/login")
+        expect(login.name).toBe("POST /app/api/auth/login")
+        expect(below(login)).toEqual(expect.arrayContaining([
+          "AuthRepo.findUserByEmail", "AuthThrottle.guard", "FailuresRepo.stats", "AuthThrottle.succeeded",
+          "FailuresRepo.clearPair", "AuthRepo.insertSession"
+        ]))
+
+        // The page load: the session found (and its idle expiry pushed) by the middleware, the websites listed.
+        const websites = serverSpan("/app/api/websites")
+        expect(below(websites)).toEqual(expect.arrayContaining(["AuthRepo.touchSession", "ProjectsRepo.list"]))
+        // The statements are the children of the method that ran them.
+        const touch = spans.find((s) => s.traceId === websites.traceId && s.name === "AuthRepo.touchSession")!
+        expect(spans.filter((s) => s.parentSpanId === touch.spanId).map((s) => String(attr(s, "db.query.text"))))
+          .toEqual([expect.stringContaining("UPDATE dashboard_sessions")])
+        const list = spans.find((s) => s.traceId === websites.traceId && s.name === "ProjectsRepo.list")!
+        expect(spans.filter((s) => s.parentSpanId === list.spanId).map((s) => String(attr(s, "db.query.text"))))
+          .toEqual([expect.stringContaining("FROM projects")])
+
+        // The sync run: its trace names the lookups, the outcome and the history rebuilt after a first success.
+        const syncRun = spans.filter((s) => s.name === "SyncRunner.run" && attr(s, "sitehealth.project_id") === projectId)
+        expect(syncRun).toHaveLength(1)
+        expect(syncRun[0].parentSpanId).toBeUndefined()
+        const direct = spans.filter((s) => s.parentSpanId === syncRun[0].spanId).map((s) => s.name)
+        expect(direct).toEqual(expect.arrayContaining(["IntegrationsRepo.connection", "ProjectsRepo.find", "SyncQueue.succeed", "SyncQueue.find"]))
+        expect(below(syncRun[0])).toEqual(expect.arrayContaining([
+          "Recompute.rebuildHistory", "JobsRepo.withProjectLock", "IntegrationsRepo.takeHistoryPending", "Recompute.project",
+          "MetricsRepo.loadProject", "SnapshotsRepo.putHealth", "SignalsRepo.reconcile", "JobsRepo.markComputed"
+        ]))
+        // The poll that found it is not traced (nor an idle one).
+        expect(spans.filter((s) => s.name === "SyncQueue.claim")).toEqual([])
+        // The set-up ran untraced: no other root than the two requests and the run.
+        expect(spans.filter((s) => s.parentSpanId === undefined).map((s) => s.name).sort())
+          .toEqual(["GET /app/api/websites", "POST /app/api/auth/login", "SyncRunner.run"])
+      }), 60_000)
   })
 
   describe("what is not traced", () => {
@@ -244,7 +348,8 @@ layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((i
         const server = yield* startServer(tracingLayer(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }), "server"))
         let projectId = ""
         yield* Effect.gen(function*() {
-          const { project } = yield* seed(server.run)
+          // The test's own set-up is no trace of the worker's: its repository calls would be roots of their own.
+          const { project } = yield* seed((effect) => server.run(Effect.withTracerEnabled(effect, false)))
           projectId = project.id
           for (const path of ["/healthz", "/readyz", "/metrics", "/readyz"]) {
             const res = yield* get(`${server.base}${path}`)
@@ -316,7 +421,7 @@ layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((i
             return new Tracer.NativeSpan(options)
           }
         }))
-        // Tracing as enabled by default, recorded: what every request would pay for without Tracing.ts.
+        // Tracing as enabled by default, recorded: what every request would pay for without platform/Tracing.ts.
         const on = yield* startServer(recording)
         let withDefault = 0
         yield* Effect.gen(function*() {

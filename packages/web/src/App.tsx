@@ -10,13 +10,14 @@ import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@s
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
-import { lazyComponent, Link, loadOverviewPage, matchWebsite, navigate, OverviewPage, prefetchWebsitePages, useFocusHeading, useLocation } from "./router.tsx"
+import { Link, navigate, useFocusHeading, useLocation } from "./navigation.tsx"
+import { lazyComponent, loadOverviewPage, matchWebsite, OverviewPage, prefetchWebsitePages } from "./routes.tsx"
 import type { WebsiteFrame as WebsiteFrameOf } from "./pages/reports/shared.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
 // Each page's code loads when it is first shown: the first page needs only the shell, the client and itself
 // (log-in and sign-up too: a logged-in visitor never loads them). `lazyPage` draws "Loading the page…" (main busy)
-// until its chunk is in: no Suspense, so no 300 ms reveal throttle (lazyComponent in router.tsx).
+// until its chunk is in: no Suspense, so no 300 ms reveal throttle (lazyComponent in routes.tsx).
 const lazyPage = (load: () => Promise<ComponentType>) => lazyComponent<object>(() => load().then((page) => ({ default: page })), <Loading what="the page" />)
 const LogIn = lazyPage(() => import("./pages/Auth.tsx").then((m) => m.LogInPage))
 const SignUp = lazyPage(() => import("./pages/Auth.tsx").then((m) => m.SignUpPage))

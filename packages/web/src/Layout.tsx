@@ -3,7 +3,7 @@ import type { ReactNode } from "react"
 import { Exit } from "effect"
 import { Keys, logOut, setCsrfToken } from "./client.ts"
 import { useMutation } from "./hooks.ts"
-import { Link, navigate } from "./router.tsx"
+import { Link, navigate } from "./navigation.tsx"
 import { BusyMain, MutationStatus } from "./ui.tsx"
 
 const nav = [

@@ -3,12 +3,12 @@
  * packages/domain): `AtomHttpApi.Service` builds `HttpApiClient.make(DashboardCoreApi)` over fetch and gives
  * query atoms (re-run when a mutation names one of their reactivity keys) and mutation atoms.
  *
- * This is the shell's client: the core groups only (auth, websites). Tokens and account, connections, and
- * reports have a client each (tokensClient.ts, connectionsClient.ts, reportsClient.ts; the overview one of
- * its own, overviewClient.ts), built from an HttpApi of those groups alone and imported only by the pages that
- * use it, so their contract — for the reports, /api/v1's — is loaded with those pages, not on the first
- * screen. The clients share the registry's reactivity: a mutation in one re-runs the queries of another that
- * name the same key.
+ * This is the shell's client: the core groups only (auth, websites). Tokens and account, security, connections
+ * and reports have a client each (tokensClient.ts, securityClient.ts, connectionsClient.ts, reportsClient.ts;
+ * the overview one of its own, overviewClient.ts), built from an HttpApi of those groups alone and imported
+ * only by the pages that use it, so their contract — for the reports, /api/v1's — is loaded with those pages,
+ * not on the first screen. The clients share the registry's reactivity: a mutation in one re-runs the queries
+ * of another that name the same key.
  *
  * CSRF: the server answers the session with a CSRF token (log in, GET /auth/session); every state-changing
  * request carries it back in `X-CSRF-Token`. The session cookie itself is HttpOnly and goes by itself
@@ -42,7 +42,9 @@ export const Keys = {
   websites: "websites",
   tokens: "tokens",
   account: "account",
-  connections: "connections"
+  connections: "connections",
+  /** Two-factor sign-in's status (securityClient.ts). */
+  twoFactor: "twoFactor"
 } as const
 
 /** The report clients' keys (reportsClient.ts, overviewClient.ts): here so that both share them. */
@@ -59,6 +61,7 @@ export const websitesAtom = Dashboard.query("websites", "list", { reactivityKeys
 
 export const signUp = Dashboard.mutation("auth", "signUp")
 export const logIn = Dashboard.mutation("auth", "logIn")
+export const logInSecondFactor = Dashboard.mutation("auth", "logInSecondFactor")
 export const logOut = Dashboard.mutation("auth", "logOut")
 export const verifyEmail = Dashboard.mutation("auth", "verifyEmail")
 export const requestReset = Dashboard.mutation("auth", "requestPasswordReset")

@@ -51,3 +51,11 @@ export const isUnauthenticated = (cause: Cause.Cause<unknown>): boolean => {
   const e = asRecord(failure.value)
   return e?._tag === "Unauthorized" || e?._tag === "Unauthenticated"
 }
+
+/** The contract error's `type` (`invalid_code`, `invalid_link`…) when the failure is one of the API's errors. */
+export const errorType = (cause: Cause.Cause<unknown>): string | undefined => {
+  const failure = Cause.findErrorOption(cause)
+  if (failure._tag !== "Some") return undefined
+  const type = asRecord(failure.value)?.type
+  return typeof type === "string" ? type : undefined
+}

@@ -5,6 +5,7 @@
  */
 import { AsyncResult } from "effect/reactivity"
 import { cloneElement, type ReactElement, type ReactNode, useId, useState } from "react"
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@sitehealth/domain/Dashboard"
 import { ErrorMessage, Loading } from "./ui.tsx"
 
 /** Renders an atom's result: loading, a failure in words, or the value. */
@@ -53,6 +54,20 @@ export const Field = ({ label, hint, children }: {
     </div>
   )
 }
+
+/** A new password (sign-up, reset, change): the contract's length, and what the server refuses besides. */
+export const NewPasswordField = ({ label, name }: { readonly label: string; readonly name: string }) => (
+  <Field label={label} hint={`At least ${PASSWORD_MIN_LENGTH} characters. Common passwords are refused.`}>
+    <input
+      name={name}
+      type="password"
+      autoComplete="new-password"
+      minLength={PASSWORD_MIN_LENGTH}
+      maxLength={PASSWORD_MAX_LENGTH}
+      required
+    />
+  </Field>
+)
 
 export const formValues = (form: HTMLFormElement) => {
   const data = new FormData(form)

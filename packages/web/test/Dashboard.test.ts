@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
 import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"
 import { fromArray, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
+import { totpAt } from "@sitehealth/server/dashboard/Totp"
 import { ARTIFACTS, buildWeb, CHROMIUM, CHROMIUM_ARGS, ensureArtifacts, linkIn, startServer, startSmtpSink } from "./support/Server.ts"
 
 const hasChromium = Fs.existsSync(CHROMIUM)
@@ -117,6 +118,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.goto("/settings/api")
     await page.waitForURL(/\/login\?next=%2Fsettings%2Fapi/)
     await page.getByRole("heading", { name: "Log in" }).waitFor()
+    expect(await page.getByLabel("Stay signed in for 14 days").isChecked()).toBe(false)
     await check("01-login")
     await page.getByLabel("Email").fill("nobody@example.com")
     await page.getByLabel("Password").fill("not the password")
@@ -262,6 +264,43 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     // Nothing wider than the screen but the code blocks, which scroll inside themselves.
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375)
     await page.setViewportSize({ width: 1280, height: 900 })
+  })
+
+  it("turns on two-factor sign-in, then logs in with a code from the app as the second step", async () => {
+    await page.getByRole("link", { name: "Account" }).click()
+    const panel = page.getByRole("region", { name: "Two-factor sign-in" })
+    await panel.getByLabel("Current password").fill(password)
+    await panel.getByRole("button", { name: "Turn on" }).click()
+    const key = (await page.getByTestId("totp-secret").textContent())!.replace(/\s+/g, "")
+    expect(key).toMatch(/^[A-Z2-7]{32}$/)
+    await page.getByRole("img", { name: "QR code for your authenticator app" }).waitFor()
+    await page.screenshot({ path: "/tmp/account-2fa.png", fullPage: true })
+    await panel.getByLabel(/6-digit code/).fill(totpAt(key, Date.now()))
+    await panel.getByRole("button", { name: "Turn on" }).click()
+    await page.getByText("Save these now").waitFor()
+    expect(await page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem").count()).toBe(10)
+    await page.screenshot({ path: "/tmp/account-2fa-codes.png", fullPage: true })
+    await page.getByRole("button", { name: "Done" }).click()
+    await panel.getByText("10 recovery codes left").waitFor()
+
+    await page.getByRole("button", { name: "Log out" }).click()
+    await page.waitForURL(/\/login/)
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Password").fill(password)
+    await page.getByLabel("Stay signed in for 14 days").check()
+    await page.getByRole("button", { name: "Log in" }).click()
+    await page.getByRole("heading", { name: "Two-factor sign-in" }).waitFor()
+    await check("10a-login-second-factor")
+    // The enable step used this time step's code: the next one (accepted, ±1 step) has not been used.
+    await page.getByLabel("6-digit code").fill(totpAt(key, Date.now() + 30_000))
+    await page.getByRole("button", { name: "Log in" }).click()
+    await page.waitForURL(/\/websites$/)
+    // Stay signed in: a cookie that outlives the browser, for 14 days.
+    const cookie = (await page.context().cookies()).find((c) => c.name === "sitehealth_session")!
+    expect(cookie.expires * 1000).toBeGreaterThan(Date.now() + 13 * 86_400_000)
+    await page.getByRole("link", { name: "Account" }).click()
+    await page.getByText("10 recovery codes left").waitFor()
+    await check("10b-account-two-factor")
   })
 
   it("deletes the website only once its domain is typed, and it is gone", async () => {

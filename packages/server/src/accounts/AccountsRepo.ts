@@ -52,30 +52,37 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return AccountsRepo.of({
-        create: ({ name, now, trialEndsAt }) =>
-          sql`INSERT INTO accounts (id, name, trial_ends_at, created_at)
+        create: Effect.fn("AccountsRepo.create")(function*({ name, now, trialEndsAt }) {
+          return yield* sql`INSERT INTO accounts (id, name, trial_ends_at, created_at)
               VALUES (${newId("acc")}, ${name}, ${trialEndsAt}, ${now}) RETURNING *`.pipe(
             Effect.flatMap(decodeSingle),
             Effect.map(toRecord),
             dieOnSqlError
-          ),
-        list: () =>
-          sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.flatMap(all), dieOnSqlError),
-        find: (id) => sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.flatMap(one), dieOnSqlError),
-        setTrial: (id, endsAt) =>
-          sql`UPDATE accounts SET trial_ends_at = ${endsAt} WHERE id = ${id} RETURNING *`.pipe(
+          )
+        }),
+        list: Effect.fn("AccountsRepo.list")(function*() {
+          return yield* sql`SELECT * FROM accounts ORDER BY created_at, id`.pipe(Effect.flatMap(all), dieOnSqlError)
+        }),
+        find: Effect.fn("AccountsRepo.find")(function*(id) {
+          return yield* sql`SELECT * FROM accounts WHERE id = ${id}`.pipe(Effect.flatMap(one), dieOnSqlError)
+        }),
+        setTrial: Effect.fn("AccountsRepo.setTrial")(function*(id, endsAt) {
+          return yield* sql`UPDATE accounts SET trial_ends_at = ${endsAt} WHERE id = ${id} RETURNING *`.pipe(
             Effect.flatMap(one),
             dieOnSqlError
-          ),
-        setSubscription: (id, status, until) =>
-          sql`UPDATE accounts SET subscription_status = ${status}, subscription_until = ${until}
-              WHERE id = ${id} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError),
-        count: () =>
-          sql`SELECT count(*)::int AS n FROM accounts`.pipe(
+          )
+        }),
+        setSubscription: Effect.fn("AccountsRepo.setSubscription")(function*(id, status, until) {
+          return yield* sql`UPDATE accounts SET subscription_status = ${status}, subscription_until = ${until}
+              WHERE id = ${id} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError)
+        }),
+        count: Effect.fn("AccountsRepo.count")(function*() {
+          return yield* sql`SELECT count(*)::int AS n FROM accounts`.pipe(
             Effect.flatMap(rowsOf("accounts", Schema.Struct({ n: Schema.Finite }))),
             Effect.map((rows) => rows[0].n),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -93,7 +100,7 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
           return next
         })
       return AccountsRepo.of({
-        create: ({ name, now, trialEndsAt }) =>
+        create: Effect.fn("AccountsRepo.create")(({ name, now, trialEndsAt }) =>
           Effect.sync(() => {
             const a: AccountRecord = {
               id: newId("acc"),
@@ -105,13 +112,16 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
             }
             db.accounts.set(a.id, a)
             return a
-          }),
-        list: () => Effect.sync(() => [...db.accounts.values()]),
-        find: (id) => Effect.sync(() => db.accounts.get(id) ?? null),
-        setTrial: (id, endsAt) => update(id, (a) => ({ ...a, trialEndsAt: endsAt })),
-        setSubscription: (id, status, until) =>
-          update(id, (a) => ({ ...a, subscriptionStatus: status, subscriptionUntil: until })),
-        count: () => Effect.sync(() => db.accounts.size)
+          })),
+        list: Effect.fn("AccountsRepo.list")(() => Effect.sync(() => [...db.accounts.values()])),
+        find: Effect.fn("AccountsRepo.find")((id) => Effect.sync(() => db.accounts.get(id) ?? null)),
+        setTrial: Effect.fn("AccountsRepo.setTrial")(function*(id, endsAt) {
+          return yield* update(id, (a) => ({ ...a, trialEndsAt: endsAt }))
+        }),
+        setSubscription: Effect.fn("AccountsRepo.setSubscription")(function*(id, status, until) {
+          return yield* update(id, (a) => ({ ...a, subscriptionStatus: status, subscriptionUntil: until }))
+        }),
+        count: Effect.fn("AccountsRepo.count")(() => Effect.sync(() => db.accounts.size))
       })
     })
   )

@@ -9,7 +9,7 @@ import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { idOf, newId } from "../store/Ids.ts"
 import type { TokenRecord } from "../store/Records.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
-import { generateSecret, hashSecret } from "../tokens/TokenSecret.ts"
+import { generateSecret, hashSecret } from "../store/TokenSecret.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
 
 /**

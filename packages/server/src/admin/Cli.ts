@@ -13,7 +13,7 @@ import * as Flag from "effect/cli/Flag"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as SqlClient from "effect/sql/SqlClient"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { AppConfig, loadAppConfig } from "../Config.ts"
+import { AppConfig, loadAppConfig } from "../platform/Config.ts"
 import {
   accountsCreate,
   accountsList,
@@ -28,8 +28,8 @@ import {
   tokensMint,
   tokensRevoke
 } from "./Commands.ts"
-import { fxList, fxSet } from "../fx/Admin.ts"
-import { integrationsConnect, integrationsDisconnect, integrationsList } from "../integrations/Admin.ts"
+import { fxList, fxSet } from "./Fx.ts"
+import { integrationsConnect, integrationsDisconnect, integrationsList } from "./Integrations.ts"
 import { secretKeyRotate } from "./KeyRotation.ts"
 
 /** `--json`, accepted anywhere on the command line. */
@@ -80,7 +80,8 @@ export const withDatabase = <A, E>(use: Effect.Effect<A, E, Repos>) =>
         (e) => new AdminError({ message: `configuration: ${e.message}`, type: "config" })
       )
       // Loaded here, not at start-up: --help and argument errors answer without loading the SQL stack and the app.
-      const { pgLayer, resolveDatabaseUrl, runMigrations } = yield* Effect.promise(() => import("../db/Database.ts"))
+      const { pgLayer, resolveDatabaseUrl } = yield* Effect.promise(() => import("../platform/Database.ts"))
+      const { runMigrations } = yield* Effect.promise(() => import("../Migrations.ts"))
       const { SqlRepos } = yield* Effect.promise(() => import("../Layers.ts"))
       const database = yield* resolveDatabaseUrl.pipe(
         Effect.provideService(AppConfig, config),

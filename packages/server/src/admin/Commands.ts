@@ -17,9 +17,10 @@ import type { FxRepo } from "../fx/FxRepo.ts"
 import type { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import type { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import type { SyncQueue } from "../integrations/SyncQueue.ts"
+import { canonicalCurrency, canonicalDomain, canonicalTimezone } from "../projects/Parse.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { iso, isoOrNull, tokenMetadata } from "../store/Present.ts"
-import type { AccountRecord, ProjectRecord, SubscriptionStatus, TokenRecord } from "../store/Records.ts"
+import type { AccountRecord, ProjectRecord, SubscriptionStatus } from "../store/Records.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 
 export type AdminErrorType =
@@ -89,20 +90,11 @@ export const parseInstant = (flag: string, raw: string) =>
     return Effect.succeed(new Date(t))
   })
 
-let timeZones: ReadonlyMap<string, string> | null = null
-const supportedTimeZones = (): ReadonlyMap<string, string> => {
-  if (timeZones === null) {
-    const all = [...Intl.supportedValuesOf("timeZone"), "UTC"]
-    timeZones = new Map(all.map((z) => [z.toLowerCase(), z]))
-  }
-  return timeZones
-}
-
 /** An IANA time zone Node knows (or UTC), in its canonical spelling. */
 export const parseTimezone = (raw: string) =>
   Effect.suspend(() => {
-    const zone = supportedTimeZones().get(raw.trim().toLowerCase())
-    return zone === undefined
+    const zone = canonicalTimezone(raw)
+    return zone === null
       ? Effect.fail(invalid(`Unknown time zone "${raw}": use an IANA name such as Europe/Berlin, America/New_York or UTC`))
       : Effect.succeed(zone)
   })
@@ -110,25 +102,22 @@ export const parseTimezone = (raw: string) =>
 /** An ISO 4217 currency code Node knows, upper case. */
 export const parseCurrency = (raw: string) =>
   Effect.suspend(() => {
-    const code = raw.trim().toUpperCase()
-    return Intl.supportedValuesOf("currency").includes(code)
-      ? Effect.succeed(code)
-      : Effect.fail(invalid(`Unknown currency "${raw}": use an ISO 4217 code such as USD, EUR or GBP`))
+    const code = canonicalCurrency(raw)
+    return code === null
+      ? Effect.fail(invalid(`Unknown currency "${raw}": use an ISO 4217 code such as USD, EUR or GBP`))
+      : Effect.succeed(code)
   })
-
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 /** A bare host name (`shop.example.com`), lower case; no scheme, path or port. */
 export const parseDomain = (raw: string) =>
   Effect.suspend(() => {
-    const domain = raw.trim().toLowerCase().replace(/\.$/, "")
-    if (/^[a-z][a-z0-9+.-]*:\/\//.test(domain) || /[/:?#@\s]/.test(domain)) {
-      return Effect.fail(invalid(`--domain must be a bare host name such as example.com (no scheme, path or port), got "${raw}"`))
-    }
-    if (domain.length === 0 || domain.length > 253 || !domain.split(".").every((label) => LABEL.test(label))) {
-      return Effect.fail(invalid(`--domain must be a host name such as example.com, got "${raw}"`))
-    }
-    return Effect.succeed(domain)
+    const parsed = canonicalDomain(raw)
+    if ("domain" in parsed) return Effect.succeed(parsed.domain)
+    return Effect.fail(invalid(
+      parsed.problem === "not_bare"
+        ? `--domain must be a bare host name such as example.com (no scheme, path or port), got "${raw}"`
+        : `--domain must be a host name such as example.com, got "${raw}"`
+    ))
   })
 
 /** A comma-separated list: trimmed, empty entries dropped, duplicates removed, order kept. */

@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs"
-import { loadAppConfig } from "../Config.ts"
+import { loadAppConfig } from "../platform/Config.ts"
 import {
   type CredentialsCipherShape,
   makeCipher,

@@ -20,8 +20,8 @@ import { commandLineRunOptions, jsonRequested, presenter } from "@sitehealth/cli
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { admin } from "./Cli.ts"
 import { AdminError, type AdminErrorType } from "./Commands.ts"
-import { logSettings } from "../Config.ts"
-import { loggingLayer } from "../Logging.ts"
+import { logSettings } from "../platform/Config.ts"
+import { loggingLayer } from "../platform/Logging.ts"
 
 const VERSION = "0.0.0"
 

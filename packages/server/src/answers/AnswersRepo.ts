@@ -2,7 +2,7 @@
  * Stored answers: the encoded `data` of a report read (analytics, revenue, churn, SEO for each period; the
  * briefing), kept per project and key with the data_version and local day it was computed for, so that the
  * next read of the same report is served as stored text from the authentication lookup's one round trip
- * (http/AccessRepo.ts), exactly as the health read is. Rows are written by the read that found none current;
+ * (access/AccessRepo.ts), exactly as the health read is. Rows are written by the read that found none current;
  * a write of the project's data (which bumps data_version) makes them stale, never wrong.
  */
 import * as Context from "effect/Context"
@@ -10,29 +10,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { Day, dieOnSqlError, firstOf, Instant } from "../store/Sql.ts"
 
 const AnswerRow = Schema.Struct({ day: Day, data_version: Schema.String, computed_at: Instant, encoded: Schema.String })
 
-/** One stored answer, as the fast path serves it. */
-export interface StoredAnswer {
-  /** The project's local day it was computed on. */
-  readonly day: string
-  readonly dataVersion: string
-  readonly computedAt: Date
-  /** JSON of the endpoint's success `data`, as the contract encodes it. */
-  readonly encoded: string
-  /**
-   * The whole response body (the success envelope around `encoded`, UTF-8) gzipped, served to a client that
-   * accepts gzip (answers/StoredAnswers.ts); null for a small answer, or one kept before 0020.
-   */
-  readonly gzip?: Uint8Array | null
-}
+export type { StoredAnswer } from "../store/Records.ts"
+import type { StoredAnswer } from "../store/Records.ts"
+
 
 /**
- * The key of a project's entry in `GET /projects` (projects/ListAnswer.ts): its `health` and `trend`, encoded,
+ * The key of a project's entry in `GET /projects` (access/ListAnswer.ts): its `health` and `trend`, encoded,
  * kept with the day, data_version and computed_at of the health snapshot it was built from. Unlike the other
  * keys it names no endpoint's whole answer, only the part of a list item that does not depend on the caller.
  */
@@ -52,15 +41,16 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
       const sql = yield* SqlClient.SqlClient
       const decodeFirst = firstOf("stored_answers", AnswerRow)
       return AnswersRepo.of({
-        keep: (projectId, key, a) =>
-          sql`INSERT INTO stored_answers (project_id, key, day, data_version, computed_at, encoded, gzip)
+        keep: Effect.fn("AnswersRepo.keep")(function*(projectId, key, a) {
+          return yield* sql`INSERT INTO stored_answers (project_id, key, day, data_version, computed_at, encoded, gzip)
               SELECT ${projectId}, ${key}, ${a.day}::date, ${a.dataVersion}::bigint, ${a.computedAt}, ${a.encoded}, ${a.gzip == null ? null : Buffer.from(a.gzip.buffer, a.gzip.byteOffset, a.gzip.byteLength)}::bytea
               WHERE EXISTS (SELECT 1 FROM projects WHERE id = ${projectId})
               ON CONFLICT (project_id, key) DO UPDATE SET day = EXCLUDED.day, data_version = EXCLUDED.data_version,
                 computed_at = EXCLUDED.computed_at, encoded = EXCLUDED.encoded, gzip = EXCLUDED.gzip
-              WHERE stored_answers.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError),
-        find: (projectId, key) =>
-          sql`SELECT to_char(day, 'YYYY-MM-DD') AS day,
+              WHERE stored_answers.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        find: Effect.fn("AnswersRepo.find")(function*(projectId, key) {
+          return yield* sql`SELECT to_char(day, 'YYYY-MM-DD') AS day,
                 data_version::text AS data_version, computed_at, encoded
               FROM stored_answers WHERE project_id = ${projectId} AND key = ${key}`.pipe(
             dieOnSqlError,
@@ -69,6 +59,7 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
               r === null ? null : { day: r.day, dataVersion: r.data_version, computedAt: r.computed_at, encoded: r.encoded }
             )
           )
+        })
       })
     })
   )
@@ -77,20 +68,21 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
   static readonly memory = Layer.effect(AnswersRepo, Effect.gen(function*() {
     const answers = (yield* MemoryDb).answers
     return AnswersRepo.of({
-      keep: (projectId, key, a) =>
+      keep: Effect.fn("AnswersRepo.keep")((projectId, key, a) =>
         Effect.sync(() => {
           const old = answers.get(`${projectId}|${key}`)
           if (old === undefined || old.computedAt.getTime() <= a.computedAt.getTime()) answers.set(`${projectId}|${key}`, a)
-        }),
-      find: (projectId, key) => Effect.sync(() => answers.get(`${projectId}|${key}`) ?? null)
+        })),
+      find: Effect.fn("AnswersRepo.find")((projectId, key) =>
+        Effect.sync(() => answers.get(`${projectId}|${key}`) ?? null))
     })
   }))
 }
 
-/** Migration 0020_stored_answers_gzip (db/Migrations.ts): the gzipped body kept beside the text. */
+/** Migration 0020_stored_answers_gzip (Migrations.ts): the gzipped body kept beside the text. */
 export const answersGzipMigration = ddlMigration(`ALTER TABLE stored_answers ADD COLUMN gzip bytea;`)
 
-/** Migration 0014_stored_answers (db/Migrations.ts). */
+/** Migration 0014_stored_answers (Migrations.ts). */
 export const answersMigration = ddlMigration(`
   CREATE TABLE stored_answers (
     project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,

@@ -29,7 +29,7 @@ import {
 import { BadRequest, Forbidden, Unauthorized } from "@sitehealth/domain/Errors"
 import * as Crypto from "node:crypto"
 import { createAccount } from "../accounts/Provisioning.ts"
-import { AppConfig, type AppConfigShape } from "../Config.ts"
+import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
 import { AuthRepo, newSessionId, newUserId, type SessionRecord, type UserRecord } from "./AuthRepo.ts"
 import { LINK_LIFETIME_MS, type LinkPurpose, type SignedLink, Signing } from "./Links.ts"
 import { Mailer } from "./Mailer.ts"
@@ -57,8 +57,7 @@ export const publicBase = (config: AppConfigShape) =>
     return config.publicUrl ?? `http://${request.headers.host ?? `${config.host}:${config.port}`}`
   })
 
-// any: whatever the mail effect needs is already in the forking fiber's context.
-export const sendLater = (effect: Effect.Effect<void, never, any>) =>
+export const sendLater = <R>(effect: Effect.Effect<void, never, R>) =>
   // Mail goes out off the request's path: its timing must not tell a registered address from another.
   Effect.asVoid(Effect.forkDetach(effect))
 
@@ -197,7 +196,7 @@ export const principalOf = (user: UserRecord, session: SessionRecord, csrfToken:
  * A new session for the user — always a new random id (no fixation): 32 random bytes in the cookie, their
  * SHA-256 in the table — and the cookie set on the response, with the device cookie. Lifetimes: 30 minutes
  * idle and 12 hours at most in a cookie that ends with the browser; with "Stay signed in", 14 days in a
- * persistent cookie (Config.ts names the settings).
+ * persistent cookie (platform/Config.ts names the settings).
  */
 export const startSession = (user: UserRecord, staySignedIn = false) =>
   Effect.gen(function*() {

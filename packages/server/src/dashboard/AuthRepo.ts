@@ -185,35 +185,43 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return AuthRepo.of({
-        createUser: (u) =>
-          sql`INSERT INTO dashboard_users (id, account_id, email, password_hash, email_verified_at, created_at)
+        createUser: Effect.fn("AuthRepo.createUser")(function*(u) {
+          return yield* sql`INSERT INTO dashboard_users (id, account_id, email, password_hash, email_verified_at, created_at)
               VALUES (${u.id}, ${u.accountId}, ${u.email}, ${u.passwordHash}, ${u.emailVerifiedAt}, ${u.createdAt})
-              ON CONFLICT (email) DO NOTHING RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
-        findUserByEmail: (email) =>
-          sql`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
-        findUser: (id) => sql`SELECT * FROM dashboard_users WHERE id = ${id}`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
-        findUserByAccount: (accountId) =>
-          sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
-        markVerified: (id, at) =>
-          sql`UPDATE dashboard_users SET email_verified_at = coalesce(email_verified_at, ${at}) WHERE id = ${id}
-              RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError),
-        setPassword: (id, hash) =>
-          sql`UPDATE dashboard_users SET password_hash = ${hash}, password_version = password_version + 1
+              ON CONFLICT (email) DO NOTHING RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+        }),
+        findUserByEmail: Effect.fn("AuthRepo.findUserByEmail")(function*(email) {
+          return yield* sql`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+        }),
+        findUser: Effect.fn("AuthRepo.findUser")(function*(id) {
+          return yield* sql`SELECT * FROM dashboard_users WHERE id = ${id}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+        }),
+        findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")(function*(accountId) {
+          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+        }),
+        markVerified: Effect.fn("AuthRepo.markVerified")(function*(id, at) {
+          return yield* sql`UPDATE dashboard_users SET email_verified_at = coalesce(email_verified_at, ${at}) WHERE id = ${id}
+              RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+        }),
+        setPassword: Effect.fn("AuthRepo.setPassword")(function*(id, hash) {
+          return yield* sql`UPDATE dashboard_users SET password_hash = ${hash}, password_version = password_version + 1
               WHERE id = ${id} RETURNING password_version`.pipe(
             Effect.map((rows) => Number((rows[0] as { password_version?: unknown } | undefined)?.password_version ?? 0)),
             dieOnSqlError
-          ),
-        insertSession: (s) =>
-          sql`INSERT INTO dashboard_sessions
+          )
+        }),
+        insertSession: Effect.fn("AuthRepo.insertSession")(function*(s) {
+          return yield* sql`INSERT INTO dashboard_sessions
                 (id, secret_sha256, user_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, user_agent, address,
                  idle_seconds, persistent)
               VALUES (${s.id}, ${Buffer.from(s.secretSha256, "hex")}, ${s.userId}, ${s.createdAt}, ${s.lastSeenAt},
                 ${s.idleExpiresAt}, ${s.absoluteExpiresAt}, ${s.userAgent}, ${s.address}, ${s.idleSeconds}, ${s.persistent})`.pipe(
             Effect.asVoid,
             dieOnSqlError
-          ),
-        touchSession: (hash, now) =>
-          sql`UPDATE dashboard_sessions s
+          )
+        }),
+        touchSession: Effect.fn("AuthRepo.touchSession")(function*(hash, now) {
+          return yield* sql`UPDATE dashboard_sessions s
               SET last_seen_at = ${now},
                   idle_expires_at = least(${now}::timestamptz + make_interval(secs => s.idle_seconds), s.absolute_expires_at)
               FROM dashboard_users u
@@ -239,36 +247,39 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
               }
             ),
             dieOnSqlError
-          ),
-        listSessions: (userId, now) =>
-          sql`SELECT * FROM dashboard_sessions WHERE user_id = ${userId}
+          )
+        }),
+        listSessions: Effect.fn("AuthRepo.listSessions")(function*(userId, now) {
+          return yield* sql`SELECT * FROM dashboard_sessions WHERE user_id = ${userId}
                 AND idle_expires_at > ${now} AND absolute_expires_at > ${now}
               ORDER BY created_at DESC, id`.pipe(
             Effect.flatMap(rowsOf("dashboard_sessions", SessionRow)),
             Effect.map((rows) => rows.map(toSession)),
             dieOnSqlError
-          ),
-        deleteSession: (userId, id) =>
-          sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND id = ${id} RETURNING id`.pipe(
+          )
+        }),
+        deleteSession: Effect.fn("AuthRepo.deleteSession")(function*(userId, id) {
+          return yield* sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND id = ${id} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
-          ),
-        deleteSessionsOf: (userId, keep) =>
-          sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId}
+          )
+        }),
+        deleteSessionsOf: Effect.fn("AuthRepo.deleteSessionsOf")(function*(userId, keep) {
+          return yield* sql`DELETE FROM dashboard_sessions WHERE user_id = ${userId}
               ${keep === null ? sql`` : sql`AND id <> ${keep}`} RETURNING id`.pipe(
             Effect.map((rows) => rows.length),
             dieOnSqlError
-          ),
-        useLink: (id, at, expiresAt) =>
-          Effect.gen(function*() {
-            // Expired entries can go: their links fail the expiry check before they get here.
-            yield* sql`DELETE FROM dashboard_used_links WHERE expires_at < ${at}`
-            const rows = yield* sql`INSERT INTO dashboard_used_links (id, used_at, expires_at)
-              VALUES (${Buffer.from(id, "hex")}, ${at}, ${expiresAt}) ON CONFLICT (id) DO NOTHING RETURNING id`
-            return rows.length === 1
-          }).pipe(dieOnSqlError),
-        twoFactorOf: (userId) =>
-          sql`SELECT totp_secret, totp_enabled_at, totp_last_step, totp_pending, totp_pending_at
+          )
+        }),
+        useLink: Effect.fn("AuthRepo.useLink")(function*(id, at, expiresAt) {
+          // Expired entries can go: their links fail the expiry check before they get here.
+          yield* sql`DELETE FROM dashboard_used_links WHERE expires_at < ${at}`
+          const rows = yield* sql`INSERT INTO dashboard_used_links (id, used_at, expires_at)
+            VALUES (${Buffer.from(id, "hex")}, ${at}, ${expiresAt}) ON CONFLICT (id) DO NOTHING RETURNING id`
+          return rows.length === 1
+        }, dieOnSqlError),
+        twoFactorOf: Effect.fn("AuthRepo.twoFactorOf")(function*(userId) {
+          return yield* sql`SELECT totp_secret, totp_enabled_at, totp_last_step, totp_pending, totp_pending_at
               FROM dashboard_users WHERE id = ${userId}`.pipe(
             Effect.flatMap(firstOf("dashboard_users", TwoFactorRow)),
             Effect.map((r) =>
@@ -281,53 +292,55 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
               }
             ),
             dieOnSqlError
-          ),
-        setTwoFactorPending: (userId, secret, at) =>
-          sql`UPDATE dashboard_users SET totp_pending = ${Buffer.from(secret)}, totp_pending_at = ${at}
-              WHERE id = ${userId}`.pipe(Effect.asVoid, dieOnSqlError),
-        enableTwoFactor: (userId, secret, at, step, hashes) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const rows = yield* sql`UPDATE dashboard_users
-              SET totp_secret = ${Buffer.from(secret)}, totp_enabled_at = ${at}, totp_last_step = ${step},
-                  totp_pending = NULL, totp_pending_at = NULL
-              WHERE id = ${userId} AND totp_enabled_at IS NULL RETURNING id`
-            if (rows.length === 0) return false
-            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
-            for (const hash of hashes) {
-              yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
-            }
-            return true
-          })).pipe(dieOnSqlError),
-        disableTwoFactor: (userId) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const rows = yield* sql`UPDATE dashboard_users
-              SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, totp_pending = NULL, totp_pending_at = NULL
-              WHERE id = ${userId} AND totp_enabled_at IS NOT NULL RETURNING id`
-            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
-            return rows.length > 0
-          })).pipe(dieOnSqlError),
-        useTotpStep: (userId, step) =>
-          sql`UPDATE dashboard_users SET totp_last_step = ${step}
+          )
+        }),
+        setTwoFactorPending: Effect.fn("AuthRepo.setTwoFactorPending")(function*(userId, secret, at) {
+          return yield* sql`UPDATE dashboard_users SET totp_pending = ${Buffer.from(secret)}, totp_pending_at = ${at}
+              WHERE id = ${userId}`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        enableTwoFactor: Effect.fn("AuthRepo.enableTwoFactor")(function*(userId, secret, at, step, hashes) {
+          const rows = yield* sql`UPDATE dashboard_users
+            SET totp_secret = ${Buffer.from(secret)}, totp_enabled_at = ${at}, totp_last_step = ${step},
+                totp_pending = NULL, totp_pending_at = NULL
+            WHERE id = ${userId} AND totp_enabled_at IS NULL RETURNING id`
+          if (rows.length === 0) return false
+          yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+          for (const hash of hashes) {
+            yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
+          }
+          return true
+        }, sql.withTransaction, dieOnSqlError),
+        disableTwoFactor: Effect.fn("AuthRepo.disableTwoFactor")(function*(userId) {
+          const rows = yield* sql`UPDATE dashboard_users
+            SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, totp_pending = NULL, totp_pending_at = NULL
+            WHERE id = ${userId} AND totp_enabled_at IS NOT NULL RETURNING id`
+          yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+          return rows.length > 0
+        }, sql.withTransaction, dieOnSqlError),
+        useTotpStep: Effect.fn("AuthRepo.useTotpStep")(function*(userId, step) {
+          return yield* sql`UPDATE dashboard_users SET totp_last_step = ${step}
               WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step}) RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
-          ),
-        useRecoveryCode: (userId, hash, at) =>
-          sql`UPDATE dashboard_recovery_codes SET used_at = ${at}
+          )
+        }),
+        useRecoveryCode: Effect.fn("AuthRepo.useRecoveryCode")(function*(userId, hash, at) {
+          return yield* sql`UPDATE dashboard_recovery_codes SET used_at = ${at}
               WHERE user_id = ${userId} AND code_sha256 = ${Buffer.from(hash, "hex")} AND used_at IS NULL
-              RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), dieOnSqlError),
-        replaceRecoveryCodes: (userId, hashes) =>
-          sql.withTransaction(Effect.gen(function*() {
-            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
-            for (const hash of hashes) {
-              yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
-            }
-          })).pipe(dieOnSqlError),
-        recoveryCodesLeft: (userId) =>
-          sql`SELECT count(*)::int AS n FROM dashboard_recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`.pipe(
+              RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), dieOnSqlError)
+        }),
+        replaceRecoveryCodes: Effect.fn("AuthRepo.replaceRecoveryCodes")(function*(userId, hashes) {
+          yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+          for (const hash of hashes) {
+            yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
+          }
+        }, sql.withTransaction, dieOnSqlError),
+        recoveryCodesLeft: Effect.fn("AuthRepo.recoveryCodesLeft")(function*(userId) {
+          return yield* sql`SELECT count(*)::int AS n FROM dashboard_recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`.pipe(
             Effect.map((rows) => Number((rows[0] as { n?: unknown } | undefined)?.n ?? 0)),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -343,34 +356,34 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       s.idleExpiresAt.getTime() > now.getTime() && s.absoluteExpiresAt.getTime() > now.getTime()
     const byEmail = (email: string) => [...users.values()].find((u) => u.email === email) ?? null
     return AuthRepo.of({
-      createUser: (u) =>
+      createUser: Effect.fn("AuthRepo.createUser")((u) =>
         Effect.sync(() => {
           if (byEmail(u.email) !== null) return null
           const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null }
           users.set(u.id, user)
           return user
-        }),
-      findUserByEmail: (email) => Effect.sync(() => byEmail(email)),
-      findUser: (id) => Effect.sync(() => users.get(id) ?? null),
-      findUserByAccount: (accountId) =>
-        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null),
-      markVerified: (id, at) =>
+        })),
+      findUserByEmail: Effect.fn("AuthRepo.findUserByEmail")((email) => Effect.sync(() => byEmail(email))),
+      findUser: Effect.fn("AuthRepo.findUser")((id) => Effect.sync(() => users.get(id) ?? null)),
+      findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")((accountId) =>
+        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null)),
+      markVerified: Effect.fn("AuthRepo.markVerified")((id, at) =>
         Effect.sync(() => {
           const u = users.get(id)
           if (!u) return null
           const next = { ...u, emailVerifiedAt: u.emailVerifiedAt ?? at }
           users.set(id, next)
           return next
-        }),
-      setPassword: (id, hash) =>
+        })),
+      setPassword: Effect.fn("AuthRepo.setPassword")((id, hash) =>
         Effect.sync(() => {
           const u = users.get(id)
           if (!u) return 0
           users.set(id, { ...u, passwordHash: hash, passwordVersion: u.passwordVersion + 1 })
           return u.passwordVersion + 1
-        }),
-      insertSession: (s) => Effect.sync(() => void sessions.set(s.id, s)),
-      touchSession: (hash, now) =>
+        })),
+      insertSession: Effect.fn("AuthRepo.insertSession")((s) => Effect.sync(() => void sessions.set(s.id, s))),
+      touchSession: Effect.fn("AuthRepo.touchSession")((hash, now) =>
         Effect.sync(() => {
           const s = [...sessions.values()].find((x) => x.secretSha256 === hash)
           const user = s && users.get(s.userId)
@@ -382,20 +395,20 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           }
           sessions.set(s.id, next)
           return { session: next, user }
-        }),
-      listSessions: (userId, now) =>
+        })),
+      listSessions: Effect.fn("AuthRepo.listSessions")((userId, now) =>
         Effect.sync(() =>
           [...sessions.values()]
             .filter((s) => s.userId === userId && live(s, now))
             .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-        ),
-      deleteSession: (userId, id) =>
+        )),
+      deleteSession: Effect.fn("AuthRepo.deleteSession")((userId, id) =>
         Effect.sync(() => {
           const s = sessions.get(id)
           if (!s || s.userId !== userId) return false
           return sessions.delete(id)
-        }),
-      deleteSessionsOf: (userId, keep) =>
+        })),
+      deleteSessionsOf: Effect.fn("AuthRepo.deleteSessionsOf")((userId, keep) =>
         Effect.sync(() => {
           let n = 0
           for (const [id, s] of sessions) {
@@ -405,24 +418,24 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
             }
           }
           return n
-        }),
-      useLink: (id, at) =>
+        })),
+      useLink: Effect.fn("AuthRepo.useLink")((id, at) =>
         Effect.sync(() => {
           if (usedLinks.has(id)) return false
           usedLinks.set(id, at)
           return true
-        }),
-      twoFactorOf: (userId) =>
+        })),
+      twoFactorOf: Effect.fn("AuthRepo.twoFactorOf")((userId) =>
         Effect.sync(() => {
           if (!users.has(userId)) return null
           return twoFactor.get(userId) ?? { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
-        }),
-      setTwoFactorPending: (userId, secret, at) =>
+        })),
+      setTwoFactorPending: Effect.fn("AuthRepo.setTwoFactorPending")((userId, secret, at) =>
         Effect.sync(() => {
           const current = twoFactor.get(userId) ?? { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
           twoFactor.set(userId, { ...current, pending: secret, pendingAt: at })
-        }),
-      enableTwoFactor: (userId, secret, at, step, hashes) =>
+        })),
+      enableTwoFactor: Effect.fn("AuthRepo.enableTwoFactor")((userId, secret, at, step, hashes) =>
         Effect.sync(() => {
           const u = users.get(userId)
           if (!u || u.twoFactorEnabledAt !== null) return false
@@ -430,8 +443,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           twoFactor.set(userId, { secret, enabledAt: at, lastStep: step, pending: null, pendingAt: null })
           recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null])))
           return true
-        }),
-      disableTwoFactor: (userId) =>
+        })),
+      disableTwoFactor: Effect.fn("AuthRepo.disableTwoFactor")((userId) =>
         Effect.sync(() => {
           const u = users.get(userId)
           twoFactor.delete(userId)
@@ -439,25 +452,25 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           if (!u || u.twoFactorEnabledAt === null) return false
           users.set(userId, { ...u, twoFactorEnabledAt: null })
           return true
-        }),
-      useTotpStep: (userId, step) =>
+        })),
+      useTotpStep: Effect.fn("AuthRepo.useTotpStep")((userId, step) =>
         Effect.sync(() => {
           const current = twoFactor.get(userId)
           if (!current || (current.lastStep !== null && current.lastStep >= step)) return false
           twoFactor.set(userId, { ...current, lastStep: step })
           return true
-        }),
-      useRecoveryCode: (userId, hash, at) =>
+        })),
+      useRecoveryCode: Effect.fn("AuthRepo.useRecoveryCode")((userId, hash, at) =>
         Effect.sync(() => {
           const codes = recoveryCodes.get(userId)
           if (!codes || !codes.has(hash) || codes.get(hash) !== null) return false
           codes.set(hash, at)
           return true
-        }),
-      replaceRecoveryCodes: (userId, hashes) =>
-        Effect.sync(() => void recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null])))),
-      recoveryCodesLeft: (userId) =>
-        Effect.sync(() => [...(recoveryCodes.get(userId)?.values() ?? [])].filter((used) => used === null).length)
+        })),
+      replaceRecoveryCodes: Effect.fn("AuthRepo.replaceRecoveryCodes")((userId, hashes) =>
+        Effect.sync(() => void recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null]))))),
+      recoveryCodesLeft: Effect.fn("AuthRepo.recoveryCodesLeft")((userId) =>
+        Effect.sync(() => [...(recoveryCodes.get(userId)?.values() ?? [])].filter((used) => used === null).length))
     })
   })
 }

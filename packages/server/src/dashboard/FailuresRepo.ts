@@ -56,14 +56,13 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return FailuresRepo.of({
-        record: (key, at, forgetBefore) =>
-          Effect.gen(function*() {
-            yield* sql`DELETE FROM dashboard_auth_failures WHERE at < ${forgetBefore}`
-            yield* sql`INSERT INTO dashboard_auth_failures (kind, account, address, at)
-              VALUES (${key.kind}, ${key.account}, ${key.address}, ${at})`
-          }).pipe(dieOnSqlError),
-        stats: (key, since) =>
-          sql`SELECT
+        record: Effect.fn("FailuresRepo.record")(function*(key, at, forgetBefore) {
+          yield* sql`DELETE FROM dashboard_auth_failures WHERE at < ${forgetBefore}`
+          yield* sql`INSERT INTO dashboard_auth_failures (kind, account, address, at)
+            VALUES (${key.kind}, ${key.account}, ${key.address}, ${at})`
+        }, dieOnSqlError),
+        stats: Effect.fn("FailuresRepo.stats")(function*(key, since) {
+          return yield* sql`SELECT
                 count(*) FILTER (WHERE account = ${key.account} AND address = ${key.address})::int AS pair,
                 max(at) FILTER (WHERE account = ${key.account} AND address = ${key.address}) AS pair_last,
                 count(*) FILTER (WHERE account = ${key.account})::int AS account,
@@ -82,13 +81,15 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
               addressOldest: ms(r?.address_oldest ?? null)
             })),
             dieOnSqlError
-          ),
-        clearPair: (key) =>
-          sql`DELETE FROM dashboard_auth_failures
+          )
+        }),
+        clearPair: Effect.fn("FailuresRepo.clearPair")(function*(key) {
+          return yield* sql`DELETE FROM dashboard_auth_failures
               WHERE kind = ${key.kind} AND account = ${key.account} AND address = ${key.address}`.pipe(
             Effect.asVoid,
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -98,12 +99,12 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
     const min = (xs: Array<number>) => (xs.length === 0 ? null : Math.min(...xs))
     const max = (xs: Array<number>) => (xs.length === 0 ? null : Math.max(...xs))
     return FailuresRepo.of({
-      record: (key, at, forgetBefore) =>
+      record: Effect.fn("FailuresRepo.record")((key, at, forgetBefore) =>
         Effect.sync(() => {
           rows = rows.filter((r) => r.at >= forgetBefore.getTime())
           rows.push({ ...key, at: at.getTime() })
-        }),
-      stats: (key, since) =>
+        })),
+      stats: Effect.fn("FailuresRepo.stats")((key, since) =>
         Effect.sync(() => {
           const recent = rows.filter((r) => r.kind === key.kind && r.at > since.getTime())
           const pair = recent.filter((r) => r.account === key.account && r.address === key.address).map((r) => r.at)
@@ -117,11 +118,11 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
             address: address.length,
             addressOldest: min(address)
           }
-        }),
-      clearPair: (key) =>
+        })),
+      clearPair: Effect.fn("FailuresRepo.clearPair")((key) =>
         Effect.sync(() => {
           rows = rows.filter((r) => !(r.kind === key.kind && r.account === key.account && r.address === key.address))
-        })
+        }))
     })
   })
 }

@@ -10,7 +10,7 @@ import { BadRequest, Conflict, notFound } from "@sitehealth/domain/Errors"
 import type { Permission } from "@sitehealth/domain/Permissions"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createProject, mintToken } from "../accounts/Provisioning.ts"
-import { parseCurrency, parseDomain, parseTimezone } from "../admin/Commands.ts"
+import { canonicalCurrency, canonicalDomain, canonicalTimezone } from "../projects/Parse.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { tokenMetadata } from "../store/Present.ts"
 import type { ProjectRecord, TokenRecord } from "../store/Records.ts"
@@ -30,16 +30,19 @@ const dashboardToken = (t: TokenRecord, now: Date) => {
 const fieldError = (path: string, message: string) =>
   new BadRequest({ message: `Invalid request: ${path}: ${message}`, type: "invalid_request", issues: [{ path, message }] })
 
-const checked = <A>(effect: Effect.Effect<A, unknown>, path: string, message: string) =>
-  Effect.mapError(effect, () => fieldError(path, message))
+const checked = (value: string | null, path: string, message: string) =>
+  value === null ? Effect.fail(fieldError(path, message)) : Effect.succeed(value)
 
-const domainOf = (raw: string) =>
-  checked(parseDomain(raw), "body.domain", "must be a bare host name such as example.com (no scheme, path or port)")
+const domainOf = (raw: string) => {
+  const parsed = canonicalDomain(raw)
+  return checked("domain" in parsed ? parsed.domain : null, "body.domain", "must be a bare host name such as example.com (no scheme, path or port)")
+}
 const timezoneOf = (raw: string) =>
-  checked(parseTimezone(raw), "body.timezone", "must be an IANA time zone such as Europe/Berlin or UTC")
-const currencyOf = (raw: string) => checked(parseCurrency(raw), "body.currency", "must be an ISO 4217 code such as USD")
+  checked(canonicalTimezone(raw), "body.timezone", "must be an IANA time zone such as Europe/Berlin or UTC")
+const currencyOf = (raw: string) => checked(canonicalCurrency(raw), "body.currency", "must be an ISO 4217 code such as USD")
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+const SESSION_ID = /^ses_[A-Za-z0-9]{1,64}$/
 const ALL_WEBSITES = { limit: 100_000, after: null } as const
 
 export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) =>
@@ -85,7 +88,10 @@ export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) 
         const session = yield* CurrentDashboardSession
         const repo = yield* AuthRepo
         const user = yield* repo.findUserByAccount(session.accountId)
-        if (user === null || !(yield* repo.deleteSession(user.id, params.id))) return yield* notFound("Session")
+        // A session id is ours (`ses_` and base62): anything else is no session, without asking the database.
+        if (user === null || !SESSION_ID.test(params.id) || !(yield* repo.deleteSession(user.id, params.id))) {
+          return yield* notFound("Session")
+        }
         if (params.id === session.sessionId) yield* Auth.setSessionCookie(null)
         return { revoked: 1 }
       }))

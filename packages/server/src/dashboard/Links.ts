@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../platform/Config.ts"
 
 /**
  * verify, reset, magic: mailed or printed links. challenge: the second step of a log-in with two-factor sign-in

@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../platform/Config.ts"
 
 const reasonOf = (error: unknown): string => {
   const inner = (error as { cause?: unknown })?.cause ?? error
@@ -33,8 +33,9 @@ export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/d
       const config = yield* AppConfig
       if (config.smtpUrl === null) {
         return Mailer.of({
-          send: (mail) =>
-            Effect.logInfo(`mail (SMTP_URL unset, not sent) to ${mail.to}: ${mail.subject}\n${mail.text}`)
+          send: Effect.fn("Mailer.send")(function*(mail) {
+            yield* Effect.logInfo(`mail (SMTP_URL unset, not sent) to ${mail.to}: ${mail.subject}\n${mail.text}`)
+          })
         })
       }
       // Loaded only where mail is configured: nodemailer is a few MB of a server's memory that sends none.
@@ -42,13 +43,14 @@ export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/d
       const transport = createTransport(Redacted.value(config.smtpUrl))
       yield* Effect.addFinalizer(() => Effect.sync(() => transport.close()))
       return Mailer.of({
-        send: (mail) =>
-          Effect.tryPromise(() => transport.sendMail({ from: config.mailFrom, ...mail })).pipe(
+        send: Effect.fn("Mailer.send")(function*(mail) {
+          return yield* Effect.tryPromise(() => transport.sendMail({ from: config.mailFrom, ...mail })).pipe(
             Effect.asVoid,
             // The transport's own words (connection refused, 535 authentication failed…): never the URL or the body.
             Effect.catchCause((cause) =>
               Effect.logError(`mail to ${mail.to} could not be sent (${mail.subject}): ${reasonOf(Cause.squash(cause))}`))
           )
+        })
       })
     })
   )

@@ -13,15 +13,19 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { CSRF_HEADER, CurrentDashboardSession, DashboardOrigin, DashboardSession } from "@sitehealth/domain/DashboardApi"
 import { Forbidden, RateLimited } from "@sitehealth/domain/Errors"
 import * as Crypto from "node:crypto"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../platform/Config.ts"
 import { findSession, isHttps, sessionRequired } from "./Auth.ts"
+import type { AuthRepo } from "./AuthRepo.ts"
+import type { Signing } from "./Links.ts"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
 const originOf = (value: string | undefined): string | null => {
   if (value === undefined || value === "" || value === "null") return null
   try {
-    return new URL(value).origin
+    // An opaque origin (`data:`, `javascript:`, `file:`, `about:` URLs) is the text "null": no origin at all.
+    const origin = new URL(value).origin
+    return origin === "null" ? null : origin
   } catch {
     return null
   }
@@ -82,8 +86,8 @@ const sameToken = (sent: string | undefined, expected: string) => {
 export const DashboardSessionLive = Layer.effect(
   DashboardSession,
   Effect.gen(function*() {
-    // any: the repositories the session lookup needs, captured when the layer is built (a middleware runs per request).
-    const context = yield* Effect.context<any>()
+    // What the session lookup needs, captured when the layer is built (a middleware runs per request).
+    const context = yield* Effect.context<AuthRepo | Signing>()
     const config = yield* AppConfig
     const check = (secret: string) => <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
         Effect.gen(function*() {

@@ -2,7 +2,7 @@
  * The dashboard's tables: its users (one per account, email + scrypt hash), their sessions (only the SHA-256
  * of the cookie's secret is stored) and the signed email links already used (single use).
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const dashboardMigration = ddlMigration(`
     CREATE TABLE dashboard_users (

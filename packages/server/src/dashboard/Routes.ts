@@ -12,7 +12,9 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { DashboardApi, MAGIC_LINK_PATH } from "@sitehealth/domain/DashboardApi"
 import { encodeApiError } from "@sitehealth/domain/Errors"
 import { RequestErrorsLive } from "../http/RequestErrors.ts"
+import type { AppConfig } from "../platform/Config.ts"
 import { magicLogin } from "./Auth.ts"
+import type { AuthRepo } from "./AuthRepo.ts"
 import { DashboardConnectionsHttp } from "./connections/Http.ts"
 import { DashboardHttp } from "./Http.ts"
 import { DashboardReportsHttp } from "./reports/Http.ts"
@@ -36,8 +38,8 @@ export const DashboardServices = Layer.mergeAll(
 )
 
 const MagicRoute = Layer.unwrap(
-  // any: the whole context the layer is built in (repositories, config), handed to the route's handler as is.
-  Effect.map(Effect.context<any>(), (context) =>
+  // What the magic log-in needs beyond the request, captured when the layer is built.
+  Effect.map(Effect.context<AuthRepo | AppConfig | Signing>(), (context) =>
     HttpRouter.add("GET", MAGIC_LINK_PATH, (request: HttpServerRequest.HttpServerRequest) => {
       const token = new URL(request.url, "http://localhost").searchParams.get("token") ?? ""
       return magicLogin(token).pipe(

@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { RateLimited } from "@sitehealth/domain/Errors"
-import { AppConfig } from "../Config.ts"
+import { AppConfig } from "../platform/Config.ts"
 import { RateLimiter, type RateLimiterShape } from "../http/RateLimiter.ts"
 import { type FailureKind, FailuresRepo } from "./FailuresRepo.ts"
 
@@ -92,45 +92,44 @@ export class AuthThrottle extends Context.Service<AuthThrottle, AuthThrottleShap
       const keyOf = (kind: FailureKind, account: string) =>
         Effect.map(clientAddress, (address) => ({ kind, account, address }))
       return AuthThrottle.of({
-        attempt: (action, account) =>
-          Effect.gen(function*() {
-            const address = yield* clientAddress
-            const byAddress = yield* perAddress.consume(`dash:${action}:addr:${address}`)
-            if (!byAddress.allowed) return yield* refuse(byAddress.reset, byAddress.limit)
-            if (account === null) return
-            const byAccount = yield* perAccount.consume(`dash:${action}:acct:${account}`)
-            if (!byAccount.allowed) return yield* refuse(byAccount.reset, byAccount.limit)
-          }),
-        guard: (kind, account, known) =>
-          Effect.gen(function*() {
-            const key = yield* keyOf(kind, account)
-            const byAddress = yield* perAddress.consume(`dash:${kind}:addr:${key.address}`)
-            if (!byAddress.allowed) return yield* refuse(byAddress.reset, byAddress.limit)
-            const now = yield* Clock.currentTimeMillis
-            const stats = yield* failures.stats(key, new Date(now - FAILURE_WINDOW_MS))
-            const seconds = (ms: number) => Math.ceil(ms / 1000)
-            const pairFree = (stats.pairLast ?? 0) + pairDelayMs(stats.pair)
-            if (pairFree > now) {
-              return yield* refuse(seconds(pairFree), FREE_FAILURES_PER_PAIR, "Too many failed attempts from here")
-            }
-            if (stats.address >= MAX_FAILURES_PER_ADDRESS) {
-              return yield* refuse(seconds((stats.addressOldest ?? now) + FAILURE_WINDOW_MS), MAX_FAILURES_PER_ADDRESS, "Too many failed attempts from this address")
-            }
-            if (!known && stats.account >= MAX_FAILURES_PER_ACCOUNT) {
-              return yield* refuse(
-                seconds((stats.accountOldest ?? now) + FAILURE_WINDOW_MS),
-                MAX_FAILURES_PER_ACCOUNT,
-                "Too many failed attempts on this account: only a browser that has logged in to it before can log in now, or reset the password"
-              )
-            }
-          }),
-        failed: (kind, account) =>
-          Effect.gen(function*() {
-            const key = yield* keyOf(kind, account)
-            const now = yield* Clock.currentTimeMillis
-            yield* failures.record(key, new Date(now), new Date(now - FAILURE_WINDOW_MS))
-          }),
-        succeeded: (kind, account) => Effect.flatMap(keyOf(kind, account), failures.clearPair)
+        attempt: Effect.fn("AuthThrottle.attempt")(function*(action, account) {
+          const address = yield* clientAddress
+          const byAddress = yield* perAddress.consume(`dash:${action}:addr:${address}`)
+          if (!byAddress.allowed) return yield* refuse(byAddress.reset, byAddress.limit)
+          if (account === null) return
+          const byAccount = yield* perAccount.consume(`dash:${action}:acct:${account}`)
+          if (!byAccount.allowed) return yield* refuse(byAccount.reset, byAccount.limit)
+        }),
+        guard: Effect.fn("AuthThrottle.guard")(function*(kind, account, known) {
+          const key = yield* keyOf(kind, account)
+          const byAddress = yield* perAddress.consume(`dash:${kind}:addr:${key.address}`)
+          if (!byAddress.allowed) return yield* refuse(byAddress.reset, byAddress.limit)
+          const now = yield* Clock.currentTimeMillis
+          const stats = yield* failures.stats(key, new Date(now - FAILURE_WINDOW_MS))
+          const seconds = (ms: number) => Math.ceil(ms / 1000)
+          const pairFree = (stats.pairLast ?? 0) + pairDelayMs(stats.pair)
+          if (pairFree > now) {
+            return yield* refuse(seconds(pairFree), FREE_FAILURES_PER_PAIR, "Too many failed attempts from here")
+          }
+          if (stats.address >= MAX_FAILURES_PER_ADDRESS) {
+            return yield* refuse(seconds((stats.addressOldest ?? now) + FAILURE_WINDOW_MS), MAX_FAILURES_PER_ADDRESS, "Too many failed attempts from this address")
+          }
+          if (!known && stats.account >= MAX_FAILURES_PER_ACCOUNT) {
+            return yield* refuse(
+              seconds((stats.accountOldest ?? now) + FAILURE_WINDOW_MS),
+              MAX_FAILURES_PER_ACCOUNT,
+              "Too many failed attempts on this account: only a browser that has logged in to it before can log in now, or reset the password"
+            )
+          }
+        }),
+        failed: Effect.fn("AuthThrottle.failed")(function*(kind, account) {
+          const key = yield* keyOf(kind, account)
+          const now = yield* Clock.currentTimeMillis
+          yield* failures.record(key, new Date(now), new Date(now - FAILURE_WINDOW_MS))
+        }),
+        succeeded: Effect.fn("AuthThrottle.succeeded")(function*(kind, account) {
+          yield* failures.clearPair(yield* keyOf(kind, account))
+        })
       })
     })
   )

@@ -35,8 +35,9 @@ export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShap
       const sql = yield* SqlClient.SqlClient
       const decode = firstOf("projects", ProjectRow)
       return WebsitesRepo.of({
-        update: (accountId, id, c) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE projects SET
+        update: Effect.fn("WebsitesRepo.update")(function*(accountId, id, c) {
+          if (!looksLikeId(id)) return null
+          return yield* sql`UPDATE projects SET
               name = coalesce(${c.name ?? null}, name),
               domain = coalesce(${c.domain ?? null}, domain),
               timezone = coalesce(${c.timezone ?? null}, timezone),
@@ -45,9 +46,11 @@ export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShap
             Effect.flatMap(decode),
             Effect.map((r) => (r === null ? null : toProjectRecord(r))),
             dieOnSqlError
-          ),
-        remove: (accountId, id) =>
-          !looksLikeId(id) ? Effect.succeed(null) : Effect.gen(function*() {
+          )
+        }),
+        remove: Effect.fn("WebsitesRepo.remove")(function*(accountId, id) {
+          if (!looksLikeId(id)) return null
+          return yield* Effect.gen(function*() {
             const narrowed = yield* sql`UPDATE tokens SET projects = array_remove(projects, ${id})
               WHERE account_id = ${accountId} AND ${id} = ANY(projects) RETURNING id`
             const deleted = yield* sql`DELETE FROM projects WHERE id = ${id} AND account_id = ${accountId} RETURNING id`
@@ -59,6 +62,7 @@ export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShap
             Effect.catchIf((e) => e === "absent", () => Effect.succeed(null)),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -69,7 +73,7 @@ export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShap
       const db = yield* MemoryDb
       const projects = yield* ProjectsRepo
       return WebsitesRepo.of({
-        update: (accountId, id, c) =>
+        update: Effect.fn("WebsitesRepo.update")((accountId, id, c) =>
           Effect.sync(() => {
             const p = db.projects.get(id)
             if (!p || p.accountId !== accountId) return null
@@ -82,20 +86,20 @@ export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShap
             }
             db.projects.set(id, next)
             return next
-          }),
-        remove: (accountId, id) =>
-          Effect.suspend(() => {
-            const p = db.projects.get(id)
-            if (!p || p.accountId !== accountId) return Effect.succeed(null)
-            let tokensNarrowed = 0
-            for (const [key, t] of db.tokens) {
-              if (t.accountId === accountId && t.projects !== null && t.projects.includes(p.id)) {
-                db.tokens.set(key, { ...t, projects: t.projects.filter((x) => x !== p.id) })
-                tokensNarrowed++
-              }
+          })),
+        remove: Effect.fn("WebsitesRepo.remove")(function*(accountId, id) {
+          const p = db.projects.get(id)
+          if (!p || p.accountId !== accountId) return null
+          let tokensNarrowed = 0
+          for (const [key, t] of db.tokens) {
+            if (t.accountId === accountId && t.projects !== null && t.projects.includes(p.id)) {
+              db.tokens.set(key, { ...t, projects: t.projects.filter((x) => x !== p.id) })
+              tokensNarrowed++
             }
-            return Effect.as(projects.remove(id), { tokensNarrowed })
-          })
+          }
+          yield* projects.remove(id)
+          return { tokensNarrowed }
+        })
       })
     })
   )

@@ -56,8 +56,8 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
       const decodeFirst = firstOf("expenses", ExpenseRow)
       const decodeSingle = singleOf("expenses", ExpenseRow)
       return ExpensesRepo.of({
-        insert: (e) =>
-          sql`WITH bump AS (UPDATE projects SET data_version = data_version + 1 WHERE id = ${e.projectId})
+        insert: Effect.fn("ExpensesRepo.insert")(function*(e) {
+          return yield* sql`WITH bump AS (UPDATE projects SET data_version = data_version + 1 WHERE id = ${e.projectId})
               INSERT INTO expenses (id, project_id, amount_minor, currency, category, description, vendor, incurred_on, recurrence, created_at)
               VALUES (${e.id}, ${e.projectId}, ${e.amountMinor}, ${e.currency}, ${e.category}, ${e.description},
                       ${e.vendor}, ${e.incurredOn}::date, ${e.recurrence}, ${e.createdAt})
@@ -65,10 +65,11 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
             Effect.flatMap(decodeSingle),
             Effect.map(toExpenseRecord),
             dieOnSqlError
-          ),
-        list: (projectId, page) => {
+          )
+        }),
+        list: Effect.fn("ExpensesRepo.list")(function*(projectId, page) {
           const after = page.after
-          return sql`SELECT *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on FROM expenses
+          return yield* sql`SELECT *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on FROM expenses
               WHERE project_id = ${projectId} AND deleted_at IS NULL
               ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
@@ -76,9 +77,10 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
             Effect.map((rows) => toPage(rows.map(toExpenseRecord), page.limit)),
             dieOnSqlError
           )
-        },
-        softDelete: (projectId, id, at) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`WITH deleted AS (
+        }),
+        softDelete: Effect.fn("ExpensesRepo.softDelete")(function*(projectId, id, at) {
+          if (!looksLikeId(id)) return null
+          return yield* sql`WITH deleted AS (
                 UPDATE expenses SET deleted_at = ${at}
                 WHERE id = ${id} AND project_id = ${projectId} AND deleted_at IS NULL RETURNING *
               ), bump AS (
@@ -90,6 +92,7 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
             Effect.map((r) => (r === null ? null : toExpenseRecord(r))),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -99,27 +102,27 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
     Effect.gen(function*() {
       const db = yield* MemoryDb
       return ExpensesRepo.of({
-        insert: (e) =>
+        insert: Effect.fn("ExpensesRepo.insert")((e) =>
           Effect.sync(() => {
             db.expenses.set(e.id, e)
             return e
-          }),
-        list: (projectId, page) =>
+          })),
+        list: Effect.fn("ExpensesRepo.list")((projectId, page) =>
           Effect.sync(() =>
             pageInMemory(
               [...db.expenses.values()].filter((e) => e.projectId === projectId && e.deletedAt === null),
               page,
               "desc"
             )
-          ),
-        softDelete: (projectId, id, at) =>
+          )),
+        softDelete: Effect.fn("ExpensesRepo.softDelete")((projectId, id, at) =>
           Effect.sync(() => {
             const e = db.expenses.get(id)
             if (!e || e.projectId !== projectId || e.deletedAt !== null) return null
             const next = { ...e, deletedAt: at }
             db.expenses.set(id, next)
             return next
-          })
+          }))
       })
     })
   )

@@ -36,19 +36,22 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return FxRepo.of({
-        all: () =>
-          sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`.pipe(
+        all: Effect.fn("FxRepo.all")(function*() {
+          return yield* sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`.pipe(
             Effect.flatMap(decodeRates),
             dieOnSqlError
-          ),
-        put: (rates) =>
-          rates.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+          )
+        }),
+        put: Effect.fn("FxRepo.put")(function*(rates) {
+          if (rates.length === 0) return
+          return yield* sql.withTransaction(Effect.gen(function*() {
             for (const r of rates.map(normalise)) {
               yield* sql`INSERT INTO fx_rates (base, quote, day, rate) VALUES (${r.base}, ${r.quote}, ${r.day}::date, ${r.rate})
                 ON CONFLICT (base, quote, day) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`
             }
             yield* sql`UPDATE projects SET data_version = data_version + 1`
           })).pipe(Effect.asVoid, dieOnSqlError)
+        })
       })
     })
   )
@@ -56,11 +59,11 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
   static readonly memory = Layer.sync(FxRepo, () => {
     const rates = new Map<string, FxRate>()
     return FxRepo.of({
-      all: () => Effect.sync(() => [...rates.values()].sort(order)),
-      put: (next) =>
+      all: Effect.fn("FxRepo.all")(() => Effect.sync(() => [...rates.values()].sort(order))),
+      put: Effect.fn("FxRepo.put")((next) =>
         Effect.sync(() => {
           for (const r of next.map(normalise)) rates.set(keyOf(r), r)
-        })
+        }))
     })
   })
 }

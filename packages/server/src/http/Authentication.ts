@@ -1,7 +1,8 @@
 /**
  * Authentication: who is calling. The Bearer token is looked up in the hot path's one database round trip
- * (http/AccessRepo.ts: the token joined with its account and, when the path names a project, that project
- * and — for health — its stored snapshot); 401 when it is missing, unknown, revoked or expired. No positive
+ * (access/AccessRepo.ts: the token joined with its account and, when the path names a project, that project
+ * and what the endpoint's `FastPath` annotation asks for — today's stored snapshot, the request's stored answer —,
+ * or for the projects list the caller's page; see LookupPlan); 401 when it is missing, unknown, revoked or expired. No positive
  * cache, so a revocation takes effect on the very next request on every instance. What the lookup found is
  * handed to the checks that follow (RateLimit, Entitlement, ProjectAccess, TokenUsage: the files next to
  * this one), which therefore query nothing.
@@ -13,20 +14,66 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { answerKeyOf } from "../answers/StoredAnswers.ts"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import { endpointsOf, fastPathOf } from "@sitehealth/domain/Api"
+import { type AnswerKey, answerKeyOf } from "../access/StoredAnswers.ts"
 import { acceptsGzip } from "./AcceptEncoding.ts"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Unauthorized } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount } from "@sitehealth/domain/Middleware"
 import type { TokenRecord } from "../store/Records.ts"
-import { hashSecret, isWellFormedSecret } from "../tokens/TokenSecret.ts"
-import { listLookupOf } from "../projects/ListAnswer.ts"
-import { AccessRepo, type ListLookup, type ProjectLookup, RequestAccess, RequestProject } from "./AccessRepo.ts"
+import { hashSecret, isWellFormedSecret } from "../store/TokenSecret.ts"
+import { listLookupOf } from "../access/ListAnswer.ts"
+import { AccessRepo, type ListLookup, type ProjectLookup, RequestAccess, RequestProject } from "../access/AccessRepo.ts"
 import { operationFor } from "./Operation.ts"
 import { CurrentRequestLog } from "./RequestLog.ts"
 
-/** Endpoints served from today's stored snapshot: the lookup reads it with the token. */
-const WITH_HEALTH = new Set(["getHealth", "listSignals"])
+/**
+ * What the one-statement lookup reads with the token for a request to an endpoint, beyond the token and its
+ * account: decided once per endpoint from its annotations (the `Operation`'s permission and project, and the
+ * `FastPath`: @sitehealth/domain/ApiOperation), not per request and never from its name.
+ */
+export interface LookupPlan {
+  /**
+   * `"list"`: the caller's page of projects with their kept entries (a `projectList` pre-read, access/ListAnswer.ts);
+   * `"project"`: the project the path names; `"token"`: nothing more. Only where the permission check can let the
+   * request through to a handler that needs it (dashboard-only endpoints never reach one; an endpoint without an
+   * Operation is refused).
+   */
+  readonly reads: "list" | "project" | "token"
+  /** With the project, today's stored health snapshots (a `health` pre-read). */
+  readonly withHealth: boolean
+  /** With the project, the stored answer under this key of the request's query (access/StoredAnswers.ts). */
+  readonly answerKey: AnswerKey | null
+}
+
+/** The lookup plan of `endpoint`, from its annotations (lookupPlanFor caches it per endpoint). */
+export const lookupPlanOf = (endpoint: HttpApiEndpoint.Top): LookupPlan => {
+  const operation = operationFor(endpoint)
+  const fastPath = fastPathOf(endpoint)
+  const reachable = operation !== undefined && operation.permission !== null
+  if (reachable && fastPath?.preRead === "projectList") return { reads: "list", withHealth: false, answerKey: null }
+  if (reachable && operation.project) {
+    return { reads: "project", withHealth: fastPath?.preRead === "health", answerKey: answerKeyOf(endpoint) }
+  }
+  return { reads: "token", withHealth: false, answerKey: null }
+}
+
+/**
+ * Each endpoint's lookup plan, made once: for every endpoint of the contract when the module loads, and for any
+ * other endpoint (a test's own API) the first time it is asked. A request costs one Map lookup.
+ */
+const plans = new Map<HttpApiEndpoint.Top, LookupPlan>(
+  endpointsOf().map(({ endpoint }): [HttpApiEndpoint.Top, LookupPlan] => [endpoint, lookupPlanOf(endpoint)])
+)
+export const lookupPlanFor = (endpoint: HttpApiEndpoint.Top): LookupPlan => {
+  let plan = plans.get(endpoint)
+  if (plan === undefined) {
+    plan = lookupPlanOf(endpoint)
+    plans.set(endpoint, plan)
+  }
+  return plan
+}
 
 export type UnauthorizedReason = "missing_token" | "invalid_token" | "token_revoked" | "token_expired"
 
@@ -72,23 +119,22 @@ export const AuthenticationLive = Layer.effect(
         const secret = Redacted.value(credential)
         if (secret === "") return Effect.fail(Unauthorized.of("missing_token"))
         if (!isWellFormedSecret(secret)) return Effect.fail(Unauthorized.of("invalid_token"))
-        const operation = operationFor(endpoint)
+        const plan = lookupPlanFor(endpoint)
         return Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized>((fiber) => {
           const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-          // The project is read with the token only where the permission check can let the request through
-          // to a handler that needs it (dashboard-only endpoints never reach one).
           let lookup: ProjectLookup | null = null
           let list: ListLookup | null = null
-          if (endpoint.identifier === "listProjects" && operation !== undefined && operation.permission !== null) {
-            // GET /projects: the caller's page with each project's kept entry (projects/ListAnswer.ts).
+          if (plan.reads === "list") {
+            // GET /projects: the caller's page with each project's kept entry (access/ListAnswer.ts).
             list = listLookupOf(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
-          } else if (operation?.project === true && operation.permission !== null) {
+          } else if (plan.reads === "project") {
             const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
             if (id !== undefined) {
-              const query = Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams)
-              const answerKey = answerKeyOf(endpoint.identifier, query)
+              const answerKey = plan.answerKey === null
+                ? null
+                : plan.answerKey(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
               lookup = {
-                id, withHealth: WITH_HEALTH.has(endpoint.identifier), answerKey,
+                id, withHealth: plan.withHealth, answerKey,
                 gzip: answerKey !== null && acceptsGzip(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).headers["accept-encoding"])
               }
             }

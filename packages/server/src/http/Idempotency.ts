@@ -52,7 +52,7 @@ import {
   IdempotencyKeyReused,
   NotFound
 } from "@sitehealth/domain/Errors"
-import { DatabasePool } from "../db/Database.ts"
+import { DatabasePool } from "../platform/Database.ts"
 import { type ClaimInput, IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
 
 /**

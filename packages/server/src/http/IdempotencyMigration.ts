@@ -1,13 +1,13 @@
 /**
  * Migration 0009_idempotency: the stored answers of POSTs sent with an `Idempotency-Key` (http/Idempotency.ts).
- * Registered in db/Migrations.ts.
+ * Registered in Migrations.ts.
  *
  * One row per (token, key). `status` is 'running' from the claim (INSERT … ON CONFLICT DO NOTHING: one
  * winner among racing requests and instances) until the answer is stored ('done', with `response_status` and
  * `response_body` — the envelope as sent, never a token secret). `created_at` is when the key was claimed:
  * rows older than 24 h are deleted lazily by later claims, through the index on it.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const idempotencyMigration = ddlMigration(`
     CREATE TABLE idempotency_keys (

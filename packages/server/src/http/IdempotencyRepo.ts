@@ -134,58 +134,57 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
       const inTransaction = Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
 
       return IdempotencyRepo.of({
-        atomically: <A, E, R>(body: Effect.Effect<A, E, R>) =>
-          Effect.suspend(() => {
+        atomically: Effect.fn("IdempotencyRepo.atomically")(
+          function*<A, E, R>(body: Effect.Effect<A, E, R>): Effect.fn.Return<A, E, R> {
             // When the body fails and the ROLLBACK then fails too (the connection dropped: Postgres discards the
             // transaction with it), effect/sql turns both into defects; the unit ends as its body did instead,
             // so the request answers what its own failure says (a lost database: 503), never a 500.
             let bodyFailure: Cause.Cause<E> | null = null
             const watched = Effect.onError(body, (cause) => Effect.sync(() => void (bodyFailure = cause)))
-            return sql.withTransaction(watched).pipe(
+            return yield* sql.withTransaction(watched).pipe(
               Effect.catchCause((cause) => Effect.failCause(bodyFailure ?? cause)),
               dieOnSqlError
             )
-          }),
-        claim: (input) =>
-          Effect.gen(function*() {
-            if (!(yield* inTransaction)) return yield* outsideUnit("claim")
-            // The key's lock, held until this transaction ends (commit, rollback, or a dead session). A 64-bit
-            // hash of (token, key): a collision of two live keys costs one spurious 409, nothing more. The
-            // newline cannot occur in either (token ids are [a-z_0-9], keys printable ASCII). Not waited for:
-            // the holder may run for a while, and the caller is told to retry (409, Retry-After: 1).
-            const locked = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(
-                hashtextextended(${input.tokenId} || chr(10) || ${input.key}, 0)) AS locked`
-            if (locked[0]?.locked !== true) return { _tag: "Busy" as const }
-            // A statement of its own, AFTER the lock: read committed takes a snapshot per statement, so this
-            // one sees the answer of a holder that committed just before we took the lock.
-            const record = yield* find(input.tokenId, input.key)
-            if (record === null || record.createdAt <= expiredBefore(input.now)) return { _tag: "Claimed" as const }
-            if (record.status === "running") {
-              return record.createdAt <= legacyAbandonedBefore(input.now) ? { _tag: "Claimed" as const } : { _tag: "Busy" as const }
-            }
-            return { _tag: "Existing" as const, record }
-          }).pipe(dieOnSqlError),
-        complete: (input, response) =>
-          Effect.gen(function*() {
-            if (!(yield* inTransaction)) return yield* outsideUnit("complete")
-            // Replaces only a row `claim` counted as absent (expired, or a legacy claim abandoned). Anything
-            // else means the key changed hands under our lock — an old-version instance claimed it meanwhile
-            // (it takes no advisory lock): fail, and the whole request rolls back rather than act twice.
-            const stored = yield* sql`INSERT INTO idempotency_keys
-                  (token_id, key, request_hash, status, response_status, response_body, created_at)
-                VALUES (${input.tokenId}, ${input.key}, ${input.requestHash}, 'done', ${response.status}, ${response.body}, ${input.now})
-                ON CONFLICT (token_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = 'done',
-                  response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-                  created_at = EXCLUDED.created_at
-                WHERE idempotency_keys.created_at <= ${expiredBefore(input.now)}
-                   OR (idempotency_keys.status = 'running' AND idempotency_keys.created_at <= ${legacyAbandonedBefore(input.now)})
-                RETURNING token_id`
-            if (stored.length === 0) {
-              return yield* Effect.die(new Error(`Idempotency: the key's row was written by another request while this one held the key; rolled back`))
-            }
-          }).pipe(dieOnSqlError),
-        sweep: (now) =>
-          sql`DELETE FROM idempotency_keys WHERE (token_id, key) IN (
+          }
+        ),
+        claim: Effect.fn("IdempotencyRepo.claim")(function*(input) {
+          if (!(yield* inTransaction)) return yield* outsideUnit("claim")
+          // The key's lock, held until this transaction ends (commit, rollback, or a dead session). A 64-bit
+          // hash of (token, key): a collision of two live keys costs one spurious 409, nothing more. The
+          // newline cannot occur in either (token ids are [a-z_0-9], keys printable ASCII). Not waited for:
+          // the holder may run for a while, and the caller is told to retry (409, Retry-After: 1).
+          const locked = yield* sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(
+              hashtextextended(${input.tokenId} || chr(10) || ${input.key}, 0)) AS locked`
+          if (locked[0]?.locked !== true) return { _tag: "Busy" as const }
+          // A statement of its own, AFTER the lock: read committed takes a snapshot per statement, so this
+          // one sees the answer of a holder that committed just before we took the lock.
+          const record = yield* find(input.tokenId, input.key)
+          if (record === null || record.createdAt <= expiredBefore(input.now)) return { _tag: "Claimed" as const }
+          if (record.status === "running") {
+            return record.createdAt <= legacyAbandonedBefore(input.now) ? { _tag: "Claimed" as const } : { _tag: "Busy" as const }
+          }
+          return { _tag: "Existing" as const, record }
+        }, dieOnSqlError),
+        complete: Effect.fn("IdempotencyRepo.complete")(function*(input, response) {
+          if (!(yield* inTransaction)) return yield* outsideUnit("complete")
+          // Replaces only a row `claim` counted as absent (expired, or a legacy claim abandoned). Anything
+          // else means the key changed hands under our lock — an old-version instance claimed it meanwhile
+          // (it takes no advisory lock): fail, and the whole request rolls back rather than act twice.
+          const stored = yield* sql`INSERT INTO idempotency_keys
+                (token_id, key, request_hash, status, response_status, response_body, created_at)
+              VALUES (${input.tokenId}, ${input.key}, ${input.requestHash}, 'done', ${response.status}, ${response.body}, ${input.now})
+              ON CONFLICT (token_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = 'done',
+                response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+                created_at = EXCLUDED.created_at
+              WHERE idempotency_keys.created_at <= ${expiredBefore(input.now)}
+                 OR (idempotency_keys.status = 'running' AND idempotency_keys.created_at <= ${legacyAbandonedBefore(input.now)})
+              RETURNING token_id`
+          if (stored.length === 0) {
+            return yield* Effect.die(new Error(`Idempotency: the key's row was written by another request while this one held the key; rolled back`))
+          }
+        }, dieOnSqlError),
+        sweep: Effect.fn("IdempotencyRepo.sweep")(function*(now) {
+          return yield* sql`DELETE FROM idempotency_keys WHERE (token_id, key) IN (
                 SELECT token_id, key FROM idempotency_keys WHERE created_at <= ${expiredBefore(now)}
                 LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`.pipe(
             Effect.asVoid,
@@ -196,8 +195,11 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
                 ? Effect.void
                 : Effect.logWarning("Idempotency: sweeping expired keys failed; the next keyed request tries again", Cause.pretty(cause))
             })
-          ),
-        find: (tokenId, key) => dieOnSqlError(find(tokenId, key))
+          )
+        }),
+        find: Effect.fn("IdempotencyRepo.find")(function*(tokenId, key) {
+          return yield* dieOnSqlError(find(tokenId, key))
+        })
       })
     })
   )
@@ -213,44 +215,40 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
     const id = (tokenId: string, key: string) => `${tokenId}\u0000${key}`
     const unit = Effect.serviceOption(MemoryUnit)
     return IdempotencyRepo.of({
-      atomically: (body) =>
-        Effect.suspend(() => {
-          const mine: Array<string> = []
-          return body.pipe(
-            Effect.provideService(MemoryUnit, { held: mine }),
-            Effect.ensuring(Effect.sync(() => mine.forEach((k) => held.delete(k))))
-          )
-        }),
-      claim: (input) =>
-        Effect.flatMap(unit, (current) => {
-          if (Option.isNone(current)) return outsideUnit("claim")
-          const k = id(input.tokenId, input.key)
-          if (held.has(k)) return Effect.succeed<Claim>({ _tag: "Busy" })
-          held.add(k)
-          current.value.held.push(k)
-          const existing = rows.get(k)
-          return Effect.succeed<Claim>(
-            existing !== undefined && existing.createdAt > expiredBefore(input.now)
-              ? { _tag: "Existing", record: existing }
-              : { _tag: "Claimed" }
-          )
-        }),
-      complete: (input, response) =>
-        Effect.flatMap(unit, (current) => {
-          const k = id(input.tokenId, input.key)
-          if (Option.isNone(current) || !current.value.held.includes(k)) return outsideUnit("complete")
-          rows.set(k, {
-            tokenId: input.tokenId,
-            key: input.key,
-            requestHash: input.requestHash,
-            status: "done",
-            responseStatus: response.status,
-            responseBody: response.body,
-            createdAt: input.now
-          })
-          return Effect.void
-        }),
-      sweep: (now) =>
+      atomically: Effect.fn("IdempotencyRepo.atomically")(function*(body) {
+        const mine: Array<string> = []
+        return yield* body.pipe(
+          Effect.provideService(MemoryUnit, { held: mine }),
+          Effect.ensuring(Effect.sync(() => mine.forEach((k) => held.delete(k))))
+        )
+      }),
+      claim: Effect.fn("IdempotencyRepo.claim")(function*(input): Effect.fn.Return<Claim> {
+        const current = yield* unit
+        if (Option.isNone(current)) return yield* outsideUnit("claim")
+        const k = id(input.tokenId, input.key)
+        if (held.has(k)) return { _tag: "Busy" }
+        held.add(k)
+        current.value.held.push(k)
+        const existing = rows.get(k)
+        return existing !== undefined && existing.createdAt > expiredBefore(input.now)
+          ? { _tag: "Existing", record: existing }
+          : { _tag: "Claimed" }
+      }),
+      complete: Effect.fn("IdempotencyRepo.complete")(function*(input, response) {
+        const current = yield* unit
+        const k = id(input.tokenId, input.key)
+        if (Option.isNone(current) || !current.value.held.includes(k)) return yield* outsideUnit("complete")
+        rows.set(k, {
+          tokenId: input.tokenId,
+          key: input.key,
+          requestHash: input.requestHash,
+          status: "done",
+          responseStatus: response.status,
+          responseBody: response.body,
+          createdAt: input.now
+        })
+      }),
+      sweep: Effect.fn("IdempotencyRepo.sweep")((now) =>
         Effect.sync(() => {
           let swept = 0
           for (const [k, record] of rows) {
@@ -260,8 +258,8 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
               swept++
             }
           }
-        }),
-      find: (tokenId, key) => Effect.sync(() => rows.get(id(tokenId, key)) ?? null)
+        })),
+      find: Effect.fn("IdempotencyRepo.find")((tokenId, key) => Effect.sync(() => rows.get(id(tokenId, key)) ?? null))
     })
   })
 }

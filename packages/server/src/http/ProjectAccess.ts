@@ -1,7 +1,7 @@
 /**
  * ProjectAccess: the permission the endpoint's operation metadata names (403 `missing_permission`), deny by
  * default (403 `operation_not_allowed` for an endpoint without metadata). The project's scope — 404 for
- * another account's, 403 `project_out_of_scope` outside the token's list — is judged by projects/Policy.ts
+ * another account's, 403 `project_out_of_scope` outside the token's list — is judged by http/ProjectPolicy.ts
  * after the request is decoded (docs/api.md §2: a malformed request gets its 400 whichever project it
  * names), from the project the authentication lookup already read.
  */

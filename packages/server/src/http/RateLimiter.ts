@@ -59,6 +59,8 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
     Layer.sync(RateLimiter, () => {
       const count = memoryCounter()
       return RateLimiter.of({
+        // Not Effect.fn: this runs on every /api/v1 request, where a span (and its stack capture) would cost more
+        // than the count itself; the Redis store's, a network call, is named.
         consume: (key) => Effect.map(Clock.currentTimeMillis, (now) => count(key, now, limit))
       })
     })
@@ -98,29 +100,28 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
         const local = memoryCounter()
         const script = `local c = redis.call('INCR', KEYS[1]); if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end; return c`
         return RateLimiter.of({
-          consume: (key) =>
-            Effect.gen(function*() {
-              const now = yield* Clock.currentTimeMillis
-              const window = now - (now % WINDOW_MS)
-              const decision = yield* Effect.tryPromise(() =>
-                client.eval(script, { keys: [`sitehealth:rl:${key}:${window}`], arguments: [String(WINDOW_MS + 5_000)] })
-              ).pipe(
-                Effect.timeout("1 second"),
-                Effect.map((count): RateLimitDecision => decide(Number(count), limit, window)),
-                // Redis down: count in this process rather than take the API down with it; say so in the log.
-                Effect.catchCause((cause) => {
-                  const decision = local(key, now, limit)
-                  // One warning per 10 s, not one per request, while the outage lasts.
-                  if (now - lastWarning < 10_000) return Effect.succeed(decision)
-                  lastWarning = now
-                  return Effect.as(
-                    Effect.logWarning(`rate limiter: redis unavailable, counting per instance until it is back: ${describe(cause)}`),
-                    decision
-                  )
-                })
-              )
-              return decision
-            })
+          consume: Effect.fn("RateLimiter.consume")(function*(key) {
+            const now = yield* Clock.currentTimeMillis
+            const window = now - (now % WINDOW_MS)
+            const decision = yield* Effect.tryPromise(() =>
+              client.eval(script, { keys: [`sitehealth:rl:${key}:${window}`], arguments: [String(WINDOW_MS + 5_000)] })
+            ).pipe(
+              Effect.timeout("1 second"),
+              Effect.map((count): RateLimitDecision => decide(Number(count), limit, window)),
+              // Redis down: count in this process rather than take the API down with it; say so in the log.
+              Effect.catchCause((cause) => {
+                const decision = local(key, now, limit)
+                // One warning per 10 s, not one per request, while the outage lasts.
+                if (now - lastWarning < 10_000) return Effect.succeed(decision)
+                lastWarning = now
+                return Effect.as(
+                  Effect.logWarning(`rate limiter: redis unavailable, counting per instance until it is back: ${describe(cause)}`),
+                  decision
+                )
+              })
+            )
+            return decision
+          })
         })
       })
     )

@@ -3,7 +3,7 @@
  *
  *   database  `SELECT` with a 2 s timeout, and whether a schema migration holds its lock right now
  *   redis     PING with a 1 s timeout, only when REDIS_URL is set
- *   worker    how long ago the worker beat (worker/Heartbeat.ts): this process's own worker, or — with
+ *   worker    how long ago the worker beat (platform/Heartbeat.ts): this process's own worker, or — with
  *             SITEHEALTH_WORKER=0 — the most recent beat any worker wrote to the database
  *
  * Unavailable (503) — take the instance out of rotation — while it is draining (main.ts marks it on
@@ -19,8 +19,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
-import { AppConfig } from "../Config.ts"
-import { latestHeartbeatAgeSeconds, localHeartbeatMs, STALE_AFTER_SECONDS } from "../worker/Heartbeat.ts"
+import { AppConfig } from "../platform/Config.ts"
+import { latestHeartbeatAgeSeconds, localHeartbeatMs, STALE_AFTER_SECONDS } from "../platform/Heartbeat.ts"
 
 export type ReadinessStatus = "ready" | "degraded" | "unavailable"
 

@@ -1,6 +1,6 @@
 /**
  * The outermost layer of every request: gives it a request id, and once its response is ready counts it in
- * the metrics (http/Metrics.ts) and writes one log line (Logging.ts's RequestLine: method, route template,
+ * the metrics (platform/Metrics.ts) and writes one log line (platform/Logging.ts's RequestLine: method, route template,
  * status, duration, token id and project id where known, request id).
  *
  * X-Request-Id: the caller's, when it is 1–128 characters of [A-Za-z0-9._:-] (a proxy's or client's id, so
@@ -23,8 +23,8 @@ import * as HttpBody from "effect/http/HttpBody"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { CurrentRequestLog, LogRequests, RequestLine, type RequestLogSlot } from "../Logging.ts"
-import { recordRequest, UNMATCHED_ROUTE } from "./Metrics.ts"
+import { CurrentRequestLog, LogRequests, RequestLine, type RequestLogSlot } from "../platform/Logging.ts"
+import { recordRequest, UNMATCHED_ROUTE } from "../platform/Metrics.ts"
 
 export { CurrentRequestLog, type RequestLogSlot }
 

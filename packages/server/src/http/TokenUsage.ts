@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { TokenUsage } from "@sitehealth/domain/Middleware"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
-import { RequestAccess } from "./AccessRepo.ts"
+import { RequestAccess } from "../access/AccessRepo.ts"
 import type { TokenId } from "@sitehealth/domain/Common"
 
 /** lastUsedAt is written at most this often per token. */

@@ -16,7 +16,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
-import { readProviderUrl } from "./ProviderUrls.ts"
+import { readProviderUrl } from "../platform/ProviderUrls.ts"
 
 export type ProviderId = "stripe" | "plausible" | "google-search-console"
 export type ProviderKind = "payments" | "analytics" | "search"

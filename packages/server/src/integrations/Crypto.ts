@@ -16,9 +16,9 @@ import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { AppConfig, readConfig } from "../Config.ts"
+import { AppConfig, readConfig } from "../platform/Config.ts"
 import type { Credentials } from "./Connector.ts"
-import { KEY_BYTES, parseSecretKey, SecretKeyError } from "./SecretKey.ts"
+import { KEY_BYTES, parseSecretKey, SecretKeyError } from "../platform/SecretKey.ts"
 
 export { KEY_BYTES, parseSecretKey, SecretKeyError }
 

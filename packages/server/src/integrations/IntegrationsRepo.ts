@@ -117,77 +117,77 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
       const cols = sql.unsafe(PUBLIC_COLUMNS)
       const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       return IntegrationsRepo.of({
-        list: (projectId) =>
-          Effect.all({
+        list: Effect.fn("IntegrationsRepo.list")(function*(projectId) {
+          return yield* Effect.all({
             integrations: sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`
               .pipe(Effect.flatMap(decodeAll), dieOnSqlError),
             lastRuns: queue.latestRuns(projectId)
           }, { concurrency: 2 }).pipe(
             Effect.map(({ integrations, lastRuns }) => ({ integrations: integrations.map(toIntegration), lastRuns }))
-          ),
-        all: (projectId) =>
-          (projectId === null
+          )
+        }),
+        all: Effect.fn("IntegrationsRepo.all")(function*(projectId) {
+          return yield* (projectId === null
             ? sql`SELECT ${cols} FROM integrations ORDER BY project_id, provider`
             : sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`).pipe(
             Effect.flatMap(decodeAll),
             Effect.map((rows) => rows.map(toIntegration)),
             dieOnSqlError
-          ),
-        upsert: (i) =>
-          sql.withTransaction(Effect.gen(function*() {
-            yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at, last_error,
-                  base_url, sync_interval_minutes)
-                VALUES (${i.projectId}, ${i.provider}, ${i.status}, ${i.connectedAt}, ${i.lastSyncedAt}, ${i.lastError},
-                  ${i.baseUrl ?? null}, ${i.syncIntervalMinutes ?? null})
-                ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status, connected_at = EXCLUDED.connected_at,
-                  last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
-                  base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
-            yield* bump(i.projectId)
-          })).pipe(dieOnSqlError),
-        connect: (c) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const row = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
-                  last_error, credentials, base_url, state, sync_interval_minutes)
-                VALUES (${c.projectId}, ${c.provider}, 'connected', ${c.now}, ${c.synced?.at ?? null}, NULL,
-                  ${c.credentials === null ? null : Buffer.from(c.credentials)}, ${c.baseUrl},
-                  ${c.synced === undefined ? null : JSON.stringify(c.synced.state)}::jsonb, ${c.syncIntervalMinutes})
-                ON CONFLICT (project_id, provider) DO UPDATE SET status = 'connected', connected_at = EXCLUDED.connected_at,
-                  last_success_at = COALESCE(EXCLUDED.last_success_at, integrations.last_success_at),
-                  last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
-                  sync_interval_minutes = EXCLUDED.sync_interval_minutes, next_sync_at = NULL, failures = 0
-                RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
-            yield* bump(c.projectId)
-            return toIntegration(row)
-          })).pipe(dieOnSqlError),
-        repoint: (r) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const rows = yield* sql`UPDATE integrations SET credentials = ${Buffer.from(r.credentials)}, base_url = ${r.baseUrl}
-                WHERE project_id = ${r.projectId} AND provider = ${r.provider} RETURNING provider`
-            if (rows.length === 0) return false
-            yield* bump(r.projectId)
-            return true
-          })).pipe(dieOnSqlError),
-        disconnect: (projectId, provider) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
-            if (gone.length === 0) return false
-            yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
-            yield* bump(projectId)
-            return true
-          })).pipe(dieOnSqlError),
-        historyPending: (limit) =>
-          sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY min(connected_at), project_id
+          )
+        }),
+        upsert: Effect.fn("IntegrationsRepo.upsert")(function*(i) {
+          yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at, last_error,
+                base_url, sync_interval_minutes)
+              VALUES (${i.projectId}, ${i.provider}, ${i.status}, ${i.connectedAt}, ${i.lastSyncedAt}, ${i.lastError},
+                ${i.baseUrl ?? null}, ${i.syncIntervalMinutes ?? null})
+              ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status, connected_at = EXCLUDED.connected_at,
+                last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
+                base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
+          yield* bump(i.projectId)
+        }, sql.withTransaction, dieOnSqlError),
+        connect: Effect.fn("IntegrationsRepo.connect")(function*(c) {
+          const row = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
+                last_error, credentials, base_url, state, sync_interval_minutes)
+              VALUES (${c.projectId}, ${c.provider}, 'connected', ${c.now}, ${c.synced?.at ?? null}, NULL,
+                ${c.credentials === null ? null : Buffer.from(c.credentials)}, ${c.baseUrl},
+                ${c.synced === undefined ? null : JSON.stringify(c.synced.state)}::jsonb, ${c.syncIntervalMinutes})
+              ON CONFLICT (project_id, provider) DO UPDATE SET status = 'connected', connected_at = EXCLUDED.connected_at,
+                last_success_at = COALESCE(EXCLUDED.last_success_at, integrations.last_success_at),
+                last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
+                sync_interval_minutes = EXCLUDED.sync_interval_minutes, next_sync_at = NULL, failures = 0
+              RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
+          yield* bump(c.projectId)
+          return toIntegration(row)
+        }, sql.withTransaction, dieOnSqlError),
+        repoint: Effect.fn("IntegrationsRepo.repoint")(function*(r) {
+          const rows = yield* sql`UPDATE integrations SET credentials = ${Buffer.from(r.credentials)}, base_url = ${r.baseUrl}
+              WHERE project_id = ${r.projectId} AND provider = ${r.provider} RETURNING provider`
+          if (rows.length === 0) return false
+          yield* bump(r.projectId)
+          return true
+        }, sql.withTransaction, dieOnSqlError),
+        disconnect: Effect.fn("IntegrationsRepo.disconnect")(function*(projectId, provider) {
+          const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
+          if (gone.length === 0) return false
+          yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
+          yield* bump(projectId)
+          return true
+        }, sql.withTransaction, dieOnSqlError),
+        historyPending: Effect.fn("IntegrationsRepo.historyPending")(function*(limit) {
+          return yield* sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY min(connected_at), project_id
               LIMIT ${limit}`.pipe(
             Effect.map((rows) => rows.map((r) => String((r as { project_id: unknown }).project_id))),
             dieOnSqlError
-          ),
-        takeHistoryPending: (projectId) =>
-          sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`.pipe(
+          )
+        }),
+        takeHistoryPending: Effect.fn("IntegrationsRepo.takeHistoryPending")(function*(projectId) {
+          return yield* sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`.pipe(
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
-          ),
-        connection: (projectId, provider) =>
-          sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
+          )
+        }),
+        connection: Effect.fn("IntegrationsRepo.connection")(function*(projectId, provider) {
+          return yield* sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
             Effect.flatMap(decodeConnection),
             Effect.map((r) =>
               r === null ? null : {
@@ -198,6 +198,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             ),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -217,16 +218,15 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
     nextSyncAt: i.nextSyncAt ?? old?.nextSyncAt ?? null, failures: i.failures ?? old?.failures ?? 0
   })
       return IntegrationsRepo.of({
-        list: (projectId) =>
-          Effect.map(queue.latestRuns(projectId), (lastRuns) => ({
-            integrations: sorted([...db.integrations.values()].filter((i) => i.projectId === projectId)),
-            lastRuns
-          })),
-        all: (projectId) =>
-          Effect.sync(() => sorted([...db.integrations.values()].filter((i) => projectId === null || i.projectId === projectId))),
-        upsert: (i) =>
-          Effect.sync(() => void db.integrations.set(key(i.projectId, i.provider), normalise(i, db.integrations.get(key(i.projectId, i.provider))))),
-        connect: (c) =>
+        list: Effect.fn("IntegrationsRepo.list")(function*(projectId) {
+          const lastRuns = yield* queue.latestRuns(projectId)
+          return { integrations: sorted([...db.integrations.values()].filter((i) => i.projectId === projectId)), lastRuns }
+        }),
+        all: Effect.fn("IntegrationsRepo.all")((projectId) =>
+          Effect.sync(() => sorted([...db.integrations.values()].filter((i) => projectId === null || i.projectId === projectId)))),
+        upsert: Effect.fn("IntegrationsRepo.upsert")((i) =>
+          Effect.sync(() => void db.integrations.set(key(i.projectId, i.provider), normalise(i, db.integrations.get(key(i.projectId, i.provider)))))),
+        connect: Effect.fn("IntegrationsRepo.connect")((c) =>
           Effect.sync(() => {
             const record: IntegrationRecord = {
               projectId: c.projectId, provider: c.provider, status: "connected", connectedAt: c.now,
@@ -238,8 +238,8 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             if (c.synced === undefined) side.states.delete(key(c.projectId, c.provider))
             else side.states.set(key(c.projectId, c.provider), structuredClone(c.synced.state))
             return record
-          }),
-        repoint: (r) =>
+          })),
+        repoint: Effect.fn("IntegrationsRepo.repoint")((r) =>
           Effect.sync(() => {
             const k = key(r.projectId, r.provider)
             const record = db.integrations.get(k)
@@ -247,8 +247,8 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             db.integrations.set(k, { ...record, baseUrl: r.baseUrl })
             side.credentials.set(k, r.credentials)
             return true
-          }),
-        disconnect: (projectId, provider) =>
+          })),
+        disconnect: Effect.fn("IntegrationsRepo.disconnect")((projectId, provider) =>
           Effect.sync(() => {
             if (!db.integrations.delete(key(projectId, provider))) return false
             side.credentials.delete(key(projectId, provider))
@@ -258,22 +258,22 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
               if (r.projectId === projectId && r.provider === provider && r.status === "queued") db.syncRequests.delete(id)
             }
             return true
-          }),
-        historyPending: (limit) =>
-          Effect.sync(() => [...new Set([...side.historyPending].map((k) => k.split("/")[0]))].filter((id) => db.projects.has(id)).slice(0, limit)),
-        takeHistoryPending: (projectId) =>
+          })),
+        historyPending: Effect.fn("IntegrationsRepo.historyPending")((limit) =>
+          Effect.sync(() => [...new Set([...side.historyPending].map((k) => k.split("/")[0]))].filter((id) => db.projects.has(id)).slice(0, limit))),
+        takeHistoryPending: Effect.fn("IntegrationsRepo.takeHistoryPending")((projectId) =>
           Effect.sync(() => {
             const mine = [...side.historyPending].filter((k) => k.startsWith(`${projectId}/`))
             for (const k of mine) side.historyPending.delete(k)
             return mine.length > 0
-          }),
-        connection: (projectId, provider) =>
+          })),
+        connection: Effect.fn("IntegrationsRepo.connection")((projectId, provider) =>
           Effect.sync(() => {
             const integration = db.integrations.get(key(projectId, provider))
             if (integration === undefined) return null
             const k = key(projectId, provider)
             return { integration, credentials: side.credentials.get(k) ?? null, state: side.states.get(k) ?? null }
-          })
+          }))
       })
     })
   )

@@ -5,7 +5,7 @@
  * workers claim with FOR UPDATE SKIP LOCKED (lease_until: a run whose worker died is taken over after it).
  * The provider id `google_search_console` becomes `google-search-console`, as in the API paths.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const integrationsMigration = ddlMigration(`
     ALTER TABLE integrations RENAME COLUMN last_synced_at TO last_success_at;

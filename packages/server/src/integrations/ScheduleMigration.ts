@@ -8,7 +8,7 @@
  * the next round does it). Integrations that
  * existed before get a time spread over the next hour, so the upgrade does not queue them all at once.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const syncScheduleMigration = ddlMigration(`
   ALTER TABLE integrations ADD COLUMN next_sync_at timestamptz;

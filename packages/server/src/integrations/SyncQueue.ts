@@ -158,108 +158,107 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             RETURNING *`.pipe(Effect.flatMap(decodeRun))
       const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       return SyncQueue.of({
-        request: (input) =>
-          Effect.gen(function*() {
-            for (;;) {
-              const inserted = yield* insertRun(input)
-              if (inserted !== null) return { sync: toRun(inserted), alreadyQueued: false }
-              const existing = yield* pendingOf(input.projectId, input.provider)
-              // The pending one may have finished between the two statements: then queue again.
-              if (existing !== null) return { sync: toRun(existing), alreadyQueued: true }
-            }
-          }).pipe(dieOnSqlError),
-        latestRuns: (projectId) =>
-          sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
+        request: Effect.fn("SyncQueue.request")(function*(input) {
+          for (;;) {
+            const inserted = yield* insertRun(input)
+            if (inserted !== null) return { sync: toRun(inserted), alreadyQueued: false }
+            const existing = yield* pendingOf(input.projectId, input.provider)
+            // The pending one may have finished between the two statements: then queue again.
+            if (existing !== null) return { sync: toRun(existing), alreadyQueued: true }
+          }
+        }, dieOnSqlError),
+        latestRuns: Effect.fn("SyncQueue.latestRuns")(function*(projectId) {
+          return yield* sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
               ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`.pipe(
             Effect.flatMap(decodeRuns),
             Effect.map((rows) => rows.map(toRun)),
             dieOnSqlError
-          ),
-        find: (runId) =>
-          sql`SELECT * FROM sync_runs WHERE id = ${runId}`.pipe(
+          )
+        }),
+        find: Effect.fn("SyncQueue.find")(function*(runId) {
+          return yield* sql`SELECT * FROM sync_runs WHERE id = ${runId}`.pipe(
             Effect.flatMap(decodeRun),
             Effect.map((r) => (r === null ? null : toRun(r))),
             dieOnSqlError
-          ),
-        claim: (now, leaseMs, projectIds) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const rows = yield* sql`SELECT id FROM sync_runs
-                WHERE ((status = 'queued' AND (lease_until IS NULL OR lease_until <= ${now}))
-                   OR (status = 'running' AND lease_until < ${now}))
-                  ${projectIds === undefined ? sql`` : sql`AND project_id = ANY(${projectIds})`}
-                ORDER BY requested_at, id
-                LIMIT 1
-                FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeIds))
-            if (rows.length === 0) return null
-            const claimed = yield* sql`UPDATE sync_runs SET status = 'running', started_at = ${now},
-                  lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
-                WHERE id = ${rows[0].id} RETURNING *`.pipe(Effect.flatMap(decodeClaimed))
-            return toRun(claimed)
-          })).pipe(dieOnSqlError),
-        renew: (run, until) =>
-          sql`UPDATE sync_runs SET lease_until = ${until}
+          )
+        }),
+        claim: Effect.fn("SyncQueue.claim")(function*(now, leaseMs, projectIds) {
+          const rows = yield* sql`SELECT id FROM sync_runs
+              WHERE ((status = 'queued' AND (lease_until IS NULL OR lease_until <= ${now}))
+                 OR (status = 'running' AND lease_until < ${now}))
+                ${projectIds === undefined ? sql`` : sql`AND project_id = ANY(${projectIds})`}
+              ORDER BY requested_at, id
+              LIMIT 1
+              FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeIds))
+          if (rows.length === 0) return null
+          const claimed = yield* sql`UPDATE sync_runs SET status = 'running', started_at = ${now},
+                lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
+              WHERE id = ${rows[0].id} RETURNING *`.pipe(Effect.flatMap(decodeClaimed))
+          return toRun(claimed)
+        }, sql.withTransaction, dieOnSqlError),
+        renew: Effect.fn("SyncQueue.renew")(function*(run, until) {
+          return yield* sql`UPDATE sync_runs SET lease_until = ${until}
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
-          ),
-        release: (run) =>
-          sql`UPDATE sync_runs SET status = 'queued', lease_until = NULL, attempts = attempts - 1
+          )
+        }),
+        release: Effect.fn("SyncQueue.release")(function*(run) {
+          return yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = NULL, attempts = attempts - 1
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
-          ),
-        succeed: ({ counts, historyPending, nextSyncAt, now, run, state }) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
-                  counts = ${JSON.stringify(counts)}::jsonb, error = NULL
+          )
+        }),
+        succeed: Effect.fn("SyncQueue.succeed")(function*({ counts, historyPending, nextSyncAt, now, run, state }) {
+          const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
+                counts = ${JSON.stringify(counts)}::jsonb, error = NULL
+              WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
+          if (done.length === 0) return false
+          yield* sql`UPDATE integrations SET state = ${JSON.stringify(state ?? null)}::jsonb, last_success_at = ${now},
+                status = 'connected', last_error = NULL, failures = 0, next_sync_at = ${nextSyncAt},
+                history_pending = history_pending OR ${historyPending}
+              WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
+          yield* bump(run.projectId)
+          return true
+        }, sql.withTransaction, dieOnSqlError),
+        fail: Effect.fn("SyncQueue.fail")(function*({ error, nextSyncAt, now, retryAt, run }) {
+          const done = retryAt !== null
+            ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-            if (done.length === 0) return false
-            yield* sql`UPDATE integrations SET state = ${JSON.stringify(state ?? null)}::jsonb, last_success_at = ${now},
-                  status = 'connected', last_error = NULL, failures = 0, next_sync_at = ${nextSyncAt},
-                  history_pending = history_pending OR ${historyPending}
+            : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error = ${error}
+                WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
+          if (done.length === 0) return false
+          if (retryAt === null) {
+            yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}, failures = failures + 1,
+                  next_sync_at = ${nextSyncAt}
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
             yield* bump(run.projectId)
-            return true
-          })).pipe(dieOnSqlError),
-        fail: ({ error, nextSyncAt, now, retryAt, run }) =>
-          sql.withTransaction(Effect.gen(function*() {
-            const done = retryAt !== null
-              ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
-                  WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-              : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error = ${error}
-                  WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-            if (done.length === 0) return false
-            if (retryAt === null) {
-              yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}, failures = failures + 1,
-                    next_sync_at = ${nextSyncAt}
-                  WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
-              yield* bump(run.projectId)
-            }
-            return true
-          })).pipe(dieOnSqlError),
-        schedule: ({ defaultIntervalMinutes, now }) =>
-          Effect.gen(function*() {
-            // next_sync_at NULL (never scheduled): the slot is computed here, from connected_at.
-            const candidates = yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
-                FROM integrations i
-                WHERE i.credentials IS NOT NULL
-                  AND (i.next_sync_at IS NULL OR i.next_sync_at <= ${now})
-                  AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
-                    AND r.status IN ('queued','running'))
-                ORDER BY i.next_sync_at NULLS FIRST, i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
-            const due = candidates.filter((r) =>
-              isDue({
-                projectId: r.project_id, provider: r.provider, connectedAt: r.connected_at, nextSyncAt: r.next_sync_at,
-                syncIntervalMinutes: r.sync_interval_minutes
-              }, defaultIntervalMinutes, now))
-            const queued: Array<SyncRunRecord> = []
-            // Two instances scheduling at once: the pending index lets one insert per integration through.
-            for (const r of due) {
-              const inserted = yield* insertRun({ projectId: r.project_id, provider: r.provider, mode: "incremental", requestedBy: "scheduler", now })
-              if (inserted !== null) queued.push(toRun(inserted))
-            }
-            return queued
-          }).pipe(dieOnSqlError)
+          }
+          return true
+        }, sql.withTransaction, dieOnSqlError),
+        schedule: Effect.fn("SyncQueue.schedule")(function*({ defaultIntervalMinutes, now }) {
+          // next_sync_at NULL (never scheduled): the slot is computed here, from connected_at.
+          const candidates = yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
+              FROM integrations i
+              WHERE i.credentials IS NOT NULL
+                AND (i.next_sync_at IS NULL OR i.next_sync_at <= ${now})
+                AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
+                  AND r.status IN ('queued','running'))
+              ORDER BY i.next_sync_at NULLS FIRST, i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
+          const due = candidates.filter((r) =>
+            isDue({
+              projectId: r.project_id, provider: r.provider, connectedAt: r.connected_at, nextSyncAt: r.next_sync_at,
+              syncIntervalMinutes: r.sync_interval_minutes
+            }, defaultIntervalMinutes, now))
+          const queued: Array<SyncRunRecord> = []
+          // Two instances scheduling at once: the pending index lets one insert per integration through.
+          for (const r of due) {
+            const inserted = yield* insertRun({ projectId: r.project_id, provider: r.provider, mode: "incremental", requestedBy: "scheduler", now })
+            if (inserted !== null) queued.push(toRun(inserted))
+          }
+          return queued
+        }, dieOnSqlError)
       })
     })
   )
@@ -298,24 +297,24 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
         if (i !== undefined) db.integrations.set(k, { ...i, ...patch(i) })
       }
       return SyncQueue.of({
-        request: (input) =>
+        request: Effect.fn("SyncQueue.request")((input) =>
           Effect.sync(() => {
             const existing = pendingOf(input.projectId, input.provider)
             if (existing) return { sync: existing, alreadyQueued: true }
             const sync = newRun(input)
             runs.set(sync.id, sync)
             return { sync, alreadyQueued: false }
-          }),
-        latestRuns: (projectId) =>
+          })),
+        latestRuns: Effect.fn("SyncQueue.latestRuns")((projectId) =>
           Effect.sync(() => {
             const latest = new Map<string, SyncRunRecord>()
             for (const r of [...runs.values()].filter((r) => r.projectId === projectId).sort(latestFirst)) {
               if (!latest.has(r.provider)) latest.set(r.provider, r)
             }
             return [...latest.values()].sort((a, b) => a.provider.localeCompare(b.provider))
-          }),
-        find: (runId) => Effect.sync(() => runs.get(runId) ?? null),
-        claim: (now, leaseMs, projectIds) =>
+          })),
+        find: Effect.fn("SyncQueue.find")((runId) => Effect.sync(() => runs.get(runId) ?? null)),
+        claim: Effect.fn("SyncQueue.claim")((now, leaseMs, projectIds) =>
           Effect.sync(() => {
             const next = [...runs.values()].filter((r) =>
               (projectIds === undefined || projectIds.includes(r.projectId)) && (
@@ -326,22 +325,22 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             const claimed: SyncRunRecord = { ...next, status: "running", startedAt: now, leaseUntil: new Date(now.getTime() + leaseMs), attempts: next.attempts + 1 }
             runs.set(claimed.id, claimed)
             return claimed
-          }),
-        renew: (run, until) =>
+          })),
+        renew: Effect.fn("SyncQueue.renew")((run, until) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, leaseUntil: until })
             return true
-          }),
-        release: (run) =>
+          })),
+        release: Effect.fn("SyncQueue.release")((run) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, status: "queued", leaseUntil: null, attempts: r.attempts - 1 })
             return true
-          }),
-        succeed: ({ counts, historyPending, nextSyncAt, now, run, state }) =>
+          })),
+        succeed: Effect.fn("SyncQueue.succeed")(({ counts, historyPending, nextSyncAt, now, run, state }) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
@@ -350,8 +349,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             if (historyPending) side.historyPending.add(`${run.projectId}/${run.provider}`)
             setIntegration(run, () => ({ status: "connected", lastSyncedAt: now, lastError: null, failures: 0, nextSyncAt }))
             return true
-          }),
-        fail: ({ error, nextSyncAt, now, retryAt, run }) =>
+          })),
+        fail: Effect.fn("SyncQueue.fail")(({ error, nextSyncAt, now, retryAt, run }) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
@@ -362,8 +361,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             runs.set(r.id, { ...r, status: "failed", finishedAt: now, leaseUntil: null, error })
             setIntegration(run, (i) => ({ status: "error", lastError: error, failures: (i.failures ?? 0) + 1, nextSyncAt }))
             return true
-          }),
-        schedule: ({ defaultIntervalMinutes, now }) =>
+          })),
+        schedule: Effect.fn("SyncQueue.schedule")(({ defaultIntervalMinutes, now }) =>
           Effect.sync(() => {
             const queued: Array<SyncRunRecord> = []
             for (const i of [...db.integrations.values()].sort((a, b) => `${a.projectId}/${a.provider}`.localeCompare(`${b.projectId}/${b.provider}`))) {
@@ -380,7 +379,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               queued.push(run)
             }
             return queued
-          })
+          }))
       })
     })
   )

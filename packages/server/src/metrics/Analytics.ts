@@ -7,7 +7,7 @@ import type { Analytics, TrafficTotals, VisitorsMethod } from "@sitehealth/domai
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"
 import { changeOf, type DayWindow, inWindow, num, periodWindow, previousWindow, ratio } from "./Numbers.ts"
-import type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "./Rows.ts"
+import type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "../store/Series.ts"
 
 const HOUR_MS = 3_600_000
 const EPOCH_DAY = "0001-01-01"

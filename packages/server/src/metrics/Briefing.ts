@@ -9,7 +9,7 @@ import { addDays } from "./Dates.ts"
 import { mrrAt } from "./Health.ts"
 import { snapshot } from "./Health.ts"
 import { changeOf, roundTo } from "./Numbers.ts"
-import type { ProjectSeriesInput } from "./Rows.ts"
+import type { ProjectSeriesInput } from "../store/Series.ts"
 import { compareCandidates } from "./Signals.ts"
 
 export interface BriefingInput extends ProjectSeriesInput {

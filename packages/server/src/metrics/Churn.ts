@@ -7,7 +7,7 @@ import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"
 import { customerChurnRate, payingCustomersAtEndOf, movementsIn, type PaymentsReportScope, revenuePeriodWindow } from "./Revenue.ts"
 import { addDays } from "./Dates.ts"
-import type { ChurnEvent, RevenueDay } from "./Rows.ts"
+import type { ChurnEvent, RevenueDay } from "../store/Series.ts"
 
 export interface ChurnInput extends PaymentsReportScope {
   /** Revenue rows covering the period and the previous one, plus the last row before them. */

@@ -5,7 +5,7 @@
  */
 import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { addDays, daysBetween } from "./Dates.ts"
-import type { ExpenseRow, ProjectSeriesInput, RevenueDay } from "./Rows.ts"
+import type { ExpenseRow, ProjectSeriesInput, RevenueDay } from "../store/Series.ts"
 import { changeOf, clamp, formatMoney, inWindow, lastDays, lastRowUpTo, num, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
 import type { FxRate } from "../fx/Fx.ts"

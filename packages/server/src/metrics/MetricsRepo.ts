@@ -14,7 +14,7 @@ import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"
 import { ProjectRow, revenueColumns, toProjectRecord } from "../store/Rows.ts"
 import { dieOnSqlError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "./Rows.ts"
+import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../store/Series.ts"
 
 export interface DailyRows {
   readonly traffic?: ReadonlyArray<TrafficDay>
@@ -109,73 +109,72 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
       const decodeVersions = rowsOf("projects", VersionRow)
       const decodeSeriesById = rowsOf("traffic_daily, revenue_daily, search_daily, expenses", SeriesRowWithId)
       return MetricsRepo.of({
-        loadProject: (projectId, fromDay) =>
-          !looksLikeId(projectId) ? Effect.succeed(null) : Effect.gen(function*() {
-            const row = yield* sql`SELECT *, data_version::text AS version FROM projects WHERE id = ${projectId}`
-              .pipe(Effect.flatMap(decodeProject))
-            if (row === null) return null
-            const project = toProjectRecord(row)
-            const version = row.version
-            const key = `${projectId}|${fromDay ?? EPOCH}`
-            const cached = seriesCache.get(key)
-            if (cached !== undefined && cached.version === version) {
-              seriesCache.delete(key)
-              seriesCache.set(key, cached) // most recently used last
-              return { project, series: cached.series }
+        loadProject: Effect.fn("MetricsRepo.loadProject")(function*(projectId, fromDay) {
+          if (!looksLikeId(projectId)) return null
+          const row = yield* sql`SELECT *, data_version::text AS version FROM projects WHERE id = ${projectId}`
+            .pipe(Effect.flatMap(decodeProject))
+          if (row === null) return null
+          const project = toProjectRecord(row)
+          const version = row.version
+          const key = `${projectId}|${fromDay ?? EPOCH}`
+          const cached = seriesCache.get(key)
+          if (cached !== undefined && cached.version === version) {
+            seriesCache.delete(key)
+            seriesCache.set(key, cached) // most recently used last
+            return { project, series: cached.series }
+          }
+          // A write landing between the two reads leaves newer rows under the older version: the next
+          // read sees the newer version, misses, and reloads. Never stale, at worst one reload more.
+          const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`.pipe(Effect.flatMap(decodeSeries))
+          const series = toSeries(loaded)
+          remember(key, version, series)
+          return { project, series }
+        }, dieOnSqlError),
+        loadSeries: Effect.fn("MetricsRepo.loadSeries")(function*(projectIds, fromDay) {
+          if (projectIds.length === 0) return new Map<string, ProjectSeries>()
+          // Same cache as loadProject: versions first, then one query for the projects that changed.
+          const versions = yield* sql`SELECT id, data_version::text AS version FROM projects
+              WHERE id = ANY(${[...projectIds]})`.pipe(Effect.flatMap(decodeVersions))
+          const result = new Map<string, ProjectSeries>()
+          const stale = new Map<ProjectId, string>() // id → its current version
+          for (const row of versions) {
+            const cached = seriesCache.get(`${row.id}|${fromDay}`)
+            if (cached !== undefined && cached.version === row.version) result.set(row.id, cached.series)
+            else stale.set(row.id, row.version)
+          }
+          if (stale.size > 0) {
+            const rows = yield* sql`SELECT p.id, ${seriesColumns(sql`p.id`, fromDay)} FROM projects p
+                WHERE p.id = ANY(${[...stale.keys()]})`.pipe(Effect.flatMap(decodeSeriesById))
+            for (const r of rows) {
+              const series = toSeries(r)
+              result.set(r.id, series)
+              remember(`${r.id}|${fromDay}`, stale.get(r.id) ?? "", series)
             }
-            // A write landing between the two reads leaves newer rows under the older version: the next
-            // read sees the newer version, misses, and reloads. Never stale, at worst one reload more.
-            const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`.pipe(Effect.flatMap(decodeSeries))
-            const series = toSeries(loaded)
-            remember(key, version, series)
-            return { project, series }
-          }).pipe(dieOnSqlError),
-        loadSeries: (projectIds, fromDay) =>
-          projectIds.length === 0 ? Effect.succeed(new Map()) : Effect.gen(function*() {
-            // Same cache as loadProject: versions first, then one query for the projects that changed.
-            const versions = yield* sql`SELECT id, data_version::text AS version FROM projects
-                WHERE id = ANY(${[...projectIds]})`.pipe(Effect.flatMap(decodeVersions))
-            const result = new Map<string, ProjectSeries>()
-            const stale = new Map<ProjectId, string>() // id → its current version
-            for (const row of versions) {
-              const cached = seriesCache.get(`${row.id}|${fromDay}`)
-              if (cached !== undefined && cached.version === row.version) result.set(row.id, cached.series)
-              else stale.set(row.id, row.version)
-            }
-            if (stale.size > 0) {
-              const rows = yield* sql`SELECT p.id, ${seriesColumns(sql`p.id`, fromDay)} FROM projects p
-                  WHERE p.id = ANY(${[...stale.keys()]})`.pipe(Effect.flatMap(decodeSeriesById))
-              for (const r of rows) {
-                const series = toSeries(r)
-                result.set(r.id, series)
-                remember(`${r.id}|${fromDay}`, stale.get(r.id) ?? "", series)
-              }
-            }
-            return result
-          }).pipe(dieOnSqlError),
-        writeDays: (projectId, rows) =>
-          sql.withTransaction(Effect.gen(function*() {
-            yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
-            for (const t of rows.traffic ?? []) {
-              yield* sql`INSERT INTO traffic_daily VALUES (${projectId}, ${t.day}::date, ${t.visitors}, ${t.pageviews},
-                  ${t.sessions}, ${t.bounces}, ${t.durationSeconds})
-                ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
-                  sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
-            }
-            // Revenue rows are normally derived by the payments rollup (PaymentsRepo.write), which replaces
-            // them all; this direct path stays for tests of the health and signals figures.
-            for (const r of rows.revenue ?? []) {
-              const c = revenueColumns(projectId, r)
-              yield* sql`INSERT INTO revenue_daily ${sql.insert(c)}
-                ON CONFLICT (project_id, day) DO UPDATE SET ${sql.update(c, ["project_id", "day"])}`
-            }
-            for (const s of rows.search ?? []) {
-              yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${s.clicks}, ${s.impressions},
-                  ${s.positionWeighted})
-                ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
-                  position_weighted = EXCLUDED.position_weighted`
-            }
-          })).pipe(dieOnSqlError)
+          }
+          return result
+        }, dieOnSqlError),
+        writeDays: Effect.fn("MetricsRepo.writeDays")(function*(projectId, rows) {
+          yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+          for (const t of rows.traffic ?? []) {
+            yield* sql`INSERT INTO traffic_daily VALUES (${projectId}, ${t.day}::date, ${t.visitors}, ${t.pageviews},
+                ${t.sessions}, ${t.bounces}, ${t.durationSeconds})
+              ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+                sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+          }
+          // Revenue rows are normally derived by the payments rollup (PaymentsRepo.write), which replaces
+          // them all; this direct path stays for tests of the health and signals figures.
+          for (const r of rows.revenue ?? []) {
+            const c = revenueColumns(projectId, r)
+            yield* sql`INSERT INTO revenue_daily ${sql.insert(c)}
+              ON CONFLICT (project_id, day) DO UPDATE SET ${sql.update(c, ["project_id", "day"])}`
+          }
+          for (const s of rows.search ?? []) {
+            yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${s.clicks}, ${s.impressions},
+                ${s.positionWeighted})
+              ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
+                position_weighted = EXCLUDED.position_weighted`
+          }
+        }, sql.withTransaction, dieOnSqlError)
       })
     })
   )
@@ -211,19 +210,19 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
         table.set(projectId, m)
       }
       return MetricsRepo.of({
-        loadProject: (projectId, fromDay) =>
+        loadProject: Effect.fn("MetricsRepo.loadProject")((projectId, fromDay) =>
           Effect.sync(() => {
             const project = db.projects.get(projectId)
             return project ? { project, series: seriesOf(projectId, fromDay ?? EPOCH) } : null
-          }),
-        loadSeries: (projectIds, fromDay) =>
-          Effect.sync(() => new Map(projectIds.map((id) => [id, seriesOf(id, fromDay)] as const))),
-        writeDays: (projectId, rows) =>
+          })),
+        loadSeries: Effect.fn("MetricsRepo.loadSeries")((projectIds, fromDay) =>
+          Effect.sync(() => new Map(projectIds.map((id) => [id, seriesOf(id, fromDay)] as const)))),
+        writeDays: Effect.fn("MetricsRepo.writeDays")((projectId, rows) =>
           Effect.sync(() => {
             put(db.traffic, projectId, rows.traffic)
             put(db.revenue, projectId, rows.revenue)
             put(db.search, projectId, rows.search)
-          })
+          }))
       })
     })
   )

@@ -16,7 +16,7 @@ import { convertMinor, roundHalfAwayFromZero, type FxRate } from "../fx/Fx.ts"
 import { addDays, addMonths, daysBetween } from "./Dates.ts"
 import { inWindow, money, num, ratio, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
-import type { ExpenseRow, RevenueDay } from "./Rows.ts"
+import type { ExpenseRow, RevenueDay } from "../store/Series.ts"
 
 /** One occurrence's share of a window: the whole occurrence amount and the fraction of it that falls in. */
 interface Share {

@@ -12,7 +12,7 @@ import type { Revenue } from "@sitehealth/domain/Revenue"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
-import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "./Rows.ts"
+import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "../store/Series.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { profitability } from "./Profitability.ts"
 

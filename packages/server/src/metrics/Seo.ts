@@ -9,7 +9,7 @@ import type { Seo } from "@sitehealth/domain/Seo"
 import { addDays, daysBetween, eachDay } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
-import type { SearchDay, SearchPageDay, SearchQueryDay } from "./Rows.ts"
+import type { SearchDay, SearchPageDay, SearchQueryDay } from "../store/Series.ts"
 
 /** Rows shown in topQueries / topPages. */
 export const SEO_TOP_ROWS = 10

@@ -11,7 +11,7 @@ import { addDays, daysBetween } from "./Dates.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { mrrAt, netRevenueIn, retentionIn, STALE_AFTER_DAYS } from "./Health.ts"
 import { expensesIn } from "./Profitability.ts"
-import type { ProjectSeries, SearchQueryDay } from "./Rows.ts"
+import type { ProjectSeries, SearchQueryDay } from "../store/Series.ts"
 import { changeOf, fmtInt, formatMoney, lastDays, lastRowUpTo, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 
 export interface IntegrationState {

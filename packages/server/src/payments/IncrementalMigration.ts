@@ -14,7 +14,7 @@
  * - `payments_rollup_basis`: the time zone, reporting currency and FX rates the stored parts were computed
  *   with; absent (a commit that does not record its changes removes it) or different → a full rollup.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const paymentsIncrementalMigration = ddlMigration(`
     CREATE TABLE payments_customer_moves (

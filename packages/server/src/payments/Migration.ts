@@ -1,9 +1,9 @@
 /**
  * Migration 0004_payments: what the payments provider gives us (customers, subscription versions, charges,
  * refunds — provider ids unique per project) and what the rollup derives from it on every write
- * (revenue_daily, customer_mrr, churn_events, revenue_unconverted_daily). Registered in db/Migrations.ts.
+ * (revenue_daily, customer_mrr, churn_events, revenue_unconverted_daily). Registered in Migrations.ts.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const paymentsMigration = ddlMigration(`
     CREATE TABLE customers (

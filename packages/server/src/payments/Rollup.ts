@@ -1,9 +1,10 @@
 /**
  * The payments rollup: a PURE function from everything a project's payments provider gave us to the
  * derived rows the reports read (revenue_daily, customer MRR spans, churn events, unconverted amounts).
- * It runs on every write (PaymentsRepo.write / rollUp), so reads never look at raw history. `rollupAccumulator`
- * is the same computation fed in bounded batches (customer by customer, charges and refunds in any order),
- * which is how PaymentsRepo.sql runs it: its memory does not grow with the project's history.
+ * It runs on every write (PaymentsRepo.write / rollUp), so reads never look at raw history. The stores run it
+ * part by part — each customer's part from its versions (`customerRollup`), each day's flows from its charges
+ * and refunds (`flowsAccumulator`), the day rows assembled from the parts (RollupParts.ts) — in bounded
+ * batches, so their memory does not grow with the project's history; `rollup` is the same over arrays.
  *
  * Definitions (docs/metrics.md, "Revenue"):
  * - Days are calendar days in the project's time zone. A version in force on [validFrom, validTo) is in
@@ -22,19 +23,21 @@
  *   any window mrr(end) = mrr(start) + new + expansion + reactivation − contraction − churned exactly.
  */
 import { convertMinor, type FxRate } from "../fx/Fx.ts"
-import { eachDay, todayIn } from "../metrics/Dates.ts"
-import type { ChurnEvent, RevenueDay, UnconvertedDay } from "../metrics/Rows.ts"
+import { todayIn } from "../metrics/Dates.ts"
+import type { ChurnEvent, RevenueDay, UnconvertedDay } from "../store/Series.ts"
+import {
+  assembleDays,
+  type CustomerMove,
+  type CustomerMrrSpan,
+  type CustomerRollup,
+  type FlowDay,
+  type FlowSource,
+  type UnconvertedFlow,
+  type UnconvertedMove
+} from "./RollupParts.ts"
 import type { Charge, PaymentsData, Refund, SubscriptionVersion } from "./Types.ts"
 
 export type { ChurnEvent, UnconvertedDay }
-
-/** A customer's MRR (converted, > 0) from `fromDay` (inclusive) to `toDay` (exclusive; null = still). */
-export interface CustomerMrrSpan {
-  readonly customerId: string
-  readonly fromDay: string
-  readonly toDay: string | null
-  readonly mrrMinor: number
-}
 
 export interface RollupOutput {
   /** Dense from the first to the last day anything happens; after the last row the state carries on. */
@@ -96,93 +99,10 @@ const roundFraction = (f: Fraction): number => Number((2n * f.num + f.den) / (2n
 // The rollup
 // ---------------------------------------------------------------------------------------------------
 
-interface DayTotals {
-  mrrDelta: number
-  customersDelta: number
-  grossMinor: number
-  refundsMinor: number
-  failedPayments: number
-  failedMinor: number
-  newMrrMinor: number
-  expansionMrrMinor: number
-  contractionMrrMinor: number
-  churnedMrrMinor: number
-  reactivationMrrMinor: number
-  newCustomers: number
-  churnedCustomers: number
-  reactivatedCustomers: number
-}
-
-const emptyTotals = (): DayTotals => ({
-  mrrDelta: 0, customersDelta: 0, grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0,
-  newMrrMinor: 0, expansionMrrMinor: 0, contractionMrrMinor: 0, churnedMrrMinor: 0, reactivationMrrMinor: 0,
-  newCustomers: 0, churnedCustomers: 0, reactivatedCustomers: 0
-})
-
 interface Placed {
   readonly v: SubscriptionVersion
   readonly fromDay: string
   readonly toDay: string | null // exclusive
-}
-
-/** What one customer's MRR change on `day` adds to that day's totals (at most one per customer and day). */
-export interface CustomerMove {
-  readonly day: string
-  readonly mrrDelta: number
-  readonly customersDelta: number
-  readonly newMrrMinor: number
-  readonly expansionMrrMinor: number
-  readonly contractionMrrMinor: number
-  readonly churnedMrrMinor: number
-  readonly reactivationMrrMinor: number
-  readonly newCustomers: number
-  readonly churnedCustomers: number
-  readonly reactivatedCustomers: number
-}
-
-/** A change (≠ 0) of a customer's unconverted MRR in `currency` on `day`. */
-export interface UnconvertedMove {
-  readonly currency: string
-  readonly day: string
-  readonly delta: number
-}
-
-/**
- * One customer's part of the rollup: its MRR spans and churn events, and what it adds to the day totals.
- * A customer's part depends on its versions (and the time zone, reporting currency and rates) and on
- * nothing else, so an incremental rollup recomputes only the parts of the customers whose versions changed.
- */
-export interface CustomerRollup {
-  readonly spans: ReadonlyArray<CustomerMrrSpan>
-  readonly churnEvents: ReadonlyArray<ChurnEvent>
-  readonly moves: ReadonlyArray<CustomerMove>
-  readonly unconvertedMoves: ReadonlyArray<UnconvertedMove>
-}
-
-/** Flows are kept apart by what they come from: a changed refund recomputes its day's refunds, not its charges. */
-export type FlowSource = "charges" | "refunds"
-
-/** The charges (or refunds) of one local day: converted sums (a day with any charge or refund has one). */
-export interface FlowDay {
-  readonly source: FlowSource
-  readonly day: string
-  readonly grossMinor: number
-  readonly refundsMinor: number
-  readonly failedPayments: number
-  readonly failedMinor: number
-  /** How many charges (refunds) it sums: the row goes when an incremental rollup takes the last one away. */
-  readonly items: number
-}
-
-/** The unconverted charges (or refunds) of one day and currency. */
-export interface UnconvertedFlow {
-  readonly source: FlowSource
-  readonly currency: string
-  readonly day: string
-  readonly grossMinor: number
-  readonly refundsMinor: number
-  readonly failedMinor: number
-  readonly items: number
 }
 
 /**
@@ -221,9 +141,12 @@ export const customerRollup = (options: RollupOptions) => {
         const currency = p.v.currency.toUpperCase()
         const cur = perCurrency.get(currency)
         const amount = monthlyAmount(p.v)
-        perCurrency.set(currency, cur === undefined
-          ? { amount, since: p.fromDay }
-          : { amount: add(cur.amount, amount), since: p.fromDay > cur.since ? p.fromDay : cur.since })
+        perCurrency.set(
+          currency,
+          cur === undefined
+            ? { amount, since: p.fromDay }
+            : { amount: add(cur.amount, amount), since: p.fromDay > cur.since ? p.fromDay : cur.since }
+        )
       }
       let value = 0
       const unconverted = new Map<string, number>()
@@ -233,7 +156,13 @@ export const customerRollup = (options: RollupOptions) => {
           value += roundFraction(amount)
           continue
         }
-        const converted = convertMinor(Number(amount.num) / Number(amount.den), currency, reporting, since, options.rates)
+        const converted = convertMinor(
+          Number(amount.num) / Number(amount.den),
+          currency,
+          reporting,
+          since,
+          options.rates
+        )
         if (converted === null) unconverted.set(currency, roundFraction(amount))
         else value += converted
       }
@@ -245,8 +174,17 @@ export const customerRollup = (options: RollupOptions) => {
 
       if (value === prev) continue
       const move = {
-        day, mrrDelta: value - prev, customersDelta: 0, newMrrMinor: 0, expansionMrrMinor: 0, contractionMrrMinor: 0,
-        churnedMrrMinor: 0, reactivationMrrMinor: 0, newCustomers: 0, churnedCustomers: 0, reactivatedCustomers: 0
+        day,
+        mrrDelta: value - prev,
+        customersDelta: 0,
+        newMrrMinor: 0,
+        expansionMrrMinor: 0,
+        contractionMrrMinor: 0,
+        churnedMrrMinor: 0,
+        reactivationMrrMinor: 0,
+        newCustomers: 0,
+        churnedCustomers: 0,
+        reactivatedCustomers: 0
       }
       if (prev === 0) {
         move.customersDelta = 1
@@ -286,18 +224,44 @@ export const customerRollup = (options: RollupOptions) => {
 export const flowsAccumulator = (options: RollupOptions) => {
   const reporting = options.currency.toUpperCase()
   const localDay = (iso: string) => todayIn(options.timezone, new Date(iso))
-  const days = new Map<string, { source: FlowSource; day: string; grossMinor: number; refundsMinor: number; failedPayments: number; failedMinor: number; items: number }>()
-  const unconverted = new Map<string, { source: FlowSource; currency: string; day: string; grossMinor: number; refundsMinor: number; failedMinor: number; items: number }>()
+  const days = new Map<
+    string,
+    {
+      source: FlowSource
+      day: string
+      grossMinor: number
+      refundsMinor: number
+      failedPayments: number
+      failedMinor: number
+      items: number
+    }
+  >()
+  const unconverted = new Map<
+    string,
+    {
+      source: FlowSource
+      currency: string
+      day: string
+      grossMinor: number
+      refundsMinor: number
+      failedMinor: number
+      items: number
+    }
+  >()
   const dayOf = (source: FlowSource, day: string) => {
     const key = `${source}|${day}`
     let t = days.get(key)
-    if (t === undefined) days.set(key, t = { source, day, grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0, items: 0 })
+    if (t === undefined) {
+      days.set(key, t = { source, day, grossMinor: 0, refundsMinor: 0, failedPayments: 0, failedMinor: 0, items: 0 })
+    }
     return t
   }
   const flowOf = (source: FlowSource, currency: string, day: string) => {
     const key = `${source}|${currency}|${day}`
     let f = unconverted.get(key)
-    if (f === undefined) unconverted.set(key, f = { source, currency, day, grossMinor: 0, refundsMinor: 0, failedMinor: 0, items: 0 })
+    if (f === undefined) {
+      unconverted.set(key, f = { source, currency, day, grossMinor: 0, refundsMinor: 0, failedMinor: 0, items: 0 })
+    }
     return f
   }
   return {
@@ -338,60 +302,6 @@ export const flowsAccumulator = (options: RollupOptions) => {
 }
 
 /**
- * The derived day rows from the parts: customers' moves (summed per day, in any grouping — a store may sum
- * them in SQL), flow days, unconverted moves (summed per currency and day) and unconverted flows.
- */
-export const assembleDays = (
-  moves: Iterable<CustomerMove>,
-  flows: Iterable<FlowDay>,
-  unconvertedMoves: Iterable<UnconvertedMove>,
-  unconvertedFlows: Iterable<UnconvertedFlow>
-): { readonly revenueDays: ReadonlyArray<RevenueDay>; readonly unconverted: ReadonlyArray<UnconvertedDay> } => {
-  const days = new Map<string, DayTotals>()
-  const totalsOf = (day: string) => {
-    let t = days.get(day)
-    if (t === undefined) days.set(day, t = emptyTotals())
-    return t
-  }
-  for (const m of moves) {
-    const t = totalsOf(m.day)
-    t.mrrDelta += m.mrrDelta
-    t.customersDelta += m.customersDelta
-    t.newMrrMinor += m.newMrrMinor
-    t.expansionMrrMinor += m.expansionMrrMinor
-    t.contractionMrrMinor += m.contractionMrrMinor
-    t.churnedMrrMinor += m.churnedMrrMinor
-    t.reactivationMrrMinor += m.reactivationMrrMinor
-    t.newCustomers += m.newCustomers
-    t.churnedCustomers += m.churnedCustomers
-    t.reactivatedCustomers += m.reactivatedCustomers
-  }
-  for (const f of flows) {
-    const t = totalsOf(f.day)
-    t.grossMinor += f.grossMinor
-    t.refundsMinor += f.refundsMinor
-    t.failedPayments += f.failedPayments
-    t.failedMinor += f.failedMinor
-  }
-  const mrrDelta = new Map<string, Map<string, number>>() // currency → day → delta
-  for (const u of unconvertedMoves) {
-    const m = mrrDelta.get(u.currency) ?? new Map<string, number>()
-    m.set(u.day, (m.get(u.day) ?? 0) + u.delta)
-    mrrDelta.set(u.currency, m)
-  }
-  const flowsByKey = new Map<string, { gross: number; refunds: number; failed: number }>()
-  for (const f of unconvertedFlows) {
-    const key = `${f.currency}|${f.day}`
-    const x = flowsByKey.get(key) ?? { gross: 0, refunds: 0, failed: 0 }
-    x.gross += f.grossMinor
-    x.refunds += f.refundsMinor
-    x.failed += f.failedMinor
-    flowsByKey.set(key, x)
-  }
-  return { revenueDays: denseDays(days), unconverted: unconvertedRows(mrrDelta, flowsByKey) }
-}
-
-/**
  * The rollup fed piece by piece, so a caller can stream a project's history through it in bounded batches:
  * every customer's versions in ONE call (a customer's figures depend on all its versions, and on nothing
  * else), every charge and refund once, in any order. What it keeps between calls is per day and currency (a
@@ -402,7 +312,10 @@ export interface RollupAccumulator {
   readonly customer: (customerId: string, versions: ReadonlyArray<SubscriptionVersion>) => CustomerRollup
   readonly charge: (c: Charge) => void
   readonly refund: (r: Refund) => void
-  readonly finish: () => { readonly revenueDays: ReadonlyArray<RevenueDay>; readonly unconverted: ReadonlyArray<UnconvertedDay> }
+  readonly finish: () => {
+    readonly revenueDays: ReadonlyArray<RevenueDay>
+    readonly unconverted: ReadonlyArray<UnconvertedDay>
+  }
 }
 
 export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => {
@@ -416,13 +329,22 @@ export const rollupAccumulator = (options: RollupOptions): RollupAccumulator => 
       const out = part(customerId, versions)
       for (const m of out.moves) {
         const t = moves.get(m.day)
-        moves.set(m.day, t === undefined ? m : {
-          day: m.day, mrrDelta: t.mrrDelta + m.mrrDelta, customersDelta: t.customersDelta + m.customersDelta,
-          newMrrMinor: t.newMrrMinor + m.newMrrMinor, expansionMrrMinor: t.expansionMrrMinor + m.expansionMrrMinor,
-          contractionMrrMinor: t.contractionMrrMinor + m.contractionMrrMinor, churnedMrrMinor: t.churnedMrrMinor + m.churnedMrrMinor,
-          reactivationMrrMinor: t.reactivationMrrMinor + m.reactivationMrrMinor, newCustomers: t.newCustomers + m.newCustomers,
-          churnedCustomers: t.churnedCustomers + m.churnedCustomers, reactivatedCustomers: t.reactivatedCustomers + m.reactivatedCustomers
-        })
+        moves.set(
+          m.day,
+          t === undefined ? m : {
+            day: m.day,
+            mrrDelta: t.mrrDelta + m.mrrDelta,
+            customersDelta: t.customersDelta + m.customersDelta,
+            newMrrMinor: t.newMrrMinor + m.newMrrMinor,
+            expansionMrrMinor: t.expansionMrrMinor + m.expansionMrrMinor,
+            contractionMrrMinor: t.contractionMrrMinor + m.contractionMrrMinor,
+            churnedMrrMinor: t.churnedMrrMinor + m.churnedMrrMinor,
+            reactivationMrrMinor: t.reactivationMrrMinor + m.reactivationMrrMinor,
+            newCustomers: t.newCustomers + m.newCustomers,
+            churnedCustomers: t.churnedCustomers + m.churnedCustomers,
+            reactivatedCustomers: t.reactivatedCustomers + m.reactivatedCustomers
+          }
+        )
       }
       for (const u of out.unconvertedMoves) {
         const key = `${u.currency}|${u.day}`
@@ -473,54 +395,3 @@ const churnReason = (placed: ReadonlyArray<Placed>, day: string): string | null 
   placed.find((p) => p.toDay === day && p.v.cancelReason !== null)?.v.cancelReason ??
     placed.find((p) => p.fromDay === day && p.v.cancelReason !== null)?.v.cancelReason ??
     null
-
-const denseDays = (days: ReadonlyMap<string, DayTotals>): Array<RevenueDay> => {
-  if (days.size === 0) return []
-  const sorted = [...days.keys()].sort()
-  let mrr = 0
-  let customers = 0
-  return eachDay(sorted[0]!, sorted[sorted.length - 1]!).map((day): RevenueDay => {
-    const t = days.get(day) ?? emptyTotals()
-    mrr += t.mrrDelta
-    customers += t.customersDelta
-    return {
-      day,
-      grossMinor: t.grossMinor,
-      refundsMinor: t.refundsMinor,
-      failedPayments: t.failedPayments,
-      failedMinor: t.failedMinor,
-      mrrMinor: mrr,
-      customers,
-      newMrrMinor: t.newMrrMinor,
-      expansionMrrMinor: t.expansionMrrMinor,
-      contractionMrrMinor: t.contractionMrrMinor,
-      churnedMrrMinor: t.churnedMrrMinor,
-      reactivationMrrMinor: t.reactivationMrrMinor,
-      newCustomers: t.newCustomers,
-      churnedCustomers: t.churnedCustomers,
-      reactivatedCustomers: t.reactivatedCustomers
-    }
-  })
-}
-
-const unconvertedRows = (
-  mrrDelta: ReadonlyMap<string, ReadonlyMap<string, number>>,
-  flows: ReadonlyMap<string, { gross: number; refunds: number; failed: number }>
-): Array<UnconvertedDay> => {
-  const keys = new Set<string>(flows.keys())
-  for (const [currency, m] of mrrDelta) for (const day of m.keys()) keys.add(`${currency}|${day}`)
-  const out: Array<UnconvertedDay> = []
-  const state = new Map<string, number>()
-  for (const key of [...keys].sort((a, b) => {
-    const [ca, da] = a.split("|") as [string, string]
-    const [cb, db] = b.split("|") as [string, string]
-    return ca !== cb ? (ca < cb ? -1 : 1) : da < db ? -1 : da > db ? 1 : 0
-  })) {
-    const [currency, day] = key.split("|") as [string, string]
-    const mrr = (state.get(currency) ?? 0) + (mrrDelta.get(currency)?.get(day) ?? 0)
-    state.set(currency, mrr)
-    const f = flows.get(key)
-    out.push({ day, currency, mrrMinor: mrr, grossMinor: f?.gross ?? 0, refundsMinor: f?.refunds ?? 0, failedMinor: f?.failed ?? 0 })
-  }
-  return out
-}

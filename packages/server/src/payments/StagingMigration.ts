@@ -12,7 +12,7 @@
  * - an index on subscription_versions by customer: the rollup reads versions customer range by customer
  *   range, and a sync replaces the versions of the subscriptions it rebuilt.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const paymentsStagingMigration = ddlMigration(`
     CREATE TABLE payments_staged (

@@ -49,24 +49,29 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       return ProjectsRepo.of({
-        create: (p) =>
-          sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
+        create: Effect.fn("ProjectsRepo.create")(function*(p) {
+          return yield* sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
               VALUES (${newId("prj")}, ${p.accountId}, ${p.name}, ${p.domain}, ${p.timezone}, ${p.currency}, ${p.now})
-              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toProjectRecord), dieOnSqlError),
-        remove: (id) =>
-          !looksLikeId(id) ? Effect.succeed(false) : sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
+              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toProjectRecord), dieOnSqlError)
+        }),
+        remove: Effect.fn("ProjectsRepo.remove")(function*(id) {
+          if (!looksLikeId(id)) return false
+          return yield* sql`DELETE FROM projects WHERE id = ${id} RETURNING id`.pipe(
             Effect.map((rows) => rows.length > 0),
             dieOnSqlError
-          ),
-        find: (id) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
+          )
+        }),
+        find: Effect.fn("ProjectsRepo.find")(function*(id) {
+          if (!looksLikeId(id)) return null
+          return yield* sql`SELECT * FROM projects WHERE id = ${id}`.pipe(
             Effect.flatMap(decodeFirst),
             Effect.map((r) => (r === null ? null : toProjectRecord(r))),
             dieOnSqlError
-          ),
-        list: (accountId, scope, page) => {
+          )
+        }),
+        list: Effect.fn("ProjectsRepo.list")(function*(accountId, scope, page) {
           const after = page.after
-          return sql`SELECT * FROM projects WHERE account_id = ${accountId}
+          return yield* sql`SELECT * FROM projects WHERE account_id = ${accountId}
               ${scope === null ? sql`` : sql`AND id = ANY(${scope as Array<string>})`}
               ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
               ORDER BY created_at, id LIMIT ${page.limit + 1}`.pipe(
@@ -74,13 +79,14 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
             Effect.map((rows) => toPage(rows.map(toProjectRecord), page.limit)),
             dieOnSqlError
           )
-        },
-        existing: (accountId, ids) =>
-          sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids.filter(looksLikeId)})`.pipe(
+        }),
+        existing: Effect.fn("ProjectsRepo.existing")(function*(accountId, ids) {
+          return yield* sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids.filter(looksLikeId)})`.pipe(
             Effect.flatMap(decodeIds),
             Effect.map((rows) => rows.map((r) => r.id)),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -90,14 +96,14 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
     Effect.gen(function*() {
       const db = yield* MemoryDb
       return ProjectsRepo.of({
-        create: (p) =>
+        create: Effect.fn("ProjectsRepo.create")((p) =>
           Effect.sync(() => {
             const { now, ...rest } = p
             const record: ProjectRecord = { id: newId("prj"), ...rest, createdAt: now }
             db.projects.set(record.id, record)
             return record
-          }),
-        remove: (id) =>
+          })),
+        remove: Effect.fn("ProjectsRepo.remove")((id) =>
           Effect.sync(() => {
             const existed = db.projects.delete(id)
             for (const table of [db.traffic, db.revenue, db.search]) table.delete(id)
@@ -106,23 +112,23 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
             for (const [k, s] of db.syncRequests) if (s.projectId === id) db.syncRequests.delete(k)
             for (const k of db.answers.keys()) if (k.startsWith(`${id}|`)) db.answers.delete(k)
             return existed
-          }),
-        find: (id) => Effect.sync(() => db.projects.get(id) ?? null),
-        list: (accountId, scope, page) =>
+          })),
+        find: Effect.fn("ProjectsRepo.find")((id) => Effect.sync(() => db.projects.get(id) ?? null)),
+        list: Effect.fn("ProjectsRepo.list")((accountId, scope, page) =>
           Effect.sync(() =>
             pageInMemory(
               [...db.projects.values()].filter((p) => p.accountId === accountId && (scope === null || scope.includes(p.id))),
               page,
               "asc"
             )
-          ),
-        existing: (accountId, ids) =>
+          )),
+        existing: Effect.fn("ProjectsRepo.existing")((accountId, ids) =>
           Effect.sync(() =>
             ids.flatMap((id) => {
               const p = db.projects.get(id)
               return p !== undefined && p.accountId === accountId ? [p.id] : []
             })
-          )
+          ))
       })
     })
   )

@@ -3,7 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
 import { analytics, planAnalytics } from "../metrics/Analytics.ts"
-import { prefetchedDataVersion, requireProjectWith } from "../projects/Policy.ts"
+import { prefetchedDataVersion, requireProjectWith } from "../http/ProjectPolicy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { TrafficRepo } from "../traffic/TrafficRepo.ts"
 

@@ -6,7 +6,7 @@ import { addDays } from "../metrics/Dates.ts"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
-import { type LoadedProject, loadProjectWith } from "../projects/Policy.ts"
+import { type LoadedProject, loadProjectWith } from "../http/ProjectPolicy.ts"
 
 /**
  * Days of revenue rows a period needs: its window and the previous one of equal length (3m is at most 92

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
 import { todayIn } from "../metrics/Dates.ts"
 import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"
-import { requireProjectWith } from "../projects/Policy.ts"
+import { requireProjectWith } from "../http/ProjectPolicy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
 

@@ -1,6 +1,6 @@
 /**
  * Migration 0005_search: what Google Search Console gives us, per project and day, and the FX rates the
- * reports convert money with. Registered in db/Migrations.ts.
+ * reports convert money with. Registered in Migrations.ts.
  *
  * - search_daily (migration 0001) stays the property's daily totals: GSC's totals include anonymised
  *   queries, so they exceed the sum of the query rows.
@@ -8,7 +8,7 @@
  *   so a report's read is bounded by the days of its window.
  * - fx_rates: operator-supplied rates, 1 base = rate quote from `day` until the pair's next rate.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const searchMigration = ddlMigration(`
     CREATE TABLE search_queries_daily (

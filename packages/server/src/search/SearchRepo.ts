@@ -9,7 +9,7 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { collapseTop } from "../metrics/Seo.ts"
 import type { DayWindow } from "../metrics/Numbers.ts"
-import type { SearchDay } from "../metrics/Rows.ts"
+import type { SearchDay } from "../store/Series.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import { SEARCH_ROWS_PER_DAY, type SearchPageDay, type SearchQueryDay, type SearchRepoShape } from "./Types.ts"
@@ -108,43 +108,47 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
             UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
 
       return SearchRepo.of({
-        write: (projectId, rows) =>
-          sql.withTransaction(Effect.gen(function*() {
-            yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
-            for (const s of rows.totals ?? []) {
-              yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${Math.round(s.clicks)},
-                  ${Math.round(s.impressions)}, ${s.positionWeighted})
-                ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
-                  position_weighted = EXCLUDED.position_weighted`
-            }
-            // Capped before sending too, so an oversized batch costs no more than the rows it keeps.
-            yield* writeKeyed(projectId, "search_queries_daily", "query",
-              capPerDay(rows.queries ?? [], (r) => r.query).map((r) => ({ ...r, key: r.query })))
-            yield* writeKeyed(projectId, "search_pages_daily", "page",
-              capPerDay(rows.pages ?? [], (r) => r.page).map((r) => ({ ...r, key: r.page })))
-          })).pipe(dieOnSqlError),
-        loadTotals: (projectId, fromDay, toDay) =>
-          sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM search_daily
+        write: Effect.fn("SearchRepo.write")(function*(projectId, rows) {
+          yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+          for (const s of rows.totals ?? []) {
+            yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${Math.round(s.clicks)},
+                ${Math.round(s.impressions)}, ${s.positionWeighted})
+              ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
+                position_weighted = EXCLUDED.position_weighted`
+          }
+          // Capped before sending too, so an oversized batch costs no more than the rows it keeps.
+          yield* writeKeyed(projectId, "search_queries_daily", "query",
+            capPerDay(rows.queries ?? [], (r) => r.query).map((r) => ({ ...r, key: r.query })))
+          yield* writeKeyed(projectId, "search_pages_daily", "page",
+            capPerDay(rows.pages ?? [], (r) => r.page).map((r) => ({ ...r, key: r.page })))
+        }, sql.withTransaction, dieOnSqlError),
+        loadTotals: Effect.fn("SearchRepo.loadTotals")(function*(projectId, fromDay, toDay) {
+          return yield* sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM search_daily
               WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date ORDER BY day`.pipe(
             Effect.flatMap(decodeTotals),
             Effect.map((rows): ReadonlyArray<SearchDay> => rows.map(rowOf)),
             dieOnSqlError
-          ),
-        loadQueryDays: (projectId, fromDay, toDay) =>
-          Effect.map(loadKeyed("search_queries_daily", "query", projectId, fromDay, toDay), (rows) =>
-            rows.map((r): SearchQueryDay => ({ ...rowOf(r), query: r.key }))),
-        loadPageDays: (projectId, fromDay, toDay) =>
-          Effect.map(loadKeyed("search_pages_daily", "page", projectId, fromDay, toDay), (rows) =>
-            rows.map((r): SearchPageDay => ({ ...rowOf(r), page: r.key }))),
-        loadTopQueries: (projectId, current, previous, limit) =>
-          Effect.map(loadTop("search_queries_daily", "query", projectId, current, previous, limit), (rows) =>
-            rows.map((r): SearchQueryDay => ({ ...rowOf(r), query: r.key }))),
-        loadTopPages: (projectId, current, previous, limit) =>
-          Effect.map(loadTop("search_pages_daily", "page", projectId, current, previous, limit), (rows) =>
-            rows.map((r): SearchPageDay => ({ ...rowOf(r), page: r.key }))),
+          )
+        }),
+        loadQueryDays: Effect.fn("SearchRepo.loadQueryDays")(function*(projectId, fromDay, toDay) {
+          const rows = yield* loadKeyed("search_queries_daily", "query", projectId, fromDay, toDay)
+          return rows.map((r): SearchQueryDay => ({ ...rowOf(r), query: r.key }))
+        }),
+        loadPageDays: Effect.fn("SearchRepo.loadPageDays")(function*(projectId, fromDay, toDay) {
+          const rows = yield* loadKeyed("search_pages_daily", "page", projectId, fromDay, toDay)
+          return rows.map((r): SearchPageDay => ({ ...rowOf(r), page: r.key }))
+        }),
+        loadTopQueries: Effect.fn("SearchRepo.loadTopQueries")(function*(projectId, current, previous, limit) {
+          const rows = yield* loadTop("search_queries_daily", "query", projectId, current, previous, limit)
+          return rows.map((r): SearchQueryDay => ({ ...rowOf(r), query: r.key }))
+        }),
+        loadTopPages: Effect.fn("SearchRepo.loadTopPages")(function*(projectId, current, previous, limit) {
+          const rows = yield* loadTop("search_pages_daily", "page", projectId, current, previous, limit)
+          return rows.map((r): SearchPageDay => ({ ...rowOf(r), page: r.key }))
+        }),
         // Three index-only max lookups on the primary keys' (project_id, day) prefix.
-        dataThrough: (projectId) =>
-          sql`SELECT to_char(GREATEST(
+        dataThrough: Effect.fn("SearchRepo.dataThrough")(function*(projectId) {
+          return yield* sql`SELECT to_char(GREATEST(
                 (SELECT max(day) FROM search_daily WHERE project_id = ${projectId}),
                 (SELECT max(day) FROM search_queries_daily WHERE project_id = ${projectId}),
                 (SELECT max(day) FROM search_pages_daily WHERE project_id = ${projectId})
@@ -153,6 +157,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
             Effect.map((r) => r?.day ?? null),
             dieOnSqlError
           )
+        })
       })
     })
   )
@@ -187,7 +192,7 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
         return last
       }
       return SearchRepo.of({
-        write: (projectId, rows) =>
+        write: Effect.fn("SearchRepo.write")((projectId, rows) =>
           Effect.sync(() => {
             if (rows.totals !== undefined && rows.totals.length > 0) {
               const m = db.search.get(projectId) ?? new Map<string, SearchDay>()
@@ -196,24 +201,27 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
             }
             put(queries, projectId, rows.queries ?? [], (r) => r.query)
             put(pages, projectId, rows.pages ?? [], (r) => r.page)
-          }),
-        loadTotals: (projectId, fromDay, toDay) => Effect.sync(() => between(db.search.get(projectId), fromDay, toDay)),
-        loadQueryDays: (projectId, fromDay, toDay) => Effect.sync(() => between(queries.get(projectId), fromDay, toDay)),
-        loadPageDays: (projectId, fromDay, toDay) => Effect.sync(() => between(pages.get(projectId), fromDay, toDay)),
-        loadTopQueries: (projectId, current, previous, limit) =>
+          })),
+        loadTotals: Effect.fn("SearchRepo.loadTotals")((projectId, fromDay, toDay) =>
+          Effect.sync(() => between(db.search.get(projectId), fromDay, toDay))),
+        loadQueryDays: Effect.fn("SearchRepo.loadQueryDays")((projectId, fromDay, toDay) =>
+          Effect.sync(() => between(queries.get(projectId), fromDay, toDay))),
+        loadPageDays: Effect.fn("SearchRepo.loadPageDays")((projectId, fromDay, toDay) =>
+          Effect.sync(() => between(pages.get(projectId), fromDay, toDay))),
+        loadTopQueries: Effect.fn("SearchRepo.loadTopQueries")((projectId, current, previous, limit) =>
           Effect.sync(() =>
             collapseTop([...(queries.get(projectId)?.values() ?? [])], (r) => r.query,
-              (query, day, s) => ({ day, query, ...s }), current, previous, limit)),
-        loadTopPages: (projectId, current, previous, limit) =>
+              (query, day, s) => ({ day, query, ...s }), current, previous, limit))),
+        loadTopPages: Effect.fn("SearchRepo.loadTopPages")((projectId, current, previous, limit) =>
           Effect.sync(() =>
             collapseTop([...(pages.get(projectId)?.values() ?? [])], (r) => r.page,
-              (page, day, s) => ({ day, page, ...s }), current, previous, limit)),
-        dataThrough: (projectId) =>
+              (page, day, s) => ({ day, page, ...s }), current, previous, limit))),
+        dataThrough: Effect.fn("SearchRepo.dataThrough")((projectId) =>
           Effect.sync(() => {
             const days = [lastDay(db.search.get(projectId)?.values() ?? []), lastDay(queries.get(projectId)?.values() ?? []),
               lastDay(pages.get(projectId)?.values() ?? [])].filter((d): d is string => d !== null)
             return days.length === 0 ? null : days.sort().at(-1)!
-          })
+          }))
       })
     })
   )

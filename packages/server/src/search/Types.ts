@@ -1,14 +1,14 @@
 /**
- * What Google Search Console gives us, stored per project and day. `SearchDay` (metrics/Rows.ts) is the
+ * What Google Search Console gives us, stored per project and day. `SearchDay` (store/Series.ts) is the
  * property's daily totals — GSC's totals include anonymised queries, so they exceed the sum of the query
  * rows; both are kept. Query and page rows are capped per day on write (the top rows by clicks, then
  * impressions), so a read costs O(days in the window × cap).
  */
 import type * as Effect from "effect/Effect"
 import type { DayWindow } from "../metrics/Numbers.ts"
-import type { SearchDay, SearchPageDay, SearchQueryDay } from "../metrics/Rows.ts"
+import type { SearchDay, SearchPageDay, SearchQueryDay } from "../store/Series.ts"
 
-// The shapes the SEO formulas read live with them (metrics/Rows.ts).
+// The shapes the SEO formulas read live with them (store/Series.ts).
 export type { SearchDay, SearchPageDay, SearchQueryDay }
 
 /** One write of search data; every part optional, each row upserted by its natural key. */

@@ -1,5 +1,5 @@
 /**
- * Migration 0006_snapshots: what the recompute worker stores. Registered in db/Migrations.ts.
+ * Migration 0006_snapshots: what the recompute worker stores. Registered in Migrations.ts.
  *
  * - health_snapshots: one row per project and LOCAL day (the latest computation of the day wins), with
  *   the data_version it was computed from, so a reader knows whether it is behind the data.
@@ -8,7 +8,7 @@
  * - briefings: one per project and local date, written once (INSERT … ON CONFLICT DO NOTHING).
  * - project_jobs: the worker's queue, one row per project; claimed with FOR UPDATE SKIP LOCKED.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const snapshotsMigration = ddlMigration(`
     CREATE TABLE health_snapshots (

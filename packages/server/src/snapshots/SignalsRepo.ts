@@ -33,7 +33,7 @@ export interface SignalsRepoShape {
   /** Inside the project lock: make the stored open signals exactly the candidates. */
   readonly reconcile: (projectId: string, currency: string, candidates: ReadonlyArray<SignalCandidate>, now: Date) => Effect.Effect<void>
   /**
-   * Inside the project lock, before replaying the days from `from` (worker/Recompute.ts rebuildHistory):
+   * Inside the project lock, before replaying the days from `from` (recompute/Recompute.ts rebuildHistory):
    * the signals detected from then on are deleted and those resolved from then on are open again, so the
    * replay decides them afresh, day by day.
    */
@@ -122,42 +122,41 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
           CASE WHEN resolved_at IS NULL THEN ${sevRank} ELSE 0 END,
           -round(extract(epoch FROM coalesce(resolved_at, detected_at)) * 1000)::bigint, id)`
       return SignalsRepo.of({
-        reconcile: (projectId, currency, candidates, now) =>
-          Effect.gen(function*() {
-            const open = yield* sql`SELECT id, fingerprint FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL`
-              .pipe(Effect.flatMap(decodeOpen))
-            const byFingerprint = new Map(open.map((r) => [r.fingerprint, r.id]))
-            for (const c of candidates) {
-              const body = JSON.stringify(bodyOf(c, currency))
-              const id = byFingerprint.get(c.fingerprint)
-              if (id !== undefined) {
-                byFingerprint.delete(c.fingerprint)
-                yield* sql`UPDATE signals SET severity = ${c.severity}, dimension = ${c.dimension}, body = ${body}::jsonb,
-                    last_seen_at = ${now} WHERE id = ${id}`
-              } else {
-                yield* sql`INSERT INTO signals (id, project_id, fingerprint, kind, dimension, severity, body, detected_at, last_seen_at)
-                    VALUES (${newSignalId()}, ${projectId}, ${c.fingerprint}, ${c.kind}, ${c.dimension}, ${c.severity},
-                      ${body}::jsonb, ${now}, ${now})`
-              }
+        reconcile: Effect.fn("SignalsRepo.reconcile")(function*(projectId, currency, candidates, now) {
+          const open = yield* sql`SELECT id, fingerprint FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL`
+            .pipe(Effect.flatMap(decodeOpen))
+          const byFingerprint = new Map(open.map((r) => [r.fingerprint, r.id]))
+          for (const c of candidates) {
+            const body = JSON.stringify(bodyOf(c, currency))
+            const id = byFingerprint.get(c.fingerprint)
+            if (id !== undefined) {
+              byFingerprint.delete(c.fingerprint)
+              yield* sql`UPDATE signals SET severity = ${c.severity}, dimension = ${c.dimension}, body = ${body}::jsonb,
+                  last_seen_at = ${now} WHERE id = ${id}`
+            } else {
+              yield* sql`INSERT INTO signals (id, project_id, fingerprint, kind, dimension, severity, body, detected_at, last_seen_at)
+                  VALUES (${newSignalId()}, ${projectId}, ${c.fingerprint}, ${c.kind}, ${c.dimension}, ${c.severity},
+                    ${body}::jsonb, ${now}, ${now})`
             }
-            const gone = [...byFingerprint.values()]
-            if (gone.length > 0) yield* sql`UPDATE signals SET resolved_at = ${now} WHERE id = ANY(${gone})`
-          }).pipe(dieOnSqlError),
-        rewind: (projectId, from) =>
-          Effect.gen(function*() {
-            yield* sql`DELETE FROM signals WHERE project_id = ${projectId} AND detected_at >= ${from}`
-            yield* sql`UPDATE signals SET resolved_at = NULL WHERE project_id = ${projectId} AND resolved_at >= ${from}`
-          }).pipe(dieOnSqlError),
-        active: (projectId) =>
-          sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
+          }
+          const gone = [...byFingerprint.values()]
+          if (gone.length > 0) yield* sql`UPDATE signals SET resolved_at = ${now} WHERE id = ANY(${gone})`
+        }, dieOnSqlError),
+        rewind: Effect.fn("SignalsRepo.rewind")(function*(projectId, from) {
+          yield* sql`DELETE FROM signals WHERE project_id = ${projectId} AND detected_at >= ${from}`
+          yield* sql`UPDATE signals SET resolved_at = NULL WHERE project_id = ${projectId} AND resolved_at >= ${from}`
+        }, dieOnSqlError),
+        active: Effect.fn("SignalsRepo.active")(function*(projectId) {
+          return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
             Effect.flatMap(decodeSignals),
             Effect.map((rows) => rows.map(toSignal)),
             dieOnSqlError
-          ),
-        list: (projectId, filter, page, now) => {
+          )
+        }),
+        list: Effect.fn("SignalsRepo.list")(function*(projectId, filter, page, now) {
           const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000)
           const after = page.after
-          return sql`SELECT * FROM signals WHERE project_id = ${projectId}
+          return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId}
               AND ${filter.active === true ? sql`resolved_at IS NULL`
                 : filter.active === false ? sql`resolved_at >= ${since}`
                 : sql`(resolved_at IS NULL OR resolved_at >= ${since})`}
@@ -172,7 +171,7 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             }),
             dieOnSqlError
           )
-        }
+        })
       })
     })
   )
@@ -181,7 +180,7 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
     const rows = new Map<string, { projectId: string; fingerprint: string; signal: Signal }>()
     const sorted = (xs: Iterable<Signal>) => [...xs].sort((a, b) => compareKeys(keyOf(a), keyOf(b)))
     return SignalsRepo.of({
-      reconcile: (projectId, currency, candidates, now) =>
+      reconcile: Effect.fn("SignalsRepo.reconcile")((projectId, currency, candidates, now) =>
         Effect.sync(() => {
           const at = now.toISOString()
           const open = new Map([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active)
@@ -195,8 +194,8 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             }) })
           }
           for (const r of open.values()) rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })
-        }),
-      rewind: (projectId, from) =>
+        })),
+      rewind: Effect.fn("SignalsRepo.rewind")((projectId, from) =>
         Effect.sync(() => {
           for (const [id, r] of rows) {
             if (r.projectId !== projectId) continue
@@ -205,10 +204,10 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
               rows.set(id, { ...r, signal: { ...r.signal, active: true, resolvedAt: null } })
             }
           }
-        }),
-      active: (projectId) =>
-        Effect.sync(() => sorted([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active).map((r) => r.signal))),
-      list: (projectId, filter, page, now) =>
+        })),
+      active: Effect.fn("SignalsRepo.active")((projectId) =>
+        Effect.sync(() => sorted([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active).map((r) => r.signal)))),
+      list: Effect.fn("SignalsRepo.list")((projectId, filter, page, now) =>
         Effect.sync(() => {
           const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000).toISOString()
           const all = sorted([...rows.values()].filter((r) => r.projectId === projectId).map((r) => r.signal).filter((s) =>
@@ -218,7 +217,7 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
           const rest = page.after === null ? all : all.filter((s) => compareKeys(keyOf(s), page.after!) > 0)
           const items = rest.slice(0, page.limit)
           return { items, nextCursor: rest.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
-        })
+        }))
     })
   })
 }

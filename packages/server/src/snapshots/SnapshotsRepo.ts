@@ -1,6 +1,6 @@
 /**
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
- * per project and local date, written once). Written by worker/Recompute.ts under the project lock.
+ * per project and local date, written once). Written by recompute/Recompute.ts under the project lock.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,7 +19,7 @@ import { bulkRowsOf, CorruptRow, Day, dieOnSqlError, firstOf, Instant, singleOf,
 const encodeHealth = Schema.encodeSync(Health)
 /**
  * The response `data` of GET /projects/{id}/health as the contract encodes it, computed once when the
- * snapshot is stored, so serving it costs no decoding, encoding or JSON work (http/AccessRepo.ts).
+ * snapshot is stored, so serving it costs no decoding, encoding or JSON work (access/AccessRepo.ts).
  */
 export const encodeHealthJson = (health: Health): string => JSON.stringify(encodeHealth(health))
 
@@ -123,8 +123,8 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
         // the entry's day replaces the snapshot it was built from, one of another day (a backfill, a rebuilt
         // history) may be one of its trend points. So the list's lookup reads the entry alone, with no join of
         // the snapshot it was built from.
-        putHealth: (r) =>
-          sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key = ${PROJECT_LIST_ENTRY})
+        putHealth: Effect.fn("SnapshotsRepo.putHealth")(function*(r) {
+          return yield* sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key = ${PROJECT_LIST_ENTRY})
               INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
                 encoded_computed_at)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
@@ -134,13 +134,15 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
                 data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
                 status = EXCLUDED.status, body = EXCLUDED.body, encoded = EXCLUDED.encoded,
                 encoded_computed_at = EXCLUDED.encoded_computed_at
-              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError),
-        keepEncoded: (r) =>
-          sql`UPDATE health_snapshots SET encoded = ${encodeHealthJson(r.health)}, encoded_computed_at = computed_at
-              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, dieOnSqlError),
-        healthOf: (projectId, day) =>
+              WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        keepEncoded: Effect.fn("SnapshotsRepo.keepEncoded")(function*(r) {
+          return yield* sql`UPDATE health_snapshots SET encoded = ${encodeHealthJson(r.health)}, encoded_computed_at = computed_at
+              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        healthOf: Effect.fn("SnapshotsRepo.healthOf")(function*(projectId, day) {
           // `encoded` only when it belongs to this computation (see migration 0011).
-          sql`SELECT data_version::text AS v, computed_at, body,
+          return yield* sql`SELECT data_version::text AS v, computed_at, body,
                 CASE WHEN encoded_computed_at = computed_at THEN encoded END AS encoded FROM health_snapshots
               WHERE project_id = ${projectId} AND day = ${day}::date`.pipe(
             Effect.flatMap(decodeHealthRow),
@@ -160,10 +162,11 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
               )
             ),
             dieOnSqlError
-          ),
-        pageWithTrends: (accountId, scope, page, fromDay) => {
+          )
+        }),
+        pageWithTrends: Effect.fn("SnapshotsRepo.pageWithTrends")(function*(accountId, scope, page, fromDay) {
           const after = page.after
-          return sql`WITH page AS (
+          return yield* sql`WITH page AS (
                 SELECT * FROM projects WHERE account_id = ${accountId}
                 ${scope === null ? sql`` : sql`AND id = ANY(${[...scope]})`}
                 ${after === null ? sql`` : sql`AND (created_at, id) > (${after.createdAt}, ${after.id})`}
@@ -199,22 +202,22 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             }),
             dieOnSqlError
           )
-        },
-        briefingOf: (projectId, localDate) =>
-          sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
+        }),
+        briefingOf: Effect.fn("SnapshotsRepo.briefingOf")(function*(projectId, localDate) {
+          return yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
             Effect.flatMap(decodeBriefing),
             Effect.flatMap((r) => (r === null ? Effect.succeed(null) : bodyOf("briefings", decodeBriefingBody, r.body))),
             dieOnSqlError
-          ),
-        insertBriefing: (projectId, localDate, b) =>
-          Effect.gen(function*() {
-            yield* sql`INSERT INTO briefings (project_id, local_date, generated_at, body)
-                VALUES (${projectId}, ${localDate}::date, ${b.generatedAt}::timestamptz, ${JSON.stringify(b)}::jsonb)
-                ON CONFLICT (project_id, local_date) DO NOTHING`
-            const row = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
-              .pipe(Effect.flatMap(decodeInsertedBriefing))
-            return yield* bodyOf("briefings", decodeBriefingBody, row.body)
-          }).pipe(dieOnSqlError)
+          )
+        }),
+        insertBriefing: Effect.fn("SnapshotsRepo.insertBriefing")(function*(projectId, localDate, b) {
+          yield* sql`INSERT INTO briefings (project_id, local_date, generated_at, body)
+              VALUES (${projectId}, ${localDate}::date, ${b.generatedAt}::timestamptz, ${JSON.stringify(b)}::jsonb)
+              ON CONFLICT (project_id, local_date) DO NOTHING`
+          const row = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+            .pipe(Effect.flatMap(decodeInsertedBriefing))
+          return yield* bodyOf("briefings", decodeBriefingBody, row.body)
+        }, dieOnSqlError)
       })
     })
   )
@@ -224,7 +227,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
     const health = new Map<string, StoredHealth>() // project|day
     const briefings = new Map<string, Briefing>() // project|date
     return SnapshotsRepo.of({
-      putHealth: (r) =>
+      putHealth: Effect.fn("SnapshotsRepo.putHealth")((r) =>
         Effect.sync(() => {
           const key = `${r.projectId}|${r.day}`
           const old = health.get(key)
@@ -232,17 +235,18 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             health.set(key, { ...structuredClone(r), encoded: encodeHealthJson(r.health) })
           }
           db.answers.delete(`${r.projectId}|${PROJECT_LIST_ENTRY}`)
-        }),
-      healthOf: (projectId, day) => Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null)),
-      keepEncoded: (r) =>
+        })),
+      healthOf: Effect.fn("SnapshotsRepo.healthOf")((projectId, day) =>
+        Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null))),
+      keepEncoded: Effect.fn("SnapshotsRepo.keepEncoded")((r) =>
         Effect.sync(() => {
           const key = `${r.projectId}|${r.day}`
           const old = health.get(key)
           if (old !== undefined && old.computedAt.getTime() === r.computedAt.getTime()) {
             health.set(key, { ...old, encoded: encodeHealthJson(old.health) })
           }
-        }),
-      pageWithTrends: (accountId, scope, page, fromDay) =>
+        })),
+      pageWithTrends: Effect.fn("SnapshotsRepo.pageWithTrends")((accountId, scope, page, fromDay) =>
         Effect.sync(() => {
           const found = pageInMemory(
             [...db.projects.values()].filter((p) => p.accountId === accountId && (scope === null || scope.includes(p.id))),
@@ -261,14 +265,15 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
               snapshot: { score: h.health.score, confidence: h.health.confidence, status: h.health.status, computedAt: h.health.computedAt }
             }))
           return { page: found, rows, versions: new Map<string, string>() }
-        }),
-      briefingOf: (projectId, localDate) => Effect.sync(() => structuredClone(briefings.get(`${projectId}|${localDate}`) ?? null)),
-      insertBriefing: (projectId, localDate, b) =>
+        })),
+      briefingOf: Effect.fn("SnapshotsRepo.briefingOf")((projectId, localDate) =>
+        Effect.sync(() => structuredClone(briefings.get(`${projectId}|${localDate}`) ?? null))),
+      insertBriefing: Effect.fn("SnapshotsRepo.insertBriefing")((projectId, localDate, b) =>
         Effect.sync(() => {
           const key = `${projectId}|${localDate}`
           if (!briefings.has(key)) briefings.set(key, structuredClone(b))
           return structuredClone(briefings.get(key)!)
-        })
+        }))
     })
   }))
 }

@@ -1,14 +1,14 @@
 /** The state behind the in-memory repositories (tests only): plain maps, one instance per layer build. */
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
-import type { StoredAnswer } from "../answers/AnswersRepo.ts"
-import type { RevenueDay, SearchDay, TrafficDay } from "../metrics/Rows.ts"
+import type { RevenueDay, SearchDay, TrafficDay } from "./Series.ts"
 import type {
   AccountRecord,
   ExpenseRecord,
   IntegrationRecord,
   ProjectRecord,
   SyncRunRecord,
+  StoredAnswer,
   TokenRecord
 } from "./Records.ts"
 

@@ -1,8 +1,8 @@
 /** Records → the contract's shapes. */
 import type { Expense } from "@sitehealth/domain/Expenses"
 import type { TokenMetadata } from "@sitehealth/domain/Tokens"
-import type { ExpenseRecord, TokenRecord } from "../store/Records.ts"
-import { displayPrefix } from "../tokens/TokenSecret.ts"
+import type { ExpenseRecord, TokenRecord } from "./Records.ts"
+import { displayPrefix } from "./TokenSecret.ts"
 
 export const iso = (d: Date): string => d.toISOString()
 export const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString())

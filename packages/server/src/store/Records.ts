@@ -1,7 +1,7 @@
 /** What the repositories store and return; the HTTP layer turns these into the contract's shapes. */
 import type { AccountId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 import type { Permission } from "@sitehealth/domain/Permissions"
-import type { ProjectSeries } from "../metrics/Rows.ts"
+import type { ProjectSeries } from "./Series.ts"
 
 export type SubscriptionStatus = "none" | "active" | "canceled"
 
@@ -114,4 +114,19 @@ export interface PageRequest {
   readonly limit: number
   /** Decoded cursor: the (createdAt, id) of the last item of the previous page. */
   readonly after: { readonly createdAt: Date; readonly id: string } | null
+}
+
+/** One stored answer, as the fast path serves it. */
+export interface StoredAnswer {
+  /** The project's local day it was computed on. */
+  readonly day: string
+  readonly dataVersion: string
+  readonly computedAt: Date
+  /** JSON of the endpoint's success `data`, as the contract encodes it. */
+  readonly encoded: string
+  /**
+   * The whole response body (the success envelope around `encoded`, UTF-8) gzipped, served to a client that
+   * accepts gzip (access/StoredAnswers.ts); null for a small answer, or one kept before 0020.
+   */
+  readonly gzip?: Uint8Array | null
 }

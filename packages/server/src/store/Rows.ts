@@ -4,7 +4,7 @@
  */
 import { AccountId, ProjectId } from "@sitehealth/domain/Common"
 import * as Schema from "effect/Schema"
-import type { RevenueDay } from "../metrics/Rows.ts"
+import type { RevenueDay } from "./Series.ts"
 import type { ProjectRecord } from "./Records.ts"
 import { Instant } from "./Sql.ts"
 

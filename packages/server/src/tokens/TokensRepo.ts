@@ -11,7 +11,7 @@ import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { Page, PageRequest, TokenRecord, TokenWithAccount } from "../store/Records.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
-import { constantTimeEqual } from "./TokenSecret.ts"
+import { constantTimeEqual } from "../store/TokenSecret.ts"
 
 export interface TokensRepoShape {
   readonly insert: (token: TokenRecord) => Effect.Effect<TokenRecord>
@@ -79,14 +79,15 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
       const one = (rows: ReadonlyArray<unknown>) =>
         Effect.map(decodeFirst(rows), (r) => (r === null ? null : toTokenRecord(r)))
       return TokensRepo.of({
-        insert: (t) =>
-          sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions, created_at, expires_at)
+        insert: Effect.fn("TokensRepo.insert")(function*(t) {
+          return yield* sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions, created_at, expires_at)
               VALUES (${t.id}, ${t.accountId}, ${t.name}, ${Buffer.from(t.secretSha256, "hex")}, ${t.last4},
                       ${t.projects === null ? null : [...t.projects]}, ${[...t.permissions]},
                       ${t.createdAt}, ${t.expiresAt})
-              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toTokenRecord), dieOnSqlError),
-        findBySecretHash: (hash) =>
-          sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
+              RETURNING *`.pipe(Effect.flatMap(decodeSingle), Effect.map(toTokenRecord), dieOnSqlError)
+        }),
+        findBySecretHash: Effect.fn("TokensRepo.findBySecretHash")(function*(hash) {
+          return yield* sql`SELECT t.*, a.trial_ends_at, a.subscription_status, a.subscription_until
               FROM tokens t JOIN accounts a ON a.id = t.account_id
               WHERE t.secret_sha256 = ${Buffer.from(hash, "hex")}`.pipe(
             Effect.flatMap(decodeWithAccount),
@@ -101,17 +102,22 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               }
             ),
             dieOnSqlError
-          ),
-        find: (accountId, id) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.flatMap(one), dieOnSqlError),
-        findById: (id) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`SELECT * FROM tokens WHERE id = ${id}`.pipe(
+          )
+        }),
+        find: Effect.fn("TokensRepo.find")(function*(accountId, id) {
+          if (!looksLikeId(id)) return null
+          return yield* sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.flatMap(one), dieOnSqlError)
+        }),
+        findById: Effect.fn("TokensRepo.findById")(function*(id) {
+          if (!looksLikeId(id)) return null
+          return yield* sql`SELECT * FROM tokens WHERE id = ${id}`.pipe(
             Effect.flatMap(one),
             dieOnSqlError
-          ),
-        list: (accountId, page, within = null) => {
+          )
+        }),
+        list: Effect.fn("TokensRepo.list")(function*(accountId, page, within = null) {
           const after = page.after
-          return sql`SELECT * FROM tokens WHERE account_id = ${accountId}
+          return yield* sql`SELECT * FROM tokens WHERE account_id = ${accountId}
               ${within === null ? sql`` : sql`AND projects IS NOT NULL AND projects <@ ${[...within]}::text[]`}
               ${after === null ? sql`` : sql`AND (created_at, id) < (${after.createdAt}, ${after.id})`}
               ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`.pipe(
@@ -119,11 +125,15 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
             Effect.map((rows) => toPage(rows.map(toTokenRecord), page.limit)),
             dieOnSqlError
           )
-        },
-        revoke: (accountId, id, at) =>
-          !looksLikeId(id) ? Effect.succeed(null) : sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
-              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError),
-        touch: (id, at) => sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        revoke: Effect.fn("TokensRepo.revoke")(function*(accountId, id, at) {
+          if (!looksLikeId(id)) return null
+          return yield* sql`UPDATE tokens SET revoked_at = COALESCE(revoked_at, ${at})
+              WHERE id = ${id} AND account_id = ${accountId} RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError)
+        }),
+        touch: Effect.fn("TokensRepo.touch")(function*(id, at) {
+          return yield* sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+        })
       })
     })
   )
@@ -133,12 +143,12 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
     Effect.gen(function*() {
       const db = yield* MemoryDb
       return TokensRepo.of({
-        insert: (t) =>
+        insert: Effect.fn("TokensRepo.insert")((t) =>
           Effect.sync(() => {
             db.tokens.set(t.id, t)
             return t
-          }),
-        findBySecretHash: (hash) =>
+          })),
+        findBySecretHash: Effect.fn("TokensRepo.findBySecretHash")((hash) =>
           Effect.sync(() => {
             for (const token of db.tokens.values()) {
               if (constantTimeEqual(token.secretSha256, hash)) {
@@ -147,14 +157,14 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               }
             }
             return null
-          }),
-        find: (accountId, id) =>
+          })),
+        find: Effect.fn("TokensRepo.find")((accountId, id) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)
             return t && t.accountId === accountId ? t : null
-          }),
-        findById: (id) => Effect.sync(() => db.tokens.get(id) ?? null),
-        list: (accountId, page, within = null) =>
+          })),
+        findById: Effect.fn("TokensRepo.findById")((id) => Effect.sync(() => db.tokens.get(id) ?? null)),
+        list: Effect.fn("TokensRepo.list")((accountId, page, within = null) =>
           Effect.sync(() =>
             pageInMemory(
               [...db.tokens.values()].filter((t) =>
@@ -164,20 +174,20 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               page,
               "desc"
             )
-          ),
-        revoke: (accountId, id, at) =>
+          )),
+        revoke: Effect.fn("TokensRepo.revoke")((accountId, id, at) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)
             if (!t || t.accountId !== accountId) return null
             const next = { ...t, revokedAt: t.revokedAt ?? at }
             db.tokens.set(id, next)
             return next
-          }),
-        touch: (id, at) =>
+          })),
+        touch: Effect.fn("TokensRepo.touch")((id, at) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)
             if (t) db.tokens.set(id, { ...t, lastUsedAt: at })
-          })
+          }))
       })
     })
   )

@@ -14,7 +14,7 @@
  * - Month uniques: distinct visitors over a whole local calendar month, stored as a TrafficUniques range.
  */
 import { addDays, addMonths, localTimeIn, startOfDayIn } from "../metrics/Dates.ts"
-import type { TrafficDay } from "../metrics/Rows.ts"
+import type { TrafficDay } from "../store/Series.ts"
 import type { TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques } from "./Types.ts"
 import { TOP_PER_DAY } from "./Types.ts"
 

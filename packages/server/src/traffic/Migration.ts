@@ -1,11 +1,11 @@
 /**
- * Migration 0003_traffic: the tables of this feature folder. Registered in db/Migrations.ts.
+ * Migration 0003_traffic: the tables of this feature folder. Registered in Migrations.ts.
  *
  * traffic_daily (0001) stays the per-local-day aggregate. Added here: UTC hours, top pages and sources
  * per local day, provider range uniques, and raw self-collected events. Reads only ever touch the
  * aggregates; traffic_events is read by the ingest rollup alone (traffic/Rollup.ts).
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 export const trafficMigration = ddlMigration(`
     CREATE TABLE traffic_hourly (

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { addDays, localTimeIn } from "../metrics/Dates.ts"
-import type { TrafficDay, TrafficQuery } from "../metrics/Rows.ts"
+import type { TrafficDay, TrafficQuery } from "../store/Series.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import { dieOnSqlError, firstOf, Instant, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import { type Affected, affectedBy, aggregateEvents } from "./Aggregate.ts"
@@ -156,46 +156,46 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
       }
       const cache = new Map<string, { readonly version: string; readonly window: TrafficWindow }>()
       return TrafficRepo.of({
-        write: (projectId, rows) =>
-          sql.withTransaction(Effect.gen(function*() {
-            yield* bump(projectId)
-            if (rows.hours?.length) {
-              yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions, x.bounces,
-                  x."durationSeconds" FROM json_to_recordset(${json(rows.hours)}::json) AS x(hour timestamptz, visitors int,
-                  pageviews int, sessions int, bounces int, "durationSeconds" bigint)
-                ON CONFLICT (project_id, hour) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
-                  sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
-            }
-            if (rows.days?.length) {
-              yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions, x.bounces,
-                  x."durationSeconds" FROM json_to_recordset(${json(rows.days)}::json) AS x(day date, visitors int,
-                  pageviews int, sessions int, bounces int, "durationSeconds" bigint)
-                ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
-                  sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
-            }
-            if (rows.pages?.length) {
-              yield* sql`INSERT INTO traffic_pages_daily SELECT ${projectId}, x.day, x.path, x.visitors, x.pageviews
-                FROM json_to_recordset(${json(rows.pages)}::json) AS x(day date, path text, visitors int, pageviews int)
-                ON CONFLICT (project_id, day, path) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews`
-            }
-            if (rows.sources?.length) {
-              yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
-                FROM json_to_recordset(${json(rows.sources)}::json) AS x(day date, source text, visitors int, sessions int)
-                ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions = EXCLUDED.sessions`
-            }
-            if (rows.countries?.length) {
-              yield* sql`INSERT INTO traffic_countries_daily SELECT ${projectId}, x.day, x.country, x.visitors
-                FROM json_to_recordset(${json(rows.countries)}::json) AS x(day date, country text, visitors int)
-                ON CONFLICT (project_id, day, country) DO UPDATE SET visitors = EXCLUDED.visitors`
-            }
-            if (rows.uniques?.length) {
-              yield* sql`INSERT INTO traffic_uniques SELECT ${projectId}, x."from", x."to", x.visitors
-                FROM json_to_recordset(${json(rows.uniques)}::json) AS x("from" date, "to" date, visitors int)
-                ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`
-            }
-          })).pipe(dieOnSqlError),
-        ingestEvents: (projectId, events, timezone) =>
-          events.length === 0 ? Effect.void : sql.withTransaction(Effect.gen(function*() {
+        write: Effect.fn("TrafficRepo.write")(function*(projectId, rows) {
+          yield* bump(projectId)
+          if (rows.hours?.length) {
+            yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions, x.bounces,
+                x."durationSeconds" FROM json_to_recordset(${json(rows.hours)}::json) AS x(hour timestamptz, visitors int,
+                pageviews int, sessions int, bounces int, "durationSeconds" bigint)
+              ON CONFLICT (project_id, hour) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+                sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+          }
+          if (rows.days?.length) {
+            yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions, x.bounces,
+                x."durationSeconds" FROM json_to_recordset(${json(rows.days)}::json) AS x(day date, visitors int,
+                pageviews int, sessions int, bounces int, "durationSeconds" bigint)
+              ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+                sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
+          }
+          if (rows.pages?.length) {
+            yield* sql`INSERT INTO traffic_pages_daily SELECT ${projectId}, x.day, x.path, x.visitors, x.pageviews
+              FROM json_to_recordset(${json(rows.pages)}::json) AS x(day date, path text, visitors int, pageviews int)
+              ON CONFLICT (project_id, day, path) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews`
+          }
+          if (rows.sources?.length) {
+            yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
+              FROM json_to_recordset(${json(rows.sources)}::json) AS x(day date, source text, visitors int, sessions int)
+              ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions = EXCLUDED.sessions`
+          }
+          if (rows.countries?.length) {
+            yield* sql`INSERT INTO traffic_countries_daily SELECT ${projectId}, x.day, x.country, x.visitors
+              FROM json_to_recordset(${json(rows.countries)}::json) AS x(day date, country text, visitors int)
+              ON CONFLICT (project_id, day, country) DO UPDATE SET visitors = EXCLUDED.visitors`
+          }
+          if (rows.uniques?.length) {
+            yield* sql`INSERT INTO traffic_uniques SELECT ${projectId}, x."from", x."to", x.visitors
+              FROM json_to_recordset(${json(rows.uniques)}::json) AS x("from" date, "to" date, visitors int)
+              ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`
+          }
+        }, sql.withTransaction, dieOnSqlError),
+        ingestEvents: Effect.fn("TrafficRepo.ingestEvents")(function*(projectId, events, timezone) {
+          if (events.length === 0) return
+          return yield* sql.withTransaction(Effect.gen(function*() {
             yield* bump(projectId)
             for (let i = 0; i < events.length; i += INSERT_CHUNK) {
               const chunk = events.slice(i, i + INSERT_CHUNK).map((e) => ({ ...e, durationSeconds: e.durationSeconds ?? 0 }))
@@ -211,30 +211,28 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               GROUP BY session_id`.pipe(Effect.flatMap(decodeStarts))
             const instants = [...events.map((e) => Date.parse(e.at)), ...starts.map((r) => r.started.getTime())]
             yield* rollupSql(sql, projectId, timezone, affectedBy(instants, timezone))
-          })).pipe(dieOnSqlError),
-        rollup: (projectId, timezone, fromIso, toIso) =>
-          sql.withTransaction(Effect.gen(function*() {
-            yield* bump(projectId)
-            yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
-          })).pipe(dieOnSqlError),
-        read: (projectId, q, knownVersion) => {
+          })).pipe(dieOnSqlError)
+        }),
+        rollup: Effect.fn("TrafficRepo.rollup")(function*(projectId, timezone, fromIso, toIso) {
+          yield* bump(projectId)
+          yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
+        }, sql.withTransaction, dieOnSqlError),
+        read: Effect.fn("TrafficRepo.read")(function*(projectId, q, knownVersion) {
           // Day and month reports (no hour range) are cached per query, tagged with data_version: every
           // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
           // between the two reads leaves newer rows under the older version: the next read reloads.
-          if (q.hoursFrom !== q.hoursTo) return readWindow(projectId, q)
+          if (q.hoursFrom !== q.hoursTo) return yield* readWindow(projectId, q)
           const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}|${q.prevTopFrom ?? ""}|${q.prevTopTo ?? ""}`
-          return Effect.gen(function*() {
-            const version = knownVersion ?? (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
-              .pipe(Effect.flatMap(decodeVersion), Effect.map((r) => r?.version ?? "")))
-            const hit = cache.get(key)
-            if (hit !== undefined && hit.version === version) return hit.window
-            const window = yield* readWindow(projectId, q)
-            cache.delete(key)
-            cache.set(key, { version, window })
-            if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
-            return window
-          }).pipe(dieOnSqlError)
-        }
+          const version = knownVersion ?? (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
+            .pipe(Effect.flatMap(decodeVersion), Effect.map((r) => r?.version ?? "")))
+          const hit = cache.get(key)
+          if (hit !== undefined && hit.version === version) return hit.window
+          const window = yield* readWindow(projectId, q)
+          cache.delete(key)
+          cache.set(key, { version, window })
+          if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!)
+          return window
+        }, dieOnSqlError)
       })
     })
   )
@@ -282,8 +280,8 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
       }
       const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
       return TrafficRepo.of({
-        write: (projectId, rows) => Effect.sync(() => put(projectId, rows)),
-        ingestEvents: (projectId, batch, timezone) =>
+        write: Effect.fn("TrafficRepo.write")((projectId, rows) => Effect.sync(() => put(projectId, rows))),
+        ingestEvents: Effect.fn("TrafficRepo.ingestEvents")((projectId, batch, timezone) =>
           Effect.sync(() => {
             if (batch.length === 0) return
             const all = events.get(projectId) ?? []
@@ -297,10 +295,10 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               starts.set(e.sessionId, Math.min(starts.get(e.sessionId) ?? t, t))
             }
             rollup(projectId, timezone, affectedBy([...batch.map((e) => Date.parse(e.at)), ...starts.values()], timezone))
-          }),
-        rollup: (projectId, timezone, fromIso, toIso) =>
-          Effect.sync(() => rollup(projectId, timezone, affectedBetween(fromIso, toIso, timezone))),
-        read: (projectId, q) =>
+          })),
+        rollup: Effect.fn("TrafficRepo.rollup")((projectId, timezone, fromIso, toIso) =>
+          Effect.sync(() => rollup(projectId, timezone, affectedBetween(fromIso, toIso, timezone)))),
+        read: Effect.fn("TrafficRepo.read")((projectId, q) =>
           Effect.sync((): TrafficWindow => {
             const inTop = (r: { day: string }) => r.day >= q.topFrom && r.day <= q.topTo
             const prevFrom = q.prevTopFrom ?? null
@@ -336,7 +334,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               previousSources: sourcesIn((s) => inPrev(s) && sourceKeys.has(s.source)),
               previousCountries: countriesIn((c) => inPrev(c) && countryKeys.has(c.country))
             }
-          })
+          }))
       })
     })
   )

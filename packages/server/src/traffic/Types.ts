@@ -1,12 +1,12 @@
 /**
  * Row shapes of the traffic store (migration 0003_traffic). Daily rows reuse `TrafficDay` from
- * metrics/Rows.ts: one row per project and LOCAL calendar day. Hours are UTC instants, so a local DST
+ * store/Series.ts: one row per project and LOCAL calendar day. Hours are UTC instants, so a local DST
  * day naturally covers 23 or 25 of them.
  */
-import type { TrafficDay, TrafficHour, TrafficUniques } from "../metrics/Rows.ts"
+import type { TrafficDay, TrafficHour, TrafficUniques } from "../store/Series.ts"
 
-// The shapes the analytics formulas read live with them (metrics/Rows.ts).
-export type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "../metrics/Rows.ts"
+// The shapes the analytics formulas read live with them (store/Series.ts).
+export type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "../store/Series.ts"
 
 /** One page on one local day (top pages; at most TOP_PER_DAY stored per day). */
 export interface TrafficPageDay {

@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as References from "effect/References"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { runSyncWorker } from "../integrations/SyncRunner.ts"
-import { beat, beatIfDue, startHeartbeat } from "./Heartbeat.ts"
-import { JobsRepo } from "./JobsRepo.ts"
-import { recomputeLocked } from "./Recompute.ts"
+import { runSyncWorker } from "./SyncRunner.ts"
+import { beat, beatIfDue, startHeartbeat } from "../platform/Heartbeat.ts"
+import { JobsRepo } from "../recompute/JobsRepo.ts"
+import { recomputeLocked } from "../recompute/Recompute.ts"
 
 /** Pause between polls when the queue is empty. */
 export const POLL_INTERVAL = Duration.seconds(5)
@@ -57,7 +57,7 @@ export const drainOnce = (options: {
 
 /**
  * Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. The
- * integrations' sync worker (integrations/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
+ * integrations' sync worker (worker/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
  * it as a second fiber; it stops the whole worker only when it cannot start (no credentials key).
  *
  * Interrupting it (the process got SIGTERM) stops both fibers and returns only once they have ended: a
@@ -68,7 +68,7 @@ export const drainOnce = (options: {
  */
 export const runWorker = Effect.gen(function*() {
   yield* Effect.logInfo("sitehealth: recompute worker started")
-  // Each poll beats (worker/Heartbeat.ts): /readyz reports the worker stale when the beats stop.
+  // Each poll beats (platform/Heartbeat.ts): /readyz reports the worker stale when the beats stop.
   yield* startHeartbeat
   // Each round's polling (heartbeat, claims) is untraced — every 5 s, it would bury the traces that matter —
   // and each recomputation is traced as its own trace (Recompute.project), as far as tracing is on at all.

@@ -4,7 +4,7 @@ import { TestClock } from "effect/testing"
 import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
-import { generateSecret, hashSecret } from "../../src/tokens/TokenSecret.ts"
+import { generateSecret, hashSecret } from "../../src/store/TokenSecret.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 

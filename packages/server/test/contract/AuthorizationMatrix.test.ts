@@ -22,7 +22,7 @@ const OPERATION_NAMES = operations.map(([name]) => name)
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
-import { generateSecret } from "../../src/tokens/TokenSecret.ts"
+import { generateSecret } from "../../src/store/TokenSecret.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"

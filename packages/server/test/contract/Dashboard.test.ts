@@ -13,7 +13,7 @@ import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { Signing } from "../../src/dashboard/Links.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
 import { FREE_FAILURES_PER_PAIR } from "../../src/dashboard/Throttle.ts"
-import { AppConfig, readConfig } from "../../src/Config.ts"
+import { AppConfig, readConfig } from "../../src/platform/Config.ts"
 import { SmtpSink } from "../support/SmtpSink.ts"
 import { h, makeTestApp, TestApp } from "../support/TestApp.ts"
 

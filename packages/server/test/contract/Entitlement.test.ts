@@ -1,5 +1,5 @@
 /** Once the trial or subscription has ended, every endpoint answers 402 trial_expired instead of data. */
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { allEndpoints, h, TestApp } from "../support/TestApp.ts"

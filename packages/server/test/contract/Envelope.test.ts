@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { expectError } from "../support/Expect.ts"
-import { h, TestApp, type CallResult } from "../support/TestApp.ts"
+import { h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("Envelope", (it) => {
   describe("success envelope", () => {

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { FxRepo } from "../../src/fx/FxRepo.ts"
 import { addDays } from "../../src/metrics/Dates.ts"
 import { PaymentsRepo } from "../../src/payments/PaymentsRepo.ts"

@@ -12,14 +12,27 @@ import { TestClock } from "effect/testing"
 import { inject } from "vitest"
 import { createAccount, createProject, mintToken } from "../../src/accounts/Provisioning.ts"
 import { ROUTER_CONFIG } from "../../src/App.ts"
-import { readConfig } from "../../src/Config.ts"
-import { pgLayer } from "../../src/db/Database.ts"
+import { readConfig } from "../../src/platform/Config.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 import { appLayer, SqlRepos } from "../../src/Layers.ts"
 import { store } from "../support/TestApp.ts"
-import { GZIP_MIN_BYTES } from "../../src/answers/StoredAnswers.ts"
+import { GZIP_MIN_BYTES } from "../../src/access/StoredAnswers.ts"
+import { endpointsOf, fastPathOf } from "@sitehealth/domain/Api"
 import * as Zlib from "node:zlib"
 
 const START = Date.parse("2026-11-20T12:00:30.000Z")
+
+/** The contract's GET endpoints with the pattern of their path, to tell which endpoint a measured URL reached. */
+const getEndpoints = endpointsOf().map(({ endpoint }) => endpoint).filter((e) => e.method === "GET").map((endpoint) => ({
+  endpoint,
+  pattern: new RegExp(`^${endpoint.path.replace(/:\w+/g, "[^/]+")}$`)
+}))
+const endpointAt = (url: string): string => {
+  const path = new URL(url, "http://localhost").pathname
+  const found = getEndpoints.filter((e) => e.pattern.test(path))
+  assert.lengthOf(found, 1, path)
+  return found[0].endpoint.identifier
+}
 
 /** Let the app's detached fibers (the last_used_at write) finish before counting. */
 const settle = Effect.promise(async () => {
@@ -27,7 +40,8 @@ const settle = Effect.promise(async () => {
 })
 
 describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
-  // Health and, the same way, every report read and the briefing (answers/StoredAnswers.ts).
+  // Health and, the same way, every report read and the briefing (access/StoredAnswers.ts); and it is so for
+  // every endpoint the contract gives a fast path (`FastPath` annotations, test/FastPaths.test.ts), no other.
   it.effect("a current health snapshot is served after one SQL statement, the token lookup", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(START)
@@ -58,7 +72,10 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       )
       const { dispose, handler } = HttpRouter.toWebHandler(app, { disableLogger: true, routerConfig: ROUTER_CONFIG })
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
+      /** The endpoints whose reads are measured below as served by the one statement. */
+      const measured = new Set<string>()
       const getAt = (url: string, headers: Record<string, string> = {}) => Effect.promise(async () => {
+        measured.add(endpointAt(`/api/v1${url}`))
         const request = new Request(`http://localhost/api/v1${url}`, {
           headers: { authorization: `Bearer ${secret}`, ...headers }
         })
@@ -122,7 +139,7 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       // The analytics reads with a series of hours or days are the large ones: they went out gzipped.
       assert.includeMembers(gzippedPaths, ["/analytics?period=today", "/analytics?period=7d", "/analytics"])
 
-      // The projects list likewise: its entries kept once (projects/ListAnswer.ts), then the page with them is
+      // The projects list likewise: its entries kept once (access/ListAnswer.ts), then the page with them is
       // the one statement, byte for byte the computed answer.
       for (const query of ["", "?limit=1"]) {
         const first = yield* getAt(`/projects${query}`)
@@ -136,6 +153,11 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
         assert.include(served[0], "stored_answers")
         assert.strictEqual(second.body, first.body, `/projects${query}`)
       }
+
+      // Every endpoint with a fast path in the contract was measured served by the one statement, and only those:
+      // one that loses its annotation (or gains one without being measured here) fails.
+      const annotated = getEndpoints.filter(({ endpoint }) => fastPathOf(endpoint) !== undefined).map(({ endpoint }) => endpoint.identifier)
+      assert.sameMembers([...measured], annotated)
 
       // A stored answer of an earlier local day is not served: the next day's read computes again.
       yield* TestClock.adjust("1 day")

@@ -5,13 +5,13 @@
  * leaves the data as it was; transient failures retried, the third one final), the scheduler, and the
  * dashboard-only actions (403).
  */
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, layer } from "@effect/vitest"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { nextSlot, slotOffsetMs } from "../../src/integrations/Schedule.ts"
-import { drainSyncs, scheduleSyncs } from "../../src/integrations/SyncRunner.ts"
+import { drainSyncs, scheduleSyncs } from "../../src/worker/SyncRunner.ts"
 import type { IntegrationRecord } from "../../src/store/Records.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
@@ -35,7 +35,6 @@ layer(TestApp.layer())("Integrations", (it) => {
     h.run(Effect.gen(function*() { const repo = yield* IntegrationsRepo; return yield* repo.upsert({ projectId, provider, status: "connected", connectedAt: new Date((yield* h.now)), lastSyncedAt: null, lastError: null, ...extra }) }))
 
   const integrationsPath = (projectId: string) => `/api/v1/projects/${projectId}/integrations`
-  const syncPath = (projectId: string, provider: string) => `${integrationsPath(projectId)}/${provider}/sync`
 
   const listIntegrations = (projectId: string, token: string) => Effect.gen(function*() {
     const r = yield* h.api.integrations.listIntegrations({ params: { id: projectId } }, { token })

@@ -12,12 +12,12 @@ import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
-import { drainSyncs } from "../../src/integrations/SyncRunner.ts"
-import { pgLayer } from "../../src/db/Database.ts"
+import { drainSyncs } from "../../src/worker/SyncRunner.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 import { MemoryRepos, SqlRepos } from "../../src/Layers.ts"
-import { flushLogs, loggingLayer } from "../../src/Logging.ts"
+import { flushLogs, loggingLayer } from "../../src/platform/Logging.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
-import { generateSecret } from "../../src/tokens/TokenSecret.ts"
+import { generateSecret } from "../../src/store/TokenSecret.ts"
 import { h, makeTestApp, store, TestApp, type TestAppShape } from "../support/TestApp.ts"
 import { makeFakeConnector, runnerLayer, SECRET, TEST_KEY } from "../support/SyncFakes.ts"
 
@@ -52,11 +52,11 @@ const Apps = Layer.mergeAll(
 
 /** Everything written to stdout, stderr or the console while `f` runs. */
 const captured = <A, E, R>(f: () => Effect.Effect<A, E, R>) => Effect.gen(function*() {
-  flushLogs() // lines of earlier requests still buffered (Logging.ts) are not this capture's
+  flushLogs() // lines of earlier requests still buffered (platform/Logging.ts) are not this capture's
   const written: Array<string> = []
   const capture = (stream: NodeJS.WriteStream) => {
     const original = stream.write.bind(stream)
-    stream.write = ((chunk: any, ...rest: Array<any>) => {
+    stream.write = ((chunk: any, ..._rest: Array<any>) => {
       written.push(String(chunk))
       return true
     }) as any

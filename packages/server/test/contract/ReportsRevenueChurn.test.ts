@@ -6,7 +6,7 @@
  * for its GBP, which must stay without a rate).
  */
 import { Effect, Layer } from "effect"
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { createProject } from "../../src/accounts/Provisioning.ts"
 import { FxRepo } from "../../src/fx/FxRepo.ts"
 import { MetricsRepo } from "../../src/metrics/MetricsRepo.ts"

@@ -18,12 +18,12 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
-import { integrationsConnect } from "../../src/integrations/Admin.ts"
+import { integrationsConnect } from "../../src/admin/Integrations.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
-import { drainSyncs } from "../../src/integrations/SyncRunner.ts"
+import { drainSyncs } from "../../src/worker/SyncRunner.ts"
 import { MemoryDb } from "../../src/store/MemoryDb.ts"
-import { hashSecret } from "../../src/tokens/TokenSecret.ts"
+import { hashSecret } from "../../src/store/TokenSecret.ts"
 import { scopedFake } from "@sitehealth/fakes/FakeHttp"
 import { type FakeStripe, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import { goldenStripe } from "../fixtures/stripeFixtures.ts"
@@ -144,7 +144,7 @@ const headerCheck = (r: CallResult, label: string) => {
 layer(Layer.mergeAll(TestApp.layer(), SecretsEnvLive))("Secrets", (it) => {
   describe("secrets", () => {
     it.effect("token secrets and provider keys are found nowhere but the mint response: not in the logs, not in the database", () => Effect.gen(function*() {
-      const { account, projects, secret: root } = yield* h.newAccount({ projects: 2 })
+      const { projects, secret: root } = yield* h.newAccount({ projects: 2 })
       const [p1, p2] = [projects[0].id, projects[1].id]
       const { dir, stripe } = yield* SecretsEnv
       const secrets: Record<string, string> = { "root token": root, "stripe key": STRIPE_KEY, "wrong stripe key": WRONG_KEY }

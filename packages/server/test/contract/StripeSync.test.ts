@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { makeProviderHttp } from "../../src/integrations/ProviderHttp.ts"
 import { makeStripeConnector, stripeConnector } from "../../src/integrations/stripe/StripeConnector.ts"
 import type { SyncContext } from "../../src/integrations/Connector.ts"
@@ -54,7 +54,7 @@ const allRawRows = (projectId: string) =>
 
 /**
  * Every derived row of the project — revenue days, MRR spans, churn events, unconverted days — and on
- * Postgres the rollup's stored parts too, in a stable order (the project id left out).
+ * Postgres the rollup's stored parts too, in a stable order: each table ordered by its whole key.
  */
 const derivedRows = (projectId: string) =>
   h.store === "postgres"
@@ -65,8 +65,10 @@ const derivedRows = (projectId: string) =>
       unconverted: sql`SELECT * FROM revenue_unconverted_daily WHERE project_id = ${projectId} ORDER BY currency, day`,
       moves: sql`SELECT * FROM payments_customer_moves WHERE project_id = ${projectId} ORDER BY customer_id, day`,
       unconvertedMoves: sql`SELECT * FROM payments_customer_unconverted WHERE project_id = ${projectId} ORDER BY customer_id, currency, day`,
-      flows: sql`SELECT * FROM payments_flow_days WHERE project_id = ${projectId} ORDER BY day`,
-      unconvertedFlows: sql`SELECT * FROM payments_flow_unconverted WHERE project_id = ${projectId} ORDER BY currency, day`
+      // By every key column: a day's charges and refunds rows come in heap order otherwise, which the table's
+      // other writers (another suite on the same database) change.
+      flows: sql`SELECT * FROM payments_flow_days WHERE project_id = ${projectId} ORDER BY day, source`,
+      unconvertedFlows: sql`SELECT * FROM payments_flow_unconverted WHERE project_id = ${projectId} ORDER BY currency, day, source`
     })))
     : h.run(Effect.gen(function*() {
       const repo = yield* PaymentsRepo

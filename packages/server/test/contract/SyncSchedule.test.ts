@@ -2,7 +2,7 @@
  * The sync schedule over the real router, on both stores, under TestClock: a failing connection backs off
  * (interval × 2^(n−1)) with its error, failure count and next run in the integrations list, and a success
  * resets it to its slots; a new connection's first sync rebuilds the health history, signals and briefings
- * of the whole span it brought (integrations/Schedule.ts, worker/Recompute.ts rebuildHistory).
+ * of the whole span it brought (integrations/Schedule.ts, recompute/Recompute.ts rebuildHistory).
  */
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -11,7 +11,7 @@ import type { Connector } from "../../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { nextSlot } from "../../src/integrations/Schedule.ts"
-import { drainSyncs, rebuildPendingHistories, scheduleSyncs } from "../../src/integrations/SyncRunner.ts"
+import { drainSyncs, rebuildPendingHistories, scheduleSyncs } from "../../src/worker/SyncRunner.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
 import { addDays, eachDay } from "../../src/metrics/Dates.ts"
 import { SnapshotsRepo } from "../../src/snapshots/SnapshotsRepo.ts"

@@ -1,9 +1,9 @@
 /** With the database unreachable: 503 in the envelope (retry later), readiness says so, liveness does not. */
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { pgLayer } from "../../src/db/Database.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 import { SqlRepos } from "../../src/Layers.ts"
-import { generateSecret } from "../../src/tokens/TokenSecret.ts"
+import { generateSecret } from "../../src/store/TokenSecret.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
 // Port 1 on loopback: nothing listens, every connection is refused.

@@ -4,7 +4,8 @@
  * first test, dropped after its last.
  */
 import { Context, Effect, Layer } from "effect"
-import { pgLayer, runMigrations } from "../../src/db/Database.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
+import { runMigrations } from "../../src/Migrations.ts"
 import { SqlRepos } from "../../src/Layers.ts"
 import { type PrivateDatabase, privateDatabase } from "./ScaleOut.ts"
 

@@ -1,7 +1,7 @@
 /**
  * What ScaleOut.test.ts needs to run the service as deployed: a database of its own (a new database on the
  * server in DATABASE_URL, else a private embedded cluster), a Redis (REDIS_URL, else a private
- * `redis-server`), real `main.ts` / `worker/main.ts` processes, a Plausible stand-in that tells which
+ * `redis-server`), real `main.ts` / `WorkerMain.ts` processes, a Plausible stand-in that tells which
  * process called it, and an HTTP request whose body arrives late (a request in flight on demand).
  */
 import { Effect } from "effect"
@@ -11,16 +11,18 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { pgLayer } from "../../src/db/Database.ts"
-import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
+import { startEmbeddedPostgres } from "../../src/platform/EmbeddedPostgres.ts"
 import { freePort } from "./postgresGlobalSetup.ts"
 
 export { freePort }
 
-// The general helpers and the Plausible stand-in are the fault scripts' (scripts/faults/lib.ts): one copy.
-export { eventually, sleep } from "@sitehealth/faults/lib"
-export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "@sitehealth/faults/lib"
-import { canConnect, eventually, redisServerBinary, sleep, startPrivateRedis } from "@sitehealth/faults/lib"
+// The general helpers and the Plausible stand-in are the fault scripts' (scripts/faults/lib/): one copy.
+export { eventually, sleep } from "@sitehealth/faults/lib/common"
+export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "@sitehealth/faults/lib/fake-plausible"
+import { eventually } from "@sitehealth/faults/lib/common"
+import { redisServerBinary, startPrivateRedis } from "@sitehealth/faults/lib/redis"
+import { canConnect } from "./Ports.ts"
 
 // ---------------------------------------------------------------------------------------------------------
 // Postgres and Redis

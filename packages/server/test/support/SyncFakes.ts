@@ -10,7 +10,7 @@ import type { Connector } from "../../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { ProviderError, ProviderHttp } from "../../src/integrations/ProviderHttp.ts"
 import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
-import type { TrafficDay } from "../../src/metrics/Rows.ts"
+import type { TrafficDay } from "../../src/store/Series.ts"
 
 export const TEST_KEY = new Uint8Array(32).map((_, i) => i + 1)
 export const OTHER_KEY = new Uint8Array(32).map((_, i) => 200 - i)

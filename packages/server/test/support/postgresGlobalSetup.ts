@@ -7,8 +7,9 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { TestProject } from "vitest/node"
-import { pgLayer, runMigrations } from "../../src/db/Database.ts"
-import { startEmbeddedPostgres } from "../../src/db/EmbeddedPostgres.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
+import { runMigrations } from "../../src/Migrations.ts"
+import { startEmbeddedPostgres } from "../../src/platform/EmbeddedPostgres.ts"
 import { freePort } from "./Ports.ts"
 
 // Test files and support modules have imported freePort from here; Ports.ts is its one definition.

@@ -1,8 +1,12 @@
-/** The account: the trial's days left or the subscription, and plainly when the entitlement has ended. */
+/**
+ * The account: the trial's days left or the subscription, and plainly when the entitlement has ended; then
+ * its security: the password and two-factor sign-in (Security.tsx).
+ */
 import { useAtomValue } from "@effect/atom-react"
 import { accountAtom } from "../tokensClient.ts"
 import { Result } from "../forms.tsx"
 import { formatDate } from "../format.ts"
+import { ChangePassword, TwoFactor } from "./Security.tsx"
 
 export const AccountPage = () => {
   const account = useAtomValue(accountAtom)
@@ -41,6 +45,8 @@ export const AccountPage = () => {
           </>
         )}
       </Result>
+      <ChangePassword />
+      <TwoFactor />
     </>
   )
 }

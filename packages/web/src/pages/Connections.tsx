@@ -13,7 +13,7 @@ import { Keys } from "../client.ts"
 import { connectGoogle, connectionsAtom, connectPlausible, connectStripe, disconnect, googleCallback, startGoogle, syncNow } from "../connectionsClient.ts"
 import { formatDate } from "../format.ts"
 import { useMutation } from "../hooks.ts"
-import { Link, navigate, useLocation } from "../router.tsx"
+import { Link, navigate, useLocation } from "../navigation.tsx"
 import { Field, formValues, Result } from "../forms.tsx"
 import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 

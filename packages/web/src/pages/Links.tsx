@@ -5,11 +5,10 @@
 import { Exit } from "effect"
 import { AsyncResult } from "effect/reactivity"
 import { useEffect, useRef, useState } from "react"
-import { PASSWORD_MIN_LENGTH } from "@sitehealth/domain/Dashboard"
 import { Keys, requestReset, resetPassword, verifyEmail } from "../client.ts"
 import { useMutation } from "../hooks.ts"
-import { Link, useLocation } from "../router.tsx"
-import { Field, formValues } from "../forms.tsx"
+import { Link, useLocation } from "../navigation.tsx"
+import { Field, formValues, NewPasswordField } from "../forms.tsx"
 import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 export const VerifyEmailPage = () => {
@@ -110,9 +109,7 @@ const ChooseNewPassword = ({ token }: { readonly token: string }) => {
               }}
             >
               <MutationStatus result={result} />
-              <Field label="New password" hint={`At least ${PASSWORD_MIN_LENGTH} characters.`}>
-                <input name="password" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} required />
-              </Field>
+              <NewPasswordField label="New password" name="password" />
               <div className="row">
                 <button type="submit" disabled={result.waiting}>Set the password</button>
               </div>

@@ -9,7 +9,7 @@ import type { Website } from "@sitehealth/domain/Dashboard"
 import { createWebsite, deleteWebsite, Keys, updateWebsite, websitesAtom } from "../client.ts"
 import { formatDate } from "../format.ts"
 import { useMutation } from "../hooks.ts"
-import { Link, navigate, setQuery, useLocation } from "../router.tsx"
+import { Link, navigate, setQuery, useLocation } from "../navigation.tsx"
 import { Field, formValues, Result } from "../forms.tsx"
 import { MutationStatus } from "../ui.tsx"
 

@@ -3,14 +3,14 @@
  * account seeded (three websites, a year of data, its all-access token), the sync worker running ("sync now"
  * really syncs the demo provider) — over the in-memory repositories, on 127.0.0.1 and a free port; and a
  * one-time login link to the demo account's dashboard. The recompute half of the worker is SQL-only (its
- * heartbeat); over memory, reads recompute what is behind (snapshots/Freshness.ts), as they do anyway.
+ * heartbeat); over memory, reads recompute what is behind (recompute/Freshness.ts), as they do anyway.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as Http from "node:http"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
-import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/Config"
+import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { magicLinkFor } from "@sitehealth/server/dashboard/Auth"
 import { Signing } from "@sitehealth/server/dashboard/Links"
 import { DemoProviders } from "@sitehealth/server/demo/Providers"
@@ -19,7 +19,7 @@ import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
 import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 import { freePort } from "@sitehealth/server/test/support/Ports"
-import { runSyncWorker } from "@sitehealth/server/integrations/SyncRunner"
+import { runSyncWorker } from "@sitehealth/server/worker/SyncRunner"
 
 export interface DemoServer {
   readonly base: string

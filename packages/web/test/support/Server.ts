@@ -15,7 +15,7 @@ import { SMTPServer } from "smtp-server"
 import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { freePort } from "@sitehealth/server/test/support/Ports"
-import { type AppConfigShape, readConfig } from "@sitehealth/server/Config"
+import { type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 
 export const WEB_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")

@@ -14,14 +14,14 @@ import * as Redacted from "effect/Redacted"
 import { type Connection, CredentialsRejected, ProviderUnavailable, STRIPE_READ_PERMISSIONS } from "@sitehealth/domain/DashboardConnections"
 import { badRequest, notFound, Unavailable } from "@sitehealth/domain/Errors"
 import { LISTED_PROVIDERS, type Provider, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
-import { AppConfig } from "../../Config.ts"
+import { AppConfig } from "../../platform/Config.ts"
 import { type Credentials, resolveBaseUrl } from "../../integrations/Connector.ts"
 import { type CredentialsCipherShape, makeCipher, oldSecretKey, resolveSecretKey } from "../../integrations/Crypto.ts"
 import { authorizeUrl, challengeOf, exchangeCode, listSites, newState, newVerifier, verifyGscProperty } from "../../integrations/gsc/GoogleOAuth.ts"
 import { gscConnector } from "../../integrations/gsc/GscConnector.ts"
 import { DEFAULT_GOOGLE_TOKEN_URL } from "../../integrations/gsc/GoogleToken.ts"
-import { readProviderUrl } from "../../integrations/ProviderUrls.ts"
-import { isProvider, PROVIDER_KIND, presentRun } from "../../integrations/Http.ts"
+import { readProviderUrl } from "../../platform/ProviderUrls.ts"
+import { isProvider, PROVIDER_KIND, presentRun } from "../../api/Integrations.ts"
 import { IntegrationsRepo } from "../../integrations/IntegrationsRepo.ts"
 import { plausibleConnector } from "../../integrations/plausible/PlausibleConnector.ts"
 import { plausibleInputProblem, verifyPlausible } from "../../integrations/plausible/PlausibleVerify.ts"
@@ -35,7 +35,7 @@ import { isoOrNull } from "../../store/Present.ts"
 import { randomBase62 } from "../../store/Ids.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../../store/Records.ts"
 import { OAuthFlowsRepo } from "./OAuthFlowsRepo.ts"
-import { GSC_SCOPE } from "./Settings.ts"
+import { GSC_SCOPE } from "../../platform/ConnectionSettings.ts"
 
 /** How long a Google sign-in may take, start to property choice. */
 export const OAUTH_FLOW_MS = 15 * 60_000
@@ -147,7 +147,7 @@ export const makeConnections = Effect.gen(function*() {
 
   /**
    * The provider's API base: this server's override, else the one the sync worker uses. An invariant, not a
-   * request error: the provider URL variables were checked at start-up (Config.ts), so reading one cannot fail.
+   * request error: the provider URL variables were checked at start-up (platform/Config.ts), so reading one cannot fail.
    */
   const baseOf = (override: string | null, connector: Parameters<typeof resolveBaseUrl>[0]) =>
     override !== null ? Effect.succeed(override) : resolveBaseUrl(connector, null).pipe(Effect.orDie)
@@ -264,7 +264,8 @@ export const makeConnections = Effect.gen(function*() {
         const client = yield* googleClient
         const c = yield* cipher
         const at = yield* now
-        const flow = yield* flows.find(flowId)
+        // A flow id is ours (`oaf_` and base62): anything else is unknown without asking the database.
+        const flow = /^oaf_[A-Za-z0-9]{1,64}$/.test(flowId) ? yield* flows.find(flowId) : null
         if (flow === null || flow.accountId !== accountId || flow.projectId !== project.id || flow.exchangedAt === null || flow.expiresAt.getTime() <= at.getTime()) {
           return yield* Effect.fail(badRequest("This Google sign-in is unknown, unfinished or older than 15 minutes. Start connecting Search Console again.", "oauth_flow_invalid"))
         }

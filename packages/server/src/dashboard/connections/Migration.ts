@@ -4,7 +4,7 @@
  * (exchanged_at), and holds its PKCE verifier — and, after the code exchange, the refresh token — encrypted
  * with the credentials key (integrations/Crypto.ts). Rows live 15 minutes.
  */
-import { ddlMigration } from "../../db/Ddl.ts"
+import { ddlMigration } from "../../platform/Ddl.ts"
 
 export const oauthFlowsMigration = ddlMigration(`
     CREATE TABLE oauth_flows (

@@ -54,24 +54,29 @@ export class OAuthFlowsRepo extends Context.Service<OAuthFlowsRepo, OAuthFlowsRe
       const sql = yield* SqlClient.SqlClient
       const cols = sql`id, account_id, project_id, secrets, exchanged_at, expires_at`
       return OAuthFlowsRepo.of({
-        create: (f, now) =>
-          Effect.gen(function*() {
-            yield* sql`DELETE FROM oauth_flows WHERE expires_at <= ${now}`
-            yield* sql`INSERT INTO oauth_flows (id, state_sha256, account_id, project_id, secrets, expires_at)
-              VALUES (${f.id}, ${Buffer.from(f.stateSha256)}, ${f.accountId}, ${f.projectId}, ${Buffer.from(f.secrets)}, ${f.expiresAt})`
-          }).pipe(dieOnSqlError),
-        claim: (hash, accountId, now) =>
-          sql`UPDATE oauth_flows SET exchanged_at = ${now}
+        create: Effect.fn("OAuthFlowsRepo.create")(function*(f, now) {
+          yield* sql`DELETE FROM oauth_flows WHERE expires_at <= ${now}`
+          yield* sql`INSERT INTO oauth_flows (id, state_sha256, account_id, project_id, secrets, expires_at)
+            VALUES (${f.id}, ${Buffer.from(f.stateSha256)}, ${f.accountId}, ${f.projectId}, ${Buffer.from(f.secrets)}, ${f.expiresAt})`
+        }, dieOnSqlError),
+        claim: Effect.fn("OAuthFlowsRepo.claim")(function*(hash, accountId, now) {
+          return yield* sql`UPDATE oauth_flows SET exchanged_at = ${now}
               WHERE state_sha256 = ${Buffer.from(hash)} AND account_id = ${accountId} AND exchanged_at IS NULL AND expires_at > ${now}
-              RETURNING ${cols}`.pipe(Effect.flatMap(decodeFirst), Effect.map((r) => (r === null ? null : toFlow(r))), dieOnSqlError),
-        complete: (id, secrets) => sql`UPDATE oauth_flows SET secrets = ${Buffer.from(secrets)} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError),
-        find: (id) =>
-          sql`SELECT ${cols} FROM oauth_flows WHERE id = ${id}`.pipe(
+              RETURNING ${cols}`.pipe(Effect.flatMap(decodeFirst), Effect.map((r) => (r === null ? null : toFlow(r))), dieOnSqlError)
+        }),
+        complete: Effect.fn("OAuthFlowsRepo.complete")(function*(id, secrets) {
+          return yield* sql`UPDATE oauth_flows SET secrets = ${Buffer.from(secrets)} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        find: Effect.fn("OAuthFlowsRepo.find")(function*(id) {
+          return yield* sql`SELECT ${cols} FROM oauth_flows WHERE id = ${id}`.pipe(
             Effect.flatMap(decodeFirst),
             Effect.map((r) => (r === null ? null : toFlow(r))),
             dieOnSqlError
-          ),
-        remove: (id) => sql`DELETE FROM oauth_flows WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+          )
+        }),
+        remove: Effect.fn("OAuthFlowsRepo.remove")(function*(id) {
+          return yield* sql`DELETE FROM oauth_flows WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+        })
       })
     })
   )
@@ -80,13 +85,13 @@ export class OAuthFlowsRepo extends Context.Service<OAuthFlowsRepo, OAuthFlowsRe
   static readonly memory = Layer.sync(OAuthFlowsRepo, () => {
     const rows = new Map<string, OAuthFlow & { readonly stateHex: string }>()
     return OAuthFlowsRepo.of({
-      create: (f, now) =>
+      create: Effect.fn("OAuthFlowsRepo.create")((f, now) =>
         Effect.sync(() => {
           for (const [id, r] of rows) if (r.expiresAt.getTime() <= now.getTime()) rows.delete(id)
           const { stateSha256, ...flow } = f
           rows.set(f.id, { ...flow, stateHex: Buffer.from(stateSha256).toString("hex") })
-        }),
-      claim: (hash, accountId, now) =>
+        })),
+      claim: Effect.fn("OAuthFlowsRepo.claim")((hash, accountId, now) =>
         Effect.sync(() => {
           const hex = Buffer.from(hash).toString("hex")
           const row = [...rows.values()].find((r) => r.stateHex === hex)
@@ -95,20 +100,20 @@ export class OAuthFlowsRepo extends Context.Service<OAuthFlowsRepo, OAuthFlowsRe
           rows.set(row.id, claimed)
           const { stateHex: _, ...flow } = claimed
           return flow
-        }),
-      complete: (id, secrets) =>
+        })),
+      complete: Effect.fn("OAuthFlowsRepo.complete")((id, secrets) =>
         Effect.sync(() => {
           const row = rows.get(id)
           if (row !== undefined) rows.set(id, { ...row, secrets })
-        }),
-      find: (id) =>
+        })),
+      find: Effect.fn("OAuthFlowsRepo.find")((id) =>
         Effect.sync(() => {
           const row = rows.get(id)
           if (row === undefined) return null
           const { stateHex: _, ...flow } = row
           return flow
-        }),
-      remove: (id) => Effect.sync(() => void rows.delete(id))
+        })),
+      remove: Effect.fn("OAuthFlowsRepo.remove")((id) => Effect.sync(() => void rows.delete(id)))
     })
   })
 }

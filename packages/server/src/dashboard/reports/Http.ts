@@ -15,10 +15,10 @@ import { CurrentDashboardSession, DashboardApi, type DashboardPrincipal } from "
 import { TrialExpired } from "@sitehealth/domain/Errors"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { AccountsRepo, isEntitled } from "../../accounts/AccountsRepo.ts"
-import { expensesOperations } from "../../expenses/Http.ts"
-import { integrationsOperations } from "../../integrations/Http.ts"
-import { projectsOperations } from "../../projects/Http.ts"
-import { reportsOperations } from "../../reports/Http.ts"
+import { expensesOperations } from "../../api/Expenses.ts"
+import { integrationsOperations } from "../../api/Integrations.ts"
+import { projectsOperations } from "../../api/Projects.ts"
+import { reportsOperations } from "../../api/Reports.ts"
 
 /**
  * Who the operations see as the caller. `tokenId` is what a sync run records as `requested_by`: "dashboard",

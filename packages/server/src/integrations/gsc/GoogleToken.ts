@@ -12,7 +12,7 @@ import * as Schema from "effect/Schema"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
-import { readProviderUrl } from "../ProviderUrls.ts"
+import { readProviderUrl } from "../../platform/ProviderUrls.ts"
 
 export const DEFAULT_GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
 /** Renew this long before Google's expiry, so a token never dies between the check and the call. */

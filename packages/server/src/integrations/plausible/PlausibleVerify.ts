@@ -15,6 +15,8 @@ const SITE_ID = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0
 export const plausibleInputProblem = (apiKey: string, siteId: string): string | null => {
   if (apiKey.trim().length === 0) return "Enter a Plausible Stats API key (Plausible → Account settings → API keys)."
   if (/\s/.test(apiKey.trim())) return "The Plausible API key cannot contain spaces; paste it again."
+  // It goes in an Authorization header: only visible ASCII can (anything else fails before the call is sent).
+  if (!/^[\x21-\x7e]+$/.test(apiKey.trim())) return "The Plausible API key has characters no key has; paste it again from Plausible."
   if (siteId.trim().length === 0) return "Enter the site id: the site's domain as it appears in Plausible, e.g. example.com."
   if (/^https?:\/\//i.test(siteId.trim())) return "The site id is the domain without https://, e.g. example.com."
   if (!SITE_ID.test(siteId.trim())) return "The site id must be the site's domain as it appears in Plausible, e.g. example.com."

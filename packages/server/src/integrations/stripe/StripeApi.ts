@@ -128,7 +128,9 @@ export const eachPage = <A, R>(
         count += 1
         last = id.value.id
       }
-      if (page.has_more && last === null) return yield* Effect.fail(malformed(PROVIDER, `list ${path}`, "`has_more` is true on an empty page"))
+      if (page.has_more && last === null) {
+        return yield* Effect.fail(malformed(PROVIDER, `list ${path}`, "`has_more` is true on an empty page"))
+      }
       yield* onPage(items, last ?? after, page.has_more)
       if (!page.has_more) return count
       after = last

@@ -112,13 +112,20 @@ const rounded = (v: number | null | undefined): number | null => (v === null || 
 
 export const idOfExpandable = idOf
 
-export const readCustomer = (o: typeof StripeCustomer.Type): Customer => ({ id: o.id, createdAt: isoOf(Math.round(o.created)) })
+export const readCustomer = (o: typeof StripeCustomer.Type): Customer => ({
+  id: o.id,
+  createdAt: isoOf(Math.round(o.created))
+})
 
 /** A recurring price's interval, or a reason it is not one. */
 const recurringOf = (price: Price): Read<{ interval: BillingInterval; intervalCount: number; currency: string }> => {
   const recurring = price.recurring
   if (recurring === null || recurring === undefined) return "a price that is not recurring"
-  return { interval: recurring.interval, intervalCount: Math.max(1, rounded(recurring.interval_count) ?? 1), currency: price.currency.toUpperCase() }
+  return {
+    interval: recurring.interval,
+    intervalCount: Math.max(1, rounded(recurring.interval_count) ?? 1),
+    currency: price.currency.toUpperCase()
+  }
 }
 
 /** The coupon(s) of a subscription: `discount` (singular, 2024-06-20) or the expanded `discounts` list. */
@@ -198,7 +205,10 @@ export const readSubscription = (o: StripeSubscription): Read<SubscriptionNow> =
  * A line of an invoice: a SubscriptionLine with its subscription's id, or null for lines that are not
  * about a subscription's recurring price (one-off invoice items).
  */
-export const readInvoiceLine = (line: StripeInvoiceLine, invoiceSubscription: string | null): Read<{ subscriptionId: string; line: SubscriptionLine } | null> => {
+export const readInvoiceLine = (
+  line: StripeInvoiceLine,
+  invoiceSubscription: string | null
+): Read<{ subscriptionId: string; line: SubscriptionLine } | null> => {
   const subscriptionId = idOf(line.subscription) ?? (line.type === "subscription" ? invoiceSubscription : null)
   if (subscriptionId === null) return null
   const price = line.price
@@ -240,12 +250,22 @@ export const readCharge = (o: typeof StripeCharge.Type): Charge | null => {
   }
 }
 
-/** A refund: succeeded (and pending, which Stripe counts as issued) ones; failed and canceled ones gave nothing back. */
+/**
+ * A refund: succeeded (and pending, which Stripe counts as issued) ones; failed and canceled ones gave
+ * nothing back.
+ */
 export const readRefund = (o: typeof StripeRefund.Type): Refund | null => {
   if (o.status === "failed" || o.status === "canceled") return null
   const chargeId = idOf(o.charge)
-  if (chargeId === null) return null // a refund of a non-charge payment (e.g. a customer balance) is not revenue we track
-  return { id: o.id, chargeId, at: isoOf(Math.round(o.created)), amountMinor: Math.round(o.amount), currency: o.currency.toUpperCase() }
+  // A refund of a non-charge payment (e.g. a customer balance) is not revenue we track.
+  if (chargeId === null) return null
+  return {
+    id: o.id,
+    chargeId,
+    at: isoOf(Math.round(o.created)),
+    amountMinor: Math.round(o.amount),
+    currency: o.currency.toUpperCase()
+  }
 }
 
 /**

@@ -68,7 +68,9 @@ export const statusOf = (stripe: string): SubscriptionStatus =>
   stripe === "trialing" || stripe === "active" || stripe === "past_due" || stripe === "unpaid" ||
     stripe === "canceled" || stripe === "incomplete"
     ? stripe
-    : stripe === "paused" ? "unpaid" : "incomplete"
+    : stripe === "paused"
+    ? "unpaid"
+    : "incomplete"
 
 interface State {
   readonly plan: Plan
@@ -81,7 +83,11 @@ interface State {
  * Stripe requires one interval and one currency for all of them) as one Plan. One item keeps its unit price
  * and quantity; several are summed into one unit amount with quantity 1.
  */
-const planOfLines = (lines: ReadonlyArray<SubscriptionLine>, discount: Plan | null, percentHint: number | null): Plan => {
+const planOfLines = (
+  lines: ReadonlyArray<SubscriptionLine>,
+  discount: Plan | null,
+  percentHint: number | null
+): Plan => {
   const first = lines[0]!
   const gross = (l: SubscriptionLine) => (l.unitAmountMinor === null ? l.amountMinor : l.unitAmountMinor * l.quantity)
   const single = lines.length === 1 && first.unitAmountMinor !== null
@@ -95,8 +101,9 @@ const planOfLines = (lines: ReadonlyArray<SubscriptionLine>, discount: Plan | nu
     amountOff = discount?.discountAmountOffMinor ?? null
   } else if (discountMinor > 0) {
     // The invoiced discount, as the current coupon's percentage when that is what it was, else as an amount.
-    if (percentHint !== null && Math.abs(Math.round((total * percentHint) / 100) - discountMinor) <= lines.length) percentOff = percentHint
-    else amountOff = discountMinor
+    if (percentHint !== null && Math.abs(Math.round((total * percentHint) / 100) - discountMinor) <= lines.length) {
+      percentOff = percentHint
+    } else amountOff = discountMinor
   }
   return {
     currency: first.currency.toUpperCase(),
@@ -109,7 +116,10 @@ const planOfLines = (lines: ReadonlyArray<SubscriptionLine>, discount: Plan | nu
   }
 }
 
-const linesBefore = (linesAt: ReadonlyMap<number, ReadonlyArray<SubscriptionLine>>, at: number): ReadonlyArray<SubscriptionLine> | null => {
+const linesBefore = (
+  linesAt: ReadonlyMap<number, ReadonlyArray<SubscriptionLine>>,
+  at: number
+): ReadonlyArray<SubscriptionLine> | null => {
   let best: number | null = null
   for (const k of linesAt.keys()) if (k < at && (best === null || k > best)) best = k
   return best === null ? null : linesAt.get(best)!
@@ -156,7 +166,8 @@ export const subscriptionVersions = (
   sub: SubscriptionNow,
   lines: ReadonlyArray<SubscriptionLine>
 ): Array<SubscriptionVersion> => {
-  const inTrial = (t: number) => sub.trialStart !== null && sub.trialEnd !== null && t >= sub.trialStart && t < sub.trialEnd
+  const inTrial = (t: number) =>
+    sub.trialStart !== null && sub.trialEnd !== null && t >= sub.trialStart && t < sub.trialEnd
   const percentHint = sub.plan?.discountPercentOff ?? null
   const points = new Map<number, State>()
 
@@ -180,10 +191,18 @@ export const subscriptionVersions = (
       const before = latestBefore(points, start)
       const lines = withChange(linesBefore(linesAt, start), group, positive)
       linesAt.set(start, lines)
-      points.set(start, { plan: planOfLines(lines, before?.plan ?? null, percentHint), status: inTrial(start) ? "trialing" : "active", cancelReason: null })
+      points.set(start, {
+        plan: planOfLines(lines, before?.plan ?? null, percentHint),
+        status: inTrial(start) ? "trialing" : "active",
+        cancelReason: null
+      })
     } else {
       linesAt.set(start, group)
-      points.set(start, { plan: planOfLines(group, null, percentHint), status: inTrial(start) ? "trialing" : "active", cancelReason: null })
+      points.set(start, {
+        plan: planOfLines(group, null, percentHint),
+        status: inTrial(start) ? "trialing" : "active",
+        cancelReason: null
+      })
     }
   }
 
@@ -193,8 +212,10 @@ export const subscriptionVersions = (
     const plan = firstFrom(points, sub.trialStart)?.plan ?? fallback()
     if (plan !== null) points.set(sub.trialStart, { plan, status: "trialing", cancelReason: null })
   }
-  if (sub.trialEnd !== null && sub.status !== "trialing" && !points.has(sub.trialEnd) &&
-    (sub.endedAt === null || sub.endedAt > sub.trialEnd)) {
+  if (
+    sub.trialEnd !== null && sub.status !== "trialing" && !points.has(sub.trialEnd) &&
+    (sub.endedAt === null || sub.endedAt > sub.trialEnd)
+  ) {
     const plan = latestBefore(points, sub.trialEnd)?.plan ?? fallback()
     if (plan !== null) points.set(sub.trialEnd, { plan, status: "active", cancelReason: null })
   }
@@ -211,14 +232,20 @@ export const subscriptionVersions = (
   const starts = [...points.keys()]
   const earliest = starts.length === 0 ? null : Math.min(...starts)
   if (earliest === null) {
-    if (sub.plan !== null) points.set(sub.startDate, { plan: sub.plan, status: sub.endedAt === null ? statusOf(sub.status) : "incomplete", cancelReason: null })
+    if (sub.plan !== null) {
+      points.set(sub.startDate, {
+        plan: sub.plan,
+        status: sub.endedAt === null ? statusOf(sub.status) : "incomplete",
+        cancelReason: null
+      })
+    }
   } else if (sub.startDate < earliest) {
     points.set(sub.startDate, points.get(earliest)!)
   }
 
   // The end: nothing in force from ended_at on but the canceled subscription.
   if (sub.endedAt !== null) {
-    for (const k of [...points.keys()]) if (k >= sub.endedAt) points.delete(k)
+    for (const k of points.keys()) if (k >= sub.endedAt) points.delete(k) // deleting while iterating a Map is safe
     const last = latestBefore(points, sub.endedAt)?.plan ?? fallback()
     if (last !== null) points.set(sub.endedAt, { plan: last, status: "canceled", cancelReason: sub.cancelReason })
   }

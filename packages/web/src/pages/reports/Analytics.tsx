@@ -7,7 +7,7 @@
 import type { Analytics } from "@sitehealth/domain/Analytics"
 import { useMemo } from "react"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
-import { setQuery } from "../../router.tsx"
+import { setQuery } from "../../navigation.tsx"
 import {
   analyticsAtom,
   Change,

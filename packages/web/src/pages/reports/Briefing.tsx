@@ -10,7 +10,7 @@ import { AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
 import type { Briefing, Health, KeyFigure, Signal } from "@sitehealth/domain/Projects"
 import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../reportsClient.ts"
-import { Link, websiteHref } from "../../router.tsx"
+import { Link, websiteHref } from "../../navigation.tsx"
 import {
   Busy,
   dimensionLabel,

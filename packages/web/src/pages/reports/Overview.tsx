@@ -19,7 +19,7 @@ import { useMemo } from "react"
 import type { Briefing, Project } from "@sitehealth/domain/Projects"
 import { type IntegrationList, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
 import { overviewAtom, overviewBriefingAtom, overviewIntegrationsAtom } from "../../overviewClient.ts"
-import { Link, websiteHref } from "../../router.tsx"
+import { Link, websiteHref } from "../../navigation.tsx"
 import { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./outcome.tsx"
 
 const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 }

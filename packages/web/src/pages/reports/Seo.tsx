@@ -8,7 +8,7 @@
 import type { Seo } from "@sitehealth/domain/Seo"
 import { useMemo } from "react"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
-import { setQuery } from "../../router.tsx"
+import { setQuery } from "../../navigation.tsx"
 import {
   Change,
   Figure,

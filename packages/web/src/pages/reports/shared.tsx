@@ -3,14 +3,13 @@
  * load on their own (a failure says what failed and offers a retry; never the whole page), the page's
  * busy flag (`main[aria-busy]`, false once its primary data is in), and number formatting.
  */
-import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
+import { useAtomValue } from "@effect/atom-react"
 import type { Atom } from "effect/reactivity"
 import { AsyncResult } from "effect/reactivity"
-import { type ReactNode, useEffect, useId } from "react"
+import { type ReactNode, useId } from "react"
 import type { Website } from "@sitehealth/domain/Dashboard"
 import { websitesAtom } from "../../client.ts"
-import { Link, WEBSITE_TABS, websiteHref } from "../../router.tsx"
-import { ErrorMessage, Loading } from "../../ui.tsx"
+import { Link, WEBSITE_TAB_NAMES, websiteHref } from "../../navigation.tsx"
 import { Outcome } from "./outcome.tsx"
 
 export { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./outcome.tsx"
@@ -62,7 +61,7 @@ export const WebsiteFrame = ({ id, tab, children }: {
             <p className="site-line"><Link href="/overview">← Overview</Link> <span className="muted">·</span> <strong>{website.name}</strong> <span className="muted">{website.domain}</span></p>
             <nav aria-label={`${website.name} reports`} className="tabs">
               <ul>
-                {WEBSITE_TABS.map((t) => (
+                {WEBSITE_TAB_NAMES.map((t) => (
                   <li key={t.tab}>
                     <Link href={websiteHref(website.id, t.tab)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</Link>
                   </li>
@@ -100,7 +99,7 @@ export const dimensionLabel: Record<string, string> = {
   traffic: "Traffic", revenue: "Revenue", retention: "Retention", seo: "SEO", profitability: "Profitability"
 }
 /** A tab's label ("SEO" for "seo"). */
-export const tabLabel = (tab: string) => WEBSITE_TABS.find((t) => t.tab === tab)?.label ?? tab
+export const tabLabel = (tab: string) => WEBSITE_TAB_NAMES.find((t) => t.tab === tab)?.label ?? tab
 
 /** Which page shows a dimension's figures. */
 export const dimensionTab: Record<string, string> = {

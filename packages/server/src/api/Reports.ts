@@ -1,0 +1,64 @@
+/**
+ * Handlers of the reports group: analytics by period, revenue, churn, SEO — one module per report. Each is
+ * served from its stored answer when that is current (access/StoredAnswers.ts), after the scope check; the
+ * stored answers are known by the endpoint objects of the contract (`ReportsApi.endpoints.…`), not by name.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { ReportsApi, SiteHealthApi } from "@sitehealth/domain/Api"
+import { Analytics } from "@sitehealth/domain/Analytics"
+import type { Period } from "@sitehealth/domain/Common"
+import { Churn, Revenue } from "@sitehealth/domain/Revenue"
+import { Seo } from "@sitehealth/domain/Seo"
+import { AnswersRepo } from "../answers/AnswersRepo.ts"
+import { type AnswerEndpoint, type AnswerSchema, servedStoredWith } from "../access/StoredAnswers.ts"
+import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
+import { requireProjectWith } from "../http/ProjectPolicy.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { Freshness } from "../recompute/Freshness.ts"
+import { makeGetAnalytics } from "../reports/Analytics.ts"
+import { makeRevenueReports } from "../reports/Revenue.ts"
+import { makeGetSeo } from "../reports/Seo.ts"
+
+interface ReportRequest {
+  readonly params: { readonly id: string }
+  readonly query: { readonly period?: Period }
+}
+
+/**
+ * The group's operations, by endpoint name: /api/v1's handlers (ReportsHttp below) and the dashboard's
+ * (dashboard/reports/Http.ts) are these same functions. Default period: 30d. (The dashboard has no access
+ * lookup, so it always computes: access/StoredAnswers.ts serves stored answers to /api/v1 only.) Their
+ * services are taken here, once (http/GroupContext.ts).
+ */
+export const reportsOperations = Effect.gen(function*() {
+  const requireProject = requireProjectWith(yield* ProjectsRepo)
+  const servedStored = servedStoredWith(yield* Freshness, yield* AnswersRepo)
+  const getAnalytics = yield* makeGetAnalytics
+  const { getChurn, getRevenue } = yield* makeRevenueReports
+  const getSeo = yield* makeGetSeo
+  /**
+   * The handler of the report `endpoint` (the contract's endpoint object, whose `FastPath` annotation keys its
+   * stored answers): a project's report for a period, its stored answer when current, else computed and kept.
+   */
+  const report = <S extends AnswerSchema, E, R>(
+    endpoint: AnswerEndpoint,
+    schema: S,
+    compute: (projectId: string, period: Period) => Effect.Effect<S["Type"], E, R>
+  ) => {
+    const served = servedStored(endpoint, schema)
+    return ({ params, query }: ReportRequest) =>
+      Effect.flatMap(requireProject(params.id), (project) => served(project, compute(project.id, query.period ?? "30d")))
+  }
+  const endpoints = ReportsApi.endpoints
+  return {
+    getAnalytics: report(endpoints.getAnalytics, Analytics, getAnalytics),
+    getRevenue: report(endpoints.getRevenue, Revenue, getRevenue),
+    getChurn: report(endpoints.getChurn, Churn, getChurn),
+    getSeo: report(endpoints.getSeo, Seo, getSeo)
+  }
+})
+
+export const ReportsHttp = Layer.unwrap(Effect.map(reportsOperations, (operations) =>
+  HttpApiBuilder.group(SiteHealthApi, "reports", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))

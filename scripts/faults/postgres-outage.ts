@@ -14,30 +14,12 @@
  * the database afterwards (writes lost: 0) and each expense's data_version bump is there
  * (insert + bump are one statement); the in-process worker caught up once the database was back.
  */
-import {
-  call,
-  check,
-  type Check,
-  dataVersion,
-  eventually,
-  expenseBody,
-  type FaultResult,
-  formatCounts,
-  isMain,
-  type Logs,
-  type Outcome,
-  pollReadiness,
-  query,
-  result,
-  runAsScript,
-  saveLog,
-  seedAccount,
-  sleep,
-  startLoad,
-  statusCounts,
-  stderrLog,
-  withFaultSetting
-} from "./lib.ts"
+import { eventually, sleep } from "./lib/common.ts"
+import { dataVersion, query, seedAccount } from "./lib/postgres.ts"
+import { saveLog } from "./lib/processes.ts"
+import { withFaultSetting } from "./lib/setting.ts"
+import { call, expenseBody, formatCounts, type Outcome, pollReadiness, startLoad, statusCounts } from "./lib/http.ts"
+import { check, type Check, type FaultResult, isMain, type Logs, result, runAsScript, stderrLog } from "./lib/results.ts"
 
 export const FAULT = "Postgres stopped and restarted under load"
 

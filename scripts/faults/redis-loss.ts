@@ -13,26 +13,13 @@
  * back the client reconnects by itself and the shared count resumes (a new, empty Redis counts from 1 again),
  * without a restart.
  */
-import {
-  call,
-  check,
-  type Check,
-  type FaultResult,
-  formatCounts,
-  isMain,
-  type Logs,
-  redisServerBinary,
-  result,
-  runAsScript,
-  saveLog,
-  seedAccount,
-  type Server,
-  sleep,
-  startPrivateRedis,
-  statusCounts,
-  stderrLog,
-  withFaultSetting
-} from "./lib.ts"
+import { sleep } from "./lib/common.ts"
+import { seedAccount } from "./lib/postgres.ts"
+import { saveLog, type Server } from "./lib/processes.ts"
+import { withFaultSetting } from "./lib/setting.ts"
+import { call, formatCounts, statusCounts } from "./lib/http.ts"
+import { check, type Check, type FaultResult, isMain, type Logs, result, runAsScript, stderrLog } from "./lib/results.ts"
+import { redisServerBinary, startPrivateRedis } from "./lib/redis.ts"
 
 export const FAULT = "Redis lost while it backs the rate limiter"
 

@@ -7,7 +7,8 @@
  *
  * Never touches the machine's shared Postgres (5432) or Redis (6379), nor DATABASE_URL / REDIS_URL.
  */
-import { crashed, type FaultResult, killSpawned, printResult } from "./lib.ts"
+import { killSpawned } from "./lib/processes.ts"
+import { crashed, type FaultResult, printResult } from "./lib/results.ts"
 import { FAULT as OUTAGE, runPostgresOutage } from "./postgres-outage.ts"
 import { FAULT as REDIS, runRedisLoss } from "./redis-loss.ts"
 import { FAULT as SERVER_KILL, runServerKill } from "./server-kill.ts"

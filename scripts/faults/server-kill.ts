@@ -15,27 +15,11 @@
  * client resolves them: the retry must replay the ones that committed and write the others, once each (the
  * expense and its key's answer commit in one transaction, so a crash leaves both or neither).
  */
-import {
-  call,
-  check,
-  type Check,
-  dataVersion,
-  eventually,
-  expenseBody,
-  type FaultResult,
-  formatCounts,
-  isMain,
-  type Logs,
-  query,
-  result,
-  runAsScript,
-  seedAccount,
-  sleep,
-  startLoad,
-  statusCounts,
-  stderrLog,
-  withFaultSetting
-} from "./lib.ts"
+import { eventually, sleep } from "./lib/common.ts"
+import { dataVersion, query, seedAccount } from "./lib/postgres.ts"
+import { withFaultSetting } from "./lib/setting.ts"
+import { call, expenseBody, formatCounts, startLoad, statusCounts } from "./lib/http.ts"
+import { check, type Check, type FaultResult, isMain, type Logs, result, runAsScript, stderrLog } from "./lib/results.ts"
 
 export const FAULT = "Server killed (SIGKILL) mid-request"
 

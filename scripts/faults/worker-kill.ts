@@ -4,7 +4,7 @@
  *   npx node scripts/faults/worker-kill.ts            (or `npm run faults`)
  *
  * A private embedded Postgres, a project with Plausible connected (credentials encrypted with the run's key),
- * a Plausible stand-in, and a queued sync. Worker A (`npm run worker`'s worker/main.ts) claims the run and
+ * a Plausible stand-in, and a queued sync. Worker A (`npm run worker`'s WorkerMain.ts) claims the run and
  * sits in the connector (the stand-in holds its first query); then A gets SIGKILL — no release, as in a crash
  * or an OOM kill. Worker B starts.
  *
@@ -18,26 +18,12 @@ import { Effect } from "effect"
 import { makeCipher, parseSecretKey } from "@sitehealth/server/integrations/Crypto"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
-import {
-  check,
-  type Check,
-  eventually,
-  type FaultResult,
-  isMain,
-  type Logs,
-  query,
-  result,
-  runAsScript,
-  saveLog,
-  seedAccount,
-  sleep,
-  spawnNode,
-  startFakePlausible,
-  stderrLog,
-  withDatabase,
-  withFaultSetting,
-  WORKER
-} from "./lib.ts"
+import { eventually, sleep, WORKER } from "./lib/common.ts"
+import { query, seedAccount, withDatabase } from "./lib/postgres.ts"
+import { saveLog, spawnNode } from "./lib/processes.ts"
+import { withFaultSetting } from "./lib/setting.ts"
+import { startFakePlausible } from "./lib/fake-plausible.ts"
+import { check, type Check, type FaultResult, isMain, type Logs, result, runAsScript, stderrLog } from "./lib/results.ts"
 
 export const FAULT = "Worker killed (SIGKILL) mid-sync"
 

@@ -7,7 +7,7 @@
  * connects the three providers and their first full sync writes the data again. Traffic and search rows
  * are keyed by day and are simply overwritten by those syncs.
  */
-import { ddlMigration } from "../db/Ddl.ts"
+import { ddlMigration } from "../platform/Ddl.ts"
 
 const PAYMENT_TABLES = [
   "customers", "subscription_versions", "charges", "refunds", "revenue_daily", "customer_mrr", "churn_events", "revenue_unconverted_daily"

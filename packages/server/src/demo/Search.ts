@@ -4,7 +4,7 @@
  * totals exceed the sum of the query rows: Search Console leaves anonymised queries out of query rows.
  */
 import { addDays } from "../metrics/Dates.ts"
-import type { SearchDay } from "../metrics/Rows.ts"
+import type { SearchDay } from "../store/Series.ts"
 import type { SearchPageDay, SearchQueryDay, SearchWrite } from "../search/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
 import { daysBeforeEpoch, type DemoTimeline } from "./Timeline.ts"

@@ -6,7 +6,7 @@
  * as with real data.
  */
 import { addDays, dayOfWeek } from "../metrics/Dates.ts"
-import type { TrafficDay } from "../metrics/Rows.ts"
+import type { TrafficDay } from "../store/Series.ts"
 import type { TrafficCountryDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWrite } from "../traffic/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
 import { dayStartIn, daysBeforeEpoch, type DemoTimeline, localHours } from "./Timeline.ts"

@@ -2,8 +2,8 @@
  * Before anything is measured: the peers must answer exactly what ours answers — same status, same
  * `data` — for the same token and project, or the comparison would not be of the same work.
  */
-import { isDeepStrictEqual } from "node:util"
 import { generateSecret } from "@sitehealth/server/store/TokenSecret"
+import { isDeepStrictEqual } from "node:util"
 
 interface Answer {
   readonly status: number
@@ -11,7 +11,10 @@ interface Answer {
 }
 
 const get = async (base: string, path: string, token: string): Promise<Answer> => {
-  const res = await fetch(base + path, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(60_000) })
+  const res = await fetch(base + path, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(60_000)
+  })
   const text = await res.text()
   let json: unknown = null
   try {
@@ -25,7 +28,9 @@ const get = async (base: string, path: string, token: string): Promise<Answer> =
 /** The first path where two JSON values differ, for a message a person can act on. */
 export const firstDifference = (a: unknown, b: unknown, path = "data"): string | null => {
   if (isDeepStrictEqual(a, b)) return null
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+  if (
+    typeof a !== "object" || typeof b !== "object" || a === null || b === null || Array.isArray(a) !== Array.isArray(b)
+  ) {
     return `${path}: ${JSON.stringify(a)?.slice(0, 200)} vs ${JSON.stringify(b)?.slice(0, 200)}`
   }
   const keys = new Set([...Object.keys(a), ...Object.keys(b)])
@@ -50,14 +55,22 @@ export const checkPeersAgree = async (
   const cases: Array<{ path: string; token: string; expect: number }> = []
   const n = Math.max(tokens.length, projectIds.length)
   for (let i = 0; i < n; i++) {
-    cases.push({ path: `/api/v1/projects/${projectIds[i % projectIds.length]}/health`, token: tokens[i % tokens.length], expect: 200 })
+    cases.push({
+      path: `/api/v1/projects/${projectIds[i % projectIds.length]}/health`,
+      token: tokens[i % tokens.length],
+      expect: 200
+    })
   }
   cases.push({ path: `/api/v1/projects/${projectIds[0]}/health`, token: generateSecret(), expect: 401 })
   cases.push({ path: "/api/v1/projects/prj_0000000000000000/health", token: tokens[0], expect: 404 })
   for (const c of cases) {
     const mine = await get(ours, c.path, c.token)
     if (mine.status !== c.expect) {
-      throw new Error(`our server answered ${mine.status} to GET ${c.path} (expected ${c.expect}): ${JSON.stringify(mine.json).slice(0, 300)}`)
+      throw new Error(
+        `our server answered ${mine.status} to GET ${c.path} (expected ${c.expect}): ${
+          JSON.stringify(mine.json).slice(0, 300)
+        }`
+      )
     }
     for (const peer of peers) {
       const theirs = await get(peer.base, c.path, c.token)

@@ -40,7 +40,12 @@ const run = (base: string, requests: ReadonlyArray<RequestSpec>, options: {
     connections: options.connections,
     duration: options.seconds,
     // Each connection walks this list in turn: the tokens (and projects) rotate across requests.
-    requests: requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, ...(r.body === undefined ? {} : { body: r.body }) })),
+    requests: requests.map((r) => ({
+      method: r.method,
+      path: r.path,
+      headers: r.headers,
+      ...(r.body === undefined ? {} : { body: r.body })
+    })),
     ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
     timeout: 10
   })
@@ -94,7 +99,9 @@ export const measureSequential = async (
     const t0 = performance.now()
     try {
       const res = await fetch(base + request.path, {
-        method: request.method, headers: request.headers, signal: AbortSignal.timeout(30_000),
+        method: request.method,
+        headers: request.headers,
+        signal: AbortSignal.timeout(30_000),
         ...(request.body === undefined ? {} : { body: request.body })
       })
       await res.arrayBuffer()

@@ -4,22 +4,66 @@ import { DEFAULT_EVENTS, DEFAULT_TOKENS } from "./seed.ts"
 
 /** Run order. Writes (expenses) and the analytics cold probes (which bump data_version) come last. */
 export const SCENARIOS = [
-  "health", "rate", "projects",
-  "analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m", "analytics-all",
-  "revenue", "churn", "seo", "briefing", "signals", "expenses"
+  "health",
+  "rate",
+  "projects",
+  "analytics-today",
+  "analytics-yesterday",
+  "analytics-7d",
+  "analytics-30d",
+  "analytics-3m",
+  "analytics-12m",
+  "analytics-all",
+  "revenue",
+  "churn",
+  "seo",
+  "briefing",
+  "signals",
+  "expenses"
 ] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
 /** Names that stand for several scenarios in --only. */
 const GROUPS: Record<string, ReadonlyArray<ScenarioName>> = {
-  analytics: ["analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m", "analytics-all"],
+  analytics: [
+    "analytics-today",
+    "analytics-yesterday",
+    "analytics-7d",
+    "analytics-30d",
+    "analytics-3m",
+    "analytics-12m",
+    "analytics-all"
+  ],
   reads: [
-    "projects", "analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m",
-    "analytics-all", "revenue", "churn", "seo", "briefing", "signals"
+    "projects",
+    "analytics-today",
+    "analytics-yesterday",
+    "analytics-7d",
+    "analytics-30d",
+    "analytics-3m",
+    "analytics-12m",
+    "analytics-all",
+    "revenue",
+    "churn",
+    "seo",
+    "briefing",
+    "signals"
   ],
   ours: [
-    "projects", "analytics-today", "analytics-yesterday", "analytics-7d", "analytics-30d", "analytics-3m", "analytics-12m",
-    "analytics-all", "revenue", "churn", "seo", "briefing", "signals", "expenses"
+    "projects",
+    "analytics-today",
+    "analytics-yesterday",
+    "analytics-7d",
+    "analytics-30d",
+    "analytics-3m",
+    "analytics-12m",
+    "analytics-all",
+    "revenue",
+    "churn",
+    "seo",
+    "briefing",
+    "signals",
+    "expenses"
   ],
   peers: ["health", "rate"]
 }
@@ -118,8 +162,13 @@ export const parseOptions = (argv: ReadonlyArray<string>): BenchOptions | "help"
   if (values.only !== undefined) {
     const wanted = new Set<ScenarioName>()
     for (const name of values.only.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
-      const group = GROUPS[name] ?? ((SCENARIOS as ReadonlyArray<string>).includes(name) ? [name as ScenarioName] : null)
-      if (group === null) throw new Error(`--only: unknown scenario "${name}"; known: ${SCENARIOS.join(", ")}, ${Object.keys(GROUPS).join(", ")}`)
+      const group = GROUPS[name] ??
+        ((SCENARIOS as ReadonlyArray<string>).includes(name) ? [name as ScenarioName] : null)
+      if (group === null) {
+        throw new Error(
+          `--only: unknown scenario "${name}"; known: ${SCENARIOS.join(", ")}, ${Object.keys(GROUPS).join(", ")}`
+        )
+      }
       for (const s of group) wanted.add(s)
     }
     if (wanted.size === 0) throw new Error("--only names no scenario")

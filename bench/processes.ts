@@ -22,7 +22,11 @@ export const startServer = async (options: {
   readonly probePath: string
   readonly cwd: string
 }): Promise<ServerProcess> => {
-  const child = spawn(process.execPath, [...options.args], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [...options.args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let output = ""
   const collect = (d: Buffer) => {
     output += d.toString("utf8")
@@ -43,7 +47,9 @@ export const startServer = async (options: {
   const started = Date.now()
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${options.name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`)
+      throw new Error(
+        `${options.name} exited (${child.exitCode ?? child.signalCode}) before answering:\n${output.slice(-4000)}`
+      )
     }
     if (Date.now() - started > 120_000) {
       await stop()

@@ -56,7 +56,7 @@ export const summariseProfile = (file: string, root: string, limit = 20): Profil
   // Sample i happened at startTime + sum(deltas[0..i]) and lasts until the next sample (or endTime).
   const times: Array<number> = []
   let t = profile.startTime
-  for (let i = 0; i < samples.length; i++) times.push((t += deltas[i] ?? 0))
+  for (let i = 0; i < samples.length; i++) times.push(t += deltas[i] ?? 0)
   const selfUs = new Map<string, { functionName: string; location: string; us: number }>()
   let totalUs = 0
   let idleUs = 0
@@ -98,7 +98,9 @@ export const profileMarkdown = (s: ProfileSummary, root: string): string =>
     "| # | self ms | % total | % busy | function | location |",
     "|---:|---:|---:|---:|---|---|",
     ...s.top.map((e, i) =>
-      `| ${i + 1} | ${e.selfMs} | ${e.percent} | ${e.busyPercent ?? "–"} | ${cell(e.functionName)} | ${cell(e.location)} |`
+      `| ${i + 1} | ${e.selfMs} | ${e.percent} | ${e.busyPercent ?? "–"} | ${cell(e.functionName)} | ${
+        cell(e.location)
+      } |`
     )
   ].join("\n")
 

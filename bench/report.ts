@@ -59,10 +59,15 @@ export const mb = (bytes: number | null): number | null => (bytes === null ? nul
 const round2 = (n: number) => Math.round(n * 100) / 100
 
 export const ratiosOf = (rows: ReadonlyArray<Row>): Ratios => {
-  const rps = (server: ServerName) => rows.find((r) => r.scenario === "health" && r.server === server)?.requestsPerSecond ?? null
+  const rps = (server: ServerName) =>
+    rows.find((r) => r.scenario === "health" && r.server === server)?.requestsPerSecond ?? null
   const ours = rps("ours")
   const ratio = (peer: number | null) => (ours === null || peer === null || peer === 0 ? null : round2(ours / peer))
-  return { oursOverFastify: ratio(rps("fastify")), oursOverBare: ratio(rps("bare")), oursOverBefore: ratio(rps("before")) }
+  return {
+    oursOverFastify: ratio(rps("fastify")),
+    oursOverBare: ratio(rps("bare")),
+    oursOverBefore: ratio(rps("before"))
+  }
 }
 
 export const targetsOf = (rows: ReadonlyArray<Row>, ratios: Ratios, rate: number): ReadonlyArray<Target> => {
@@ -88,10 +93,17 @@ export const targetsOf = (rows: ReadonlyArray<Row>, ratios: Ratios, rate: number
       met: peakRss === null ? null : peakRss < TARGETS.rssMb
     },
     (() => {
-      const reads = ours.filter((r) => r.requestsPerSecond !== null && READS.some((n) => r.scenario === n || (n.endsWith("-") && r.scenario.startsWith(n))))
-      const over = reads.filter((r) => r.cpuServerUs === null || r.cpuServerUs > TARGETS.readServerUs || r.cpuPostgresUs === null || r.cpuPostgresUs > TARGETS.readPostgresUs)
+      const reads = ours.filter((r) =>
+        r.requestsPerSecond !== null &&
+        READS.some((n) => r.scenario === n || (n.endsWith("-") && r.scenario.startsWith(n)))
+      )
+      const over = reads.filter((r) =>
+        r.cpuServerUs === null || r.cpuServerUs > TARGETS.readServerUs || r.cpuPostgresUs === null ||
+        r.cpuPostgresUs > TARGETS.readPostgresUs
+      )
       return {
-        target: `every read ≤ ${TARGETS.readServerUs} µs server CPU and ≤ ${TARGETS.readPostgresUs} µs PostgreSQL CPU per request`,
+        target:
+          `every read ≤ ${TARGETS.readServerUs} µs server CPU and ≤ ${TARGETS.readPostgresUs} µs PostgreSQL CPU per request`,
         measured: reads.length === 0 ? "not run" : over.length === 0
           ? `all ${reads.length} reads within`
           : `over: ${over.map((r) => `${r.scenario} ${show(r.cpuServerUs)}/${show(r.cpuPostgresUs)} µs`).join(", ")}`,
@@ -126,17 +138,28 @@ const beforeAfter = (rows: ReadonlyArray<Row>): Array<string> => {
     return before === undefined ? [] : [[after, before] as const]
   })
   if (pairs.length === 0) return []
-  const pct = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? "–" : `${a > b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)} %`)
+  const pct = (
+    a: number | null,
+    b: number | null
+  ) => (a === null || b === null || b === 0 ? "–" : `${a > b ? "+" : ""}${(((a - b) / b) * 100).toFixed(1)} %`)
   // Every round's CPU, not only the median round's: the per-request cost is what the comparison is about.
   const cpu = (r: Row) => {
-    const xs = r.runs.map((m) => m.cpuUsPerRequest?.server).filter((x): x is number => typeof x === "number").sort((a, b) => a - b)
+    const xs = r.runs.map((m) => m.cpuUsPerRequest?.server).filter((x): x is number => typeof x === "number").sort((
+      a,
+      b
+    ) => a - b)
     return xs.length === 0 ? null : xs[Math.floor((xs.length - 1) / 2)]
   }
   return [
     "| scenario | req/s before → after | p99 ms before → after | CPU µs/req (median round) before → after | peak RSS MB before → after |",
     "|---|---|---|---|---|",
     ...pairs.map(([a, b]) =>
-      `| ${a.scenario} | ${show(b.requestsPerSecond)} → ${show(a.requestsPerSecond)} (${pct(a.requestsPerSecond, b.requestsPerSecond)}) | ${b.p99} → ${a.p99} (${pct(a.p99, b.p99)}) | ${show(cpu(b))} → ${show(cpu(a))} (${pct(cpu(a), cpu(b))}) | ${show(b.peakRssMb)} → ${show(a.peakRssMb)} |`)
+      `| ${a.scenario} | ${show(b.requestsPerSecond)} → ${show(a.requestsPerSecond)} (${
+        pct(a.requestsPerSecond, b.requestsPerSecond)
+      }) | ${b.p99} → ${a.p99} (${pct(a.p99, b.p99)}) | ${show(cpu(b))} → ${show(cpu(a))} (${pct(cpu(a), cpu(b))}) | ${
+        show(b.peakRssMb)
+      } → ${show(a.peakRssMb)} |`
+    )
   ]
 }
 
@@ -153,19 +176,34 @@ export const markdown = (input: {
   const m = input.machine
   const lines = [
     input.header,
-    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}, load average ${m.loadAverageAtStart.join(" ")} at start`,
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}, load average ${
+      m.loadAverageAtStart.join(" ")
+    } at start`,
     ...(m.loadAverageAtStart[0] > m.cpus / 2
-      ? [`WARNING: load average ${m.loadAverageAtStart[0]} on ${m.cpus} cores at the start: something else is using the CPU, the figures are not reliable.`]
+      ? [
+        `WARNING: load average ${
+          m.loadAverageAtStart[0]
+        } on ${m.cpus} cores at the start: something else is using the CPU, the figures are not reliable.`
+      ]
       : []),
     "",
     "| scenario | server | endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | CPU µs/req server | CPU µs/req postgres | note |",
     "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...input.rows.map((r) =>
-      `| ${r.scenario} | ${r.server} | ${r.endpoint} | ${show(r.requestsPerSecond)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${show(r.peakRssMb)} | ${show(r.cpuServerUs)} | ${show(r.cpuPostgresUs)} | ${r.note} |`
+      `| ${r.scenario} | ${r.server} | ${r.endpoint} | ${
+        show(r.requestsPerSecond)
+      } | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${show(r.peakRssMb)} | ${show(r.cpuServerUs)} | ${
+        show(r.cpuPostgresUs)
+      } | ${r.note} |`
     )
   ]
   if (input.ratios.oursOverFastify !== null || input.ratios.oursOverBare !== null) {
-    lines.push("", `Health throughput: ours/fastify ${show(input.ratios.oursOverFastify)}×, ours/bare ${show(input.ratios.oursOverBare)}×`)
+    lines.push(
+      "",
+      `Health throughput: ours/fastify ${show(input.ratios.oursOverFastify)}×, ours/bare ${
+        show(input.ratios.oursOverBare)
+      }×`
+    )
   }
   const compared = beforeAfter(input.rows)
   if (compared.length > 0) lines.push("", "Before (--before) and after (this checkout), same run:", "", ...compared)

@@ -14,15 +14,15 @@
  * within a second and the bench would measure 429s; the limiter still runs on every request), and
  * DATABASE_URL = the bench database (so ours and the peers read the same rows).
  */
-import pg from "pg"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { freePort } from "@sitehealth/server/test/support/Ports"
+import pg from "pg"
 import { checkPeersAgree } from "./check.ts"
-import { measure, measureSequential, quantile, type Measurement, type RequestSpec } from "./load.ts"
+import { measure, type Measurement, measureSequential, quantile, type RequestSpec } from "./load.ts"
 import { type BenchOptions, parseOptions, USAGE } from "./options.ts"
-import { countedPostgres, countPostgresOf, startServer, sampleRss, type ServerProcess } from "./processes.ts"
+import { countedPostgres, countPostgresOf, sampleRss, type ServerProcess, startServer } from "./processes.ts"
 import { findProfile, profileMarkdown, summariseProfile } from "./profile.ts"
 import { machineInfo, markdown, mb, ratiosOf, type Row, type ServerName, targetsOf } from "./report.ts"
 import { type BenchDatabase, prepareBenchDatabase, REPO_ROOT } from "./seed.ts"
@@ -49,7 +49,10 @@ const withAuth = (token: string, extra: Record<string, string> = {}) => ({ autho
 
 /** One request per token (and project, cycling), so a run spreads over every token. */
 const rotate = (
-  db: BenchDatabase, path: (projectId: string, i: number) => string, projectIds: ReadonlyArray<string>, extra: Record<string, string>
+  db: BenchDatabase,
+  path: (projectId: string, i: number) => string,
+  projectIds: ReadonlyArray<string>,
+  extra: Record<string, string>
 ): Array<RequestSpec> => {
   const n = Math.max(db.tokens.length, projectIds.length)
   return Array.from({ length: n }, (_, i) => ({
@@ -59,7 +62,14 @@ const rotate = (
   }))
 }
 
-const rowOf = (scenario: string, server: ServerName, endpoint: string, runs: ReadonlyArray<Measurement>, peakRss: number | null, note: string): Row => {
+const rowOf = (
+  scenario: string,
+  server: ServerName,
+  endpoint: string,
+  runs: ReadonlyArray<Measurement>,
+  peakRss: number | null,
+  note: string
+): Row => {
   // The median round by throughput stands for the server; errors count across every round.
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)
   const median = sorted[Math.floor((sorted.length - 1) / 2)]
@@ -67,19 +77,37 @@ const rowOf = (scenario: string, server: ServerName, endpoint: string, runs: Rea
   for (const r of runs) for (const [c, n] of Object.entries(r.statusCodes)) codes.set(c, (codes.get(c) ?? 0) + n)
   const unexpected = [...codes].filter(([c]) => !c.startsWith("2")).map(([c, n]) => `${n}×${c}`)
   return {
-    scenario, server, endpoint, runs, note: unexpected.length === 0 ? note : `${note}; statuses ${unexpected.join(", ")}`,
-    requestsPerSecond: median.requestsPerSecond, p50: median.latencyMs.p50, p99: median.latencyMs.p99,
-    non2xx: runs.reduce((s, r) => s + r.non2xx, 0), errors: runs.reduce((s, r) => s + r.errors, 0), peakRssMb: mb(peakRss),
-    cpuServerUs: median.cpuUsPerRequest?.server ?? null, cpuPostgresUs: median.cpuUsPerRequest?.postgres ?? null
+    scenario,
+    server,
+    endpoint,
+    runs,
+    note: unexpected.length === 0 ? note : `${note}; statuses ${unexpected.join(", ")}`,
+    requestsPerSecond: median.requestsPerSecond,
+    p50: median.latencyMs.p50,
+    p99: median.latencyMs.p99,
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    errors: runs.reduce((s, r) => s + r.errors, 0),
+    peakRssMb: mb(peakRss),
+    cpuServerUs: median.cpuUsPerRequest?.server ?? null,
+    cpuPostgresUs: median.cpuUsPerRequest?.postgres ?? null
   }
 }
 
 /** Measures one server under load, sampling its RSS meanwhile. */
-const loadOne = async (server: ServerProcess, requests: ReadonlyArray<RequestSpec>, o: BenchOptions, overallRate?: number) => {
+const loadOne = async (
+  server: ServerProcess,
+  requests: ReadonlyArray<RequestSpec>,
+  o: BenchOptions,
+  overallRate?: number
+) => {
   const rss = sampleRss(server.child.pid)
   try {
     const m = await measure(server.base, requests, {
-      connections: o.connections, duration: o.duration, warmup: o.warmup, pid: server.child.pid, ...(overallRate === undefined ? {} : { overallRate })
+      connections: o.connections,
+      duration: o.duration,
+      warmup: o.warmup,
+      pid: server.child.pid,
+      ...(overallRate === undefined ? {} : { overallRate })
     })
     return { m, rss: rss.stop() }
   } catch (e) {
@@ -90,12 +118,24 @@ const loadOne = async (server: ServerProcess, requests: ReadonlyArray<RequestSpe
 
 /** A first request must answer 2xx, so a broken endpoint is one clear message, not a table of errors. */
 const probe = async (base: string, r: RequestSpec) => {
-  const res = await fetch(base + r.path, { method: r.method, headers: r.headers, signal: AbortSignal.timeout(120_000), ...(r.body === undefined ? {} : { body: r.body }) })
+  const res = await fetch(base + r.path, {
+    method: r.method,
+    headers: r.headers,
+    signal: AbortSignal.timeout(120_000),
+    ...(r.body === undefined ? {} : { body: r.body })
+  })
   const text = await res.text()
-  if (res.status < 200 || res.status > 299) throw new Error(`${r.method} ${r.path} answered ${res.status}: ${text.slice(0, 300)}`)
+  if (res.status < 200 || res.status > 299) {
+    throw new Error(`${r.method} ${r.path} answered ${res.status}: ${text.slice(0, 300)}`)
+  }
 }
 
-const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers, pool: pg.Pool): Promise<Array<Row>> => {
+const runScenarios = async (
+  o: BenchOptions,
+  db: BenchDatabase,
+  servers: Servers,
+  pool: pg.Pool
+): Promise<Array<Row>> => {
   const rows: Array<Row> = []
   const ours = servers.ours
   const peers: Array<[ServerName, ServerProcess]> = (["before", "fastify", "bare"] as const).flatMap((n) =>
@@ -104,7 +144,14 @@ const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers
   // Every request says what node's fetch says (--accept-encoding): stored answers may then go out gzipped.
   const encoding: Record<string, string> = o.acceptEncoding === "" ? {} : { "accept-encoding": o.acceptEncoding }
   const health = rotate(db, (p) => `/api/v1/projects/${p}/health`, db.projectIds, encoding)
-  const oursOnly = async (scenario: string, endpoint: string, requests: Array<RequestSpec>, note = `${o.duration} s, ${o.connections} connections, Accept-Encoding: ${o.acceptEncoding === "" ? "none" : o.acceptEncoding}`) => {
+  const oursOnly = async (
+    scenario: string,
+    endpoint: string,
+    requests: Array<RequestSpec>,
+    note = `${o.duration} s, ${o.connections} connections, Accept-Encoding: ${
+      o.acceptEncoding === "" ? "none" : o.acceptEncoding
+    }`
+  ) => {
     log(`${scenario}: ours…`)
     await probe(ours.base, requests[0])
     const { m, rss } = await loadOne(ours, requests, o)
@@ -119,10 +166,30 @@ const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers
       await pool.query("UPDATE projects SET data_version = data_version + 1 WHERE id = $1", [db.trafficProjectId])
     })
     const m: Measurement = {
-      requests: r.latencies.length, requestsPerSecond: 0, non2xx: r.non2xx, errors: r.errors, statusCodes: {}, seconds: 0,
-      latencyMs: { p50: quantile(r.latencies, 0.5), p90: quantile(r.latencies, 0.9), p99: quantile(r.latencies, 0.99), max: quantile(r.latencies, 1) }
+      requests: r.latencies.length,
+      requestsPerSecond: 0,
+      non2xx: r.non2xx,
+      errors: r.errors,
+      statusCodes: {},
+      seconds: 0,
+      latencyMs: {
+        p50: quantile(r.latencies, 0.5),
+        p90: quantile(r.latencies, 0.9),
+        p99: quantile(r.latencies, 0.99),
+        max: quantile(r.latencies, 1)
+      }
     }
-    rows.push({ ...rowOf(`${scenario}-cold`, "ours", endpoint, [m], rss.stop(), `${o.cold} sequential requests, each after a data_version bump (cache miss)`), requestsPerSecond: null })
+    rows.push({
+      ...rowOf(
+        `${scenario}-cold`,
+        "ours",
+        endpoint,
+        [m],
+        rss.stop(),
+        `${o.cold} sequential requests, each after a data_version bump (cache miss)`
+      ),
+      requestsPerSecond: null
+    })
   }
 
   for (const scenario of o.only) {
@@ -141,21 +208,37 @@ const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers
       }
       for (const [name] of order) {
         const { ms, rss } = runs.get(name)!
-        rows.push(rowOf("health", name, "GET /projects/{id}/health", ms, rss, `median of ${o.rounds} alternating round(s), ${o.duration} s, ${o.connections} connections`))
+        rows.push(
+          rowOf(
+            "health",
+            name,
+            "GET /projects/{id}/health",
+            ms,
+            rss,
+            `median of ${o.rounds} alternating round(s), ${o.duration} s, ${o.connections} connections`
+          )
+        )
       }
     } else if (scenario === "rate") {
       for (const [name, server] of [["ours", ours] as [ServerName, ServerProcess], ...peers]) {
         log(`rate: ${o.rate} req/s, ${name}…`)
         const { m, rss } = await loadOne(server, health, o, o.rate)
         const short = m.requestsPerSecond < o.rate * 0.95 ? `; only ${m.requestsPerSecond} req/s reached` : ""
-        rows.push(rowOf("rate", name, "GET /projects/{id}/health", [m], rss, `fixed ${o.rate} req/s, ${o.duration} s${short}`))
+        rows.push(
+          rowOf("rate", name, "GET /projects/{id}/health", [m], rss, `fixed ${o.rate} req/s, ${o.duration} s${short}`)
+        )
       }
     } else if (scenario === "projects") {
       await oursOnly("projects", "GET /projects", rotate(db, () => "/api/v1/projects", db.projectIds, encoding))
     } else if (scenario.startsWith("analytics-")) {
       const period = scenario.slice("analytics-".length)
       const endpoint = `GET /projects/{${db.events.toLocaleString("en-US")} events}/analytics?period=${period}`
-      const requests = rotate(db, (p) => `/api/v1/projects/${p}/analytics?period=${period}`, [db.trafficProjectId], encoding)
+      const requests = rotate(
+        db,
+        (p) => `/api/v1/projects/${p}/analytics?period=${period}`,
+        [db.trafficProjectId],
+        encoding
+      )
       await oursOnly(scenario, endpoint, requests)
       // Cold probes of the two the targets name (each bumps data_version: they cost the later scenarios a miss).
       if (period === "30d" || period === "12m") await cold(scenario, endpoint, requests[0])
@@ -166,24 +249,42 @@ const runScenarios = async (o: BenchOptions, db: BenchDatabase, servers: Servers
       await cold("revenue", endpoint, requests[0])
     } else if (scenario === "churn" || scenario === "seo" || scenario === "briefing") {
       // The demo projects carry a year of payments and Search Console rows, and get a briefing.
-      await oursOnly(scenario, `GET /projects/{id}/${scenario}`, rotate(db, (p) => `/api/v1/projects/${p}/${scenario}`, [db.demoProjectIds[0]], encoding))
+      await oursOnly(
+        scenario,
+        `GET /projects/{id}/${scenario}`,
+        rotate(db, (p) => `/api/v1/projects/${p}/${scenario}`, [db.demoProjectIds[0]], encoding)
+      )
     } else if (scenario === "signals") {
-      await oursOnly("signals", "GET /projects/{id}/signals", rotate(db, (p) => `/api/v1/projects/${p}/signals`, [db.demoProjectIds[0]], encoding))
+      await oursOnly(
+        "signals",
+        "GET /projects/{id}/signals",
+        rotate(db, (p) => `/api/v1/projects/${p}/signals`, [db.demoProjectIds[0]], encoding)
+      )
     } else if (scenario === "expenses") {
       const projectId = db.demoProjectIds[db.demoProjectIds.length - 1]
       const body = JSON.stringify({
-        amount: 1234, currency: "EUR", category: "software", description: EXPENSE_MARK, vendor: "bench",
-        incurredOn: new Date().toISOString().slice(0, 10), recurrence: "one_off"
+        amount: 1234,
+        currency: "EUR",
+        category: "software",
+        description: EXPENSE_MARK,
+        vendor: "bench",
+        incurredOn: new Date().toISOString().slice(0, 10),
+        recurrence: "one_off"
       })
       const requests = db.tokens.map((t) => ({
-        method: "POST" as const, path: `/api/v1/projects/${projectId}/expenses`, body,
+        method: "POST" as const,
+        path: `/api/v1/projects/${projectId}/expenses`,
+        body,
         headers: withAuth(t, { "content-type": "application/json" })
       }))
       try {
         await oursOnly("expenses", "POST /projects/{id}/expenses", requests)
       } finally {
         // Keep the demo project as seeded, and bump data_version so nothing computed with them is reused.
-        const deleted = await pool.query("DELETE FROM expenses WHERE project_id = $1 AND description = $2", [projectId, EXPENSE_MARK])
+        const deleted = await pool.query("DELETE FROM expenses WHERE project_id = $1 AND description = $2", [
+          projectId,
+          EXPENSE_MARK
+        ])
         await pool.query("UPDATE projects SET data_version = data_version + 1 WHERE id = $1", [projectId])
         log(`expenses: deleted the ${deleted.rowCount} expenses the bench created`)
       }
@@ -200,7 +301,9 @@ const main = async (): Promise<number> => {
   }
   const o = parsed
   if (Number(process.versions.node.split(".")[0]) < 22) {
-    throw new Error(`Node ${process.version} cannot run the server (Effect 4 needs Node 22): run it as \`npm run bench\``)
+    throw new Error(
+      `Node ${process.version} cannot run the server (Effect 4 needs Node 22): run it as \`npm run bench\``
+    )
   }
   const machine = machineInfo()
   const startedAt = new Date()
@@ -229,7 +332,10 @@ const main = async (): Promise<number> => {
       const port = await freePort()
       log(`starting ${name}…`)
       return startServer({
-        ...common, name, port, probePath: "/api/v1/projects",
+        ...common,
+        name,
+        port,
+        probePath: "/api/v1/projects",
         // BENCH_OURS_NODE_FLAGS: extra node flags for our server only (experiments: GC settings and the like).
         args: [
           ...(process.env.BENCH_OURS_NODE_FLAGS ?? "").split(" ").filter((f) => f !== ""),
@@ -237,16 +343,23 @@ const main = async (): Promise<number> => {
           ourEntry(root ?? REPO_ROOT, profile)
         ],
         env: {
-          ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: db.url,
-          SITEHEALTH_DATA_DIR: Path.join(db.dir, name.replace(/\W+/g, "-")), SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"),
-          SITEHEALTH_WORKER: "off", SITEHEALTH_RATE_LIMIT: "1000000"
+          ...process.env,
+          HOST: "127.0.0.1",
+          PORT: String(port),
+          DATABASE_URL: db.url,
+          SITEHEALTH_DATA_DIR: Path.join(db.dir, name.replace(/\W+/g, "-")),
+          SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"),
+          SITEHEALTH_WORKER: "off",
+          SITEHEALTH_RATE_LIMIT: "1000000"
         }
       })
     }
     if (o.cpuProf) Fs.mkdirSync(PROFILES_DIR, { recursive: true })
     const ours = await startOurs("our server", o.serverRoot, o.cpuProf)
     started.push(ours)
-    const servers: { ours: ServerProcess; before?: ServerProcess; fastify?: ServerProcess; bare?: ServerProcess } = { ours }
+    const servers: { ours: ServerProcess; before?: ServerProcess; fastify?: ServerProcess; bare?: ServerProcess } = {
+      ours
+    }
     if (o.before !== null && needPeers) {
       const before = await startOurs(`our server from ${o.before} (before)`, o.before, false)
       started.push(before)
@@ -257,7 +370,10 @@ const main = async (): Promise<number> => {
         const port = await freePort()
         log(`starting the ${name} peer…`)
         const s = await startServer({
-          ...common, name: `the ${name} peer`, port, probePath: "/api/v1/projects/probe/health",
+          ...common,
+          name: `the ${name} peer`,
+          port,
+          probePath: "/api/v1/projects/probe/health",
           args: [`bench/peer/${name}.ts`, "--host", "127.0.0.1", "--port", String(port)],
           env: { ...process.env, DATABASE_URL: db.url }
         })
@@ -272,7 +388,9 @@ const main = async (): Promise<number> => {
     if (o.cpuProf) {
       await ours.stop()
       const file = findProfile(PROFILES_DIR, ours.child.pid!)
-      if (file === null) throw new Error(`our server wrote no .cpuprofile to ${PROFILES_DIR} (did it exit cleanly on SIGTERM?)`)
+      if (file === null) {
+        throw new Error(`our server wrote no .cpuprofile to ${PROFILES_DIR} (did it exit cleanly on SIGTERM?)`)
+      }
       const md = profileMarkdown(summariseProfile(file, REPO_ROOT), REPO_ROOT)
       const summaryFile = Path.join(PROFILES_DIR, `summary-${stamp}.md`)
       Fs.writeFileSync(summaryFile, md + "\n")
@@ -290,16 +408,40 @@ const main = async (): Promise<number> => {
 
   const ratios = ratiosOf(rows)
   const targets = targetsOf(rows, ratios, o.rate)
-  const header = `sitehealth bench ${startedAt.toISOString()} — ${db.kind} database, ${db.events.toLocaleString("en-US")} events, ${db.tokens.length} tokens${countedPostgres() === null ? "" : ` — PostgreSQL CPU: the backends of database ${countedPostgres()} only`}${o.cpuProf ? " — UNDER --cpu-prof: figures are slowed by profiling" : ""}`
+  const header = `sitehealth bench ${startedAt.toISOString()} — ${db.kind} database, ${
+    db.events.toLocaleString("en-US")
+  } events, ${db.tokens.length} tokens${
+    countedPostgres() === null ? "" : ` — PostgreSQL CPU: the backends of database ${countedPostgres()} only`
+  }${o.cpuProf ? " — UNDER --cpu-prof: figures are slowed by profiling" : ""}`
   console.log(markdown({ rows, ratios, targets, machine, header }))
-  if (profile !== null) console.log(`\n${profile.markdown}\n\n(saved to ${Path.relative(REPO_ROOT, profile.summaryFile)})`)
+  if (profile !== null) {
+    console.log(`\n${profile.markdown}\n\n(saved to ${Path.relative(REPO_ROOT, profile.summaryFile)})`)
+  }
   const result = {
-    startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), machine,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine,
     options: o,
-    database: { kind: db.kind, events: db.events, tokens: db.tokens.length, seededAt: db.seededAt.toISOString(), seedSeconds: db.seedSeconds },
-    server: { worker: "off", rateLimitPerMinute: 1_000_000, rateLimitStore: process.env.REDIS_URL ? "redis" : "memory", cpuProfile: o.cpuProf },
-    peerCheckCases: peerCases, rows, ratios, targets,
-    profile: profile === null ? null : { file: Path.relative(REPO_ROOT, profile.file), summary: Path.relative(REPO_ROOT, profile.summaryFile) }
+    database: {
+      kind: db.kind,
+      events: db.events,
+      tokens: db.tokens.length,
+      seededAt: db.seededAt.toISOString(),
+      seedSeconds: db.seedSeconds
+    },
+    server: {
+      worker: "off",
+      rateLimitPerMinute: 1_000_000,
+      rateLimitStore: process.env.REDIS_URL ? "redis" : "memory",
+      cpuProfile: o.cpuProf
+    },
+    peerCheckCases: peerCases,
+    rows,
+    ratios,
+    targets,
+    profile: profile === null
+      ? null
+      : { file: Path.relative(REPO_ROOT, profile.file), summary: Path.relative(REPO_ROOT, profile.summaryFile) }
   }
   Fs.mkdirSync(RESULTS_DIR, { recursive: true })
   const json = JSON.stringify(result, null, 2) + "\n"
@@ -309,7 +451,11 @@ const main = async (): Promise<number> => {
   // A report exits 0 whatever the figures; answers that went wrong make the figures meaningless.
   const failedRows = rows.filter((r) => r.non2xx > 0 || r.errors > 0)
   if (failedRows.length > 0) {
-    log(`FAILED: ${failedRows.map((r) => `${r.scenario}/${r.server}: ${r.non2xx} non-2xx, ${r.errors} errors`).join("; ")}`)
+    log(
+      `FAILED: ${
+        failedRows.map((r) => `${r.scenario}/${r.server}: ${r.non2xx} non-2xx, ${r.errors} errors`).join("; ")
+      }`
+    )
     return 1
   }
   return 0

@@ -26,6 +26,16 @@
  *
  * Everything runs on this machine against a loopback database; the script refuses any other host.
  */
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
+import { type DemoProvidersShape, startDemoProviders } from "@sitehealth/server/demo/Providers"
+import { makeCipher } from "@sitehealth/server/integrations/Crypto"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
+import { SqlRepos } from "@sitehealth/server/Layers"
+import { runMigrations } from "@sitehealth/server/Migrations"
+import { pgLayer } from "@sitehealth/server/platform/Database"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
@@ -33,16 +43,6 @@ import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
-import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
-import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
-import { type DemoProvidersShape, startDemoProviders } from "@sitehealth/server/demo/Providers"
-import { makeCipher } from "@sitehealth/server/integrations/Crypto"
-import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
-import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
-import { runMigrations } from "@sitehealth/server/Migrations"
-import { pgLayer } from "@sitehealth/server/platform/Database"
-import { SqlRepos } from "@sitehealth/server/Layers"
-import { freePort } from "@sitehealth/server/test/support/Ports"
 import { startServer } from "./processes.ts"
 
 const REPO_ROOT = Path.resolve(import.meta.dirname, "..")
@@ -78,12 +78,18 @@ const SYNC_WORKERS = int("sync-workers", values["sync-workers"])
 const SKIP = new Set(values.skip.split(",").filter((s) => s !== ""))
 
 const url = (process.env.DATABASE_URL ?? "").trim()
-if (url === "") throw new Error("bench:scale needs DATABASE_URL (a database of its own: it adds an account with every website)")
-if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) throw new Error("bench:scale runs against a loopback database only")
+if (url === "") {
+  throw new Error("bench:scale needs DATABASE_URL (a database of its own: it adds an account with every website)")
+}
+if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) {
+  throw new Error("bench:scale runs against a loopback database only")
+}
 
 const log = (m: string) => process.stderr.write(`bench scale ${new Date().toISOString().slice(11, 19)}: ${m}\n`)
 const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> =>
-  Effect.runPromise(effect.pipe(Effect.provide(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))))) as Effect.Effect<A, E, never>)
+  Effect.runPromise(
+    effect.pipe(Effect.provide(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))))) as Effect.Effect<A, E, never>
+  )
 const label = `websites-${WEBSITES}-days-${DAYS}`
 /** The credentials key of this run: the bench encrypts the sync websites' credentials, the workers decrypt them. */
 const SECRET_KEY = randomBytes(32)
@@ -99,7 +105,9 @@ const seed = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* runMigrations
   yield* sql`CREATE TABLE IF NOT EXISTS scale_seed (label text PRIMARY KEY, account_id text NOT NULL, finished_at timestamptz)`
-  const done = yield* sql<{ account_id: string; finished_at: Date | null }>`SELECT account_id, finished_at FROM scale_seed WHERE label = ${label}`
+  const done = yield* sql<
+    { account_id: string; finished_at: Date | null }
+  >`SELECT account_id, finished_at FROM scale_seed WHERE label = ${label}`
   let accountId: string
   let seedSeconds: number | null = null
   if (done.length === 1 && done[0].finished_at !== null) {
@@ -150,7 +158,12 @@ const seed = Effect.gen(function*() {
   }
   const scope = (yield* sql<{ id: string }>`SELECT id FROM projects WHERE account_id = ${accountId}
       ORDER BY created_at, id LIMIT ${SCOPED}`).map((r) => r.id)
-  const { secret } = yield* mintToken({ accountId, name: `scale ${SCOPED}`, projects: scope, permissions: ["projects:read"] })
+  const { secret } = yield* mintToken({
+    accountId,
+    name: `scale ${SCOPED}`,
+    projects: scope,
+    permissions: ["projects:read"]
+  })
   return { accountId, scopedSecret: secret, seedSeconds } satisfies Seeded
 })
 
@@ -158,26 +171,39 @@ const seed = Effect.gen(function*() {
 const sizes = (accountId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const websites = Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects WHERE account_id = ${accountId}`)[0].n)
+    const websites = Number(
+      (yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects WHERE account_id = ${accountId}`)[0].n
+    )
     const all = Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects`)[0].n)
     const rows = yield* sql<{ table: string; bytes: string; rows: string }>`
         SELECT c.relname AS table, pg_total_relation_size(c.oid)::text AS bytes, c.reltuples::bigint::text AS rows
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`
-    return { websites, allWebsites: all, tables: rows.map((r) => ({ table: r.table, bytes: Number(r.bytes), rows: Number(r.rows) })) }
+    return {
+      websites,
+      allWebsites: all,
+      tables: rows.map((r) => ({ table: r.table, bytes: Number(r.bytes), rows: Number(r.rows) }))
+    }
   })
 
 let WEBSITES_IN_DB = Number.POSITIVE_INFINITY
 const jobsDoneSince = (since: Date) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM project_jobs WHERE last_run_at >= ${since}`)[0].n)
+    return Number(
+      (yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM project_jobs WHERE last_run_at >= ${since}`)[0].n
+    )
   })
 
 /** `workers` worker processes for `seconds` on the due websites: how many they recomputed. */
 const recomputeRun = async (workers: number, seconds: number) => {
   // Every website due again (as after a day boundary): the round measures full recomputations.
-  await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE project_jobs SET due_at = now() - interval '1 minute', computed_version = NULL`))
+  await run(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql`UPDATE project_jobs SET due_at = now() - interval '1 minute', computed_version = NULL`
+    )
+  )
   const started = await Promise.all(Array.from({ length: workers }, (_, i) => startWorker(i)))
   // The window: `seconds`, or until every website is done (then the time it took).
   const t0 = new Date()
@@ -190,14 +216,24 @@ const recomputeRun = async (workers: number, seconds: number) => {
     if (done >= WEBSITES_IN_DB) break
   }
   await Promise.all(started.map((w) => w.stop()))
-  return { workers, seconds: Math.round(elapsed / 100) / 10, done, perMinutePerWorker: Math.round((done / elapsed) * 60_000 / workers) }
+  return {
+    workers,
+    seconds: Math.round(elapsed / 100) / 10,
+    done,
+    perMinutePerWorker: Math.round((done / elapsed) * 60_000 / workers)
+  }
 }
 
 /** One `npm run worker` process (no HTTP listener), quiet but for its errors. */
 const startWorker = async (i: number) => {
   const child = spawn(process.execPath, ["packages/server/bin/worker.js"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: url, SITEHEALTH_SECRET_KEY: SECRET_KEY.toString("base64"), LOG_LEVEL: "warning" },
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      SITEHEALTH_SECRET_KEY: SECRET_KEY.toString("base64"),
+      LOG_LEVEL: "warning"
+    },
     stdio: ["ignore", "ignore", "pipe"]
   })
   let err = ""
@@ -225,46 +261,65 @@ const startWorker = async (i: number) => {
  * Plausible, Search Console: the fakes the demo runs), a full sync queued for each connection; returns the
  * account and the number of syncs queued.
  */
-const queueSyncs = (providers: DemoProvidersShape) => Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const integrations = yield* IntegrationsRepo
-  const queue = yield* SyncQueue
-  const cipher = makeCipher(SECRET_KEY)
-  // Nothing else due: the workers' recompute fiber leaves the seeded websites alone.
-  yield* sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = now() + interval '1 day'
+const queueSyncs = (providers: DemoProvidersShape) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const integrations = yield* IntegrationsRepo
+    const queue = yield* SyncQueue
+    const cipher = makeCipher(SECRET_KEY)
+    // Nothing else due: the workers' recompute fiber leaves the seeded websites alone.
+    yield* sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = now() + interval '1 day'
       FROM projects p WHERE p.id = j.project_id`
-  const account = yield* createAccount({ name: "Scale syncs", trialDays: 3650 })
-  const now = new Date()
-  let queued = 0
-  for (let i = 0; i < SYNCS; i++) {
-    const spec = DEMO_PROJECTS[i % DEMO_PROJECTS.length]
-    const project = yield* createProject({
-      accountId: account.id, name: `${spec.name} ${i}`, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
-    })
-    for (const connection of providers.connectionsOf(spec.key)) {
-      yield* integrations.connect({
-        projectId: project.id, provider: connection.provider, credentials: cipher.encrypt(connection.credentials),
-        baseUrl: connection.baseUrl, syncIntervalMinutes: null, now
+    const account = yield* createAccount({ name: "Scale syncs", trialDays: 3650 })
+    const now = new Date()
+    let queued = 0
+    for (let i = 0; i < SYNCS; i++) {
+      const spec = DEMO_PROJECTS[i % DEMO_PROJECTS.length]
+      const project = yield* createProject({
+        accountId: account.id,
+        name: `${spec.name} ${i}`,
+        domain: spec.domain,
+        timezone: spec.timezone,
+        currency: spec.currency
       })
-      yield* queue.request({ projectId: project.id, provider: connection.provider, mode: "full", requestedBy: null, now })
-      queued++
+      for (const connection of providers.connectionsOf(spec.key)) {
+        yield* integrations.connect({
+          projectId: project.id,
+          provider: connection.provider,
+          credentials: cipher.encrypt(connection.credentials),
+          baseUrl: connection.baseUrl,
+          syncIntervalMinutes: null,
+          now
+        })
+        yield* queue.request({
+          projectId: project.id,
+          provider: connection.provider,
+          mode: "full",
+          requestedBy: null,
+          now
+        })
+        queued++
+      }
     }
-  }
-  return { accountId: account.id, queued }
-})
+    return { accountId: account.id, queued }
+  })
 
 /** Every table's pg_total_relation_size, summed. */
 const tableBytes = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  return Number((yield* sql<{ n: string }>`SELECT sum(pg_total_relation_size(c.oid))::text AS n FROM pg_class c
-      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'`)[0].n)
+  return Number(
+    (yield* sql<{ n: string }>`SELECT sum(pg_total_relation_size(c.oid))::text AS n FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'`)[0].n
+  )
 })
 
 const historyPending = (accountId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    return Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM integrations i JOIN projects p ON p.id = i.project_id
-        WHERE p.account_id = ${accountId} AND i.history_pending`)[0].n)
+    return Number(
+      (yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM integrations i JOIN projects p ON p.id = i.project_id
+        WHERE p.account_id = ${accountId} AND i.history_pending`)[0].n
+    )
   })
 
 const syncCounts = (accountId: string) =>
@@ -315,9 +370,17 @@ const main = async () => {
     console.log(`\n## Size (${s.allWebsites.toLocaleString("en-US")} websites in the database, ${DAYS} days each)\n`)
     console.log("| table | rows | MB | KB per website | KB per website-year |\n|---|---:|---:|---:|---:|")
     for (const t of s.tables.filter((t) => t.bytes > 1_000_000)) {
-      console.log(`| ${t.table} | ${t.rows.toLocaleString("en-US")} | ${(t.bytes / 1e6).toFixed(1)} | ${(t.bytes / s.allWebsites / 1e3).toFixed(1)} | ${(t.bytes / s.allWebsites / 1e3 * 365 / DAYS).toFixed(1)} |`)
+      console.log(
+        `| ${t.table} | ${t.rows.toLocaleString("en-US")} | ${(t.bytes / 1e6).toFixed(1)} | ${
+          (t.bytes / s.allWebsites / 1e3).toFixed(1)
+        } | ${(t.bytes / s.allWebsites / 1e3 * 365 / DAYS).toFixed(1)} |`
+      )
     }
-    console.log(`| all tables | | ${(total / 1e6).toFixed(1)} | ${(total / s.allWebsites / 1e3).toFixed(1)} | ${(total / s.allWebsites / 1e3 * 365 / DAYS).toFixed(1)} |`)
+    console.log(
+      `| all tables | | ${(total / 1e6).toFixed(1)} | ${(total / s.allWebsites / 1e3).toFixed(1)} | ${
+        (total / s.allWebsites / 1e3 * 365 / DAYS).toFixed(1)
+      } |`
+    )
     out.size = s
   }
 
@@ -325,7 +388,9 @@ const main = async () => {
     for (const workers of [1, 2]) {
       log(`recompute: ${workers} worker(s) for ${RECOMPUTE_SECONDS} s…`)
       const r = await recomputeRun(workers, RECOMPUTE_SECONDS)
-      console.log(`\nrecompute, ${workers} worker(s), ${r.seconds} s: ${r.done} websites → ${r.perMinutePerWorker} websites/minute/worker`)
+      console.log(
+        `\nrecompute, ${workers} worker(s), ${r.seconds} s: ${r.done} websites → ${r.perMinutePerWorker} websites/minute/worker`
+      )
       out[`recompute${workers}`] = r
     }
   }
@@ -333,11 +398,19 @@ const main = async () => {
   if (!SKIP.has("list")) {
     const port = await freePort()
     const server = await startServer({
-      name: "our server", port, probePath: "/api/v1/projects", cwd: REPO_ROOT,
+      name: "our server",
+      port,
+      probePath: "/api/v1/projects",
+      cwd: REPO_ROOT,
       args: ["packages/server/bin/server.js"],
       env: {
-        ...process.env, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: url,
-        SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"), SITEHEALTH_WORKER: "off", SITEHEALTH_RATE_LIMIT: "1000000"
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATABASE_URL: url,
+        SITEHEALTH_SECRET_KEY: randomBytes(32).toString("base64"),
+        SITEHEALTH_WORKER: "off",
+        SITEHEALTH_RATE_LIMIT: "1000000"
       }
     })
     try {
@@ -346,10 +419,24 @@ const main = async () => {
       const warm = []
       for (let i = 0; i < PASSES; i++) warm.push(await listPass(base, seeded.scopedSecret))
       const pageTimes = warm.flatMap((w) => w.pages)
-      console.log(`\nGET /projects, token scoped to ${SCOPED} websites, ${PAGE_SIZE} a page (${first.pages.length} pages):`)
-      console.log(`  first pass: ${ms(first.totalMs)} ms (pages ${first.pages.map(ms).join(", ")} ms), ${first.websites} websites`)
-      console.log(`  warm, ${PASSES} passes: median pass ${ms(median(warm.map((w) => w.totalMs)))} ms, median page ${ms(median(pageTimes))} ms, slowest page ${ms(Math.max(...pageTimes))} ms`)
-      out.list = { scoped: SCOPED, pageSize: PAGE_SIZE, first, warmPassMs: warm.map((w) => w.totalMs), warmPageMedianMs: median(pageTimes) }
+      console.log(
+        `\nGET /projects, token scoped to ${SCOPED} websites, ${PAGE_SIZE} a page (${first.pages.length} pages):`
+      )
+      console.log(
+        `  first pass: ${ms(first.totalMs)} ms (pages ${first.pages.map(ms).join(", ")} ms), ${first.websites} websites`
+      )
+      console.log(
+        `  warm, ${PASSES} passes: median pass ${ms(median(warm.map((w) => w.totalMs)))} ms, median page ${
+          ms(median(pageTimes))
+        } ms, slowest page ${ms(Math.max(...pageTimes))} ms`
+      )
+      out.list = {
+        scoped: SCOPED,
+        pageSize: PAGE_SIZE,
+        first,
+        warmPassMs: warm.map((w) => w.totalMs),
+        warmPageMedianMs: median(pageTimes)
+      }
     } finally {
       await server.stop()
     }
@@ -359,7 +446,9 @@ const main = async () => {
     const bytes0 = await run(tableBytes)
     // The demo's providers, served from this process for as long as the workers sync against them.
     const providersScope = Effect.runSync(Scope.make())
-    const providers = await Effect.runPromise(Scope.provide(startDemoProviders({ epoch: new Date(), broken: false }), providersScope))
+    const providers = await Effect.runPromise(
+      Scope.provide(startDemoProviders({ epoch: new Date(), broken: false }), providersScope)
+    )
     const { accountId, queued } = await run(queueSyncs(providers))
     const workers = await Promise.all(Array.from({ length: SYNC_WORKERS }, (_, i) => startWorker(i)))
     // startWorker waits 3 s for each worker's start-up: the clock runs from when the first was spawned.
@@ -368,7 +457,9 @@ const main = async () => {
     for (;;) {
       counts = await run(syncCounts(accountId))
       if ((counts.queued ?? 0) + (counts.running ?? 0) === 0) break
-      if (Date.now() - t0 > 30 * 60_000) throw new Error(`sync drain: not done after 30 minutes (${JSON.stringify(counts)})`)
+      if (Date.now() - t0 > 30 * 60_000) {
+        throw new Error(`sync drain: not done after 30 minutes (${JSON.stringify(counts)})`)
+      }
       await new Promise((r) => setTimeout(r, 500))
     }
     const drainMs = Date.now() - t0
@@ -387,10 +478,31 @@ const main = async () => {
     const bytesRebuilt = await run(tableBytes)
     await Promise.all(workers.map((w) => w.stop()))
     await Effect.runPromise(Scope.close(providersScope, Exit.void))
-    console.log(`\nsize of a website with a year of the demo's provider data (all tables, heap + indexes + TOAST, delta / ${SYNCS}):`)
-    console.log(`  after its sync: ${((bytesSynced - bytes0) / SYNCS / 1e6).toFixed(2)} MB; after the history rebuild${rebuilt ? ` (done ${(rebuildMs / 1000).toFixed(0)} s after the start)` : " (NOT finished within 10 minutes)"}: ${((bytesRebuilt - bytes0) / SYNCS / 1e6).toFixed(2)} MB`)
-    console.log(`\nsync queue: ${queued} full syncs (${SYNCS} websites' Stripe, Plausible, Search Console), ${SYNC_WORKERS} workers: drained in ${(drainMs / 1000).toFixed(1)} s (${JSON.stringify(counts)}), ${(queued / (drainMs / 60_000)).toFixed(1)} syncs/minute`)
-    out.sync = { websites: SYNCS, syncs: queued, workers: SYNC_WORKERS, drainMs, counts, bytes0, bytesSynced, bytesRebuilt, rebuilt, rebuildMs }
+    console.log(
+      `\nsize of a website with a year of the demo's provider data (all tables, heap + indexes + TOAST, delta / ${SYNCS}):`
+    )
+    console.log(
+      `  after its sync: ${((bytesSynced - bytes0) / SYNCS / 1e6).toFixed(2)} MB; after the history rebuild${
+        rebuilt ? ` (done ${(rebuildMs / 1000).toFixed(0)} s after the start)` : " (NOT finished within 10 minutes)"
+      }: ${((bytesRebuilt - bytes0) / SYNCS / 1e6).toFixed(2)} MB`
+    )
+    console.log(
+      `\nsync queue: ${queued} full syncs (${SYNCS} websites' Stripe, Plausible, Search Console), ${SYNC_WORKERS} workers: drained in ${
+        (drainMs / 1000).toFixed(1)
+      } s (${JSON.stringify(counts)}), ${(queued / (drainMs / 60_000)).toFixed(1)} syncs/minute`
+    )
+    out.sync = {
+      websites: SYNCS,
+      syncs: queued,
+      workers: SYNC_WORKERS,
+      drainMs,
+      counts,
+      bytes0,
+      bytesSynced,
+      bytesRebuilt,
+      rebuilt,
+      rebuildMs
+    }
   }
   console.log(`\n${JSON.stringify(out)}`)
 }

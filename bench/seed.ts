@@ -15,29 +15,29 @@
  * is wiped and made anew; on DATABASE_URL the half-seeded account (known once the demo seed committed)
  * is deleted, its rows going with it (every foreign key cascades).
  */
+import { createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { demoFxRates, generateDemoProject } from "@sitehealth/server/demo/Generate"
+import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
+import { DemoProviders, startDemoProviders } from "@sitehealth/server/demo/Providers"
+import { seedDemo } from "@sitehealth/server/demo/Seed"
+import { FxRepo } from "@sitehealth/server/fx/FxRepo"
+import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
+import { SqlRepos } from "@sitehealth/server/Layers"
+import { runMigrations } from "@sitehealth/server/Migrations"
+import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
+import { pgLayer } from "@sitehealth/server/platform/Database"
+import { startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
+import { hashSecret } from "@sitehealth/server/store/TokenSecret"
+import { freePort } from "@sitehealth/server/test/support/Ports"
+import { TrafficRepo } from "@sitehealth/server/traffic/TrafficRepo"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { parseArgs } from "node:util"
-import { createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
-import { runMigrations } from "@sitehealth/server/Migrations"
-import { pgLayer } from "@sitehealth/server/platform/Database"
-import { startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
-import { demoFxRates, generateDemoProject } from "@sitehealth/server/demo/Generate"
-import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
-import { DemoProviders, startDemoProviders } from "@sitehealth/server/demo/Providers"
-import { seedDemo } from "@sitehealth/server/demo/Seed"
-import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
-import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
-import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
-import { FxRepo } from "@sitehealth/server/fx/FxRepo"
-import { SqlRepos } from "@sitehealth/server/Layers"
-import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
-import { freePort } from "@sitehealth/server/test/support/Ports"
-import { hashSecret } from "@sitehealth/server/store/TokenSecret"
-import { TrafficRepo } from "@sitehealth/server/traffic/TrafficRepo"
 
 export const REPO_ROOT = Path.resolve(import.meta.dirname, "..")
 export const BENCH_HOME = Path.join(REPO_ROOT, ".bench")
@@ -147,7 +147,9 @@ const seed = (events: number, log: (m: string) => void) =>
         const providers = yield* startDemoProviders({ epoch: new Date(), broken: false })
         const seeded = yield* seedDemo({ trialDays: TRIAL_DAYS }).pipe(
           Effect.provideService(DemoProviders, providers),
-          Effect.provide(Layer.mergeAll(CredentialsCipher.layer(randomBytes(32)), ProviderHttp.layer({ timeoutMs: 60_000 })))
+          Effect.provide(
+            Layer.mergeAll(CredentialsCipher.layer(randomBytes(32)), ProviderHttp.layer({ timeoutMs: 60_000 }))
+          )
         )
         const integrations = yield* IntegrationsRepo
         for (const projectId of seeded.projectIds) {
@@ -161,7 +163,11 @@ const seed = (events: number, log: (m: string) => void) =>
       return d
     }))
     const project = yield* createProject({
-      accountId: demo.account.id, name: "Ten million", domain: "bench.example", timezone: TRAFFIC_TIMEZONE, currency: "EUR"
+      accountId: demo.account.id,
+      name: "Ten million",
+      domain: "bench.example",
+      timezone: TRAFFIC_TIMEZONE,
+      currency: "EUR"
     })
     yield* sql`UPDATE bench_seed SET traffic_project_id = ${project.id} WHERE label = ${label(events)}`
 
@@ -174,7 +180,9 @@ const seed = (events: number, log: (m: string) => void) =>
       // Event i at start + i/N of the year; 4 events per session (so a session spans seconds), sessions
       // spread over N/40 visitors; a skewed choice of 300 paths; 5 sources, one of them none (direct).
       yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source, duration_seconds)
-        SELECT ${project.id}, ${new Date(start).toISOString()}::timestamptz + make_interval(secs => i * ${spanSeconds}::float8 / ${events}),
+        SELECT ${project.id}, ${
+        new Date(start).toISOString()
+      }::timestamptz + make_interval(secs => i * ${spanSeconds}::float8 / ${events}),
           'v' || ((i / 4) * 7919 % greatest(${events} / 40, 1)), 's' || (i / 4),
           '/p' || floor(300 * power(((i * 37) % 1000) / 1000.0, 3))::int,
           (ARRAY[NULL, 'google', 'twitter', 'news.ycombinator.com', 'duckduckgo'])[1 + (i / 4) % 5],
@@ -184,7 +192,12 @@ const seed = (events: number, log: (m: string) => void) =>
     }
     yield* sql`ANALYZE traffic_events` // as after any bulk load: the planner needs the new row counts
     log("rolling the events up (the ingest path's SQL)…")
-    yield* (yield* TrafficRepo).rollup(project.id, TRAFFIC_TIMEZONE, new Date(start).toISOString(), new Date(end + 1000).toISOString())
+    yield* (yield* TrafficRepo).rollup(
+      project.id,
+      TRAFFIC_TIMEZONE,
+      new Date(start).toISOString(),
+      new Date(end + 1000).toISOString()
+    )
     // Raw events carry no country, so the rollup leaves traffic_countries_daily empty. Give the project what a
     // provider's country breakdown would (12 countries a day, a fixed split of each day's visitors), so the
     // analytics reads of the bench also read top countries at full size.
@@ -198,7 +211,8 @@ const seed = (events: number, log: (m: string) => void) =>
     // A year of payments (the demo's Acme Analytics customers, in EUR), so revenue has something to compute.
     const acme = DEMO_PROJECTS.find((p) => p.key === "acme")!
     yield* (yield* FxRepo).put(demoFxRates(new Date(end)))
-    const payments = generateDemoProject({ ...acme, timezone: TRAFFIC_TIMEZONE, currency: "EUR" }, new Date(end)).payments
+    const payments =
+      generateDemoProject({ ...acme, timezone: TRAFFIC_TIMEZONE, currency: "EUR" }, new Date(end)).payments
     yield* (yield* PaymentsRepo).write(project.id, payments)
     yield* sql`ANALYZE`
     yield* sql`UPDATE bench_seed SET finished_at = now() WHERE label = ${label(events)}`
@@ -254,7 +268,9 @@ const externalDirName = (url: string, events: number) =>
 export const prepareBenchDatabase = async (options: SeedOptions): Promise<BenchDatabase> => {
   const { events, log } = options
   if (!Number.isInteger(events) || events < 1) throw new Error(`--events must be a positive integer, got ${events}`)
-  if (!Number.isInteger(options.tokens) || options.tokens < 1) throw new Error(`--tokens must be a positive integer, got ${options.tokens}`)
+  if (!Number.isInteger(options.tokens) || options.tokens < 1) {
+    throw new Error(`--tokens must be a positive integer, got ${options.tokens}`)
+  }
   mkdirTraversable(BENCH_HOME)
   const external = (process.env.DATABASE_URL ?? "").trim()
   const kind = external === "" ? "embedded" : "external"
@@ -336,11 +352,21 @@ if (isMain) {
     log
   }).then(async (db) => {
     // Everything but the secrets and the URL (the embedded cluster's password is in it).
-    console.log(JSON.stringify({
-      kind: db.kind, dir: Path.relative(REPO_ROOT, db.dir), accountId: db.accountId, projectIds: db.projectIds,
-      trafficProjectId: db.trafficProjectId, events: db.events, seededAt: db.seededAt.toISOString(),
-      seedSeconds: db.seedSeconds, tokens: `${db.tokens.length} (secrets in ${Path.relative(REPO_ROOT, Path.join(db.dir, "tokens.json"))})`
-    }, null, 2))
+    console.log(JSON.stringify(
+      {
+        kind: db.kind,
+        dir: Path.relative(REPO_ROOT, db.dir),
+        accountId: db.accountId,
+        projectIds: db.projectIds,
+        trafficProjectId: db.trafficProjectId,
+        events: db.events,
+        seededAt: db.seededAt.toISOString(),
+        seedSeconds: db.seedSeconds,
+        tokens: `${db.tokens.length} (secrets in ${Path.relative(REPO_ROOT, Path.join(db.dir, "tokens.json"))})`
+      },
+      null,
+      2
+    ))
     await db.stop()
   }, (e) => {
     log(`failed: ${e instanceof Error ? e.message : String(e)}`)

@@ -36,11 +36,11 @@
  * Timing is on loopback on a machine that may be shared: the load average at start is printed with the
  * figures.
  */
+import { freePort } from "@sitehealth/server/test/support/Ports"
+import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { spawnSync } from "node:child_process"
 import { type Browser, type BrowserContext, chromium, type Cookie } from "playwright-core"
-import { freePort } from "@sitehealth/server/test/support/Ports"
 import { startServer } from "./processes.ts"
 import { machineInfo } from "./report.ts"
 
@@ -90,8 +90,14 @@ const DATA_DIR = Path.join(REPO_ROOT, ".bench", "web-data")
 const RESULTS_DIR = Path.join(REPO_ROOT, "bench", "results")
 const CHROMIUM = "/usr/bin/chromium"
 const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
 ]
 const log = (m: string) => process.stderr.write(`bench:web: ${m}\n`)
 
@@ -139,7 +145,12 @@ interface InAppSample {
  * in-app to `path` as the app's links do (History API + popstate: the app's router) and measures from that
  * moment: the page's chunk, its data and its charts, with the shell already running.
  */
-const navigateInApp = async (context: BrowserContext, from: string, path: string, charts: boolean): Promise<InAppSample> => {
+const navigateInApp = async (
+  context: BrowserContext,
+  from: string,
+  path: string,
+  charts: boolean
+): Promise<InAppSample> => {
   const page = await context.newPage()
   try {
     await page.goto(from, { waitUntil: "commit" })
@@ -153,14 +164,23 @@ const navigateInApp = async (context: BrowserContext, from: string, path: string
       w.dispatchEvent(new w.PopStateEvent("popstate"))
     }, path)
     await page.waitForFunction(() => (globalThis as any).__bench.usable !== null, undefined, { timeout: 30_000 })
-    if (charts) await page.waitForFunction(() => (globalThis as any).__bench.drawn !== null, undefined, { timeout: 30_000 })
+    if (charts) {
+      await page.waitForFunction(() => (globalThis as any).__bench.drawn !== null, undefined, { timeout: 30_000 })
+    }
     const landed = new URL(page.url()).pathname
     if (landed !== path) throw new Error(`in-app navigation to ${path} ended on ${page.url()}`)
     return await page.evaluate(() => {
       const b = (globalThis as any).__bench as { usable: number; drawn: number | null; start: number }
       const api = (performance.getEntriesByType("resource") as Array<any>)
-        .filter((e) => e.startTime >= b.start && new URL(e.name).pathname.startsWith("/app/api/") && e.responseEnd <= b.start + b.usable)
-      return { usableMs: b.usable, drawnMs: b.drawn, apiMs: api.length === 0 ? null : Math.max(...api.map((e) => e.responseEnd - e.startTime)) }
+        .filter((e) =>
+          e.startTime >= b.start && new URL(e.name).pathname.startsWith("/app/api/") &&
+          e.responseEnd <= b.start + b.usable
+        )
+      return {
+        usableMs: b.usable,
+        drawnMs: b.drawn,
+        apiMs: api.length === 0 ? null : Math.max(...api.map((e) => e.responseEnd - e.startTime))
+      }
     })
   } finally {
     await page.close()
@@ -192,14 +212,20 @@ const navigate = async (context: BrowserContext, url: string, expectPath: string
     await page.goto(url, { waitUntil: "commit" })
     await page.waitForFunction(() => (globalThis as any).__bench?.usable !== null, undefined, { timeout: 30_000 })
     const hasCharts = charts || (await page.locator("[data-drawn]").count()) > 0
-    if (hasCharts) await page.waitForFunction(() => (globalThis as any).__bench.drawn !== null, undefined, { timeout: 30_000 })
+    if (hasCharts) {
+      await page.waitForFunction(() => (globalThis as any).__bench.drawn !== null, undefined, { timeout: 30_000 })
+    }
     await page.waitForLoadState("networkidle")
     const landed = new URL(page.url()).pathname
-    if (landed !== expectPath) throw new Error(`${url} ended on ${page.url()}, not ${expectPath} (logged out? no such page?)`)
+    if (landed !== expectPath) {
+      throw new Error(`${url} ended on ${page.url()}, not ${expectPath} (logged out? no such page?)`)
+    }
     const m = await page.evaluate(() => {
       const b = (globalThis as any).__bench as { usable: number; drawn: number | null }
       const sum = (ext: RegExp, until: number) =>
-        (performance.getEntriesByType("resource") as Array<any>).filter((e) => ext.test(new URL(e.name).pathname) && e.responseEnd <= until)
+        (performance.getEntriesByType("resource") as Array<any>).filter((e) =>
+          ext.test(new URL(e.name).pathname) && e.responseEnd <= until
+        )
           .reduce((s: number, e) => s + (e.encodedBodySize as number), 0)
       return {
         usableMs: b.usable,
@@ -210,7 +236,9 @@ const navigate = async (context: BrowserContext, url: string, expectPath: string
         totalCss: sum(/\.css$/, Infinity),
         requests: performance.getEntriesByType("resource").length + 1,
         ...(() => {
-          const api = (performance.getEntriesByType("resource") as Array<any>).filter((e) => new URL(e.name).pathname.startsWith("/app/api/") && e.responseEnd <= b.usable)
+          const api = (performance.getEntriesByType("resource") as Array<any>).filter((e) =>
+            new URL(e.name).pathname.startsWith("/app/api/") && e.responseEnd <= b.usable
+          )
           return api.length === 0
             ? { apiMs: null }
             : { apiMs: Math.max(...api.map((e) => e.responseEnd - e.startTime)) }
@@ -226,7 +254,12 @@ const navigate = async (context: BrowserContext, url: string, expectPath: string
 const main = async () => {
   if (!Fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
   log("building packages/web")
-  const build = spawnSync(process.execPath, [Path.join(REPO_ROOT, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"], {
+  const build = spawnSync(process.execPath, [
+    Path.join(REPO_ROOT, "node_modules/vite/bin/vite.js"),
+    "build",
+    "--logLevel",
+    "warn"
+  ], {
     cwd: Path.join(REPO_ROOT, "packages/web"),
     encoding: "utf8",
     env: { ...process.env, NODE_ENV: "production" }
@@ -234,7 +267,11 @@ const main = async () => {
   if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`)
 
   const port = await freePort()
-  log(`starting the server on :${port} (embedded PostgreSQL and the demo account in ${Path.relative(REPO_ROOT, DATA_DIR)}; the first run seeds it)`)
+  log(
+    `starting the server on :${port} (embedded PostgreSQL and the demo account in ${
+      Path.relative(REPO_ROOT, DATA_DIR)
+    }; the first run seeds it)`
+  )
   const server = await startServer({
     name: "sitehealth",
     args: [Path.join(REPO_ROOT, "packages/server/bin/server.js")],
@@ -256,7 +293,9 @@ const main = async () => {
   try {
     // The link is printed before the server listens.
     const link = /(http:\/\/\S+\/app\/api\/auth\/magic\?token=\S+)/.exec(server.output())?.[1]
-    if (link === undefined) throw new Error(`no demo login link in the server's output:\n${server.output().slice(-2000)}`)
+    if (link === undefined) {
+      throw new Error(`no demo login link in the server's output:\n${server.output().slice(-2000)}`)
+    }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     const login = await browser.newContext()
     const landing = await login.newPage()
@@ -264,7 +303,9 @@ const main = async () => {
     await landing.waitForURL(/\/(overview|websites)$/)
     const cookies: Array<Cookie> = await login.cookies()
     if (!cookies.some((c) => c.name === "sitehealth_session")) throw new Error("the demo link set no session cookie")
-    const websites = await landing.evaluate(async () => ((await (await fetch("/app/api/websites")).json()) as any).data.websites as Array<{ id: string; name: string }>)
+    const websites = await landing.evaluate(async () =>
+      ((await (await fetch("/app/api/websites")).json()) as any).data.websites as Array<{ id: string; name: string }>
+    )
     if (websites.length === 0) throw new Error("the demo account has no website")
     await login.close()
 
@@ -306,26 +347,45 @@ const main = async () => {
           inAppCold.push(await navigateInApp(context, from, path, route.charts === true))
           await context.close()
         }
-        for (let i = 0; i < RUNS; i++) inAppWarm.push(await navigateInApp(warmContext, from, path, route.charts === true))
+        for (let i = 0; i < RUNS; i++) {
+          inAppWarm.push(await navigateInApp(warmContext, from, path, route.charts === true))
+        }
       }
       await warmContext.close()
       rows.push({ route, path: route.path, cold, warm, inAppCold, inAppWarm })
-      log(`${route.name}: usable ${median(cold.map((s) => s.usableMs)).toFixed(0)} ms cold, ${median(warm.map((s) => s.usableMs)).toFixed(0)} ms warm` +
-        (inAppCold.length === 0 ? "" : `; in-app data ${median(inAppCold.map((s) => s.usableMs)).toFixed(0)} ms cold, ${median(inAppWarm.map((s) => s.usableMs)).toFixed(0)} ms warm`))
+      log(
+        `${route.name}: usable ${median(cold.map((s) => s.usableMs)).toFixed(0)} ms cold, ${
+          median(warm.map((s) => s.usableMs)).toFixed(0)
+        } ms warm` +
+          (inAppCold.length === 0
+            ? ""
+            : `; in-app data ${median(inAppCold.map((s) => s.usableMs)).toFixed(0)} ms cold, ${
+              median(inAppWarm.map((s) => s.usableMs)).toFixed(0)
+            } ms warm`)
+      )
     }
 
     const machine = machineInfo()
-    const ms = (xs: ReadonlyArray<number | null>) => (xs.some((x) => x === null) ? "–" : `${median(xs as Array<number>).toFixed(0)}`)
+    const ms = (
+      xs: ReadonlyArray<number | null>
+    ) => (xs.some((x) => x === null) ? "–" : `${median(xs as Array<number>).toFixed(0)}`)
     const b = (x: number) => x.toLocaleString("en-US")
     const misses: Array<string> = []
     const lines = [
-      `Dashboard in chromium, ${RUNS} navigations per route and mode; times are medians, bytes the largest seen (bench/web.ts, ${new Date().toISOString()})`,
-      `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, load average ${machine.loadAverageAtStart.join(" ")} at start`,
+      `Dashboard in chromium, ${RUNS} navigations per route and mode; times are medians, bytes the largest seen (bench/web.ts, ${
+        new Date().toISOString()
+      })`,
+      `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, load average ${
+        machine.loadAverageAtStart.join(" ")
+      } at start`,
       "",
       "| route | path | full load: usable, cold / warm (ms) | full load: charts drawn, cold / warm (ms) | in-app: data, cold / warm (ms) | in-app: charts drawn, cold / warm (ms) | slowest API call: full load / in-app, cold (ms) | initial JS gz (B) | total JS gz (B) | CSS gz, initial / total (B) | bars |",
       "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     ]
-    const pair = (a: ReadonlyArray<number | null>, z: ReadonlyArray<number | null>) => (a.length === 0 ? "–" : `${ms(a)} / ${ms(z)}`)
+    const pair = (
+      a: ReadonlyArray<number | null>,
+      z: ReadonlyArray<number | null>
+    ) => (a.length === 0 ? "–" : `${ms(a)} / ${ms(z)}`)
     for (const { route, path, cold, warm, inAppCold, inAppWarm } of rows) {
       const usableCold = median(cold.map((s) => s.usableMs))
       const initialJs = Math.max(...cold.map((s) => s.initialJs))
@@ -334,13 +394,21 @@ const main = async () => {
       const missed: Array<string> = []
       if (initialBar && initialJs > BAR_INITIAL_JS) missed.push(`initial JS ${b(initialJs)} B > ${b(BAR_INITIAL_JS)} B`)
       if (totalJs > BAR_TOTAL_JS) missed.push(`total JS ${b(totalJs)} B > ${b(BAR_TOTAL_JS)} B`)
-      if (usableCold > BAR_USABLE_MS) missed.push(`usable after ${usableCold.toFixed(0)} ms > ${b(BAR_USABLE_MS)} ms (full load)`)
+      if (usableCold > BAR_USABLE_MS) {
+        missed.push(`usable after ${usableCold.toFixed(0)} ms > ${b(BAR_USABLE_MS)} ms (full load)`)
+      }
       if (route.report === true) {
         const data = median(inAppCold.map((s) => s.usableMs))
-        if (data > BAR_REPORT_DATA_MS) missed.push(`data after ${data.toFixed(0)} ms > ${BAR_REPORT_DATA_MS} ms (in-app)`)
+        if (data > BAR_REPORT_DATA_MS) {
+          missed.push(`data after ${data.toFixed(0)} ms > ${BAR_REPORT_DATA_MS} ms (in-app)`)
+        }
         if (route.charts === true) {
           const drawn = inAppCold.some((s) => s.drawnMs === null) ? null : median(inAppCold.map((s) => s.drawnMs!))
-          if (drawn === null || drawn > BAR_DRAWN_MS) missed.push(`charts drawn after ${drawn === null ? "never" : drawn.toFixed(0)} ms > ${BAR_DRAWN_MS} ms (in-app)`)
+          if (drawn === null || drawn > BAR_DRAWN_MS) {
+            missed.push(
+              `charts drawn after ${drawn === null ? "never" : drawn.toFixed(0)} ms > ${BAR_DRAWN_MS} ms (in-app)`
+            )
+          }
         }
       }
       misses.push(...missed.map((m) => `${route.name}: ${m}`))
@@ -353,18 +421,26 @@ const main = async () => {
       ].join(", ")
       lines.push(
         `| ${route.name} | \`${path}\` | ${pair(cold.map((s) => s.usableMs), warm.map((s) => s.usableMs))} | ` +
-          `${cold.some((s) => s.drawnMs !== null) ? pair(cold.map((s) => s.drawnMs), warm.map((s) => s.drawnMs)) : "–"} | ` +
+          `${
+            cold.some((s) => s.drawnMs !== null) ? pair(cold.map((s) => s.drawnMs), warm.map((s) => s.drawnMs)) : "–"
+          } | ` +
           `${pair(inAppCold.map((s) => s.usableMs), inAppWarm.map((s) => s.usableMs))} | ` +
           `${route.charts === true ? pair(inAppCold.map((s) => s.drawnMs), inAppWarm.map((s) => s.drawnMs)) : "–"} | ` +
           `${ms(cold.map((s) => s.apiMs))} / ${inAppCold.length === 0 ? "–" : ms(inAppCold.map((s) => s.apiMs))} | ` +
-          `${b(initialJs)} | ${b(totalJs)} | ${b(Math.max(...cold.map((s) => s.initialCss)))} / ${b(Math.max(...cold.map((s) => s.totalCss)))} | ` +
+          `${b(initialJs)} | ${b(totalJs)} | ${b(Math.max(...cold.map((s) => s.initialCss)))} / ${
+            b(Math.max(...cold.map((s) => s.totalCss)))
+          } | ` +
           `${missed.length === 0 ? `met (${bars})` : `**missed**: ${missed.join("; ")}`} |`
       )
     }
     lines.push(
       "",
-      `Bars (cold medians, largest bytes): usable ≤ ${b(BAR_USABLE_MS)} ms after a full load on every page; on the report pages, navigated to in-app from ${IN_APP_FROM}, data ≤ ${BAR_REPORT_DATA_MS} ms and charts drawn ≤ ${BAR_DRAWN_MS} ms; ` +
-        `initial JS ≤ ${b(BAR_INITIAL_JS)} B on the first screen and the dashboard's own pages; total JS ≤ ${b(BAR_TOTAL_JS)} B on every page — ` +
+      `Bars (cold medians, largest bytes): usable ≤ ${
+        b(BAR_USABLE_MS)
+      } ms after a full load on every page; on the report pages, navigated to in-app from ${IN_APP_FROM}, data ≤ ${BAR_REPORT_DATA_MS} ms and charts drawn ≤ ${BAR_DRAWN_MS} ms; ` +
+        `initial JS ≤ ${b(BAR_INITIAL_JS)} B on the first screen and the dashboard's own pages; total JS ≤ ${
+          b(BAR_TOTAL_JS)
+        } B on every page — ` +
         `${misses.length === 0 ? "all met" : `NOT met: ${misses.join("; ")}`}.`
     )
     const report = lines.join("\n")

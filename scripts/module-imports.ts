@@ -21,9 +21,18 @@ const EFFECT_DIST = Path.join(ROOT, "node_modules", "effect", "dist")
 const PACKAGES = ["server", "domain", "mcp", "fakes"]
 /** Barrel specifier → its directory under effect/dist ("" for the root). */
 const BARRELS: Record<string, string> = {
-  "effect": "", "effect/http": "http", "effect/http-api": "http-api", "effect/sql": "sql",
-  "effect/observability": "observability", "effect/cli": "cli", "effect/schema": "schema", "effect/encoding": "encoding",
-  "effect/crypto": "crypto", "effect/persistence": "persistence", "effect/process": "process", "effect/socket": "socket"
+  "effect": "",
+  "effect/http": "http",
+  "effect/http-api": "http-api",
+  "effect/sql": "sql",
+  "effect/observability": "observability",
+  "effect/cli": "cli",
+  "effect/schema": "schema",
+  "effect/encoding": "encoding",
+  "effect/crypto": "crypto",
+  "effect/persistence": "persistence",
+  "effect/process": "process",
+  "effect/socket": "socket"
 }
 /** What the root barrel re-exports from effect/Function rather than as a namespace. */
 const FUNCTION_NAMES = new Set(["absurd", "cast", "flow", "hole", "identity", "pipe"])
@@ -36,11 +45,15 @@ const namespacesOf = (dir: string): Set<string> => {
 const NAMESPACES = new Map(Object.entries(BARRELS).map(([spec, dir]) => [spec, namespacesOf(dir)]))
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
-const IMPORT = new RegExp(`import\\s+(type\\s+)?\\{([^}]*)\\}\\s+from\\s+"(${Object.keys(BARRELS).map(escape).join("|")})"\\n?`, "g")
+const IMPORT = new RegExp(
+  `import\\s+(type\\s+)?\\{([^}]*)\\}\\s+from\\s+"(${Object.keys(BARRELS).map(escape).join("|")})"\\n?`,
+  "g"
+)
 
 export const rewrite = (file: string, source: string): string =>
   source.replace(IMPORT, (_all, typeOnly: string | undefined, body: string, spec: string) => {
-    const names = body.replace(/\/\/[^\n]*/g, "").replace(/\/\*[\s\S]*?\*\//g, "").split(",").map((s) => s.trim()).filter((s) => s !== "")
+    const names = body.replace(/\/\/[^\n]*/g, "").replace(/\/\*[\s\S]*?\*\//g, "").split(",").map((s) => s.trim())
+      .filter((s) => s !== "")
     const lines: Array<string> = []
     const fromFunction: Array<string> = []
     for (const raw of names) {
@@ -61,7 +74,9 @@ export const rewrite = (file: string, source: string): string =>
 
 const sourcesOf = (dir: string): Array<string> =>
   Fs.existsSync(dir)
-    ? Fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f)).map((f) => Path.join(dir, f))
+    ? Fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f)).map((f) =>
+      Path.join(dir, f)
+    )
     : []
 
 const files = process.argv.length > 2

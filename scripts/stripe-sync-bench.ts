@@ -23,6 +23,19 @@
  * with its new current period) and every 30th refund issued (refund.created), objects the full sync did not
  * see. Prints JSON.
  */
+import { event, fromArray, type ListSource, type Obj, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
+import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
+import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
+import { FxRepo } from "@sitehealth/server/fx/FxRepo"
+import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
+import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
+import { runMigrations } from "@sitehealth/server/Migrations"
+import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
+import { pgLayer } from "@sitehealth/server/platform/Database"
+import { startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
+import { applyHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/platform/HeapSettings"
+import { ProjectsRepo } from "@sitehealth/server/projects/ProjectsRepo"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { Effect, Layer, References } from "effect"
 import { SqlClient } from "effect/sql"
 import { fork } from "node:child_process"
@@ -30,19 +43,6 @@ import * as Fs from "node:fs"
 import * as Inspector from "node:inspector/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
-import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
-import { pgLayer } from "@sitehealth/server/platform/Database"
-import { runMigrations } from "@sitehealth/server/Migrations"
-import { startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
-import { applyHeapSettings, SYNC_HEAP_GROWING_PERCENT } from "@sitehealth/server/platform/HeapSettings"
-import { FxRepo } from "@sitehealth/server/fx/FxRepo"
-import { makeProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
-import { stripeConnector } from "@sitehealth/server/integrations/stripe/StripeConnector"
-import { PaymentsRepo } from "@sitehealth/server/payments/PaymentsRepo"
-import { ProjectsRepo } from "@sitehealth/server/projects/ProjectsRepo"
-import { event, fromArray, type ListSource, type Obj, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
-import { freePort } from "@sitehealth/server/test/support/Ports"
 
 const args = process.argv.slice(2)
 const arg = (name: string, fallback: string) => {
@@ -68,15 +68,30 @@ const at = (n: number) => NOW - DAY + ((n * 7919) % DAY)
 // then. The others are in their current period; canceled ones ended a period ago.
 const renews = (i: number) => i % 30 === 1
 const startOf = (i: number) =>
-  renews(i) ? at(i) - (periodsOf(i) - 1) * PERIOD : NOW - periodsOf(i) * PERIOD - (canceled(i) ? PERIOD : 0) + (i % 28) * 3600
-const priceOf = (level: number): Obj => ({ id: `price_${level}`, object: "price", currency: "usd", unit_amount: LEVELS[level % LEVELS.length], recurring: { interval: "month", interval_count: 1 } })
+  renews(i)
+    ? at(i) - (periodsOf(i) - 1) * PERIOD
+    : NOW - periodsOf(i) * PERIOD - (canceled(i) ? PERIOD : 0) + (i % 28) * 3600
+const priceOf = (level: number): Obj => ({
+  id: `price_${level}`,
+  object: "price",
+  currency: "usd",
+  unit_amount: LEVELS[level % LEVELS.length],
+  recurring: { interval: "month", interval_count: 1 }
+})
 const upgraded = (i: number) => i % 13 === 0 && periodsOf(i) >= 3
 const levelAt = (i: number, k: number) => (upgraded(i) && k >= 2 ? (i % 5) + 1 : i % 5)
 const trial = (i: number) => i % 7 === 0
 /** Every 30th refund is issued in the 24 h before NOW (the others 3 days after their charge). */
 const refundedToday = (r: number) => r % 30 === 0
 
-type Account = { customers: ListSource; subscriptions: ListSource; invoices: ListSource; charges: ListSource; refunds: ListSource; events: ListSource }
+type Account = {
+  customers: ListSource
+  subscriptions: ListSource
+  invoices: ListSource
+  charges: ListSource
+  refunds: ListSource
+  events: ListSource
+}
 
 /**
  * The account TODAY (at NOW: the day's renewals and refunds done, with their events) and as it was YESTERDAY
@@ -108,34 +123,99 @@ const generated = (): { today: Account; yesterday: Account } => {
     const lines: Array<Obj> = []
     if (upgraded(i) && k === 2) {
       const change = start - PERIOD / 2
-      lines.push({ id: `il_${i}_${k}_u`, type: "invoiceitem", subscription: `sub_${i}`, proration: true, period: { start: change, end: start }, price: priceOf(levelAt(i, 1)), quantity: 1, amount: -Math.round(LEVELS[levelAt(i, 1) % 5]! / 2), discount_amounts: [] })
-      lines.push({ id: `il_${i}_${k}_r`, type: "invoiceitem", subscription: `sub_${i}`, proration: true, period: { start: change, end: start }, price: priceOf(levelAt(i, 2)), quantity: 1, amount: Math.round(LEVELS[levelAt(i, 2) % 5]! / 2), discount_amounts: [] })
+      lines.push({
+        id: `il_${i}_${k}_u`,
+        type: "invoiceitem",
+        subscription: `sub_${i}`,
+        proration: true,
+        period: { start: change, end: start },
+        price: priceOf(levelAt(i, 1)),
+        quantity: 1,
+        amount: -Math.round(LEVELS[levelAt(i, 1) % 5]! / 2),
+        discount_amounts: []
+      })
+      lines.push({
+        id: `il_${i}_${k}_r`,
+        type: "invoiceitem",
+        subscription: `sub_${i}`,
+        proration: true,
+        period: { start: change, end: start },
+        price: priceOf(levelAt(i, 2)),
+        quantity: 1,
+        amount: Math.round(LEVELS[levelAt(i, 2) % 5]! / 2),
+        discount_amounts: []
+      })
     }
     const p = priceOf(levelAt(i, k))
     const amount = trial(i) && k === 0 ? 0 : p.unit_amount
-    lines.push({ id: `il_${i}_${k}`, type: "subscription", subscription: `sub_${i}`, proration: false, period: { start, end: start + PERIOD }, price: p, quantity: 1, amount, discount_amounts: i % 11 === 0 && amount > 0 ? [{ amount: Math.round(amount * 0.2), discount: `di_${i}` }] : [] })
-    return { id: `in_${i}_${k}`, object: "invoice", subscription: `sub_${i}`, created: start, status: "paid", lines: { object: "list", data: lines, has_more: false } }
+    lines.push({
+      id: `il_${i}_${k}`,
+      type: "subscription",
+      subscription: `sub_${i}`,
+      proration: false,
+      period: { start, end: start + PERIOD },
+      price: p,
+      quantity: 1,
+      amount,
+      discount_amounts: i % 11 === 0 && amount > 0 ? [{ amount: Math.round(amount * 0.2), discount: `di_${i}` }] : []
+    })
+    return {
+      id: `in_${i}_${k}`,
+      object: "invoice",
+      subscription: `sub_${i}`,
+      created: start,
+      status: "paid",
+      lines: { object: "list", data: lines, has_more: false }
+    }
   }
   const chargeAt = (j: number): Obj => {
     const [i, k] = locate(j)
     const inv = invoiceAt(j)
     const amount = inv.lines.data.reduce((s: number, l: Obj) => s + l.amount, 0)
-    return { id: `ch_${i}_${k}`, object: "charge", customer: `cus_${i}`, created: inv.created + 60, amount: Math.max(50, amount), currency: "usd", status: j % 50 === 49 ? "failed" : "succeeded" }
+    return {
+      id: `ch_${i}_${k}`,
+      object: "charge",
+      customer: `cus_${i}`,
+      created: inv.created + 60,
+      amount: Math.max(50, amount),
+      currency: "usd",
+      status: j % 50 === 49 ? "failed" : "succeeded"
+    }
   }
   /** Subscription i with `periods` periods begun (yesterday a renewing one had one fewer). */
   const subscriptionAt = (i: number, periods = periodsOf(i)): Obj => {
     const last = startOf(i) + (periods - 1) * PERIOD
     return {
       // In its trial until its second period begins.
-      id: `sub_${i}`, object: "subscription", customer: `cus_${i}`, status: canceled(i) ? "canceled" : trial(i) && periods === 1 ? "trialing" : "active", created: startOf(i), start_date: startOf(i),
-      current_period_start: last, trial_start: trial(i) ? startOf(i) : null, trial_end: trial(i) ? startOf(i) + PERIOD : null,
-      ended_at: canceled(i) ? last + PERIOD : null, canceled_at: canceled(i) ? last + PERIOD : null,
-      cancellation_details: { reason: canceled(i) ? "cancellation_requested" : null, feedback: canceled(i) ? "too_expensive" : null },
-      discount: i % 11 === 0 ? { object: "discount", coupon: { percent_off: 20, amount_off: null } } : null, discounts: [],
-      items: { object: "list", data: [{ id: `si_${i}`, price: priceOf(levelAt(i, periods - 1)), quantity: 1 }], has_more: false }
+      id: `sub_${i}`,
+      object: "subscription",
+      customer: `cus_${i}`,
+      status: canceled(i) ? "canceled" : trial(i) && periods === 1 ? "trialing" : "active",
+      created: startOf(i),
+      start_date: startOf(i),
+      current_period_start: last,
+      trial_start: trial(i) ? startOf(i) : null,
+      trial_end: trial(i) ? startOf(i) + PERIOD : null,
+      ended_at: canceled(i) ? last + PERIOD : null,
+      canceled_at: canceled(i) ? last + PERIOD : null,
+      cancellation_details: {
+        reason: canceled(i) ? "cancellation_requested" : null,
+        feedback: canceled(i) ? "too_expensive" : null
+      },
+      discount: i % 11 === 0 ? { object: "discount", coupon: { percent_off: 20, amount_off: null } } : null,
+      discounts: [],
+      items: {
+        object: "list",
+        data: [{ id: `si_${i}`, price: priceOf(levelAt(i, periods - 1)), quantity: 1 }],
+        has_more: false
+      }
     }
   }
-  const indexed = (size: number, get: (j: number) => Obj, indexOf: (id: string) => number | undefined): ListSource => ({ size, get, indexOf })
+  const indexed = (size: number, get: (j: number) => Obj, indexOf: (id: string) => number | undefined): ListSource => ({
+    size,
+    get,
+    indexOf
+  })
   const single = (prefix: string) => (id: string) => {
     const m = new RegExp(`^${prefix}_(\\d+)$`).exec(id)
     return m === null ? undefined : Number(m[1])
@@ -145,7 +225,15 @@ const generated = (): { today: Account; yesterday: Account } => {
     const c = chargeAt(r * 100)
     // Issued today: after its charge (which may itself be today's).
     const created = refundedToday(r) ? Math.max(at(r), c.created + 60) : c.created + 3 * DAY
-    return { id: `re_${r}`, object: "refund", charge: c.id, created, amount: Math.round(c.amount / 2), currency: "usd", status: "succeeded" }
+    return {
+      id: `re_${r}`,
+      object: "refund",
+      charge: c.id,
+      created,
+      amount: Math.round(c.amount / 2),
+      currency: "usd",
+      status: "succeeded"
+    }
   }
   /** A source without the given (ascending) indices: yesterday's lists. */
   const without = (source: ListSource, hidden: Int32Array): ListSource => {
@@ -190,7 +278,9 @@ const generated = (): { today: Account; yesterday: Account } => {
     newInvoices.push(j)
     const charge = chargeAt(j)
     events.push(event(`evt_in_${j}`, "invoice.paid", at(i), invoiceAt(j)))
-    events.push(event(`evt_ch_${j}`, charge.status === "failed" ? "charge.failed" : "charge.succeeded", charge.created, charge))
+    events.push(
+      event(`evt_ch_${j}`, charge.status === "failed" ? "charge.failed" : "charge.succeeded", charge.created, charge)
+    )
     events.push(event(`evt_sub_${i}`, "customer.subscription.updated", at(i) + 2, subscriptionAt(i)))
   }
   const newRefunds: Array<number> = []
@@ -204,7 +294,10 @@ const generated = (): { today: Account; yesterday: Account } => {
   const charges = indexed(total, chargeAt, (id) => parse(id, "ch"))
   const refundList = indexed(refunds, refundAt, single("re"))
   const today: Account = {
-    customers, invoices, charges, refunds: refundList,
+    customers,
+    invoices,
+    charges,
+    refunds: refundList,
     subscriptions: indexed(N, (i) => subscriptionAt(i), single("sub")),
     events: fromArray(events)
   }
@@ -224,7 +317,9 @@ const generated = (): { today: Account; yesterday: Account } => {
 // ---------------------------------------------------------------------------------------------------
 
 const main = async () => {
-  const child = fork(process.argv[1]!, ["--serve", "--subscriptions", String(N)], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const child = fork(process.argv[1]!, ["--serve", "--subscriptions", String(N)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
   const fakeUrl = await new Promise<string>((resolve, reject) => {
     child.once("message", (m: any) => resolve(m.url))
     child.once("exit", (code) => reject(new Error(`fake stripe exited with ${code}`)))
@@ -240,7 +335,10 @@ const main = async () => {
       url = pg.url
     }
     const db = Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(pgLayer(url)))
-    const repos = Layer.mergeAll(AccountsRepo.sql, ProjectsRepo.sql, PaymentsRepo.sql).pipe(Layer.provideMerge(FxRepo.sql), Layer.provideMerge(db))
+    const repos = Layer.mergeAll(AccountsRepo.sql, ProjectsRepo.sql, PaymentsRepo.sql).pipe(
+      Layer.provideMerge(FxRepo.sql),
+      Layer.provideMerge(db)
+    )
     let peakRss = 0
     let peakHeap = 0
     let peakBeforeRollUp = 0 // the peak RSS of the run until its rollup: the listing's and the rebuild's
@@ -249,55 +347,72 @@ const main = async () => {
       peakRss = Math.max(peakRss, m.rss)
       peakHeap = Math.max(peakHeap, m.heapUsed)
     }
-    const result = await Effect.runPromise(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const only = arg("incremental-only", "")
-      const project = only !== "" ? { id: only } : yield* createProject({
-        accountId: (yield* createAccount({ name: "Stripe bench" })).id, name: "Big SaaS", domain: "big.example", timezone: "UTC", currency: "USD"
-      })
-      const inner = yield* PaymentsRepo
-      let rollUpMs = 0
-      let phase = "listing"
-      // Where the time goes: commits of listed batches, of rebuilt versions, reads of staged objects.
-      const spent = { listCommitsMs: 0, versionCommitsMs: 0, stagedReadsMs: 0 }
-      const clock = <A>(key: keyof typeof spent, self: Effect.Effect<A>) =>
-        Effect.suspend(() => {
-          const t0 = performance.now()
-          return self.pipe(Effect.ensuring(Effect.sync(() => void (spent[key] += performance.now() - t0))))
+    const result = await Effect.runPromise(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const only = arg("incremental-only", "")
+        const project = only !== "" ? { id: only } : yield* createProject({
+          accountId: (yield* createAccount({ name: "Stripe bench" })).id,
+          name: "Big SaaS",
+          domain: "big.example",
+          timezone: "UTC",
+          currency: "USD"
         })
-      const timed = PaymentsRepo.of({
-        ...inner,
-        commit: (id, batch) => clock(batch.replaceVersionsOf !== undefined ? "versionCommitsMs" : "listCommitsMs", inner.commit(id, batch)),
-        stagedAfter: (id, after, limit) => clock("stagedReadsMs", inner.stagedAfter(id, after, limit)),
-        stagedOf: (id, groups) => clock("stagedReadsMs", inner.stagedOf(id, groups)),
-        rollUp: (id) => Effect.suspend(() => {
-          const t0 = performance.now()
-          log(`${phase}: rolling up…`)
-          sample()
-          peakBeforeRollUp = peakRss
-          return inner.rollUp(id).pipe(Effect.ensuring(Effect.sync(() => void (rollUpMs = performance.now() - t0))))
+        const inner = yield* PaymentsRepo
+        let rollUpMs = 0
+        let phase = "listing"
+        // Where the time goes: commits of listed batches, of rebuilt versions, reads of staged objects.
+        const spent = { listCommitsMs: 0, versionCommitsMs: 0, stagedReadsMs: 0 }
+        const clock = <A>(key: keyof typeof spent, self: Effect.Effect<A>) =>
+          Effect.suspend(() => {
+            const t0 = performance.now()
+            return self.pipe(Effect.ensuring(Effect.sync(() => void (spent[key] += performance.now() - t0))))
+          })
+        const timed = PaymentsRepo.of({
+          ...inner,
+          commit: (id, batch) =>
+            clock(
+              batch.replaceVersionsOf !== undefined ? "versionCommitsMs" : "listCommitsMs",
+              inner.commit(id, batch)
+            ),
+          stagedAfter: (id, after, limit) => clock("stagedReadsMs", inner.stagedAfter(id, after, limit)),
+          stagedOf: (id, groups) => clock("stagedReadsMs", inner.stagedOf(id, groups)),
+          rollUp: (id) =>
+            Effect.suspend(() => {
+              const t0 = performance.now()
+              log(`${phase}: rolling up…`)
+              sample()
+              peakBeforeRollUp = peakRss
+              return inner.rollUp(id).pipe(Effect.ensuring(Effect.sync(() => void (rollUpMs = performance.now() - t0))))
+            })
         })
-      })
-      const http = makeProviderHttp()
-      const run = (mode: "full" | "incremental", now: number, state: unknown) =>
-        stripeConnector.sync({
-          baseUrl: fakeUrl, credentials: { secret_key: "sk_test_fake" }, http, projectId: project.id,
-          timezone: "UTC", currency: "USD", now: new Date(now * 1000), mode, state
-        }).pipe(Effect.provideService(PaymentsRepo, timed))
-      sample()
-      const rssBefore = process.memoryUsage().rss
-      const timer = setInterval(sample, 20)
-      const t0 = performance.now()
-      // The account as of the day before.
-      const full = only !== "" ? { counts: {} } : yield* run("full", NOW - DAY, null)
-      clearInterval(timer)
-      const fullMs = performance.now() - t0
-      const fullRollUpMs = rollUpMs
-      const fullSpent = { ...spent }
-      spent.listCommitsMs = spent.versionCommitsMs = spent.stagedReadsMs = 0
-      sample()
-      const fullPeak = { rss: peakRss, heap: peakHeap, beforeRollUp: peakBeforeRollUp }
-      const stored = (yield* sql`SELECT
+        const http = makeProviderHttp()
+        const run = (mode: "full" | "incremental", now: number, state: unknown) =>
+          stripeConnector.sync({
+            baseUrl: fakeUrl,
+            credentials: { secret_key: "sk_test_fake" },
+            http,
+            projectId: project.id,
+            timezone: "UTC",
+            currency: "USD",
+            now: new Date(now * 1000),
+            mode,
+            state
+          }).pipe(Effect.provideService(PaymentsRepo, timed))
+        sample()
+        const rssBefore = process.memoryUsage().rss
+        const timer = setInterval(sample, 20)
+        const t0 = performance.now()
+        // The account as of the day before.
+        const full = only !== "" ? { counts: {} } : yield* run("full", NOW - DAY, null)
+        clearInterval(timer)
+        const fullMs = performance.now() - t0
+        const fullRollUpMs = rollUpMs
+        const fullSpent = { ...spent }
+        spent.listCommitsMs = spent.versionCommitsMs = spent.stagedReadsMs = 0
+        sample()
+        const fullPeak = { rss: peakRss, heap: peakHeap, beforeRollUp: peakBeforeRollUp }
+        const stored = (yield* sql`SELECT
           (SELECT count(*) FROM customers WHERE project_id = ${project.id})::int AS customers,
           (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
           (SELECT count(*) FROM charges WHERE project_id = ${project.id})::int AS charges,
@@ -306,97 +421,133 @@ const main = async () => {
           (SELECT count(*) FROM revenue_daily WHERE project_id = ${project.id})::int AS revenue_days,
           (SELECT count(*) FROM customer_mrr WHERE project_id = ${project.id})::int AS customer_mrr_spans,
           (SELECT count(*) FROM churn_events WHERE project_id = ${project.id})::int AS churn_events,
-          (SELECT mrr_minor FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1)::bigint::text AS last_mrr_minor`)[0]
-      if (args.includes("--full-only")) {
-        console.log(JSON.stringify({ projectId: project.id, fullSeconds: Math.round(fullMs / 100) / 10, rowsStored: stored }))
-        return null
-      }
-      const countsNow = sql`SELECT
+          (SELECT mrr_minor FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1)::bigint::text AS last_mrr_minor`)[
+          0
+        ]
+        if (args.includes("--full-only")) {
+          console.log(
+            JSON.stringify({ projectId: project.id, fullSeconds: Math.round(fullMs / 100) / 10, rowsStored: stored })
+          )
+          return null
+        }
+        const countsNow = sql`SELECT
           (SELECT count(*) FROM subscription_versions WHERE project_id = ${project.id})::int AS versions,
           (SELECT count(*) FROM charges WHERE project_id = ${project.id})::int AS charges,
           (SELECT count(*) FROM refunds WHERE project_id = ${project.id})::int AS refunds,
           (SELECT count(*) FROM payments_staged WHERE project_id = ${project.id})::int AS staged`
 
-      // A day's changes: the events of the 24 h before NOW, read by an incremental run a minute after it (the
-      // state as if the last full listing were a moment ago: the daily reconciliation is what the full sync measures).
-      yield* Effect.promise(() => new Promise<void>((resolve) => {
-        child.once("message", () => resolve())
-        child.send({ day: "today" })
-      }))
-      phase = "incremental"
-      peakRss = 0
-      peakHeap = 0
-      const profile = arg("cpu-prof-incremental", "")
-      const session = profile === "" ? null : new Inspector.Session()
-      if (session !== null) {
-        session.connect()
-        yield* Effect.promise(() => session.post("Profiler.enable").then(() => session.post("Profiler.start")))
-      }
-      const timer2 = setInterval(sample, 20)
-      const t1 = performance.now()
-      const incremental = yield* run("incremental", NOW + 60, { eventsCursor: NOW - DAY, reconciledAt: NOW })
-        .pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer2))))
-      const incrementalMs = performance.now() - t1
-      if (session !== null) {
-        const { profile: cpu } = yield* Effect.promise(() => session.post("Profiler.stop"))
-        Fs.writeFileSync(profile, JSON.stringify(cpu))
-        session.disconnect()
-        log(`incremental: CPU profile written to ${profile}`)
-      }
-      sample()
-      const lastMrrAfter = (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[0]
-      const storedAfter = (yield* countsNow)[0]
-      // The incremental rollup must leave exactly the rows a full rollup of the same data does.
-      const derived = Effect.all([
-        sql`SELECT * FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day`,
-        sql`SELECT * FROM customer_mrr WHERE project_id = ${project.id} ORDER BY customer_id, from_day`,
-        sql`SELECT * FROM churn_events WHERE project_id = ${project.id} ORDER BY day, customer_id`,
-        sql`SELECT * FROM revenue_unconverted_daily WHERE project_id = ${project.id} ORDER BY currency, day`
-      ]).pipe(Effect.map((rows) => JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v))))
-      const afterIncremental = yield* derived
-      log("incremental: comparing with a full rollup…")
-      yield* inner.rebuild(project.id)
-      const incrementalEqualsFull = (yield* derived) === afterIncremental
-      return {
-        incrementalEqualsFull,
-        full, fullMs, fullRollUpMs, fullSpent, incrementalSpent: { ...spent }, stored, rssBefore, fullPeak,
-        incremental, incrementalMs, incrementalRollUpMs: rollUpMs, incrementalPeak: { rss: peakRss, heap: peakHeap }, lastMrrAfter, storedAfter
-      }
-    }).pipe(
-      Effect.provide(repos),
-      Effect.provideService(References.MinimumLogLevel, "Warn") // stdout is the JSON
-    ))
+        // A day's changes: the events of the 24 h before NOW, read by an incremental run a minute after it (the
+        // state as if the last full listing were a moment ago: the daily reconciliation is what the full sync measures).
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            child.once("message", () => resolve())
+            child.send({ day: "today" })
+          })
+        )
+        phase = "incremental"
+        peakRss = 0
+        peakHeap = 0
+        const profile = arg("cpu-prof-incremental", "")
+        const session = profile === "" ? null : new Inspector.Session()
+        if (session !== null) {
+          session.connect()
+          yield* Effect.promise(() => session.post("Profiler.enable").then(() => session.post("Profiler.start")))
+        }
+        const timer2 = setInterval(sample, 20)
+        const t1 = performance.now()
+        const incremental = yield* run("incremental", NOW + 60, { eventsCursor: NOW - DAY, reconciledAt: NOW })
+          .pipe(Effect.ensuring(Effect.sync(() => clearInterval(timer2))))
+        const incrementalMs = performance.now() - t1
+        if (session !== null) {
+          const { profile: cpu } = yield* Effect.promise(() => session.post("Profiler.stop"))
+          Fs.writeFileSync(profile, JSON.stringify(cpu))
+          session.disconnect()
+          log(`incremental: CPU profile written to ${profile}`)
+        }
+        sample()
+        const lastMrrAfter =
+          (yield* sql`SELECT mrr_minor::bigint::text AS m FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day DESC LIMIT 1`)[
+            0
+          ]
+        const storedAfter = (yield* countsNow)[0]
+        // The incremental rollup must leave exactly the rows a full rollup of the same data does.
+        const derived = Effect.all([
+          sql`SELECT * FROM revenue_daily WHERE project_id = ${project.id} ORDER BY day`,
+          sql`SELECT * FROM customer_mrr WHERE project_id = ${project.id} ORDER BY customer_id, from_day`,
+          sql`SELECT * FROM churn_events WHERE project_id = ${project.id} ORDER BY day, customer_id`,
+          sql`SELECT * FROM revenue_unconverted_daily WHERE project_id = ${project.id} ORDER BY currency, day`
+        ]).pipe(Effect.map((rows) => JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v))))
+        const afterIncremental = yield* derived
+        log("incremental: comparing with a full rollup…")
+        yield* inner.rebuild(project.id)
+        const incrementalEqualsFull = (yield* derived) === afterIncremental
+        return {
+          incrementalEqualsFull,
+          full,
+          fullMs,
+          fullRollUpMs,
+          fullSpent,
+          incrementalSpent: { ...spent },
+          stored,
+          rssBefore,
+          fullPeak,
+          incremental,
+          incrementalMs,
+          incrementalRollUpMs: rollUpMs,
+          incrementalPeak: { rss: peakRss, heap: peakHeap },
+          lastMrrAfter,
+          storedAfter
+        }
+      }).pipe(
+        Effect.provide(repos),
+        Effect.provideService(References.MinimumLogLevel, "Warn") // stdout is the JSON
+      )
+    )
     if (result === null) return
     const mb = (b: number) => Math.round(b / 1048576)
     const s1 = (ms: number) => Math.round(ms / 100) / 10
-    console.log(JSON.stringify({
-      subscriptions: N,
-      full: {
-        syncSeconds: s1(result.fullMs),
-        rollUpSeconds: s1(result.fullRollUpMs),
-        dbSeconds: { listCommits: s1(result.fullSpent.listCommitsMs), versionCommits: s1(result.fullSpent.versionCommitsMs), stagedReads: s1(result.fullSpent.stagedReadsMs) },
-        counts: result.full.counts,
-        rowsStored: result.stored,
-        memory: {
-          rssBeforeMB: mb(result.rssBefore), peakRssMB: mb(result.fullPeak.rss), peakRssBeforeRollUpMB: mb(result.fullPeak.beforeRollUp),
-          peakHeapUsedMB: mb(result.fullPeak.heap)
-        }
+    console.log(JSON.stringify(
+      {
+        subscriptions: N,
+        full: {
+          syncSeconds: s1(result.fullMs),
+          rollUpSeconds: s1(result.fullRollUpMs),
+          dbSeconds: {
+            listCommits: s1(result.fullSpent.listCommitsMs),
+            versionCommits: s1(result.fullSpent.versionCommitsMs),
+            stagedReads: s1(result.fullSpent.stagedReadsMs)
+          },
+          counts: result.full.counts,
+          rowsStored: result.stored,
+          memory: {
+            rssBeforeMB: mb(result.rssBefore),
+            peakRssMB: mb(result.fullPeak.rss),
+            peakRssBeforeRollUpMB: mb(result.fullPeak.beforeRollUp),
+            peakHeapUsedMB: mb(result.fullPeak.heap)
+          }
+        },
+        incrementalOneDay: {
+          syncSeconds: Math.round(result.incrementalMs) / 1000,
+          rollUpSeconds: Math.round(result.incrementalRollUpMs) / 1000,
+          dbSeconds: {
+            listCommits: s1(result.incrementalSpent.listCommitsMs),
+            versionCommits: s1(result.incrementalSpent.versionCommitsMs),
+            stagedReads: s1(result.incrementalSpent.stagedReadsMs)
+          },
+          counts: result.incremental.counts,
+          rowsStoredAfter: result.storedAfter,
+          lastMrrMinorAfter: result.lastMrrAfter,
+          derivedRowsEqualAFullRollup: result.incrementalEqualsFull,
+          memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
+        },
+        heapGrowingPercent: args.includes("--v8-default") ? "V8 default" : SYNC_HEAP_GROWING_PERCENT,
+        loadAverage: Os.loadavg().map((l) => Math.round(l * 10) / 10),
+        node: process.version,
+        cpus: Os.cpus().length
       },
-      incrementalOneDay: {
-        syncSeconds: Math.round(result.incrementalMs) / 1000,
-        rollUpSeconds: Math.round(result.incrementalRollUpMs) / 1000,
-        dbSeconds: { listCommits: s1(result.incrementalSpent.listCommitsMs), versionCommits: s1(result.incrementalSpent.versionCommitsMs), stagedReads: s1(result.incrementalSpent.stagedReadsMs) },
-        counts: result.incremental.counts,
-        rowsStoredAfter: result.storedAfter,
-        lastMrrMinorAfter: result.lastMrrAfter,
-        derivedRowsEqualAFullRollup: result.incrementalEqualsFull,
-        memory: { peakRssMB: mb(result.incrementalPeak.rss), peakHeapUsedMB: mb(result.incrementalPeak.heap) }
-      },
-      heapGrowingPercent: args.includes("--v8-default") ? "V8 default" : SYNC_HEAP_GROWING_PERCENT,
-      loadAverage: Os.loadavg().map((l) => Math.round(l * 10) / 10),
-      node: process.version,
-      cpus: Os.cpus().length
-    }, null, 2))
+      null,
+      2
+    ))
   } finally {
     child.kill("SIGTERM")
     if (pg !== null) await pg.stop().catch(() => undefined)

@@ -23,7 +23,9 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
 
 const server = createServer((req, res) => {
   const match = req.method === "GET" ? ROUTE.exec(req.url ?? "") : null
-  if (match === null) return send(res, 404, { status: "error", error: { code: 404, message: "Not found", type: "not_found" } })
+  if (match === null) {
+    return send(res, 404, { status: "error", error: { code: 404, message: "Not found", type: "not_found" } })
+  }
   let projectId: string
   try {
     projectId = decodeURIComponent(match[1])
@@ -34,7 +36,10 @@ const server = createServer((req, res) => {
     (answer) => send(res, answer.status, answer.body),
     (e: Error) => {
       process.stderr.write(`bare peer: ${e.message}\n`)
-      send(res, 500, { status: "error", error: { code: 500, message: "Unexpected server error", type: "internal_error" } })
+      send(res, 500, {
+        status: "error",
+        error: { code: 500, message: "Unexpected server error", type: "internal_error" }
+      })
     }
   )
 })
@@ -51,4 +56,8 @@ server.once("error", (e) => {
   process.stderr.write(`bare peer: cannot listen on ${config.host}:${config.port}: ${e.message}\n`)
   process.exit(1)
 })
-server.listen(config.port, config.host, () => process.stdout.write(`bare peer: listening on http://${config.host}:${config.port}\n`))
+server.listen(
+  config.port,
+  config.host,
+  () => process.stdout.write(`bare peer: listening on http://${config.host}:${config.port}\n`)
+)

@@ -14,8 +14,8 @@
  * Node-postgres with named (prepared) statements, as a developer who cares about this path would.
  */
 import { createHash } from "node:crypto"
-import type pg from "pg"
 import { parseArgs } from "node:util"
+import type pg from "pg"
 
 export interface PeerConfig {
   readonly host: string
@@ -36,8 +36,12 @@ export const readPeerConfig = (name: string): PeerConfig => {
     process.stderr.write(`${name}: ${message}\n`)
     process.exit(1)
   }
-  if (!LOOPBACK.has(host)) fail(`refusing to listen on ${host}: a bench peer binds to loopback only (127.0.0.1, ::1, localhost)`)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`port must be an integer between 0 and 65535, got "${rawPort}"`)
+  if (!LOOPBACK.has(host)) {
+    fail(`refusing to listen on ${host}: a bench peer binds to loopback only (127.0.0.1, ::1, localhost)`)
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    fail(`port must be an integer between 0 and 65535, got "${rawPort}"`)
+  }
   if (databaseUrl.trim() === "") fail("DATABASE_URL is required (the bench database; see bench/seed.ts)")
   return { host, port, databaseUrl }
 }
@@ -81,7 +85,11 @@ const isEntitled = (row: any, now: number): boolean => {
   return false
 }
 
-export const health = async (pool: pg.Pool, authorization: string | undefined, projectId: string): Promise<PeerAnswer> => {
+export const health = async (
+  pool: pg.Pool,
+  authorization: string | undefined,
+  projectId: string
+): Promise<PeerAnswer> => {
   if (authorization === undefined || !authorization.startsWith("Bearer ")) return unauthorized("missing_token")
   const secret = authorization.slice(7).trim()
   if (secret === "") return unauthorized("missing_token")
@@ -93,14 +101,21 @@ export const health = async (pool: pg.Pool, authorization: string | undefined, p
   if (token.revoked_at !== null) return unauthorized("token_revoked")
   if (token.expires_at !== null && token.expires_at.getTime() <= now) return unauthorized("token_expired")
   if (!isEntitled(token, now)) {
-    return error(402, "trial_expired", "trial_expired", "Your trial or subscription has ended; subscribe to continue using the API.")
+    return error(
+      402,
+      "trial_expired",
+      "trial_expired",
+      "Your trial or subscription has ended; subscribe to continue using the API."
+    )
   }
   if (!token.permissions.includes("projects:read")) {
     return error(403, 403, "missing_permission", "This token lacks the projects:read permission")
   }
 
   const rows = await pool.query({ ...HEALTH_QUERY, values: [projectId] })
-  if (rows.rows.length === 0 || rows.rows[0].account_id !== token.account_id) return error(404, 404, "not_found", "Project not found")
+  if (rows.rows.length === 0 || rows.rows[0].account_id !== token.account_id) {
+    return error(404, 404, "not_found", "Project not found")
+  }
   if (token.projects !== null && !token.projects.includes(projectId)) {
     return error(403, 403, "project_out_of_scope", "This token is not allowed to access this project")
   }

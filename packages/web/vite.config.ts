@@ -2,10 +2,10 @@
  * The dashboard's build: hashed files under dist/assets (served immutable), one index.html (no inline
  * script, so the server's Content-Security-Policy can forbid it). JSX by the bundler's automatic runtime.
  */
+import { gzipAsync } from "@gfx/zopfli"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { gzipAsync } from "@gfx/zopfli"
 import ts from "typescript"
 import { defineConfig, type Plugin } from "vite"
 
@@ -27,9 +27,11 @@ const stripContractProse = (): Plugin => ({
     const source = ts.createSourceFile(id, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
     const edits: Array<{ start: number; end: number; text: string }> = []
     const calleeName = (call: ts.CallExpression) =>
-      ts.isIdentifier(call.expression) ? call.expression.text
-      : ts.isPropertyAccessExpression(call.expression) ? call.expression.name.text
-      : ""
+      ts.isIdentifier(call.expression) ?
+        call.expression.text
+        : ts.isPropertyAccessExpression(call.expression) ?
+        call.expression.name.text
+        : ""
     const isProse = (e: ts.Expression) => ts.isStringLiteralLike(e) || ts.isTemplateExpression(e)
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node)) {
@@ -57,7 +59,10 @@ const stripContractProse = (): Plugin => ({
           for (const arg of node.arguments) {
             if (!ts.isObjectLiteralExpression(arg)) continue
             for (const p of arg.properties) {
-              if (ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && dropped.includes(p.name.text) && isProse(p.initializer)) {
+              if (
+                ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && dropped.includes(p.name.text) &&
+                isProse(p.initializer)
+              ) {
                 // With its comma, if one follows (a last property leaves a trailing comma: still valid).
                 const comma = /^\s*,/.exec(code.slice(p.getEnd()))
                 edits.push({ start: p.getStart(), end: p.getEnd() + (comma?.[0].length ?? 0), text: "" })
@@ -172,5 +177,7 @@ export default defineConfig({
       }
     }
   },
-  server: { proxy: { "/app/api": "http://127.0.0.1:8787", "/api": "http://127.0.0.1:8787", "/mcp": "http://127.0.0.1:8787" } }
+  server: {
+    proxy: { "/app/api": "http://127.0.0.1:8787", "/api": "http://127.0.0.1:8787", "/mcp": "http://127.0.0.1:8787" }
+  }
 })

@@ -14,12 +14,21 @@
  * without a restart.
  */
 import { sleep } from "./lib/common.ts"
+import { call, formatCounts, statusCounts } from "./lib/http.ts"
 import { seedAccount } from "./lib/postgres.ts"
 import { saveLog, type Server } from "./lib/processes.ts"
-import { withFaultSetting } from "./lib/setting.ts"
-import { call, formatCounts, statusCounts } from "./lib/http.ts"
-import { check, type Check, type FaultResult, isMain, type Logs, result, runAsScript, stderrLog } from "./lib/results.ts"
 import { redisServerBinary, startPrivateRedis } from "./lib/redis.ts"
+import {
+  type Check,
+  check,
+  type FaultResult,
+  isMain,
+  type Logs,
+  result,
+  runAsScript,
+  stderrLog
+} from "./lib/results.ts"
+import { withFaultSetting } from "./lib/setting.ts"
 
 export const FAULT = "Redis lost while it backs the rate limiter"
 
@@ -51,28 +60,51 @@ export const runRedisLoss = async (overrides: Partial<RedisLossOptions> = {}): P
     const r = await startPrivateRedis(binary)
     releaseAtEnd(r.kill)
     const { secret } = await seedAccount(db.url, "Redis")
-    const srv = await startServer({ name: "server", worker: false, env: { REDIS_URL: r.url, SITEHEALTH_RATE_LIMIT: String(o.limit) } })
+    const srv = await startServer({
+      name: "server",
+      worker: false,
+      env: { REDIS_URL: r.url, SITEHEALTH_RATE_LIMIT: String(o.limit) }
+    })
     o.log(`redis on ${r.port}, server on ${srv.base}`)
     const checks: Array<Check> = []
 
     const up: Array<Awaited<ReturnType<typeof remainingOf>>> = []
     for (let i = 0; i < 10; i++) up.push(await remainingOf(srv, secret))
-    checks.push(check("Redis up: requests are counted (X-RateLimit-Remaining below the limit)", up.every((x) => x.status === 200 && x.remaining !== null && x.remaining < o.limit),
-      `remaining ${up.map((x) => x.remaining).join(",")}`))
+    checks.push(
+      check(
+        "Redis up: requests are counted (X-RateLimit-Remaining below the limit)",
+        up.every((x) => x.status === 200 && x.remaining !== null && x.remaining < o.limit),
+        `remaining ${up.map((x) => x.remaining).join(",")}`
+      )
+    )
 
     await r.kill()
     const killedAt = Date.now()
     const down: Array<Awaited<ReturnType<typeof remainingOf>>> = []
     while (Date.now() - killedAt < o.downMs) down.push(await remainingOf(srv, secret))
     const slowest = Math.max(...down.map((x) => x.endedAt - x.startedAt))
-    const falling = down.every((x, i) => x.remaining !== null && (i === 0 ? x.remaining === o.limit - 1 : x.remaining === down[i - 1].remaining! - 1))
-    checks.push(check("Redis down: every request answered at once (fail open), counted by this instance", down.length > 0 &&
-      down.every((x) => x.status === 200) && falling && slowest < 1_500,
-      `${down.length} requests: ${formatCounts(statusCounts(down))}; remaining ${down[0]?.remaining} → ${down[down.length - 1]?.remaining}; slowest ${slowest} ms`))
+    const falling = down.every((x, i) =>
+      x.remaining !== null && (i === 0 ? x.remaining === o.limit - 1 : x.remaining === down[i - 1].remaining! - 1)
+    )
+    checks.push(
+      check(
+        "Redis down: every request answered at once (fail open), counted by this instance",
+        down.length > 0 &&
+          down.every((x) => x.status === 200) && falling && slowest < 1_500,
+        `${down.length} requests: ${formatCounts(statusCounts(down))}; remaining ${down[0]?.remaining} → ${
+          down[down.length - 1]?.remaining
+        }; slowest ${slowest} ms`
+      )
+    )
     const warnings = srv.proc.count("rate limiter: redis unavailable")
     const allowedWarnings = Math.ceil(o.downMs / 10_000) + 1
-    checks.push(check("the outage is logged, once per 10 s rather than per request", warnings >= 1 && warnings <= allowedWarnings,
-      `${warnings} warning(s) for ${down.length} requests counted locally`))
+    checks.push(
+      check(
+        "the outage is logged, once per 10 s rather than per request",
+        warnings >= 1 && warnings <= allowedWarnings,
+        `${warnings} warning(s) for ${down.length} requests counted locally`
+      )
+    )
     const lowestDown = Math.min(...down.map((x) => x.remaining ?? o.limit))
 
     await r.start()
@@ -89,8 +121,15 @@ export const runRedisLoss = async (overrides: Partial<RedisLossOptions> = {}): P
       }
       await sleep(100)
     }
-    checks.push(check("Redis back: counting resumes by itself, same process", resumedAt !== null && srv.proc.alive() && back.every((x) => x.status === 200),
-      resumedAt === null ? "still counting locally 15 s after Redis came back" : `${resumedAt - restartedAt} ms after redis-server listened again`))
+    checks.push(
+      check(
+        "Redis back: counting resumes by itself, same process",
+        resumedAt !== null && srv.proc.alive() && back.every((x) => x.status === 200),
+        resumedAt === null
+          ? "still counting locally 15 s after Redis came back"
+          : `${resumedAt - restartedAt} ms after redis-server listened again`
+      )
+    )
 
     const saved = checks.every((c) => c.ok) ? {} : { "server log": saveLog(srv.proc) }
     return result(FAULT, checks, {

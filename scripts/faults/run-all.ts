@@ -14,23 +14,55 @@ import { FAULT as REDIS, runRedisLoss } from "./redis-loss.ts"
 import { FAULT as SERVER_KILL, runServerKill } from "./server-kill.ts"
 import { FAULT as WORKER_KILL, runWorkerKill } from "./worker-kill.ts"
 
-const SCENARIOS: ReadonlyArray<{ readonly name: string; readonly fault: string; readonly run: () => Promise<FaultResult>; readonly headline: ReadonlyArray<string> }> = [
+const SCENARIOS: ReadonlyArray<
+  {
+    readonly name: string
+    readonly fault: string
+    readonly run: () => Promise<FaultResult>
+    readonly headline: ReadonlyArray<string>
+  }
+> = [
   {
     name: "postgres-outage",
     fault: OUTAGE,
     run: () => runPostgresOutage(),
-    headline: ["requests during the outage", "writes acknowledged / found / lost", "time to recover (Postgres up → first 2xx)"]
+    headline: [
+      "requests during the outage",
+      "writes acknowledged / found / lost",
+      "time to recover (Postgres up → first 2xx)"
+    ]
   },
-  { name: "server-kill", fault: SERVER_KILL, run: () => runServerKill(), headline: ["writes acknowledged / found / lost", "half-written rows", "cut-off writes retried with their key / stored twice"] },
-  { name: "worker-kill", fault: WORKER_KILL, run: () => runWorkerKill(), headline: ["run attempts", "lease end → run finished by B"] },
-  { name: "redis-loss", fault: REDIS, run: () => runRedisLoss(), headline: ["requests while Redis was down", "Redis back → counting again"] }
+  {
+    name: "server-kill",
+    fault: SERVER_KILL,
+    run: () => runServerKill(),
+    headline: [
+      "writes acknowledged / found / lost",
+      "half-written rows",
+      "cut-off writes retried with their key / stored twice"
+    ]
+  },
+  {
+    name: "worker-kill",
+    fault: WORKER_KILL,
+    run: () => runWorkerKill(),
+    headline: ["run attempts", "lease end → run finished by B"]
+  },
+  {
+    name: "redis-loss",
+    fault: REDIS,
+    run: () => runRedisLoss(),
+    headline: ["requests while Redis was down", "Redis back → counting again"]
+  }
 ]
 
 const args = process.argv.slice(2)
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined
 const chosen = SCENARIOS.filter((s) => only === undefined || s.name === only)
 if (chosen.length === 0) {
-  process.stderr.write(`faults: no scenario named "${only}"; choose one of ${SCENARIOS.map((s) => s.name).join(", ")}\n`)
+  process.stderr.write(
+    `faults: no scenario named "${only}"; choose one of ${SCENARIOS.map((s) => s.name).join(", ")}\n`
+  )
   process.exit(2)
 }
 
@@ -67,7 +99,11 @@ process.stdout.write(
     ...rows.map(line),
     "",
     `faults survived: ${survived} of ${results.filter((r) => r.result.checks.length > 0).length}` +
-      `${results.some((r) => r.result.checks.length === 0) ? ` (${results.filter((r) => r.result.checks.length === 0).length} skipped)` : ""}`,
+    `${
+      results.some((r) => r.result.checks.length === 0)
+        ? ` (${results.filter((r) => r.result.checks.length === 0).length} skipped)`
+        : ""
+    }`,
     ""
   ].join("\n")
 )

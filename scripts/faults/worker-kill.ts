@@ -14,16 +14,25 @@
  * does not wait that long: it moves the run's lease_until into the past, which is what the passing of those
  * minutes does, and the claim compares it with the worker's clock exactly as it would then.
  */
-import { Effect } from "effect"
 import { makeCipher, parseSecretKey } from "@sitehealth/server/integrations/Crypto"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
+import { Effect } from "effect"
 import { eventually, sleep, WORKER } from "./lib/common.ts"
+import { startFakePlausible } from "./lib/fake-plausible.ts"
 import { query, seedAccount, withDatabase } from "./lib/postgres.ts"
 import { saveLog, spawnNode } from "./lib/processes.ts"
+import {
+  type Check,
+  check,
+  type FaultResult,
+  isMain,
+  type Logs,
+  result,
+  runAsScript,
+  stderrLog
+} from "./lib/results.ts"
 import { withFaultSetting } from "./lib/setting.ts"
-import { startFakePlausible } from "./lib/fake-plausible.ts"
-import { check, type Check, type FaultResult, isMain, type Logs, result, runAsScript, stderrLog } from "./lib/results.ts"
 
 export const FAULT = "Worker killed (SIGKILL) mid-sync"
 
@@ -52,14 +61,27 @@ export const runWorkerKill = (overrides: Partial<WorkerKillOptions> = {}): Promi
     const { projectId } = await seedAccount(db.url, "Worker kill")
     const site = `kill-${Math.random().toString(36).slice(2, 8)}.example`
     const cipher = makeCipher(parseSecretKey(secretKey))
-    const runId = await withDatabase(db.url, Effect.gen(function*() {
-      yield* (yield* IntegrationsRepo).connect({
-        projectId, provider: "plausible", credentials: cipher.encrypt({ api_key: "faults-key", site_id: site }),
-        baseUrl: null, syncIntervalMinutes: null, now: new Date()
+    const runId = await withDatabase(
+      db.url,
+      Effect.gen(function*() {
+        yield* (yield* IntegrationsRepo).connect({
+          projectId,
+          provider: "plausible",
+          credentials: cipher.encrypt({ api_key: "faults-key", site_id: site }),
+          baseUrl: null,
+          syncIntervalMinutes: null,
+          now: new Date()
+        })
+        const { sync } = yield* (yield* SyncQueue).request({
+          projectId,
+          provider: "plausible",
+          mode: "full",
+          requestedBy: "faults",
+          now: new Date()
+        })
+        return sync.id
       })
-      const { sync } = yield* (yield* SyncQueue).request({ projectId, provider: "plausible", mode: "full", requestedBy: "faults", now: new Date() })
-      return sync.id
-    }))
+    )
     const runOf = async () =>
       (await query<RunRow>(db.url, (sql) =>
         sql`SELECT status, attempts, error,
@@ -79,27 +101,47 @@ export const runWorkerKill = (overrides: Partial<WorkerKillOptions> = {}): Promi
     const call = await Promise.race([held, sleep(30_000).then(() => null)])
     const checks: Array<Check> = []
     if (call === null || call.instance !== "a") {
-      return result(FAULT, [check("worker A took the sync", false, `no provider call from A within 30 s; log: ${saveLog(a)}`)], {})
+      return result(FAULT, [
+        check("worker A took the sync", false, `no provider call from A within 30 s; log: ${saveLog(a)}`)
+      ], {})
     }
     const killedAt = Date.now()
     a.child.kill("SIGKILL")
     const exit = await a.exited
-    checks.push(check("worker A died of SIGKILL inside the connector", exit.signal === "SIGKILL", `exit ${JSON.stringify(exit)}`))
+    checks.push(
+      check("worker A died of SIGKILL inside the connector", exit.signal === "SIGKILL", `exit ${JSON.stringify(exit)}`)
+    )
 
     const stuck = await runOf()
-    checks.push(check("the run is left running under A's lease (attempt 1)", stuck.status === "running" && stuck.attempts === 1 && (stuck.lease_left_ms ?? 0) > 60_000,
-      `status ${stuck.status}, attempts ${stuck.attempts}, lease ends in ${Math.round((stuck.lease_left_ms ?? 0) / 1000)} s`))
+    checks.push(
+      check(
+        "the run is left running under A's lease (attempt 1)",
+        stuck.status === "running" && stuck.attempts === 1 && (stuck.lease_left_ms ?? 0) > 60_000,
+        `status ${stuck.status}, attempts ${stuck.attempts}, lease ends in ${
+          Math.round((stuck.lease_left_ms ?? 0) / 1000)
+        } s`
+      )
+    )
 
     const b = worker("b")
     await b.waitFor("running recompute and syncs", 60_000)
     await sleep(o.leaseWatchMs)
     const whileLeased = await runOf()
     const bCallsWhileLeased = fake.calls.filter((c) => c.instance === "b" && c.site === site).length
-    checks.push(check("worker B leaves the run alone while the lease holds", whileLeased.status === "running" && whileLeased.attempts === 1 && bCallsWhileLeased === 0,
-      `after ${o.leaseWatchMs} ms: status ${whileLeased.status}, attempts ${whileLeased.attempts}, B's provider calls ${bCallsWhileLeased}`))
+    checks.push(
+      check(
+        "worker B leaves the run alone while the lease holds",
+        whileLeased.status === "running" && whileLeased.attempts === 1 && bCallsWhileLeased === 0,
+        `after ${o.leaseWatchMs} ms: status ${whileLeased.status}, attempts ${whileLeased.attempts}, B's provider calls ${bCallsWhileLeased}`
+      )
+    )
 
     // The 5 minutes pass: the lease is now over.
-    await query(db.url, (sql) => sql`UPDATE sync_runs SET lease_until = now() - interval '1 second' WHERE id = ${runId} AND status = 'running'`)
+    await query(
+      db.url,
+      (sql) =>
+        sql`UPDATE sync_runs SET lease_until = now() - interval '1 second' WHERE id = ${runId} AND status = 'running'`
+    )
     const expiredAt = Date.now()
     const done = await eventually("worker B to finish the run", 30_000, async () => {
       const r = await runOf()
@@ -107,17 +149,37 @@ export const runWorkerKill = (overrides: Partial<WorkerKillOptions> = {}): Promi
     }).catch(() => null)
     const finishedAt = Date.now()
     const bCalls = fake.calls.filter((c) => c.instance === "b" && c.site === site).length
-    checks.push(check("after the lease, worker B takes the run over (attempt 2) and it succeeds", done !== null && done.status === "succeeded" && done.attempts === 2 && bCalls > 0,
-      done === null ? "not finished 30 s after the lease ran out" : `status ${done.status}, attempts ${done.attempts}, error ${done.error}, B's provider calls ${bCalls}`))
-    const integration = (await query<{ status: string; last_success: boolean; last_error: string | null }>(db.url, (sql) =>
-      sql`SELECT status, last_success_at IS NOT NULL AS last_success, last_error FROM integrations
+    checks.push(
+      check(
+        "after the lease, worker B takes the run over (attempt 2) and it succeeds",
+        done !== null && done.status === "succeeded" && done.attempts === 2 && bCalls > 0,
+        done === null
+          ? "not finished 30 s after the lease ran out"
+          : `status ${done.status}, attempts ${done.attempts}, error ${done.error}, B's provider calls ${bCalls}`
+      )
+    )
+    const integration =
+      (await query<{ status: string; last_success: boolean; last_error: string | null }>(db.url, (sql) =>
+        sql`SELECT status, last_success_at IS NOT NULL AS last_success, last_error FROM integrations
           WHERE project_id = ${projectId} AND provider = 'plausible'`))[0]
-    checks.push(check("the integration is connected with a last success and no error", integration.status === "connected" && integration.last_success && integration.last_error === null,
-      `status ${integration.status}, last success ${integration.last_success}, error ${integration.last_error}`))
-    const runs = await query<{ n: number }>(db.url, (sql) => sql`SELECT count(*)::int AS n FROM sync_runs WHERE project_id = ${projectId}`)
-    checks.push(check("one run in all (the kill neither lost it nor queued a second)", runs[0].n === 1, `${runs[0].n} run(s)`))
+    checks.push(
+      check(
+        "the integration is connected with a last success and no error",
+        integration.status === "connected" && integration.last_success && integration.last_error === null,
+        `status ${integration.status}, last success ${integration.last_success}, error ${integration.last_error}`
+      )
+    )
+    const runs = await query<{ n: number }>(db.url, (sql) =>
+      sql`SELECT count(*)::int AS n FROM sync_runs WHERE project_id = ${projectId}`)
+    checks.push(
+      check("one run in all (the kill neither lost it nor queued a second)", runs[0].n === 1, `${runs[0].n} run(s)`)
+    )
 
-    const saved = checks.every((c) => c.ok) ? {} : { "worker B log": saveLog(b) }
+    const saved = checks.every((c) =>
+        c.ok
+      )
+      ? {}
+      : { "worker B log": saveLog(b) }
     return result(FAULT, checks, {
       ...saved,
       "run attempts": done === null ? "unfinished" : `${done.attempts} (the killed one, then the takeover)`,

@@ -3,8 +3,8 @@
  * (loading the TypeScript sources module by module takes 500–750 ms). `npm run build -w @sitehealth/cli`;
  * also run by `npm install` (prepare). How: scripts/bundle.ts, shared with the MCP server's bin.
  */
+import { bundle } from "@sitehealth/cli/bundle"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { bundle } from "@sitehealth/cli/bundle"
 
 await bundle({ root: Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), ".."), name: "sitehealth" })

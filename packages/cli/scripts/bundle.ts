@@ -43,7 +43,9 @@ const leftOut = (names: ReadonlyArray<string>): Plugin => ({
     const filter = new RegExp(`^(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|")})$`)
     b.onResolve({ filter }, (args) => ({ path: args.path, namespace: "left-out" }))
     b.onLoad({ filter: /.*/, namespace: "left-out" }, (args) => ({
-      contents: `export default function leftOut() { throw new Error(${JSON.stringify(`${args.path} is not in this bundle`)}) }`,
+      contents: `export default function leftOut() { throw new Error(${
+        JSON.stringify(`${args.path} is not in this bundle`)
+      }) }`,
       loader: "js"
     }))
   }
@@ -62,8 +64,15 @@ const writeAtomically = (file: string, contents: Uint8Array) => {
 
 /** Builds the bundle; answers esbuild's metafile (what went into which output, and what each imports). */
 export const bundle = async ({
-  root, name, moreEntries = {}, entry = "src/main.ts", splitting = false, leaveOut = [], external = [],
-  outdir = Path.join(root, "dist"), clean = true
+  root,
+  name,
+  moreEntries = {},
+  entry = "src/main.ts",
+  splitting = false,
+  leaveOut = [],
+  external = [],
+  outdir = Path.join(root, "dist"),
+  clean = true
 }: BundleOptions): Promise<Metafile> => {
   const outfile = Path.join(outdir, `${name}.mjs`)
   // Old chunks would pile up: each build writes its own hashed names.
@@ -88,12 +97,17 @@ export const bundle = async ({
     external: [...external],
     plugins: leaveOut.length > 0 ? [leftOut(leaveOut)] : [],
     // Some dependencies call require() for node built-ins; an ES module has none unless given one.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    banner: {
+      js:
+        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+    },
     logLevel: "warning"
   })
   // Chunks first, entries last: an entry on disk always finds the chunks it names.
   const entryFiles = new Set(Object.keys(entryPoints).map((n) => Path.join(outdir, `${n}.mjs`)))
-  const ordered = [...result.outputFiles].sort((a, b) => Number(entryFiles.has(a.path)) - Number(entryFiles.has(b.path)))
+  const ordered = [...result.outputFiles].sort((a, b) =>
+    Number(entryFiles.has(a.path)) - Number(entryFiles.has(b.path))
+  )
   for (const file of ordered) writeAtomically(file.path, file.contents)
   // The sources it was built from (not node_modules': `npm install` rebuilds), relative to the package: what
   // the launchers (bin/launch.js) compare the bundle with.
@@ -106,7 +120,11 @@ export const bundle = async ({
   const entryBytes = Fs.statSync(outfile).size
   const inputs = Object.keys(result.metafile.inputs).length
   const chunks = bytes > entryBytes ? `, ${(bytes / 1024).toFixed(0)} KiB with its chunks` : ""
-  process.stdout.write(`${name}: built ${Path.relative(process.cwd(), outfile)} (${(entryBytes / 1024).toFixed(0)} KiB${chunks}, from ${inputs} modules)\n`)
+  process.stdout.write(
+    `${name}: built ${Path.relative(process.cwd(), outfile)} (${
+      (entryBytes / 1024).toFixed(0)
+    } KiB${chunks}, from ${inputs} modules)\n`
+  )
   return result.metafile
 }
 

@@ -4,9 +4,9 @@
  * (`cli`). What is written here is only how a command calls its endpoint and prints the answer, keyed by
  * endpoint name, and the one-line description of each parent command.
  */
-import { Command } from "effect/cli"
 import { type EndpointName, operations } from "@sitehealth/domain/Api"
 import type { Operation } from "@sitehealth/domain/Permissions"
+import { Command } from "effect/cli"
 import {
   analyticsCommand,
   briefingCommand,
@@ -18,7 +18,13 @@ import {
   signalsCommand
 } from "./commands/Reads.ts"
 import { createTokenCommand, listTokensCommand, revokeTokenCommand } from "./commands/Tokens.ts"
-import { createExpenseCommand, deleteExpenseCommand, listExpensesCommand, listIntegrationsCommand, syncCommand } from "./commands/Writes.ts"
+import {
+  createExpenseCommand,
+  deleteExpenseCommand,
+  listExpensesCommand,
+  listIntegrationsCommand,
+  syncCommand
+} from "./commands/Writes.ts"
 
 /** How the CLI calls each endpoint it exposes, given the command name the annotation chose. */
 const IMPLEMENTATIONS = {
@@ -68,7 +74,9 @@ export const apiCommands = (): ReadonlyArray<ApiCommand | ReturnType<typeof pare
   const exposed = cliOperations()
   const top: Array<{ readonly name: string; readonly children: Array<ApiCommand>; readonly command?: ApiCommand }> = []
   for (const [path, endpoint] of exposed) {
-    if (!isImplemented(endpoint)) throw new Error(`the CLI has no implementation for ${endpoint} (command "${path.join(" ")}")`)
+    if (!isImplemented(endpoint)) {
+      throw new Error(`the CLI has no implementation for ${endpoint} (command "${path.join(" ")}")`)
+    }
     const make = IMPLEMENTATIONS[endpoint]
     const [first, second, ...rest] = path
     if (first === undefined || rest.length > 0) throw new Error(`${endpoint}: a CLI command path has one or two words`)
@@ -81,7 +89,9 @@ export const apiCommands = (): ReadonlyArray<ApiCommand | ReturnType<typeof pare
     else group.children.push(make(second))
   }
   const unexposed = Object.keys(IMPLEMENTATIONS).filter((name) => !exposed.some(([, endpoint]) => endpoint === name))
-  if (unexposed.length > 0) throw new Error(`CLI implementations for endpoints whose annotation names no command: ${unexposed.join(", ")}`)
+  if (unexposed.length > 0) {
+    throw new Error(`CLI implementations for endpoints whose annotation names no command: ${unexposed.join(", ")}`)
+  }
   return top.map((entry) => entry.command ?? parent(entry.name, entry.children))
 }
 

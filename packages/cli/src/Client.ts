@@ -12,13 +12,19 @@
  * the wait is at most the cap (SITEHEALTH_MAX_RETRY_AFTER seconds, default 60); a second 429 is exit 7.
  * The waits come from the shared retry schedule and Retry-After reader (@sitehealth/domain/RetryAfter).
  */
-import { Clock, Context, Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { after, backoff, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import { Authentication } from "@sitehealth/domain/Authentication"
 import { encodeApiError, Forbidden, RateLimited } from "@sitehealth/domain/Errors"
+import { after, backoff, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
+import { Clock, Context, Effect, Layer } from "effect"
+import {
+  FetchHttpClient,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse
+} from "effect/http"
+import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { CliFailure, EXIT, exitCodeForError, exitCodeForStatus, localFailure } from "./Failure.ts"
 
 export type Api = HttpApiClient.ForApi<typeof SiteHealthApi>
@@ -78,7 +84,12 @@ const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.H
       return backoff
     }
     const schedule = retrySchedule(
-      { retries: policy.attempts, backoffBaseMs: policy.baseDelayMs, maxWaitMs: Number.POSITIVE_INFINITY, jitter: false },
+      {
+        retries: policy.attempts,
+        backoffBaseMs: policy.baseDelayMs,
+        maxWaitMs: Number.POSITIVE_INFINITY,
+        jitter: false
+      },
       advise
     )
     const again = (response: HttpClientResponse.HttpClientResponse) =>
@@ -99,8 +110,11 @@ const withRetries = (policy: RetryPolicy, trace: Trace) => (client: HttpClient.H
 
 /** A fresh key per POST, set before the retrying client, so every attempt of one call carries the same key. */
 const addIdempotencyKey = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-  HttpClient.mapRequest(client, (request) =>
-    request.method === "POST" ? HttpClientRequest.setHeader(request, "idempotency-key", crypto.randomUUID()) : request)
+  HttpClient.mapRequest(
+    client,
+    (request) =>
+      request.method === "POST" ? HttpClientRequest.setHeader(request, "idempotency-key", crypto.randomUUID()) : request
+  )
 
 export interface Connection {
   readonly baseUrl: string
@@ -128,7 +142,8 @@ export class ApiClient extends Context.Service<ApiClient, {
       })
     ).pipe(
       Layer.provide(
-        HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, connection.token)))
+        HttpApiMiddleware.layerClient(Authentication, ({ next, request }) =>
+          next(HttpClientRequest.bearerToken(request, connection.token)))
       ),
       Layer.provide(FetchHttpClient.layer)
     )
@@ -156,7 +171,8 @@ const toFailure = (error: unknown, trace: Trace, { baseUrl, retry }: Connection)
   if (encoded !== undefined) {
     let message = messageOf(error)
     if (error instanceof RateLimited && trace.retryAfterSkipped !== null) {
-      message += ` (retry after ${trace.retryAfterSkipped}s, longer than the ${retry.maxRetryAfterSeconds}s this client waits)`
+      message +=
+        ` (retry after ${trace.retryAfterSkipped}s, longer than the ${retry.maxRetryAfterSeconds}s this client waits)`
     }
     if (error instanceof Forbidden && error.permission !== undefined) message += ` (needs ${error.permission})`
     return new CliFailure({ message, exitCode: exitCodeForError(error), envelope: encoded.body })
@@ -168,5 +184,9 @@ const toFailure = (error: unknown, trace: Trace, { baseUrl, retry }: Connection)
   // An answer the contract does not describe (a proxy's HTML page, a status the endpoint never sends).
   const status = trace.lastStatus
   const code = status === null ? EXIT.failure : exitCodeForStatus(status)
-  return localFailure(code, "unexpected_response", `unexpected answer from ${baseUrl}${status === null ? "" : ` (HTTP ${status})`}: ${describeTransport(error)}`)
+  return localFailure(
+    code,
+    "unexpected_response",
+    `unexpected answer from ${baseUrl}${status === null ? "" : ` (HTTP ${status})`}: ${describeTransport(error)}`
+  )
 }

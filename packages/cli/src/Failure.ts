@@ -4,9 +4,17 @@
  * 0 ok, 1 other failure, 2 usage or confirmation required, 3 network/server unreachable, 4 401,
  * 5 403, 6 404, 7 429 (after honouring Retry-After once), 8 402.
  */
+import { errorBody, type ErrorEnvelope } from "@sitehealth/domain/Envelope"
+import {
+  Forbidden,
+  httpStatusOf,
+  NotFound,
+  RateLimited,
+  TrialExpired,
+  Unauthorized,
+  Unavailable
+} from "@sitehealth/domain/Errors"
 import { Data } from "effect"
-import { type ErrorEnvelope, errorBody } from "@sitehealth/domain/Envelope"
-import { Forbidden, httpStatusOf, NotFound, RateLimited, TrialExpired, Unauthorized, Unavailable } from "@sitehealth/domain/Errors"
 
 export const EXIT = {
   ok: 0,
@@ -29,8 +37,12 @@ export class CliFailure extends Data.TaggedError("CliFailure")<{
 }> {}
 
 /** A failure that did not come from the API (usage, network, local files): an envelope shaped like the API's. */
-export const localFailure = (exitCode: ExitCode, type: string, message: string, extra?: Readonly<Record<string, unknown>>) =>
-  new CliFailure({ message, exitCode, envelope: errorBody(type, message, type, extra) })
+export const localFailure = (
+  exitCode: ExitCode,
+  type: string,
+  message: string,
+  extra?: Readonly<Record<string, unknown>>
+) => new CliFailure({ message, exitCode, envelope: errorBody(type, message, type, extra) })
 
 export const usage = (message: string) => localFailure(EXIT.usage, "usage", message)
 

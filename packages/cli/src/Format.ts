@@ -91,7 +91,9 @@ export const money = (m: { readonly amount: number; readonly currency: string } 
   if (m === null) return "—"
   const digits = minorDigits(m.currency)
   const value = m.amount / 10 ** digits
-  return `${m.currency} ${value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`
+  return `${m.currency} ${
+    value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+  }`
 }
 
 export const integer = (n: number | null): string => (n === null ? "—" : n.toLocaleString("en-US"))

@@ -25,14 +25,17 @@ export interface ConfigHome {
 }
 
 export const configDir = ({ home, xdgConfigHome }: ConfigHome): string => {
-  const base = xdgConfigHome !== undefined && Path.isAbsolute(xdgConfigHome) ? xdgConfigHome : Path.join(home ?? Os.homedir(), ".config")
+  const base = xdgConfigHome !== undefined && Path.isAbsolute(xdgConfigHome)
+    ? xdgConfigHome
+    : Path.join(home ?? Os.homedir(), ".config")
   return Path.join(base, "sitehealth")
 }
 
 export const configFile = (paths: ConfigHome): string => Path.join(configDir(paths), "config.json")
 
 const isProfile = (u: unknown): u is Profile =>
-  typeof u === "object" && u !== null && typeof (u as Profile).baseUrl === "string" && typeof (u as Profile).token === "string"
+  typeof u === "object" && u !== null && typeof (u as Profile).baseUrl === "string" &&
+  typeof (u as Profile).token === "string"
 
 /** The stored profiles; none when the file does not exist. A file we cannot read is an error, not "no login". */
 export const readProfiles = (file: string): ProfileFile => {
@@ -52,7 +55,9 @@ export const readProfiles = (file: string): ProfileFile => {
   const raw = typeof parsed === "object" && parsed !== null ? (parsed as { profiles?: unknown }).profiles : undefined
   const profiles: Record<string, Profile> = {}
   if (typeof raw === "object" && raw !== null) {
-    for (const [name, value] of Object.entries(raw)) if (isProfile(value)) profiles[name] = { baseUrl: value.baseUrl, token: value.token }
+    for (const [name, value] of Object.entries(raw)) {
+      if (isProfile(value)) profiles[name] = { baseUrl: value.baseUrl, token: value.token }
+    }
   }
   return { profiles }
 }

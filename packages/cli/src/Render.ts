@@ -1,10 +1,10 @@
 /**
  * Readable text for each endpoint's data. `--json` bypasses all of this and prints the data itself.
  */
-import type { Analytics, Churn, Revenue, Seo } from "@sitehealth/domain/Reports"
 import type { Expense } from "@sitehealth/domain/Expenses"
 import type { Integration, SyncRun } from "@sitehealth/domain/Integrations"
 import type { Briefing, Health, Project, Signal } from "@sitehealth/domain/Projects"
+import type { Analytics, Churn, Revenue, Seo } from "@sitehealth/domain/Reports"
 import type { TokenMetadata } from "@sitehealth/domain/Tokens"
 import {
   change,
@@ -21,9 +21,15 @@ import {
   table
 } from "./Format.ts"
 
-const cursorHint = (style: Style, next: string | null) => (next === null ? "" : `\n${style.dim(`more: --cursor ${next}`)}`)
+const cursorHint = (
+  style: Style,
+  next: string | null
+) => (next === null ? "" : `\n${style.dim(`more: --cursor ${next}`)}`)
 
-export const projects = (s: Style, data: { readonly projects: ReadonlyArray<Project>; readonly nextCursor: string | null }) =>
+export const projects = (
+  s: Style,
+  data: { readonly projects: ReadonlyArray<Project>; readonly nextCursor: string | null }
+) =>
   table(
     s,
     ["ID", "NAME", "DOMAIN", "SCORE", "STATUS", "7D", "TREND 30D"],
@@ -41,8 +47,12 @@ export const projects = (s: Style, data: { readonly projects: ReadonlyArray<Proj
 
 export const health = (s: Style, h: Health) =>
   [
-    `${s.bold(`Health of ${h.projectId}`)}  ${h.score === null ? "no score" : `${h.score}/100`}  ${status(s, h.status)}  confidence ${decimal(h.confidence)}`,
-    s.dim(`window ${h.window.current.from} … ${h.window.current.to}, compared with ${h.window.previous.from} … ${h.window.previous.to}`),
+    `${s.bold(`Health of ${h.projectId}`)}  ${h.score === null ? "no score" : `${h.score}/100`}  ${
+      status(s, h.status)
+    }  confidence ${decimal(h.confidence)}`,
+    s.dim(
+      `window ${h.window.current.from} … ${h.window.current.to}, compared with ${h.window.previous.from} … ${h.window.previous.to}`
+    ),
     "",
     table(
       s,
@@ -59,13 +69,17 @@ export const health = (s: Style, h: Health) =>
     )
   ].join("\n")
 
-const keyFigure = (f: { value: number; usual: number | null; change: number | null }, format: (n: number | null) => string) =>
-  [format(f.value), format(f.usual)]
+const keyFigure = (
+  f: { value: number; usual: number | null; change: number | null },
+  format: (n: number | null) => string
+) => [format(f.value), format(f.usual)]
 
 export const briefing = (s: Style, b: Briefing) => {
   const y = b.yesterday
   const asMoney = (n: number | null) => (n === null ? "—" : money({ amount: n, currency: y.currency }))
-  const rows: Array<[string, { value: number; usual: number | null; change: number | null }, (n: number | null) => string]> = [
+  const rows: Array<
+    [string, { value: number; usual: number | null; change: number | null }, (n: number | null) => string]
+  > = [
     ["visitors", y.visitors, integer],
     ["pageviews", y.pageviews, integer],
     ["net revenue", y.netRevenue, asMoney],
@@ -78,21 +92,35 @@ export const briefing = (s: Style, b: Briefing) => {
     `health ${b.health.score ?? "—"} ${status(s, b.health.status)}  (${b.date})`,
     "",
     s.bold(`Yesterday, ${y.date}`),
-    table(s, ["FIGURE", "VALUE", "USUAL", "CHANGE"], rows.map(([name, f, fmt]) => [name, ...keyFigure(f, fmt), change(s, f.change)]), ["l", "r", "r", "r"]),
+    table(
+      s,
+      ["FIGURE", "VALUE", "USUAL", "CHANGE"],
+      rows.map(([name, f, fmt]) => [name, ...keyFigure(f, fmt), change(s, f.change)]),
+      ["l", "r", "r", "r"]
+    ),
     "",
     s.bold("Priorities"),
     b.priorities.length === 0
       ? s.dim("(none)")
       : b.priorities
-        .map((p) => `${p.rank}. [${severity(s, p.severity)}] ${p.title}${p.moneyAtStake ? ` (${money(p.moneyAtStake)} at stake)` : ""}\n   ${s.dim(p.action)}`)
+        .map((p) =>
+          `${p.rank}. [${severity(s, p.severity)}] ${p.title}${
+            p.moneyAtStake ? ` (${money(p.moneyAtStake)} at stake)` : ""
+          }\n   ${s.dim(p.action)}`
+        )
         .join("\n"),
     "",
     s.bold("What changed"),
-    b.whatChanged.length === 0 ? s.dim("(nothing new)") : b.whatChanged.map((x) => `- [${severity(s, x.severity)}] ${x.title}`).join("\n")
+    b.whatChanged.length === 0
+      ? s.dim("(nothing new)")
+      : b.whatChanged.map((x) => `- [${severity(s, x.severity)}] ${x.title}`).join("\n")
   ].join("\n")
 }
 
-export const signals = (s: Style, data: { readonly signals: ReadonlyArray<Signal>; readonly nextCursor: string | null }) =>
+export const signals = (
+  s: Style,
+  data: { readonly signals: ReadonlyArray<Signal>; readonly nextCursor: string | null }
+) =>
   table(
     s,
     ["SEVERITY", "DIMENSION", "DAY", "CHANGE", "AT STAKE", "ACTIVE", "TITLE"],
@@ -126,17 +154,28 @@ export const analytics = (s: Style, a: Analytics) => {
     `visitors by ${a.granularity}  ${sparkline(a.series.map((p) => p.visitors))}`,
     "",
     s.bold("Top pages"),
-    table(s, ["PATH", "PAGEVIEWS", "SHARE"], a.topPages.map((p) => [p.path, integer(p.pageviews), percent(p.share)]), ["l", "r", "r"]),
+    table(s, ["PATH", "PAGEVIEWS", "SHARE"], a.topPages.map((p) => [p.path, integer(p.pageviews), percent(p.share)]), [
+      "l",
+      "r",
+      "r"
+    ]),
     "",
     s.bold("Top sources"),
-    table(s, ["SOURCE", "VISITORS", "SHARE"], a.topSources.map((p) => [p.source, integer(p.visitors), percent(p.share)]), ["l", "r", "r"])
+    table(
+      s,
+      ["SOURCE", "VISITORS", "SHARE"],
+      a.topSources.map((p) => [p.source, integer(p.visitors), percent(p.share)]),
+      ["l", "r", "r"]
+    )
   ].join("\n")
 }
 
 export const revenue = (s: Style, r: Revenue) => {
   const m = r.movements
   return [
-    `${s.bold(`Revenue of ${r.projectId}`)}  ${r.period}: ${r.window.from} … ${r.window.to}, as of ${r.asOf} (${r.timezone})`,
+    `${
+      s.bold(`Revenue of ${r.projectId}`)
+    }  ${r.period}: ${r.window.from} … ${r.window.to}, as of ${r.asOf} (${r.timezone})`,
     "",
     fields(s, [
       ["MRR", money(r.mrr)],
@@ -152,7 +191,9 @@ export const revenue = (s: Style, r: Revenue) => {
       ["profit", `${money(r.profitability.profit)}  margin ${percent(r.profitability.margin)}`]
     ]),
     "",
-    `MRR, 12 months  ${sparkline(r.mrrSeries.map((p) => p.mrr.amount))}  ${r.mrrSeries[0]?.month ?? ""} … ${r.mrrSeries.at(-1)?.month ?? ""}`,
+    `MRR, 12 months  ${sparkline(r.mrrSeries.map((p) => p.mrr.amount))}  ${r.mrrSeries[0]?.month ?? ""} … ${
+      r.mrrSeries.at(-1)?.month ?? ""
+    }`,
     "",
     s.bold("MRR movements"),
     table(
@@ -161,7 +202,9 @@ export const revenue = (s: Style, r: Revenue) => {
       [[m.start, m.new, m.expansion, m.contraction, m.churned, m.reactivation, m.end].map(money)],
       ["r", "r", "r", "r", "r", "r", "r"]
     ),
-    ...(r.unconverted.length === 0 ? [] : ["", s.yellow(`not converted (no FX rate): ${r.unconverted.map((u) => u.currency).join(", ")}`)])
+    ...(r.unconverted.length === 0
+      ? []
+      : ["", s.yellow(`not converted (no FX rate): ${r.unconverted.map((u) => u.currency).join(", ")}`)])
   ].join("\n")
 }
 
@@ -184,12 +227,19 @@ export const churn = (s: Style, c: Churn) =>
     ),
     "",
     s.bold("Churned customers"),
-    table(s, ["DATE", "CUSTOMER", "MRR LOST", "REASON"], c.churned.map((x) => [x.date, x.customerId, money(x.mrrLost), orDash(x.reason)]), ["l", "l", "r", "l"])
+    table(
+      s,
+      ["DATE", "CUSTOMER", "MRR LOST", "REASON"],
+      c.churned.map((x) => [x.date, x.customerId, money(x.mrrLost), orDash(x.reason)]),
+      ["l", "l", "r", "l"]
+    )
   ].join("\n")
 
 export const seo = (s: Style, r: Seo) =>
   [
-    `${s.bold(`Search of ${r.projectId}`)}  ${r.period}: ${r.window.from} … ${r.window.to}${r.lagDays === null ? "" : `, data ${r.lagDays} days behind`}`,
+    `${s.bold(`Search of ${r.projectId}`)}  ${r.period}: ${r.window.from} … ${r.window.to}${
+      r.lagDays === null ? "" : `, data ${r.lagDays} days behind`
+    }`,
     "",
     table(
       s,
@@ -207,19 +257,35 @@ export const seo = (s: Style, r: Seo) =>
     table(
       s,
       ["QUERY", "CLICKS", "IMPRESSIONS", "CTR", "POSITION", "Δ POSITION"],
-      r.topQueries.map((q) => [q.query, integer(q.clicks), integer(q.impressions), percent(q.ctr), decimal(q.position), decimal(q.positionChange)]),
+      r.topQueries.map((
+        q
+      ) => [
+        q.query,
+        integer(q.clicks),
+        integer(q.impressions),
+        percent(q.ctr),
+        decimal(q.position),
+        decimal(q.positionChange)
+      ]),
       ["l", "r", "r", "r", "r", "r"]
     )
   ].join("\n")
 
 const runSummary = (run: SyncRun | null) =>
-  run === null ? "—" : `${run.status} ${run.finishedAt ?? run.startedAt ?? run.requestedAt}${run.error ? ` (${run.error})` : ""}`
+  run === null
+    ? "—"
+    : `${run.status} ${run.finishedAt ?? run.startedAt ?? run.requestedAt}${run.error ? ` (${run.error})` : ""}`
 
-export const integrations = (s: Style, data: { readonly projectId: string; readonly integrations: ReadonlyArray<Integration> }) =>
+export const integrations = (
+  s: Style,
+  data: { readonly projectId: string; readonly integrations: ReadonlyArray<Integration> }
+) =>
   table(
     s,
     ["PROVIDER", "KIND", "STATUS", "LAST SUCCESS", "LAST RUN"],
-    data.integrations.map((i) => [i.provider, i.kind, status(s, i.status), orDash(i.lastSuccessAt), runSummary(i.lastRun)])
+    data.integrations.map((
+      i
+    ) => [i.provider, i.kind, status(s, i.status), orDash(i.lastSuccessAt), runSummary(i.lastRun)])
   )
 
 export const syncRun = (s: Style, run: SyncRun) =>
@@ -230,7 +296,9 @@ export const syncRun = (s: Style, run: SyncRun) =>
     ["status", status(s, run.status)],
     ["requested", run.requestedAt],
     ["finished", orDash(run.finishedAt)],
-    ...(run.counts === null ? [] : [["counts", Object.entries(run.counts).map(([k, v]) => `${k} ${v}`).join(", ")] as const]),
+    ...(run.counts === null
+      ? []
+      : [["counts", Object.entries(run.counts).map(([k, v]) => `${k} ${v}`).join(", ")] as const]),
     ...(run.error === null ? [] : [["error", s.red(run.error)] as const])
   ])
 
@@ -244,8 +312,15 @@ const expenseRow = (e: Expense) => [
   e.description
 ]
 
-export const expenses = (s: Style, data: { readonly expenses: ReadonlyArray<Expense>; readonly nextCursor: string | null }) =>
-  table(s, ["ID", "DATE", "AMOUNT", "CATEGORY", "RECURRENCE", "VENDOR", "DESCRIPTION"], data.expenses.map(expenseRow), ["l", "l", "r"]) +
+export const expenses = (
+  s: Style,
+  data: { readonly expenses: ReadonlyArray<Expense>; readonly nextCursor: string | null }
+) =>
+  table(s, ["ID", "DATE", "AMOUNT", "CATEGORY", "RECURRENCE", "VENDOR", "DESCRIPTION"], data.expenses.map(expenseRow), [
+    "l",
+    "l",
+    "r"
+  ]) +
   cursorHint(s, data.nextCursor)
 
 export const expense = (s: Style, e: Expense) =>
@@ -262,7 +337,10 @@ export const expense = (s: Style, e: Expense) =>
 
 const scope = (projects: ReadonlyArray<string> | null) => (projects === null ? "all projects" : projects.join(", "))
 
-export const tokens = (s: Style, data: { readonly tokens: ReadonlyArray<TokenMetadata>; readonly nextCursor: string | null }) =>
+export const tokens = (
+  s: Style,
+  data: { readonly tokens: ReadonlyArray<TokenMetadata>; readonly nextCursor: string | null }
+) =>
   table(
     s,
     ["ID", "NAME", "SECRET", "STATUS", "PROJECTS", "PERMISSIONS", "EXPIRES", "LAST USED"],
@@ -280,7 +358,12 @@ export const tokens = (s: Style, data: { readonly tokens: ReadonlyArray<TokenMet
 
 export const tokenDraft = (
   s: Style,
-  t: { readonly name: string; readonly projects: ReadonlyArray<string> | null; readonly permissions: ReadonlyArray<string>; readonly expiresAt: string | null }
+  t: {
+    readonly name: string
+    readonly projects: ReadonlyArray<string> | null
+    readonly permissions: ReadonlyArray<string>
+    readonly expiresAt: string | null
+  }
 ) =>
   fields(s, [
     ["name", t.name],

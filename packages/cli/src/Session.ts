@@ -4,7 +4,7 @@
  */
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Flag, GlobalFlag } from "effect/cli"
-import { ApiClient, type Api, retryPolicy } from "./Client.ts"
+import { type Api, ApiClient, retryPolicy } from "./Client.ts"
 import { CliFailure, EXIT, localFailure, usage } from "./Failure.ts"
 import { colorEnabled, makeStyle, type Style } from "./Format.ts"
 import { assertSafeTransport, displayEnvironment, resolve, type Resolved } from "./Settings.ts"
@@ -14,7 +14,9 @@ const optionalText = <const Id extends string>(name: Id, description: string) =>
   GlobalFlag.Setting(name)({ flag: Flag.String(name).pipe(Flag.withDescription(description), Flag.optional) })
 /** A global switch: off unless given. */
 const switchFlag = <const Id extends string>(name: Id, description: string) =>
-  GlobalFlag.Setting(name)({ flag: Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false)) })
+  GlobalFlag.Setting(name)({
+    flag: Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withDefault(false))
+  })
 
 export const Json = switchFlag("json", "Print the API's data as JSON on stdout (errors: the error envelope)")
 export const TokenFlag = optionalText("token", "API token (svc_…); overrides SITEHEALTH_TOKEN and the stored login")
@@ -56,11 +58,17 @@ export const connection = (resolved: Resolved) =>
         throw localFailure(
           EXIT.unauthorized,
           "not_logged_in",
-          `no token: run \`sitehealth auth login\`${resolved.profileName === "default" ? "" : ` --profile ${resolved.profileName}`}, set SITEHEALTH_TOKEN or pass --token`
+          `no token: run \`sitehealth auth login\`${
+            resolved.profileName === "default" ? "" : ` --profile ${resolved.profileName}`
+          }, set SITEHEALTH_TOKEN or pass --token`
         )
       }
       assertSafeTransport(resolved.baseUrl, resolved.insecureHttp)
-      return { baseUrl: resolved.baseUrl, token: Redacted.value(resolved.token), retry: retryPolicy(resolved.maxRetryAfterSeconds) }
+      return {
+        baseUrl: resolved.baseUrl,
+        token: Redacted.value(resolved.token),
+        retry: retryPolicy(resolved.maxRetryAfterSeconds)
+      }
     },
     catch: (e) => (e instanceof CliFailure ? e : localFailure(EXIT.failure, "internal", String(e)))
   })
@@ -88,8 +96,10 @@ let color: boolean | undefined
 /** Colour decided once per run, on first use. */
 export const style = (): Style => makeStyle(color ??= colorEnabled(displayEnvironment(), process.stdout.isTTY === true))
 
-export const writeOut = (text: string) => Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
-export const writeErr = (text: string) => Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
+export const writeOut = (text: string) =>
+  Effect.sync(() => void process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
+export const writeErr = (text: string) =>
+  Effect.sync(() => void process.stderr.write(text.endsWith("\n") ? text : `${text}\n`))
 
 export const printJson = (value: unknown) => writeOut(JSON.stringify(value, null, 2))
 

@@ -7,9 +7,9 @@
  */
 import { Config, ConfigProvider, Effect, Redacted } from "effect"
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS } from "./Client.ts"
-import type { DisplayEnvironment } from "./Format.ts"
-import { DEFAULT_PROFILE, configFile, readProfiles, type Profile } from "./Profiles.ts"
 import { EXIT, localFailure, usage } from "./Failure.ts"
+import type { DisplayEnvironment } from "./Format.ts"
+import { configFile, DEFAULT_PROFILE, type Profile, readProfiles } from "./Profiles.ts"
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787"
 
@@ -41,7 +41,8 @@ const nonEmpty = (s: string | undefined): string | undefined => {
   return t === undefined || t === "" ? undefined : t
 }
 
-const optionalText = (name: string) => Config.option(Config.String(name)).pipe(Config.map((v) => nonEmpty(v._tag === "Some" ? v.value : undefined)))
+const optionalText = (name: string) =>
+  Config.option(Config.String(name)).pipe(Config.map((v) => nonEmpty(v._tag === "Some" ? v.value : undefined)))
 
 /** Seconds ≥ 0; an unusable value is a usage error naming the variable (it used to mean the default). */
 const maxRetryAfterSeconds = (raw: string | undefined): number => {
@@ -66,7 +67,8 @@ const environment = Config.all({
   )
 })
 
-const optionalRaw = (name: string) => Config.option(Config.String(name)).pipe(Config.map((v) => (v._tag === "Some" ? v.value : undefined)))
+const optionalRaw = (name: string) =>
+  Config.option(Config.String(name)).pipe(Config.map((v) => (v._tag === "Some" ? v.value : undefined)))
 
 /**
  * NO_COLOR and TERM, read from the current ConfigProvider (the process environment). Effect's environment
@@ -129,7 +131,9 @@ export const normaliseBaseUrl = (raw: string): string => {
   } catch {
     throw usage(`invalid base URL "${raw}": expected e.g. ${DEFAULT_BASE_URL}`)
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw usage(`invalid base URL "${raw}": only http:// and https:// are supported`)
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw usage(`invalid base URL "${raw}": only http:// and https:// are supported`)
+  }
   if (url.search !== "" || url.hash !== "") throw usage(`invalid base URL "${raw}": no query or fragment`)
   return url.toString().replace(/\/+$/, "")
 }

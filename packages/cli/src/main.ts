@@ -5,11 +5,11 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { Cause, Effect } from "effect"
 import { CliError, Command } from "effect/cli"
-import { commandLineRunOptions, jsonRequested, presenter } from "./CommandLine.ts"
-import { errorBody } from "@sitehealth/domain/Envelope"
 import { sitehealth, VERSION } from "./Cli.ts"
+import { commandLineRunOptions, jsonRequested, presenter } from "./CommandLine.ts"
 import { CliFailure, EXIT, type ExitCode } from "./Failure.ts"
 
 const args = process.argv.slice(2)
@@ -26,7 +26,9 @@ interface Outcome {
 
 const outcomeOf = (cause: Cause.Cause<unknown>): Outcome => {
   const error = Cause.squash(cause)
-  if (error instanceof CliFailure) return { exitCode: error.exitCode, envelope: error.envelope, message: error.message, shown: false }
+  if (error instanceof CliFailure) {
+    return { exitCode: error.exitCode, envelope: error.envelope, message: error.message, shown: false }
+  }
   if (CliError.isCliError(error)) {
     const message = error._tag === "ShowHelp"
       ? error.errors.length > 0

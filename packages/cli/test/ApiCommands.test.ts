@@ -3,8 +3,8 @@
  * names a command is reachable at exactly that path of `sitehealth`, and no other API command exists.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { Command } from "effect/cli"
 import { operations } from "@sitehealth/domain/Api"
+import type { Command } from "effect/cli"
 import { cliOperations } from "../src/ApiCommands.ts"
 import { sitehealth } from "../src/Cli.ts"
 
@@ -24,7 +24,9 @@ describe("CLI commands derived from the Operation annotations", () => {
 
   it("every endpoint a token can call has a command, except the dashboard-only ones", () => {
     // getCurrentToken (GET /tokens/current, whoami) is what `auth status` reads; that command is written by hand.
-    const withoutCommand = operations.filter(([name, op]) => op.cli === null && name !== "getCurrentToken").map(([, op]) => op.kind)
+    const withoutCommand = operations.filter(([name, op]) => op.cli === null && name !== "getCurrentToken").map((
+      [, op]
+    ) => op.kind)
     expect(new Set(withoutCommand)).toEqual(new Set(["dashboard_only"]))
   })
 })

@@ -4,26 +4,26 @@
  * output must decode with the contract's own schema and equal the API's `data`.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Schema } from "effect"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import { ExpenseCreated, ExpenseDeleted, ExpenseList } from "@sitehealth/domain/Expenses"
 import { IntegrationList } from "@sitehealth/domain/Integrations"
 import { Briefing, Health, ProjectList, SignalList } from "@sitehealth/domain/Projects"
 import { Analytics, Churn, Revenue, Seo } from "@sitehealth/domain/Reports"
-import { TokenList, TokenMinted, TokenPreview, TokenRevoked, RevokePreview } from "@sitehealth/domain/Tokens"
-import { runCli, serverForFile, type TestServer } from "./support/TestServer.ts"
+import { RevokePreview, TokenList, TokenMinted, TokenPreview, TokenRevoked } from "@sitehealth/domain/Tokens"
 import { AccountsRepo } from "@sitehealth/server/accounts/AccountsRepo"
 import { createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
 import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
-import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
-import { connectorFor } from "@sitehealth/server/integrations/Registry"
-import { drainSyncs } from "@sitehealth/server/worker/SyncRunner"
-import { TEST_KEY } from "@sitehealth/server/test/support/SyncFakes"
-import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
-import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
 import { startDemoProviders } from "@sitehealth/server/demo/Providers"
+import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
+import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
+import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
+import { connectorFor } from "@sitehealth/server/integrations/Registry"
+import { TEST_KEY } from "@sitehealth/server/test/support/SyncFakes"
+import { drainSyncs } from "@sitehealth/server/worker/SyncRunner"
+import { Effect, Fiber, Layer, Schema } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { runCli, serverForFile, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
 let secret = ""
@@ -64,12 +64,32 @@ describe("--json prints the API's data, decodable with the contract's schema", (
     ["projects list", () => ["projects", "list"], ProjectList, () => "/projects"],
     ["health", () => ["health", projectId], Health, () => `/projects/${projectId}/health`],
     ["briefing", () => ["briefing", projectId], Briefing, () => `/projects/${projectId}/briefing`],
-    ["signals", () => ["signals", projectId, "--severity", "critical", "--dimension", "revenue"], SignalList, () => `/projects/${projectId}/signals?severity=critical&dimension=revenue`],
-    ["analytics", () => ["analytics", projectId, "--period", "7d"], Analytics, () => `/projects/${projectId}/analytics?period=7d`],
-    ["revenue", () => ["revenue", projectId, "--period", "3m"], Revenue, () => `/projects/${projectId}/revenue?period=3m`],
+    [
+      "signals",
+      () => ["signals", projectId, "--severity", "critical", "--dimension", "revenue"],
+      SignalList,
+      () => `/projects/${projectId}/signals?severity=critical&dimension=revenue`
+    ],
+    [
+      "analytics",
+      () => ["analytics", projectId, "--period", "7d"],
+      Analytics,
+      () => `/projects/${projectId}/analytics?period=7d`
+    ],
+    [
+      "revenue",
+      () => ["revenue", projectId, "--period", "3m"],
+      Revenue,
+      () => `/projects/${projectId}/revenue?period=3m`
+    ],
     ["churn", () => ["churn", projectId], Churn, () => `/projects/${projectId}/churn`],
     ["seo", () => ["seo", projectId], Seo, () => `/projects/${projectId}/seo`],
-    ["integrations list", () => ["integrations", "list", projectId], IntegrationList, () => `/projects/${projectId}/integrations`],
+    [
+      "integrations list",
+      () => ["integrations", "list", projectId],
+      IntegrationList,
+      () => `/projects/${projectId}/integrations`
+    ],
     ["expenses list", () => ["expenses", "list", projectId], ExpenseList, () => `/projects/${projectId}/expenses`],
     ["tokens list", () => ["tokens", "list"], TokenList, () => "/tokens"]
   ]
@@ -82,7 +102,8 @@ describe("--json prints the API's data, decodable with the contract's schema", (
         const printed = decodes(schema, run.stdout)
         const direct: any = yield* apiData(path())
         // Fields computed at request time (computedAt, lastUsedAt) may move between the two requests.
-        const stable = (v: unknown) => JSON.parse(JSON.stringify(v).replace(/"(computedAt|generatedAt|lastUsedAt)":"[^"]*"/g, '"$1":"…"'))
+        const stable = (v: unknown) =>
+          JSON.parse(JSON.stringify(v).replace(/"(computedAt|generatedAt|lastUsedAt)":"[^"]*"/g, "\"$1\":\"…\""))
         expect(stable(printed)).toEqual(stable(direct))
       }))
   }
@@ -90,12 +111,32 @@ describe("--json prints the API's data, decodable with the contract's schema", (
   it.live("expenses create and delete", () =>
     Effect.gen(function*() {
       const created = yield* runCli(
-        ["expenses", "create", projectId, "--amount", "2900", "--category", "hosting", "--description", "VPS", "--date", "2026-11-01", "--recurrence", "monthly", "--json"],
+        [
+          "expenses",
+          "create",
+          projectId,
+          "--amount",
+          "2900",
+          "--category",
+          "hosting",
+          "--description",
+          "VPS",
+          "--date",
+          "2026-11-01",
+          "--recurrence",
+          "monthly",
+          "--json"
+        ],
         env()
       )
       expect(created.code).toBe(0)
       const { expense } = decodes(ExpenseCreated, created.stdout)
-      expect(expense).toMatchObject({ amount: 2900, category: "hosting", incurredOn: "2026-11-01", recurrence: "monthly" })
+      expect(expense).toMatchObject({
+        amount: 2900,
+        category: "hosting",
+        incurredOn: "2026-11-01",
+        recurrence: "monthly"
+      })
       const deleted = yield* runCli(["expenses", "delete", projectId, expense.id, "--json"], env())
       expect(deleted.code).toBe(0)
       expect(decodes(ExpenseDeleted, deleted.stdout).expense.id).toBe(expense.id)
@@ -124,7 +165,9 @@ describe("--json prints the API's data, decodable with the contract's schema", (
 
 describe("confirmation", () => {
   const confirming = () =>
-    server.requests.filter((r) => r.method !== "GET" && r.path.startsWith("/api/v1/tokens") && /"confirm"\s*:\s*true/.test(r.body))
+    server.requests.filter((r) =>
+      r.method !== "GET" && r.path.startsWith("/api/v1/tokens") && /"confirm"\s*:\s*true/.test(r.body)
+    )
 
   it.live("without a terminal and without --yes, create and revoke print the preview, exit 2 and change nothing", () =>
     Effect.gen(function*() {
@@ -149,7 +192,9 @@ describe("confirmation", () => {
       // the preview itself is decodable too
       const previewJson = yield* runCli(["tokens", "revoke", victim.token.id, "--json"], env())
       expect(previewJson.code).toBe(2)
-      expect(Schema.decodeUnknownSync(RevokePreview)(JSON.parse(previewJson.stdout).error.preview).token.id).toBe(victim.token.id)
+      expect(Schema.decodeUnknownSync(RevokePreview)(JSON.parse(previewJson.stdout).error.preview).token.id).toBe(
+        victim.token.id
+      )
     }))
 })
 
@@ -168,7 +213,17 @@ describe("exit codes", () => {
       const badPermission = yield* runCli(["tokens", "create", "--permissions", "root:all", "--yes"], env())
       expect(badPermission.code).toBe(2)
       expect(badPermission.stderr).toContain("projects:read")
-      const badExpense = yield* runCli(["expenses", "create", projectId, "--amount", "12.50", "--category", "hosting", "--description", "x"], env())
+      const badExpense = yield* runCli([
+        "expenses",
+        "create",
+        projectId,
+        "--amount",
+        "12.50",
+        "--category",
+        "hosting",
+        "--description",
+        "x"
+      ], env())
       expect(badExpense.code).toBe(2)
       const unknownCommand = yield* runCli(["frobnicate"], env())
       expect(unknownCommand.code).toBe(2)
@@ -184,9 +239,15 @@ describe("exit codes", () => {
 
   it.live("4 on 401 (and with no token at all), with the API's envelope under --json", () =>
     Effect.gen(function*() {
-      const run = yield* runCli(["projects", "list", "--json"], env({ SITEHEALTH_TOKEN: "svc_000000000000000000000000000000000000" }))
+      const run = yield* runCli(
+        ["projects", "list", "--json"],
+        env({ SITEHEALTH_TOKEN: "svc_000000000000000000000000000000000000" })
+      )
       expect(run.code).toBe(4)
-      expect(JSON.parse(run.stdout)).toEqual({ status: "error", error: { code: 401, message: "Invalid or expired token", type: expect.any(String) } })
+      expect(JSON.parse(run.stdout)).toEqual({
+        status: "error",
+        error: { code: 401, message: "Invalid or expired token", type: expect.any(String) }
+      })
       const none = yield* runCli(["projects", "list"], env({ SITEHEALTH_TOKEN: undefined }))
       expect(none.code).toBe(4)
       expect(none.stderr).toContain("auth login")
@@ -197,7 +258,11 @@ describe("exit codes", () => {
       const limited = yield* server.provide(mintToken({ accountId, permissions: ["projects:read"] }))
       const forbidden = yield* runCli(["revenue", projectId, "--json"], env({ SITEHEALTH_TOKEN: limited.secret }))
       expect(forbidden.code).toBe(5)
-      expect(JSON.parse(forbidden.stdout).error).toMatchObject({ code: 403, type: "missing_permission", permission: "revenue:read" })
+      expect(JSON.parse(forbidden.stdout).error).toMatchObject({
+        code: 403,
+        type: "missing_permission",
+        permission: "revenue:read"
+      })
       const missing = yield* runCli(["health", "prj_doesnotexist"], env())
       expect(missing.code).toBe(6)
     }))
@@ -205,7 +270,9 @@ describe("exit codes", () => {
   it.live("8 on 402 (trial over)", () =>
     Effect.gen(function*() {
       const account = yield* Effect.promise(() => server.newAccount(1))
-      yield* server.provide(Effect.flatMap(AccountsRepo, (a) => a.setTrial(account.account.id, new Date(Date.now() - 1000))))
+      yield* server.provide(
+        Effect.flatMap(AccountsRepo, (a) => a.setTrial(account.account.id, new Date(Date.now() - 1000)))
+      )
       const run = yield* runCli(["projects", "list", "--json"], env({ SITEHEALTH_TOKEN: account.secret }))
       expect(run.code).toBe(8)
       expect(JSON.parse(run.stdout).error.code).toBe("trial_expired")
@@ -219,10 +286,18 @@ describe("token and base-URL precedence, transport safety", () => {
       const stored = yield* server.provide(mintToken({ accountId, permissions: ["projects:read", "tokens:read"] }))
       const fromEnv = yield* server.provide(mintToken({ accountId, permissions: ["projects:read", "tokens:read"] }))
       const fromFlag = yield* server.provide(mintToken({ accountId, permissions: ["projects:read", "tokens:read"] }))
-      const login = yield* runCli(["auth", "login", "--base-url", server.baseUrl], { XDG_CONFIG_HOME: home }, `${stored.secret}\n`)
+      const login = yield* runCli(
+        ["auth", "login", "--base-url", server.baseUrl],
+        { XDG_CONFIG_HOME: home },
+        `${stored.secret}\n`
+      )
       expect(login.code).toBe(0)
       const status = Effect.fnUntraced(function*(extra: Record<string, string | undefined>, args: Array<string> = []) {
-        const run = yield* runCli(["auth", "status", "--json", ...args], { XDG_CONFIG_HOME: home, SITEHEALTH_URL: undefined, ...extra })
+        const run = yield* runCli(["auth", "status", "--json", ...args], {
+          XDG_CONFIG_HOME: home,
+          SITEHEALTH_URL: undefined,
+          ...extra
+        })
         expect(run.code).toBe(0)
         return JSON.parse(run.stdout)
       })
@@ -240,22 +315,40 @@ describe("token and base-URL precedence, transport safety", () => {
       // SITEHEALTH_URL beats the profile's URL, --base-url beats both
       const d = yield* runCli(["projects", "list"], { XDG_CONFIG_HOME: home, SITEHEALTH_URL: "http://127.0.0.1:9" })
       expect(d.code).toBe(3)
-      const e = yield* runCli(["projects", "list", "--base-url", server.baseUrl], { XDG_CONFIG_HOME: home, SITEHEALTH_URL: "http://127.0.0.1:9" })
+      const e = yield* runCli(["projects", "list", "--base-url", server.baseUrl], {
+        XDG_CONFIG_HOME: home,
+        SITEHEALTH_URL: "http://127.0.0.1:9"
+      })
       expect(e.code).toBe(0)
       Fs.rmSync(home, { recursive: true, force: true })
     }))
 
-  it.live("refuses plain http:// to a non-loopback host without --insecure-http, before any request", () =>
-    Effect.gen(function*() {
-      const run = yield* runCli(["projects", "list", "--json"], env({ SITEHEALTH_URL: "http://sitehealth.invalid:8787" }))
-      expect(run.code).toBe(2)
-      expect(JSON.parse(run.stdout).error.message).toContain("--insecure-http")
-      // with the flag it does try (and a .invalid host never resolves: exit 3, not 2)
-      const allowed = yield* runCli(["projects", "list", "--insecure-http"], env({ SITEHEALTH_URL: "http://sitehealth.invalid:8787" }))
-      expect(allowed.code).toBe(3)
-      // loopback needs no flag, whatever its spelling
-      expect((yield* runCli(["projects", "list"], env({ SITEHEALTH_URL: server.baseUrl.replace("127.0.0.1", "localhost") }))).code).toBe(0)
-    }), 60_000)
+  it.live(
+    "refuses plain http:// to a non-loopback host without --insecure-http, before any request",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* runCli(
+          ["projects", "list", "--json"],
+          env({ SITEHEALTH_URL: "http://sitehealth.invalid:8787" })
+        )
+        expect(run.code).toBe(2)
+        expect(JSON.parse(run.stdout).error.message).toContain("--insecure-http")
+        // with the flag it does try (and a .invalid host never resolves: exit 3, not 2)
+        const allowed = yield* runCli(
+          ["projects", "list", "--insecure-http"],
+          env({ SITEHEALTH_URL: "http://sitehealth.invalid:8787" })
+        )
+        expect(allowed.code).toBe(3)
+        // loopback needs no flag, whatever its spelling
+        expect(
+          (yield* runCli(
+            ["projects", "list"],
+            env({ SITEHEALTH_URL: server.baseUrl.replace("127.0.0.1", "localhost") })
+          )).code
+        ).toBe(0)
+      }),
+    60_000
+  )
 })
 
 describe("auth", () => {
@@ -263,18 +356,29 @@ describe("auth", () => {
     Effect.gen(function*() {
       const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-cli-auth-"))
       const base = { XDG_CONFIG_HOME: home }
-      const refused = yield* runCli(["auth", "login", "--base-url", server.baseUrl], base, "svc_000000000000000000000000000000000000\n")
+      const refused = yield* runCli(
+        ["auth", "login", "--base-url", server.baseUrl],
+        base,
+        "svc_000000000000000000000000000000000000\n"
+      )
       expect(refused.code).toBe(4)
       expect(Fs.existsSync(Path.join(home, "sitehealth/config.json"))).toBe(false)
 
-      const login = yield* runCli(["auth", "login", "--base-url", server.baseUrl, "--profile", "work"], base, `${secret}\n`)
+      const login = yield* runCli(
+        ["auth", "login", "--base-url", server.baseUrl, "--profile", "work"],
+        base,
+        `${secret}\n`
+      )
       expect(login.code).toBe(0)
       expect(login.stdout).not.toContain(secret)
       const dir = Path.join(home, "sitehealth")
       const file = Path.join(dir, "config.json")
       expect(Fs.statSync(dir).mode & 0o777).toBe(0o700)
       expect(Fs.statSync(file).mode & 0o777).toBe(0o600)
-      expect(JSON.parse(Fs.readFileSync(file, "utf8")).profiles.work).toEqual({ baseUrl: server.baseUrl, token: secret })
+      expect(JSON.parse(Fs.readFileSync(file, "utf8")).profiles.work).toEqual({
+        baseUrl: server.baseUrl,
+        token: secret
+      })
 
       const status = yield* runCli(["auth", "status", "--profile", "work"], base)
       expect(status.code).toBe(0)
@@ -295,12 +399,19 @@ describe("auth", () => {
 describe("auth status: who am I", () => {
   it.live("reads GET /tokens/current: a token without tokens:read (or projects:read) still learns its id, permissions, scope", () =>
     Effect.gen(function*() {
-      const narrow = yield* server.provide(mintToken({ accountId, name: "narrow", permissions: ["revenue:read"], projects: [projectId] }))
+      const narrow = yield* server.provide(
+        mintToken({ accountId, name: "narrow", permissions: ["revenue:read"], projects: [projectId] })
+      )
       const before = server.requests.length
       const run = yield* runCli(["auth", "status", "--json"], env({ SITEHEALTH_TOKEN: narrow.secret }))
       expect(run.code).toBe(0)
       const status = JSON.parse(run.stdout)
-      expect(status.token).toMatchObject({ id: narrow.token.id, name: "narrow", permissions: ["revenue:read"], projects: [projectId] })
+      expect(status.token).toMatchObject({
+        id: narrow.token.id,
+        name: "narrow",
+        permissions: ["revenue:read"],
+        projects: [projectId]
+      })
       // projects:read is missing: that part is unknown, the rest is not
       expect(status.projects).toBeNull()
       expect(JSON.stringify(status)).not.toContain(narrow.secret)
@@ -319,9 +430,26 @@ describe("help, version, completions", () => {
   it.live("every command's --help has an example; --version matches package.json; completions for bash, zsh, fish", () =>
     Effect.gen(function*() {
       const commands = [
-        [], ["auth", "login"], ["auth", "status"], ["auth", "logout"], ["projects", "list"], ["health"], ["briefing"], ["signals"],
-        ["analytics"], ["revenue"], ["churn"], ["seo"], ["integrations", "list"], ["integrations", "sync"], ["expenses", "list"],
-        ["expenses", "create"], ["expenses", "delete"], ["tokens", "list"], ["tokens", "create"], ["tokens", "revoke"]
+        [],
+        ["auth", "login"],
+        ["auth", "status"],
+        ["auth", "logout"],
+        ["projects", "list"],
+        ["health"],
+        ["briefing"],
+        ["signals"],
+        ["analytics"],
+        ["revenue"],
+        ["churn"],
+        ["seo"],
+        ["integrations", "list"],
+        ["integrations", "sync"],
+        ["expenses", "list"],
+        ["expenses", "create"],
+        ["expenses", "delete"],
+        ["tokens", "list"],
+        ["tokens", "create"],
+        ["tokens", "revoke"]
       ]
       yield* Effect.forEach(commands, (path) =>
         Effect.map(runCli([...path, "--help"], {}), (run) => {
@@ -340,34 +468,58 @@ describe("help, version, completions", () => {
 })
 
 describe("integrations sync --wait", () => {
-  it.live("queues a run, waits while it is queued and running, and exits 0 with the finished run once a worker has run it", () =>
-    Effect.gen(function*() {
-      // A project of the demo profile connected to the demo's local Plausible, so a real sync has work to do.
-      const spec = DEMO_PROJECTS[2]
-      const project = yield* server.provide(createProject({ accountId, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency }))
-      const providers = yield* startDemoProviders({ epoch: new Date(), broken: false })
-      const plausible = providers.connectionsOf(spec.key).find((c) => c.provider === "plausible")!
-      yield* server.provide(Effect.gen(function*() {
-        const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), CredentialsCipher.layer(TEST_KEY))
-        return yield* (yield* IntegrationsRepo).connect({
-          projectId: project.id, provider: "plausible", credentials: cipher.encrypt(plausible.credentials), baseUrl: plausible.baseUrl,
-          syncIntervalMinutes: null, now: new Date()
-        })
-      }))
-      const cli = yield* Effect.forkChild(runCli(["integrations", "sync", project.id, "plausible", "--wait", "--interval", "0.2", "--json"], env()))
-      // The worker's part, in this process: once the CLI has queued the run, drain the queue.
-      const queued = () => server.requests.some((r) => r.method === "POST" && r.path.includes(`${project.id}/integrations/plausible/sync`))
-      for (let i = 0; i < 200 && !queued(); i++) yield* Effect.sleep(50)
-      expect(queued()).toBe(true)
-      // The demo's data of the hour is built on its first request: no short timeout.
-      const runner = Layer.mergeAll(CredentialsCipher.layer(TEST_KEY), ProviderHttp.layer({ maxAttempts: 1, timeoutMs: 60_000 }))
-      const [run] = yield* server.provide(drainSyncs({ connectors: connectorFor }).pipe(Effect.provide(runner)))
-      expect(run?.status).toBe("succeeded")
-      const done = yield* Fiber.join(cli)
-      expect(done.code, done.stderr).toBe(0)
-      // --json: the finished run, in the shape POST …/sync answers
-      const out = JSON.parse(done.stdout)
-      expect(out.sync).toMatchObject({ id: run!.id, provider: "plausible", status: "succeeded", error: null })
-      expect(out.sync.finishedAt).not.toBeNull()
-    }), 60_000)
+  it.live(
+    "queues a run, waits while it is queued and running, and exits 0 with the finished run once a worker has run it",
+    () =>
+      Effect.gen(function*() {
+        // A project of the demo profile connected to the demo's local Plausible, so a real sync has work to do.
+        const spec = DEMO_PROJECTS[2]
+        const project = yield* server.provide(
+          createProject({
+            accountId,
+            name: spec.name,
+            domain: spec.domain,
+            timezone: spec.timezone,
+            currency: spec.currency
+          })
+        )
+        const providers = yield* startDemoProviders({ epoch: new Date(), broken: false })
+        const plausible = providers.connectionsOf(spec.key).find((c) => c.provider === "plausible")!
+        yield* server.provide(Effect.gen(function*() {
+          const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), CredentialsCipher.layer(TEST_KEY))
+          return yield* (yield* IntegrationsRepo).connect({
+            projectId: project.id,
+            provider: "plausible",
+            credentials: cipher.encrypt(plausible.credentials),
+            baseUrl: plausible.baseUrl,
+            syncIntervalMinutes: null,
+            now: new Date()
+          })
+        }))
+        const cli = yield* Effect.forkChild(
+          runCli(["integrations", "sync", project.id, "plausible", "--wait", "--interval", "0.2", "--json"], env())
+        )
+        // The worker's part, in this process: once the CLI has queued the run, drain the queue.
+        const queued = () =>
+          server.requests.some((r) =>
+            r.method === "POST" && r.path.includes(`${project.id}/integrations/plausible/sync`)
+          )
+        for (let i = 0; i < 200 && !queued(); i++) yield* Effect.sleep(50)
+        expect(queued()).toBe(true)
+        // The demo's data of the hour is built on its first request: no short timeout.
+        const runner = Layer.mergeAll(
+          CredentialsCipher.layer(TEST_KEY),
+          ProviderHttp.layer({ maxAttempts: 1, timeoutMs: 60_000 })
+        )
+        const [run] = yield* server.provide(drainSyncs({ connectors: connectorFor }).pipe(Effect.provide(runner)))
+        expect(run?.status).toBe("succeeded")
+        const done = yield* Fiber.join(cli)
+        expect(done.code, done.stderr).toBe(0)
+        // --json: the finished run, in the shape POST …/sync answers
+        const out = JSON.parse(done.stdout)
+        expect(out.sync).toMatchObject({ id: run!.id, provider: "plausible", status: "succeeded", error: null })
+        expect(out.sync.finishedAt).not.toBeNull()
+      }),
+    60_000
+  )
 })

@@ -1,7 +1,7 @@
 /** The pure formatting: sparkline rendering (snapshot), colour rules, money and rates. */
 import { describe, expect, it } from "@effect/vitest"
 import { colorEnabled, makeStyle, money, percent, sparkline, table } from "../src/Format.ts"
-import { maskSecret, isLoopback } from "../src/Settings.ts"
+import { isLoopback, maskSecret } from "../src/Settings.ts"
 
 describe("sparkline", () => {
   it("renders a series between its min and max (snapshot)", () => {
@@ -46,7 +46,9 @@ describe("figures", () => {
   })
   it("masks a secret to svc_ + its last 4; knows loopback hosts", () => {
     expect(maskSecret("svc_abcdefghijklmnopqrstuvwxyz0123456789")).toBe("svc_…6789")
-    for (const h of ["localhost", "127.0.0.1", "127.9.9.9", "[::1]", "app.localhost"]) expect(isLoopback(h), h).toBe(true)
+    for (const h of ["localhost", "127.0.0.1", "127.9.9.9", "[::1]", "app.localhost"]) {
+      expect(isLoopback(h), h).toBe(true)
+    }
     for (const h of ["example.com", "10.0.0.1", "128.0.0.1", "localhost.evil.com"]) expect(isLoopback(h), h).toBe(false)
   })
 })

@@ -22,13 +22,29 @@ const badGateway = {
 
 const createExpense = (description: string) =>
   runCli(
-    ["expenses", "create", projectId, "--amount", "2900", "--category", "hosting", "--description", description, "--date", "2026-11-01", "--json"],
+    [
+      "expenses",
+      "create",
+      projectId,
+      "--amount",
+      "2900",
+      "--category",
+      "hosting",
+      "--description",
+      description,
+      "--date",
+      "2026-11-01",
+      "--json"
+    ],
     env()
   )
 
 /** The project's expenses, as the API lists them (through the contract's typed client). */
 const expenses = () =>
-  Effect.flatMap(apiClient(server.baseUrl, secret), (api) => api.expenses.listExpenses({ params: { id: projectId }, query: { limit: 100 } })).pipe(
+  Effect.flatMap(
+    apiClient(server.baseUrl, secret),
+    (api) => api.expenses.listExpenses({ params: { id: projectId }, query: { limit: 100 } })
+  ).pipe(
     Effect.map((page) => page.expenses)
   )
 
@@ -59,7 +75,10 @@ describe("POST retries with one Idempotency-Key", () => {
 
   it.live("a proxy's 502 after the app acted, twice: retried with the same key, one expense", () =>
     Effect.gen(function*() {
-      server.lost.push({ ...badGateway, when: (r) => r.method === "POST" }, { ...badGateway, when: (r) => r.method === "POST" })
+      server.lost.push({ ...badGateway, when: (r) => r.method === "POST" }, {
+        ...badGateway,
+        when: (r) => r.method === "POST"
+      })
       const before = server.requests.length
       const run = yield* createExpense("502 twice")
       expect(run.code, run.stderr).toBe(0)
@@ -74,7 +93,10 @@ describe("POST retries with one Idempotency-Key", () => {
       server.faults.push({
         status: 409,
         headers: { "retry-after": "1" },
-        body: { status: "error", error: { code: 409, message: "still running", type: "idempotency_request_in_progress" } }
+        body: {
+          status: "error",
+          error: { code: 409, message: "still running", type: "idempotency_request_in_progress" }
+        }
       })
       const before = server.requests.length
       const started = Date.now()
@@ -92,7 +114,9 @@ describe("POST retries with one Idempotency-Key", () => {
       const before = server.requests.length
       expect((yield* createExpense("twice")).code).toBe(0)
       expect((yield* createExpense("twice")).code).toBe(0)
-      const keys = server.requests.slice(before).filter((r) => r.method === "POST").map((r) => r.headers["idempotency-key"])
+      const keys = server.requests.slice(before).filter((r) => r.method === "POST").map((r) =>
+        r.headers["idempotency-key"]
+      )
       expect(new Set(keys).size).toBe(2)
       expect((yield* expenses()).filter((e) => e.description === "twice")).toHaveLength(2)
     }))
@@ -101,9 +125,10 @@ describe("POST retries with one Idempotency-Key", () => {
     Effect.gen(function*() {
       server.lost.push({ kind: "reset", when: (r) => r.method === "POST" && r.body.includes("\"confirm\":true") })
       const countTokens = () =>
-        Effect.flatMap(apiClient(server.baseUrl, secret), (api) => api.tokens.listTokens({ query: { limit: 100 } })).pipe(
-          Effect.map((page) => page.tokens)
-        )
+        Effect.flatMap(apiClient(server.baseUrl, secret), (api) => api.tokens.listTokens({ query: { limit: 100 } }))
+          .pipe(
+            Effect.map((page) => page.tokens)
+          )
       const run = yield* runCli(["tokens", "create", "--name", "lost-in-transit", "--yes"], env())
       expect(run.code).toBe(1)
       const minted = (yield* countTokens()).filter((t) => t.name === "lost-in-transit")

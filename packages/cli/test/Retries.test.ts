@@ -14,9 +14,16 @@ const env = () => ({ SITEHEALTH_URL: server.baseUrl, SITEHEALTH_TOKEN: secret, X
 const rateLimited = (retryAfter: string) => ({
   status: 429,
   headers: { "retry-after": retryAfter },
-  body: { status: "error", error: { code: 429, message: "Rate limit exceeded", type: "rate_limited", limit: 60, remaining: 0, reset: 0 } }
+  body: {
+    status: "error",
+    error: { code: 429, message: "Rate limit exceeded", type: "rate_limited", limit: 60, remaining: 0, reset: 0 }
+  }
 })
-const unavailable = { status: 503, headers: {}, body: { status: "error", error: { code: 503, message: "Database unreachable", type: "unavailable" } } }
+const unavailable = {
+  status: 503,
+  headers: {},
+  body: { status: "error", error: { code: 503, message: "Database unreachable", type: "unavailable" } }
+}
 
 serverForFile({ projects: 1, tmpPrefix: "sitehealth-cli-retry-", overrides: { rateLimit: 1 } }, (file) => {
   server = file.server
@@ -52,7 +59,9 @@ describe("retries", () => {
       const msLeft = 60_000 - (Date.now() % 60_000)
       if (msLeft < 8_000) yield* Effect.sleep(msLeft + 100)
       const fresh = (yield* Effect.promise(() => server.newAccount(1))).secret
-      const spent = yield* Effect.promise(() => fetch(`${server.baseUrl}/api/v1/projects`, { headers: { authorization: `Bearer ${fresh}` } }))
+      const spent = yield* Effect.promise(() =>
+        fetch(`${server.baseUrl}/api/v1/projects`, { headers: { authorization: `Bearer ${fresh}` } })
+      )
       expect(spent.status).toBe(200)
       const real = yield* runCli(["projects", "list"], { ...env(), SITEHEALTH_TOKEN: fresh })
       expect(real.code).toBe(7)

@@ -4,20 +4,27 @@
  * behind the token middlewares. Everything is re-exported from here.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
-import { RequestErrors, Authentication } from "./Authentication.ts"
-import { documentedApi } from "./Documented.ts"
-import type { Operation } from "./Permissions.ts"
-import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
-import { operationOf } from "./ApiOperation.ts"
 import { ExpensesApi } from "./ApiExpenses.ts"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
+import { operationOf } from "./ApiOperation.ts"
 import { ProjectsApi } from "./ApiProjects.ts"
 import { ReportsApi } from "./ApiReports.ts"
 import { TokensApi } from "./ApiTokens.ts"
+import { Authentication, RequestErrors } from "./Authentication.ts"
+import { documentedApi } from "./Documented.ts"
+import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
+import type { Operation } from "./Permissions.ts"
 
-export { type FastPath, FastPathAnnotation, fastPathOf, operationOf, type PreRead, type StoredAnswerKey } from "./ApiOperation.ts"
 export { ExpensesApi } from "./ApiExpenses.ts"
 export { IntegrationsApi } from "./ApiIntegrations.ts"
+export {
+  type FastPath,
+  FastPathAnnotation,
+  fastPathOf,
+  operationOf,
+  type PreRead,
+  type StoredAnswerKey
+} from "./ApiOperation.ts"
 export { ProjectsApi } from "./ApiProjects.ts"
 export { ReportsApi } from "./ApiReports.ts"
 export { TokensApi } from "./ApiTokens.ts"
@@ -61,4 +68,3 @@ const byName: ReadonlyMap<string, Operation> = new Map(operations)
 
 /** The `Operation` of the endpoint with this name, for places that only have the name. */
 export const operationByName = (name: string): Operation | undefined => byName.get(name)
-

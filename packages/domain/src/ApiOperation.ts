@@ -7,15 +7,15 @@
  * a client of a few endpoints (the web app's overview) reaches only their groups' schemas.
  */
 import * as Context from "effect/Context"
-import * as Schema from "effect/Schema"
-import type * as HttpMethod from "effect/http/HttpMethod"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as OpenApi from "effect/http-api/OpenApi"
+import type * as HttpMethod from "effect/http/HttpMethod"
+import * as Schema from "effect/Schema"
 import { Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
 import { Envelope } from "./Envelope.ts"
-import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permissions.ts"
 import { BadRequest, Forbidden, NotFound } from "./Errors.ts"
+import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permissions.ts"
 
 /**
  * What the server reads, with the token, in the hot path's one statement for a request to the endpoint, beyond
@@ -78,7 +78,19 @@ export const op = <
   Middleware,
   MiddlewareServices
 >(
-  endpoint: HttpApiEndpoint.HttpApiEndpoint<Id, Method, Path, Params, Query, Payload, Headers, Success, Error, Middleware, MiddlewareServices>,
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<
+    Id,
+    Method,
+    Path,
+    Params,
+    Query,
+    Payload,
+    Headers,
+    Success,
+    Error,
+    Middleware,
+    MiddlewareServices
+  >,
   spec: OperationSpec
 ) => {
   const operation: Operation = {
@@ -105,20 +117,22 @@ export const op = <
   const annotated = endpoint.annotate(OperationAnnotation, operation)
   return (spec.fastPath === undefined
     ? annotated
-    : annotated.annotate(FastPathAnnotation, { preRead: spec.fastPath.preRead ?? null, storedAnswer: spec.fastPath.storedAnswer ?? null })
-  ).annotateMerge(
-    OpenApi.annotations({
-      summary: operation.summary,
-      description: `${access}${gate}${retry}`,
-      override: {
-        "x-permission": operation.permission,
-        "x-kind": operation.kind,
-        "x-confirm-gate": operation.confirmGate
-      },
-      // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here.
-      ...(idempotent ? { transform: withIdempotencyKeyParameter } : {})
-    })
-  )
+    : annotated.annotate(FastPathAnnotation, {
+      preRead: spec.fastPath.preRead ?? null,
+      storedAnswer: spec.fastPath.storedAnswer ?? null
+    })).annotateMerge(
+      OpenApi.annotations({
+        summary: operation.summary,
+        description: `${access}${gate}${retry}`,
+        override: {
+          "x-permission": operation.permission,
+          "x-kind": operation.kind,
+          "x-confirm-gate": operation.confirmGate
+        },
+        // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here.
+        ...(idempotent ? { transform: withIdempotencyKeyParameter } : {})
+      })
+    )
 }
 
 const withIdempotencyKeyParameter = (operation: Record<string, unknown>): Record<string, unknown> => ({
@@ -159,14 +173,22 @@ export const dashboardOnlyOptions = <const Params extends Schema.Struct.Fields>(
 })
 
 /** A read of one project (`/projects/:id/…`), answering 404/403 for a project outside the token's scope. */
-export const projectGet = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
+export const projectGet = <
+  const Id extends string,
+  const Path extends `/projects/:id/${string}`,
+  Success extends Schema.Top
+>(
   identifier: Id,
   path: Path,
   success: Success
 ) => HttpApiEndpoint.get(identifier, path, { params: projectParams, success, error: scoped })
 
 /** A report of one project over an optional period. */
-export const report = <const Id extends string, const Path extends `/projects/:id/${string}`, Success extends Schema.Top>(
+export const report = <
+  const Id extends string,
+  const Path extends `/projects/:id/${string}`,
+  Success extends Schema.Top
+>(
   identifier: Id,
   path: Path,
   success: Success

@@ -3,14 +3,22 @@
  * it). Every read has a fast path (`fastPath`, ApiOperation.ts): served by the hot path's one statement when what
  * is stored is current.
  */
-import * as Schema from "effect/Schema"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { BadRequest } from "./Errors.ts"
-import { Envelope } from "./Envelope.ts"
-import { dashboardOnly, dashboardOnlyOptions, op, pagedList, projectGet, projectParams, scoped } from "./ApiOperation.ts"
+import * as Schema from "effect/Schema"
+import {
+  dashboardOnly,
+  dashboardOnlyOptions,
+  op,
+  pagedList,
+  projectGet,
+  projectParams,
+  scoped
+} from "./ApiOperation.ts"
 import { PageQuery } from "./Common.ts"
+import { Envelope } from "./Envelope.ts"
+import { BadRequest } from "./Errors.ts"
 import { Briefing, Dimension, Health, ProjectList, Severity, SignalList } from "./Projects.ts"
 
 export class ProjectsApi extends HttpApiGroup.make("projects")
@@ -36,24 +44,30 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       mcp: "get_briefing",
       fastPath: { storedAnswer: "whole" }
     }),
-    op(HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
-      params: projectParams,
-      query: {
-        dimension: Schema.optionalKey(Dimension),
-        severity: Schema.optionalKey(Severity),
-        active: Schema.optionalKey(Schema.Literals(["true", "false"])),
-        ...PageQuery
-      },
-      success: Envelope("SignalListResponse", SignalList),
-      error: [...scoped, BadRequest]
-    }), {
-      permission: "projects:read",
-      summary: "Signals, optionally filtered by dimension and severity",
-      cli: ["signals"],
-      mcp: "list_signals",
-      // The signals are stored with the snapshot: read with the token to tell whether they are current.
-      fastPath: { preRead: "health", storedAnswer: "signalFilters" }
-    }),
+    op(
+      HttpApiEndpoint.get("listSignals", "/projects/:id/signals", {
+        params: projectParams,
+        query: {
+          dimension: Schema.optionalKey(Dimension),
+          severity: Schema.optionalKey(Severity),
+          active: Schema.optionalKey(Schema.Literals(["true", "false"])),
+          ...PageQuery
+        },
+        success: Envelope("SignalListResponse", SignalList),
+        error: [...scoped, BadRequest]
+      }),
+      {
+        permission: "projects:read",
+        summary: "Signals, optionally filtered by dimension and severity",
+        cli: ["signals"],
+        mcp: "list_signals",
+        // The signals are stored with the snapshot: read with the token to tell whether they are current.
+        fastPath: { preRead: "health", storedAnswer: "signalFilters" }
+      }
+    ),
     op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)
   )
-  .annotateMerge(OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })) {}
+  .annotateMerge(
+    OpenApi.annotations({ title: "Projects", description: "Websites, their health, briefing and signals" })
+  )
+{}

@@ -4,8 +4,8 @@
  */
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
-import { Envelope } from "./Envelope.ts"
 import { op, report } from "./ApiOperation.ts"
+import { Envelope } from "./Envelope.ts"
 import { Analytics, Churn, Revenue, Seo } from "./Reports.ts"
 
 export class ReportsApi extends HttpApiGroup.make("reports")
@@ -39,4 +39,5 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       fastPath: { storedAnswer: "period" }
     })
   )
-  .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" }))
+{}

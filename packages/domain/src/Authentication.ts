@@ -7,9 +7,10 @@
  * `Idempotency-Key` header: it replays the stored response of a request already done with the same key.
  */
 import * as Context from "effect/Context"
-import * as Schema from "effect/Schema"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as Schema from "effect/Schema"
+import type { AccountId, ProjectId, TokenId } from "./Common.ts"
 import {
   BadRequest,
   Conflict,
@@ -19,7 +20,6 @@ import {
   Unauthorized,
   Unavailable
 } from "./Errors.ts"
-import type { AccountId, ProjectId, TokenId } from "./Common.ts"
 import type { Permission } from "./Permissions.ts"
 
 export interface Principal {
@@ -41,7 +41,9 @@ export interface AccountEntitlement {
   readonly subscriptionUntil: Date | null
 }
 
-export class CurrentAccount extends Context.Service<CurrentAccount, AccountEntitlement>()("sitehealth/CurrentAccount") {}
+export class CurrentAccount
+  extends Context.Service<CurrentAccount, AccountEntitlement>()("sitehealth/CurrentAccount")
+{}
 
 export class Authentication extends HttpApiMiddleware.Service<
   Authentication,

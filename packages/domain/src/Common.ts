@@ -10,20 +10,27 @@ const documentedPattern = (source: string) =>
   Schema.makeFilter<string>(() => true, { toJsonSchema: () => ({ pattern: source }) })
 const idShaped = (prefix: string) => Schema.String.check(documentedPattern(`^${prefix}_[0-9A-Za-z]{1,64}$`))
 
-export const ProjectId = idShaped("prj").annotate({ examples: ["prj_3kTMd9qXyVbN2LwP"] }).pipe(Schema.brand("ProjectId"))
+export const ProjectId = idShaped("prj").annotate({ examples: ["prj_3kTMd9qXyVbN2LwP"] }).pipe(
+  Schema.brand("ProjectId")
+)
   .annotate({ description: "Project id, `prj_…`" })
 export type ProjectId = typeof ProjectId.Type
 export const TokenId = idShaped("tok").pipe(Schema.brand("TokenId")).annotate({ description: "Token id, `tok_…`" })
 export type TokenId = typeof TokenId.Type
-export const ExpenseId = idShaped("exp").pipe(Schema.brand("ExpenseId")).annotate({ description: "Expense id, `exp_…`" })
+export const ExpenseId = idShaped("exp").pipe(Schema.brand("ExpenseId")).annotate({
+  description: "Expense id, `exp_…`"
+})
 export type ExpenseId = typeof ExpenseId.Type
-export const AccountId = idShaped("acc").pipe(Schema.brand("AccountId")).annotate({ description: "Account id, `acc_…`" })
+export const AccountId = idShaped("acc").pipe(Schema.brand("AccountId")).annotate({
+  description: "Account id, `acc_…`"
+})
 export type AccountId = typeof AccountId.Type
 
 export const PERIODS = ["today", "yesterday", "7d", "30d", "3m", "12m", "all"] as const
 export type Period = (typeof PERIODS)[number]
 export const Period = Schema.Literals(PERIODS).annotate({
-  description: "Reporting period. today/yesterday are calendar days in the project's time zone; Nd the last N days including today; 3m/12m the last 3/12 calendar months to date; all since the first stored day. Default 30d."
+  description:
+    "Reporting period. today/yesterday are calendar days in the project's time zone; Nd the last N days including today; 3m/12m the last 3/12 calendar months to date; all since the first stored day. Default 30d."
 })
 
 /*

@@ -87,7 +87,9 @@ export const DashboardUser = Schema.Struct({
 export const CurrentSessionView = Schema.Struct({
   user: DashboardUser,
   sessionId: SessionId,
-  csrfToken: Schema.String.annotate({ description: "Send as the X-CSRF-Token header on every POST, PATCH, PUT and DELETE" }),
+  csrfToken: Schema.String.annotate({
+    description: "Send as the X-CSRF-Token header on every POST, PATCH, PUT and DELETE"
+  }),
   idleExpiresAt: Timestamp,
   absoluteExpiresAt: Timestamp,
   staySignedIn: Schema.Boolean.annotate({ description: "Whether the owner ticked \"Stay signed in\" at log-in" })
@@ -95,7 +97,9 @@ export const CurrentSessionView = Schema.Struct({
 export type CurrentSessionView = typeof CurrentSessionView.Type
 
 /** What log-in answers: the session, or (two-factor sign-in on) the challenge of the second step. */
-export const LogInResult = Schema.Union([CurrentSessionView, SecondFactorRequired]).annotate({ identifier: "LogInResult" })
+export const LogInResult = Schema.Union([CurrentSessionView, SecondFactorRequired]).annotate({
+  identifier: "LogInResult"
+})
 export type LogInResult = typeof LogInResult.Type
 
 export const SessionView = Schema.Struct({
@@ -106,7 +110,9 @@ export const SessionView = Schema.Struct({
   address: Schema.NullOr(Schema.String),
   current: Schema.Boolean
 }).annotate({ identifier: "SessionView" })
-export const SessionList = Schema.Struct({ sessions: Schema.Array(SessionView) }).annotate({ identifier: "SessionList" })
+export const SessionList = Schema.Struct({ sessions: Schema.Array(SessionView) }).annotate({
+  identifier: "SessionList"
+})
 export const LoggedOut = Schema.Struct({ loggedOut: Schema.Literal(true) })
 export const SessionsRevoked = Schema.Struct({ revoked: Integer.annotate({ description: "How many sessions ended" }) })
 

@@ -17,11 +17,17 @@
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import { RequestErrors } from "./Authentication.ts"
-import { DASHBOARD_PREFIX, DashboardAuthApi, DashboardOrigin, DashboardSession, DashboardWebsitesApi } from "./DashboardCore.ts"
-import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
+import {
+  DASHBOARD_PREFIX,
+  DashboardAuthApi,
+  DashboardOrigin,
+  DashboardSession,
+  DashboardWebsitesApi
+} from "./DashboardCore.ts"
 import { DashboardReportsApi } from "./DashboardReports.ts"
 import { DashboardSecurityApi } from "./DashboardSecurity.ts"
+import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"
 import { documentedApi } from "./Documented.ts"
 
 export * from "./DashboardCore.ts"

@@ -7,18 +7,18 @@
  *
  * The group carries no middleware of its own: DashboardApi adds it behind `DashboardSession`.
  */
-import * as Schema from "effect/Schema"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
-import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
 import { Timestamp } from "./Common.ts"
+import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { ApiError, BadRequest, NotFound, Unavailable } from "./Errors.ts"
 import { IntegrationKind, IntegrationStatus, Provider, SyncResult, SyncRun } from "./Integrations.ts"
-import { doc } from "./Documented.ts"
 
 /** The page Google sends the browser back to (defined with the core's constants, which the shell imports). */
 export { GOOGLE_CALLBACK_PAGE } from "./DashboardCore.ts"
@@ -71,7 +71,9 @@ export const Connection = Schema.Struct({
   }),
   connectedAt: Schema.NullOr(Timestamp),
   lastSyncAt: Schema.NullOr(Timestamp).annotate({ description: "End of the last successful sync" }),
-  lastError: Schema.NullOr(Schema.String).annotate({ description: "Why the last sync failed, in words (never a credential)" }),
+  lastError: Schema.NullOr(Schema.String).annotate({
+    description: "Why the last sync failed, in words (never a credential)"
+  }),
   lastRun: Schema.NullOr(SyncRun),
   detail: Schema.NullOr(Schema.String).annotate({
     description: "What it is connected to, when that is not a secret: Plausible's site id, Search Console's property"
@@ -212,7 +214,8 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
       "Sync now: queues an incremental sync (or answers the one already queued or running)"
     )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Connections", description: "Stripe, Plausible and Search Console" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Connections", description: "Stripe, Plausible and Search Console" }))
+{}
 
 /**
  * The connections group alone, as `DashboardApi` serves it (behind the session, same middlewares and prefix):
@@ -222,4 +225,5 @@ export class DashboardConnectionsHttpApi extends HttpApi.make("dashboard")
   .add(DashboardConnectionsApi.middleware(DashboardSession))
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX) {}
+  .prefix(DASHBOARD_PREFIX)
+{}

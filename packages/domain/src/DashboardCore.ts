@@ -10,13 +10,13 @@
  *   `csrf_token`)] → handler
  */
 import * as Context from "effect/Context"
-import * as Schema from "effect/Schema"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import type { AccountId } from "./Common.ts"
 import {
@@ -29,8 +29,8 @@ import {
   LoggedOut,
   LogInPayload,
   LogInResult,
-  SecondFactorPayload,
   ResetPasswordPayload,
+  SecondFactorPayload,
   type SessionId,
   SessionList,
   SessionsRevoked,
@@ -41,9 +41,9 @@ import {
   WebsiteDeleted,
   WebsiteList
 } from "./Dashboard.ts"
+import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
-import { doc } from "./Documented.ts"
 
 export const DASHBOARD_PREFIX = "/app/api"
 /** The session cookie: an opaque random id; the server keeps only its SHA-256. */
@@ -197,11 +197,15 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
       "End every session of the account but this one"
     )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Auth", description: "Sign up, log in, sessions, password reset" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Auth", description: "Sign up, log in, sessions, password reset" }))
+{}
 
 export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
   .add(
-    doc(HttpApiEndpoint.get("list", "/websites", { success: Envelope("WebsiteListResponse", WebsiteList) }), "The account's websites"),
+    doc(
+      HttpApiEndpoint.get("list", "/websites", { success: Envelope("WebsiteListResponse", WebsiteList) }),
+      "The account's websites"
+    ),
     doc(
       HttpApiEndpoint.post("create", "/websites", {
         payload: CreateWebsitePayload,
@@ -231,7 +235,8 @@ export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
     )
   )
   .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Websites", description: "The account's websites" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Websites", description: "The account's websites" }))
+{}
 
 /**
  * The groups of the web app's shell — sessions and websites — alone (no tokens or account: DashboardTokens.ts;
@@ -241,4 +246,5 @@ export class DashboardCoreApi extends HttpApi.make("dashboard")
   .add(DashboardAuthApi, DashboardWebsitesApi)
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX) {}
+  .prefix(DASHBOARD_PREFIX)
+{}

@@ -24,4 +24,5 @@ export class DashboardOverviewHttpApi extends HttpApi.make("dashboard")
   .add(DashboardOverviewApi.middleware(DashboardSession))
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX) {}
+  .prefix(DASHBOARD_PREFIX)
+{}

@@ -27,7 +27,6 @@ import { onWebsite } from "./OnWebsite.ts"
 
 export { type OnWebsite, onWebsite, websitePath } from "./OnWebsite.ts"
 
-
 const p = ProjectsApi.endpoints
 const r = ReportsApi.endpoints
 const i = IntegrationsApi.endpoints
@@ -52,8 +51,10 @@ export class DashboardReportsApi extends HttpApiGroup.make("reports")
   )
   .annotateMerge(OpenApi.annotations({
     title: "Reports",
-    description: "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses) for the logged-in account's websites"
-  })) {}
+    description:
+      "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses) for the logged-in account's websites"
+  }))
+{}
 
 /**
  * The reports group alone, as `DashboardApi` serves it (behind the session, same middlewares and prefix): the
@@ -64,4 +65,5 @@ export class DashboardReportsHttpApi extends HttpApi.make("dashboard")
   .add(DashboardReportsApi.middleware(DashboardSession))
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX) {}
+  .prefix(DASHBOARD_PREFIX)
+{}

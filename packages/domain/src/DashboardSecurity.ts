@@ -5,11 +5,11 @@
  * Apart from the core (the web app's shell) like the tokens group: only the account page uses it, through
  * `DashboardSecurityHttpApi`. docs/security.md describes the rules.
  */
-import * as Schema from "effect/Schema"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { Integer, Timestamp } from "./Common.ts"
 import { AnyPassword, NewPassword, OneTimeCode } from "./Dashboard.ts"
@@ -51,7 +51,8 @@ export const TwoFactorSetup = Schema.Struct({
 
 export const RecoveryCodes = Schema.Struct({
   recoveryCodes: Schema.Array(Schema.String).annotate({
-    description: "Ten single-use codes, each a way in when the phone is lost. Shown this once: only their hashes are kept"
+    description:
+      "Ten single-use codes, each a way in when the phone is lost. Shown this once: only their hashes are kept"
   })
 }).annotate({ identifier: "RecoveryCodes" })
 
@@ -110,11 +111,13 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
     )
   )
   .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Security", description: "Password and two-factor sign-in" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Security", description: "Password and two-factor sign-in" }))
+{}
 
 /** The security group alone, as `DashboardApi` serves it: the web app's client for the account page. */
 export class DashboardSecurityHttpApi extends HttpApi.make("dashboard")
   .add(DashboardSecurityApi)
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX) {}
+  .prefix(DASHBOARD_PREFIX)
+{}

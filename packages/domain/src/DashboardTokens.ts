@@ -5,11 +5,11 @@
  * they name): only the API page and the account page use them, through a client of their own
  * (`DashboardTokensHttpApi`). `DashboardApi` (DashboardApi.ts) composes them with the rest for the server.
  */
-import * as Schema from "effect/Schema"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { AccountId, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
@@ -23,7 +23,9 @@ export const DashboardToken = Schema.Struct({
   id: TokenId,
   name: Schema.String,
   prefix: Schema.String,
-  websites: Schema.NullOr(Schema.Array(ProjectId)).annotate({ description: "null = every website, present and future" }),
+  websites: Schema.NullOr(Schema.Array(ProjectId)).annotate({
+    description: "null = every website, present and future"
+  }),
   permissions: Schema.Array(Permission),
   createdAt: Timestamp,
   lastUsedAt: Schema.NullOr(Timestamp),
@@ -49,7 +51,8 @@ export const DashboardTokenCreated = Schema.Struct({
 export const DashboardTokenRevoked = Schema.Struct({ revoked: Schema.Literal(true), token: DashboardToken })
 
 export const EntitlementState = Schema.Literals(["trial", "subscribed", "ended"]).annotate({
-  description: "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 trial_expired"
+  description:
+    "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 trial_expired"
 })
 export const AccountView = Schema.Struct({
   accountId: AccountId,
@@ -69,7 +72,10 @@ const idParams = { id: Schema.String }
 
 export class DashboardTokensApi extends HttpApiGroup.make("tokens")
   .add(
-    doc(HttpApiEndpoint.get("list", "/tokens", { success: Envelope("DashboardTokenListResponse", DashboardTokenList) }), "The account's tokens, never a secret"),
+    doc(
+      HttpApiEndpoint.get("list", "/tokens", { success: Envelope("DashboardTokenListResponse", DashboardTokenList) }),
+      "The account's tokens, never a secret"
+    ),
     doc(
       HttpApiEndpoint.post("create", "/tokens", {
         payload: CreateDashboardTokenPayload,
@@ -90,7 +96,8 @@ export class DashboardTokensApi extends HttpApiGroup.make("tokens")
     )
   )
   .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "API / MCP tokens" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "API / MCP tokens" }))
+{}
 
 export class DashboardAccountApi extends HttpApiGroup.make("account")
   .add(
@@ -100,11 +107,13 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
     )
   )
   .middleware(DashboardSession)
-  .annotateMerge(OpenApi.annotations({ title: "Account", description: "Trial and subscription" })) {}
+  .annotateMerge(OpenApi.annotations({ title: "Account", description: "Trial and subscription" }))
+{}
 
 /** The tokens and account groups alone, as `DashboardApi` serves them: the web app's client for the API and account pages. */
 export class DashboardTokensHttpApi extends HttpApi.make("dashboard")
   .add(DashboardTokensApi, DashboardAccountApi)
   .middleware(DashboardOrigin)
   .middleware(RequestErrors)
-  .prefix(DASHBOARD_PREFIX) {}
+  .prefix(DASHBOARD_PREFIX)
+{}

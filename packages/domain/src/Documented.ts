@@ -5,8 +5,11 @@ import * as OpenApi from "effect/http-api/OpenApi"
 
 // any: only the method is asked for; a precise bound would restate HttpApiEndpoint's eleven type parameters,
 // and `annotateMerge` keeps the endpoint's own type, which `E` carries through.
-export const doc = <E extends { annotateMerge: (a: any) => any }>(endpoint: E, summary: string, description?: string): E =>
-  endpoint.annotateMerge(OpenApi.annotations({ summary, ...(description ? { description } : {}) }))
+export const doc = <E extends { annotateMerge: (a: any) => any }>(
+  endpoint: E,
+  summary: string,
+  description?: string
+): E => endpoint.annotateMerge(OpenApi.annotations({ summary, ...(description ? { description } : {}) }))
 
 /**
  * What /api/v1 and the dashboard's /app/api declare alike: an unknown body field is an error, not silently

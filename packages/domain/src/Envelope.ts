@@ -28,7 +28,9 @@ export const Envelope = <S extends Schema.Top & { readonly Encoded: object }>(
       encode: (value) => ({ status: "success", data: value })
     })
   )
-  return Schema.make<Schema.Codec<S["Type"], SuccessEnvelope<S["Encoded"]>, S["DecodingServices"], S["EncodingServices"]>>(
+  return Schema.make<
+    Schema.Codec<S["Type"], SuccessEnvelope<S["Encoded"]>, S["DecodingServices"], S["EncodingServices"]>
+  >(
     ast
   ).annotate({
     identifier,

@@ -7,7 +7,7 @@
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaTransformation from "effect/SchemaTransformation"
-import { type ErrorEnvelope, errorBody, isErrorEnvelope } from "./Envelope.ts"
+import { errorBody, type ErrorEnvelope, isErrorEnvelope } from "./Envelope.ts"
 
 /** An error's fields as the class's struct sees them, before they are put into the envelope. */
 interface ErrorFields {
@@ -142,12 +142,14 @@ export class PayloadTooLarge extends ApiError<PayloadTooLarge>()("PayloadTooLarg
 export class IdempotencyKeyReused extends ApiError<IdempotencyKeyReused>()("IdempotencyKeyReused", {
   status: 422,
   identifier: "IdempotencyKeyReusedError",
-  description: "The `Idempotency-Key` was already used by this token for a different request (`idempotency_key_reused`).",
+  description:
+    "The `Idempotency-Key` was already used by this token for a different request (`idempotency_key_reused`).",
   fields: {}
 }) {
   static readonly of = () =>
     new IdempotencyKeyReused({
-      message: "This Idempotency-Key was already used for a different request (another body or endpoint); use a new key",
+      message:
+        "This Idempotency-Key was already used for a different request (another body or endpoint); use a new key",
       type: "idempotency_key_reused"
     })
 }
@@ -172,8 +174,7 @@ export class InternalError extends ApiError<InternalError>()("InternalError", {
     "An unexpected server error. Nothing about its cause is sent; it is logged on the server under `requestId` (also the X-Request-Id header).",
   fields: { requestId: Schema.optionalKey(Schema.String) }
 }) {
-  static readonly of = () =>
-    new InternalError({ message: "Unexpected server error", type: "internal_error" })
+  static readonly of = () => new InternalError({ message: "Unexpected server error", type: "internal_error" })
 }
 
 /** 503: the database is unreachable. */
@@ -214,7 +215,9 @@ export const httpStatusOf = (schema: Schema.Top): number | undefined => {
  * An API error as it goes on the wire: its status and its envelope, both read from its class; undefined for
  * anything that is not one of the API's errors.
  */
-export const encodeApiError = (error: unknown): { readonly status: number; readonly body: ErrorEnvelope } | undefined => {
+export const encodeApiError = (
+  error: unknown
+): { readonly status: number; readonly body: ErrorEnvelope } | undefined => {
   const ErrorClass = apiErrorClassOf(error)
   const status = ErrorClass && httpStatusOf(ErrorClass)
   if (ErrorClass === undefined || status === undefined) return undefined
@@ -233,5 +236,6 @@ export const clipInput = (input: string, max = 200): string => {
   return `${cut}… (${input.length} characters)`
 }
 
-export const notFound = (what: string) => new NotFound({ message: `${clipInput(what, 300)} not found`, type: "not_found" })
+export const notFound = (what: string) =>
+  new NotFound({ message: `${clipInput(what, 300)} not found`, type: "not_found" })
 export const badRequest = (message: string, type = "invalid_request") => new BadRequest({ message, type })

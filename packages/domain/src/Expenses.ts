@@ -36,9 +36,13 @@ export const RealDate = DateOnly.check(
     return (!Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s) || `"${s}" is not a calendar date`
   }, {
     // Days 01–28 exist in every month of every year from 1900 to 2999.
-    arbitraryConstraint: { patterns: [{ source: "^(?:19|2\\d)\\d\\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])$", flags: "" }] }
+    arbitraryConstraint: {
+      patterns: [{ source: "^(?:19|2\\d)\\d\\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\\d|2[0-8])$", flags: "" }]
+    }
   }),
-  Schema.makeFilter((s: string) => (s >= "1900-01-01" && s <= "2999-12-31") || "must be between 1900-01-01 and 2999-12-31")
+  Schema.makeFilter((s: string) =>
+    (s >= "1900-01-01" && s <= "2999-12-31") || "must be between 1900-01-01 and 2999-12-31"
+  )
 )
 
 export const Expense = Schema.Struct({

@@ -26,7 +26,9 @@ export const SyncRun = Schema.Struct({
   mode: Schema.Literals(SYNC_MODES),
   status: Schema.Literals(SYNC_STATUSES),
   requestedAt: Timestamp,
-  startedAt: Schema.NullOr(Timestamp).annotate({ description: "When a worker took the run (its latest attempt); null while queued" }),
+  startedAt: Schema.NullOr(Timestamp).annotate({
+    description: "When a worker took the run (its latest attempt); null while queued"
+  }),
   finishedAt: Schema.NullOr(Timestamp),
   counts: Schema.NullOr(Schema.Record(Schema.String, Schema.Finite)).annotate({
     description: "What a succeeded run fetched and wrote, by kind (e.g. customers, invoices, days); null otherwise"
@@ -51,10 +53,12 @@ export const Integration = Schema.Struct({
   lastRun: Schema.NullOr(SyncRun).annotate({ description: "The most recent sync run (queued, running or finished)" }),
   lastError: Schema.NullOr(Schema.String),
   syncIntervalMinutes: Schema.NullOr(Schema.Finite).annotate({
-    description: "Minutes between scheduled syncs (the integration's own, else its provider's cadence: Stripe and Plausible 60, Search Console 1440); null when not connected"
+    description:
+      "Minutes between scheduled syncs (the integration's own, else its provider's cadence: Stripe and Plausible 60, Search Console 1440); null when not connected"
   }),
   nextSyncAt: Schema.NullOr(Timestamp).annotate({
-    description: "When the next scheduled sync is due (its slot in the interval, or later while backing off after failures); null when not connected"
+    description:
+      "When the next scheduled sync is due (its slot in the interval, or later while backing off after failures); null when not connected"
   }),
   consecutiveFailures: Schema.Finite.annotate({
     description: "Sync runs in a row that failed (0 after a success; 0 when not connected): the back-off grows with it"
@@ -70,5 +74,7 @@ export const SyncPayload = Schema.Struct({
 
 export const SyncResult = Schema.Struct({
   sync: SyncRun,
-  alreadyQueued: Schema.Boolean.annotate({ description: "True when a sync was already queued or running; that one is returned" })
+  alreadyQueued: Schema.Boolean.annotate({
+    description: "True when a sync was already queued or running; that one is returned"
+  })
 }).annotate({ identifier: "SyncResult" })

@@ -19,7 +19,6 @@ import { Forbidden, RateLimited, TrialExpired } from "./Errors.ts"
 /** Provided by Authentication (Authentication.ts), with the principal. */
 export { type AccountEntitlement, CurrentAccount } from "./Authentication.ts"
 
-
 /**
  * True only for a request the MCP server at `/mcp` dispatches in-process to list or discover (the caller's
  * `GET /tokens/current` for `tools/list`, `GET /projects` for `resources/list`) — never for one from the

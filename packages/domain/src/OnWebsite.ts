@@ -30,7 +30,17 @@ export type OnWebsite<E> = E extends HttpApiEndpoint.HttpApiEndpoint<
   infer Error,
   infer _Middleware,
   infer _MiddlewareServices
-> ? HttpApiEndpoint.HttpApiEndpoint<Id, Method, WebsitePath<Path>, Params, Query, Payload, Headers, Success, Error | typeof TrialExpired>
+> ? HttpApiEndpoint.HttpApiEndpoint<
+    Id,
+    Method,
+    WebsitePath<Path>,
+    Params,
+    Query,
+    Payload,
+    Headers,
+    Success,
+    Error | typeof TrialExpired
+  >
   : never
 
 /** What the copy reads of an endpoint (every HttpApiEndpoint has these fields). */

@@ -31,10 +31,13 @@ export const TrendPoint = Schema.Struct({
 
 export const HealthTrend = Schema.Struct({
   scoreChange7d: Schema.NullOr(Integer).annotate({
-    description: "Score now − score of the snapshot 7 days earlier (or the nearest earlier one); null when there is none"
+    description:
+      "Score now − score of the snapshot 7 days earlier (or the nearest earlier one); null when there is none"
   }),
   scoreChange30d: Schema.NullOr(Integer),
-  points: Schema.Array(TrendPoint).annotate({ description: "One stored snapshot per local day, last 30 days, oldest first" })
+  points: Schema.Array(TrendPoint).annotate({
+    description: "One stored snapshot per local day, last 30 days, oldest first"
+  })
 }).annotate({ identifier: "HealthTrend" })
 export type HealthTrend = typeof HealthTrend.Type
 
@@ -61,7 +64,8 @@ export const HealthDimension = Schema.Struct({
   name: Dimension,
   score: Schema.NullOr(Integer).annotate({ description: "0–100; null when the dimension has no data" }),
   weight: Schema.Finite.annotate({
-    description: "Share of the overall score: configured weights renormalised over the dimensions that have a score; 0 without one"
+    description:
+      "Share of the overall score: configured weights renormalised over the dimensions that have a score; 0 without one"
   }),
   configuredWeight: Schema.Finite,
   status: HealthStatus,
@@ -78,8 +82,12 @@ export type HealthDimension = typeof HealthDimension.Type
 export const Confidence = Schema.Struct({
   value: Schema.Finite.annotate({ description: "coverage × freshness × history, 0–1, 2 decimals" }),
   coverage: Schema.Finite.annotate({ description: "Configured weight of the dimensions with data ÷ total weight" }),
-  freshness: Schema.Finite.annotate({ description: "Weight-averaged over scored dimensions: 1 when fresh, 0.5 when stale" }),
-  history: Schema.Finite.annotate({ description: "Weight-averaged over scored dimensions: days since the first row ÷ 60, capped at 1" })
+  freshness: Schema.Finite.annotate({
+    description: "Weight-averaged over scored dimensions: 1 when fresh, 0.5 when stale"
+  }),
+  history: Schema.Finite.annotate({
+    description: "Weight-averaged over scored dimensions: days since the first row ÷ 60, capped at 1"
+  })
 }).annotate({ identifier: "Confidence" })
 
 export const Health = Schema.Struct({
@@ -107,15 +115,21 @@ export const Signal = Schema.Struct({
   dimension: Dimension,
   severity: Severity,
   kind: Schema.String.annotate({ description: "Machine-readable kind, e.g. anomaly_drop, mrr_decline, ranking_drop" }),
-  subject: Schema.NullOr(Schema.String).annotate({ description: "What the signal is about: a series, a query, a provider" }),
+  subject: Schema.NullOr(Schema.String).annotate({
+    description: "What the signal is about: a series, a query, a provider"
+  }),
   title: Schema.String,
   detail: Schema.String,
   metric: Schema.String,
   day: Schema.NullOr(DateOnly).annotate({ description: "The complete local day the figures are about" }),
   actual: Schema.NullOr(Schema.Finite),
   expected: Schema.NullOr(Expected),
-  change: Schema.NullOr(Schema.Finite).annotate({ description: "(actual − expected) / |expected|; null when expected is 0 or missing" }),
-  moneyAtStake: Schema.NullOr(Money).annotate({ description: "Estimated revenue at risk, per kind as defined in docs/metrics.md (Signals)" }),
+  change: Schema.NullOr(Schema.Finite).annotate({
+    description: "(actual − expected) / |expected|; null when expected is 0 or missing"
+  }),
+  moneyAtStake: Schema.NullOr(Money).annotate({
+    description: "Estimated revenue at risk, per kind as defined in docs/metrics.md (Signals)"
+  }),
   detectedAt: Timestamp,
   lastSeenAt: Timestamp,
   active: Schema.Boolean,
@@ -139,7 +153,9 @@ export type Priority = typeof Priority.Type
 export const KeyFigure = Schema.Struct({
   value: Schema.Finite,
   usual: Schema.NullOr(Schema.Finite).annotate({ description: "Median of the same weekday over the previous 4 weeks" }),
-  change: Schema.NullOr(Schema.Finite).annotate({ description: "(value − usual) / |usual|; null when usual is 0 or missing" })
+  change: Schema.NullOr(Schema.Finite).annotate({
+    description: "(value − usual) / |usual|; null when usual is 0 or missing"
+  })
 }).annotate({ identifier: "KeyFigure" })
 export type KeyFigure = typeof KeyFigure.Type
 

@@ -11,10 +11,10 @@
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Headers from "effect/http/Headers"
 import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
-import * as Headers from "effect/http/Headers"
 
 /**
  * Retry-After as milliseconds from `nowMs`: delta-seconds (whole seconds, RFC 9110 §10.2.3) or an
@@ -60,7 +60,10 @@ export const backoffMillis = (policy: Pick<RetryPolicy, "backoffBaseMs">, n: num
  * The retry schedule: its input is what the failed attempt failed with (an error, or an answer lifted
  * into one), `advise` reads it. Use with `Effect.retry(effect, retrySchedule(policy, advise))`.
  */
-export const retrySchedule = <I>(policy: RetryPolicy, advise: (input: I) => RetryAdvice): Schedule.Schedule<Duration.Duration, I> =>
+export const retrySchedule = <I>(
+  policy: RetryPolicy,
+  advise: (input: I) => RetryAdvice
+): Schedule.Schedule<Duration.Duration, I> =>
   Schedule.fromStep(Effect.sync(() => {
     let counted = 0
     return (_now: number, input: I) => {

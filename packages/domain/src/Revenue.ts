@@ -22,7 +22,9 @@ export const MrrMovements = Schema.Struct({
 export const RevenueWindow = Schema.Struct({
   window: Window,
   gross: Money.annotateKey({ description: "Succeeded charges on days in the window" }),
-  refunds: Money.annotateKey({ description: "Refunds issued on days in the window (on the refund's day, not the charge's)" }),
+  refunds: Money.annotateKey({
+    description: "Refunds issued on days in the window (on the refund's day, not the charge's)"
+  }),
   net: Money.annotateKey({ description: "gross − refunds" })
 }).annotate({ identifier: "RevenueWindow", description: `Cash collected, ${converted}` })
 
@@ -40,17 +42,33 @@ export const Revenue = Schema.Struct({
   timezone: Schema.String.annotate({ description: "The project's IANA time zone; every day is a local day" }),
   currency: Currency.annotate({ description: "The project's reporting currency" }),
   asOf: DateOnly.annotate({ description: "Today in the project's time zone: MRR and customers are at its end" }),
-  dataThrough: Schema.NullOr(DateOnly).annotate({ description: "Last day anything happened in the payment data; null when none" }),
-  mrr: Money.annotateKey({ description: "Monthly recurring revenue at asOf: active and past_due subscriptions, normalised to a month, discounts applied" }),
+  dataThrough: Schema.NullOr(DateOnly).annotate({
+    description: "Last day anything happened in the payment data; null when none"
+  }),
+  mrr: Money.annotateKey({
+    description:
+      "Monthly recurring revenue at asOf: active and past_due subscriptions, normalised to a month, discounts applied"
+  }),
   arr: Money.annotateKey({ description: "12 × MRR" }),
   customers: Integer.annotate({ description: "Paying customers (MRR > 0) at asOf" }),
   arpu: Schema.NullOr(Money).annotate({ description: "MRR ÷ customers; null with no customers" }),
-  monthlyChurnRate: Rate.annotate({ description: "Customer churn rate of the last 30 days (churned ÷ paying 30 days before), used by LTV" }),
-  ltv: Schema.NullOr(Money).annotate({ description: "ARPU ÷ monthlyChurnRate; null when either is null or the rate is 0" }),
+  monthlyChurnRate: Rate.annotate({
+    description: "Customer churn rate of the last 30 days (churned ÷ paying 30 days before), used by LTV"
+  }),
+  ltv: Schema.NullOr(Money).annotate({
+    description: "ARPU ÷ monthlyChurnRate; null when either is null or the rate is 0"
+  }),
   movements: MrrMovements,
-  nrr: Rate.annotate({ description: "Net revenue retention over the window: Σ MRR at the end of customers paying at the start ÷ Σ their MRR at the start" }),
-  grr: Rate.annotate({ description: "Gross revenue retention: as NRR with each customer's end MRR capped at its start MRR" }),
-  quickRatio: Rate.annotate({ description: "(new + expansion + reactivation) ÷ (contraction + churned); null when nothing was lost" }),
+  nrr: Rate.annotate({
+    description:
+      "Net revenue retention over the window: Σ MRR at the end of customers paying at the start ÷ Σ their MRR at the start"
+  }),
+  grr: Rate.annotate({
+    description: "Gross revenue retention: as NRR with each customer's end MRR capped at its start MRR"
+  }),
+  quickRatio: Rate.annotate({
+    description: "(new + expansion + reactivation) ÷ (contraction + churned); null when nothing was lost"
+  }),
   last30Days: RevenueWindow,
   previous30Days: RevenueWindow,
   change: Schema.Struct({
@@ -64,12 +82,20 @@ export const Revenue = Schema.Struct({
     month: Schema.String.annotate({ description: "Calendar month YYYY-MM" }),
     mrr: Money.annotateKey({ description: "MRR at the end of the month's last day (at asOf for the current month)" })
   })).annotate({ description: "Month-end MRR of the last 12 calendar months, oldest first, zero-filled" }),
-  unconverted: Schema.Array(UnconvertedAmount).annotate({ description: "Per currency without an FX rate; empty when every amount converted" }),
+  unconverted: Schema.Array(UnconvertedAmount).annotate({
+    description: "Per currency without an FX rate; empty when every amount converted"
+  }),
   profitability: Schema.Struct({
     window: Window.annotateKey({ description: "The period's window" }),
     revenueNet: Money.annotateKey({ description: "Succeeded charges − refunds of the window's days" }),
-    expenses: Money.annotateKey({ description: "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month or year each occurrence covers), converted with the stored FX rates" }),
-    unconvertedExpenses: Schema.Array(Money).annotate({ description: "Attributed expenses with no FX rate into the reporting currency, per currency; not in expenses or profit" }),
+    expenses: Money.annotateKey({
+      description:
+        "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month or year each occurrence covers), converted with the stored FX rates"
+    }),
+    unconvertedExpenses: Schema.Array(Money).annotate({
+      description:
+        "Attributed expenses with no FX rate into the reporting currency, per currency; not in expenses or profit"
+    }),
     profit: Money.annotateKey({ description: "revenueNet − expenses" }),
     margin: Rate.annotate({ description: "profit ÷ revenueNet; null when revenueNet ≤ 0" })
   }).annotate({ description: "Revenue minus expenses over the period (docs/metrics.md, Profitability)" })
@@ -86,7 +112,9 @@ export const ChurnedCustomer = Schema.Struct({
 export const ChurnRates = Schema.Struct({
   window: Window,
   customersAtStart: Integer.annotate({ description: "Paying customers at the end of the day before the window" }),
-  churnedCustomers: Integer.annotate({ description: "Churn events in the window (a customer who churns twice counts twice)" }),
+  churnedCustomers: Integer.annotate({
+    description: "Churn events in the window (a customer who churns twice counts twice)"
+  }),
   customerChurnRate: Rate.annotate({ description: "Logo churn: churnedCustomers ÷ customersAtStart" }),
   mrrAtStart: Money.annotateKey({ description: "MRR at the end of the day before the window" }),
   churnedMrr: Money.annotateKey({ description: "MRR lost by customers going to 0 in the window" }),
@@ -94,7 +122,9 @@ export const ChurnRates = Schema.Struct({
   expansionMrr: Money.annotateKey({ description: "MRR gained by upgrades of paying customers" }),
   reactivationMrr: Money.annotateKey({ description: "MRR of returning customers; NOT counted in the churn rates" }),
   grossMrrChurnRate: Rate.annotate({ description: "(churnedMrr + contractionMrr) ÷ mrrAtStart" }),
-  netMrrChurnRate: Rate.annotate({ description: "(churnedMrr + contractionMrr − expansionMrr) ÷ mrrAtStart; negative when expansion outweighs losses" })
+  netMrrChurnRate: Rate.annotate({
+    description: "(churnedMrr + contractionMrr − expansionMrr) ÷ mrrAtStart; negative when expansion outweighs losses"
+  })
 }).annotate({ identifier: "ChurnRates" })
 
 export const Churn = Schema.Struct({

@@ -9,20 +9,27 @@ const Position = Schema.NullOr(Schema.Finite).annotate({
 })
 
 export const SeoTotals = Schema.Struct({
-  clicks: Integer.annotate({ description: "Clicks from Google Search in the window (the property's totals, anonymised queries included)" }),
+  clicks: Integer.annotate({
+    description: "Clicks from Google Search in the window (the property's totals, anonymised queries included)"
+  }),
   impressions: Integer.annotate({ description: "Impressions in Google Search in the window" }),
-  ctr: Rate.annotate({ description: "Click-through rate, clicks ÷ impressions (4 decimals); null without impressions" }),
+  ctr: Rate.annotate({
+    description: "Click-through rate, clicks ÷ impressions (4 decimals); null without impressions"
+  }),
   averagePosition: Position
 }).annotate({ identifier: "SeoTotals" })
 
 export const SeoChange = Schema.Struct({
   clicks: Rate.annotate({ description: "(clicks − previous) ÷ |previous|; null when the previous window had none" }),
-  impressions: Rate.annotate({ description: "(impressions − previous) ÷ |previous|; null when the previous window had none" }),
+  impressions: Rate.annotate({
+    description: "(impressions − previous) ÷ |previous|; null when the previous window had none"
+  }),
   ctr: Schema.NullOr(Schema.Finite).annotate({
     description: "CTR minus the previous CTR, in absolute terms (0.01 = one percentage point); null when either is null"
   }),
   averagePosition: Schema.NullOr(Schema.Finite).annotate({
-    description: "Average position minus the previous one (2 decimals); positive = ranking worse (further down); null when either is null"
+    description:
+      "Average position minus the previous one (2 decimals); positive = ranking worse (further down); null when either is null"
   })
 }).annotate({ identifier: "SeoChange" })
 
@@ -31,10 +38,16 @@ const rowFields = {
   impressions: Integer.annotate({ description: "Impressions in the window" }),
   ctr: Rate.annotate({ description: "clicks ÷ impressions; null without impressions" }),
   position: Position,
-  previousClicks: Integer.annotate({ description: "Clicks in the previous window (0 when the row was not in the stored top rows then)" }),
+  previousClicks: Integer.annotate({
+    description: "Clicks in the previous window (0 when the row was not in the stored top rows then)"
+  }),
   previousImpressions: Integer.annotate({ description: "Impressions in the previous window" }),
-  previousPosition: Schema.NullOr(Schema.Finite).annotate({ description: "Average position in the previous window; null without impressions" }),
-  clicksChange: Rate.annotate({ description: "(clicks − previousClicks) ÷ previousClicks; null when previousClicks is 0" }),
+  previousPosition: Schema.NullOr(Schema.Finite).annotate({
+    description: "Average position in the previous window; null without impressions"
+  }),
+  clicksChange: Rate.annotate({
+    description: "(clicks − previousClicks) ÷ previousClicks; null when previousClicks is 0"
+  }),
   positionChange: Schema.NullOr(Schema.Finite).annotate({
     description: "position − previousPosition (2 decimals); positive = ranking dropped; null when either is null"
   })
@@ -59,10 +72,12 @@ export const Seo = Schema.Struct({
   projectId: ProjectId,
   period: Period,
   window: Window.annotateKey({
-    description: "The period's days, ending at dataThrough (not today: search data lags), or today when there is no data yet"
+    description:
+      "The period's days, ending at dataThrough (not today: search data lags), or today when there is no data yet"
   }),
   dataThrough: Schema.NullOr(DateOnly).annotate({
-    description: "The last day with search data; Search Console lags 2–3 days, so the window ends here. Null when none is stored"
+    description:
+      "The last day with search data; Search Console lags 2–3 days, so the window ends here. Null when none is stored"
   }),
   lagDays: Schema.NullOr(Integer).annotate({
     description: "Days between dataThrough and today in the project's time zone (2–3 is normal); null without data"
@@ -71,14 +86,17 @@ export const Seo = Schema.Struct({
   previous: Schema.Struct({
     window: Window,
     totals: SeoTotals,
-    series: Schema.Array(SeoPoint).annotate({ description: "One point per day of the previous window, to overlay day by day" })
+    series: Schema.Array(SeoPoint).annotate({
+      description: "One point per day of the previous window, to overlay day by day"
+    })
   }).annotate({
     description: "The window of equal length just before `window`"
   }),
   change: SeoChange,
   series: Schema.Array(SeoPoint).annotate({ description: "One point per day of `window`, oldest first, zero-filled" }),
   topQueries: Schema.Array(SeoQuery).annotate({
-    description: "Up to 10 queries with the most clicks in the window (then impressions, then query), with their previous-window figures"
+    description:
+      "Up to 10 queries with the most clicks in the window (then impressions, then query), with their previous-window figures"
   }),
   topPages: Schema.Array(SeoPage).annotate({
     description: "Up to 10 pages with the most clicks in the window, with their previous-window figures"

@@ -24,20 +24,23 @@ export type TokenMetadata = typeof TokenMetadata.Type
 
 export const TokenList = Schema.Struct({ tokens: Schema.Array(TokenMetadata), nextCursor: NextCursor })
 
-const Confirm = Schema.optionalKey(Schema.Boolean.annotate({ description: "true to act; anything else answers a preview" }))
+const Confirm = Schema.optionalKey(
+  Schema.Boolean.annotate({ description: "true to act; anything else answers a preview" })
+)
 
 export const CreateTokenPayload = Schema.Struct({
-    confirm: Confirm,
-    name: Schema.optionalKey(Text(100)),
-    projects: Schema.optionalKey(
-      Schema.NullOr(Schema.Array(ProjectId).check(Schema.isMinLength(1), Schema.isMaxLength(100)))
-    ).annotate({ description: "Omitted: the caller's own scope. null: every project (only for an unrestricted caller)" }),
-    permissions: Schema.optionalKey(Schema.Array(Permission).check(Schema.isMinLength(1))).annotate({
-      description: "Omitted: the caller's own permissions"
-    }),
-    expiresAt: Schema.optionalKey(Schema.NullOr(Schema.String)).annotate({
-      description: "ISO 8601 instant in the future. Omitted: the caller's own expiry. null: never (only for a caller that never expires)"
-    })
+  confirm: Confirm,
+  name: Schema.optionalKey(Text(100)),
+  projects: Schema.optionalKey(
+    Schema.NullOr(Schema.Array(ProjectId).check(Schema.isMinLength(1), Schema.isMaxLength(100)))
+  ).annotate({ description: "Omitted: the caller's own scope. null: every project (only for an unrestricted caller)" }),
+  permissions: Schema.optionalKey(Schema.Array(Permission).check(Schema.isMinLength(1))).annotate({
+    description: "Omitted: the caller's own permissions"
+  }),
+  expiresAt: Schema.optionalKey(Schema.NullOr(Schema.String)).annotate({
+    description:
+      "ISO 8601 instant in the future. Omitted: the caller's own expiry. null: never (only for a caller that never expires)"
+  })
 }).annotate({ identifier: "CreateTokenRequest" })
 export type CreateTokenPayload = typeof CreateTokenPayload.Type
 
@@ -61,13 +64,16 @@ export const TokenMinted = Schema.Struct({
       "The token itself, `svc_…`. Shown once; store it now. null only in a replay of the mint (same Idempotency-Key), which never shows the secret again"
   }),
   secretRedacted: Schema.optionalKey(Schema.Boolean).annotate({
-    description: "true in a replayed mint answer: the token exists, but its secret is not kept and cannot be shown again"
+    description:
+      "true in a replayed mint answer: the token exists, but its secret is not kept and cannot be shown again"
   })
 }).annotate({ identifier: "TokenMinted" })
 
 export const RevokePayload = Schema.Struct({ confirm: Confirm }).annotate({ identifier: "RevokeTokenRequest" })
 export const RevokeQuery = {
-  confirm: Schema.optionalKey(Schema.Literals(["true", "false"]).annotate({ description: "Same as the body's confirm" }))
+  confirm: Schema.optionalKey(
+    Schema.Literals(["true", "false"]).annotate({ description: "Same as the body's confirm" })
+  )
 }
 
 export const RevokePreview = Schema.Struct({

@@ -7,7 +7,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { DashboardApi } from "@sitehealth/domain/DashboardApi"
 import { DashboardOverviewHttpApi } from "@sitehealth/domain/DashboardOverview"
 
-const endpointsOf = (api: { readonly groups: Record<string, { readonly endpoints: Record<string, unknown> }> }, group: string) =>
+const endpointsOf = (
+  api: { readonly groups: Record<string, { readonly endpoints: Record<string, unknown> }> },
+  group: string
+) =>
   api.groups[group]!.endpoints as Record<string, {
     readonly method: string
     readonly path: string

@@ -13,11 +13,11 @@
  * client, the code (single use), the redirect_uri and SHA-256(code_verifier) against the challenge, and
  * issues an access token and `options.refreshToken`. GET /webmasters/v3/sites is sites.list (`sites`).
  */
-import { createServer, type Server, type ServerResponse } from "node:http"
 import { createHash } from "node:crypto"
+import { createServer, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { CannedResponse } from "./FakePlausible.ts"
 import { closeNow, readBody, send } from "./FakeHttp.ts"
+import type { CannedResponse } from "./FakePlausible.ts"
 
 export interface GscFactRow {
   readonly date: string
@@ -54,7 +54,15 @@ export interface FakeGsc {
   readonly options: FakeGscOptions
   readonly apiScript: Array<CannedResponse | null>
   readonly tokenScript: Array<CannedResponse | null>
-  readonly apiRequests: Array<{ readonly at: number; readonly method: string; readonly path: string; readonly authorization: string | undefined; readonly body: GscQuery | null }>
+  readonly apiRequests: Array<
+    {
+      readonly at: number
+      readonly method: string
+      readonly path: string
+      readonly authorization: string | undefined
+      readonly body: GscQuery | null
+    }
+  >
   readonly tokenRequests: Array<Record<string, string>>
   /** The authorize endpoint's URL (GOOGLE_AUTH_URL). */
   readonly authUrl: string
@@ -63,7 +71,6 @@ export interface FakeGsc {
   revoke(): void
   close(): Promise<void>
 }
-
 
 const apiError = (res: ServerResponse, code: number, status: string, message: string) =>
   send(res, code, { error: { code, message, status } })
@@ -92,7 +99,14 @@ const searchAnalytics = (o: FakeGscOptions, q: GscQuery) => {
   const groups = new Map<string, Agg>()
   if (dims.length === 1 && dims[0] === "date") {
     for (const [date, t] of Object.entries(o.totals)) {
-      if (inRange(date)) groups.set(date, { keys: [date], clicks: t.clicks, impressions: t.impressions, weighted: t.position * t.impressions })
+      if (inRange(date)) {
+        groups.set(date, {
+          keys: [date],
+          clicks: t.clicks,
+          impressions: t.impressions,
+          weighted: t.position * t.impressions
+        })
+      }
     }
   } else {
     for (const r of o.rows) {
@@ -106,7 +120,9 @@ const searchAnalytics = (o: FakeGscOptions, q: GscQuery) => {
       groups.set(key, g)
     }
   }
-  const all = [...groups.values()].sort((a, b) => b.clicks - a.clicks || b.impressions - a.impressions || (a.keys.join() < b.keys.join() ? -1 : 1))
+  const all = [...groups.values()].sort((a, b) =>
+    b.clicks - a.clicks || b.impressions - a.impressions || (a.keys.join() < b.keys.join() ? -1 : 1)
+  )
   const page = all.slice(q.startRow ?? 0, (q.startRow ?? 0) + (q.rowLimit ?? 1000))
   const rows = page.map((g) => ({
     keys: g.keys,
@@ -136,9 +152,18 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
     if (path.startsWith("/o/oauth2/v2/auth?")) {
       const q = Object.fromEntries(new URL(path, "http://x").searchParams)
       authorizeRequests.push(q)
-      if (q.client_id !== options.clientId) return send(res, 401, { error: "invalid_client", error_description: "The OAuth client was not found." })
-      if (q.response_type !== "code" || !q.redirect_uri || !q.state) return send(res, 400, { error: "invalid_request", error_description: "Missing response_type, redirect_uri or state" })
-      if (q.code_challenge_method !== "S256" || !q.code_challenge) return send(res, 400, { error: "invalid_request", error_description: "PKCE with S256 is required" })
+      if (q.client_id !== options.clientId) {
+        return send(res, 401, { error: "invalid_client", error_description: "The OAuth client was not found." })
+      }
+      if (q.response_type !== "code" || !q.redirect_uri || !q.state) {
+        return send(res, 400, {
+          error: "invalid_request",
+          error_description: "Missing response_type, redirect_uri or state"
+        })
+      }
+      if (q.code_challenge_method !== "S256" || !q.code_challenge) {
+        return send(res, 400, { error: "invalid_request", error_description: "PKCE with S256 is required" })
+      }
       const code = `4/fake-code-${++codesIssued}`
       codes.set(code, { clientId: q.client_id, redirectUri: q.redirect_uri, challenge: q.code_challenge, used: false })
       const to = new URL(q.redirect_uri)
@@ -151,8 +176,12 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
     if (path === "/webmasters/v3/sites" && req.method === "GET") {
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
       const token = bearer === undefined ? undefined : tokens.get(bearer)
-      if (token === undefined || token.expiresAt <= Date.now()) return apiError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
-      return send(res, 200, { siteEntry: options.sites ?? [{ siteUrl: options.siteUrl, permissionLevel: "siteOwner" }] })
+      if (token === undefined || token.expiresAt <= Date.now()) {
+        return apiError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+      }
+      return send(res, 200, {
+        siteEntry: options.sites ?? [{ siteUrl: options.siteUrl, permissionLevel: "siteOwner" }]
+      })
     }
     if (path === "/token") {
       const form = Object.fromEntries(new URLSearchParams(text))
@@ -164,16 +193,30 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
           return send(res, 401, { error: "invalid_client", error_description: "Unauthorized" })
         }
         const issued = codes.get(form.code ?? "")
-        if (issued === undefined || issued.used) return send(res, 400, { error: "invalid_grant", error_description: "Malformed auth code." })
+        if (issued === undefined || issued.used) {
+          return send(res, 400, { error: "invalid_grant", error_description: "Malformed auth code." })
+        }
         issued.used = true
-        if (issued.redirectUri !== form.redirect_uri) return send(res, 400, { error: "redirect_uri_mismatch", error_description: "Bad Request" })
+        if (issued.redirectUri !== form.redirect_uri) {
+          return send(res, 400, { error: "redirect_uri_mismatch", error_description: "Bad Request" })
+        }
         const challenge = createHash("sha256").update(form.code_verifier ?? "").digest("base64url")
-        if (challenge !== issued.challenge) return send(res, 400, { error: "invalid_grant", error_description: "Invalid code verifier." })
+        if (challenge !== issued.challenge) {
+          return send(res, 400, { error: "invalid_grant", error_description: "Invalid code verifier." })
+        }
         const accessToken = `ya29.fake-${++issued_}`
         tokens.set(accessToken, { expiresAt: Date.now() + 3599_000, usesLeft: Infinity })
-        return send(res, 200, { access_token: accessToken, expires_in: 3599, refresh_token: options.refreshToken, scope: "https://www.googleapis.com/auth/webmasters.readonly", token_type: "Bearer" })
+        return send(res, 200, {
+          access_token: accessToken,
+          expires_in: 3599,
+          refresh_token: options.refreshToken,
+          scope: "https://www.googleapis.com/auth/webmasters.readonly",
+          token_type: "Bearer"
+        })
       }
-      if (form.grant_type !== "refresh_token") return send(res, 400, { error: "unsupported_grant_type", error_description: "Invalid grant_type" })
+      if (form.grant_type !== "refresh_token") {
+        return send(res, 400, { error: "unsupported_grant_type", error_description: "Invalid grant_type" })
+      }
       if (form.client_id !== options.clientId || form.client_secret !== options.clientSecret) {
         return send(res, 401, { error: "invalid_client", error_description: "Unauthorized" })
       }
@@ -183,7 +226,12 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
       const accessToken = `ya29.fake-${++issued_}`
       const expiresIn = options.expiresIn ?? 3599
       tokens.set(accessToken, { expiresAt: Date.now() + expiresIn * 1000, usesLeft: options.tokenUses ?? Infinity })
-      return send(res, 200, { access_token: accessToken, expires_in: expiresIn, scope: "https://www.googleapis.com/auth/webmasters.readonly", token_type: "Bearer" })
+      return send(res, 200, {
+        access_token: accessToken,
+        expires_in: expiresIn,
+        scope: "https://www.googleapis.com/auth/webmasters.readonly",
+        token_type: "Bearer"
+      })
     }
 
     let body: GscQuery | null = null
@@ -200,17 +248,29 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
     const token = bearer === undefined ? undefined : tokens.get(bearer)
     if (token === undefined || token.expiresAt <= Date.now() || token.usesLeft <= 0) {
-      return apiError(res, 401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+      return apiError(
+        res,
+        401,
+        "UNAUTHENTICATED",
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+      )
     }
     token.usesLeft--
     if (decodeURIComponent(m[1]) !== options.siteUrl) {
-      return apiError(res, 403, "PERMISSION_DENIED", `User does not have sufficient permission for site '${decodeURIComponent(m[1])}'.`)
+      return apiError(
+        res,
+        403,
+        "PERMISSION_DENIED",
+        `User does not have sufficient permission for site '${decodeURIComponent(m[1])}'.`
+      )
     }
     if (m[2] === undefined) {
       if (req.method !== "GET") return apiError(res, 405, "METHOD_NOT_ALLOWED", "Method not allowed")
       return send(res, 200, { siteUrl: options.siteUrl, permissionLevel: "siteOwner" })
     }
-    if (req.method !== "POST" || body === null) return apiError(res, 400, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+    if (req.method !== "POST" || body === null) {
+      return apiError(res, 400, "INVALID_ARGUMENT", "Invalid JSON payload received.")
+    }
     return send(res, 200, searchAnalytics(options, body))
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

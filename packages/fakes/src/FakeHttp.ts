@@ -1,6 +1,6 @@
 /** What the local fake provider servers share: reading a request body, answering JSON, closing at once. */
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import * as Effect from "effect/Effect"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
 
 export const readBody = (req: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {

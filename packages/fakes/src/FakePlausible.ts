@@ -67,11 +67,13 @@ export interface FakePlausible {
   close(): Promise<void>
 }
 
-
 const inRange = (day: string, [from, to]: readonly [string, string]) => day >= from && day <= to
 
 /** The rows a query asks for, before pagination. */
-const answer = (data: PlausibleData, q: PlausibleQuery): Array<{ dimensions: Array<string>; metrics: Array<number> }> => {
+const answer = (
+  data: PlausibleData,
+  q: PlausibleQuery
+): Array<{ dimensions: Array<string>; metrics: Array<number> }> => {
   const range = q.date_range
   const pick = (m: Metrics5) => q.metrics.map((name) => m[METRIC_INDEX[name]])
   const dims = (q.dimensions ?? []).join(",")
@@ -89,7 +91,10 @@ const answer = (data: PlausibleData, q: PlausibleQuery): Array<{ dimensions: Arr
       return Object.entries(data.days).filter(([d]) => inRange(d, range)).sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([d, m]) => ({ dimensions: [d], metrics: pick(m) }))
     case "time:hour":
-      return Object.entries(data.hours).filter(([h]) => inRange(h.slice(0, 10), range)).sort(([a], [b]) => (a < b ? -1 : 1))
+      return Object.entries(data.hours).filter(([h]) => inRange(h.slice(0, 10), range)).sort((
+        [a],
+        [b]
+      ) => (a < b ? -1 : 1))
         .map(([h, m]) => ({ dimensions: [h], metrics: pick(m) }))
     case "time:day,event:page":
       return data.pages.filter(([d]) => inRange(d, range))
@@ -146,7 +151,10 @@ export const startFakePlausible = async (options: {
     if (req.method === "GET" && req.url === `/api/v1/sites/${encodeURIComponent(options.siteId)}`) {
       siteRequests.push({ at: Date.now(), authorization: req.headers.authorization, body: null })
       if (revoked || options.siteTimezone === undefined || req.headers.authorization !== `Bearer ${options.apiKey}`) {
-        return send(res, 401, { error: "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested." })
+        return send(res, 401, {
+          error:
+            "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested."
+        })
       }
       return send(res, 200, { domain: options.siteId, timezone: options.siteTimezone, custom_properties: [] })
     }
@@ -156,10 +164,13 @@ export const startFakePlausible = async (options: {
     if (req.method !== "POST" || req.url !== "/api/v2/query") return send(res, 404, { error: "Not found" })
     if (revoked || req.headers.authorization !== `Bearer ${options.apiKey}` || body?.site_id !== options.siteId) {
       return send(res, 401, {
-        error: "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
+        error:
+          "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
       })
     }
-    if (!Array.isArray(body.date_range) || !Array.isArray(body.metrics)) return send(res, 400, { error: "#/date_range: Invalid date range" })
+    if (!Array.isArray(body.date_range) || !Array.isArray(body.metrics)) {
+      return send(res, 400, { error: "#/date_range: Invalid date range" })
+    }
     const rows = answer(options.source?.() ?? fake.data, body)
     const limit = body.pagination?.limit ?? 10_000
     const offset = body.pagination?.offset ?? 0

@@ -24,7 +24,8 @@ export interface ListSource {
 
 export const fromArray = (items: ReadonlyArray<Obj>): ListSource => {
   // Stripe lists newest first; ties keep the given order.
-  const sorted = [...items].map((o, i) => [o, i] as const).sort((a, b) => b[0].created - a[0].created || a[1] - b[1]).map(([o]) => o)
+  const sorted = [...items].map((o, i) => [o, i] as const).sort((a, b) => b[0].created - a[0].created || a[1] - b[1])
+    .map(([o]) => o)
   const index = new Map(sorted.map((o, i) => [o.id as string, i]))
   return { size: sorted.length, get: (i) => sorted[i]!, indexOf: (id) => index.get(id) }
 }
@@ -79,7 +80,12 @@ const asListed = (invoice: Obj): Obj => {
   const lines: Array<Obj> = invoice.lines?.data ?? []
   return {
     ...invoice,
-    lines: { object: "list", data: lines.slice(0, EMBEDDED_LINES), has_more: lines.length > EMBEDDED_LINES, url: `/v1/invoices/${invoice.id}/lines` }
+    lines: {
+      object: "list",
+      data: lines.slice(0, EMBEDDED_LINES),
+      has_more: lines.length > EMBEDDED_LINES,
+      url: `/v1/invoices/${invoice.id}/lines`
+    }
   }
 }
 
@@ -89,7 +95,12 @@ const asListedSubscription = (sub: Obj): Obj => {
   if (items.length <= EMBEDDED_LINES) return sub
   return {
     ...sub,
-    items: { object: "list", data: items.slice(0, EMBEDDED_LINES), has_more: true, url: `/v1/subscription_items?subscription=${sub.id}` }
+    items: {
+      object: "list",
+      data: items.slice(0, EMBEDDED_LINES),
+      has_more: true,
+      url: `/v1/subscription_items?subscription=${sub.id}`
+    }
   }
 }
 
@@ -120,7 +131,12 @@ export const startFakeStripe = async (
     stop: async () => undefined
   }
 
-  const page = (res: Http.ServerResponse, source: ListSource, query: URLSearchParams, map: (o: Obj) => Obj = (o) => o) => {
+  const page = (
+    res: Http.ServerResponse,
+    source: ListSource,
+    query: URLSearchParams,
+    map: (o: Obj) => Obj = (o) => o
+  ) => {
     const limit = Math.min(maxPageSize, Math.max(1, Number(query.get("limit") ?? "10")))
     const after = query.get("starting_after")
     let from = 0
@@ -134,7 +150,13 @@ export const startFakeStripe = async (
     send(res, 200, JSON.stringify({ object: "list", data: items, has_more: from + limit < source.size, url: "" }))
   }
 
-  const view = (name: string, source: ListSource, query: URLSearchParams, keep: ((o: Obj) => boolean) | null, keepKey = "k") => {
+  const view = (
+    name: string,
+    source: ListSource,
+    query: URLSearchParams,
+    keep: ((o: Obj) => boolean) | null,
+    keepKey = "k"
+  ) => {
     const gte = query.get("created[gte]")
     const gt = query.get("created[gt]")
     if (keep === null && gte === null && gt === null) return source
@@ -145,14 +167,21 @@ export const startFakeStripe = async (
     if (v === undefined) {
       const since = gte === null ? Number.NEGATIVE_INFINITY : Number(gte)
       const after = gt === null ? Number.NEGATIVE_INFINITY : Number(gt)
-      bySource.set(key, v = filtered(source, (o) => o.created >= since && o.created > after && (keep === null || keep(o))))
+      bySource.set(
+        key,
+        v = filtered(source, (o) => o.created >= since && o.created > after && (keep === null || keep(o)))
+      )
     }
     return v
   }
   const noEvents: ListSource = { size: 0, get: () => ({}), indexOf: () => undefined }
   const retrievable: Record<string, (d: FakeStripeData) => ListSource> = {
-    customers: (d) => d.customers, subscriptions: (d) => d.subscriptions, invoices: (d) => d.invoices,
-    charges: (d) => d.charges, refunds: (d) => d.refunds, events: (d) => d.events ?? noEvents
+    customers: (d) => d.customers,
+    subscriptions: (d) => d.subscriptions,
+    invoices: (d) => d.invoices,
+    charges: (d) => d.charges,
+    refunds: (d) => d.refunds,
+    events: (d) => d.events ?? noEvents
   }
 
   const server = Http.createServer((req, res) => {
@@ -172,10 +201,16 @@ export const startFakeStripe = async (
     const allowed = fake.permissions.get(auth.slice(7))
     const resource = url.pathname.split("/")[2] ?? ""
     if (allowed !== undefined && !allowed.has(resource)) {
-      return send(res, 403, stripeError(
-        "invalid_request_error",
-        `The provided key 'rk_test_***' does not have the required permissions for this endpoint on account 'acct_fake'. Having the 'rak_${resource.replace(/s$/, "")}_read' permission would allow this request to continue.`
-      ))
+      return send(
+        res,
+        403,
+        stripeError(
+          "invalid_request_error",
+          `The provided key 'rk_test_***' does not have the required permissions for this endpoint on account 'acct_fake'. Having the 'rak_${
+            resource.replace(/s$/, "")
+          }_read' permission would allow this request to continue.`
+        )
+      )
     }
     const q = url.searchParams
     const d = fake.data
@@ -191,16 +226,30 @@ export const startFakeStripe = async (
     if (one !== null && retrievable[one[1]!] !== undefined) {
       const source = retrievable[one[1]!]!(d)
       const at = source.indexOf(decodeURIComponent(one[2]!))
-      if (at === undefined) return send(res, 404, stripeError("invalid_request_error", `No such ${one[1]!.replace(/s$/, "")}: '${one[2]!}'`))
+      if (at === undefined) {
+        return send(
+          res,
+          404,
+          stripeError("invalid_request_error", `No such ${one[1]!.replace(/s$/, "")}: '${one[2]!}'`)
+        )
+      }
       const o = source.get(at)
-      return send(res, 200, JSON.stringify(one[1] === "invoices" ? asListed(o) : one[1] === "subscriptions" ? asListedSubscription(o) : o))
+      return send(
+        res,
+        200,
+        JSON.stringify(one[1] === "invoices" ? asListed(o) : one[1] === "subscriptions" ? asListedSubscription(o) : o)
+      )
     }
     switch (url.pathname) {
       case "/v1/events": {
         const types = q.getAll("types[]")
         const type = q.get("type")
         const wanted = types.length > 0 ? new Set(types) : null
-        const keep = wanted !== null ? (o: Obj) => wanted.has(o.type) : type !== null ? (o: Obj) => o.type === type : null
+        const keep = wanted !== null
+          ? (o: Obj) => wanted.has(o.type)
+          : type !== null
+          ? (o: Obj) => o.type === type
+          : null
         return page(res, view("events", d.events ?? noEvents, q, keep, `${types.join(",")}|${type}`), q)
       }
       case "/v1/customers":
@@ -208,16 +257,28 @@ export const startFakeStripe = async (
       case "/v1/subscriptions": {
         const status = q.get("status")
         // Stripe leaves canceled subscriptions out unless asked for them.
-        const keep = status === "all" ? null : status === null ? (o: Obj) => o.status !== "canceled" : (o: Obj) => o.status === status
+        const keep = status === "all"
+          ? null
+          : status === null
+          ? (o: Obj) => o.status !== "canceled"
+          : (o: Obj) => o.status === status
         return page(res, view(`subscriptions:${status}`, d.subscriptions, q, keep), q, asListedSubscription)
       }
       case "/v1/subscription_items": {
         // Stripe requires the subscription; its items in order.
         const id = q.get("subscription")
-        if (id === null) return send(res, 400, stripeError("invalid_request_error", "Missing required param: subscription."))
+        if (id === null) {
+          return send(res, 400, stripeError("invalid_request_error", "Missing required param: subscription."))
+        }
         const at = d.subscriptions.indexOf(id)
-        if (at === undefined) return send(res, 400, stripeError("invalid_request_error", `No such subscription: '${id}'`))
-        const all: Array<Obj> = (d.subscriptions.get(at).items?.data ?? []).map((it: Obj) => ({ ...it, object: "subscription_item", subscription: id }))
+        if (at === undefined) {
+          return send(res, 400, stripeError("invalid_request_error", `No such subscription: '${id}'`))
+        }
+        const all: Array<Obj> = (d.subscriptions.get(at).items?.data ?? []).map((it: Obj) => ({
+          ...it,
+          object: "subscription_item",
+          subscription: id
+        }))
         const index = new Map(all.map((it, i) => [it.id as string, i]))
         return page(res, { size: all.length, get: (i) => all[i]!, indexOf: (id) => index.get(id) }, q)
       }
@@ -248,8 +309,18 @@ export const startFakeStripe = async (
 /** Unix seconds of an ISO instant. */
 export const ts = (iso: string): number => Math.floor(Date.parse(iso) / 1000)
 
-export const price = (id: string, unitAmount: number, interval: "day" | "week" | "month" | "year" = "month", intervalCount = 1, currency = "usd"): Obj => ({
-  id, object: "price", currency, unit_amount: unitAmount, recurring: { interval, interval_count: intervalCount }
+export const price = (
+  id: string,
+  unitAmount: number,
+  interval: "day" | "week" | "month" | "year" = "month",
+  intervalCount = 1,
+  currency = "usd"
+): Obj => ({
+  id,
+  object: "price",
+  currency,
+  unit_amount: unitAmount,
+  recurring: { interval, interval_count: intervalCount }
 })
 
 export const customer = (id: string, created: number): Obj => ({ id, object: "customer", created })
@@ -268,14 +339,34 @@ export const subscription = (s: {
   cancellation?: { reason?: string; feedback?: string }
   coupon?: { percent_off?: number; amount_off?: number }
 }): Obj => ({
-  id: s.id, object: "subscription", customer: s.customer, status: s.status, created: s.created, start_date: s.created,
+  id: s.id,
+  object: "subscription",
+  customer: s.customer,
+  status: s.status,
+  created: s.created,
+  start_date: s.created,
   current_period_start: s.currentPeriodStart,
-  trial_start: s.trialStart ?? null, trial_end: s.trialEnd ?? null,
-  ended_at: s.endedAt ?? null, canceled_at: s.canceledAt ?? s.endedAt ?? null,
-  cancellation_details: { reason: s.cancellation?.reason ?? null, feedback: s.cancellation?.feedback ?? null, comment: null },
-  discount: s.coupon === undefined ? null : { object: "discount", coupon: { percent_off: s.coupon.percent_off ?? null, amount_off: s.coupon.amount_off ?? null } },
+  trial_start: s.trialStart ?? null,
+  trial_end: s.trialEnd ?? null,
+  ended_at: s.endedAt ?? null,
+  canceled_at: s.canceledAt ?? s.endedAt ?? null,
+  cancellation_details: {
+    reason: s.cancellation?.reason ?? null,
+    feedback: s.cancellation?.feedback ?? null,
+    comment: null
+  },
+  discount: s.coupon === undefined
+    ? null
+    : {
+      object: "discount",
+      coupon: { percent_off: s.coupon.percent_off ?? null, amount_off: s.coupon.amount_off ?? null }
+    },
   discounts: [],
-  items: { object: "list", data: s.items.map((it, i) => ({ id: `si_${s.id}_${i}`, price: it.price, quantity: it.quantity ?? 1 })), has_more: false }
+  items: {
+    object: "list",
+    data: s.items.map((it, i) => ({ id: `si_${s.id}_${i}`, price: it.price, quantity: it.quantity ?? 1 })),
+    has_more: false
+  }
 })
 
 /** A subscription line: a renewal, or a proration when `proration` (amount prorated by the caller). */
@@ -290,22 +381,59 @@ export const line = (l: {
   proration?: boolean
   discount?: number
 }): Obj => ({
-  id: l.id, object: "line_item", type: l.proration === true ? "invoiceitem" : "subscription", subscription: l.subscription,
-  proration: l.proration === true, period: { start: l.start, end: l.end }, price: l.price, quantity: l.quantity ?? 1,
-  amount: l.amount ?? l.price.unit_amount * (l.quantity ?? 1), currency: l.price.currency,
+  id: l.id,
+  object: "line_item",
+  type: l.proration === true ? "invoiceitem" : "subscription",
+  subscription: l.subscription,
+  proration: l.proration === true,
+  period: { start: l.start, end: l.end },
+  price: l.price,
+  quantity: l.quantity ?? 1,
+  amount: l.amount ?? l.price.unit_amount * (l.quantity ?? 1),
+  currency: l.price.currency,
   discount_amounts: l.discount === undefined ? [] : [{ amount: l.discount, discount: `di_${l.id}` }]
 })
 
-export const invoice = (id: string, subscriptionId: string | null, created: number, lines: ReadonlyArray<Obj>, status = "paid"): Obj => ({
-  id, object: "invoice", subscription: subscriptionId, created, status, lines: { object: "list", data: lines, has_more: false }
+export const invoice = (
+  id: string,
+  subscriptionId: string | null,
+  created: number,
+  lines: ReadonlyArray<Obj>,
+  status = "paid"
+): Obj => ({
+  id,
+  object: "invoice",
+  subscription: subscriptionId,
+  created,
+  status,
+  lines: { object: "list", data: lines, has_more: false }
 })
 
-export const charge = (id: string, customerId: string | null, created: number, amount: number, status = "succeeded", currency = "usd"): Obj => ({
-  id, object: "charge", customer: customerId, created, amount, currency, status
+export const charge = (
+  id: string,
+  customerId: string | null,
+  created: number,
+  amount: number,
+  status = "succeeded",
+  currency = "usd"
+): Obj => ({
+  id,
+  object: "charge",
+  customer: customerId,
+  created,
+  amount,
+  currency,
+  status
 })
 
 export const refund = (id: string, chargeId: string, created: number, amount: number, currency = "usd"): Obj => ({
-  id, object: "refund", charge: chargeId, created, amount, currency, status: "succeeded"
+  id,
+  object: "refund",
+  charge: chargeId,
+  created,
+  amount,
+  currency,
+  status: "succeeded"
 })
 
 /**
@@ -313,5 +441,10 @@ export const refund = (id: string, chargeId: string, created: number, amount: nu
  * 2024-06-20 unless a test says otherwise).
  */
 export const event = (id: string, type: string, created: number, object: Obj, apiVersion = "2024-06-20"): Obj => ({
-  id, object: "event", type, created, api_version: apiVersion, data: { object }
+  id,
+  object: "event",
+  type,
+  created,
+  api_version: apiVersion,
+  data: { object }
 })

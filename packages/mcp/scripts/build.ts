@@ -6,9 +6,9 @@
  * main.ts): chunks of their own, loaded after `initialize` has been answered (test/Bundle.test.ts). Ajv is
  * left out: the SDK builds it only for elicitation, which this server never requests (Server.ts, NO_ELICITATION).
  */
+import { bundle, type BundleOptions } from "@sitehealth/cli/bundle"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { bundle, type BundleOptions } from "@sitehealth/cli/bundle"
 
 export const MCP_BUNDLE: BundleOptions = {
   root: Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), ".."),

@@ -13,11 +13,11 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { startServer } from "@sitehealth/cli/test/support/TestServer"
 import { execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { startServer } from "@sitehealth/cli/test/support/TestServer"
 import { BIN, MCP_ROOT } from "../test/support/Mcp.ts"
 
 const SPAWNS = Number(process.argv[2] ?? 15)
@@ -40,17 +40,28 @@ const bare = async (): Promise<number> => {
 }
 
 /** A stdio "server" that answers the first line (initialize) with a fixed result and nothing else. */
-const FLOOR = `process.stdin.once("data", (d) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(String(d).split("\\n")[0]).id, ` +
+const FLOOR =
+  `process.stdin.once("data", (d) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(String(d).split("\\n")[0]).id, ` +
   `result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "floor", version: "0" } } }) + "\\n"))`
 
 const srv = await startServer({ rateLimit: 1_000_000 })
 const { projects, secret } = await srv.newAccount()
 const env = { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl }
 
-const connect = async (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}): Promise<readonly [Client, number]> => {
+const connect = async (
+  args: ReadonlyArray<string>,
+  extraEnv: Record<string, string> = {}
+): Promise<readonly [Client, number]> => {
   const start = performance.now()
   const client = new Client({ name: "latency", version: "0" })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [...args], env: { ...env, ...extraEnv }, stderr: "pipe" }))
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [...args],
+      env: { ...env, ...extraEnv },
+      stderr: "pipe"
+    })
+  )
   return [client, performance.now() - start] as const
 }
 const initialized = async (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}) => {
@@ -76,7 +87,12 @@ const variants = {
   bundleFirstToolsList: firstList
 }
 const times: Record<keyof typeof variants, Array<number>> = {
-  bare: [], floor: [], bundle: [], bundleNoCompileCache: [], sources: [], bundleFirstToolsList: []
+  bare: [],
+  floor: [],
+  bundle: [],
+  bundleNoCompileCache: [],
+  sources: [],
+  bundleFirstToolsList: []
 }
 const loadBefore = Os.loadavg()[0]!
 // Warm the file cache and the compile cache once; not counted.
@@ -114,27 +130,41 @@ const labels: Record<keyof typeof variants, string> = {
   bundleFirstToolsList: "bin, spawn → first tools/list"
 }
 const lines = [
-  `sitehealth-mcp over stdio, ${SPAWNS} rounds (node ${process.version}, ${Os.cpus().length} CPUs, load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)})`,
+  `sitehealth-mcp over stdio, ${SPAWNS} rounds (node ${process.version}, ${Os.cpus().length} CPUs, load ${
+    loadBefore.toFixed(1)
+  } → ${loadAfter.toFixed(1)})`,
   `${"".padEnd(40)} ${"median".padStart(8)} ${"× bare".padStart(7)} ${"min".padStart(8)} ${"× bare".padStart(7)}`
 ]
 for (const name of Object.keys(variants) as Array<keyof typeof variants>) {
   const m = median(times[name])
   const lo = min(times[name])
-  lines.push(`${labels[name].padEnd(40)} ${m.toFixed(1).padStart(5)} ms ${(m / bareMedian).toFixed(2).padStart(6)}× ${lo.toFixed(1).padStart(5)} ms ${(lo / bareMin).toFixed(2).padStart(6)}×`)
+  lines.push(
+    `${labels[name].padEnd(40)} ${m.toFixed(1).padStart(5)} ms ${(m / bareMedian).toFixed(2).padStart(6)}× ${
+      lo.toFixed(1).padStart(5)
+    } ms ${(lo / bareMin).toFixed(2).padStart(6)}×`
+  )
 }
-lines.push(`tools/list: ${listBytes} bytes; first ${list[0]!.toFixed(0)} ms, median of ${RUNS} ${median(list).toFixed(1)} ms`)
+lines.push(
+  `tools/list: ${listBytes} bytes; first ${list[0]!.toFixed(0)} ms, median of ${RUNS} ${median(list).toFixed(1)} ms`
+)
 lines.push(`tools/call get_health: first ${call[0]!.toFixed(0)} ms, median of ${RUNS} ${median(call).toFixed(1)} ms`)
-lines.push(`bar (spawn → initialized ≤ 3× bare, medians): ${median(times.bundle) / bareMedian <= 3 ? "met" : "NOT met"} (${(median(times.bundle) / bareMedian).toFixed(2)}×)`)
+lines.push(
+  `bar (spawn → initialized ≤ 3× bare, medians): ${median(times.bundle) / bareMedian <= 3 ? "met" : "NOT met"} (${
+    (median(times.bundle) / bareMedian).toFixed(2)
+  }×)`
+)
 process.stdout.write(`${lines.join("\n")}\n`)
-process.stdout.write(`${JSON.stringify({
-  spawns: SPAWNS,
-  loadAverage: [+loadBefore.toFixed(2), +loadAfter.toFixed(2)],
-  medianMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, +median(v).toFixed(1)])),
-  minMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, +min(v).toFixed(1)])),
-  bundleOverBare: +(median(times.bundle) / bareMedian).toFixed(2),
-  toolsListBytes: listBytes,
-  toolsListFirstMs: Math.round(list[0]!),
-  toolsListMedianMs: +median(list).toFixed(2),
-  toolsCallFirstMs: Math.round(call[0]!),
-  toolsCallMedianMs: +median(call).toFixed(2)
-})}\n`)
+process.stdout.write(`${
+  JSON.stringify({
+    spawns: SPAWNS,
+    loadAverage: [+loadBefore.toFixed(2), +loadAfter.toFixed(2)],
+    medianMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, +median(v).toFixed(1)])),
+    minMs: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, +min(v).toFixed(1)])),
+    bundleOverBare: +(median(times.bundle) / bareMedian).toFixed(2),
+    toolsListBytes: listBytes,
+    toolsListFirstMs: Math.round(list[0]!),
+    toolsListMedianMs: +median(list).toFixed(2),
+    toolsCallFirstMs: Math.round(call[0]!),
+    toolsCallMedianMs: +median(call).toFixed(2)
+  })
+}\n`)

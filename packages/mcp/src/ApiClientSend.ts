@@ -10,21 +10,21 @@
  * `unreachable`: a request the client could not build is a 400, never a misleading "Cannot reach" (503)
  * that a POST would retry.
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Schema from "effect/Schema"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import type * as HttpClientResponse from "effect/http/HttpClientResponse"
-import * as HttpApiClient from "effect/http-api/HttpApiClient"
-import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { Authentication } from "@sitehealth/domain/Authentication"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 import { bodyOf, httpSend, unreachable } from "./HttpSend.ts"
 
@@ -42,7 +42,9 @@ export const decodeInput = (tool: NonNullable<ApiRequest["tool"]>): Decoded | nu
     return {
       ...(params === undefined ? {} : { params }),
       ...(query === undefined ? {} : { query }),
-      ...(payload === undefined ? (schemas.payloadOptional && schemas.payload !== undefined ? { payload: null } : {}) : { payload })
+      ...(payload === undefined
+        ? (schemas.payloadOptional && schemas.payload !== undefined ? { payload: null } : {})
+        : { payload })
     }
   } catch {
     return null
@@ -50,12 +52,17 @@ export const decodeInput = (tool: NonNullable<ApiRequest["tool"]>): Decoded | nu
 }
 
 const isTransportError = (error: unknown): boolean =>
-  (error as { _tag?: unknown })?._tag === "HttpClientError" && (error as { reason?: { _tag?: unknown } }).reason?._tag === "TransportError"
+  (error as { _tag?: unknown })?._tag === "HttpClientError" &&
+  (error as { reason?: { _tag?: unknown } }).reason?._tag === "TransportError"
 
 /** A request the typed client could not make: a 400 of the API's shape, never retried (Retry.ts). */
 const notSent = (error: unknown): ApiAnswer => ({
   status: 400,
-  body: errorBody(400, `The request could not be built: ${clipInput(error instanceof Error ? error.message : String(error), 200)}`, "invalid_request")
+  body: errorBody(
+    400,
+    `The request could not be built: ${clipInput(error instanceof Error ? error.message : String(error), 200)}`,
+    "invalid_request"
+  )
 })
 
 /** The call's Idempotency-Key, provided per call: the typed client is shared by every call. */
@@ -66,7 +73,10 @@ const CallIdempotencyKey = Context.Reference<string | undefined>("sitehealth/mcp
 export const apiClientSend = (baseUrl: string, token: string): Send => {
   const raw = httpSend(baseUrl, token)
   const runtime = ManagedRuntime.make(
-    HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, token))).pipe(
+    HttpApiMiddleware.layerClient(
+      Authentication,
+      ({ next, request }) => next(HttpClientRequest.bearerToken(request, token))
+    ).pipe(
       Layer.merge(FetchHttpClient.layer)
     )
   )
@@ -79,7 +89,8 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
           if (request.method !== "POST") return request
           const key = yield* CallIdempotencyKey
           return HttpClientRequest.setHeader(request, "idempotency-key", key ?? crypto.randomUUID())
-        }))
+        })
+      )
     })
   )
 
@@ -91,7 +102,10 @@ export const apiClientSend = (baseUrl: string, token: string): Send => {
       // The one cast of this module: the tool names its endpoint at run time (group and name strings), and the
       // typed client can only be indexed by the literal names; the input was decoded by that endpoint's own
       // schemas above, so the call is the one the contract describes.
-      const api = (await client) as unknown as Record<string, Record<string, (input: unknown) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>>>
+      const api = (await client) as unknown as Record<
+        string,
+        Record<string, (input: unknown) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>>
+      >
       return await runtime.runPromise(
         Effect.gen(function*() {
           const response = yield* api[group]![endpoint]!({ ...input, responseMode: "response-only" })

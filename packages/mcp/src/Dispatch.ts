@@ -17,7 +17,12 @@ export interface ApiRequest {
   /** Sent as `Idempotency-Key` on a POST: the same on every attempt of one call (Retry.ts). */
   readonly idempotencyKey?: string
   /** The tool call it was built from: a typed client (ApiClientSend) calls the endpoint from these. */
-  readonly tool?: { readonly spec: ToolSpec; readonly params: Record<string, unknown>; readonly query: Record<string, unknown>; readonly payload?: Record<string, unknown> }
+  readonly tool?: {
+    readonly spec: ToolSpec
+    readonly params: Record<string, unknown>
+    readonly query: Record<string, unknown>
+    readonly payload?: Record<string, unknown>
+  }
   /** A request the server makes to list or discover (whoami, resources/list), not a tool call: at `/mcp` it spends no rate limit. */
   readonly discovery?: boolean
 }

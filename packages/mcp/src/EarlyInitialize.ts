@@ -16,7 +16,13 @@ import { PassThrough, type Readable, Writable } from "node:stream"
 import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 
 /** The SDK's SUPPORTED_PROTOCOL_VERSIONS (@modelcontextprotocol/sdk/types.js), newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: ReadonlyArray<string> = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]
+export const SUPPORTED_PROTOCOL_VERSIONS: ReadonlyArray<string> = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07"
+]
 export const LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]!
 
 type Json = { [key: string]: unknown }
@@ -32,7 +38,9 @@ const CAPABILITY_CHECKS: Record<string, (value: unknown) => boolean> = {
   experimental: objectOfObjects,
   extensions: objectOfObjects,
   sampling: (v) => isPlainObject(v) && onlyKeys(v, ["context", "tools"]) && Object.values(v).every(isPlainObject),
-  roots: (v) => isPlainObject(v) && onlyKeys(v, ["listChanged"]) && (v.listChanged === undefined || typeof v.listChanged === "boolean"),
+  roots: (v) =>
+    isPlainObject(v) && onlyKeys(v, ["listChanged"]) &&
+    (v.listChanged === undefined || typeof v.listChanged === "boolean"),
   // Their schemas transform or pass through what they are given: only the empty declaration is answered early.
   elicitation: isEmptyObject,
   tasks: isEmptyObject
@@ -43,7 +51,9 @@ const plainCapabilities = (u: unknown) =>
 
 const plainClientInfo = (u: unknown) =>
   isPlainObject(u) && typeof u.name === "string" && typeof u.version === "string" &&
-  onlyKeys(u, ["name", "title", "version", "websiteUrl", "description"]) && Object.values(u).every((v) => typeof v === "string")
+  onlyKeys(u, ["name", "title", "version", "websiteUrl", "description"]) && Object.values(u).every((v) =>
+    typeof v === "string"
+  )
 
 /** The SDK's answer to this line when it is a plainly well-formed `initialize` request, else null (the SDK answers). */
 export const earlyAnswer = (line: string): Answered | null => {
@@ -58,8 +68,13 @@ export const earlyAnswer = (line: string): Answered | null => {
   if (message.jsonrpc !== "2.0" || message.method !== "initialize") return null
   if (!(typeof id === "string" || Number.isSafeInteger(id))) return null
   if (!isPlainObject(params) || !onlyKeys(params, ["protocolVersion", "capabilities", "clientInfo"])) return null
-  if (typeof params.protocolVersion !== "string" || !plainCapabilities(params.capabilities) || !plainClientInfo(params.clientInfo)) return null
-  const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion) ? params.protocolVersion : LATEST_PROTOCOL_VERSION
+  if (
+    typeof params.protocolVersion !== "string" || !plainCapabilities(params.capabilities) ||
+    !plainClientInfo(params.clientInfo)
+  ) return null
+  const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(params.protocolVersion)
+    ? params.protocolVersion
+    : LATEST_PROTOCOL_VERSION
   // The SDK's Server._oninitialize result, in its Protocol's response shape (field order included).
   const result = { protocolVersion, capabilities: CAPABILITIES, serverInfo: SERVER_INFO, instructions: INSTRUCTIONS }
   return { id: id as string | number, text: JSON.stringify({ result, jsonrpc: "2.0", id }) }
@@ -120,7 +135,11 @@ export const withoutEcho = (stdout: Writable, answered: () => Answered | null) =
         }
         if (message !== null && message.id === early.id && ("result" in message || "error" in message)) {
           echoed = true
-          if (text !== early.text) process.stderr.write(`sitehealth-mcp: the SDK's initialize answer differs from the early one: ${text.slice(0, 300)}\n`)
+          if (text !== early.text) {
+            process.stderr.write(
+              `sitehealth-mcp: the SDK's initialize answer differs from the early one: ${text.slice(0, 300)}\n`
+            )
+          }
           return done()
         }
       }

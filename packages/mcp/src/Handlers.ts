@@ -15,10 +15,10 @@ import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
-import { PROMPTS, promptMessages } from "./Prompts.ts"
-import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
-import type { McpOptions } from "./Options.ts"
 import { REVEAL_SECRET } from "./Names.ts"
+import type { McpOptions } from "./Options.ts"
+import { promptMessages, PROMPTS } from "./Prompts.ts"
+import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
 import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"
 
@@ -71,7 +71,12 @@ const withheldSecret = (result: ToolResult): ToolResult => {
   return {
     content: [
       { type: "text", text: JSON.stringify(redacted) },
-      { type: "text", text: `create_token: minted ${String(id)}; its secret was withheld (call with reveal_secret: true to receive it). Revoke it if it is not needed.` }
+      {
+        type: "text",
+        text: `create_token: minted ${
+          String(id)
+        }; its secret was withheld (call with reveal_secret: true to receive it). Revoke it if it is not needed.`
+      }
     ],
     structuredContent: redacted
   }
@@ -79,13 +84,14 @@ const withheldSecret = (result: ToolResult): ToolResult => {
 
 /** The answers of a server with these options, one function per request the server handles after `initialize`. */
 export const makeHandlers = (options: McpOptions) => {
-  let table: Promise<{ all: ReadonlyArray<ToolSpec>; registered: ReadonlyArray<ToolSpec>; byName: Map<string, ToolSpec> }> | undefined
-  const tools = () =>
-    (table ??= loadTools().then(({ deriveTools, selectTools }) => {
-      const all = deriveTools()
-      const registered = selectTools(all, options)
-      return { all, registered, byName: new Map(registered.map((t) => [t.definition.name, t] as const)) }
-    }))
+  let table:
+    | Promise<{ all: ReadonlyArray<ToolSpec>; registered: ReadonlyArray<ToolSpec>; byName: Map<string, ToolSpec> }>
+    | undefined
+  const tools = () => (table ??= loadTools().then(({ deriveTools, selectTools }) => {
+    const all = deriveTools()
+    const registered = selectTools(all, options)
+    return { all, registered, byName: new Map(registered.map((t) => [t.definition.name, t] as const)) }
+  }))
   const sendTool = withRetries(options.send, options.retry ?? DEFAULT_RETRY)
   let permissions: ReadonlyArray<Permission> | undefined
   const visible = async (): Promise<ReadonlyArray<ToolSpec>> => {
@@ -111,7 +117,10 @@ export const makeHandlers = (options: McpOptions) => {
         ? "is not available: this server runs read-only"
         : `is not available: this server serves the toolsets ${(options.toolsets ?? []).join(", ")}`
       return {
-        content: [{ type: "text", text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool")) }],
+        content: [{
+          type: "text",
+          text: JSON.stringify(errorBody(404, `Tool ${request.params.name} ${why}`, "unknown_tool"))
+        }],
         isError: true
       }
     }
@@ -126,7 +135,8 @@ export const makeHandlers = (options: McpOptions) => {
   }
 
   const listPrompts = async () => ({ prompts: PROMPTS.map((p) => p.definition) })
-  const getPrompt = async (request: GetPromptRequest) => promptMessages(request.params.name, request.params.arguments ?? {})
+  const getPrompt = async (request: GetPromptRequest) =>
+    promptMessages(request.params.name, request.params.arguments ?? {})
 
   // Resources: each project's health, readable by URI.
   const listResourceTemplates = async () => ({
@@ -139,10 +149,14 @@ export const makeHandlers = (options: McpOptions) => {
     }]
   })
   const listResources = async () => {
-    const answer = await options.send({ ...requestFor(await specOf("listProjects"), { limit: "100" }), discovery: true })
-    const listed: ReadonlyArray<unknown> = isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
-      ? answer.body.data.projects
-      : []
+    const answer = await options.send({
+      ...requestFor(await specOf("listProjects"), { limit: "100" }),
+      discovery: true
+    })
+    const listed: ReadonlyArray<unknown> =
+      isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
+        ? answer.body.data.projects
+        : []
     return {
       resources: listed.filter(isObject).map((p) => ({
         uri: `sitehealth://projects/${p.id}/health`,
@@ -160,12 +174,23 @@ export const makeHandlers = (options: McpOptions) => {
     const id = match === null ? undefined : safeDecode(match[1]!)
     const health = await specOf("getHealth")
     if (id === undefined || validateArguments(health, { id }) !== null) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${clipInput(uri, 200)}; resources are sitehealth://projects/{id}/health with a project id prj_…`)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown resource ${
+          clipInput(uri, 200)
+        }; resources are sitehealth://projects/{id}/health with a project id prj_…`
+      )
     }
     const answer = await options.send(requestFor(health, { id }))
     if (answer.status >= 400 || !isObject(answer.body) || answer.body.status !== "success") {
-      const envelope = isErrorEnvelope(answer.body) ? answer.body : errorBody(answer.status, `The API answered HTTP ${answer.status}`, "unexpected_response")
-      const code = answer.status === 404 ? RESOURCE_NOT_FOUND : answer.status === 400 || answer.status === 403 ? ErrorCode.InvalidParams : ErrorCode.InternalError
+      const envelope = isErrorEnvelope(answer.body)
+        ? answer.body
+        : errorBody(answer.status, `The API answered HTTP ${answer.status}`, "unexpected_response")
+      const code = answer.status === 404
+        ? RESOURCE_NOT_FOUND
+        : answer.status === 400 || answer.status === 403
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError
       throw new McpError(code, `${uri}: ${envelope.error.message}`, envelope)
     }
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(answer.body.data, null, 2) }] }

@@ -9,13 +9,13 @@
  * reconnecting every second to a stream that closes at once). A JSON-RPC batch is refused (-32600) when the
  * negotiated protocol is 2025-06-18 or later, which removed batching.
  */
+import { errorBody } from "@sitehealth/domain/Envelope"
+import { RateLimitExempt } from "@sitehealth/domain/Middleware"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { errorBody } from "@sitehealth/domain/Envelope"
-import { RateLimitExempt } from "@sitehealth/domain/Middleware"
+import * as Layer from "effect/Layer"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 import { parseReadOnly, parseToolsets } from "./Tools.ts"
 
@@ -23,9 +23,18 @@ import { parseReadOnly, parseToolsets } from "./Tools.ts"
  * The MCP SDK (and the tool table built on it) is loaded on the first /mcp request, not at start-up: an
  * API instance that never serves an agent does not carry its ~25 MB.
  */
-let sdk: Promise<readonly [typeof import("./Server.ts"), typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]> | undefined
-const loadSdk = () =>
-  (sdk ??= Promise.all([import("./Server.ts"), import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")]))
+let sdk:
+  | Promise<
+    readonly [
+      typeof import("./Server.ts"),
+      typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")
+    ]
+  >
+  | undefined
+const loadSdk = () => (sdk ??= Promise.all([
+  import("./Server.ts"),
+  import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")
+]))
 
 export const MCP_PATH = "/mcp"
 
@@ -79,8 +88,11 @@ const NO_BATCHES_SINCE = "2025-06-18"
  */
 export const batchRemoved = (message: unknown, header: string | null): boolean => {
   if (!Array.isArray(message)) return false
-  const initialize = message.find((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize")
-  const version = header ?? (initialize as { params?: { protocolVersion?: unknown } } | undefined)?.params?.protocolVersion
+  const initialize = message.find((m) =>
+    typeof m === "object" && m !== null && (m as { method?: unknown }).method === "initialize"
+  )
+  const version = header ??
+    (initialize as { params?: { protocolVersion?: unknown } } | undefined)?.params?.protocolVersion
   return typeof version === "string" && version >= NO_BATCHES_SINCE
 }
 
@@ -96,75 +108,88 @@ const unauthorized = (type: string) =>
     "www-authenticate": `Bearer realm="sitehealth", error="invalid_token"`
   })
 
-export const mcpRoute = (checkBearer: BearerCheck) => Layer.unwrap(
-  Effect.gen(function*() {
-    const router = yield* HttpRouter.HttpRouter
-    return HttpRouter.add("*", MCP_PATH, (request) =>
-      Effect.gen(function*() {
-        if (!originAllowed(request.headers["origin"])) {
-          return json(403, errorBody(403, "Origin not allowed", "forbidden_origin"))
-        }
-        // Stateless: no stream the server could open (GET) and no session to end (DELETE).
-        if (request.method !== "POST") {
-          return jsonRpcError(405, -32000, `Method not allowed: ${MCP_PATH} takes POST only (no server-initiated stream, no session)`, { allow: "POST" })
-        }
-        const authorization = request.headers["authorization"] ?? ""
-        const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
-        if (token === undefined) {
-          return json(401, errorBody(401, "Invalid or expired token", "missing_token"), {
-            "www-authenticate": 'Bearer realm="sitehealth"'
-          })
-        }
-        const selection = toolSelection(request)
-        if ("error" in selection) return json(400, errorBody(400, selection.error, "invalid_request"))
-        const refused = yield* checkBearer(token)
-        if (refused !== null) return unauthorized(refused)
-        const context = yield* Effect.context<never>()
-        const dispatch = (api: ApiRequest): Promise<ApiAnswer> => {
-          const inner = new Request(new URL(api.url, "http://internal"), {
-            method: api.method,
-            headers: {
-              authorization,
-              ...(api.body === undefined ? {} : { "content-type": "application/json" }),
-              ...(api.method === "POST" ? { "idempotency-key": api.idempotencyKey ?? crypto.randomUUID() } : {})
-            },
-            ...(api.body === undefined ? {} : { body: JSON.stringify(api.body) })
-          })
-          return Effect.runPromiseWith(context)(
-            Effect.scoped(
-              router.asHttpEffect().pipe(
-                Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(inner)),
-                // tools/list's whoami and resources/list's projects are protocol discovery: no rate-limit unit.
-                Effect.provideService(RateLimitExempt, api.discovery === true),
-                Effect.flatMap((response) => Effect.promise(() => HttpServerResponse.toWeb(response).json().catch(() => null)).pipe(
-                  Effect.map((body): ApiAnswer => ({ status: response.status, body }))
-                )),
-                Effect.catchCause(() => Effect.succeed<ApiAnswer>({ status: 500, body: null }))
+export const mcpRoute = (checkBearer: BearerCheck) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const router = yield* HttpRouter.HttpRouter
+      return HttpRouter.add("*", MCP_PATH, (request) =>
+        Effect.gen(function*() {
+          if (!originAllowed(request.headers["origin"])) {
+            return json(403, errorBody(403, "Origin not allowed", "forbidden_origin"))
+          }
+          // Stateless: no stream the server could open (GET) and no session to end (DELETE).
+          if (request.method !== "POST") {
+            return jsonRpcError(
+              405,
+              -32000,
+              `Method not allowed: ${MCP_PATH} takes POST only (no server-initiated stream, no session)`,
+              { allow: "POST" }
+            )
+          }
+          const authorization = request.headers["authorization"] ?? ""
+          const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
+          if (token === undefined) {
+            return json(401, errorBody(401, "Invalid or expired token", "missing_token"), {
+              "www-authenticate": "Bearer realm=\"sitehealth\""
+            })
+          }
+          const selection = toolSelection(request)
+          if ("error" in selection) return json(400, errorBody(400, selection.error, "invalid_request"))
+          const refused = yield* checkBearer(token)
+          if (refused !== null) return unauthorized(refused)
+          const context = yield* Effect.context<never>()
+          const dispatch = (api: ApiRequest): Promise<ApiAnswer> => {
+            const inner = new Request(new URL(api.url, "http://internal"), {
+              method: api.method,
+              headers: {
+                authorization,
+                ...(api.body === undefined ? {} : { "content-type": "application/json" }),
+                ...(api.method === "POST" ? { "idempotency-key": api.idempotencyKey ?? crypto.randomUUID() } : {})
+              },
+              ...(api.body === undefined ? {} : { body: JSON.stringify(api.body) })
+            })
+            return Effect.runPromiseWith(context)(
+              Effect.scoped(
+                router.asHttpEffect().pipe(
+                  Effect.provideService(HttpServerRequest.HttpServerRequest, HttpServerRequest.fromWeb(inner)),
+                  // tools/list's whoami and resources/list's projects are protocol discovery: no rate-limit unit.
+                  Effect.provideService(RateLimitExempt, api.discovery === true),
+                  Effect.flatMap((response) =>
+                    Effect.promise(() => HttpServerResponse.toWeb(response).json().catch(() => null)).pipe(
+                      Effect.map((body): ApiAnswer => ({ status: response.status, body }))
+                    )
+                  ),
+                  Effect.catchCause(() => Effect.succeed<ApiAnswer>({ status: 500, body: null }))
+                )
+              ) as Effect.Effect<ApiAnswer>
+            )
+          }
+          const send: Send = dispatch
+          // An invariant: a request that reached this route was parsed by the server, so it converts.
+          const webRequest = yield* HttpServerRequest.toWeb(request).pipe(Effect.orDie)
+          // Read here to refuse a batch where the negotiated protocol has none; the SDK gets it parsed.
+          const text = yield* Effect.promise(() => webRequest.text())
+          const parsed = parseJson(text)
+          if (parsed.ok && batchRemoved(parsed.value, webRequest.headers.get("mcp-protocol-version"))) {
+            return jsonRpcError(
+              400,
+              -32600,
+              "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send one message per request"
+            )
+          }
+          const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
+          const server = makeMcpServer({ send, ...selection })
+          const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+          yield* Effect.promise(() => server.connect(transport))
+          const response = yield* Effect.promise(() =>
+            parsed.ok
+              ? transport.handleRequest(webRequest, { parsedBody: parsed.value })
+              : transport.handleRequest(
+                new Request(webRequest.url, { method: "POST", headers: webRequest.headers, body: text })
               )
-            ) as Effect.Effect<ApiAnswer>
           )
-        }
-        const send: Send = dispatch
-        // An invariant: a request that reached this route was parsed by the server, so it converts.
-        const webRequest = yield* HttpServerRequest.toWeb(request).pipe(Effect.orDie)
-        // Read here to refuse a batch where the negotiated protocol has none; the SDK gets it parsed.
-        const text = yield* Effect.promise(() => webRequest.text())
-        const parsed = parseJson(text)
-        if (parsed.ok && batchRemoved(parsed.value, webRequest.headers.get("mcp-protocol-version"))) {
-          return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send one message per request")
-        }
-        const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
-        const server = makeMcpServer({ send, ...selection })
-        const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-        yield* Effect.promise(() => server.connect(transport))
-        const response = yield* Effect.promise(() =>
-          parsed.ok
-            ? transport.handleRequest(webRequest, { parsedBody: parsed.value })
-            : transport.handleRequest(new Request(webRequest.url, { method: "POST", headers: webRequest.headers, body: text }))
-        )
-        yield* Effect.promise(() => server.close())
-        return HttpServerResponse.fromWeb(response)
-      }))
-  })
-)
-
+          yield* Effect.promise(() => server.close())
+          return HttpServerResponse.fromWeb(response)
+        }))
+    })
+  )

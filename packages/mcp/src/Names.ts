@@ -14,4 +14,5 @@ export const toolNameOf = (endpointName: string): string => endpointName.replace
 export const REVEAL_SECRET = "reveal_secret"
 
 /** The MCP-only arguments a tool takes beyond its endpoint's (each a boolean), by endpoint name. */
-export const mcpOnlyArguments = (endpointName: string): ReadonlyArray<string> => endpointName === "createToken" ? [REVEAL_SECRET] : []
+export const mcpOnlyArguments = (endpointName: string): ReadonlyArray<string> =>
+  endpointName === "createToken" ? [REVEAL_SECRET] : []

@@ -6,10 +6,10 @@
  * argument is stricter because it is put into a path: only a value of this shape is, and it is
  * URL-encoded too, so `..` or `a/b` can never reach another route.
  */
-import * as Schema from "effect/Schema"
-import { clipInput } from "@sitehealth/domain/Errors"
 import { ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
+import { clipInput } from "@sitehealth/domain/Errors"
 import { Provider } from "@sitehealth/domain/Integrations"
+import * as Schema from "effect/Schema"
 
 type JsonObject = { [key: string]: unknown }
 
@@ -27,7 +27,9 @@ const jsonOf = (schema: Schema.Top): JsonObject => {
 }
 
 const got = (value: unknown) =>
-  typeof value === "string" ? `got ${JSON.stringify(clipInput(value, 80))}` : `got ${value === undefined ? "nothing" : typeof value}`
+  typeof value === "string"
+    ? `got ${JSON.stringify(clipInput(value, 80))}`
+    : `got ${value === undefined ? "nothing" : typeof value}`
 
 const idParam = (schema: Schema.Top, what: string): PathParam => {
   const { type, pattern, description } = jsonOf(schema)
@@ -35,7 +37,9 @@ const idParam = (schema: Schema.Top, what: string): PathParam => {
   const regex = new RegExp(pattern)
   return {
     jsonSchema: { type, pattern, description },
-    problem: (value) => (typeof value === "string" && regex.test(value) ? null : `Expected ${what} matching ${pattern}, ${got(value)}`)
+    problem: (
+      value
+    ) => (typeof value === "string" && regex.test(value) ? null : `Expected ${what} matching ${pattern}, ${got(value)}`)
   }
 }
 
@@ -44,7 +48,9 @@ const providerParam = (): PathParam => {
   return {
     jsonSchema: { type: "string", enum: providers, description: "Integration provider" },
     problem: (value) =>
-      typeof value === "string" && providers.includes(value) ? null : `Expected one of ${providers.join(", ")}, ${got(value)}`
+      typeof value === "string" && providers.includes(value)
+        ? null
+        : `Expected one of ${providers.join(", ")}, ${got(value)}`
   }
 }
 
@@ -67,7 +73,9 @@ export const pathParamOf = (path: string, name: string): PathParam => {
   const index = segments.indexOf(`:${name}`)
   const collection = index > 0 ? segments[index - 1]! : ""
   const make = BY_COLLECTION[collection]
-  if (make === undefined) throw new Error(`path parameter :${name} of ${path} is of no known kind (after "${collection}")`)
+  if (make === undefined) {
+    throw new Error(`path parameter :${name} of ${path} is of no known kind (after "${collection}")`)
+  }
   let param = cache.get(collection)
   if (param === undefined) {
     param = make()

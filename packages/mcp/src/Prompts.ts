@@ -1,8 +1,8 @@
 /** Prompts for the common agent jobs; each names the tools to call, so the agent fetches live data. */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { pathParamOf } from "./PathParams.ts"
 import { PERIODS } from "@sitehealth/domain/Common"
 import { toolNameOf } from "./Names.ts"
+import { pathParamOf } from "./PathParams.ts"
 
 interface PromptDefinition {
   readonly name: string
@@ -12,9 +12,15 @@ interface PromptDefinition {
 }
 
 const PROJECT = { name: "project", description: "Project id (prj_…); see list_projects", required: true }
-const PERIOD = { name: "period", description: "today, yesterday, 7d, 30d, 3m, 12m or all (default 7d)", required: false }
+const PERIOD = {
+  name: "period",
+  description: "today, yesterday, 7d, 30d, 3m, 12m or all (default 7d)",
+  required: false
+}
 
-export const PROMPTS: ReadonlyArray<{ readonly definition: PromptDefinition; readonly text: (args: Record<string, string>) => string }> = [
+export const PROMPTS: ReadonlyArray<
+  { readonly definition: PromptDefinition; readonly text: (args: Record<string, string>) => string }
+> = [
   {
     definition: {
       name: "morning_briefing",
@@ -23,7 +29,9 @@ export const PROMPTS: ReadonlyArray<{ readonly definition: PromptDefinition; rea
       arguments: [PROJECT]
     },
     text: (a) =>
-      `Give me the morning briefing of project ${a.project}. Call ${toolNameOf("getBriefing")} with id "${a.project}" and ` +
+      `Give me the morning briefing of project ${a.project}. Call ${
+        toolNameOf("getBriefing")
+      } with id "${a.project}" and ` +
       `${toolNameOf("listSignals")} with id "${a.project}", active "true". Summarise the priorities first, then the ` +
       `three most severe active signals with what to do about each. Quote figures exactly as the tools return them.`
   },
@@ -35,7 +43,9 @@ export const PROMPTS: ReadonlyArray<{ readonly definition: PromptDefinition; rea
       arguments: [PROJECT, PERIOD]
     },
     text: (a) =>
-      `Diagnose the traffic of project ${a.project} over ${a.period ?? "7d"}. Call ${toolNameOf("getAnalytics")} with id ` +
+      `Diagnose the traffic of project ${a.project} over ${a.period ?? "7d"}. Call ${
+        toolNameOf("getAnalytics")
+      } with id ` +
       `"${a.project}" and period "${a.period ?? "7d"}", and ${toolNameOf("listSignals")} with id "${a.project}" and ` +
       `dimension "traffic". Explain what changed, the likely causes the data supports, and what to check next. ` +
       `Say so when a figure is null (not enough data) rather than guessing.`
@@ -49,13 +59,23 @@ export const PROMPTS: ReadonlyArray<{ readonly definition: PromptDefinition; rea
 export const promptMessages = (name: string, args: Record<string, string>) => {
   const prompt = PROMPTS.find((p) => p.definition.name === name)
   if (prompt === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt ${name}; prompts: ${PROMPTS.map((p) => p.definition.name).join(", ")}`)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown prompt ${name}; prompts: ${PROMPTS.map((p) => p.definition.name).join(", ")}`
+    )
   }
   const missing = prompt.definition.arguments.filter((a) => a.required && !args[a.name])
-  if (missing.length > 0) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} needs ${missing.map((a) => a.name).join(", ")}`)
+  if (missing.length > 0) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Prompt ${name} needs ${missing.map((a) => a.name).join(", ")}`
+    )
+  }
   const known = new Set(prompt.definition.arguments.map((a) => a.name))
   const unknown = Object.keys(args).filter((key) => !known.has(key))
-  if (unknown.length > 0) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} takes no argument ${unknown.join(", ")}`)
+  if (unknown.length > 0) {
+    throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} takes no argument ${unknown.join(", ")}`)
+  }
   const projectProblem = pathParamOf("/projects/:id", "id").problem(args.project)
   if (projectProblem !== null) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name}: project: ${projectProblem}`)
   if (args.period !== undefined && !PERIODS.some((p) => p === args.period)) {

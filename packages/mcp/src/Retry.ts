@@ -7,8 +7,8 @@
  * Other requests go once, as before: a read is cheap to ask again, a DELETE answers 404 the second time.
  * The waits are the shared retry schedule's (@sitehealth/domain/RetryAfter), without jitter.
  */
-import * as Effect from "effect/Effect"
 import { after, backoff, type RetryAdvice, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
+import * as Effect from "effect/Effect"
 import type { ApiAnswer, ApiRequest, Send } from "./Dispatch.ts"
 
 export interface RetryPolicy {
@@ -27,7 +27,9 @@ const errorType = (answer: ApiAnswer): unknown => {
 
 /** Whether an answer is worth sending again, and after what wait. */
 export const retryAdvice = (answer: ApiAnswer, policy: RetryPolicy): RetryAdvice => {
-  if (answer.status === 409 && errorType(answer) === "idempotency_request_in_progress") return after(policy.inProgressDelayMs)
+  if (answer.status === 409 && errorType(answer) === "idempotency_request_in_progress") {
+    return after(policy.inProgressDelayMs)
+  }
   // 5xx from the API, and the `unreachable` answer (503) a Send gives when the server cannot be reached.
   if (answer.status >= 500) return backoff
   return stop
@@ -35,7 +37,9 @@ export const retryAdvice = (answer: ApiAnswer, policy: RetryPolicy): RetryAdvice
 
 export const withRetries = (send: Send, policy: RetryPolicy = DEFAULT_RETRY): Send => (request: ApiRequest) => {
   if (request.method !== "POST") return send(request)
-  const keyed: ApiRequest = request.idempotencyKey === undefined ? { ...request, idempotencyKey: crypto.randomUUID() } : request
+  const keyed: ApiRequest = request.idempotencyKey === undefined
+    ? { ...request, idempotencyKey: crypto.randomUUID() }
+    : request
   const advise = (answer: ApiAnswer) => retryAdvice(answer, policy)
   const schedule = retrySchedule<ApiAnswer>(
     { retries: policy.attempts, backoffBaseMs: policy.baseDelayMs, maxWaitMs: Number.POSITIVE_INFINITY, jitter: false },

@@ -16,8 +16,8 @@ import {
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 import type { Handlers } from "./Handlers.ts"
+import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 import type { McpOptions } from "./Options.ts"
 
 export { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
@@ -29,7 +29,11 @@ export type { McpOptions } from "./Options.ts"
  * at every start), and the bundle leaves Ajv out (scripts/build.ts).
  */
 export const NO_ELICITATION: jsonSchemaValidator = {
-  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "sitehealth-mcp does not request elicitation" })
+  getValidator: () => () => ({
+    valid: false,
+    data: undefined,
+    errorMessage: "sitehealth-mcp does not request elicitation"
+  })
 }
 
 /**
@@ -38,8 +42,10 @@ export const NO_ELICITATION: jsonSchemaValidator = {
  */
 export const makeMcpServer = (options: McpOptions | Promise<McpOptions>): Server => {
   let handlers: Promise<Handlers> | undefined
-  const loaded = () =>
-    (handlers ??= Promise.all([import("./Handlers.ts"), options]).then(([{ makeHandlers }, resolved]) => makeHandlers(resolved)))
+  const loaded =
+    () => (handlers ??= Promise.all([import("./Handlers.ts"), options]).then(([{ makeHandlers }, resolved]) =>
+      makeHandlers(resolved)
+    ))
 
   const server = new Server(SERVER_INFO, {
     capabilities: { ...CAPABILITIES },

@@ -12,7 +12,8 @@ import * as Result from "effect/Result"
 
 export const DEFAULT_URL = "http://127.0.0.1:8787"
 
-const MISSING_TOKEN = "SITEHEALTH_TOKEN is not set. Create a token (sitehealth tokens create) and set it in the MCP client's env, " +
+const MISSING_TOKEN =
+  "SITEHEALTH_TOKEN is not set. Create a token (sitehealth tokens create) and set it in the MCP client's env, " +
   "e.g. \"env\": {\"SITEHEALTH_TOKEN\": \"svc_…\"}."
 
 /** The value of `--name value` or `--name=value` on the command line, or null when absent. */
@@ -26,7 +27,9 @@ const flag = (name: string): string | null => {
 }
 
 const trimmed = (name: string) =>
-  Config.option(Config.String(name)).pipe(Config.map((v) => (v._tag === "Some" && v.value.trim() !== "" ? v.value.trim() : null)))
+  Config.option(Config.String(name)).pipe(
+    Config.map((v) => (v._tag === "Some" && v.value.trim() !== "" ? v.value.trim() : null))
+  )
 
 /** Each setting gives its value or the sentence that says what is wrong with it (never a secret's value). */
 const settings = {
@@ -66,11 +69,15 @@ export interface Settings {
 }
 
 /** The settings, or every sentence saying what is wrong with them (never a secret's value). */
-export const readSettings = async (): Promise<{ readonly settings: Settings } | { readonly problems: ReadonlyArray<string> }> => {
+export const readSettings = async (): Promise<
+  { readonly settings: Settings } | { readonly problems: ReadonlyArray<string> }
+> => {
   const read = await Effect.runPromiseExit(Effect.all(settings))
   if (Exit.isFailure(read)) return { problems: [String(read.cause)] }
   const toolsetsRead = await toolsetsOf(Result.getOrThrow(read.value.toolsets))
-  const problems = [...Object.values<Result.Result<unknown, string>>(read.value), toolsetsRead].flatMap((r) => (Result.isFailure(r) ? [r.failure] : []))
+  const problems = [...Object.values<Result.Result<unknown, string>>(read.value), toolsetsRead].flatMap((
+    r
+  ) => (Result.isFailure(r) ? [r.failure] : []))
   if (problems.length > 0) return { problems }
   return {
     settings: {

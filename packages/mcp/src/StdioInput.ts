@@ -11,7 +11,10 @@ import { StringDecoder } from "node:string_decoder"
 export const BATCH_REFUSED = JSON.stringify({
   jsonrpc: "2.0",
   id: null,
-  error: { code: -32600, message: "Invalid Request: JSON-RPC batches are not supported over stdio; send one message per line" }
+  error: {
+    code: -32600,
+    message: "Invalid Request: JSON-RPC batches are not supported over stdio; send one message per line"
+  }
 })
 
 export const withoutBatches = (stdin: Readable, stdout: Writable): Readable => {
@@ -30,12 +33,14 @@ export const withoutBatches = (stdin: Readable, stdout: Writable): Readable => {
     }
     return passed
   }
-  return stdin.pipe(new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      done(null, lines(decoder.write(chunk), false))
-    },
-    flush(done) {
-      done(null, lines(decoder.end(), true))
-    }
-  }))
+  return stdin.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        done(null, lines(decoder.write(chunk), false))
+      },
+      flush(done) {
+        done(null, lines(decoder.end(), true))
+      }
+    })
+  )
 }

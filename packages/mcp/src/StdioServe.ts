@@ -18,7 +18,9 @@ export const serveStdio = async (lines: Readable, output: Writable, stdin: Reada
     // The typed client (and the contract it is built from) loads with the first request that needs it.
     let client: Promise<Send> | undefined
     const send: Send = async (request) =>
-      (await (client ??= import("./ApiClientSend.ts").then(({ apiClientSend }) => apiClientSend(baseUrl, token))))(request)
+      (await (client ??= import("./ApiClientSend.ts").then(({ apiClientSend }) => apiClientSend(baseUrl, token))))(
+        request
+      )
     return { send, readOnly, toolsets }
   })
 
@@ -42,7 +44,11 @@ export const serveStdio = async (lines: Readable, output: Writable, stdin: Reada
     void import("./Handlers.ts")
     void import("./Tools.ts")
     const { baseUrl, readOnly, toolsets } = read.settings
-    const selection = [readOnly ? "read-only" : "", toolsets === null ? "" : `toolsets ${toolsets.join(",")}`].filter((s) => s !== "")
-    process.stderr.write(`sitehealth-mcp: serving ${baseUrl}${selection.length > 0 ? ` (${selection.join("; ")})` : ""} over stdio\n`)
+    const selection = [readOnly ? "read-only" : "", toolsets === null ? "" : `toolsets ${toolsets.join(",")}`].filter((
+      s
+    ) => s !== "")
+    process.stderr.write(
+      `sitehealth-mcp: serving ${baseUrl}${selection.length > 0 ? ` (${selection.join("; ")})` : ""} over stdio\n`
+    )
   })
 }

@@ -5,12 +5,12 @@
  * path, query and payload schemas, its output schema the `data` of its success envelope(s), its annotations
  * the operation's kind.
  */
+import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
+import { AUTHENTICATED, type Operation, type Permission } from "@sitehealth/domain/Permissions"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import { endpointsOf, operationOf, SiteHealthApi } from "@sitehealth/domain/Api"
 import { mcpOnlyArguments, REVEAL_SECRET } from "./Names.ts"
-import { AUTHENTICATED, type Operation, type Permission } from "@sitehealth/domain/Permissions"
 import { pathParamOf } from "./PathParams.ts"
 
 export type JsonObject = { [key: string]: unknown }
@@ -38,7 +38,12 @@ export interface ToolSpec {
   readonly group: string
   readonly endpoint: string
   /** The endpoint's own input schemas (path params, query, JSON payload), to decode a call's arguments. */
-  readonly schemas: { readonly params?: Schema.Top; readonly query?: Schema.Top; readonly payload?: Schema.Top; readonly payloadOptional: boolean }
+  readonly schemas: {
+    readonly params?: Schema.Top
+    readonly query?: Schema.Top
+    readonly payload?: Schema.Top
+    readonly payloadOptional: boolean
+  }
   readonly method: string
   /** The full path template, `/api/v1/projects/:id/health`. */
   readonly path: string
@@ -92,7 +97,8 @@ export { REVEAL_SECRET }
 const REVEAL_SECRET_PROPERTY = {
   type: "boolean",
   default: false,
-  description: "true: the result includes the new token's secret, which then sits in this conversation's context. false (default): the secret is withheld and cannot be shown again."
+  description:
+    "true: the result includes the new token's secret, which then sits in this conversation's context. false (default): the secret is withheld and cannot be shown again."
 }
 const MCP_ONLY_PROPERTIES: Record<string, JsonObject> = { [REVEAL_SECRET]: REVEAL_SECRET_PROPERTY }
 const mcpOnlyInput = (endpointName: string): JsonObject =>
@@ -108,7 +114,7 @@ const inputOf = (endpoint: HttpApiEndpoint.Top, confirmGate: boolean) => {
     Object.assign(definitions, doc.definitions)
     const { properties: props, required: req } = objectProperties(doc)
     Object.assign(properties, props)
-    if (requiredToo) for (const key of req) required.add(key)
+    if (requiredToo) { for (const key of req) required.add(key) }
     return Object.keys(props)
   }
   const pathParams = add(endpoint.params, true)
@@ -208,7 +214,9 @@ const typesOf = (node: JsonObject, definitions: JsonObject, depth = 0): Set<stri
 const descriptionOf = (node: JsonObject, definitions: JsonObject): string | undefined => {
   const found = typeof node.description === "string"
     ? node.description
-    : [...((node.allOf ?? []) as Array<JsonObject>)].reverse().map((m) => m.description).find((d) => typeof d === "string")
+    : [...((node.allOf ?? []) as Array<JsonObject>)].reverse().map((m) => m.description).find((d) =>
+      typeof d === "string"
+    )
   const text = (found ?? resolveRef(node, definitions).description) as string | undefined
   if (typeof text !== "string") return undefined
   return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`
@@ -250,28 +258,38 @@ const describe = (operation: Operation, endpointName: string): string => {
   const secret = endpointName === "createToken"
     ? " The new token's secret is returned only with `reveal_secret: true`, and then it is in the model's context (and any transcript of this conversation); without it the secret is withheld for good."
     : ""
-  const access = operation.permission === AUTHENTICATED ? "Any token may call it" : `Requires the \`${operation.permission}\` permission`
+  const access = operation.permission === AUTHENTICATED
+    ? "Any token may call it"
+    : `Requires the \`${operation.permission}\` permission`
   return `${operation.summary}. ${access} (endpoint ${endpointName}).${gate}${secret}`
 }
 
 /** The toolsets a server can be limited to: the contract's groups that have tools, in the contract's order. */
-export const toolsetsOf = (tools: ReadonlyArray<ToolSpec> = deriveTools()): ReadonlyArray<string> => [...new Set(tools.map((t) => t.group))]
+export const toolsetsOf = (
+  tools: ReadonlyArray<ToolSpec> = deriveTools()
+): ReadonlyArray<string> => [...new Set(tools.map((t) => t.group))]
 
 /**
  * `reports,expenses` (from `--toolsets`, `?toolsets=` or `X-MCP-Toolsets`) as the toolsets it names; empty
  * or `all` means every toolset. An unknown name is an error naming the valid ones.
  */
-export const parseToolsets = (raw: string | null | undefined): { readonly toolsets: ReadonlyArray<string> | null } | { readonly error: string } => {
+export const parseToolsets = (
+  raw: string | null | undefined
+): { readonly toolsets: ReadonlyArray<string> | null } | { readonly error: string } => {
   const names = (raw ?? "").split(",").map((n) => n.trim().toLowerCase()).filter((n) => n !== "")
   if (names.length === 0 || names.includes("all")) return { toolsets: null }
   const valid = toolsetsOf()
   const unknown = names.filter((n) => !valid.includes(n))
-  if (unknown.length > 0) return { error: `Unknown toolset ${unknown.join(", ")}; the toolsets are ${valid.join(", ")} (or all)` }
+  if (unknown.length > 0) {
+    return { error: `Unknown toolset ${unknown.join(", ")}; the toolsets are ${valid.join(", ")} (or all)` }
+  }
   return { toolsets: [...new Set(names)] }
 }
 
 /** `true`/`1`/`yes` (and an empty flag) is read-only; `false`/`0`/`no` or nothing is not; anything else is an error. */
-export const parseReadOnly = (raw: string | null | undefined): { readonly readOnly: boolean } | { readonly error: string } => {
+export const parseReadOnly = (
+  raw: string | null | undefined
+): { readonly readOnly: boolean } | { readonly error: string } => {
   if (raw === null || raw === undefined) return { readOnly: false }
   const value = raw.trim().toLowerCase()
   if (["", "1", "true", "yes"].includes(value)) return { readOnly: true }

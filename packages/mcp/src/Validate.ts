@@ -7,11 +7,11 @@
  * `arguments.<arg>`) — an `isError` tool result, never a request, a transport error or a retry. The MCP-only
  * arguments (Names.ts: create_token's `reveal_secret`) are known too, and must be booleans.
  */
+import { BadRequest, clipInput, encodeApiError } from "@sitehealth/domain/Errors"
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { BadRequest, clipInput, encodeApiError } from "@sitehealth/domain/Errors"
 import type { ApiAnswer } from "./Dispatch.ts"
 import { mcpOnlyArguments } from "./Names.ts"
 import { pathParamOf } from "./PathParams.ts"
@@ -26,13 +26,18 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** A schema's decoding issues as the API words them (server/src/http/RequestErrors.ts), under `slot`. */
 const decodeIssues = (slot: string, schema: Schema.Top, value: unknown): ReadonlyArray<Issue> => {
-  const exit = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)(value, { errors: "all", onExcessProperty: "error" })
+  const exit = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)(value, {
+    errors: "all",
+    onExcessProperty: "error"
+  })
   if (Exit.isSuccess(exit)) return []
   const failure = Cause.findErrorOption(exit.cause)
   const error = failure._tag === "Some" ? failure.value : undefined
   if (!Schema.isSchemaError(error)) return [{ path: slot, message: "Invalid value" }]
   return formatIssues(error.issue).issues.map((issue) => {
-    const path = (issue.path ?? []).map((p) => String(typeof p === "object" && p !== null ? (p as { key: unknown }).key : p))
+    const path = (issue.path ?? []).map((p) =>
+      String(typeof p === "object" && p !== null ? (p as { key: unknown }).key : p)
+    )
     const message = issue.message === "Expected no excess property" ? "Unknown field" : issue.message
     return { path: clipInput([slot, ...path].join("."), 200), message: clipInput(message, 300) }
   })
@@ -40,18 +45,30 @@ const decodeIssues = (slot: string, schema: Schema.Top, value: unknown): Readonl
 
 /** The query text of an argument: what `?name=` would spell. */
 const queryText = (value: unknown): string | undefined =>
-  typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : undefined
+  typeof value === "string"
+    ? value
+    : typeof value === "number" || typeof value === "boolean"
+    ? String(value)
+    : undefined
 
 /** The arguments' issues, all of them; empty when the call may be sent. */
 export const argumentIssues = (spec: ToolSpec, args: Record<string, unknown>): ReadonlyArray<Issue> => {
   const issues: Array<Issue> = []
   const mcpOnly = mcpOnlyArguments(spec.endpoint)
-  const known = new Set([...spec.pathParams, ...spec.queryParams, ...spec.payloadFields, ...(spec.confirmGate ? ["confirm"] : []), ...mcpOnly])
+  const known = new Set([
+    ...spec.pathParams,
+    ...spec.queryParams,
+    ...spec.payloadFields,
+    ...(spec.confirmGate ? ["confirm"] : []),
+    ...mcpOnly
+  ])
   const unknown = Object.keys(args).filter((key) => !known.has(key))
   for (const key of unknown) {
     issues.push({
       path: clipInput(`arguments.${key}`, 200),
-      message: known.size === 0 ? "Unknown argument: this tool takes none" : `Unknown argument; this tool takes ${[...known].join(", ")}`
+      message: known.size === 0
+        ? "Unknown argument: this tool takes none"
+        : `Unknown argument; this tool takes ${[...known].join(", ")}`
     })
   }
   for (const name of spec.pathParams) {
@@ -65,8 +82,12 @@ export const argumentIssues = (spec: ToolSpec, args: Record<string, unknown>): R
       const value = args[name]
       if (value === undefined) continue
       const text = queryText(value)
-      if (text === undefined) issues.push({ path: `query.${name}`, message: `Expected a string, number or boolean, got ${value === null ? "null" : typeof value}` })
-      else query[name] = text
+      if (text === undefined) {
+        issues.push({
+          path: `query.${name}`,
+          message: `Expected a string, number or boolean, got ${value === null ? "null" : typeof value}`
+        })
+      } else query[name] = text
     }
     issues.push(...decodeIssues("query", spec.schemas.query, query))
   }
@@ -75,7 +96,10 @@ export const argumentIssues = (spec: ToolSpec, args: Record<string, unknown>): R
   }
   for (const name of mcpOnly) {
     if (args[name] !== undefined && typeof args[name] !== "boolean") {
-      issues.push({ path: `arguments.${name}`, message: clipInput(`Expected true or false, got ${JSON.stringify(args[name])}`, 300) })
+      issues.push({
+        path: `arguments.${name}`,
+        message: clipInput(`Expected true or false, got ${JSON.stringify(args[name])}`, 300)
+      })
     }
   }
   if (spec.schemas.payload !== undefined) {

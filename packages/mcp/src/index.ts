@@ -1,6 +1,15 @@
-export { deriveTools, parseReadOnly, parseToolsets, selectTools, toolNameOf, toolsetsOf, type ToolDefinition, type ToolSpec } from "./Tools.ts"
-export { requestFor, resultOf, type ApiAnswer, type ApiRequest, type Send, type ToolResult } from "./Dispatch.ts"
-export { INSTRUCTIONS, makeMcpServer, NO_ELICITATION, SERVER_INFO, type McpOptions } from "./Server.ts"
+export { apiClientSend } from "./ApiClientSend.ts"
+export { type ApiAnswer, type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
 export { CURRENT_TOKEN, discoverPermissions, makeHandlers } from "./Handlers.ts"
 export { httpSend } from "./HttpSend.ts"
-export { apiClientSend } from "./ApiClientSend.ts"
+export { INSTRUCTIONS, makeMcpServer, type McpOptions, NO_ELICITATION, SERVER_INFO } from "./Server.ts"
+export {
+  deriveTools,
+  parseReadOnly,
+  parseToolsets,
+  selectTools,
+  type ToolDefinition,
+  toolNameOf,
+  toolsetsOf,
+  type ToolSpec
+} from "./Tools.ts"

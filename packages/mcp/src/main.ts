@@ -11,7 +11,10 @@
 import { answerInitializeEarly, withoutEcho } from "./EarlyInitialize.ts"
 import { withoutBatches } from "./StdioInput.ts"
 
-const { lines, answered, firstLine } = answerInitializeEarly(withoutBatches(process.stdin, process.stdout), process.stdout)
+const { lines, answered, firstLine } = answerInitializeEarly(
+  withoutBatches(process.stdin, process.stdout),
+  process.stdout
+)
 // Loading the server is synchronous work that would hold stdin unread: it starts once the first line has
 // been handled (or stdin has ended) — at once on a terminal, where no client is waiting to initialize.
 if (process.stdin.isTTY !== true) await firstLine

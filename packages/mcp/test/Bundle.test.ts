@@ -9,12 +9,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { bundle, loadedAtStart } from "@sitehealth/cli/bundle"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import type { Metafile } from "esbuild"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { bundle, loadedAtStart } from "@sitehealth/cli/bundle"
-import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { MCP_BUNDLE } from "../scripts/build.ts"
 
 let srv: TestServer
@@ -30,14 +30,17 @@ afterAll(async () => {
   Fs.rmSync(outdir, { recursive: true, force: true })
 })
 
-const inputsOf = (meta: Metafile, outputs: ReadonlyArray<string>) => outputs.flatMap((o) => Object.keys(meta.outputs[o]!.inputs))
+const inputsOf = (meta: Metafile, outputs: ReadonlyArray<string>) =>
+  outputs.flatMap((o) => Object.keys(meta.outputs[o]!.inputs))
 
 describe("the stdio bundle", () => {
   it("loads only the SDK and the light front before initialize; Effect, the contract, Ajv and the handlers later", () => {
     const entry = Object.keys(metafile.outputs).find((o) => o.endsWith("/sitehealth-mcp.mjs"))!
     const atStart = loadedAtStart(metafile, entry)
     const inputs = inputsOf(metafile, atStart)
-    const ours = inputs.filter((i) => !i.includes("node_modules/") && !i.startsWith("left-out:")).map((i) => Path.basename(i)).sort()
+    const ours = inputs.filter((i) => !i.includes("node_modules/") && !i.startsWith("left-out:")).map((i) =>
+      Path.basename(i)
+    ).sort()
     expect(ours).toEqual(["EarlyInitialize.ts", "Identity.ts", "StdioInput.ts", "main.ts"])
     // Not even the MCP SDK, nor Effect, the domain or Ajv: initialize is answered before they load (EarlyInitialize.ts).
     expect(inputs.filter((i) => i.includes("node_modules/") || i.includes("packages/domain/"))).toEqual([])
@@ -52,12 +55,14 @@ describe("the stdio bundle", () => {
   it("serves: initialize, tools/list (the lazy chunks), a tool call, through the SDK client", async () => {
     const { projects, secret } = await srv.newAccount()
     const client = new Client({ name: "bundle", version: "0" })
-    await client.connect(new StdioClientTransport({
-      command: process.execPath,
-      args: [Path.join(outdir, "sitehealth-mcp.mjs")],
-      env: { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl },
-      stderr: "pipe"
-    }))
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [Path.join(outdir, "sitehealth-mcp.mjs")],
+        env: { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl },
+        stderr: "pipe"
+      })
+    )
     try {
       expect(client.getServerVersion()?.name).toBe("sitehealth")
       expect((await client.listTools()).tools.length).toBe(16)

@@ -6,15 +6,15 @@
  * random arguments never give a transport error, a 4xx is never retried, and no request leaves the path its
  * tool names (every request the server receives is recorded by the test server).
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { LATEST_PROTOCOL_VERSION, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import fc from "fast-check"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
+import fc from "fast-check"
 import { spawn } from "node:child_process"
 import { apiClientSend } from "../src/ApiClientSend.ts"
 import { requestFor } from "../src/Dispatch.ts"
@@ -47,7 +47,10 @@ const recording = <T extends Transport>(transport: T, seen: Array<any>, protocol
     // The SDK always offers its newest version; an older client offers its own.
     const send = transport.send.bind(transport)
     transport.send = (message: any, options) =>
-      send(message.method === "initialize" ? { ...message, params: { ...message.params, protocolVersion } } : message, options)
+      send(
+        message.method === "initialize" ? { ...message, params: { ...message.params, protocolVersion } } : message,
+        options
+      )
   }
   return transport
 }
@@ -61,7 +64,9 @@ const connect = async (kind: Kind, token: string, protocolVersion?: string) => {
       env: { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: token, SITEHEALTH_URL: srv.baseUrl },
       stderr: "pipe"
     })
-    : new StreamableHTTPClientTransport(new URL("/mcp", srv.baseUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+    : new StreamableHTTPClientTransport(new URL("/mcp", srv.baseUrl), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } }
+    })
   const client = new Client({ name: "conformance", version: "0" })
   await client.connect(recording(transport, seen, protocolVersion))
   return { client, seen, transport }
@@ -115,7 +120,9 @@ for (const kind of ["stdio", "http"] as const) {
         { name: "revoke_token", arguments: { id: "../projects", confirm: true }, names: "path.id" }
       ]
       for (const c of cases) {
-        const { requests, value: result } = await requestsDuring(() => client.callTool({ name: c.name, arguments: c.arguments }))
+        const { requests, value: result } = await requestsDuring(() =>
+          client.callTool({ name: c.name, arguments: c.arguments })
+        )
         const envelope = envelopeOf(result)
         expect(result.isError, c.name).toBe(true)
         expect(envelope.error).toMatchObject({ code: 400, type: "invalid_request" })
@@ -133,8 +140,22 @@ for (const kind of ["stdio", "http"] as const) {
       expect(envelopeOf(missing).error.message).not.toMatch(/No route/)
 
       const unknown: any = await client.callTool({ name: "get_health", arguments: { id: project, period: "7d" } })
-      expect(envelopeOf(unknown).error.issues).toEqual([expect.objectContaining({ path: "arguments.period", message: expect.stringMatching(/Unknown argument/) })])
-      const unknownBody: any = await client.callTool({ name: "create_expense", arguments: { id: project, amount: 1, currency: "USD", category: "hosting", description: "x", incurredOn: "2026-11-01", recurrence: "one_off", vendorr: "typo" } })
+      expect(envelopeOf(unknown).error.issues).toEqual([
+        expect.objectContaining({ path: "arguments.period", message: expect.stringMatching(/Unknown argument/) })
+      ])
+      const unknownBody: any = await client.callTool({
+        name: "create_expense",
+        arguments: {
+          id: project,
+          amount: 1,
+          currency: "USD",
+          category: "hosting",
+          description: "x",
+          incurredOn: "2026-11-01",
+          recurrence: "one_off",
+          vendorr: "typo"
+        }
+      })
       expect(envelopeOf(unknownBody).error.issues.map((i: any) => i.path)).toEqual(["arguments.vendorr"])
 
       for (const limit of [0, 101, 2.5, "abc", "1e1"]) {
@@ -151,10 +172,23 @@ for (const kind of ["stdio", "http"] as const) {
       const tools = new Map((await client.listTools()).tools.map((t) => [t.name, t] as const))
       for (const tool of tools.values()) expect(tool.inputSchema.additionalProperties, tool.name).toBe(false)
       const props = (name: string) => tools.get(name)!.inputSchema.properties as Record<string, any>
-      expect(props("get_health").id).toMatchObject({ type: "string", pattern: "^prj_[0-9A-Za-z]{1,64}$", description: expect.stringMatching(/Project id/) })
-      expect(props("delete_expense").expenseId).toMatchObject({ pattern: "^exp_[0-9A-Za-z]{1,64}$", description: expect.any(String) })
-      expect(props("revoke_token").id).toMatchObject({ pattern: "^tok_[0-9A-Za-z]{1,64}$", description: expect.any(String) })
-      expect(props("sync_integration").provider).toMatchObject({ type: "string", enum: ["stripe", "plausible", "google-search-console"] })
+      expect(props("get_health").id).toMatchObject({
+        type: "string",
+        pattern: "^prj_[0-9A-Za-z]{1,64}$",
+        description: expect.stringMatching(/Project id/)
+      })
+      expect(props("delete_expense").expenseId).toMatchObject({
+        pattern: "^exp_[0-9A-Za-z]{1,64}$",
+        description: expect.any(String)
+      })
+      expect(props("revoke_token").id).toMatchObject({
+        pattern: "^tok_[0-9A-Za-z]{1,64}$",
+        description: expect.any(String)
+      })
+      expect(props("sync_integration").provider).toMatchObject({
+        type: "string",
+        enum: ["stripe", "plausible", "google-search-console"]
+      })
       for (const name of ["list_projects", "list_signals", "list_expenses", "list_tokens"]) {
         expect(props(name).limit, name).toMatchObject({ type: "integer", minimum: 1, maximum: 100 })
       }
@@ -173,7 +207,10 @@ for (const kind of ["stdio", "http"] as const) {
       expect((await rejection(client.readResource({ uri: "sitehealth://projects/../health" }))).code).toBe(-32602)
       expect((await rejection(client.getPrompt({ name: "morning_briefing", arguments: {} }))).code).toBe(-32602)
       expect((await rejection(client.getPrompt({ name: "no_such_prompt", arguments: {} }))).code).toBe(-32602)
-      expect((await rejection(client.getPrompt({ name: "diagnose_traffic", arguments: { project, period: "forever" } }))).code).toBe(-32602)
+      expect(
+        (await rejection(client.getPrompt({ name: "diagnose_traffic", arguments: { project, period: "forever" } })))
+          .code
+      ).toBe(-32602)
 
       const outOfScope = await rejection(scopedClient.readResource({ uri: `sitehealth://projects/${other}/health` }))
       expect(outOfScope.code).toBe(-32602)
@@ -208,36 +245,51 @@ describe("protocol versions", () => {
 })
 
 describe("stdio, raw lines", () => {
-  it("a batch line is answered -32600 (the SDK used to drop it unanswered); the lines around it are served; stdin's end ends the process", async () => {
-    const { secret } = await srv.newAccount()
-    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl }, stdio: ["pipe", "pipe", "ignore"] })
-    const answers: Array<any> = []
-    let buffered = ""
-    const three = new Promise<void>((resolve) =>
-      child.stdout.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString("utf8")
-        const lines = buffered.split("\n")
-        buffered = lines.pop()!
-        answers.push(...lines.filter((l) => l !== "").map((l) => JSON.parse(l)))
-        if (answers.length >= 3) resolve()
+  it(
+    "a batch line is answered -32600 (the SDK used to drop it unanswered); the lines around it are served; stdin's end ends the process",
+    async () => {
+      const { secret } = await srv.newAccount()
+      const child = spawn(process.execPath, [BIN], {
+        env: { PATH: process.env.PATH ?? "", SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl },
+        stdio: ["pipe", "pipe", "ignore"]
       })
-    )
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-    const line = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`)
-    line({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } })
-    line({ jsonrpc: "2.0", method: "notifications/initialized" })
-    line([{ jsonrpc: "2.0", id: 2, method: "tools/list" }, { jsonrpc: "2.0", id: 3, method: "prompts/list" }])
-    line({ jsonrpc: "2.0", id: 4, method: "prompts/list" })
-    await three
-    expect(answers.find((a) => a.id === 1).result.protocolVersion).toBe("2025-06-18")
-    expect(answers.find((a) => a.id === null).error.code).toBe(-32600)
-    expect(answers.find((a) => a.id === 4).result.prompts.length).toBe(2)
-    expect(answers.some((a) => a.id === 2 || a.id === 3)).toBe(false)
-    child.stdin.end()
-    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 3_000))])
-    if (code === "still running") child.kill()
-    expect(code).toBe(0)
-  }, 20_000)
+      const answers: Array<any> = []
+      let buffered = ""
+      const three = new Promise<void>((resolve) =>
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString("utf8")
+          const lines = buffered.split("\n")
+          buffered = lines.pop()!
+          answers.push(...lines.filter((l) => l !== "").map((l) => JSON.parse(l)))
+          if (answers.length >= 3) resolve()
+        })
+      )
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      const line = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`)
+      line({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }
+      })
+      line({ jsonrpc: "2.0", method: "notifications/initialized" })
+      line([{ jsonrpc: "2.0", id: 2, method: "tools/list" }, { jsonrpc: "2.0", id: 3, method: "prompts/list" }])
+      line({ jsonrpc: "2.0", id: 4, method: "prompts/list" })
+      await three
+      expect(answers.find((a) => a.id === 1).result.protocolVersion).toBe("2025-06-18")
+      expect(answers.find((a) => a.id === null).error.code).toBe(-32600)
+      expect(answers.find((a) => a.id === 4).result.prompts.length).toBe(2)
+      expect(answers.some((a) => a.id === 2 || a.id === 3)).toBe(false)
+      child.stdin.end()
+      const code = await Promise.race([
+        exited,
+        new Promise((resolve) => setTimeout(() => resolve("still running"), 3_000))
+      ])
+      if (code === "still running") child.kill()
+      expect(code).toBe(0)
+    },
+    20_000
+  )
 
   it("a request the typed client cannot build is a 400, not `Cannot reach` (503, which a POST would retry)", async () => {
     const spec = deriveTools().find((t) => t.definition.name === "get_health")!
@@ -254,7 +306,10 @@ describe("/mcp over HTTP", () => {
   it("GET and DELETE answer 405 with Allow: POST (no server-initiated stream, no session)", async () => {
     const { secret } = await srv.newAccount()
     for (const method of ["GET", "DELETE"]) {
-      const response = await mcp({ method, headers: { authorization: `Bearer ${secret}`, accept: "text/event-stream" } })
+      const response = await mcp({
+        method,
+        headers: { authorization: `Bearer ${secret}`, accept: "text/event-stream" }
+      })
       expect(response.status, method).toBe(405)
       expect(response.headers.get("allow")).toBe("POST")
       expect(response.headers.get("content-type")).not.toMatch(/event-stream/)
@@ -275,7 +330,12 @@ describe("/mcp over HTTP", () => {
   const post = (secret: string, body: unknown, headers: Record<string, string> = {}) =>
     mcp({
       method: "POST",
-      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers
+      },
       body: JSON.stringify(body)
     })
   const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list", params: {} })
@@ -287,7 +347,12 @@ describe("/mcp over HTTP", () => {
       expect(refused.status, version).toBe(400)
       expect(((await refused.json()) as any).error.code).toBe(-32600)
     }
-    const initBatch = await post(secret, [{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }])
+    const initBatch = await post(secret, [{
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } }
+    }])
     expect(initBatch.status).toBe(400)
     const old = await post(secret, [list(1), list(2)], { "mcp-protocol-version": "2025-03-26" })
     expect(old.status).toBe(200)
@@ -308,35 +373,69 @@ const FUZZ_SEED = process.env.FUZZ_SEED === undefined
   ? Math.floor(Math.random() * 2 ** 31)
   : Number(process.env.FUZZ_SEED)
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200)
-if (!Number.isSafeInteger(FUZZ_SEED)) throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
-if (!(Number.isSafeInteger(FUZZ_RUNS) && FUZZ_RUNS > 0)) throw new Error(`FUZZ_RUNS must be a positive whole number, not ${process.env.FUZZ_RUNS}`)
+if (!Number.isSafeInteger(FUZZ_SEED)) {
+  throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
+}
+if (!(Number.isSafeInteger(FUZZ_RUNS) && FUZZ_RUNS > 0)) {
+  throw new Error(`FUZZ_RUNS must be a positive whole number, not ${process.env.FUZZ_RUNS}`)
+}
 
 /** A value for a property of an input schema: often well-formed, often hostile to a path. */
-const HOSTILE = ["..", ".", "", "a/b", "../../tokens", "%2e%2e", "%2F", "prj_a/../..", "prj_a?x=1", "prj_a#x", " prj_a", `prj_${"a".repeat(65)}`, "exp_..", "tok_a/b"]
+const HOSTILE = [
+  "..",
+  ".",
+  "",
+  "a/b",
+  "../../tokens",
+  "%2e%2e",
+  "%2F",
+  "prj_a/../..",
+  "prj_a?x=1",
+  "prj_a#x",
+  " prj_a",
+  `prj_${"a".repeat(65)}`,
+  "exp_..",
+  "tok_a/b"
+]
 const arbitraryOf = (schema: any, defs: Record<string, any>, known: ReadonlyArray<string>): fc.Arbitrary<unknown> => {
   if (typeof schema?.$ref === "string") return arbitraryOf(defs[schema.$ref.replace("#/$defs/", "")], defs, known)
-  const hostile = fc.oneof(fc.constantFrom(...HOSTILE, ...known), fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 1 }))
+  const hostile = fc.oneof(
+    fc.constantFrom(...HOSTILE, ...known),
+    fc.string({ maxLength: 12 }),
+    fc.jsonValue({ maxDepth: 1 })
+  )
   const wellFormed: Array<fc.Arbitrary<unknown>> = []
   if (Array.isArray(schema?.enum)) wellFormed.push(fc.constantFrom(...schema.enum))
   if (typeof schema?.pattern === "string" && schema.pattern.startsWith("^") && /_/.test(schema.pattern)) {
     const regex = new RegExp(schema.pattern)
     const matching = known.filter((k) => regex.test(k))
-    wellFormed.push(matching.length > 0 ? fc.oneof(fc.constantFrom(...matching), fc.stringMatching(regex)) : fc.stringMatching(regex))
+    wellFormed.push(
+      matching.length > 0 ? fc.oneof(fc.constantFrom(...matching), fc.stringMatching(regex)) : fc.stringMatching(regex)
+    )
   }
   if (schema?.type === "integer") wellFormed.push(fc.integer({ min: -2, max: 120 }))
   if (schema?.type === "boolean") wellFormed.push(fc.boolean())
   if (schema?.type === "array") wellFormed.push(fc.array(arbitraryOf(schema.items, defs, known), { maxLength: 2 }))
   if (Array.isArray(schema?.anyOf)) wellFormed.push(...schema.anyOf.map((s: any) => arbitraryOf(s, defs, known)))
-  return wellFormed.length === 0 ? hostile : fc.oneof({ arbitrary: fc.oneof(...wellFormed), weight: 4 }, { arbitrary: hostile, weight: 1 })
+  return wellFormed.length === 0
+    ? hostile
+    : fc.oneof({ arbitrary: fc.oneof(...wellFormed), weight: 4 }, { arbitrary: hostile, weight: 1 })
 }
 
 const argumentsOf = (spec: ToolSpec, known: ReadonlyArray<string>): fc.Arbitrary<Record<string, unknown>> => {
   const schema = spec.definition.inputSchema as any
   const defs = schema.$defs ?? {}
-  const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, s]) => [name, arbitraryOf(s, defs, known)]))
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([name, s]) => [name, arbitraryOf(s, defs, known)])
+  )
   return fc.tuple(
     fc.record(properties, { requiredKeys: [] }),
-    fc.option(fc.dictionary(fc.constantFrom("extra", "__proto__x", "ID", "path"), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 1 }), { freq: 8 })
+    fc.option(
+      fc.dictionary(fc.constantFrom("extra", "__proto__x", "ID", "path"), fc.jsonValue({ maxDepth: 1 }), {
+        maxKeys: 1
+      }),
+      { freq: 8 }
+    )
   ).map(([args, extra]) => ({ ...args, ...extra }))
 }
 
@@ -371,7 +470,9 @@ describe("fuzzing the tool arguments (fast-check over the input schemas)", () =>
     await fc.assert(
       fc.asyncProperty(call, async ({ spec, args }) => {
         if (calls++ % 40 === 39) await fresh()
-        const { value: result, requests } = await requestsDuring(() => client!.callTool({ name: spec.definition.name, arguments: args }) as Promise<any>)
+        const { value: result, requests } = await requestsDuring(() =>
+          client!.callTool({ name: spec.definition.name, arguments: args }) as Promise<any>
+        )
         expect(Array.isArray(result.content)).toBe(true)
         if (result.isError) {
           const envelope = envelopeOf(result)
@@ -389,7 +490,10 @@ describe("fuzzing the tool arguments (fast-check over the input schemas)", () =>
       }),
       { numRuns: FUZZ_RUNS, seed: FUZZ_SEED }
     )
-    console.log(`fuzz (FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS} to replay): ${reached.length} of ${calls} calls reached the API:`, [...new Set(reached)].sort().join(", "))
+    console.log(
+      `fuzz (FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS} to replay): ${reached.length} of ${calls} calls reached the API:`,
+      [...new Set(reached)].sort().join(", ")
+    )
     expect(reached.length).toBeGreaterThan(20)
     expect(new Set(reached.map((r) => r.split(" ")[0])).size).toBeGreaterThan(8)
     expect(reached.some((r) => r.endsWith(" 200") || r.endsWith(" 201") || r.endsWith(" 202"))).toBe(true)

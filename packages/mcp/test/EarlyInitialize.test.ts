@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Sdk from "@modelcontextprotocol/sdk/types.js"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import fc from "fast-check"
 import { spawn } from "node:child_process"
-import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { earlyAnswer, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "../src/EarlyInitialize.ts"
 import { makeMcpServer } from "../src/Server.ts"
 import { BIN } from "./support/Mcp.ts"
@@ -45,10 +45,15 @@ const capabilities = fc.oneof(
   fc.constant({}),
   fc.record({
     roots: fc.oneof(fc.constant({}), fc.record({ listChanged: fc.oneof(fc.boolean(), fc.constant("yes")) }), anything),
-    sampling: fc.oneof(fc.constant({}), fc.record({ context: obj, tools: fc.oneof(obj, fc.constant(1)) }, { requiredKeys: [] })),
+    sampling: fc.oneof(
+      fc.constant({}),
+      fc.record({ context: obj, tools: fc.oneof(obj, fc.constant(1)) }, { requiredKeys: [] })
+    ),
     elicitation: fc.oneof(fc.constant({}), fc.record({ form: obj, url: obj }, { requiredKeys: [] }), fc.constant(true)),
     tasks: fc.oneof(fc.constant({}), fc.record({ list: obj }), fc.constant([])),
-    experimental: fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(obj, fc.constant([]), fc.integer()), { maxKeys: 2 }),
+    experimental: fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(obj, fc.constant([]), fc.integer()), {
+      maxKeys: 2
+    }),
     extensions: fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(obj, fc.constant("x")), { maxKeys: 2 }),
     somethingNew: anything
   }, { requiredKeys: [] }),
@@ -68,15 +73,31 @@ const clientInfo = fc.oneof(
 )
 const odd = fc.record({
   jsonrpc: fc.oneof({ arbitrary: fc.constant("2.0"), weight: 9 }, { arbitrary: fc.constant("1.0"), weight: 1 }),
-  id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), fc.constant(2 ** 60), fc.double({ noNaN: true }), fc.constant(null)),
-  method: fc.oneof({ arbitrary: fc.constant("initialize"), weight: 9 }, { arbitrary: fc.constant("initialise"), weight: 1 }),
+  id: fc.oneof(
+    fc.integer(),
+    fc.string({ maxLength: 6 }),
+    fc.constant(2 ** 60),
+    fc.double({ noNaN: true }),
+    fc.constant(null)
+  ),
+  method: fc.oneof({ arbitrary: fc.constant("initialize"), weight: 9 }, {
+    arbitrary: fc.constant("initialise"),
+    weight: 1
+  }),
   params: fc.oneof(
-    { arbitrary: fc.record({
-      protocolVersion: fc.oneof(fc.constantFrom(...Sdk.SUPPORTED_PROTOCOL_VERSIONS, "2099-01-01", ""), fc.string({ maxLength: 10 }), fc.integer()),
-      capabilities,
-      clientInfo,
-      _meta: fc.oneof(fc.constant({}), fc.record({ progressToken: fc.integer() }))
-    }, { requiredKeys: ["protocolVersion", "capabilities", "clientInfo"] }), weight: 9 },
+    {
+      arbitrary: fc.record({
+        protocolVersion: fc.oneof(
+          fc.constantFrom(...Sdk.SUPPORTED_PROTOCOL_VERSIONS, "2099-01-01", ""),
+          fc.string({ maxLength: 10 }),
+          fc.integer()
+        ),
+        capabilities,
+        clientInfo,
+        _meta: fc.oneof(fc.constant({}), fc.record({ progressToken: fc.integer() }))
+      }, { requiredKeys: ["protocolVersion", "capabilities", "clientInfo"] }),
+      weight: 9
+    },
     { arbitrary: anything, weight: 1 }
   ),
   extra: anything
@@ -107,11 +128,14 @@ const wellFormed = fc.record({
   })
 })
 /** A well-formed request but for one part: its capabilities, its clientInfo or its protocol version. */
-const oneOdd = fc.tuple(wellFormed, fc.oneof(
-  capabilities.map((c) => ({ capabilities: c })),
-  clientInfo.map((c) => ({ clientInfo: c })),
-  fc.oneof(fc.integer(), fc.constant(null)).map((v) => ({ protocolVersion: v }))
-)).map(([request, part]) => ({ ...request, params: { ...request.params, ...part } }))
+const oneOdd = fc.tuple(
+  wellFormed,
+  fc.oneof(
+    capabilities.map((c) => ({ capabilities: c })),
+    clientInfo.map((c) => ({ clientInfo: c })),
+    fc.oneof(fc.integer(), fc.constant(null)).map((v) => ({ protocolVersion: v }))
+  )
+).map(([request, part]) => ({ ...request, params: { ...request.params, ...part } }))
 const initialize = fc.oneof(wellFormed, oneOdd, odd)
 
 describe("the early initialize answer", () => {
@@ -136,19 +160,29 @@ describe("the early initialize answer", () => {
   }, 60_000)
 
   it("answers the requests real clients send; declines what it cannot vouch for", () => {
-    const request = (params: unknown, id: unknown = 0) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })
-    const plain = { protocolVersion: "2025-06-18", capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} }, clientInfo: { name: "c", version: "1" } }
+    const request = (params: unknown, id: unknown = 0) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params })
+    const plain = {
+      protocolVersion: "2025-06-18",
+      capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+      clientInfo: { name: "c", version: "1" }
+    }
     expect(JSON.parse(earlyAnswer(request(plain))!.text).result.protocolVersion).toBe("2025-06-18")
-    expect(JSON.parse(earlyAnswer(request({ ...plain, protocolVersion: "2099-01-01" }, "a"))!.text)).toMatchObject({ id: "a", result: { protocolVersion: Sdk.LATEST_PROTOCOL_VERSION } })
+    expect(JSON.parse(earlyAnswer(request({ ...plain, protocolVersion: "2099-01-01" }, "a"))!.text)).toMatchObject({
+      id: "a",
+      result: { protocolVersion: Sdk.LATEST_PROTOCOL_VERSION }
+    })
     expect(earlyAnswer(`${request(plain)}\r`)).not.toBeNull()
-    for (const declined of [
-      request({ ...plain, _meta: { progressToken: 1 } }),
-      request({ ...plain, clientInfo: { name: "c", version: "1", icons: [] } }),
-      request({ ...plain, capabilities: { elicitation: { form: {} } } }),
-      request(plain, 1.5),
-      JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list" }),
-      "{not json"
-    ]) expect(earlyAnswer(declined), declined).toBeNull()
+    for (
+      const declined of [
+        request({ ...plain, _meta: { progressToken: 1 } }),
+        request({ ...plain, clientInfo: { name: "c", version: "1", icons: [] } }),
+        request({ ...plain, capabilities: { elicitation: { form: {} } } }),
+        request(plain, 1.5),
+        JSON.stringify({ jsonrpc: "2.0", id: 0, method: "tools/list" }),
+        "{not json"
+      ]
+    ) expect(earlyAnswer(declined), declined).toBeNull()
   })
 })
 
@@ -186,10 +220,21 @@ describe("the bin over stdio", () => {
   const prompts = { jsonrpc: "2.0", id: 1, method: "prompts/list" }
   const done = (lines: ReadonlyArray<any>) => lines.some((l) => l.id === 1)
 
-  for (const [name, params] of [
-    ["answered early", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } }],
-    ["answered by the SDK", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" }, _meta: { progressToken: 7 } }]
-  ] as const) {
+  for (
+    const [name, params] of [
+      ["answered early", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "0" }
+      }],
+      ["answered by the SDK", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "0" },
+        _meta: { progressToken: 7 }
+      }]
+    ] as const
+  ) {
     it(`one answer to initialize (${name}), the SDK's, then the session goes on`, async () => {
       const request = { jsonrpc: "2.0", id: 0, method: "initialize", params }
       const lines = await rawSession([request, initialized, prompts], done)

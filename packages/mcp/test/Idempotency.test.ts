@@ -3,13 +3,13 @@
  * (Retry.ts, with a fake Send), over stdio's typed client against a real server whose answer gets lost
  * after the app acted, and through /mcp's in-process dispatch.
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { ExpensesRepo } from "@sitehealth/server/expenses/ExpensesRepo"
 import { IdempotencyRepo } from "@sitehealth/server/http/IdempotencyRepo"
+import { Effect } from "effect"
 import type { ApiAnswer, ApiRequest } from "../src/Dispatch.ts"
 import { withRetries } from "../src/Retry.ts"
 import { inMemoryClient, rest } from "./support/Mcp.ts"
@@ -24,7 +24,10 @@ afterAll(async () => {
 
 const fast = { attempts: 3, baseDelayMs: 1, inProgressDelayMs: 1 }
 const ok: ApiAnswer = { status: 201, body: { status: "success", data: {} } }
-const envelope = (status: number, type: string): ApiAnswer => ({ status, body: { status: "error", error: { code: status, type, message: type } } })
+const envelope = (status: number, type: string): ApiAnswer => ({
+  status,
+  body: { status: "error", error: { code: status, type, message: type } }
+})
 
 /** A Send that answers from a script and records what it was asked. */
 const scripted = (answers: Array<ApiAnswer>) => {
@@ -37,28 +40,51 @@ const scripted = (answers: Array<ApiAnswer>) => {
 }
 
 const expenseArgs = (id: string, description: string) => ({
-  id, amount: 1200, category: "software", description, incurredOn: "2026-11-01", recurrence: "one_off"
+  id,
+  amount: 1200,
+  category: "software",
+  description,
+  incurredOn: "2026-11-01",
+  recurrence: "one_off"
 })
 
 const expensesOf = async (secret: string, projectId: string) =>
-  (await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${projectId}/expenses?limit=100`)).body.data.expenses as Array<any>
+  (await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${projectId}/expenses?limit=100`)).body.data
+    .expenses as Array<any>
 
 describe("Retry.ts", () => {
   it("retries a POST on unreachable, 5xx and 409 in progress, with one key; at most 3 retries", async () => {
-    const { seen, send } = scripted([envelope(503, "unreachable"), envelope(500, "internal_error"), envelope(409, "idempotency_request_in_progress")])
+    const { seen, send } = scripted([
+      envelope(503, "unreachable"),
+      envelope(500, "internal_error"),
+      envelope(409, "idempotency_request_in_progress")
+    ])
     const answer = await withRetries(send, fast)({ method: "POST", url: "/api/v1/tokens", body: {} })
     expect(answer.status).toBe(201)
     expect(seen).toHaveLength(4)
     expect(seen[0]!.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/)
     expect(new Set(seen.map((r) => r.idempotencyKey)).size).toBe(1)
 
-    const stuck = scripted([envelope(503, "unavailable"), envelope(503, "unavailable"), envelope(503, "unavailable"), envelope(503, "unavailable"), ok])
+    const stuck = scripted([
+      envelope(503, "unavailable"),
+      envelope(503, "unavailable"),
+      envelope(503, "unavailable"),
+      envelope(503, "unavailable"),
+      ok
+    ])
     expect((await withRetries(stuck.send, fast)({ method: "POST", url: "/x", body: {} })).status).toBe(503)
     expect(stuck.seen).toHaveLength(4)
   })
 
   it("does not retry a POST's 4xx (another 409 included), nor any GET or DELETE", async () => {
-    for (const answer of [envelope(400, "invalid_request"), envelope(409, "self_revoke"), envelope(422, "idempotency_key_reused"), envelope(404, "not_found")]) {
+    for (
+      const answer of [
+        envelope(400, "invalid_request"),
+        envelope(409, "self_revoke"),
+        envelope(422, "idempotency_key_reused"),
+        envelope(404, "not_found")
+      ]
+    ) {
       const { seen, send } = scripted([answer])
       expect((await withRetries(send, fast)({ method: "POST", url: "/x", body: {} })).status).toBe(answer.status)
       expect(seen).toHaveLength(1)
@@ -110,15 +136,18 @@ describe("/mcp in-process dispatch", () => {
     ;(idempotency as { claim: typeof claim }).claim = (input) => {
       keys.push(input.key)
       return claim(input)
-    }
-    // The first insert dies (a 500); the retry's works.
+    } // The first insert dies (a 500); the retry's works.
     ;(expenses as { insert: typeof insert }).insert = () => {
       ;(expenses as { insert: typeof insert }).insert = insert
       return Effect.die(new Error("injected failure"))
     }
     try {
       const client = new Client({ name: "test", version: "0" })
-      await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", srv.baseUrl), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("/mcp", srv.baseUrl), {
+          requestInit: { headers: { authorization: `Bearer ${secret}` } }
+        })
+      )
       const result: any = await client.callTool({ name: "create_expense", arguments: expenseArgs(id, "via /mcp") })
       expect(result.isError, JSON.stringify(result)).toBeUndefined()
       await client.close()

@@ -6,15 +6,18 @@
  * The Inspector is a separate client (its own SDK, 2.x), so this is not the server testing itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { BIN } from "./support/Mcp.ts"
 
-const INSPECTOR = Path.join(Path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json")), "clients/launcher/build/index.js")
+const INSPECTOR = Path.join(
+  Path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json")),
+  "clients/launcher/build/index.js"
+)
 
 let srv: TestServer
 let catalogDir: string
@@ -39,15 +42,23 @@ const inspector = (args: ReadonlyArray<string>): Promise<Run> =>
     execFile(
       process.execPath,
       [INSPECTOR, "--cli", ...args],
-      { env: { PATH: process.env.PATH ?? "", HOME: catalogDir, MCP_CATALOG_PATH: Path.join(catalogDir, "mcp.json") }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
+      {
+        env: { PATH: process.env.PATH ?? "", HOME: catalogDir, MCP_CATALOG_PATH: Path.join(catalogDir, "mcp.json") },
+        timeout: 60_000
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr })
     )
   })
 
 /** The Inspector's arguments that reach the server over one transport, for a token. */
 const transports = {
-  stdio: (token: string) => ["-e", `SITEHEALTH_TOKEN=${token}`, "-e", `SITEHEALTH_URL=${srv.baseUrl}`, "--", process.execPath, BIN],
-  http: (token: string) => ["--transport", "http", "--server-url", `${srv.baseUrl}/mcp`, "--header", `Authorization: Bearer ${token}`]
+  stdio: (
+    token: string
+  ) => ["-e", `SITEHEALTH_TOKEN=${token}`, "-e", `SITEHEALTH_URL=${srv.baseUrl}`, "--", process.execPath, BIN],
+  http: (
+    token: string
+  ) => ["--transport", "http", "--server-url", `${srv.baseUrl}/mcp`, "--header", `Authorization: Bearer ${token}`]
 }
 
 /** The lint's findings on stderr: a `Warning: tool "…"` or `Error: tool "…"` block each. */
@@ -67,13 +78,22 @@ describe("the MCP Inspector CLI (2.12.0) against both transports", () => {
 
       const resources = await on(["--method", "resources/list"])
       expect(resources.code, resources.stderr).toBe(0)
-      expect(JSON.parse(resources.stdout).resources.map((r: any) => r.uri)).toContain(`sitehealth://projects/${projects[0]!.id}/health`)
+      expect(JSON.parse(resources.stdout).resources.map((r: any) => r.uri)).toContain(
+        `sitehealth://projects/${projects[0]!.id}/health`
+      )
 
       const prompts = await on(["--method", "prompts/list"])
       expect(prompts.code, prompts.stderr).toBe(0)
       expect(JSON.parse(prompts.stdout).prompts.length).toBeGreaterThan(0)
 
-      const called = await on(["--method", "tools/call", "--tool-name", "get_health", "--tool-arg", `id=${projects[0]!.id}`])
+      const called = await on([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "get_health",
+        "--tool-arg",
+        `id=${projects[0]!.id}`
+      ])
       expect(called.code, called.stderr).toBe(0)
       const result = JSON.parse(called.stdout)
       expect(result.isError).not.toBe(true)

@@ -3,14 +3,14 @@
  * the tool list is the contract's, every MCP result matches what REST answers for the same token.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { operationByName } from "@sitehealth/domain/Api"
 import type { Permission } from "@sitehealth/domain/Permissions"
-import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
-import { deriveTools, toolNameOf } from "../src/Tools.ts"
-import { endedTrialAccount, envelopeOf, inMemoryClient, rest, awayFromMinuteEnd } from "./support/Mcp.ts"
 import { decodeInput } from "../src/ApiClientSend.ts"
 import { requestFor } from "../src/Dispatch.ts"
+import { deriveTools, toolNameOf } from "../src/Tools.ts"
+import { awayFromMinuteEnd, endedTrialAccount, envelopeOf, inMemoryClient, rest } from "./support/Mcp.ts"
 
 let srv: TestServer
 beforeAll(async () => {
@@ -21,7 +21,9 @@ afterAll(async () => {
 })
 
 const contractEndpoints = (): Array<string> =>
-  Object.values((SiteHealthApi as any).groups).flatMap((g: any) => Object.values(g.endpoints).map((e: any) => e.identifier as string))
+  Object.values((SiteHealthApi as any).groups).flatMap((g: any) =>
+    Object.values(g.endpoints).map((e: any) => e.identifier as string)
+  )
 
 describe("tools/list", () => {
   it("has one tool per endpoint whose annotation names one (none for dashboard-only ones) and no other", async () => {
@@ -34,9 +36,22 @@ describe("tools/list", () => {
       .sort()
     expect(listed).toEqual(expected)
     expect(listed).toEqual([
-      "create_expense", "create_token", "delete_expense", "get_analytics", "get_briefing", "get_churn", "get_health",
-      "get_revenue", "get_seo", "list_expenses", "list_integrations", "list_projects", "list_signals", "list_tokens",
-      "revoke_token", "sync_integration"
+      "create_expense",
+      "create_token",
+      "delete_expense",
+      "get_analytics",
+      "get_briefing",
+      "get_churn",
+      "get_health",
+      "get_revenue",
+      "get_seo",
+      "list_expenses",
+      "list_integrations",
+      "list_projects",
+      "list_signals",
+      "list_tokens",
+      "revoke_token",
+      "sync_integration"
     ])
     await client.close()
   })
@@ -44,24 +59,44 @@ describe("tools/list", () => {
   it("declares all four annotations on every tool, by the operation's kind", async () => {
     for (const spec of deriveTools()) {
       const a = spec.definition.annotations
-      expect(Object.keys(a).sort()).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title"])
+      expect(Object.keys(a).sort()).toEqual([
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+        "readOnlyHint",
+        "title"
+      ])
       // Only sync_integration reaches an external provider; reads, revoking and deleting are idempotent.
       expect(a.openWorldHint).toBe(spec.definition.name === "sync_integration")
-      expect(a.idempotentHint).toBe(spec.kind === "read" || ["revoke_token", "delete_expense"].includes(spec.definition.name))
+      expect(a.idempotentHint).toBe(
+        spec.kind === "read" || ["revoke_token", "delete_expense"].includes(spec.definition.name)
+      )
       expect(a.readOnlyHint).toBe(spec.kind === "read")
       expect(a.destructiveHint).toBe(spec.kind === "destructive")
       expect(spec.definition.outputSchema.type).toBe("object")
       expect(spec.definition.inputSchema.type).toBe("object")
     }
     const kinds = Object.fromEntries(deriveTools().map((t) => [t.definition.name, t.kind]))
-    expect(kinds).toMatchObject({ create_expense: "write", create_token: "write", sync_integration: "write", delete_expense: "destructive", revoke_token: "destructive" })
+    expect(kinds).toMatchObject({
+      create_expense: "write",
+      create_token: "write",
+      sync_integration: "write",
+      delete_expense: "destructive",
+      revoke_token: "destructive"
+    })
   })
 
   it("lists only what the token's permissions allow, and only reads in read-only mode", async () => {
     const { account } = await srv.newAccount()
     const { secret } = await srv.mint(account.id, { permissions: ["projects:read", "tokens:read"] })
     const narrow = await inMemoryClient(srv.baseUrl, secret)
-    expect((await narrow.listTools()).tools.map((t) => t.name).sort()).toEqual(["get_briefing", "get_health", "list_projects", "list_signals", "list_tokens"])
+    expect((await narrow.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      "get_briefing",
+      "get_health",
+      "list_projects",
+      "list_signals",
+      "list_tokens"
+    ])
     await narrow.close()
 
     const { secret: root } = await srv.newAccount()
@@ -77,15 +112,60 @@ describe("tools/list", () => {
 
 describe("tools/call matches REST", () => {
   const cases = [
-    { tool: "get_health", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/health`, permission: "projects:read" },
-    { tool: "get_analytics", args: (p: string) => ({ id: p, period: "7d" }), url: (p: string) => `/api/v1/projects/${p}/analytics?period=7d`, permission: "analytics:read" },
-    { tool: "list_expenses", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/expenses`, permission: "expenses:read" },
-    { tool: "get_revenue", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/revenue`, permission: "revenue:read" },
-    { tool: "get_briefing", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/briefing`, permission: "projects:read" },
-    { tool: "list_signals", args: (p: string) => ({ id: p, severity: "warning" }), url: (p: string) => `/api/v1/projects/${p}/signals?severity=warning`, permission: "projects:read" },
-    { tool: "get_churn", args: (p: string) => ({ id: p, period: "3m" }), url: (p: string) => `/api/v1/projects/${p}/churn?period=3m`, permission: "revenue:read" },
-    { tool: "get_seo", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/seo`, permission: "seo:read" },
-    { tool: "list_integrations", args: (p: string) => ({ id: p }), url: (p: string) => `/api/v1/projects/${p}/integrations`, permission: "integrations:read" }
+    {
+      tool: "get_health",
+      args: (p: string) => ({ id: p }),
+      url: (p: string) => `/api/v1/projects/${p}/health`,
+      permission: "projects:read"
+    },
+    {
+      tool: "get_analytics",
+      args: (p: string) => ({ id: p, period: "7d" }),
+      url: (p: string) => `/api/v1/projects/${p}/analytics?period=7d`,
+      permission: "analytics:read"
+    },
+    {
+      tool: "list_expenses",
+      args: (p: string) => ({ id: p }),
+      url: (p: string) => `/api/v1/projects/${p}/expenses`,
+      permission: "expenses:read"
+    },
+    {
+      tool: "get_revenue",
+      args: (p: string) => ({ id: p }),
+      url: (p: string) => `/api/v1/projects/${p}/revenue`,
+      permission: "revenue:read"
+    },
+    {
+      tool: "get_briefing",
+      args: (p: string) => ({ id: p }),
+      url: (p: string) => `/api/v1/projects/${p}/briefing`,
+      permission: "projects:read"
+    },
+    {
+      tool: "list_signals",
+      args: (p: string) => ({ id: p, severity: "warning" }),
+      url: (p: string) => `/api/v1/projects/${p}/signals?severity=warning`,
+      permission: "projects:read"
+    },
+    {
+      tool: "get_churn",
+      args: (p: string) => ({ id: p, period: "3m" }),
+      url: (p: string) => `/api/v1/projects/${p}/churn?period=3m`,
+      permission: "revenue:read"
+    },
+    {
+      tool: "get_seo",
+      args: (p: string) => ({ id: p }),
+      url: (p: string) => `/api/v1/projects/${p}/seo`,
+      permission: "seo:read"
+    },
+    {
+      tool: "list_integrations",
+      args: (p: string) => ({ id: p }),
+      url: (p: string) => `/api/v1/projects/${p}/integrations`,
+      permission: "integrations:read"
+    }
   ] as const
 
   /**
@@ -99,7 +179,8 @@ describe("tools/call matches REST", () => {
     const { secret: noPerm } = await srv.mint(account.id, { permissions })
     const { secret: scoped } = await srv.mint(account.id, { projects: [mine] })
     const { secret: revoked, token: revokedToken } = await srv.mint(account.id)
-    expect((await rest(srv.baseUrl, secret, "DELETE", `/api/v1/tokens/${revokedToken.id}`, { confirm: true })).status).toBe(200)
+    expect((await rest(srv.baseUrl, secret, "DELETE", `/api/v1/tokens/${revokedToken.id}`, { confirm: true })).status)
+      .toBe(200)
     const ended = await endedTrialAccount(srv)
     const refusals = [
       { token: noPerm, project: mine, status: 403 },
@@ -112,7 +193,9 @@ describe("tools/call matches REST", () => {
 
   for (const c of cases) {
     it(`${c.tool}: allowed, missing permission, out of scope, revoked, ended trial`, async () => {
-      const { mine, refusals, secret } = await refusalsOf(c.permission === "projects:read" ? ["analytics:read"] : ["projects:read"])
+      const { mine, refusals, secret } = await refusalsOf(
+        c.permission === "projects:read" ? ["analytics:read"] : ["projects:read"]
+      )
       const situations = [{ token: secret, project: mine, status: 200 }, ...refusals]
       for (const s of situations) {
         const viaRest = await rest(srv.baseUrl, s.token, "GET", c.url(s.project))
@@ -136,13 +219,44 @@ describe("tools/call matches REST", () => {
   // Writing tools: every refusal is REST's, and a refused call changes nothing (checked by listing after).
   const writes = [
     {
-      tool: "create_expense", permission: "expenses:write", method: "POST",
-      args: (p: string) => ({ id: p, amount: 100, currency: "USD", category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "one_off" }),
+      tool: "create_expense",
+      permission: "expenses:write",
+      method: "POST",
+      args: (p: string) => ({
+        id: p,
+        amount: 100,
+        currency: "USD",
+        category: "hosting",
+        description: "VPS",
+        incurredOn: "2026-11-01",
+        recurrence: "one_off"
+      }),
       url: (p: string) => `/api/v1/projects/${p}/expenses`,
-      body: { amount: 100, currency: "USD", category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "one_off" }
+      body: {
+        amount: 100,
+        currency: "USD",
+        category: "hosting",
+        description: "VPS",
+        incurredOn: "2026-11-01",
+        recurrence: "one_off"
+      }
     },
-    { tool: "delete_expense", permission: "expenses:write", method: "DELETE", args: (p: string) => ({ id: p, expenseId: "exp_0000000000000000" }), url: (p: string) => `/api/v1/projects/${p}/expenses/exp_0000000000000000`, body: undefined },
-    { tool: "sync_integration", permission: "integrations:sync", method: "POST", args: (p: string) => ({ id: p, provider: "plausible" }), url: (p: string) => `/api/v1/projects/${p}/integrations/plausible/sync`, body: {} }
+    {
+      tool: "delete_expense",
+      permission: "expenses:write",
+      method: "DELETE",
+      args: (p: string) => ({ id: p, expenseId: "exp_0000000000000000" }),
+      url: (p: string) => `/api/v1/projects/${p}/expenses/exp_0000000000000000`,
+      body: undefined
+    },
+    {
+      tool: "sync_integration",
+      permission: "integrations:sync",
+      method: "POST",
+      args: (p: string) => ({ id: p, provider: "plausible" }),
+      url: (p: string) => `/api/v1/projects/${p}/integrations/plausible/sync`,
+      body: {}
+    }
   ] as const
 
   for (const c of writes) {
@@ -158,8 +272,11 @@ describe("tools/call matches REST", () => {
         expect(envelopeOf(result)).toEqual(viaRest.body)
       }
       for (const p of [mine, other]) {
-        expect((await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${p}/expenses`)).body.data.expenses).toEqual([])
-        const integrations = (await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${p}/integrations`)).body.data.integrations
+        expect((await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${p}/expenses`)).body.data.expenses).toEqual(
+          []
+        )
+        const integrations =
+          (await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${p}/integrations`)).body.data.integrations
         expect(integrations.every((i: any) => i.lastRun === null)).toBe(true)
       }
     })
@@ -171,7 +288,15 @@ describe("tools/call matches REST", () => {
     const client = await inMemoryClient(srv.baseUrl, secret)
     const created: any = await client.callTool({
       name: "create_expense",
-      arguments: { id, amount: 1250, currency: "USD", category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "one_off" }
+      arguments: {
+        id,
+        amount: 1250,
+        currency: "USD",
+        category: "hosting",
+        description: "VPS",
+        incurredOn: "2026-11-01",
+        recurrence: "one_off"
+      }
     })
     expect(created.isError, JSON.stringify(created)).toBeFalsy()
     const expenseId = created.structuredContent.expense.id
@@ -188,8 +313,16 @@ describe("tools/call matches REST", () => {
   it("invalid arguments answer the API's own 400 envelope", async () => {
     const { projects, secret } = await srv.newAccount()
     const client = await inMemoryClient(srv.baseUrl, secret)
-    const result: any = await client.callTool({ name: "get_analytics", arguments: { id: projects[0]!.id, period: "fortnight" } })
-    const viaRest = await rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${projects[0]!.id}/analytics?period=fortnight`)
+    const result: any = await client.callTool({
+      name: "get_analytics",
+      arguments: { id: projects[0]!.id, period: "fortnight" }
+    })
+    const viaRest = await rest(
+      srv.baseUrl,
+      secret,
+      "GET",
+      `/api/v1/projects/${projects[0]!.id}/analytics?period=fortnight`
+    )
     expect(result.isError).toBe(true)
     expect(envelopeOf(result)).toEqual(viaRest.body)
     expect(viaRest.status).toBe(400)
@@ -203,10 +336,14 @@ describe("confirmation gate", () => {
     const { token: target } = await srv.mint(account.id, { permissions: ["projects:read"] })
     const client = await inMemoryClient(srv.baseUrl, secret)
     const tokensNow = async () =>
-      (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.map((t: any) => `${t.id}:${t.status}`).sort()
+      (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.map((t: any) => `${t.id}:${t.status}`)
+        .sort()
     const before = await tokensNow()
 
-    const preview: any = await client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"] } })
+    const preview: any = await client.callTool({
+      name: "create_token",
+      arguments: { name: "agent", permissions: ["projects:read"] }
+    })
     expect(preview.isError).toBeFalsy()
     expect(preview.structuredContent.preview).toBe(true)
     expect(preview.content[1].text).toMatch(/Nothing changed.*"confirm": true/)
@@ -215,7 +352,10 @@ describe("confirmation gate", () => {
     expect(revokePreview.content[1].text).toMatch(/Nothing changed/)
     expect(await tokensNow()).toEqual(before)
 
-    const minted: any = await client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"], confirm: true, reveal_secret: true } })
+    const minted: any = await client.callTool({
+      name: "create_token",
+      arguments: { name: "agent", permissions: ["projects:read"], confirm: true, reveal_secret: true }
+    })
     expect(minted.structuredContent.secret).toMatch(/^svc_/)
     const revoked: any = await client.callTool({ name: "revoke_token", arguments: { id: target.id, confirm: true } })
     expect(revoked.structuredContent.token.status).toBe("revoked")
@@ -232,7 +372,9 @@ describe("rate limit", () => {
     // No tools/list here, so every one of the 61 requests is a tool call.
     const client = await inMemoryClient(srv.baseUrl, secret, true)
     let last: any
-    for (let i = 0; i < 61; i++) last = await client.callTool({ name: "get_health", arguments: { id: projects[0]!.id } })
+    for (let i = 0; i < 61; i++) {
+      last = await client.callTool({ name: "get_health", arguments: { id: projects[0]!.id } })
+    }
     expect(last.isError).toBe(true)
     const envelope = envelopeOf(last)
     expect(envelope.error).toMatchObject({ code: 429, limit: 60, remaining: 0 })
@@ -247,10 +389,18 @@ describe("prompts and resources", () => {
     const id = projects[0]!.id
     const client = await inMemoryClient(srv.baseUrl, secret)
     const tools = new Set((await client.listTools()).tools.map((t) => t.name))
-    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(["diagnose_traffic", "morning_briefing"])
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual([
+      "diagnose_traffic",
+      "morning_briefing"
+    ])
     const briefing = await client.getPrompt({ name: "morning_briefing", arguments: { project: id } })
     const traffic = await client.getPrompt({ name: "diagnose_traffic", arguments: { project: id, period: "30d" } })
-    for (const [prompt, named] of [[briefing, ["get_briefing", "list_signals"]], [traffic, ["get_analytics", "list_signals"]]] as const) {
+    for (
+      const [prompt, named] of [[briefing, ["get_briefing", "list_signals"]], [traffic, [
+        "get_analytics",
+        "list_signals"
+      ]]] as const
+    ) {
       const text = (prompt.messages[0]!.content as { text: string }).text
       expect(text).toContain(id)
       for (const tool of named) {
@@ -258,7 +408,7 @@ describe("prompts and resources", () => {
         expect(tools.has(tool)).toBe(true)
       }
     }
-    expect(((traffic.messages[0]!.content) as { text: string }).text).toContain('"30d"')
+    expect(((traffic.messages[0]!.content) as { text: string }).text).toContain("\"30d\"")
     await expect(client.getPrompt({ name: "morning_briefing", arguments: {} })).rejects.toThrow(/project/)
     await client.close()
   })
@@ -288,7 +438,15 @@ describe("the typed client (stdio)", () => {
       ["get_analytics", { id: "prj_1", period: "12m" }],
       ["get_revenue", { id: "prj_1", period: "3m" }],
       ["sync_integration", { id: "prj_1", provider: "stripe", mode: "full" }],
-      ["create_expense", { id: "prj_1", amount: 1250, currency: "USD", category: "hosting", description: "VPS", incurredOn: "2026-11-01", recurrence: "one_off" }],
+      ["create_expense", {
+        id: "prj_1",
+        amount: 1250,
+        currency: "USD",
+        category: "hosting",
+        description: "VPS",
+        incurredOn: "2026-11-01",
+        recurrence: "one_off"
+      }],
       ["delete_expense", { id: "prj_1", expenseId: "exp_1" }],
       ["create_token", { name: "ci", permissions: ["projects:read"] }],
       ["revoke_token", { id: "tok_1" }]

@@ -1,9 +1,9 @@
 /** Streamable HTTP at /mcp on the API server, over real HTTP: auth, Origin, and calls through the app's router. */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
+import { Effect } from "effect"
 import { awayFromMinuteEnd, envelopeOf, rest, scopedClient } from "./support/Mcp.ts"
 
 let srv: TestServer
@@ -18,11 +18,20 @@ afterAll(async () => {
 const httpClient = (token: string) =>
   scopedClient(async () => {
     const client = new Client({ name: "test", version: "0" })
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", srv.baseUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", srv.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } }
+      })
+    )
     return client
   })
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } } }
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } }
+}
 const post = (headers: Record<string, string>) =>
   Effect.promise(() =>
     fetch(new URL("/mcp", srv.baseUrl), {
@@ -48,9 +57,18 @@ describe("/mcp", () => {
       const { account } = yield* Effect.promise(() => srv.newAccount())
       const { secret: revoked, token } = yield* Effect.promise(() => srv.mint(account.id))
       const { secret: admin } = yield* Effect.promise(() => srv.mint(account.id))
-      expect((yield* Effect.promise(() => rest(srv.baseUrl, admin, "DELETE", `/api/v1/tokens/${token.id}`, { confirm: true }))).status).toBe(200)
+      expect(
+        (yield* Effect.promise(() =>
+          rest(srv.baseUrl, admin, "DELETE", `/api/v1/tokens/${token.id}`, { confirm: true })
+        )).status
+      ).toBe(200)
       const unknown = `svc_${"A".repeat(36)}`
-      for (const [bearer, type] of [["svc_invalid", "invalid_token"], [unknown, "invalid_token"], [revoked, "token_revoked"]] as const) {
+      for (
+        const [bearer, type] of [["svc_invalid", "invalid_token"], [unknown, "invalid_token"], [
+          revoked,
+          "token_revoked"
+        ]] as const
+      ) {
         const r = yield* post({ authorization: `Bearer ${bearer}` })
         expect(r.status, bearer).toBe(401)
         expect(r.headers.get("www-authenticate")).toMatch(/^Bearer .*error="invalid_token"/)
@@ -66,16 +84,23 @@ describe("/mcp", () => {
       const client = yield* httpClient(secret)
       expect((yield* Effect.promise(() => client.listTools())).tools.length).toBe(16)
       const health: any = yield* Effect.promise(() => client.callTool({ name: "get_health", arguments: { id } }))
-      expect(health.structuredContent).toEqual((yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))).body.data)
+      expect(health.structuredContent).toEqual(
+        (yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))).body.data
+      )
 
       const { secret: narrow } = yield* Effect.promise(() => srv.mint(account.id, { permissions: ["projects:read"] }))
       const narrowClient = yield* httpClient(narrow)
-      const denied: any = yield* Effect.promise(() => narrowClient.callTool({ name: "get_analytics", arguments: { id } }))
-      expect(envelopeOf(denied)).toEqual((yield* Effect.promise(() => rest(srv.baseUrl, narrow, "GET", `/api/v1/projects/${id}/analytics`))).body)
-
+      const denied: any = yield* Effect.promise(() =>
+        narrowClient.callTool({ name: "get_analytics", arguments: { id } })
+      )
+      expect(envelopeOf(denied)).toEqual(
+        (yield* Effect.promise(() => rest(srv.baseUrl, narrow, "GET", `/api/v1/projects/${id}/analytics`))).body
+      )
 
       // REST and MCP draw on one budget: 2 requests so far for this token (get_health, REST; tools/list is free).
-      for (let i = 0; i < 58; i++) yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))
+      for (let i = 0; i < 58; i++) {
+        yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))
+      }
       const limited: any = yield* Effect.promise(() => client.callTool({ name: "get_health", arguments: { id } }))
       expect(limited.isError).toBe(true)
       expect(envelopeOf(limited).error).toMatchObject({ code: 429, limit: 60, remaining: 0 })

@@ -5,13 +5,13 @@
  * - --read-only / --toolsets on stdio, ?read_only= / ?toolsets= / X-MCP-Readonly / X-MCP-Toolsets on /mcp;
  * - at /mcp, initialize, tools/list, prompts/list and resources/list spend no rate limit; tool calls do.
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
-import { errorBody } from "@sitehealth/domain/Envelope"
-import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { awayFromMinuteEnd, BIN, inMemoryClient, scopedClient, stdioClient } from "./support/Mcp.ts"
 
 let srv: TestServer
@@ -41,11 +41,15 @@ describe("listing by the caller's own identity", () => {
   it.live("a token without tokens:read lists exactly what its permissions allow, on every transport", () =>
     Effect.gen(function*() {
       const { account } = yield* Effect.promise(() => srv.newAccount())
-      const { secret } = yield* Effect.promise(() => srv.mint(account.id, { permissions: ["analytics:read", "expenses:write"] }))
+      const { secret } = yield* Effect.promise(() =>
+        srv.mint(account.id, { permissions: ["analytics:read", "expenses:write"] })
+      )
       const expected = ["create_expense", "delete_expense", "get_analytics"]
       expect(yield* names(yield* scopedClient(() => inMemoryClient(srv.baseUrl, secret)))).toEqual(expected)
       expect(yield* names(yield* httpClient(secret))).toEqual(expected)
-      expect(yield* names(yield* scopedClient(() => stdioClient({ SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl })))).toEqual(expected)
+      expect(
+        yield* names(yield* scopedClient(() => stdioClient({ SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl })))
+      ).toEqual(expected)
     }))
 
   it.live("a session opened while the identity lookup fails lists the selection, then the token's tools once it answers", () =>
@@ -54,7 +58,11 @@ describe("listing by the caller's own identity", () => {
       const { secret } = yield* Effect.promise(() => srv.mint(account.id, { permissions: ["seo:read"] }))
       const client = yield* scopedClient(() => inMemoryClient(srv.baseUrl, secret))
       // The next request the server receives (the session's GET /tokens/current) is answered 429.
-      srv.faults.push({ status: 429, headers: { "retry-after": "1" }, body: errorBody(429, "Rate limit exceeded", "rate_limited") })
+      srv.faults.push({
+        status: 429,
+        headers: { "retry-after": "1" },
+        body: errorBody(429, "Rate limit exceeded", "rate_limited")
+      })
       const whileLimited = yield* names(client)
       expect(whileLimited.length).toBe(16)
       expect(srv.requests.at(-1)!.path).toBe("/api/v1/tokens/current")
@@ -68,8 +76,14 @@ describe("listing by the caller's own identity", () => {
       yield* Effect.promise(() => awayFromMinuteEnd())
       const { account } = yield* Effect.promise(() => srv.newAccount())
       const { secret } = yield* Effect.promise(() => srv.mint(account.id, { permissions: ["revenue:read"] }))
-      for (let i = 0; i < 60; i++) yield* Effect.promise(() => fetch(new URL("/api/v1/projects", srv.baseUrl), { headers: { authorization: `Bearer ${secret}` } }))
-      const spent = yield* Effect.promise(() => fetch(new URL("/api/v1/projects", srv.baseUrl), { headers: { authorization: `Bearer ${secret}` } }))
+      for (let i = 0; i < 60; i++) {
+        yield* Effect.promise(() =>
+          fetch(new URL("/api/v1/projects", srv.baseUrl), { headers: { authorization: `Bearer ${secret}` } })
+        )
+      }
+      const spent = yield* Effect.promise(() =>
+        fetch(new URL("/api/v1/projects", srv.baseUrl), { headers: { authorization: `Bearer ${secret}` } })
+      )
       expect(spent.status).toBe(429)
       expect(yield* names(yield* httpClient(secret))).toEqual(["get_churn", "get_revenue"])
     }))
@@ -101,16 +115,22 @@ describe("tool selection", () => {
     })
     expect(run.status).toBe(2)
     expect(run.stdout).toBe("")
-    expect(run.stderr).toMatch(/Unknown toolset nope; the toolsets are projects, reports, integrations, expenses, tokens/)
+    expect(run.stderr).toMatch(
+      /Unknown toolset nope; the toolsets are projects, reports, integrations, expenses, tokens/
+    )
   })
 
   it.live("/mcp: ?toolsets= and ?read_only=, or X-MCP-Toolsets and X-MCP-Readonly; a tool outside the selection is refused", () =>
     Effect.gen(function*() {
       const { projects, secret } = yield* Effect.promise(() => srv.newAccount())
-      expect(yield* names(yield* httpClient(secret, "?toolsets=reports,expenses&read_only=true"))).toEqual([...REPORT_READS, "list_expenses"].sort())
+      expect(yield* names(yield* httpClient(secret, "?toolsets=reports,expenses&read_only=true"))).toEqual(
+        [...REPORT_READS, "list_expenses"].sort()
+      )
       const viaHeaders = yield* httpClient(secret, "", { "x-mcp-toolsets": "expenses", "x-mcp-readonly": "false" })
       expect(yield* names(viaHeaders)).toEqual(["create_expense", "delete_expense", "list_expenses"])
-      const refused: any = yield* Effect.promise(() => viaHeaders.callTool({ name: "get_health", arguments: { id: projects[0]!.id } }))
+      const refused: any = yield* Effect.promise(() =>
+        viaHeaders.callTool({ name: "get_health", arguments: { id: projects[0]!.id } })
+      )
       expect(refused.isError).toBe(true)
       expect(JSON.parse(refused.content[0].text).error).toMatchObject({ code: 404, type: "unknown_tool" })
       expect(JSON.parse(refused.content[0].text).error.message).toMatch(/toolsets expenses/)
@@ -123,7 +143,11 @@ describe("tool selection", () => {
         const r = yield* Effect.promise(() =>
           fetch(new URL(`/mcp${search}`, srv.baseUrl), {
             method: "POST",
-            headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+            headers: {
+              authorization: `Bearer ${secret}`,
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream"
+            },
             body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
           })
         )
@@ -143,10 +167,14 @@ describe("the rate limit at /mcp", () => {
       for (let i = 0; i < 61; i++) yield* Effect.promise(() => client.listTools())
       yield* Effect.promise(() => client.listPrompts())
       yield* Effect.promise(() => client.listResources())
-      const health: any = yield* Effect.promise(() => client.callTool({ name: "get_health", arguments: { id: projects[0]!.id } }))
+      const health: any = yield* Effect.promise(() =>
+        client.callTool({ name: "get_health", arguments: { id: projects[0]!.id } })
+      )
       expect(health.isError, health.content?.[0]?.text).toBeFalsy()
       // One tool call and this request: 58 left of 60.
-      const r = yield* Effect.promise(() => fetch(new URL("/api/v1/projects", srv.baseUrl), { headers: { authorization: `Bearer ${secret}` } }))
+      const r = yield* Effect.promise(() =>
+        fetch(new URL("/api/v1/projects", srv.baseUrl), { headers: { authorization: `Bearer ${secret}` } })
+      )
       expect(r.headers.get("x-ratelimit-remaining")).toBe("58")
     }))
 })

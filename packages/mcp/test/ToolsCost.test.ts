@@ -3,8 +3,8 @@
  * as compact JSON plus a one-line summary, and a minted secret only when asked for (`reveal_secret`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
+import { Effect } from "effect"
 import { INSTRUCTIONS } from "../src/Server.ts"
 import { inMemoryClient, rest, scopedClient } from "./support/Mcp.ts"
 
@@ -49,11 +49,20 @@ describe("tools/list cost", () => {
       expect(listed.content[1].text).toMatch(/^list_projects: 3 projects/)
       expect(listed.content[1].text.length).toBeLessThan(200)
       const id = projects[0]!.id
-      for (const [name, args] of [
-        ["get_health", { id }], ["get_briefing", { id }], ["list_signals", { id }], ["get_analytics", { id, period: "30d" }],
-        ["get_revenue", { id }], ["get_churn", { id }], ["get_seo", { id }], ["list_integrations", { id }],
-        ["list_expenses", { id }], ["list_tokens", {}]
-      ] as const) {
+      for (
+        const [name, args] of [
+          ["get_health", { id }],
+          ["get_briefing", { id }],
+          ["list_signals", { id }],
+          ["get_analytics", { id, period: "30d" }],
+          ["get_revenue", { id }],
+          ["get_churn", { id }],
+          ["get_seo", { id }],
+          ["list_integrations", { id }],
+          ["list_expenses", { id }],
+          ["list_tokens", {}]
+        ] as const
+      ) {
         const result: any = yield* Effect.promise(() => client.callTool({ name, arguments: args }))
         expect(result.isError, `${name}: ${result.content?.[0]?.text}`).toBeFalsy()
         expect(result.content[1].text, name).toMatch(new RegExp(`^${name}: `))
@@ -71,7 +80,9 @@ describe("minting through MCP", () => {
   })
   /** How many tokens the account has, as REST lists them. */
   const tokenCount = (secret: string) =>
-    Effect.promise(async () => (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.length as number)
+    Effect.promise(async () =>
+      (await rest(srv.baseUrl, secret, "GET", "/api/v1/tokens")).body.data.tokens.length as number
+    )
 
   it.live("without reveal_secret the token is minted but its secret never reaches the result; with it, it does", () =>
     Effect.gen(function*() {
@@ -82,21 +93,33 @@ describe("minting through MCP", () => {
       const before = yield* count()
 
       const minted: any = yield* Effect.promise(() =>
-        client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"], confirm: true } })
+        client.callTool({
+          name: "create_token",
+          arguments: { name: "agent", permissions: ["projects:read"], confirm: true }
+        })
       )
       expect(minted.isError).toBeFalsy()
       expect(JSON.stringify(minted)).not.toMatch(SECRET)
-      expect(minted.structuredContent).toMatchObject({ secret: null, secretWithheld: true, token: { name: "agent", status: "active" } })
+      expect(minted.structuredContent).toMatchObject({
+        secret: null,
+        secretWithheld: true,
+        token: { name: "agent", status: "active" }
+      })
       expect(minted.content[1].text).toMatch(/withheld/)
       expect(yield* count()).toBe(before + 1)
 
       const revealed: any = yield* Effect.promise(() =>
-        client.callTool({ name: "create_token", arguments: { name: "agent2", permissions: ["projects:read"], confirm: true, reveal_secret: true } })
+        client.callTool({
+          name: "create_token",
+          arguments: { name: "agent2", permissions: ["projects:read"], confirm: true, reveal_secret: true }
+        })
       )
       expect(revealed.structuredContent.secret).toMatch(SECRET)
       // The secret is in the JSON once, not repeated in the summary line.
       expect(revealed.content[1].text).not.toMatch(SECRET)
-      const works = yield* Effect.promise(() => rest(srv.baseUrl, revealed.structuredContent.secret, "GET", "/api/v1/projects"))
+      const works = yield* Effect.promise(() =>
+        rest(srv.baseUrl, revealed.structuredContent.secret, "GET", "/api/v1/projects")
+      )
       expect(works.status).toBe(200)
     }))
 
@@ -105,12 +128,17 @@ describe("minting through MCP", () => {
       const { client, createToken, secret, tools } = yield* mintingClient
       expect(createToken.inputSchema.additionalProperties).toBe(false)
       expect((createToken.inputSchema.properties as any).reveal_secret).toMatchObject({ type: "boolean" })
-      expect(tools.filter((t) => t.name !== "create_token").some((t) => "reveal_secret" in (t.inputSchema.properties ?? {}))).toBe(false)
+      expect(
+        tools.filter((t) => t.name !== "create_token").some((t) => "reveal_secret" in (t.inputSchema.properties ?? {}))
+      ).toBe(false)
       const count = () => tokenCount(secret)
       const before = yield* count()
 
       const notBoolean: any = yield* Effect.promise(() =>
-        client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"], confirm: true, reveal_secret: "yes" } })
+        client.callTool({
+          name: "create_token",
+          arguments: { name: "agent", permissions: ["projects:read"], confirm: true, reveal_secret: "yes" }
+        })
       )
       expect(notBoolean.isError).toBe(true)
       const envelope = JSON.parse(notBoolean.content[0].text)
@@ -118,13 +146,20 @@ describe("minting through MCP", () => {
       expect(envelope.error.issues.map((i: any) => i.path)).toEqual(["arguments.reveal_secret"])
       expect(yield* count()).toBe(before)
 
-      const elsewhere: any = yield* Effect.promise(() => client.callTool({ name: "list_tokens", arguments: { reveal_secret: true } }))
+      const elsewhere: any = yield* Effect.promise(() =>
+        client.callTool({ name: "list_tokens", arguments: { reveal_secret: true } })
+      )
       expect(elsewhere.isError).toBe(true)
-      expect(JSON.parse(elsewhere.content[0].text).error.issues.map((i: any) => i.path)).toEqual(["arguments.reveal_secret"])
+      expect(JSON.parse(elsewhere.content[0].text).error.issues.map((i: any) => i.path)).toEqual([
+        "arguments.reveal_secret"
+      ])
 
       // Accepted (and taken off before the request: the API refuses unknown body fields with a 400).
       const preview: any = yield* Effect.promise(() =>
-        client.callTool({ name: "create_token", arguments: { name: "agent", permissions: ["projects:read"], reveal_secret: false } })
+        client.callTool({
+          name: "create_token",
+          arguments: { name: "agent", permissions: ["projects:read"], reveal_secret: false }
+        })
       )
       expect(preview.isError).toBeFalsy()
       expect(preview.structuredContent.preview).toBe(true)

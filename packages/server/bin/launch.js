@@ -4,9 +4,9 @@
 // what serves. Should the build fail, the TypeScript sources themselves run (Node 22.18+ strips types), at
 // ~70 MB more memory. Plain JavaScript: it runs before anything is built, and it loads neither esbuild nor
 // the type stripper into the server's process.
+import { isFresh as isFreshIn } from "@sitehealth/cli/launch"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { isFresh as isFreshIn } from "@sitehealth/cli/launch"
 
 const packageRoot = new URL("../", import.meta.url)
 
@@ -18,7 +18,9 @@ export const launch = async (name, source) => {
   if (!isFresh(name)) {
     process.stderr.write(`sitehealth: building the ${name} (packages/server/dist)…\n`)
     // The build's own report goes to stderr: stdout stays the program's.
-    spawnSync(process.execPath, [fileURLToPath(new URL("scripts/build.ts", packageRoot)), "--keep"], { stdio: ["ignore", 2, 2] })
+    spawnSync(process.execPath, [fileURLToPath(new URL("scripts/build.ts", packageRoot)), "--keep"], {
+      stdio: ["ignore", 2, 2]
+    })
   }
   if (isFresh(name)) {
     await import(new URL(`dist/${name}.mjs`, packageRoot).href)

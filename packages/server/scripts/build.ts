@@ -9,9 +9,9 @@
  * also run by `npm install` (prepare), and by the launcher when a source is newer than the bundle
  * (`--keep`: leaves the chunks a running process may still load).
  */
+import { bundle, type BundleOptions } from "@sitehealth/cli/bundle"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { bundle, type BundleOptions } from "@sitehealth/cli/bundle"
 
 const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
 

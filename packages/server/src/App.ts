@@ -3,36 +3,36 @@
  * OpenAPI document, liveness/readiness probes, a 404 for every unknown route, and a last safety net
  * that puts anything the framework would answer bare into the envelope.
  */
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { errorBody } from "@sitehealth/domain/Envelope"
+import { clipInput } from "@sitehealth/domain/Errors"
+import { mcpRoute } from "@sitehealth/mcp/HttpRoute"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { errorBody } from "@sitehealth/domain/Envelope"
-import { clipInput } from "@sitehealth/domain/Errors"
-import { AppConfig } from "./platform/Config.ts"
-import { DashboardServices, dashboardRoutes } from "./dashboard/Routes.ts"
+import * as Layer from "effect/Layer"
 import { ExpensesHttp } from "./api/Expenses.ts"
-import { bearerRejection } from "./http/Authentication.ts"
-import { IdempotencyLive } from "./http/Idempotency.ts"
-import { MetricsRoute } from "./platform/Metrics.ts"
-import { accessMiddleware, type AccessMiddlewareOverrides } from "./http/Middleware.ts"
-import { Readiness } from "./http/Readiness.ts"
-import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
-import { RequestErrorsLive } from "./http/RequestErrors.ts"
-import { spaAnswer, staticRoutes } from "./http/Static.ts"
 import { IntegrationsHttp } from "./api/Integrations.ts"
 import { ProjectsHttp } from "./api/Projects.ts"
 import { ReportsHttp } from "./api/Reports.ts"
-import { Freshness } from "./recompute/Freshness.ts"
 import { TokensHttp } from "./api/Tokens.ts"
-import { mcpRoute } from "@sitehealth/mcp/HttpRoute"
+import { dashboardRoutes, DashboardServices } from "./dashboard/Routes.ts"
+import { bearerRejection } from "./http/Authentication.ts"
+import { IdempotencyLive } from "./http/Idempotency.ts"
+import { accessMiddleware, type AccessMiddlewareOverrides } from "./http/Middleware.ts"
+import { Readiness } from "./http/Readiness.ts"
+import { RequestErrorsLive } from "./http/RequestErrors.ts"
+import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
+import { spaAnswer, staticRoutes } from "./http/Static.ts"
+import { AppConfig } from "./platform/Config.ts"
+import { MetricsRoute } from "./platform/Metrics.ts"
+import { Freshness } from "./recompute/Freshness.ts"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
 
 export const OPENAPI_PATH = "/api/v1/openapi.json"
@@ -76,8 +76,19 @@ const SystemRoutes = Layer.mergeAll(
   ),
   // Lowest priority in the router: only what matched nothing else lands here (a browser's GET of a dashboard
   // page gets the web app: http/Static.ts).
-  HttpRouter.add("*", "*", (request) =>
-    Effect.succeed(spaAnswer(request) ?? errorResponse(404, `No route for ${clipInput(`${request.method} ${request.url.split("?")[0]}`)}`, "route_not_found")))
+  HttpRouter.add(
+    "*",
+    "*",
+    (request) =>
+      Effect.succeed(
+        spaAnswer(request) ??
+          errorResponse(
+            404,
+            `No route for ${clipInput(`${request.method} ${request.url.split("?")[0]}`)}`,
+            "route_not_found"
+          )
+      )
+  )
 )
 
 const reasonFor: Record<number, string> = {
@@ -96,7 +107,9 @@ const reasonFor: Record<number, string> = {
  * it (token secrets above all). Set on the way out of SafetyNet, so its own error answers carry it too.
  */
 const noStore = (response: HttpServerResponse.HttpServerResponse) =>
-  response.headers["cache-control"] !== undefined ? response : HttpServerResponse.setHeader(response, "cache-control", "no-store")
+  response.headers["cache-control"] !== undefined
+    ? response
+    : HttpServerResponse.setHeader(response, "cache-control", "no-store")
 
 /**
  * PUBLIC_URL https: browsers are told to use https alone for a year, subdomains included (RFC 6797), so a
@@ -118,37 +131,37 @@ const SafetyNet = HttpRouter.middleware(
   Effect.map(AppConfig, (config) => {
     const hsts = config.publicUrl?.startsWith("https:") === true
     return (httpEffect) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const length = Number(request.headers["content-length"] ?? 0)
-      if (length > config.maxBodyBytes) {
-        return errorResponse(413, `The request body is larger than ${config.maxBodyBytes} bytes`, "payload_too_large")
-      }
-      const response = yield* httpEffect.pipe(
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxBodyBytes)),
-        Effect.catchCause((cause) => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-          // A path the router cannot even decode (a malformed %-escape) matches no route: 404, not 500.
-          const failure = Cause.findErrorOption(cause)
-          if (failure._tag === "Some" && isRouteNotFound(failure.value)) {
-            return Effect.succeed(errorResponse(404, "No route for this path", "route_not_found"))
-          }
-          return Effect.as(
-            Effect.logError("request failed outside the API's handlers", Cause.pretty(cause)),
-            errorResponse(500, "Unexpected server error", "internal_error")
-          )
-        })
-      )
-      const contentType = response.headers["content-type"] ?? ""
-      if (response.status >= 400 && !contentType.includes("json")) {
-        return errorResponse(
-          response.status,
-          response.status >= 500 ? "Unexpected server error" : `Request failed with status ${response.status}`,
-          reasonFor[response.status] ?? "error"
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const length = Number(request.headers["content-length"] ?? 0)
+        if (length > config.maxBodyBytes) {
+          return errorResponse(413, `The request body is larger than ${config.maxBodyBytes} bytes`, "payload_too_large")
+        }
+        const response = yield* httpEffect.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(config.maxBodyBytes)),
+          Effect.catchCause((cause) => {
+            if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+            // A path the router cannot even decode (a malformed %-escape) matches no route: 404, not 500.
+            const failure = Cause.findErrorOption(cause)
+            if (failure._tag === "Some" && isRouteNotFound(failure.value)) {
+              return Effect.succeed(errorResponse(404, "No route for this path", "route_not_found"))
+            }
+            return Effect.as(
+              Effect.logError("request failed outside the API's handlers", Cause.pretty(cause)),
+              errorResponse(500, "Unexpected server error", "internal_error")
+            )
+          })
         )
-      }
-      return response
-    }).pipe(Effect.map((response) => (hsts ? strictTransport(noStore(response)) : noStore(response))))
+        const contentType = response.headers["content-type"] ?? ""
+        if (response.status >= 400 && !contentType.includes("json")) {
+          return errorResponse(
+            response.status,
+            response.status >= 500 ? "Unexpected server error" : `Request failed with status ${response.status}`,
+            reasonFor[response.status] ?? "error"
+          )
+        }
+        return response
+      }).pipe(Effect.map((response) => (hsts ? strictTransport(noStore(response)) : noStore(response))))
   }),
   { global: true }
 )

@@ -1,31 +1,31 @@
 /** Wiring: the repositories over SQL or in memory (tests), the rate limiter, and the app on top. */
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import { AccessRepo } from "./access/AccessRepo.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
+import { AnswersRepo } from "./answers/AnswersRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
-import { AppConfig, type AppConfigShape } from "./platform/Config.ts"
-import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
+import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { FailuresRepo } from "./dashboard/FailuresRepo.ts"
 import { WebsitesRepo } from "./dashboard/WebsitesRepo.ts"
-import { AccessRepo } from "./access/AccessRepo.ts"
-import { AnswersRepo } from "./answers/AnswersRepo.ts"
-import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
 import { FxRepo } from "./fx/FxRepo.ts"
+import { IdempotencyRepo } from "./http/IdempotencyRepo.ts"
 import { RateLimiter } from "./http/RateLimiter.ts"
 import { Readiness } from "./http/Readiness.ts"
 import { IntegrationsRepo } from "./integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "./integrations/SyncQueue.ts"
 import { MetricsRepo } from "./metrics/MetricsRepo.ts"
 import { PaymentsRepo } from "./payments/PaymentsRepo.ts"
+import { AppConfig, type AppConfigShape } from "./platform/Config.ts"
 import { ProjectsRepo } from "./projects/ProjectsRepo.ts"
+import { JobsRepo } from "./recompute/JobsRepo.ts"
 import { SearchRepo } from "./search/SearchRepo.ts"
-import { MemoryDb } from "./store/MemoryDb.ts"
 import { SignalsRepo } from "./snapshots/SignalsRepo.ts"
 import { SnapshotsRepo } from "./snapshots/SnapshotsRepo.ts"
+import { MemoryDb } from "./store/MemoryDb.ts"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
-import { JobsRepo } from "./recompute/JobsRepo.ts"
 import { TrafficRepo } from "./traffic/TrafficRepo.ts"
 
 /**
@@ -42,7 +42,9 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
     TrafficRepo[kind],
     SearchRepo[kind],
     FxRepo[kind],
-    SnapshotsRepo[kind], SignalsRepo[kind], JobsRepo[kind],
+    SnapshotsRepo[kind],
+    SignalsRepo[kind],
+    JobsRepo[kind],
     IdempotencyRepo[kind],
     Readiness[kind],
     AuthRepo[kind],
@@ -67,12 +69,16 @@ export const MemoryRepos = Layer.mergeAll(
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
   // Composed from the repositories above (the same memoised instances), as the SQL ones join their tables.
   AnswersRepo.memory,
-  AccessRepo.memory.pipe(Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])),
+  AccessRepo.memory.pipe(
+    Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])
+  ),
   WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory))
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>
-  config.redisUrl === null ? RateLimiter.memory(config.rateLimit) : RateLimiter.redis(Redacted.value(config.redisUrl), config.rateLimit)
+  config.redisUrl === null
+    ? RateLimiter.memory(config.rateLimit)
+    : RateLimiter.redis(Redacted.value(config.redisUrl), config.rateLimit)
 
 /** The HTTP app over the given repositories (and, in tests, with some of its layers swapped). */
 export const appLayer = <A, E, R>(config: AppConfigShape, repos: Layer.Layer<A, E, R>, overrides: AppOverrides = {}) =>

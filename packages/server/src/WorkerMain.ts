@@ -11,11 +11,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { SqlRepos } from "./Layers.ts"
+import { runMigrations } from "./Migrations.ts"
 import { type AppConfigShape, loadAppConfig } from "./platform/Config.ts"
 import { pgLayer, resolveDatabaseUrl } from "./platform/Database.ts"
-import { runMigrations } from "./Migrations.ts"
 import { applyHeapSettings } from "./platform/HeapSettings.ts"
-import { SqlRepos } from "./Layers.ts"
 import { boundStop, runProcess, withProcessServices } from "./platform/Process.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
@@ -27,15 +27,16 @@ const STOP_BOUND_MS = 15_000
 // off when it loads the package); an embedded cluster this process started is stopped last, by the scope
 // that started it (resolveDatabaseUrl).
 
-const work = (config: AppConfigShape) => Effect.gen(function*() {
-  const database = yield* resolveDatabaseUrl
-  const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url))))
-  yield* runMigrations.pipe(Effect.provideContext(context))
-  yield* Effect.logInfo("sitehealth worker: running recompute and syncs (no HTTP listener); SIGTERM stops it")
-  // Interrupted by the signal, runWorker returns only after its fibers ended (and released their work),
-  // while the pool built above is still open.
-  return yield* runWorker.pipe(Effect.provideContext(context))
-}).pipe(withProcessServices(config, "worker"))
+const work = (config: AppConfigShape) =>
+  Effect.gen(function*() {
+    const database = yield* resolveDatabaseUrl
+    const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url))))
+    yield* runMigrations.pipe(Effect.provideContext(context))
+    yield* Effect.logInfo("sitehealth worker: running recompute and syncs (no HTTP listener); SIGTERM stops it")
+    // Interrupted by the signal, runWorker returns only after its fibers ended (and released their work),
+    // while the pool built above is still open.
+    return yield* runWorker.pipe(Effect.provideContext(context))
+  }).pipe(withProcessServices(config, "worker"))
 
 const program = Effect.gen(function*() {
   // Every setting at once (platform/Config.ts): one error lists every bad variable.

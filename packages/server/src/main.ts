@@ -21,15 +21,11 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as HttpRouter from "effect/http/HttpRouter"
+import * as Layer from "effect/Layer"
 import { createServer, type ServerResponse } from "node:http"
-import { applyHeapSettings } from "./platform/HeapSettings.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { OPENAPI_PATH, ROUTER_CONFIG } from "./App.ts"
-import { AppConfig, type AppConfigShape, loadAppConfig } from "./platform/Config.ts"
-import { pgLayer, resolveDatabaseUrl } from "./platform/Database.ts"
-import { runMigrations } from "./Migrations.ts"
 import { magicLinkFor } from "./dashboard/Auth.ts"
 import { Signing } from "./dashboard/Links.ts"
 import { DemoProviders } from "./demo/Providers.ts"
@@ -39,6 +35,10 @@ import { isDraining, markDraining } from "./http/Readiness.ts"
 import { CredentialsCipher, resolveSecretKey } from "./integrations/Crypto.ts"
 import { ProviderHttp } from "./integrations/ProviderHttp.ts"
 import { appLayer, SqlRepos } from "./Layers.ts"
+import { runMigrations } from "./Migrations.ts"
+import { AppConfig, type AppConfigShape, loadAppConfig } from "./platform/Config.ts"
+import { pgLayer, resolveDatabaseUrl } from "./platform/Database.ts"
+import { applyHeapSettings } from "./platform/HeapSettings.ts"
 import { boundStop, runProcess, withProcessServices } from "./platform/Process.ts"
 import { runWorker } from "./worker/RecomputeWorker.ts"
 
@@ -100,7 +100,9 @@ const gracefulStop = (config: AppConfigShape, worker: Fiber.Fiber<unknown, unkno
     markDraining()
     const started = Date.now()
     yield* Effect.logInfo(
-      `sitehealth: stopping: /readyz answers 503${config.shutdownDelayMs > 0 ? `, still accepting for ${config.shutdownDelayMs} ms` : ""}; ` +
+      `sitehealth: stopping: /readyz answers 503${
+        config.shutdownDelayMs > 0 ? `, still accepting for ${config.shutdownDelayMs} ms` : ""
+      }; ` +
         `in-flight requests get up to ${config.shutdownTimeoutMs} ms`
     )
     const stopWorker = worker === null ? Effect.void : Fiber.interrupt(worker)
@@ -110,81 +112,101 @@ const gracefulStop = (config: AppConfigShape, worker: Fiber.Fiber<unknown, unkno
       const { cut } = yield* closeHttp(config.shutdownTimeoutMs)
       yield* cut === 0
         ? Effect.logInfo(`sitehealth: listener closed; ${waiting} in-flight request(s) finished`)
-        : Effect.logWarning(`sitehealth: ${cut} request(s) still running after ${config.shutdownTimeoutMs} ms were cut off`)
+        : Effect.logWarning(
+          `sitehealth: ${cut} request(s) still running after ${config.shutdownTimeoutMs} ms were cut off`
+        )
     })
     yield* Effect.all([stopWorker, stopHttp], { concurrency: 2, discard: true })
     yield* Effect.logInfo(`sitehealth: drained in ${Date.now() - started} ms; closing the database pool`)
   })
 
-const serve = (config: AppConfigShape) => Effect.gen(function*() {
-  const database = yield* resolveDatabaseUrl
-  const repos = SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))
-  const context = yield* Layer.build(repos)
+const serve = (config: AppConfigShape) =>
+  Effect.gen(function*() {
+    const database = yield* resolveDatabaseUrl
+    const repos = SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))
+    const context = yield* Layer.build(repos)
 
-  yield* runMigrations.pipe(Effect.provideContext(context))
-  if (database.kind === "embedded") {
-    const accounts = yield* Effect.provideContext(AccountsRepo, context)
-    const fresh = (yield* accounts.count()) === 0
-    const existing = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)
-    if (fresh || existing !== undefined) {
-      // The demo's providers (local Stripe, Plausible and Search Console on 127.0.0.1, demo/Providers.ts) for
-      // the life of the server: the demo projects' connections sync from them on the normal schedule.
-      const epoch = existing?.createdAt ?? new Date()
-      const demoContext = yield* Layer.build(
-        Layer.mergeAll(DemoProviders.layer({ epoch, broken: !fresh }), CredentialsCipher.fromConfig, ProviderHttp.layer()).pipe(
-          Layer.provide(AppConfig.layer(config))
+    yield* runMigrations.pipe(Effect.provideContext(context))
+    if (database.kind === "embedded") {
+      const accounts = yield* Effect.provideContext(AccountsRepo, context)
+      const fresh = (yield* accounts.count()) === 0
+      const existing = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)
+      if (fresh || existing !== undefined) {
+        // The demo's providers (local Stripe, Plausible and Search Console on 127.0.0.1, demo/Providers.ts) for
+        // the life of the server: the demo projects' connections sync from them on the normal schedule.
+        const epoch = existing?.createdAt ?? new Date()
+        const demoContext = yield* Layer.build(
+          Layer.mergeAll(
+            DemoProviders.layer({ epoch, broken: !fresh }),
+            CredentialsCipher.fromConfig,
+            ProviderHttp.layer()
+          ).pipe(
+            Layer.provide(AppConfig.layer(config))
+          )
         )
-      )
-      const withDemo = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        effect.pipe(Effect.provideContext(demoContext), Effect.provideContext(context)) as Effect.Effect<A, E>
-      if (existing === undefined) {
-        const demo = yield* withDemo(seedDemo())
-        const file = writeDemoToken(config.dataDir, demo.secret)
-        process.stdout.write(
-          [
-            "",
-            "  A demo account with 3 projects and a year of history was created; its Stripe, Plausible and Search",
-            "  Console are local servers started with this one (127.0.0.1), so every day brings new data.",
-            "  Demo token (all access, shown once; also saved to " + file + "):",
-            "",
-            `    ${demo.secret}`,
-            "",
-            `  Try: curl -H "Authorization: Bearer $(cat ${file})" http://${config.host}:${config.port}/api/v1/projects`,
-            ""
-          ].join("\n") + "\n"
+        const withDemo = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          effect.pipe(Effect.provideContext(demoContext), Effect.provideContext(context)) as Effect.Effect<A, E>
+        if (existing === undefined) {
+          const demo = yield* withDemo(seedDemo())
+          const file = writeDemoToken(config.dataDir, demo.secret)
+          process.stdout.write(
+            [
+              "",
+              "  A demo account with 3 projects and a year of history was created; its Stripe, Plausible and Search",
+              "  Console are local servers started with this one (127.0.0.1), so every day brings new data.",
+              "  Demo token (all access, shown once; also saved to " + file + "):",
+              "",
+              `    ${demo.secret}`,
+              "",
+              `  Try: curl -H "Authorization: Bearer $(cat ${file})" http://${config.host}:${config.port}/api/v1/projects`,
+              ""
+            ].join("\n") + "\n"
+          )
+        } else {
+          const connected = yield* withDemo(attachDemo(existing.id))
+          if (connected.length > 0) {
+            yield* Effect.logInfo(
+              `demo: connected to the demo's local providers (first sync done): ${connected.join(", ")}`
+            )
+          }
+        }
+      }
+      // A fresh one-time login link to the demo account's dashboard at every start (each works once, for 24 h).
+      const demoAccount = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)
+      if (demoAccount !== undefined) {
+        const link = yield* magicLinkFor(
+          demoAccount.id,
+          DEMO_EMAIL,
+          config.publicUrl ?? `http://${config.host}:${config.port}`
+        ).pipe(
+          Effect.provide(Signing.layer),
+          Effect.provideContext(context)
         )
-      } else {
-        const connected = yield* withDemo(attachDemo(existing.id))
-        if (connected.length > 0) yield* Effect.logInfo(`demo: connected to the demo's local providers (first sync done): ${connected.join(", ")}`)
+        process.stdout.write(`\n  Dashboard (demo account, one-time login link, valid 24 h):\n\n    ${link}\n\n`)
       }
     }
-    // A fresh one-time login link to the demo account's dashboard at every start (each works once, for 24 h).
-    const demoAccount = (yield* accounts.list()).find((account) => account.name === DEMO_ACCOUNT_NAME)
-    if (demoAccount !== undefined) {
-      const link = yield* magicLinkFor(demoAccount.id, DEMO_EMAIL, config.publicUrl ?? `http://${config.host}:${config.port}`).pipe(
-        Effect.provide(Signing.layer),
-        Effect.provideContext(context)
-      )
-      process.stdout.write(`\n  Dashboard (demo account, one-time login link, valid 24 h):\n\n    ${link}\n\n`)
-    }
-  }
 
-  // The background worker (recompute + syncs) runs in the server unless SITEHEALTH_WORKER=0 (then run
-  // `npm run worker`).
-  const worker = config.worker ? yield* Effect.forkScoped(runWorker.pipe(Effect.provideContext(context))) : null
+    // The background worker (recompute + syncs) runs in the server unless SITEHEALTH_WORKER=0 (then run
+    // `npm run worker`).
+    const worker = config.worker ? yield* Effect.forkScoped(runWorker.pipe(Effect.provideContext(context))) : null
 
-  const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
-    Layer.provide(NodeHttpServer.layer(() => httpServer, { port: config.port, host: config.host }))
-  )
-  yield* Layer.build(server)
-  yield* Effect.logInfo(
-    `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters, worker ${worker === null ? "off: run `npm run worker`" : "in-process"})`
-  )
-  // Finalizers run last-added first: this one runs before the HTTP server's, the worker's, the pool's and
-  // the embedded Postgres's.
-  yield* Effect.addFinalizer(() => gracefulStop(config, worker))
-  return yield* Effect.never
-}).pipe(withProcessServices(config, "server"))
+    const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), {
+      disableLogger: true,
+      routerConfig: ROUTER_CONFIG
+    }).pipe(
+      Layer.provide(NodeHttpServer.layer(() => httpServer, { port: config.port, host: config.host }))
+    )
+    yield* Layer.build(server)
+    yield* Effect.logInfo(
+      `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${
+        config.redisUrl ? "redis" : "in-memory"
+      } counters, worker ${worker === null ? "off: run `npm run worker`" : "in-process"})`
+    )
+    // Finalizers run last-added first: this one runs before the HTTP server's, the worker's, the pool's and
+    // the embedded Postgres's.
+    yield* Effect.addFinalizer(() => gracefulStop(config, worker))
+    return yield* Effect.never
+  }).pipe(withProcessServices(config, "server"))
 
 const program = Effect.gen(function*() {
   // Every setting at once (platform/Config.ts): one error lists every bad variable.

@@ -6,27 +6,27 @@
  * on SiteHealthApi itself.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { Authentication, Idempotency, type Principal, RequestErrors } from "@sitehealth/domain/Authentication"
+import type { AccountId, ProjectId, TokenId } from "@sitehealth/domain/Common"
+import { Forbidden } from "@sitehealth/domain/Errors"
+import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
+import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
 import { TestClock } from "effect/testing"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { Authentication, Idempotency, type Principal, RequestErrors } from "@sitehealth/domain/Authentication"
-import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
-import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
-import { Forbidden } from "@sitehealth/domain/Errors"
 import { createAccount, createProject, mintToken } from "../src/accounts/Provisioning.ts"
 import { type AppOverrides, ROUTER_CONFIG } from "../src/App.ts"
-import { readConfig } from "../src/platform/Config.ts"
 import { AuthenticationTest } from "../src/http/Authentication.ts"
 import { EntitlementTest } from "../src/http/Entitlement.ts"
 import { ProjectAccessTest } from "../src/http/ProjectAccess.ts"
 import { RateLimitTest } from "../src/http/RateLimit.ts"
 import { TokenUsageTest } from "../src/http/TokenUsage.ts"
 import { appLayer, MemoryRepos } from "../src/Layers.ts"
+import { readConfig } from "../src/platform/Config.ts"
 import { Freshness } from "../src/recompute/Freshness.ts"
 import { TokensRepo } from "../src/tokens/TokensRepo.ts"
-import type { AccountId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 
 /** Mid-minute, so a run of requests never straddles a rate-limit window. */
 const START = Date.parse("2026-11-20T12:00:30.000Z")
@@ -34,7 +34,12 @@ const START = Date.parse("2026-11-20T12:00:30.000Z")
 /** The envelope of an answer, as far as these tests read it. */
 interface Envelope {
   readonly data?: { readonly score?: number | null }
-  readonly error?: { readonly code: number | string; readonly message: string; readonly type: string; readonly permission?: string }
+  readonly error?: {
+    readonly code: number | string
+    readonly message: string
+    readonly type: string
+    readonly permission?: string
+  }
 }
 
 /** The memory repositories, on the test's clock. */
@@ -62,7 +67,10 @@ const serve = (repos: Repos, overrides: AppOverrides) =>
         const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` }
         // The app needs nothing per request beyond what its layers built; its type says `any` only because
         // App.ts's SafetyNet is typed over any requirement.
-        const response = await handler(new Request(`http://localhost/api/v1${path}`, { method, headers }), Context.empty() as Context.Context<unknown>)
+        const response = await handler(
+          new Request(`http://localhost/api/v1${path}`, { method, headers }),
+          Context.empty() as Context.Context<unknown>
+        )
         const body = (await response.json()) as Envelope
         return { status: response.status, headers: response.headers, body }
       })
@@ -111,7 +119,9 @@ describe("the middlewares run in the reverse of their declaration order", () => 
       const recording = (name: string) => (httpEffect: Effect.Effect<any, any, any>) =>
         Effect.andThen(Effect.sync(() => void seen.push(name)), httpEffect)
       const app = HttpApiBuilder.layer(ProbeApi).pipe(
-        Layer.provide(HttpApiBuilder.group(ProbeApi, "probe", (h) => h.handle("probe", () => Effect.succeed("reached")))),
+        Layer.provide(
+          HttpApiBuilder.group(ProbeApi, "probe", (h) => h.handle("probe", () => Effect.succeed("reached")))
+        ),
         Layer.provide([
           Layer.succeed(Inner, recording("inner")),
           Layer.succeed(Middle, recording("middle")),
@@ -145,7 +155,11 @@ describe("RateLimit swapped alone", () => {
       const { secret } = yield* provision(repos)
       const touched: Array<{ tokenId: TokenId; at: Date }> = []
       const call = yield* serve(repos, {
-        access: { rateLimit: RateLimitTest(refuseAll), entitlement: EntitlementTest(false), tokenUsage: TokenUsageTest(touched) }
+        access: {
+          rateLimit: RateLimitTest(refuseAll),
+          entitlement: EntitlementTest(false),
+          tokenUsage: TokenUsageTest(touched)
+        }
       })
       const r = yield* call("GET", "/tokens", secret)
       assert.strictEqual(r.status, 429)
@@ -177,7 +191,10 @@ describe("Entitlement swapped alone", () => {
       assert.deepStrictEqual([first.status, second.status], [402, 402])
       assert.strictEqual(first.body.error?.code, "trial_expired")
       // The live limiter keeps its own count, one per authenticated request (docs/api.md §2, check 2).
-      assert.deepStrictEqual([first.headers.get("x-ratelimit-remaining"), second.headers.get("x-ratelimit-remaining")], ["59", "58"])
+      assert.deepStrictEqual(
+        [first.headers.get("x-ratelimit-remaining"), second.headers.get("x-ratelimit-remaining")],
+        ["59", "58"]
+      )
       assert.deepStrictEqual(touched, [])
     }))
 
@@ -199,12 +216,16 @@ describe("ProjectAccess with a stub authentication", () => {
       const repos = yield* buildRepos
       const mine = yield* provision(repos)
       const other = yield* provision(repos)
-      const as = (p: Principal) => serve(repos, { access: { authentication: AuthenticationTest(p), tokenUsage: TokenUsageTest([]) } })
+      const as = (p: Principal) =>
+        serve(repos, { access: { authentication: AuthenticationTest(p), tokenUsage: TokenUsageTest([]) } })
 
       const reader = yield* as(principal(mine.account.id, { permissions: ["analytics:read"] }))
       const denied = yield* reader("GET", `/projects/${mine.project.id}/health`, "anything")
       assert.strictEqual(denied.status, 403)
-      assert.deepStrictEqual([denied.body.error?.type, denied.body.error?.permission], ["missing_permission", "projects:read"])
+      assert.deepStrictEqual([denied.body.error?.type, denied.body.error?.permission], [
+        "missing_permission",
+        "projects:read"
+      ])
       assert.strictEqual((yield* reader("GET", `/projects/${mine.project.id}/health`, null)).status, 401)
 
       const all = yield* as(principal(mine.account.id))
@@ -228,7 +249,11 @@ describe("ProjectAccess with a stub authentication", () => {
       const closed = yield* serve(repos, {
         access: { projectAccess: ProjectAccessTest((name) => new Forbidden({ message: name, type: "test_refusal" })) }
       })
-      assert.deepStrictEqual((yield* closed("GET", "/tokens", secret)).body.error, { code: 403, message: "listTokens", type: "test_refusal" })
+      assert.deepStrictEqual((yield* closed("GET", "/tokens", secret)).body.error, {
+        code: 403,
+        message: "listTokens",
+        type: "test_refusal"
+      })
     }))
 })
 
@@ -274,7 +299,10 @@ describe("Freshness swapped alone", () => {
     Effect.gen(function*() {
       const repos = yield* buildRepos
       const { project, secret } = yield* provision(repos)
-      const live = Context.get(yield* Layer.build(Freshness.live.pipe(Layer.provide(Layer.succeedContext(repos)))), Freshness)
+      const live = Context.get(
+        yield* Layer.build(Freshness.live.pipe(Layer.provide(Layer.succeedContext(repos)))),
+        Freshness
+      )
       const calls: Array<string> = []
       const recording = Freshness.test({
         ensureHealth: (p) =>
@@ -282,7 +310,8 @@ describe("Freshness swapped alone", () => {
             // What the service answers is what the handler serves.
             Effect.map((stored) => ({ ...stored, health: { ...stored.health, score: 42 } }))
           ),
-        ensureBriefing: (p) => Effect.andThen(Effect.sync(() => void calls.push(`briefing ${p.id}`)), live.ensureBriefing(p))
+        ensureBriefing: (p) =>
+          Effect.andThen(Effect.sync(() => void calls.push(`briefing ${p.id}`)), live.ensureBriefing(p))
       })
       const call = yield* serve(repos, { freshness: recording })
       const health = yield* call("GET", `/projects/${project.id}/health`, secret)

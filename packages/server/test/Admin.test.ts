@@ -3,6 +3,7 @@
  * against one database for the whole file — DATABASE_URL when set, else an embedded cluster in a fresh
  * temp data directory on a free port (each CLI run starts it and stops it again on exit).
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as Crypto from "node:crypto"
@@ -11,7 +12,6 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
 const MAIN = Path.join(ROOT, "packages/server/src/admin/main.ts")
@@ -147,22 +147,30 @@ describe("admin CLI", () => {
   let accountId = ""
   let projectId = ""
 
-  it.live.runIf(embedded)("starts on a fresh data directory: an empty account list, and the cluster stopped afterwards", () =>
-    Effect.gen(function*() {
-      const run = yield* adminJson(["accounts", "list"])
-      expect(run.code).toBe(0)
-      expect(run.body).toEqual({ accounts: [] })
-      expect(Fs.existsSync(Path.join(dataDir, "pg", "PG_VERSION"))).toBe(true)
-      const pid = postmasterPid()
-      expect(pid === null || !isAlive(pid)).toBe(true)
-    }), TIMEOUT)
+  it.live.runIf(embedded)(
+    "starts on a fresh data directory: an empty account list, and the cluster stopped afterwards",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* adminJson(["accounts", "list"])
+        expect(run.code).toBe(0)
+        expect(run.body).toEqual({ accounts: [] })
+        expect(Fs.existsSync(Path.join(dataDir, "pg", "PG_VERSION"))).toBe(true)
+        const pid = postmasterPid()
+        expect(pid === null || !isAlive(pid)).toBe(true)
+      }),
+    TIMEOUT
+  )
 
-  it.live("through `npm run admin -- … --json` exactly as the README says: stdout is only the JSON object", () =>
-    Effect.gen(function*() {
-      const run = yield* runCommand("npm", ["run", "admin", "--", "accounts", "list", "--json"])
-      expect(run.code).toBe(0)
-      expect(JSON.parse(run.stdout)).toHaveProperty("accounts")
-    }), TIMEOUT)
+  it.live(
+    "through `npm run admin -- … --json` exactly as the README says: stdout is only the JSON object",
+    () =>
+      Effect.gen(function*() {
+        const run = yield* runCommand("npm", ["run", "admin", "--", "accounts", "list", "--json"])
+        expect(run.code).toBe(0)
+        expect(JSON.parse(run.stdout)).toHaveProperty("accounts")
+      }),
+    TIMEOUT
+  )
 
   it.live("accounts create / list --json: exactly one JSON object on stdout", () =>
     Effect.gen(function*() {
@@ -206,23 +214,40 @@ describe("admin CLI", () => {
       expect(run.body).toMatchObject({ id: accountId, trialEndsAt: "2020-01-01T00:00:00.000Z", entitled: false })
     }), TIMEOUT)
 
-  it.live("accounts subscription: active → entitled; canceled with a past --until → not entitled", () =>
-    Effect.gen(function*() {
-      const active = yield* adminJson(["accounts", "subscription", accountId, "--status", "active"])
-      expect(active.code).toBe(0)
-      expect(active.body).toMatchObject({ id: accountId, subscriptionStatus: "active", subscriptionUntil: null, entitled: true })
+  it.live(
+    "accounts subscription: active → entitled; canceled with a past --until → not entitled",
+    () =>
+      Effect.gen(function*() {
+        const active = yield* adminJson(["accounts", "subscription", accountId, "--status", "active"])
+        expect(active.code).toBe(0)
+        expect(active.body).toMatchObject({
+          id: accountId,
+          subscriptionStatus: "active",
+          subscriptionUntil: null,
+          entitled: true
+        })
 
-      const canceled = yield* adminJson(["accounts", "subscription", accountId, "--status", "canceled", "--until", "2021-06-30"])
-      expect(canceled.code).toBe(0)
-      expect(canceled.body).toMatchObject({
-        subscriptionStatus: "canceled",
-        subscriptionUntil: "2021-06-30T00:00:00.000Z",
-        entitled: false
-      })
+        const canceled = yield* adminJson([
+          "accounts",
+          "subscription",
+          accountId,
+          "--status",
+          "canceled",
+          "--until",
+          "2021-06-30"
+        ])
+        expect(canceled.code).toBe(0)
+        expect(canceled.body).toMatchObject({
+          subscriptionStatus: "canceled",
+          subscriptionUntil: "2021-06-30T00:00:00.000Z",
+          entitled: false
+        })
 
-      const again = yield* adminJson(["accounts", "subscription", accountId, "--status", "active"])
-      expect(again.body.entitled).toBe(true)
-    }), TIMEOUT)
+        const again = yield* adminJson(["accounts", "subscription", accountId, "--status", "active"])
+        expect(again.body.entitled).toBe(true)
+      }),
+    TIMEOUT
+  )
 
   it.live("bad arguments: a JSON error, a non-zero exit, no stack trace", () =>
     Effect.gen(function*() {
@@ -245,33 +270,50 @@ describe("admin CLI", () => {
       expect(text.stderr).toMatch(/--name/)
       expectNoStackTrace(text)
 
-      expectJsonError(yield* adminJson(["accounts", "trial", "acc_doesnotexist", "--ends-at", "2030-01-01"]), "not_found")
+      expectJsonError(
+        yield* adminJson(["accounts", "trial", "acc_doesnotexist", "--ends-at", "2030-01-01"]),
+        "not_found"
+      )
     }), TIMEOUT)
 
-  it.live("projects create: bad time zone or currency → error without touching the database", () =>
-    Effect.gen(function*() {
-      // A data directory that does not exist stays that way: validation comes before the database.
-      const untouched = Path.join(Os.tmpdir(), `sitehealth-admin-untouched-${process.pid}`)
-      const noDb = { SITEHEALTH_DATA_DIR: untouched, DATABASE_URL: "" }
-      const base = ["projects", "create", "--account", accountId, "--name", "Shop", "--domain", "shop.example"]
+  it.live(
+    "projects create: bad time zone or currency → error without touching the database",
+    () =>
+      Effect.gen(function*() {
+        // A data directory that does not exist stays that way: validation comes before the database.
+        const untouched = Path.join(Os.tmpdir(), `sitehealth-admin-untouched-${process.pid}`)
+        const noDb = { SITEHEALTH_DATA_DIR: untouched, DATABASE_URL: "" }
+        const base = ["projects", "create", "--account", accountId, "--name", "Shop", "--domain", "shop.example"]
 
-      const [zone, currency, domain] = yield* Effect.all([
-        adminJson([...base, "--timezone", "Mars/Olympus_Mons"], noDb),
-        adminJson([...base, "--currency", "XXY"], noDb),
-        adminJson([...base.slice(0, -1), "https://shop.example/"], noDb)
-      ], { concurrency: "unbounded" })
-      expectJsonError(zone, "invalid_argument")
-      expect(zone.body.error.message).toContain("Mars/Olympus_Mons")
-      expectJsonError(currency, "invalid_argument")
-      expectJsonError(domain, "invalid_argument")
-      expect(Fs.existsSync(untouched)).toBe(false)
-    }), TIMEOUT)
+        const [zone, currency, domain] = yield* Effect.all([
+          adminJson([...base, "--timezone", "Mars/Olympus_Mons"], noDb),
+          adminJson([...base, "--currency", "XXY"], noDb),
+          adminJson([...base.slice(0, -1), "https://shop.example/"], noDb)
+        ], { concurrency: "unbounded" })
+        expectJsonError(zone, "invalid_argument")
+        expect(zone.body.error.message).toContain("Mars/Olympus_Mons")
+        expectJsonError(currency, "invalid_argument")
+        expectJsonError(domain, "invalid_argument")
+        expect(Fs.existsSync(untouched)).toBe(false)
+      }),
+    TIMEOUT
+  )
 
   it.live("projects create: validated time zone and currency; unknown account → error", () =>
     Effect.gen(function*() {
       const run = yield* adminJson([
-        "projects", "create", "--account", accountId, "--name", "Shop", "--domain", "Shop.Example",
-        "--timezone", "Europe/Berlin", "--currency", "eur"
+        "projects",
+        "create",
+        "--account",
+        accountId,
+        "--name",
+        "Shop",
+        "--domain",
+        "Shop.Example",
+        "--timezone",
+        "Europe/Berlin",
+        "--currency",
+        "eur"
       ])
       expect(run.code).toBe(0)
       expect(run.body).toEqual({
@@ -285,57 +327,87 @@ describe("admin CLI", () => {
       })
       projectId = run.body.id
 
-      const defaults = yield* adminJson(["projects", "create", "--account", accountId, "--name", "Blog", "--domain", "blog.example"])
+      const defaults = yield* adminJson([
+        "projects",
+        "create",
+        "--account",
+        accountId,
+        "--name",
+        "Blog",
+        "--domain",
+        "blog.example"
+      ])
       expect(defaults.body).toMatchObject({ timezone: "UTC", currency: "USD" })
 
       expectJsonError(
-        yield* adminJson(["projects", "create", "--account", "acc_doesnotexist", "--name", "X", "--domain", "x.example"]),
+        yield* adminJson([
+          "projects",
+          "create",
+          "--account",
+          "acc_doesnotexist",
+          "--name",
+          "X",
+          "--domain",
+          "x.example"
+        ]),
         "not_found"
       )
     }), TIMEOUT)
 
-  it.live("tokens mint prints the secret once and stores only its hash; revoke is idempotent", () =>
-    Effect.gen(function*() {
-      const minted = yield* adminJson([
-        "tokens", "mint", "--account", accountId, "--name", "ci",
-        "--projects", projectId, "--permissions", "projects:read,analytics:read"
-      ])
-      expect(minted.code).toBe(0)
-      const secret: string = minted.body.secret
-      expect(secret).toMatch(/^svc_[0-9A-Za-z]{36}$/)
-      expect(minted.body.token).toMatchObject({
-        id: expect.stringMatching(/^tok_/),
-        name: "ci",
-        prefix: `svc_…${secret.slice(-4)}`,
-        projects: [projectId],
-        permissions: ["projects:read", "analytics:read"],
-        revokedAt: null,
-        status: "active"
-      })
-      expect(minted.stderr).not.toContain(secret)
-      const tokenId: string = minted.body.token.id
+  it.live(
+    "tokens mint prints the secret once and stores only its hash; revoke is idempotent",
+    () =>
+      Effect.gen(function*() {
+        const minted = yield* adminJson([
+          "tokens",
+          "mint",
+          "--account",
+          accountId,
+          "--name",
+          "ci",
+          "--projects",
+          projectId,
+          "--permissions",
+          "projects:read,analytics:read"
+        ])
+        expect(minted.code).toBe(0)
+        const secret: string = minted.body.secret
+        expect(secret).toMatch(/^svc_[0-9A-Za-z]{36}$/)
+        expect(minted.body.token).toMatchObject({
+          id: expect.stringMatching(/^tok_/),
+          name: "ci",
+          prefix: `svc_…${secret.slice(-4)}`,
+          projects: [projectId],
+          permissions: ["projects:read", "analytics:read"],
+          revokedAt: null,
+          status: "active"
+        })
+        expect(minted.stderr).not.toContain(secret)
+        const tokenId: string = minted.body.token.id
 
-      if (embedded) {
-        // The cluster is stopped (checkpointed) after each run, so what was stored is in its files: the
-        // secret's SHA-256 (the control: the search does see stored bytes), never the secret itself.
-        const sha256 = Crypto.createHash("sha256").update(secret).digest()
-        expect(filesContaining(dataDir, sha256).length).toBeGreaterThan(0)
-        expect(filesContaining(dataDir, secret)).toEqual([])
-        expect(filesContaining(dataDir, secret.slice(4))).toEqual([])
-      }
+        if (embedded) {
+          // The cluster is stopped (checkpointed) after each run, so what was stored is in its files: the
+          // secret's SHA-256 (the control: the search does see stored bytes), never the secret itself.
+          const sha256 = Crypto.createHash("sha256").update(secret).digest()
+          expect(filesContaining(dataDir, sha256).length).toBeGreaterThan(0)
+          expect(filesContaining(dataDir, secret)).toEqual([])
+          expect(filesContaining(dataDir, secret.slice(4))).toEqual([])
+        }
 
-      const revoked = yield* adminJson(["tokens", "revoke", tokenId])
-      expect(revoked.code).toBe(0)
-      expect(revoked.body).toMatchObject({ id: tokenId, status: "revoked", revokedAt: expect.any(String) })
-      expect(JSON.stringify(revoked.body)).not.toContain(secret.slice(4, -4))
+        const revoked = yield* adminJson(["tokens", "revoke", tokenId])
+        expect(revoked.code).toBe(0)
+        expect(revoked.body).toMatchObject({ id: tokenId, status: "revoked", revokedAt: expect.any(String) })
+        expect(JSON.stringify(revoked.body)).not.toContain(secret.slice(4, -4))
 
-      const again = yield* adminJson(["tokens", "revoke", tokenId])
-      expect(again.code).toBe(0)
-      expect(again.body).toMatchObject({ id: tokenId, status: "revoked", revokedAt: revoked.body.revokedAt })
-      for (const run of [revoked, again]) expect(run.stderr).not.toContain(secret)
+        const again = yield* adminJson(["tokens", "revoke", tokenId])
+        expect(again.code).toBe(0)
+        expect(again.body).toMatchObject({ id: tokenId, status: "revoked", revokedAt: revoked.body.revokedAt })
+        for (const run of [revoked, again]) expect(run.stderr).not.toContain(secret)
 
-      expectJsonError(yield* adminJson(["tokens", "revoke", "tok_doesnotexist"]), "not_found")
-    }), TIMEOUT)
+        expectJsonError(yield* adminJson(["tokens", "revoke", "tok_doesnotexist"]), "not_found")
+      }),
+    TIMEOUT
+  )
 
   it.live("tokens mint validates permissions, projects and the account", () =>
     Effect.gen(function*() {

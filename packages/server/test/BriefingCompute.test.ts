@@ -1,30 +1,52 @@
 /** The briefing's pure part: priorities by severity then money at stake, bad news first, key figures vs usual. */
 import { describe, expect, it } from "@effect/vitest"
+import type { ProjectId } from "@sitehealth/domain/Common"
 import type { Signal } from "@sitehealth/domain/Projects"
 import { briefing } from "../src/metrics/Briefing.ts"
-import { health } from "../src/metrics/Health.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
+import { health } from "../src/metrics/Health.ts"
 import { plantedTraffic, revenue, TODAY, YESTERDAY } from "./fixtures/signals.ts"
-import type { ProjectId } from "@sitehealth/domain/Common"
 
 const PRJ_X = "prj_x" as ProjectId
 
 const NOW = "2026-11-20T07:00:00.000Z"
-const sig = (id: string, severity: Signal["severity"], money: number | null, kind = "mrr_decline", detectedAt = NOW): Signal => ({
-  id, dimension: "revenue", severity, kind, subject: null, title: `${id} title`, detail: "", metric: "m", day: YESTERDAY,
-  actual: null, expected: null, change: null, moneyAtStake: money === null ? null : { amount: money, currency: "USD" },
-  detectedAt, lastSeenAt: NOW, active: true, resolvedAt: null
+const sig = (
+  id: string,
+  severity: Signal["severity"],
+  money: number | null,
+  kind = "mrr_decline",
+  detectedAt = NOW
+): Signal => ({
+  id,
+  dimension: "revenue",
+  severity,
+  kind,
+  subject: null,
+  title: `${id} title`,
+  detail: "",
+  metric: "m",
+  day: YESTERDAY,
+  actual: null,
+  expected: null,
+  change: null,
+  moneyAtStake: money === null ? null : { amount: money, currency: "USD" },
+  detectedAt,
+  lastSeenAt: NOW,
+  active: true,
+  resolvedAt: null
 })
 
 describe("briefing", () => {
   const series = {
     traffic: plantedTraffic(30),
     // MRR 50 000 until 11-12, 45 000 from 11-13; 2 000 net revenue on Thursdays, 1 000 other days; 1 new customer yesterday.
-    revenue: eachDay("2026-09-20", YESTERDAY).map((d) => revenue(d, {
-      mrrMinor: d <= "2026-11-12" ? 50_000 : 45_000,
-      grossMinor: new Date(`${d}T00:00:00Z`).getUTCDay() === 4 ? 2_000 : 1_000,
-      ...(d === YESTERDAY ? { newCustomers: 1, refundsMinor: 500 } : {})
-    })),
+    revenue: eachDay("2026-09-20", YESTERDAY).map((d) =>
+      revenue(d, {
+        mrrMinor: d <= "2026-11-12" ? 50_000 : 45_000,
+        grossMinor: new Date(`${d}T00:00:00Z`).getUTCDay() === 4 ? 2_000 : 1_000,
+        ...(d === YESTERDAY ? { newCustomers: 1, refundsMinor: 500 } : {})
+      })
+    ),
     search: [],
     expenses: []
   }
@@ -32,7 +54,12 @@ describe("briefing", () => {
 
   it("ranks priorities by severity, then money at stake (unknown last), and leads with the worst", () => {
     const b = briefing({
-      projectId: PRJ_X, today: TODAY, now: NOW, currency: "USD", series, health: h,
+      projectId: PRJ_X,
+      today: TODAY,
+      now: NOW,
+      currency: "USD",
+      series,
+      health: h,
       signals: [
         sig("sig_info", "info", 1_000_000, "anomaly_spike"),
         sig("sig_warnSmall", "warning", 100),
@@ -42,11 +69,27 @@ describe("briefing", () => {
       ]
     })
     expect(b.priorities.map((p) => [p.rank, p.signalId])).toEqual([
-      [1, "sig_critBig"], [2, "sig_critNull"], [3, "sig_warnBig"], [4, "sig_warnSmall"], [5, "sig_info"]
+      [1, "sig_critBig"],
+      [2, "sig_critNull"],
+      [3, "sig_warnBig"],
+      [4, "sig_warnSmall"],
+      [5, "sig_info"]
     ])
-    expect(b.priorities[0].action).toBe("Turn on payment retries and dunning emails, and ask affected customers to update their card.")
+    expect(b.priorities[0].action).toBe(
+      "Turn on payment retries and dunning emails, and ask affected customers to update their card."
+    )
     expect(b.priorities[0].moneyAtStake).toEqual({ amount: 5_000, currency: "USD" })
-    expect(b.headline).toBe(`sig_critBig title and 3 more issues; health ${h.score}/100 (${{ healthy: "healthy", watch: "worth watching", at_risk: "at risk", critical: "critical", no_data: "no data yet" }[h.status]}).`)
+    expect(b.headline).toBe(
+      `sig_critBig title and 3 more issues; health ${h.score}/100 (${
+        {
+          healthy: "healthy",
+          watch: "worth watching",
+          at_risk: "at risk",
+          critical: "critical",
+          no_data: "no data yet"
+        }[h.status]
+      }).`
+    )
     // What changed: active signals first seen in the last 24 h (sig_warnBig is ten days old).
     expect(b.whatChanged.map((s) => s.id)).toEqual(["sig_critBig", "sig_critNull", "sig_warnSmall", "sig_info"])
   })
@@ -62,6 +105,10 @@ describe("briefing", () => {
     // MRR at 11-19 45 000; at 11-12, 11-05, 10-29, 10-22: 50 000 ×4 → usual 50 000, change −0.1
     expect(b.yesterday.mrr).toEqual({ value: 45_000, usual: 50_000, change: -0.1 })
     expect(b.priorities).toEqual([])
-    expect(b.headline).toBe(`All quiet: health ${h.score}/100 (${h.status === "watch" ? "worth watching" : h.status.replace("_", " ")}), nothing unusual yesterday.`)
+    expect(b.headline).toBe(
+      `All quiet: health ${h.score}/100 (${
+        h.status === "watch" ? "worth watching" : h.status.replace("_", " ")
+      }), nothing unusual yesterday.`
+    )
   })
 })

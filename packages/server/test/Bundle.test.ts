@@ -5,13 +5,13 @@
  * launcher; the memory it saves is measured by `npm run bench` (docs/benchmarks.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { loadedAtStart } from "@sitehealth/cli/bundle"
 import type { Metafile } from "esbuild"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { isFresh } from "../bin/launch.js"
-import { loadedAtStart } from "@sitehealth/cli/bundle"
 import { buildServer } from "../scripts/build.ts"
 
 let outdir: string
@@ -40,7 +40,9 @@ describe("the server's bundle", () => {
   it("loads the Redis client, nodemailer and the MCP SDK only on first use", () => {
     for (const name of ["server", "worker"]) {
       const atStart = inputsAtStart(name)
-      for (const lazy of ["node_modules/@redis/", "node_modules/nodemailer/", "node_modules/@modelcontextprotocol/sdk/"]) {
+      for (
+        const lazy of ["node_modules/@redis/", "node_modules/nodemailer/", "node_modules/@modelcontextprotocol/sdk/"]
+      ) {
         expect(atStart.filter((i) => i.includes(lazy)), `${name}: ${lazy}`).toEqual([])
       }
     }

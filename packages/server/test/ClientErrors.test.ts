@@ -2,9 +2,9 @@
  * Requests Node's HTTP parser refuses never reach the app: without the clientError hook Node answers them
  * with a bare status line. Sent here as raw bytes over a socket, the way a broken client would.
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createServer, type Server } from "node:http"
 import * as Net from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { answerClientErrors } from "../src/http/ClientErrors.ts"
 
 let server: Server
@@ -37,7 +37,9 @@ const sendRaw = (bytes: string) =>
 const parse = (raw: string) => {
   const [head = "", body = ""] = raw.split("\r\n\r\n")
   const [statusLine = "", ...headerLines] = head.split("\r\n")
-  const headers = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]))
+  const headers = Object.fromEntries(
+    headerLines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()])
+  )
   return { statusLine, headers, body }
 }
 
@@ -49,7 +51,9 @@ describe("Node's parser refusals are answered in the envelope", () => {
     expect(statusLine).toBe("HTTP/1.1 431 Request Header Fields Too Large")
     expect(headers["content-type"]).toBe("application/json")
     expect(Number(headers["content-length"])).toBe(Buffer.byteLength(body))
-    expect(body).toBe('{"status":"error","error":{"code":431,"message":"Request headers are too large","type":"headers_too_large"}}')
+    expect(body).toBe(
+      "{\"status\":\"error\",\"error\":{\"code\":431,\"message\":\"Request headers are too large\",\"type\":\"headers_too_large\"}}"
+    )
     expect(served).toBe(before)
   })
 

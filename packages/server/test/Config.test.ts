@@ -17,11 +17,14 @@ describe("SITEHEALTH_WORKER", () => {
     expect(readConfig({ SITEHEALTH_WORKER: value }).worker).toBe(false)
   })
 
-  it.each(["2", "disabled", "of", "n", "-1"])("%j is refused at start-up with the accepted values, not read as on or off", (value) => {
-    expect(() => readConfig({ SITEHEALTH_WORKER: value })).toThrow(
-      `SITEHEALTH_WORKER must be one of 1, on, true, yes (run the background worker in this process) or 0, off, false, no (leave it to \`npm run worker\`), got "${value}"`
-    )
-  })
+  it.each(["2", "disabled", "of", "n", "-1"])(
+    "%j is refused at start-up with the accepted values, not read as on or off",
+    (value) => {
+      expect(() => readConfig({ SITEHEALTH_WORKER: value })).toThrow(
+        `SITEHEALTH_WORKER must be one of 1, on, true, yes (run the background worker in this process) or 0, off, false, no (leave it to \`npm run worker\`), got "${value}"`
+      )
+    }
+  )
 })
 
 describe("graceful shutdown bounds", () => {
@@ -54,9 +57,12 @@ describe("SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS", () => {
     expect(readConfig({ SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS: value }).embeddedPgSharedBuffers).toBe(value)
   })
 
-  it.each(["512", "0MB", "1.5GB", "lots", "512mb"])("%j is refused at start-up, naming the variable and the form", (value) => {
-    expect(() => readConfig({ SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS: value })).toThrow(
-      `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${value}"`
-    )
-  })
+  it.each(["512", "0MB", "1.5GB", "lots", "512mb"])(
+    "%j is refused at start-up, naming the variable and the form",
+    (value) => {
+      expect(() => readConfig({ SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS: value })).toThrow(
+        `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${value}"`
+      )
+    }
+  )
 })

@@ -37,8 +37,8 @@ describe("one start-up error for every bad variable", () => {
     Effect.gen(function*() {
       const error = yield* failureOf({ PORT: "eighty", LOG_FORMAT: "text" })
       expect(error.problems).toEqual([
-        'PORT must be an integer between 0 and 65535, got "eighty"',
-        'LOG_FORMAT must be json or pretty, got "text"'
+        "PORT must be an integer between 0 and 65535, got \"eighty\"",
+        "LOG_FORMAT must be json or pretty, got \"text\""
       ])
       expect(error.message).toContain("PORT must be")
       expect(error.message).toContain("LOG_FORMAT must be")
@@ -77,7 +77,9 @@ describe("one start-up error for every bad variable", () => {
       })
       expect(error.problems).toHaveLength(4)
       const text = [error.message, String(error), JSON.stringify(error)].join("\n")
-      for (const secret of [DB_PASSWORD, REDIS_PASSWORD, METRICS_SECRET, SHORT_KEY, OTEL_KEY]) expect(text).not.toContain(secret)
+      for (const secret of [DB_PASSWORD, REDIS_PASSWORD, METRICS_SECRET, SHORT_KEY, OTEL_KEY]) {
+        expect(text).not.toContain(secret)
+      }
     }))
 })
 
@@ -128,10 +130,12 @@ describe("secrets are Redacted once read", () => {
 })
 
 describe("the entry points", () => {
-  for (const [name, entry, prefix] of [
-    ["npm start", "packages/server/bin/server.js", "sitehealth:"],
-    ["npm run worker", "packages/server/bin/worker.js", "sitehealth worker:"]
-  ] as const) {
+  for (
+    const [name, entry, prefix] of [
+      ["npm start", "packages/server/bin/server.js", "sitehealth:"],
+      ["npm run worker", "packages/server/bin/worker.js", "sitehealth worker:"]
+    ] as const
+  ) {
     it(`${name} stops with exit code 1 and one line per bad variable, no stack trace and no secret`, () => {
       const result = spawnSync(process.execPath, [Path.join(ROOT, entry)], {
         cwd: ROOT,

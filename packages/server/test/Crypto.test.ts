@@ -27,7 +27,12 @@ describe("credentials cipher", () => {
       const stored = makeCipher(KEY).encrypt(creds)
       const tampered = new Uint8Array(stored)
       tampered[14] ^= 1
-      for (const [cipher, bytes] of [[makeCipher(new Uint8Array(32)), stored], [makeCipher(KEY), tampered], [makeCipher(KEY), stored.slice(0, 20)]] as const) {
+      for (
+        const [cipher, bytes] of [[makeCipher(new Uint8Array(32)), stored], [makeCipher(KEY), tampered], [
+          makeCipher(KEY),
+          stored.slice(0, 20)
+        ]] as const
+      ) {
         const r = yield* Effect.result(cipher.decrypt(bytes))
         expect(r._tag).toBe("Failure")
         const message = (r as any).failure.message as string
@@ -44,7 +49,9 @@ describe("secret key", () => {
     expect(parseSecretKey(Buffer.from(KEY).toString("base64"))).toEqual(KEY)
     expect(parseSecretKey(Buffer.from(KEY).toString("base64url"))).toEqual(KEY)
     for (const bad of ["", "short", hex.slice(2), Buffer.alloc(16).toString("base64"), "x".repeat(64)]) {
-      expect(() => parseSecretKey(bad)).toThrow(/must be 32 bytes as base64 \(44 characters\) or hex \(64 digits\); generate one with: openssl rand -base64 32/)
+      expect(() => parseSecretKey(bad)).toThrow(
+        /must be 32 bytes as base64 \(44 characters\) or hex \(64 digits\); generate one with: openssl rand -base64 32/
+      )
     }
   })
 
@@ -59,7 +66,9 @@ describe("secret key", () => {
       // The environment wins over the file.
       expect(resolveSecretKey({ secretKey: Buffer.from(KEY).toString("hex"), databaseUrl: null, dataDir })).toEqual(KEY)
       Fs.writeFileSync(file, "garbage\n")
-      expect(() => resolveSecretKey({ secretKey: null, databaseUrl: null, dataDir })).toThrow(/secret-key does not hold a valid key/)
+      expect(() => resolveSecretKey({ secretKey: null, databaseUrl: null, dataDir })).toThrow(
+        /secret-key does not hold a valid key/
+      )
     } finally {
       Fs.rmSync(dataDir, { recursive: true, force: true })
     }
@@ -68,6 +77,12 @@ describe("secret key", () => {
   it("an external database without SITEHEALTH_SECRET_KEY is a clear start-up error", () => {
     expect(() => resolveSecretKey({ secretKey: null, databaseUrl: "postgres://db/x", dataDir: "/nonexistent" }))
       .toThrow(/SITEHEALTH_SECRET_KEY is not set: with an external DATABASE_URL/)
-    expect(resolveSecretKey({ secretKey: Buffer.from(KEY).toString("base64"), databaseUrl: "postgres://db/x", dataDir: "/nonexistent" })).toEqual(KEY)
+    expect(
+      resolveSecretKey({
+        secretKey: Buffer.from(KEY).toString("base64"),
+        databaseUrl: "postgres://db/x",
+        dataDir: "/nonexistent"
+      })
+    ).toEqual(KEY)
   })
 })

@@ -17,9 +17,13 @@ describe("dashboard settings", () => {
   })
 
   it("PUBLIC_URL is kept as its origin", () => {
-    expect(readConfig({ PUBLIC_URL: "https://health.example.com/some/path/" }).publicUrl).toBe("https://health.example.com")
+    expect(readConfig({ PUBLIC_URL: "https://health.example.com/some/path/" }).publicUrl).toBe(
+      "https://health.example.com"
+    )
     expect(() => readConfig({ PUBLIC_URL: "health.example.com" })).toThrow(/PUBLIC_URL must be an http or https URL/)
-    expect(() => readConfig({ PUBLIC_URL: "ftp://health.example.com" })).toThrow(/PUBLIC_URL must be an http or https URL/)
+    expect(() => readConfig({ PUBLIC_URL: "ftp://health.example.com" })).toThrow(
+      /PUBLIC_URL must be an http or https URL/
+    )
   })
 
   it("SMTP_URL and SITEHEALTH_SIGNING_KEY are redacted and checked without echoing their value", () => {
@@ -45,7 +49,11 @@ describe("dashboard settings", () => {
       SITEHEALTH_SESSION_MAX_HOURS: "8",
       SITEHEALTH_SESSION_REMEMBER_DAYS: "30"
     })).toMatchObject({ sessionIdleMinutes: 15, sessionMaxHours: 8, sessionRememberDays: 30 })
-    expect(() => readConfig({ SITEHEALTH_SESSION_MAX_HOURS: "0" })).toThrow(/SITEHEALTH_SESSION_MAX_HOURS must be an integer/)
-    expect(() => readConfig({ SITEHEALTH_SESSION_IDLE_MINUTES: "0" })).toThrow(/SITEHEALTH_SESSION_IDLE_MINUTES must be an integer/)
+    expect(() => readConfig({ SITEHEALTH_SESSION_MAX_HOURS: "0" })).toThrow(
+      /SITEHEALTH_SESSION_MAX_HOURS must be an integer/
+    )
+    expect(() => readConfig({ SITEHEALTH_SESSION_IDLE_MINUTES: "0" })).toThrow(
+      /SITEHEALTH_SESSION_IDLE_MINUTES must be an integer/
+    )
   })
 })

@@ -2,8 +2,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import * as Net from "node:net"
-import { AppConfig, readConfig } from "../src/platform/Config.ts"
 import { Mailer } from "../src/dashboard/Mailer.ts"
+import { AppConfig, readConfig } from "../src/platform/Config.ts"
 
 describe("Mailer", () => {
   it.effect("SMTP_URL unset: the message goes to the log, not to a server", () =>
@@ -12,7 +12,11 @@ describe("Mailer", () => {
       const capture = Logger.make(({ message }) => void lines.push(JSON.stringify(message)))
       yield* Effect.gen(function*() {
         const mailer = yield* Mailer
-        yield* mailer.send({ to: "owner@example.test", subject: "Verify", text: "http://localhost/verify-email?token=abc.def" })
+        yield* mailer.send({
+          to: "owner@example.test",
+          subject: "Verify",
+          text: "http://localhost/verify-email?token=abc.def"
+        })
       }).pipe(
         Effect.provide(Mailer.layer),
         Effect.provide(AppConfig.layer(readConfig({}))),

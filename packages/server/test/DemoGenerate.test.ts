@@ -4,7 +4,7 @@
  * end to end in contract/Demo.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { generateDemoProject, demoFxRates, DEMO_HISTORY_DAYS } from "../src/demo/Generate.ts"
+import { DEMO_HISTORY_DAYS, demoFxRates, generateDemoProject } from "../src/demo/Generate.ts"
 import { DEMO_PROJECTS, type DemoProjectSpec } from "../src/demo/Profiles.ts"
 import { apportion } from "../src/demo/Random.ts"
 import { SEARCH_LAG_DAYS } from "../src/demo/Search.ts"
@@ -46,7 +46,9 @@ describe("generateDemoProject", () => {
       expect(new Set(days).size).toBe(DEMO_HISTORY_DAYS)
       for (const h of d.traffic.hours!) expect(Date.parse(h.hour)).toBeLessThan(NOW.getTime())
       for (const c of d.payments.charges) expect(Date.parse(c.at)).toBeLessThan(NOW.getTime())
-      for (const v of d.payments.subscriptionVersions) expect(Date.parse(v.validFrom)).toBeLessThanOrEqual(NOW.getTime())
+      for (const v of d.payments.subscriptionVersions) {
+        expect(Date.parse(v.validFrom)).toBeLessThanOrEqual(NOW.getTime())
+      }
     }
   })
 
@@ -78,7 +80,8 @@ describe("generateDemoProject", () => {
 
   it("a DST day has 23 or 25 hours (Europe/Berlin, 2026-03-29 and 2026-10-25)", () => {
     const d = data("acme")
-    const hoursOn = (day: string) => d.traffic.hours!.filter((h) => localTimeIn("Europe/Berlin", Date.parse(h.hour)).day === day).length
+    const hoursOn = (day: string) =>
+      d.traffic.hours!.filter((h) => localTimeIn("Europe/Berlin", Date.parse(h.hour)).day === day).length
     expect(hoursOn("2026-03-29")).toBe(23)
     expect(hoursOn("2026-10-25")).toBe(25)
     expect(hoursOn("2026-06-10")).toBe(24)
@@ -131,7 +134,8 @@ describe("generateDemoProject", () => {
     const cancelDays = d.payments.subscriptionVersions
       .filter((v) => v.status === "canceled" && v.cancelReason !== null && v.cancelReason !== "payment_failed")
       .map((v) => localTimeIn(tz, Date.parse(v.validFrom)).day)
-    const inRange = (from: number, to: number) => cancelDays.filter((x) => x >= addDays(d.today, -from) && x <= addDays(d.today, -to)).length
+    const inRange = (from: number, to: number) =>
+      cancelDays.filter((x) => x >= addDays(d.today, -from) && x <= addDays(d.today, -to)).length
     const spike = inRange(28, 8) / 21
     const before = inRange(120, 29) / 92
     expect(spike).toBeGreaterThan(3 * before)
@@ -144,7 +148,11 @@ describe("generateDemoProject", () => {
     const sameWeekdays = [7, 14, 21, 28].map((k) => days.at(-2 - k)!.visitors)
     expect(yesterday.visitors).toBeLessThan(0.6 * median(sameWeekdays))
     const google = (from: number, to: number) =>
-      sum(d.traffic.sources!.filter((s) => s.source === "Google" && s.day >= addDays(d.today, -from) && s.day <= addDays(d.today, -to)).map((s) => s.sessions))
+      sum(
+        d.traffic.sources!.filter((s) =>
+          s.source === "Google" && s.day >= addDays(d.today, -from) && s.day <= addDays(d.today, -to)
+        ).map((s) => s.sessions)
+      )
     expect(google(9, 3)).toBeLessThan(0.5 * google(23, 17))
   })
 
@@ -152,7 +160,9 @@ describe("generateDemoProject", () => {
     const d = data("acme")
     const q = spec("acme").search.queries[0].query
     const pos = (from: number, to: number) => {
-      const rows = d.search.queries!.filter((r) => r.query === q && r.day >= addDays(d.today, -from) && r.day <= addDays(d.today, -to))
+      const rows = d.search.queries!.filter((r) =>
+        r.query === q && r.day >= addDays(d.today, -from) && r.day <= addDays(d.today, -to)
+      )
       return sum(rows.map((r) => r.positionWeighted)) / sum(rows.map((r) => r.impressions))
     }
     expect(pos(40, 20)).toBeLessThan(3.5)
@@ -191,9 +201,13 @@ describe("a demo anchored at its epoch (the live demo: demo/Feeds.ts)", () => {
     // Payments of whole days keep their ids and amounts.
     const dayEnd = Date.parse(`${addDays(earlier.today, 0)}T00:00:00Z`) - 86_400_000
     const laterCharges = byId(later.payments.charges)
-    for (const c of earlier.payments.charges.filter((c) => Date.parse(c.at) < dayEnd)) expect(laterCharges.get(c.id)).toEqual(c)
+    for (const c of earlier.payments.charges.filter((c) => Date.parse(c.at) < dayEnd)) {
+      expect(laterCharges.get(c.id)).toEqual(c)
+    }
     const laterCustomers = byId(later.payments.customers)
-    for (const c of earlier.payments.customers.filter((c) => Date.parse(c.createdAt) < dayEnd)) expect(laterCustomers.get(c.id)).toEqual(c)
+    for (const c of earlier.payments.customers.filter((c) => Date.parse(c.createdAt) < dayEnd)) {
+      expect(laterCustomers.get(c.id)).toEqual(c)
+    }
   })
 
   it("with the epoch at now, is the data the first start seeds", () => {

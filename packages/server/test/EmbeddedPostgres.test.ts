@@ -3,12 +3,12 @@
  * mode-700 directory, like /root or a `mktemp -d`) is refused with a message that says what to do, instead
  * of an unhandled spawn error. The cluster runs with the shared buffers it is given (512MB unless told).
  */
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { pgLayer } from "../src/platform/Database.ts"
 import { startEmbeddedPostgres } from "../src/platform/EmbeddedPostgres.ts"
 import { freePort } from "./support/Ports.ts"
@@ -29,14 +29,21 @@ it.skipIf(!root)("as root, a data directory below a mode-700 directory is refuse
 it("the cluster runs with the shared buffers it is given, 512MB by default", async () => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "sitehealth-buffers-"))
   const show = (url: string) =>
-    Effect.runPromise(Effect.scoped(Effect.provide(
-      Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly shared_buffers: string }>`SHOW shared_buffers`),
-      pgLayer(url, { maxConnections: 1 })
-    )).pipe(Effect.orDie))
+    Effect.runPromise(
+      Effect.scoped(Effect.provide(
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ readonly shared_buffers: string }>`SHOW shared_buffers`),
+        pgLayer(url, { maxConnections: 1 })
+      )).pipe(Effect.orDie)
+    )
   try {
     const first = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log: () => {} })
     const byDefault = await show(first.url).finally(first.stop)
-    const second = await startEmbeddedPostgres({ dataDir: dir, port: await freePort(), log: () => {}, sharedBuffers: "144MB" })
+    const second = await startEmbeddedPostgres({
+      dataDir: dir,
+      port: await freePort(),
+      log: () => {},
+      sharedBuffers: "144MB"
+    })
     const given = await show(second.url).finally(second.stop)
     expect([byDefault[0]?.shared_buffers, given[0]?.shared_buffers]).toEqual(["512MB", "144MB"])
   } finally {

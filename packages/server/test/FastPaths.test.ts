@@ -7,15 +7,15 @@
  * compile); dropping or changing its annotation fails this suite, and contract/HotPath.test.ts measures the
  * one statement of every annotated endpoint on PostgreSQL.
  */
-import { describe, expect, it } from "vitest"
-import { HttpApiEndpoint } from "effect/http-api"
 import { endpointsOf, type FastPath, fastPathOf, operationOf, ProjectsApi, ReportsApi } from "@sitehealth/domain/Api"
 import { PERIODS } from "@sitehealth/domain/Common"
-import { answerKeyOf, servedStoredWith } from "../src/access/StoredAnswers.ts"
-import { lookupPlanFor, lookupPlanOf } from "../src/http/Authentication.ts"
-import type { AnswersRepoShape } from "../src/answers/AnswersRepo.ts"
-import type { FreshnessShape } from "../src/recompute/Freshness.ts"
 import { Briefing } from "@sitehealth/domain/Projects"
+import { HttpApiEndpoint } from "effect/http-api"
+import { describe, expect, it } from "vitest"
+import { answerKeyOf, servedStoredWith } from "../src/access/StoredAnswers.ts"
+import type { AnswersRepoShape } from "../src/answers/AnswersRepo.ts"
+import { lookupPlanFor, lookupPlanOf } from "../src/http/Authentication.ts"
+import type { FreshnessShape } from "../src/recompute/Freshness.ts"
 
 const p = ProjectsApi.endpoints
 const r = ReportsApi.endpoints
@@ -43,7 +43,9 @@ describe("fast paths, by reference", () => {
     })
     expect(annotated).toEqual(EXPECTED.map(([endpoint, fastPath]) => [endpoint.identifier, fastPath]))
     // The group's own endpoint object and the composed contract's carry the same annotation.
-    for (const [endpoint, fastPath] of EXPECTED) expect(fastPathOf(endpoint as HttpApiEndpoint.Top), endpoint.identifier).toEqual(fastPath)
+    for (const [endpoint, fastPath] of EXPECTED) {
+      expect(fastPathOf(endpoint as HttpApiEndpoint.Top), endpoint.identifier).toEqual(fastPath)
+    }
   })
 
   it("each annotation is coherent with its endpoint: a project read, but for the projects list", () => {
@@ -76,7 +78,9 @@ describe("fast paths, by reference", () => {
         : "token"
       expect(plan.reads, endpoint.identifier).toBe(expected)
       expect(plan.withHealth, endpoint.identifier).toBe(expected === "project" && fastPath?.preRead === "health")
-      expect(plan.answerKey !== null, endpoint.identifier).toBe(expected === "project" && (fastPath?.storedAnswer ?? null) !== null)
+      expect(plan.answerKey !== null, endpoint.identifier).toBe(
+        expected === "project" && (fastPath?.storedAnswer ?? null) !== null
+      )
     }
     // Served fast as listed above (a read that loses its annotation loses its pre-read here).
     expect(lookupPlanFor(byName(p.listProjects.identifier)).reads).toBe("list")
@@ -113,7 +117,9 @@ describe("fast paths, by reference", () => {
       .toBe(`${signals}?dimension=traffic&severity=high&active=true&limit=5`)
     expect(key(p.listSignals, { active: "true", cursor: "abc" })).toBeNull()
     expect(key(p.listSignals, { active: ["true", "false"] })).toBeNull()
-    for (const endpoint of [p.listProjects, p.getHealth]) expect(answerKeyOf(byName(endpoint.identifier)), endpoint.identifier).toBeNull()
+    for (const endpoint of [p.listProjects, p.getHealth]) {
+      expect(answerKeyOf(byName(endpoint.identifier)), endpoint.identifier).toBeNull()
+    }
   })
 
   it("a handler that serves stored answers for an endpoint that keeps none fails when its group is built", () => {

@@ -11,13 +11,14 @@
  *    misbehaves on demand: the run fails cleanly (transient faults retried, the third attempt final; garbage
  *    final at once), the integration shows the error, and the data and cursor of the last good sync stay.
  */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { type FakePlausible, startFakePlausible } from "@sitehealth/fakes/FakePlausible"
+import { runPostgresOutage } from "@sitehealth/faults/postgres-outage"
 import { Clock, Effect, Layer } from "effect"
 import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
 import { TestClock } from "effect/testing"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { runPostgresOutage } from "@sitehealth/faults/postgres-outage"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
 import { isTransientDatabaseFailure } from "../src/http/RequestErrors.ts"
 import { CredentialsCipher, makeCipher } from "../src/integrations/Crypto.ts"
@@ -25,37 +26,72 @@ import { IntegrationsRepo } from "../src/integrations/IntegrationsRepo.ts"
 import { makePlausibleConnector } from "../src/integrations/plausible/PlausibleConnector.ts"
 import { ProviderHttp } from "../src/integrations/ProviderHttp.ts"
 import { SyncQueue } from "../src/integrations/SyncQueue.ts"
-import { MAX_ATTEMPTS, retryDelayMs, runNextSync } from "../src/worker/SyncRunner.ts"
 import type { SyncRunRecord } from "../src/store/Records.ts"
 import { TrafficRepo } from "../src/traffic/TrafficRepo.ts"
-import { type FakePlausible, startFakePlausible } from "@sitehealth/fakes/FakePlausible"
-import { BERLIN, PLAUSIBLE_DATA, PLAUSIBLE_KEY, PLAUSIBLE_SITE, PLAUSIBLE_STORED_SPAN } from "./fixtures/plausibleFixtures.ts"
-import { START } from "./support/TestApp.ts"
+import { MAX_ATTEMPTS, retryDelayMs, runNextSync } from "../src/worker/SyncRunner.ts"
+import {
+  BERLIN,
+  PLAUSIBLE_DATA,
+  PLAUSIBLE_KEY,
+  PLAUSIBLE_SITE,
+  PLAUSIBLE_STORED_SPAN
+} from "./fixtures/plausibleFixtures.ts"
 import { type Instance, usePrivatePostgres } from "./support/PrivatePostgres.ts"
-import { followRealTimeFrom } from "./support/TestTime.ts"
 import { TEST_KEY } from "./support/SyncFakes.ts"
+import { START } from "./support/TestApp.ts"
+import { followRealTimeFrom } from "./support/TestTime.ts"
 
 describe("which database failures answer 503 (retry) rather than 500", () => {
   const unknown = (code: string | undefined) =>
-    new SqlError({ reason: new UnknownError({ cause: Object.assign(new Error("pg said no"), code === undefined ? {} : { code }), message: "PgConnection: Query failed", operation: "query" }) })
+    new SqlError({
+      reason: new UnknownError({
+        cause: Object.assign(new Error("pg said no"), code === undefined ? {} : { code }),
+        message: "PgConnection: Query failed",
+        operation: "query"
+      })
+    })
   it("a restart's SQLSTATEs (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now) and connection errors are transient", () => {
     // 57P03 is "the database system is shutting down / starting up": seen on every restart (the outage above).
     for (const code of ["57P01", "57P02", "57P03"]) expect(isTransientDatabaseFailure(unknown(code)), code).toBe(true)
-    expect(isTransientDatabaseFailure(new SqlError({ reason: new ConnectionError({ cause: new Error("ECONNREFUSED"), message: "PgConnection: Failed to connect", operation: "connect" }) }))).toBe(true)
+    expect(
+      isTransientDatabaseFailure(
+        new SqlError({
+          reason: new ConnectionError({
+            cause: new Error("ECONNREFUSED"),
+            message: "PgConnection: Failed to connect",
+            operation: "connect"
+          })
+        })
+      )
+    ).toBe(true)
   })
   it("bugs stay 500: another SQLSTATE, no SQLSTATE, or not a SqlError", () => {
-    for (const code of ["57P04", "42P01", "23502", undefined]) expect(isTransientDatabaseFailure(unknown(code)), String(code)).toBe(false)
+    for (const code of ["57P04", "42P01", "23502", undefined]) {
+      expect(isTransientDatabaseFailure(unknown(code)), String(code)).toBe(false)
+    }
     expect(isTransientDatabaseFailure(new Error("57P03"))).toBe(false)
   })
 })
 
 describe("Postgres stopped and restarted under load (scripts/faults/postgres-outage.ts, shortened)", () => {
-  it("503 + Retry-After during the outage, no 500, /readyz red then green, recovers by itself, no acknowledged write lost", async () => {
-    const outcome = await runPostgresOutage({ warmMs: 1_500, outageMs: 3_000, afterMs: 4_000, getLoops: 2, postLoops: 2, pauseMs: 40, log: () => {} })
-    console.log(`faults: ${outcome.fault}: ${JSON.stringify(outcome.figures)}`)
-    expect(outcome.checks.filter((c) => !c.ok)).toEqual([])
-    expect(outcome.checks.length).toBeGreaterThanOrEqual(10)
-  }, 120_000)
+  it(
+    "503 + Retry-After during the outage, no 500, /readyz red then green, recovers by itself, no acknowledged write lost",
+    async () => {
+      const outcome = await runPostgresOutage({
+        warmMs: 1_500,
+        outageMs: 3_000,
+        afterMs: 4_000,
+        getLoops: 2,
+        postLoops: 2,
+        pauseMs: 40,
+        log: () => {}
+      })
+      console.log(`faults: ${outcome.fault}: ${JSON.stringify(outcome.figures)}`)
+      expect(outcome.checks.filter((c) => !c.ok)).toEqual([])
+      expect(outcome.checks.length).toBeGreaterThanOrEqual(10)
+    },
+    120_000
+  )
 })
 
 // ---------------------------------------------------------------------------------------------------------
@@ -123,8 +159,11 @@ const runner = Effect.promise(() =>
   sqlInstance(Layer.mergeAll(
     CredentialsCipher.layer(TEST_KEY),
     ProviderHttp.layer({ timeoutMs: TIMEOUT_MS, maxAttempts: 2, backoffBaseMs: 5, maxWaitMs: 50 })
-  )))
-const connectors = (provider: string) => (provider === "plausible" ? makePlausibleConnector({ historyMonths: 1, pageLimit: 2 }) : undefined)
+  ))
+)
+const connectors = (
+  provider: string
+) => (provider === "plausible" ? makePlausibleConnector({ historyMonths: 1, pageLimit: 2 }) : undefined)
 
 /** Everything the connector stored for the project. */
 const stored = (projectId: string) =>
@@ -135,13 +174,18 @@ const syncedProject = (run: Instance) =>
   Effect.gen(function*() {
     mode = "pass"
     const account = yield* run.provide(createAccount({ name: "Provider faults" }))
-    const project = yield* run.provide(createProject({ accountId: account.id, name: "Shop", domain: PLAUSIBLE_SITE, timezone: BERLIN, currency: "EUR" }))
+    const project = yield* run.provide(
+      createProject({ accountId: account.id, name: "Shop", domain: PLAUSIBLE_SITE, timezone: BERLIN, currency: "EUR" })
+    )
     const at = yield* now
     yield* run.provide(Effect.flatMap(Effect.service(IntegrationsRepo), (r) =>
       r.connect({
-        projectId: project.id, provider: "plausible",
+        projectId: project.id,
+        provider: "plausible",
         credentials: makeCipher(TEST_KEY).encrypt({ api_key: PLAUSIBLE_KEY, site_id: PLAUSIBLE_SITE }),
-        baseUrl: frontUrl, syncIntervalMinutes: null, now: at
+        baseUrl: frontUrl,
+        syncIntervalMinutes: null,
+        now: at
       })))
     yield* request(run, project.id, "full")
     const first = yield* run.provide(runNextSync({ connectors }))
@@ -150,8 +194,11 @@ const syncedProject = (run: Instance) =>
   })
 
 const request = (run: Instance, projectId: string, runMode: "full" | "incremental" = "incremental") =>
-  run.provide(Effect.flatMap(Effect.service(SyncQueue), (q) =>
-    Effect.flatMap(now, (at) => q.request({ projectId, provider: "plausible", mode: runMode, requestedBy: "test", now: at }))))
+  run.provide(
+    Effect.flatMap(Effect.service(SyncQueue), (q) =>
+      Effect.flatMap(now, (at) =>
+        q.request({ projectId, provider: "plausible", mode: runMode, requestedBy: "test", now: at })))
+  )
 
 /** What must not move when a sync fails: the stored rows and the cursor the next run starts from. */
 const lastGood = (run: Instance, projectId: string) =>
@@ -161,7 +208,12 @@ const lastGood = (run: Instance, projectId: string) =>
   }))
 
 const integrationOf = (run: Instance, projectId: string) =>
-  run.provide(Effect.map(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.all(projectId)), (all) => all.find((i) => i.provider === "plausible")!))
+  run.provide(
+    Effect.map(
+      Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.all(projectId)),
+      (all) => all.find((i) => i.provider === "plausible")!
+    )
+  )
 
 /** On a clock following real time from START: a runner, a project synced once, and its last good data and cursor. */
 const syncedWithLastGood = Effect.gen(function*() {
@@ -172,66 +224,85 @@ const syncedWithLastGood = Effect.gen(function*() {
 })
 
 describe("a provider that hangs, stalls or drops the connection", () => {
-  it.effect("each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay", () =>
-    Effect.gen(function*() {
-      const { before, projectId, run } = yield* syncedWithLastGood
-      expect(before.data.days.length).toBeGreaterThan(0)
-      // New data upstream: anything written by a failing run would show.
-      fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
-      const { sync } = yield* request(run, projectId, "full")
+  it.effect(
+    "each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay",
+    () =>
+      Effect.gen(function*() {
+        const { before, projectId, run } = yield* syncedWithLastGood
+        expect(before.data.days.length).toBeGreaterThan(0)
+        // New data upstream: anything written by a failing run would show.
+        fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
+        const { sync } = yield* request(run, projectId, "full")
 
-      const attempts: Array<{ readonly run: SyncRunRecord | null; readonly ms: number; readonly served: ReadonlyArray<Mode> }> = []
-      for (const [n, fault] of (["hang", "stall", "reset"] as const).entries()) {
-        mode = fault
-        served.length = 0
-        const t = Date.now()
-        attempts.push({ run: yield* run.provide(runNextSync({ connectors })), ms: Date.now() - t, served: [...served] })
-        // The retry is due after its delay (1 min, then 2 min).
-        yield* TestClock.adjust(retryDelayMs(n + 1))
-      }
-      mode = "pass"
+        const attempts: Array<
+          { readonly run: SyncRunRecord | null; readonly ms: number; readonly served: ReadonlyArray<Mode> }
+        > = []
+        for (const [n, fault] of (["hang", "stall", "reset"] as const).entries()) {
+          mode = fault
+          served.length = 0
+          const t = Date.now()
+          attempts.push({
+            run: yield* run.provide(runNextSync({ connectors })),
+            ms: Date.now() - t,
+            served: [...served]
+          })
+          // The retry is due after its delay (1 min, then 2 min).
+          yield* TestClock.adjust(retryDelayMs(n + 1))
+        }
+        mode = "pass"
 
-      expect(attempts.map((a) => [a.run?.id, a.run?.status, a.run?.attempts])).toEqual([
-        [sync.id, "queued", 1],
-        [sync.id, "queued", 2],
-        [sync.id, "failed", MAX_ATTEMPTS]
-      ])
-      // Every request of an attempt met the fault; ProviderHttp tried each twice, then gave up.
-      expect(attempts.map((a) => [...new Set(a.served)])).toEqual([["hang"], ["stall"], ["reset"]])
-      expect(attempts[0].run?.error).toMatch(new RegExp(`^No answer from ${frontUrl}/api/v2/query within ${TIMEOUT_MS} ms`))
-      expect(attempts[1].run?.error).toMatch(new RegExp(`within ${TIMEOUT_MS} ms`))
-      expect(attempts[2].run?.error).toMatch(/^Could not reach /)
-      // Bounded: a hung provider costs each attempt its timeouts, not forever.
-      for (const a of attempts.slice(0, 2)) expect(a.ms).toBeLessThan(2 * TIMEOUT_MS + 1_500)
+        expect(attempts.map((a) => [a.run?.id, a.run?.status, a.run?.attempts])).toEqual([
+          [sync.id, "queued", 1],
+          [sync.id, "queued", 2],
+          [sync.id, "failed", MAX_ATTEMPTS]
+        ])
+        // Every request of an attempt met the fault; ProviderHttp tried each twice, then gave up.
+        expect(attempts.map((a) => [...new Set(a.served)])).toEqual([["hang"], ["stall"], ["reset"]])
+        expect(attempts[0].run?.error).toMatch(
+          new RegExp(`^No answer from ${frontUrl}/api/v2/query within ${TIMEOUT_MS} ms`)
+        )
+        expect(attempts[1].run?.error).toMatch(new RegExp(`within ${TIMEOUT_MS} ms`))
+        expect(attempts[2].run?.error).toMatch(/^Could not reach /)
+        // Bounded: a hung provider costs each attempt its timeouts, not forever.
+        for (const a of attempts.slice(0, 2)) expect(a.ms).toBeLessThan(2 * TIMEOUT_MS + 1_500)
 
-      expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: attempts[2].run?.error })
-      expect(yield* lastGood(run, projectId)).toEqual(before)
+        expect(yield* integrationOf(run, projectId)).toMatchObject({
+          status: "error",
+          lastError: attempts[2].run?.error
+        })
+        expect(yield* lastGood(run, projectId)).toEqual(before)
 
-      // The provider is back: the next run succeeds from the kept cursor, and the error clears.
-      yield* request(run, projectId)
-      const recovered = yield* run.provide(runNextSync({ connectors }))
-      expect(recovered?.status, recovered?.error ?? "").toBe("succeeded")
-      expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "connected", lastError: null })
-      fake.data = PLAUSIBLE_DATA()
-    }), 60_000)
+        // The provider is back: the next run succeeds from the kept cursor, and the error clears.
+        yield* request(run, projectId)
+        const recovered = yield* run.provide(runNextSync({ connectors }))
+        expect(recovered?.status, recovered?.error ?? "").toBe("succeeded")
+        expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "connected", lastError: null })
+        fake.data = PLAUSIBLE_DATA()
+      }),
+    60_000
+  )
 })
 
 describe("a provider that answers garbage mid-run", () => {
-  it.effect("fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay", () =>
-    Effect.gen(function*() {
-      const { before, projectId, run } = yield* syncedWithLastGood
-      fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
-      const { sync } = yield* request(run, projectId, "full")
-      // The first pages come back fine, the third is an HTML page with status 200.
-      plan.push("pass", "pass", "garbage")
-      served.length = 0
-      const failed = yield* run.provide(runNextSync({ connectors }))
-      expect(served.slice(0, 3)).toEqual(["pass", "pass", "garbage"])
-      expect([failed?.id, failed?.status, failed?.attempts]).toEqual([sync.id, "failed", 1])
-      expect(failed?.error).toMatch(/answered 200 with a body that is not JSON/)
-      expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: failed?.error })
-      expect(yield* lastGood(run, projectId)).toEqual(before)
-      plan.length = 0
-      fake.data = PLAUSIBLE_DATA()
-    }), 60_000)
+  it.effect(
+    "fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay",
+    () =>
+      Effect.gen(function*() {
+        const { before, projectId, run } = yield* syncedWithLastGood
+        fake.data = { ...PLAUSIBLE_DATA(), days: { ...PLAUSIBLE_DATA().days, "2026-11-19": [99, 99, 99, 0, 0] } }
+        const { sync } = yield* request(run, projectId, "full")
+        // The first pages come back fine, the third is an HTML page with status 200.
+        plan.push("pass", "pass", "garbage")
+        served.length = 0
+        const failed = yield* run.provide(runNextSync({ connectors }))
+        expect(served.slice(0, 3)).toEqual(["pass", "pass", "garbage"])
+        expect([failed?.id, failed?.status, failed?.attempts]).toEqual([sync.id, "failed", 1])
+        expect(failed?.error).toMatch(/answered 200 with a body that is not JSON/)
+        expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "error", lastError: failed?.error })
+        expect(yield* lastGood(run, projectId)).toEqual(before)
+        plan.length = 0
+        fake.data = PLAUSIBLE_DATA()
+      }),
+    60_000
+  )
 })

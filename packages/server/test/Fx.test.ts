@@ -1,6 +1,6 @@
 /** FX conversion, worked out by hand. Rates: 1 base = rate quote, from `day` until the pair's next rate. */
 import { describe, expect, it } from "@effect/vitest"
-import { convertMinor, minorUnitExponent, rateOn, type FxRate } from "../src/fx/Fx.ts"
+import { convertMinor, type FxRate, minorUnitExponent, rateOn } from "../src/fx/Fx.ts"
 
 const RATES: ReadonlyArray<FxRate> = [
   { day: "2026-10-01", base: "EUR", quote: "USD", rate: 1.1 },
@@ -11,7 +11,8 @@ const RATES: ReadonlyArray<FxRate> = [
 
 describe("convertMinor", () => {
   it("knows each currency's minor unit", () => {
-    expect([minorUnitExponent("JPY"), minorUnitExponent("USD"), minorUnitExponent("KWD"), minorUnitExponent("eur")]).toEqual([0, 2, 3, 2])
+    expect([minorUnitExponent("JPY"), minorUnitExponent("USD"), minorUnitExponent("KWD"), minorUnitExponent("eur")])
+      .toEqual([0, 2, 3, 2])
   })
 
   it("uses the latest rate of the pair on or before the day", () => {
@@ -41,9 +42,13 @@ describe("convertMinor", () => {
     expect(convertMinor(-5, "EUR", "USD", "2026-01-01", rates)).toBe(-8) // −7.5 → −8
     expect(convertMinor(3, "EUR", "USD", "2026-01-01", rates)).toBe(5) // 4.5 → 5
     // 1.15 × 100 is 114.99999999999999 in binary floating point; the decimal half still rounds up.
-    expect(convertMinor(100, "EUR", "USD", "2026-01-01", [{ day: "2026-01-01", base: "EUR", quote: "USD", rate: 0.01155 }])).toBe(1)
-    expect(convertMinor(1, "EUR", "USD", "2026-01-01", [{ day: "2026-01-01", base: "EUR", quote: "USD", rate: 1.15 }])).toBe(1)
-    expect(convertMinor(10, "EUR", "USD", "2026-01-01", [{ day: "2026-01-01", base: "EUR", quote: "USD", rate: 1.15 }])).toBe(12) // 11.5 → 12
+    expect(
+      convertMinor(100, "EUR", "USD", "2026-01-01", [{ day: "2026-01-01", base: "EUR", quote: "USD", rate: 0.01155 }])
+    ).toBe(1)
+    expect(convertMinor(1, "EUR", "USD", "2026-01-01", [{ day: "2026-01-01", base: "EUR", quote: "USD", rate: 1.15 }]))
+      .toBe(1)
+    expect(convertMinor(10, "EUR", "USD", "2026-01-01", [{ day: "2026-01-01", base: "EUR", quote: "USD", rate: 1.15 }]))
+      .toBe(12) // 11.5 → 12
   })
 
   it("returns the amount unchanged for the same currency, and null when no rate applies", () => {

@@ -1,8 +1,8 @@
 /** Golden tests of the health score (fixtures/health.ts has the hand arithmetic). */
 import { describe, expect, it } from "@effect/vitest"
+import type { ProjectId } from "@sitehealth/domain/Common"
 import { health } from "../src/metrics/Health.ts"
 import { HEALTH_TODAY, healthSeries } from "./fixtures/health.ts"
-import type { ProjectId } from "@sitehealth/domain/Common"
 
 const input = (series = healthSeries()) => ({
   projectId: "prj_test" as ProjectId,
@@ -26,7 +26,12 @@ describe("health", () => {
     expect(by.revenue.figures).toEqual({ mrr: 104_000, mrrStart: 100_000, mrrGrowth: 0.04, netNewMrr: 4_000 })
     expect(by.retention.score).toBe(45)
     expect(by.retention.figures).toEqual({
-      customersStart: 20, churnedCustomers: 1, logoChurn: 0.05, mrrStart: 100_000, churnedMrr: 6_000, netMrrChurn: 0.06
+      customersStart: 20,
+      churnedCustomers: 1,
+      logoChurn: 0.05,
+      mrrStart: 100_000,
+      churnedMrr: 6_000,
+      netMrrChurn: 0.06
     })
     expect(by.profitability.score).toBe(90)
     expect(by.profitability.figures).toEqual({ netRevenue: 105_000, expenses: 63_000, profit: 42_000, margin: 0.4 })
@@ -58,7 +63,11 @@ describe("health", () => {
 
   it("short history lowers confidence: rows from 2026-10-21 only (30 days before today)", () => {
     const s = healthSeries()
-    const short = { ...s, traffic: s.traffic.filter((r) => r.day >= "2026-10-21"), revenue: s.revenue.filter((r) => r.day >= "2026-10-21") }
+    const short = {
+      ...s,
+      traffic: s.traffic.filter((r) => r.day >= "2026-10-21"),
+      revenue: s.revenue.filter((r) => r.day >= "2026-10-21")
+    }
     const h = health(input(short))
     // history: daysBetween(10-21, 11-20) = 30 → 30/60 = 0.5 for every scored dimension
     expect(h.confidenceFactors.history).toBe(0.5)

@@ -37,7 +37,9 @@ layer(PrivateDb.repos, { timeout: 60_000 })("a keyed unit whose connection drops
   it.effect("ends in its body's failure when the rollback fails too, with no defect beside it", () =>
     Effect.gen(function*() {
       const repo = yield* IdempotencyRepo
-      const exit = yield* Effect.exit(repo.atomically(Effect.andThen(terminateOwnBackend, Effect.fail(new BodyFailed()))))
+      const exit = yield* Effect.exit(
+        repo.atomically(Effect.andThen(terminateOwnBackend, Effect.fail(new BodyFailed())))
+      )
       expect(Exit.isFailure(exit)).toBe(true)
       if (Exit.isSuccess(exit)) return
       expect(exit.cause.reasons.map((r) => r._tag)).toEqual(["Fail"])

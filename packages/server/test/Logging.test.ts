@@ -12,8 +12,14 @@ describe("LOG_FORMAT and LOG_LEVEL", () => {
   })
 
   it("take any accepted value, in any case; warn means warning", () => {
-    expect(readLogSettings({ LOG_FORMAT: "JSON", LOG_LEVEL: "Debug" }, true)).toEqual({ logFormat: "json", logLevel: "debug" })
-    expect(readLogSettings({ LOG_FORMAT: "pretty", LOG_LEVEL: "none" }, false)).toEqual({ logFormat: "pretty", logLevel: "none" })
+    expect(readLogSettings({ LOG_FORMAT: "JSON", LOG_LEVEL: "Debug" }, true)).toEqual({
+      logFormat: "json",
+      logLevel: "debug"
+    })
+    expect(readLogSettings({ LOG_FORMAT: "pretty", LOG_LEVEL: "none" }, false)).toEqual({
+      logFormat: "pretty",
+      logLevel: "none"
+    })
     expect(readLogSettings({ LOG_LEVEL: "warn" }, false).logLevel).toBe("warning")
     for (const level of ["trace", "debug", "info", "warning", "error", "none"]) {
       expect(readLogSettings({ LOG_LEVEL: level }, false).logLevel).toBe(level)
@@ -21,9 +27,9 @@ describe("LOG_FORMAT and LOG_LEVEL", () => {
   })
 
   it("refuse anything else at start-up, naming the accepted values", () => {
-    expect(() => readConfig({ LOG_FORMAT: "text" })).toThrow('LOG_FORMAT must be json or pretty, got "text"')
+    expect(() => readConfig({ LOG_FORMAT: "text" })).toThrow("LOG_FORMAT must be json or pretty, got \"text\"")
     expect(() => readConfig({ LOG_LEVEL: "verbose" })).toThrow(
-      'LOG_LEVEL must be one of trace, debug, info, warning, error, none, got "verbose"'
+      "LOG_LEVEL must be one of trace, debug, info, warning, error, none, got \"verbose\""
     )
   })
 })
@@ -31,7 +37,9 @@ describe("LOG_FORMAT and LOG_LEVEL", () => {
 describe("METRICS_TOKEN", () => {
   it("is null when unset, the value when set", () => {
     expect(readConfig({}).metricsToken).toBeNull()
-    expect(Redacted.value(readConfig({ METRICS_TOKEN: "0123456789abcdef0123" }).metricsToken!)).toBe("0123456789abcdef0123")
+    expect(Redacted.value(readConfig({ METRICS_TOKEN: "0123456789abcdef0123" }).metricsToken!)).toBe(
+      "0123456789abcdef0123"
+    )
   })
 
   it("refuses a short or spaced token without repeating it", () => {
@@ -62,7 +70,8 @@ const stdoutOf = (settings: Parameters<typeof loggingLayer>[0], effect: Effect.E
       console.log = (...args: Array<unknown>) => void written.push(args.map(String).join(" ") + "\n")
       return { written, restore: () => ((process.stdout.write = original), (console.log = originalLog)) }
     }),
-    ({ written }) => Effect.provide(effect, loggingLayer(settings)).pipe(Effect.andThen(Effect.sync(flushLogs)), Effect.as(written)),
+    ({ written }) =>
+      Effect.provide(effect, loggingLayer(settings)).pipe(Effect.andThen(Effect.sync(flushLogs)), Effect.as(written)),
     ({ restore }) => Effect.sync(restore)
   ).pipe(Effect.map((written) => written.join("")))
 
@@ -73,14 +82,34 @@ describe("json logs", () => {
     Effect.gen(function*() {
       const out = yield* stdoutOf(
         { logFormat: "json", logLevel: "info" },
-        Effect.andThen(Effect.logInfo(line), Effect.logInfo(new RequestLine("req-2", "GET", "/healthz", 200, 0.3, null, null)))
+        Effect.andThen(
+          Effect.logInfo(line),
+          Effect.logInfo(new RequestLine("req-2", "GET", "/healthz", 200, 0.3, null, null))
+        )
       )
       const [first, second] = out.trim().split("\n").map((l) => JSON.parse(l))
       expect(first).toEqual({
-        time: expect.any(String), level: "info", msg: "request", requestId: "req-1", method: "GET",
-        route: "/api/v1/projects/:id/health", status: 200, durationMs: 4.12, tokenId: "tok_abc", projectId: "prj_def"
+        time: expect.any(String),
+        level: "info",
+        msg: "request",
+        requestId: "req-1",
+        method: "GET",
+        route: "/api/v1/projects/:id/health",
+        status: 200,
+        durationMs: 4.12,
+        tokenId: "tok_abc",
+        projectId: "prj_def"
       })
-      expect(Object.keys(second)).toEqual(["time", "level", "msg", "requestId", "method", "route", "status", "durationMs"])
+      expect(Object.keys(second)).toEqual([
+        "time",
+        "level",
+        "msg",
+        "requestId",
+        "method",
+        "route",
+        "status",
+        "durationMs"
+      ])
     }))
 
   it.live("write any other message as one line with its annotations and cause, core keys kept", () =>
@@ -93,12 +122,20 @@ describe("json logs", () => {
       )
       expect(out.endsWith("\n")).toBe(true)
       expect(out.trim().split("\n")).toHaveLength(1)
-      expect(JSON.parse(out)).toEqual({ time: expect.any(String), level: "error", msg: "sync failed for 3 runs", provider: "stripe" })
+      expect(JSON.parse(out)).toEqual({
+        time: expect.any(String),
+        level: "error",
+        msg: "sync failed for 3 runs",
+        provider: "stripe"
+      })
     }))
 
   it.live("honour LOG_LEVEL: below it nothing is written, request lines included; none silences everything", () =>
     Effect.gen(function*() {
-      const all = Effect.andThen(Effect.logInfo(line), Effect.andThen(Effect.logWarning("careful"), Effect.logError("broken")))
+      const all = Effect.andThen(
+        Effect.logInfo(line),
+        Effect.andThen(Effect.logWarning("careful"), Effect.logError("broken"))
+      )
       const warning = yield* stdoutOf({ logFormat: "json", logLevel: "warning" }, all)
       expect(warning.trim().split("\n").map((l) => JSON.parse(l).level)).toEqual(["warn", "error"])
       expect(yield* stdoutOf({ logFormat: "json", logLevel: "none" }, all)).toBe("")
@@ -114,7 +151,9 @@ describe("pretty logs", () => {
         "[09:05:07.042] INFO GET /api/v1/projects/:id/health 200 4.12ms req=req-1 token=tok_abc project=prj_def"
       )
       const out = yield* stdoutOf({ logFormat: "pretty", logLevel: "info" }, Effect.logInfo(line))
-      expect(out).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO GET \/api\/v1\/projects\/:id\/health 200 4\.12ms req=req-1 token=tok_abc project=prj_def\n$/)
+      expect(out).toMatch(
+        /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO GET \/api\/v1\/projects\/:id\/health 200 4\.12ms req=req-1 token=tok_abc project=prj_def\n$/
+      )
     }))
 
   it.live("leave other messages to Effect's pretty logger", () =>

@@ -4,15 +4,15 @@
  * `openapi-typescript` generates from it have no string alternative for a number (no `"Infinity" | "NaN"`,
  * `limit` a number). Both tools run offline on the document the in-process app serves.
  */
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
-import { TestClock } from "effect/testing"
 import openapiTS, { astToString } from "openapi-typescript"
 import { OPENAPI_PATH } from "../src/App.ts"
 import { MemoryRepos } from "../src/Layers.ts"
@@ -71,20 +71,26 @@ const redoclyLint = (file: string) =>
 /** Every schema object in the document, with where it is. */
 const schemasOf = (node: unknown, path = "#"): Array<readonly [string, Record<string, any>]> => {
   if (typeof node !== "object" || node === null) return []
-  const here: Array<readonly [string, Record<string, any>]> = Array.isArray(node) ? [] : [[path, node as Record<string, any>]]
+  const here: Array<readonly [string, Record<string, any>]> = Array.isArray(node)
+    ? []
+    : [[path, node as Record<string, any>]]
   return here.concat(Object.entries(node).flatMap(([key, child]) => schemasOf(child, `${path}/${key}`)))
 }
 
 const isNumeric = (s: unknown) => typeof s === "object" && s !== null && ["number", "integer"].includes((s as any).type)
 
 layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
-  it.effect("passes redocly lint (recommended rules, licence aside) with no error and no warning", () =>
-    Effect.gen(function*() {
-      const { file } = yield* Served
-      const report = yield* redoclyLint(file)
-      expect(report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`)).toEqual([])
-      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })
-    }), 30_000)
+  it.effect(
+    "passes redocly lint (recommended rules, licence aside) with no error and no warning",
+    () =>
+      Effect.gen(function*() {
+        const { file } = yield* Served
+        const report = yield* redoclyLint(file)
+        expect(report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`)).toEqual([])
+        expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })
+      }),
+    30_000
+  )
 
   it.effect("documents no number with a string alternative, and limit as an integer 1–100", () =>
     Effect.gen(function*() {
@@ -111,7 +117,12 @@ layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
       const types = astToString(yield* Effect.promise(() => openapiTS(doc as any)))
       expect(types).not.toMatch(/"(?:-?Infinity|NaN)"/)
       // Each list operation's query parameter, generated from the document.
-      expect([...types.matchAll(/\blimit\?: ([^;]+);/g)].map((m) => m[1])).toEqual(["number", "number", "number", "number"])
+      expect([...types.matchAll(/\blimit\?: ([^;]+);/g)].map((m) => m[1])).toEqual([
+        "number",
+        "number",
+        "number",
+        "number"
+      ])
       // A response figure that used to be `number | "Infinity" | "-Infinity" | "NaN"`.
       expect(types).toMatch(/\bconfidence: number;/)
     }), 30_000)
@@ -122,7 +133,20 @@ layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
       const { h } = yield* Served
       const { secret } = yield* h.newAccount({ projects: 3 })
       const list = (query: string) => h.raw("GET", `/api/v1/projects?${query}`, { token: secret })
-      for (const bad of ["limit=abc", "limit=0", "limit=101", "limit=1e1", "limit=0x10", "limit=%205", "limit=-1", "limit=2.0", "limit=", "limit=1&limit=2"]) {
+      for (
+        const bad of [
+          "limit=abc",
+          "limit=0",
+          "limit=101",
+          "limit=1e1",
+          "limit=0x10",
+          "limit=%205",
+          "limit=-1",
+          "limit=2.0",
+          "limit=",
+          "limit=1&limit=2"
+        ]
+      ) {
         const r = yield* list(bad)
         expect(r.status, `${bad}: ${r.text}`).toBe(400)
         expect(r.json.error.type, bad).toBe("invalid_request")

@@ -4,14 +4,14 @@
  * endpoint without one — added to the contract without it — is refused with 403 `operation_not_allowed`
  * instead of being let through with no permission check.
  */
+import { operationOf, operations, SiteHealthApi } from "@sitehealth/domain/Api"
+import { Authentication } from "@sitehealth/domain/Authentication"
+import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
+import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { Context, Effect, Exit, Layer, Schema, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { describe, expect, it } from "vitest"
-import { operationOf, operations, SiteHealthApi } from "@sitehealth/domain/Api"
-import { Authentication } from "@sitehealth/domain/Authentication"
-import { PERMISSIONS } from "@sitehealth/domain/Permissions"
-import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
 import { createAccount, mintToken } from "../src/accounts/Provisioning.ts"
 import { AccessMiddlewareLive } from "../src/http/Middleware.ts"
 import { RateLimiter } from "../src/http/RateLimiter.ts"
@@ -40,7 +40,9 @@ describe("Operation annotations of SiteHealthApi", () => {
     expect(new Set(cli).size).toBe(cli.length)
     expect(new Set(mcp).size).toBe(mcp.length)
     for (const [name, op] of operations) {
-      if (op.kind === "dashboard_only") expect({ name, cli: op.cli, mcp: op.mcp }).toEqual({ name, cli: null, mcp: null })
+      if (op.kind === "dashboard_only") {
+        expect({ name, cli: op.cli, mcp: op.mcp }).toEqual({ name, cli: null, mcp: null })
+      }
       if (op.mcp !== null) expect(op.mcp, name).toMatch(/^[a-z]+(_[a-z]+)*$/)
     }
   })
@@ -66,7 +68,10 @@ class ProbeGroup extends HttpApiGroup.make("probe").add(
   HttpApiEndpoint.get("unlistedProbe", "/probe", { success: Schema.Struct({ reached: Schema.Boolean }) })
 ) {}
 class ProbeApi extends HttpApi.make("probe").add(ProbeGroup)
-  .middleware(TokenUsage).middleware(ProjectAccess).middleware(Entitlement).middleware(RateLimit).middleware(Authentication) {}
+  .middleware(TokenUsage).middleware(ProjectAccess).middleware(Entitlement).middleware(RateLimit).middleware(
+    Authentication
+  )
+{}
 
 describe("deny by default", () => {
   it("an endpoint without an Operation annotation answers 403 operation_not_allowed and its handler never runs", async () => {
@@ -74,10 +79,15 @@ describe("deny by default", () => {
     const scope = Effect.runSync(Scope.make())
     // The repositories are built once and shared by the app and the minting below (as test/support/TestApp.ts does).
     const context = await Effect.runPromise(
-      Layer.buildWithScope(Layer.mergeAll(MemoryRepos, RateLimiter.memory(60)), scope) as Effect.Effect<Context.Context<any>>
+      Layer.buildWithScope(Layer.mergeAll(MemoryRepos, RateLimiter.memory(60)), scope) as Effect.Effect<
+        Context.Context<any>
+      >
     )
-    const handlers = HttpApiBuilder.group(ProbeApi, "probe", (h) =>
-      h.handle("unlistedProbe", () => Effect.sync(() => (reached++, { reached: true }))))
+    const handlers = HttpApiBuilder.group(
+      ProbeApi,
+      "probe",
+      (h) => h.handle("unlistedProbe", () => Effect.sync(() => (reached++, { reached: true })))
+    )
     const app = HttpApiBuilder.layer(ProbeApi).pipe(
       Layer.provide(handlers),
       Layer.provide(AccessMiddlewareLive),
@@ -93,13 +103,19 @@ describe("deny by default", () => {
         }).pipe(Effect.provideContext(context)) as Effect.Effect<{ secret: string }>
       )
       const get = (token: string | null) =>
-        handler(new Request("http://localhost/probe", token === null ? {} : { headers: { authorization: `Bearer ${token}` } }))
+        handler(
+          new Request("http://localhost/probe", token === null ? {} : { headers: { authorization: `Bearer ${token}` } })
+        )
       // With every permission: refused, and in the envelope.
       const r = await get(secret)
       expect(r.status).toBe(403)
       expect(await r.json()).toEqual({
         status: "error",
-        error: { code: 403, message: "The operation unlistedProbe is not allowed through the API", type: "operation_not_allowed" }
+        error: {
+          code: 403,
+          message: "The operation unlistedProbe is not allowed through the API",
+          type: "operation_not_allowed"
+        }
       })
       // Authentication still comes first: no token is 401, not 403.
       expect((await get(null)).status).toBe(401)

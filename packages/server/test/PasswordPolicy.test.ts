@@ -5,8 +5,8 @@ import { spawnSync } from "node:child_process"
 import {
   commonPasswordCount,
   isCommonPasswordListLoaded,
-  weakPasswordReason,
-  WEAK_PASSWORD_REASONS
+  WEAK_PASSWORD_REASONS,
+  weakPasswordReason
 } from "../src/dashboard/PasswordPolicy.ts"
 
 const MODULE = new URL("../src/dashboard/PasswordPolicy.ts", import.meta.url)
@@ -71,7 +71,15 @@ describe("password policy", () => {
 
   it.effect("accepts passphrases and unrelated strings", () =>
     Effect.gen(function*() {
-      for (const password of ["correct horse battery", "tangerine-mosaic-74-quiet", "jazz#8302!71x", "847362915047", "Ünïcödé wörds ärë fïnë"]) {
+      for (
+        const password of [
+          "correct horse battery",
+          "tangerine-mosaic-74-quiet",
+          "jazz#8302!71x",
+          "847362915047",
+          "Ünïcödé wörds ärë fïnë"
+        ]
+      ) {
         expect([password, yield* weakPasswordReason(password, owner)]).toEqual([password, null])
       }
       // A short local part ("bob") is too common a string to refuse on.
@@ -83,6 +91,8 @@ describe("password policy", () => {
       // "iloveyou" entry: the same letters in upper case, and a password given in NFD that is NFC-equal.
       expect(yield* weakPasswordReason("ILOVEYOU2024!", owner)).toBe(WEAK_PASSWORD_REASONS.commonWithAdditions)
       const nfd = "ja\u0301ne.doe"
-      expect(yield* weakPasswordReason(`my name is ${nfd}`, { email: "j\u00e1ne.doe@example.com" })).toBe(WEAK_PASSWORD_REASONS.email)
+      expect(yield* weakPasswordReason(`my name is ${nfd}`, { email: "j\u00e1ne.doe@example.com" })).toBe(
+        WEAK_PASSWORD_REASONS.email
+      )
     }))
 })

@@ -39,7 +39,10 @@ describe("expense attribution", () => {
     ])
     expect(expensesIn([e], { from: "2026-03-01", to: "2026-03-31" }, "USD")).toBe(6207)
     // Years later, the jump to the window's occurrence lands on the same periods: 2028-03 is k = 25 and 26.
-    expect(expenseShares(e, { from: "2028-03-01", to: "2028-03-31" }).map((s) => s.day)).toEqual(["2028-02-29", "2028-03-31"])
+    expect(expenseShares(e, { from: "2028-03-01", to: "2028-03-31" }).map((s) => s.day)).toEqual([
+      "2028-02-29",
+      "2028-03-31"
+    ])
   })
 
   it("converts another currency with a rate and reports it apart without one", () => {

@@ -5,10 +5,10 @@
  * Retry-After reader and schedule themselves.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { after, backoff, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import { Clock, Duration, Effect, Fiber, Result, Schedule } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { TestClock } from "effect/testing"
-import { after, backoff, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import { makeProviderHttp, type ProviderHttpOptions } from "../src/integrations/ProviderHttp.ts"
 
 type Step = { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> } | "hang"
@@ -21,8 +21,12 @@ const scripted = (steps: Array<Step>, options: Partial<ProviderHttpOptions>) => 
       sent.push(yield* Clock.currentTimeMillis)
       const step = steps.shift() ?? { status: 200, body: "{}" }
       if (step === "hang") return yield* Effect.never
-      return HttpClientResponse.fromWeb(request, new Response(step.body ?? "{}", { status: step.status, headers: step.headers ?? {} }))
-    }))
+      return HttpClientResponse.fromWeb(
+        request,
+        new Response(step.body ?? "{}", { status: step.status, headers: step.headers ?? {} })
+      )
+    })
+  )
   const http = makeProviderHttp(options, client)
   return { sent, get: http.request({ method: "GET", url: "https://api.example/v1/things?key=SECRET" }) }
 }
@@ -40,7 +44,10 @@ const OPTIONS = { timeoutMs: 1_000, maxAttempts: 3, backoffBaseMs: 100, maxWaitM
 describe("ProviderHttp retries", () => {
   it.effect("429 with Retry-After in seconds: the next attempt waits exactly that long", () =>
     Effect.gen(function*() {
-      const { sent, get } = scripted([{ status: 429, headers: { "retry-after": "3" } }, { status: 200, body: "{\"ok\":true}" }], OPTIONS)
+      const { sent, get } = scripted([{ status: 429, headers: { "retry-after": "3" } }, {
+        status: 200,
+        body: "{\"ok\":true}"
+      }], OPTIONS)
       const fiber = yield* Effect.forkChild(get)
       yield* TestClock.adjust("2999 millis")
       expect(sent).toEqual([0])
@@ -52,7 +59,10 @@ describe("ProviderHttp retries", () => {
 
   it.effect("503 with Retry-After as an HTTP date: waits until that date", () =>
     Effect.gen(function*() {
-      const { sent, get } = scripted([{ status: 503, headers: { "retry-after": new Date(4_000).toUTCString() } }], OPTIONS)
+      const { sent, get } = scripted(
+        [{ status: 503, headers: { "retry-after": new Date(4_000).toUTCString() } }],
+        OPTIONS
+      )
       yield* whileClockMoves(get, "10 seconds")
       expect(sent).toEqual([0, 4_000])
     }))
@@ -66,13 +76,19 @@ describe("ProviderHttp retries", () => {
 
   it.effect("5xx without Retry-After: full-jitter backoff within base × 2^(n−1), then `server` after maxAttempts", () =>
     Effect.gen(function*() {
-      const steps: Array<Step> = [0, 1, 2, 3].map(() => ({ status: 502, body: JSON.stringify({ error: { message: "upstream down" } }) }))
+      const steps: Array<Step> = [0, 1, 2, 3].map(() => ({
+        status: 502,
+        body: JSON.stringify({ error: { message: "upstream down" } })
+      }))
       const { sent, get } = scripted(steps, OPTIONS)
       const result = yield* whileClockMoves(Effect.result(get), "1 minute")
       expect(sent).toHaveLength(3)
       expect(sent[1] - sent[0]).toBeLessThanOrEqual(100)
       expect(sent[2] - sent[1]).toBeLessThanOrEqual(200)
-      expect(Result.isFailure(result) && [result.failure.kind, result.failure.message]).toEqual(["server", "https://api.example/v1/things answered 502: upstream down"])
+      expect(Result.isFailure(result) && [result.failure.kind, result.failure.message]).toEqual([
+        "server",
+        "https://api.example/v1/things answered 502: upstream down"
+      ])
     }))
 
   it.effect("no answer within timeoutMs: every attempt times out, then `timeout`", () =>
@@ -92,9 +108,15 @@ describe("ProviderHttp retries", () => {
     }))
 
   /** Google's 403 body: error.errors[].reason says whether it is a rate limit. */
-  const google403 = (reason: string) => JSON.stringify({
-    error: { code: 403, message: `Quota exceeded (${reason})`, errors: [{ domain: "usageLimits", reason, message: "..." }], status: "PERMISSION_DENIED" }
-  })
+  const google403 = (reason: string) =>
+    JSON.stringify({
+      error: {
+        code: 403,
+        message: `Quota exceeded (${reason})`,
+        errors: [{ domain: "usageLimits", reason, message: "..." }],
+        status: "PERMISSION_DENIED"
+      }
+    })
 
   it.effect("Google's 403 rateLimitExceeded / userRateLimitExceeded is retried like a 429 (Retry-After, then backoff), and ends as rate_limited", () =>
     Effect.gen(function*() {
@@ -144,8 +166,13 @@ describe("@sitehealth/domain/RetryAfter", () => {
   it.effect("the schedule: counted retries are bounded, uncounted ones are not; waits are capped", () =>
     Effect.gen(function*() {
       const policy = { retries: 2, backoffBaseMs: 100, maxWaitMs: 1_000, jitter: false }
-      const step = yield* Schedule.toStep(retrySchedule<"rate" | "fail" | "late" | "no">(policy, (input) =>
-        input === "rate" ? after(500, false) : input === "late" ? after(60_000) : input === "no" ? stop : backoff))
+      const step = yield* Schedule.toStep(
+        retrySchedule<"rate" | "fail" | "late" | "no">(
+          policy,
+          (input) =>
+            input === "rate" ? after(500, false) : input === "late" ? after(60_000) : input === "no" ? stop : backoff
+        )
+      )
       const delays: Array<number | "done"> = []
       for (const input of ["rate", "fail", "rate", "late", "fail", "no"] as const) {
         const r = yield* Effect.result(step(0, input))

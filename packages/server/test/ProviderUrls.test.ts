@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit } from "effect"
-import { loadAppConfig } from "../src/platform/Config.ts"
 import { resolveBaseUrl } from "../src/integrations/Connector.ts"
+import { loadAppConfig } from "../src/platform/Config.ts"
 import { SettingsError } from "../src/platform/Settings.ts"
 
 const withEnv = <A, E>(effect: Effect.Effect<A, E>, env: Record<string, string>) =>
@@ -16,19 +16,28 @@ const stripe = { baseUrlEnv: "STRIPE_API_BASE", defaultBaseUrl: "https://api.str
 describe("provider URLs", () => {
   it.effect("a bad one is listed with the other bad variables at start-up", () =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(withEnv(loadAppConfig(false), { PORT: "eighty", STRIPE_API_BASE: "api.stripe.test", GOOGLE_TOKEN_URL: "ftp://tokens.test" }))
+      const exit = yield* Effect.exit(
+        withEnv(loadAppConfig(false), {
+          PORT: "eighty",
+          STRIPE_API_BASE: "api.stripe.test",
+          GOOGLE_TOKEN_URL: "ftp://tokens.test"
+        })
+      )
       expect(Exit.isFailure(exit)).toBe(true)
       const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
       expect(error?._tag === "Fail" && error.error instanceof SettingsError ? error.error.problems : null).toEqual([
-        'PORT must be an integer between 0 and 65535, got "eighty"',
-        'STRIPE_API_BASE must be an absolute http(s) URL, got "api.stripe.test"',
-        'GOOGLE_TOKEN_URL must be an absolute http(s) URL, got "ftp://tokens.test"'
+        "PORT must be an integer between 0 and 65535, got \"eighty\"",
+        "STRIPE_API_BASE must be an absolute http(s) URL, got \"api.stripe.test\"",
+        "GOOGLE_TOKEN_URL must be an absolute http(s) URL, got \"ftp://tokens.test\""
       ])
     }))
 
   it.effect("good ones and blank ones start", () =>
     Effect.gen(function*() {
-      const config = yield* withEnv(loadAppConfig(false), { STRIPE_API_BASE: "http://127.0.0.1:9999/stripe", PLAUSIBLE_API_BASE: "  " })
+      const config = yield* withEnv(loadAppConfig(false), {
+        STRIPE_API_BASE: "http://127.0.0.1:9999/stripe",
+        PLAUSIBLE_API_BASE: "  "
+      })
       expect(config.port).toBe(8787)
       expect(Object.keys(config)).not.toContain("providerUrls")
     }))
@@ -45,6 +54,6 @@ describe("provider URLs", () => {
   it.effect("a bad variable at the point of use is the sentence naming it, not a crash", () =>
     Effect.gen(function*() {
       const failure = yield* Effect.flip(withEnv(resolveBaseUrl(stripe, null), { STRIPE_API_BASE: "stripe" }))
-      expect(failure).toBe('STRIPE_API_BASE must be an absolute http(s) URL, got "stripe"')
+      expect(failure).toBe("STRIPE_API_BASE must be an absolute http(s) URL, got \"stripe\"")
     }))
 })

@@ -10,10 +10,10 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import * as Net from "node:net"
 import { ROUTER_CONFIG } from "../src/App.ts"
-import { AppConfig, type AppConfigShape, readConfig } from "../src/platform/Config.ts"
-import { pgLayer } from "../src/platform/Database.ts"
 import { markDraining } from "../src/http/Readiness.ts"
 import { appLayer, SqlRepos } from "../src/Layers.ts"
+import { AppConfig, type AppConfigShape, readConfig } from "../src/platform/Config.ts"
+import { pgLayer } from "../src/platform/Database.ts"
 import { beat, localHeartbeatMs, resetLocalHeartbeat, WORKER_ID } from "../src/platform/Heartbeat.ts"
 import { runWorker } from "../src/worker/RecomputeWorker.ts"
 import { PrivateDb } from "./support/PrivateDb.ts"
@@ -56,7 +56,9 @@ const app = Effect.fnUntraced(function*(overrides: Partial<AppConfigShape> = {})
 
 /** The app every test shares, on the file's database. */
 class Plain extends Context.Service<Plain, Effect.Success<ReturnType<typeof app>>>()("test/Readiness/Plain") {}
-const PlainApp = Layer.effect(Plain, Effect.andThen(Effect.service(PrivateDb), (d) => (db = d, app()))).pipe(Layer.provide(PrivateDb.layer))
+const PlainApp = Layer.effect(Plain, Effect.andThen(Effect.service(PrivateDb), (d) => (db = d, app()))).pipe(
+  Layer.provide(PrivateDb.layer)
+)
 
 // One database and one app for the file; the live clock, as readiness is measured in real time.
 layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readiness on a database of its own", (it) => {
@@ -110,14 +112,20 @@ layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readines
     it.effect("the latest beat of any worker is 90 s old: degraded, stale, with its age (the database's clock)", () =>
       Effect.gen(function*() {
         const plain = yield* Plain
-        yield* sql((s) => s`INSERT INTO worker_heartbeats (worker_id, hostname, pid, started_at, beat_at)
+        yield* sql((s) =>
+          s`INSERT INTO worker_heartbeats (worker_id, hostname, pid, started_at, beat_at)
           VALUES ('old', 'h', 1, now() - interval '1 hour', now() - interval '200 seconds'),
-                 ('newer', 'h', 2, now() - interval '1 hour', now() - interval '90 seconds')`)
+                 ('newer', 'h', 2, now() - interval '1 hour', now() - interval '90 seconds')`
+        )
         const r = yield* plain.get("/readyz")
         expect(r.status).toBe(200)
         expect(r.json.status).toBe("degraded")
         expect(r.json.reason).toMatch(/^worker heartbeat stale \((90|91) s ago\)$/)
-        expect(r.json.checks.worker).toEqual({ status: "stale", lastHeartbeatSecondsAgo: expect.any(Number), source: "database" })
+        expect(r.json.checks.worker).toEqual({
+          status: "stale",
+          lastHeartbeatSecondsAgo: expect.any(Number),
+          source: "database"
+        })
         expect(r.json.checks.worker.lastHeartbeatSecondsAgo).toBeGreaterThanOrEqual(90)
         expect(r.json.checks.worker.lastHeartbeatSecondsAgo).toBeLessThan(95)
       }))
@@ -125,8 +133,10 @@ layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readines
     it.effect("this process's own worker is what counts when it runs one: fresh, then stale", () =>
       Effect.gen(function*() {
         const plain = yield* Plain
-        yield* sql((s) => s`INSERT INTO worker_heartbeats (worker_id, hostname, pid, started_at, beat_at)
-          VALUES ('elsewhere', 'h', 3, now(), now())`)
+        yield* sql((s) =>
+          s`INSERT INTO worker_heartbeats (worker_id, hostname, pid, started_at, beat_at)
+          VALUES ('elsewhere', 'h', 3, now(), now())`
+        )
         // Our worker beat two minutes ago (its clock); the other worker's fresh row must not hide that.
         const past: Clock.Clock = Object.assign(Object.create(Clock.Clock.defaultValue()), {
           currentTimeMillis: Effect.sync(() => Date.now() - 120_000)
@@ -137,22 +147,34 @@ layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readines
         expect(stale.json.checks.worker.lastHeartbeatSecondsAgo).toBeGreaterThanOrEqual(119)
         yield* plain.run(beat)
         const fresh = yield* plain.get("/readyz")
-        expect(fresh.json).toMatchObject({ status: "ready", checks: { worker: { status: "ok", lastHeartbeatSecondsAgo: 0, source: "in-process" } } })
+        expect(fresh.json).toMatchObject({
+          status: "ready",
+          checks: { worker: { status: "ok", lastHeartbeatSecondsAgo: 0, source: "in-process" } }
+        })
       }))
 
     it.effect("runWorker beats at once: its row in worker_heartbeats, and this process's heartbeat set", () =>
       Effect.gen(function*() {
         const plain = yield* Plain
-        const config: AppConfigShape = { ...readConfig({}), databaseUrl: Redacted.make(db.url), secretKey: Redacted.make(Buffer.alloc(32, 3).toString("base64")) }
+        const config: AppConfigShape = {
+          ...readConfig({}),
+          databaseUrl: Redacted.make(db.url),
+          secretKey: Redacted.make(Buffer.alloc(32, 3).toString("base64"))
+        }
         // A child of the test: interrupted when the test ends, whatever the outcome.
         const fiber = yield* Effect.forkChild(
-          runWorker.pipe(Effect.provideContext(plain.context), Effect.provideService(AppConfig, config)) as Effect.Effect<unknown, unknown>
+          runWorker.pipe(
+            Effect.provideContext(plain.context),
+            Effect.provideService(AppConfig, config)
+          ) as Effect.Effect<unknown, unknown>
         )
         const deadline = Date.now() + 10_000
         let rows: ReadonlyArray<any> = []
         while (rows.length === 0 && Date.now() < deadline) {
           yield* Effect.sleep(100)
-          rows = yield* sql((s) => s`SELECT worker_id, pid, beat_at > now() - interval '10 seconds' AS recent FROM worker_heartbeats`)
+          rows = yield* sql((s) =>
+            s`SELECT worker_id, pid, beat_at > now() - interval '10 seconds' AS recent FROM worker_heartbeats`
+          )
         }
         expect(rows).toEqual([{ worker_id: WORKER_ID, pid: process.pid, recent: true }])
         expect(localHeartbeatMs()).not.toBeNull()
@@ -183,7 +205,11 @@ layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readines
           yield* Effect.promise(() => holding)
           const r = yield* plain.get("/readyz")
           expect(r.status).toBe(503)
-          expect(r.json).toMatchObject({ status: "unavailable", reason: "migrations running", checks: { database: { status: "migrating" } } })
+          expect(r.json).toMatchObject({
+            status: "unavailable",
+            reason: "migrations running",
+            checks: { database: { status: "migrating" } }
+          })
           expect(r.ms).toBeLessThan(1_500)
         }).pipe(Effect.ensuring(Effect.sync(release).pipe(Effect.andThen(Fiber.join(migrator)))))
         expect((yield* plain.get("/readyz")).status).toBe(200)
@@ -211,13 +237,19 @@ layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readines
         expect(again.ms).toBeLessThan(500)
       }))
 
-    it.effect.skipIf(!redisUp)(`Redis answering PING: ok with its latency (${liveRedis})`, () =>
-      Effect.gen(function*() {
-        const withRedis = yield* app({ redisUrl: Redacted.make(liveRedis) })
-        yield* withRedis.run(beat)
-        const r = yield* withRedis.get("/readyz")
-        expect(r.json).toMatchObject({ status: "ready", checks: { redis: { status: "ok", latencyMs: expect.any(Number) } } })
-      }))
+    it.effect.skipIf(!redisUp)(
+      `Redis answering PING: ok with its latency (${liveRedis})`,
+      () =>
+        Effect.gen(function*() {
+          const withRedis = yield* app({ redisUrl: Redacted.make(liveRedis) })
+          yield* withRedis.run(beat)
+          const r = yield* withRedis.get("/readyz")
+          expect(r.json).toMatchObject({
+            status: "ready",
+            checks: { redis: { status: "ok", latencyMs: expect.any(Number) } }
+          })
+        })
+    )
 
     // Last: draining is one-way for the whole process.
     it.effect("503 draining once the stop began, whatever the checks say", () =>
@@ -227,7 +259,11 @@ layer(PlainApp, { excludeTestServices: true, timeout: "120 seconds" })("readines
         markDraining()
         const r = yield* plain.get("/readyz")
         expect(r.status).toBe(503)
-        expect(r.json).toMatchObject({ status: "unavailable", reason: "draining", checks: { database: { status: "ok" } } })
+        expect(r.json).toMatchObject({
+          status: "unavailable",
+          reason: "draining",
+          checks: { database: { status: "ok" } }
+        })
       }))
   })
 })

@@ -4,13 +4,22 @@
  * or in fixtures/payments.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
+import type { Period } from "@sitehealth/domain/Common"
+import type { ProjectId } from "@sitehealth/domain/Common"
 import { churn, revenue } from "../src/metrics/Compute.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
-import { monthlyAmount, rollup, type RollupOutput } from "../src/payments/Rollup.ts"
 import type { CohortRow } from "../src/payments/PaymentsRepo.ts"
-import type { Period } from "@sitehealth/domain/Common"
-import { charge, EXPECTED_CHURN_30D, EXPECTED_REVENUE_30D, GOLDEN, RATES, refund, TODAY, version } from "./fixtures/payments.ts"
-import type { ProjectId } from "@sitehealth/domain/Common"
+import { monthlyAmount, rollup, type RollupOutput } from "../src/payments/Rollup.ts"
+import {
+  charge,
+  EXPECTED_CHURN_30D,
+  EXPECTED_REVENUE_30D,
+  GOLDEN,
+  RATES,
+  refund,
+  TODAY,
+  version
+} from "./fixtures/payments.ts"
 
 const UTC_USD = { timezone: "UTC", currency: "USD", rates: RATES }
 const golden = rollup(GOLDEN, UTC_USD)
@@ -21,13 +30,18 @@ const cohortOf = (out: RollupOutput, startDay: string, endDay: string): Array<Co
     out.customerMrr.find((s) => s.customerId === customerId && s.fromDay <= day && (s.toDay === null || s.toDay > day))
   return out.customerMrr
     .filter((s) => s.fromDay <= startDay && (s.toDay === null || s.toDay > startDay))
-    .map((s) => ({ customerId: s.customerId, startMinor: s.mrrMinor, endMinor: at(s.customerId, endDay)?.mrrMinor ?? 0 }))
+    .map((s) => ({
+      customerId: s.customerId,
+      startMinor: s.mrrMinor,
+      endMinor: at(s.customerId, endDay)?.mrrMinor ?? 0
+    }))
 }
 
 const day = (out: RollupOutput, d: string) => out.revenueDays.find((r) => r.day === d)
 /** MRR of one customer at the end of a day, from its spans. */
 const customerMrr = (out: RollupOutput, customerId: string, d: string) =>
-  out.customerMrr.find((s) => s.customerId === customerId && s.fromDay <= d && (s.toDay === null || s.toDay > d))?.mrrMinor ?? 0
+  out.customerMrr.find((s) => s.customerId === customerId && s.fromDay <= d && (s.toDay === null || s.toDay > d))
+    ?.mrrMinor ?? 0
 
 describe("monthly normalisation", () => {
   const mrrOf = (fields: Parameters<typeof version>[4]) => {
@@ -43,7 +57,8 @@ describe("monthly normalisation", () => {
   it("amount off per interval is normalised like the price", () =>
     // (60 000 − 1 500) / 12 = 4 875
     expect(mrrOf({ unitAmountMinor: 60000, interval: "year", discountAmountOffMinor: 1500 })).toBe(4875))
-  it("an amount off above the price floors at 0", () => expect(mrrOf({ unitAmountMinor: 1000, discountAmountOffMinor: 5000 })).toBe(0))
+  it("an amount off above the price floors at 0", () =>
+    expect(mrrOf({ unitAmountMinor: 1000, discountAmountOffMinor: 5000 })).toBe(0))
   it("trialing, unpaid, canceled and incomplete count 0; past_due counts", () => {
     for (const status of ["trialing", "unpaid", "canceled", "incomplete"] as const) expect(mrrOf({ status })).toBe(0)
     expect(mrrOf({ status: "past_due", unitAmountMinor: 4000 })).toBe(4000)
@@ -52,18 +67,26 @@ describe("monthly normalisation", () => {
     // Three weekly 1 000 plans: each 4 333.33…; summed exactly 13 000 → 13 000 (rounding each first would give 12 999).
     const out = rollup({
       subscriptionVersions: [1, 2, 3].map((i) =>
-        version(`s${i}`, "cus_1", "2026-11-01T00:00:00Z", null, { unitAmountMinor: 1000, interval: "week" }))
+        version(`s${i}`, "cus_1", "2026-11-01T00:00:00Z", null, { unitAmountMinor: 1000, interval: "week" })
+      )
     }, UTC_USD)
     expect(day(out, "2026-11-01")?.mrrMinor).toBe(13000)
     // One weekly 1 000 alone: 4 333.33 → 4 333.
-    const one = rollup({ subscriptionVersions: [version("s", "c", "2026-11-01T00:00:00Z", null, { interval: "week" })] }, UTC_USD)
+    const one = rollup({
+      subscriptionVersions: [version("s", "c", "2026-11-01T00:00:00Z", null, { interval: "week" })]
+    }, UTC_USD)
     expect(day(one, "2026-11-01")?.mrrMinor).toBe(4333)
   })
 })
 
 describe("the rollup of the golden dataset", () => {
   it("puts each movement on its day with its amount", () => {
-    expect(day(golden, "2026-10-01")).toMatchObject({ newMrrMinor: 8000, newCustomers: 2, mrrMinor: 8000, customers: 2 }) // A 5 000 + D 3 000
+    expect(day(golden, "2026-10-01")).toMatchObject({
+      newMrrMinor: 8000,
+      newCustomers: 2,
+      mrrMinor: 8000,
+      customers: 2
+    }) // A 5 000 + D 3 000
     expect(day(golden, "2026-10-05")).toMatchObject({ newMrrMinor: 10000, grossMinor: 120000 }) // B annual ÷ 12
     expect(day(golden, "2026-10-10")).toMatchObject({ newMrrMinor: 1100 }) // G 1 000 EUR × 1.1
     expect(day(golden, "2026-10-20")).toMatchObject({ newMrrMinor: 4000, mrrMinor: 23100, customers: 5 }) // E past_due counts
@@ -74,8 +97,18 @@ describe("the rollup of the golden dataset", () => {
     expect(day(golden, "2026-11-08")).toMatchObject({ newMrrMinor: 2000, newCustomers: 1 }) // C converts
     expect(day(golden, "2026-11-10")).toMatchObject({ expansionMrrMinor: 3000, grossMinor: 1100 }) // A upgrade; G's EUR charge
     expect(day(golden, "2026-11-12")).toMatchObject({ contractionMrrMinor: 5000 }) // B 10 000 → 5 000
-    expect(day(golden, "2026-11-15")).toMatchObject({ reactivationMrrMinor: 3000, reactivatedCustomers: 1, newCustomers: 0 })
-    expect(day(golden, "2026-11-18")).toMatchObject({ churnedMrrMinor: 4000, failedPayments: 1, failedMinor: 4000, mrrMinor: 26900, customers: 6 })
+    expect(day(golden, "2026-11-15")).toMatchObject({
+      reactivationMrrMinor: 3000,
+      reactivatedCustomers: 1,
+      newCustomers: 0
+    })
+    expect(day(golden, "2026-11-18")).toMatchObject({
+      churnedMrrMinor: 4000,
+      failedPayments: 1,
+      failedMinor: 4000,
+      mrrMinor: 26900,
+      customers: 6
+    })
     expect(golden.revenueDays.at(-1)?.day).toBe("2026-11-18") // dense from the first to the last day with news
     expect(golden.revenueDays.map((r) => r.day)).toEqual(eachDay("2026-10-01", "2026-11-18"))
   })
@@ -121,7 +154,14 @@ describe("the rollup of the golden dataset", () => {
 
 describe("the revenue report (30d) on the golden dataset", () => {
   const report = (period: Period = "30d") => {
-    const input = { projectId: "prj_1" as ProjectId, period, today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays }
+    const input = {
+      projectId: "prj_1" as ProjectId,
+      period,
+      today: TODAY,
+      timezone: "UTC",
+      currency: "USD",
+      revenue: golden.revenueDays
+    }
     return revenue({ ...input, cohort: cohortOf(golden, "2026-10-21", TODAY), unconverted: golden.unconverted })
   }
   const e = EXPECTED_REVENUE_30D
@@ -140,25 +180,59 @@ describe("the revenue report (30d) on the golden dataset", () => {
     expect(r.ltv).toEqual(usd(e.ltv))
     const m = e.movements
     expect(r.movements).toEqual({
-      start: usd(m.start), new: usd(m.new), expansion: usd(m.expansion), contraction: usd(m.contraction),
-      churned: usd(m.churned), reactivation: usd(m.reactivation), netNew: usd(m.netNew), end: usd(m.end),
-      newCustomers: 2, churnedCustomers: 2, reactivatedCustomers: 1
+      start: usd(m.start),
+      new: usd(m.new),
+      expansion: usd(m.expansion),
+      contraction: usd(m.contraction),
+      churned: usd(m.churned),
+      reactivation: usd(m.reactivation),
+      netNew: usd(m.netNew),
+      end: usd(m.end),
+      newCustomers: 2,
+      churnedCustomers: 2,
+      reactivatedCustomers: 1
     })
     expect(r.movements.start.amount + r.movements.netNew.amount).toBe(r.movements.end.amount)
     expect(r.nrr).toBe(e.nrr)
     expect(r.grr).toBe(e.grr)
     expect(r.quickRatio).toBe(e.quickRatio)
-    expect(r.last30Days).toEqual({ window: { from: "2026-10-22", to: TODAY }, gross: usd(6100), refunds: usd(1000), net: usd(5100) })
-    expect(r.previous30Days).toEqual({ window: { from: "2026-09-22", to: "2026-10-21" }, gross: usd(123000), refunds: usd(0), net: usd(123000) })
+    expect(r.last30Days).toEqual({
+      window: { from: "2026-10-22", to: TODAY },
+      gross: usd(6100),
+      refunds: usd(1000),
+      net: usd(5100)
+    })
+    expect(r.previous30Days).toEqual({
+      window: { from: "2026-09-22", to: "2026-10-21" },
+      gross: usd(123000),
+      refunds: usd(0),
+      net: usd(123000)
+    })
     expect(r.change.net).toBe(e.changeNet)
     expect(r.failedPayments).toEqual({ count: 1, amount: usd(4000) })
-    expect(r.unconverted).toEqual([{ currency: "GBP", mrr: { amount: 2000, currency: "GBP" }, gross: { amount: 2000, currency: "GBP" }, refunds: { amount: 0, currency: "GBP" } }])
+    expect(r.unconverted).toEqual([{
+      currency: "GBP",
+      mrr: { amount: 2000, currency: "GBP" },
+      gross: { amount: 2000, currency: "GBP" },
+      refunds: { amount: 0, currency: "GBP" }
+    }])
   })
 
   it("has a zero-filled month-end MRR series of 12 calendar months", () => {
     const s = report().mrrSeries
     expect(s.map((p) => p.month)).toEqual([
-      "2025-12", "2026-01", "2026-02", "2026-03", "2026-04", "2026-05", "2026-06", "2026-07", "2026-08", "2026-09", "2026-10", "2026-11"
+      "2025-12",
+      "2026-01",
+      "2026-02",
+      "2026-03",
+      "2026-04",
+      "2026-05",
+      "2026-06",
+      "2026-07",
+      "2026-08",
+      "2026-09",
+      "2026-10",
+      "2026-11"
     ])
     expect(s.map((p) => p.mrr.amount)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23100, 26900]) // 10-31: A+B+D+E+G; today
   })
@@ -175,7 +249,16 @@ describe("the revenue report (30d) on the golden dataset", () => {
   })
 
   it("gives null ratios for zero denominators", () => {
-    const empty = revenue({ projectId: "p" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [] })
+    const empty = revenue({
+      projectId: "p" as ProjectId,
+      period: "30d",
+      today: TODAY,
+      timezone: "UTC",
+      currency: "USD",
+      revenue: [],
+      cohort: [],
+      unconverted: []
+    })
     expect(empty.mrr.amount).toBe(0)
     expect(empty.arpu).toBeNull()
     expect(empty.ltv).toBeNull()
@@ -188,8 +271,19 @@ describe("the revenue report (30d) on the golden dataset", () => {
   })
 
   it("LTV is null when nobody churned in the last 30 days", () => {
-    const calm = rollup({ subscriptionVersions: [version("s", "c", "2026-09-01T00:00:00Z", null, { unitAmountMinor: 5000 })] }, UTC_USD)
-    const r = revenue({ projectId: "p" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: calm.revenueDays, cohort: [], unconverted: [] })
+    const calm = rollup({
+      subscriptionVersions: [version("s", "c", "2026-09-01T00:00:00Z", null, { unitAmountMinor: 5000 })]
+    }, UTC_USD)
+    const r = revenue({
+      projectId: "p" as ProjectId,
+      period: "30d",
+      today: TODAY,
+      timezone: "UTC",
+      currency: "USD",
+      revenue: calm.revenueDays,
+      cohort: [],
+      unconverted: []
+    })
     expect(r.monthlyChurnRate).toBe(0) // 0 churned ÷ 1 customer
     expect(r.arpu?.amount).toBe(5000)
     expect(r.ltv).toBeNull()
@@ -201,7 +295,10 @@ describe("the revenue report's profitability", () => {
     // 30d window 2026-10-22 … 2026-11-20. Net revenue: 11-01 charge 50 000, refunded 1 000 on 11-03 → 49 000.
     const rows = rollup({
       subscriptionVersions: [version("s", "c", "2026-09-01T00:00:00Z", null, { unitAmountMinor: 5000 })],
-      charges: [charge("ch_1", "c", "2026-11-01T10:00:00Z", 50_000), charge("ch_0", "c", "2026-10-15T10:00:00Z", 99_999)],
+      charges: [
+        charge("ch_1", "c", "2026-11-01T10:00:00Z", 50_000),
+        charge("ch_0", "c", "2026-10-15T10:00:00Z", 99_999)
+      ],
       refunds: [refund("re_1", "ch_1", "2026-11-03T10:00:00Z", 1_000)]
     }, UTC_USD).revenueDays
     // Monthly 3 000 from 10-05: [10-05, 11-05) has 31 days, 14 in the window (10-22…11-04) → 3 000 × 14/31 = 1 354.84;
@@ -212,7 +309,17 @@ describe("the revenue report's profitability", () => {
       { amountMinor: 2_000, currency: "USD", incurredOn: "2026-11-20", recurrence: "one_off" as const },
       { amountMinor: 700, currency: "EUR", incurredOn: "2026-11-10", recurrence: "one_off" as const }
     ]
-    const r = revenue({ projectId: "p" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: rows, cohort: [], unconverted: [], expenses })
+    const r = revenue({
+      projectId: "p" as ProjectId,
+      period: "30d",
+      today: TODAY,
+      timezone: "UTC",
+      currency: "USD",
+      revenue: rows,
+      cohort: [],
+      unconverted: [],
+      expenses
+    })
     expect(r.profitability).toEqual({
       window: { from: "2026-10-22", to: "2026-11-20" },
       revenueNet: { amount: 49_000, currency: "USD" },
@@ -221,14 +328,32 @@ describe("the revenue report's profitability", () => {
       profit: { amount: 44_045, currency: "USD" },
       margin: 0.8989 // 44 045 / 49 000 = 0.898877…
     })
-    const none = revenue({ projectId: "p" as ProjectId, period: "7d", today: TODAY, timezone: "UTC", currency: "USD", revenue: [], cohort: [], unconverted: [], expenses })
+    const none = revenue({
+      projectId: "p" as ProjectId,
+      period: "7d",
+      today: TODAY,
+      timezone: "UTC",
+      currency: "USD",
+      revenue: [],
+      cohort: [],
+      unconverted: [],
+      expenses
+    })
     expect(none.profitability.margin).toBeNull() // no revenue: a margin of nothing is undefined
     expect(none.profitability.profit.amount).toBe(-(2_000 + Math.round(3_000 * 7 / 30)))
   })
 })
 
 describe("the churn report (30d) on the golden dataset", () => {
-  const r = churn({ projectId: "prj_1" as ProjectId, period: "30d", today: TODAY, timezone: "UTC", currency: "USD", revenue: golden.revenueDays, churnEvents: golden.churnEvents })
+  const r = churn({
+    projectId: "prj_1" as ProjectId,
+    period: "30d",
+    today: TODAY,
+    timezone: "UTC",
+    currency: "USD",
+    revenue: golden.revenueDays,
+    churnEvents: golden.churnEvents
+  })
   const e = EXPECTED_CHURN_30D
   const usd = (amount: number) => ({ amount, currency: "USD" })
   it("has every rate and amount", () => {
@@ -282,7 +407,9 @@ describe("currencies", () => {
       { day: "2026-11-10", base: "EUR", quote: "USD", rate: 1.2 }
     ]
     const out = rollup({
-      subscriptionVersions: [version("s", "c", "2026-11-05T00:00:00Z", null, { unitAmountMinor: 1000, currency: "EUR" })],
+      subscriptionVersions: [
+        version("s", "c", "2026-11-05T00:00:00Z", null, { unitAmountMinor: 1000, currency: "EUR" })
+      ],
       charges: [charge("ch", "c", "2026-11-05T00:00:00Z", 1000, "EUR")],
       refunds: [refund("re", "ch", "2026-11-12T00:00:00Z", 500, "EUR")]
     }, { timezone: "UTC", currency: "USD", rates })
@@ -291,8 +418,13 @@ describe("currencies", () => {
   })
   it("leaves out an amount with no rate and reports it apart", () => {
     const out = rollup({
-      subscriptionVersions: [version("s", "c", "2026-11-05T00:00:00Z", "2026-11-09T00:00:00Z", { unitAmountMinor: 3000, currency: "CHF" })],
-      charges: [charge("ch", "c", "2026-11-05T00:00:00Z", 3000, "CHF"), charge("ch2", "c", "2026-11-06T00:00:00Z", 3000, "CHF", "failed")],
+      subscriptionVersions: [
+        version("s", "c", "2026-11-05T00:00:00Z", "2026-11-09T00:00:00Z", { unitAmountMinor: 3000, currency: "CHF" })
+      ],
+      charges: [
+        charge("ch", "c", "2026-11-05T00:00:00Z", 3000, "CHF"),
+        charge("ch2", "c", "2026-11-06T00:00:00Z", 3000, "CHF", "failed")
+      ],
       refunds: [refund("re", "ch", "2026-11-07T00:00:00Z", 1000, "CHF")]
     }, UTC_USD)
     expect(out.revenueDays.every((r) => r.mrrMinor === 0 && r.grossMinor === 0 && r.refundsMinor === 0)).toBe(true)

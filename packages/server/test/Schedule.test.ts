@@ -5,7 +5,14 @@
  * contract/Integrations).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { backoffMs, intervalMinutesOf, nextSlot, nextSyncAfter, PROVIDER_CADENCE_MINUTES, slotOffsetMs } from "../src/integrations/Schedule.ts"
+import {
+  backoffMs,
+  intervalMinutesOf,
+  nextSlot,
+  nextSyncAfter,
+  PROVIDER_CADENCE_MINUTES,
+  slotOffsetMs
+} from "../src/integrations/Schedule.ts"
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -49,7 +56,17 @@ describe("Schedule", () => {
   })
 
   it("back-off: interval × 2^(n−1) after n failures in a row, capped at max(24 h, 4 × interval); a success returns to the slots", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 20, 1000].map((n) => backoffMs(60, n) / HOUR)).toEqual([1, 2, 4, 8, 16, 24, 24, 24, 24])
+    expect([1, 2, 3, 4, 5, 6, 7, 20, 1000].map((n) => backoffMs(60, n) / HOUR)).toEqual([
+      1,
+      2,
+      4,
+      8,
+      16,
+      24,
+      24,
+      24,
+      24
+    ])
     expect([1, 2, 3, 4].map((n) => backoffMs(1440, n) / HOUR)).toEqual([24, 48, 96, 96])
     expect(backoffMs(15, 3)).toBe(60 * MIN)
     const base = { projectId: "prj_a", provider: "stripe", intervalMinutes: 60, now: AT }

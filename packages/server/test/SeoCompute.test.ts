@@ -1,5 +1,6 @@
 /** The SEO report's pure computation on the hand-worked dataset of fixtures/seoFixtures.ts. */
 import { describe, expect, it } from "@effect/vitest"
+import type { ProjectId } from "@sitehealth/domain/Common"
 import { collapseTop, seo, seoTotals, seoWindows, topPageChanges, topQueryChanges } from "../src/metrics/Seo.ts"
 import {
   SEO_DATA_THROUGH,
@@ -11,7 +12,6 @@ import {
   SEO_TODAY,
   SEO_TOTALS
 } from "./fixtures/seoFixtures.ts"
-import type { ProjectId } from "@sitehealth/domain/Common"
 
 const input = {
   projectId: "prj_seo" as ProjectId,
@@ -47,14 +47,22 @@ describe("seo", () => {
     // 11-11: 30 clicks / 1000 impressions → CTR 0.03, position 3000/1000 = 3; 11-17: 45/500 → 0.09, 3000/500 = 6
     expect(r.series).toEqual([
       { day: "2026-11-11", clicks: 30, impressions: 1000, ctr: 0.03, averagePosition: 3 },
-      { day: "2026-11-12", ...zero }, { day: "2026-11-13", ...zero }, { day: "2026-11-14", ...zero },
-      { day: "2026-11-15", ...zero }, { day: "2026-11-16", ...zero },
+      { day: "2026-11-12", ...zero },
+      { day: "2026-11-13", ...zero },
+      { day: "2026-11-14", ...zero },
+      { day: "2026-11-15", ...zero },
+      { day: "2026-11-16", ...zero },
       { day: "2026-11-17", clicks: 45, impressions: 500, ctr: 0.09, averagePosition: 6 }
     ])
     // previous 11-04…11-10: 11-04 10/200 → 0.05, 1000/200 = 5; 11-10 20/300 → 0.0667, 1200/300 = 4
     expect(r.previous.series.map((p) => [p.day, p.clicks, p.ctr, p.averagePosition])).toEqual([
-      ["2026-11-04", 10, 0.05, 5], ["2026-11-05", 0, null, null], ["2026-11-06", 0, null, null], ["2026-11-07", 0, null, null],
-      ["2026-11-08", 0, null, null], ["2026-11-09", 0, null, null], ["2026-11-10", 20, 0.0667, 4]
+      ["2026-11-04", 10, 0.05, 5],
+      ["2026-11-05", 0, null, null],
+      ["2026-11-06", 0, null, null],
+      ["2026-11-07", 0, null, null],
+      ["2026-11-08", 0, null, null],
+      ["2026-11-09", 0, null, null],
+      ["2026-11-10", 20, 0.0667, 4]
     ])
   })
 
@@ -65,7 +73,12 @@ describe("seo", () => {
   })
 
   it("zero impressions → CTR null and position null; no data → window ends today", () => {
-    expect(seoTotals([], { from: "2026-11-01", to: "2026-11-07" })).toEqual({ clicks: 0, impressions: 0, ctr: null, averagePosition: null })
+    expect(seoTotals([], { from: "2026-11-01", to: "2026-11-07" })).toEqual({
+      clicks: 0,
+      impressions: 0,
+      ctr: null,
+      averagePosition: null
+    })
     const r = seo({ ...input, dataThrough: null, totals: [], queries: [], pages: [] })
     expect(r.window).toEqual({ from: "2026-11-14", to: "2026-11-20" })
     expect(r.dataThrough).toBeNull()
@@ -89,7 +102,10 @@ describe("seoWindows", () => {
     // A data day after today (a zone ahead of the project's) never moves the window past today.
     expect(w("7d", "2026-11-21")).toEqual({ from: "2026-11-14", to: "2026-11-20" })
     expect(seoWindows("7d", "2026-11-20", "2026-11-21", null)).toMatchObject({ dataThrough: "2026-11-20", lagDays: 0 })
-    expect(seoWindows("30d", "2026-11-20", "2026-11-17", null).previous).toEqual({ from: "2026-09-19", to: "2026-10-18" })
+    expect(seoWindows("30d", "2026-11-20", "2026-11-17", null).previous).toEqual({
+      from: "2026-09-19",
+      to: "2026-10-18"
+    })
   })
 })
 
@@ -102,7 +118,14 @@ describe("topQueryChanges", () => {
   })
 
   it("gives the same answer on the store's collapsed rows as on the raw days", () => {
-    const collapsed = collapseTop(SEO_QUERIES, (r) => r.query, (query, day, s) => ({ day, query, ...s }), current, previous, 10)
+    const collapsed = collapseTop(
+      SEO_QUERIES,
+      (r) => r.query,
+      (query, day, s) => ({ day, query, ...s }),
+      current,
+      previous,
+      10
+    )
     // beta has no previous row, so 3 current rows + 2 previous ones.
     expect(collapsed).toHaveLength(5)
     expect(topQueryChanges(collapsed, current, previous, 10)).toEqual(SEO_EXPECTED_TOP_QUERIES)

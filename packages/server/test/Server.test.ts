@@ -3,15 +3,15 @@
  * dir, free ports), as `npm start` runs it. The contract suite uses a web handler; this proves the served
  * router answers the same way.
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import * as Effect from "effect/Effect"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import { SmtpSink } from "./support/SmtpSink.ts"
 
 const ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../..")
@@ -38,7 +38,9 @@ beforeAll(async () => {
     ...process.env,
     PORT: String(port),
     SITEHEALTH_DATA_DIR: dataDir,
-    SMTP_URL: (await mail.runPromise(Effect.gen(function*() { return yield* SmtpSink }))).url,
+    SMTP_URL: (await mail.runPromise(Effect.gen(function*() {
+      return yield* SmtpSink
+    }))).url,
     SITEHEALTH_EMBEDDED_PG_PORT: String(await freePort())
   }
   delete env.DATABASE_URL // the demo seed only happens on the embedded database
@@ -91,7 +93,19 @@ describe("npm start", () => {
     const body: any = await projects.json()
     expect(body.data.projects).toHaveLength(3)
     const id = body.data.projects[0].id
-    for (const path of ["health", "briefing", "signals", "analytics?period=12m", "revenue", "churn", "seo", "integrations", "expenses"]) {
+    for (
+      const path of [
+        "health",
+        "briefing",
+        "signals",
+        "analytics?period=12m",
+        "revenue",
+        "churn",
+        "seo",
+        "integrations",
+        "expenses"
+      ]
+    ) {
       const r = await fetch(`${base}/api/v1/projects/${id}/${path}`, { headers })
       expect(r.status, path).toBe(200)
       expect(((await r.json()) as any).status).toBe("success")
@@ -113,9 +127,15 @@ describe("npm start", () => {
     const secret = Fs.readFileSync(Path.join(dataDir, "demo-token"), "utf8").trim()
     const mcp = await fetch(`${base}/mcp`, {
       method: "POST",
-      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: `Bearer ${secret}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream"
+      },
       body: JSON.stringify({
-        jsonrpc: "2.0", id: 1, method: "initialize",
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
         params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "server-test", version: "1" } }
       })
     })
@@ -155,7 +175,9 @@ describe("npm start: the demo dashboard link", () => {
     expect(first.headers.get("location")).toBe("/")
     const setCookie = first.headers.get("set-cookie") ?? ""
     // A browser-session cookie (no Max-Age: the demo did not ask to stay signed in), then the device cookie.
-    expect(setCookie).toMatch(/^sitehealth_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax, sitehealth_device=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Strict$/)
+    expect(setCookie).toMatch(
+      /^sitehealth_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax, sitehealth_device=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Strict$/
+    )
     const cookie = setCookie.split(";")[0]
 
     const account = await fetch(`${base}/app/api/account`, { headers: { cookie } })
@@ -174,7 +196,9 @@ describe("npm start: the demo dashboard link", () => {
     })
     expect(created.status).toBe(201)
     const { secret } = ((await created.json()) as any).data
-    expect((await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200)
+    expect((await fetch(`${base}/api/v1/projects`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(
+      200
+    )
 
     // The cookie is no key to /api/v1; the link works once.
     expect((await fetch(`${base}/api/v1/projects`, { headers: { cookie } })).status).toBe(401)

@@ -1,15 +1,21 @@
 /** Golden tests of signal detection (fixtures/signals.ts has the baseline arithmetic). */
 import { describe, expect, it } from "@effect/vitest"
 import { anomalyOn, mad, median } from "../src/metrics/Anomaly.ts"
+import { eachDay } from "../src/metrics/Dates.ts"
 import { detectSignals, type SignalInput } from "../src/metrics/Signals.ts"
 import type { ProjectSeries } from "../src/store/Series.ts"
-import { eachDay } from "../src/metrics/Dates.ts"
 import { noisy, plantedTraffic, revenue, TODAY, traffic, YESTERDAY } from "./fixtures/signals.ts"
 
 const NOW = new Date("2026-11-20T12:00:00Z")
 const empty: ProjectSeries = { traffic: [], revenue: [], search: [], expenses: [] }
 const input = (series: Partial<ProjectSeries>, more: Partial<SignalInput> = {}): SignalInput => ({
-  today: TODAY, now: NOW, currency: "USD", series: { ...empty, ...series }, integrations: [], queries: [], ...more
+  today: TODAY,
+  now: NOW,
+  currency: "USD",
+  series: { ...empty, ...series },
+  integrations: [],
+  queries: [],
+  ...more
 })
 
 describe("robust statistics", () => {
@@ -49,7 +55,10 @@ describe("weekday anomalies", () => {
 
   it("a spike is info", () => {
     // z = 0.6745 × (200 − 100.5) / 5.025 = 13.36
-    expect(detectSignals(input({ traffic: plantedTraffic(200) })).map((s) => [s.kind, s.severity])).toEqual([["anomaly_spike", "info"]])
+    expect(detectSignals(input({ traffic: plantedTraffic(200) })).map((s) => [s.kind, s.severity])).toEqual([[
+      "anomaly_spike",
+      "info"
+    ]])
   })
 
   it("a flat series → none", () => {
@@ -81,12 +90,14 @@ describe("rule signals", () => {
     // MRR 100 000 at 10-20 (the day before the 30-day window), 90 000 from 11-01 on: −10% → warning
     // customers 20 → 19 with 1 churn of 10 000: logo churn 1/20 = 5% ≥ 5% → warning
     // 2 failed payments for 4 000 on 11-18 (in the last 7 days): 4 000 / 90 000 = 4.4% of MRR → warning
-    const rows = eachDay("2026-09-21", YESTERDAY).map((d) => revenue(d, {
-      mrrMinor: d < "2026-11-01" ? 100_000 : 90_000,
-      customers: d < "2026-11-01" ? 20 : 19,
-      ...(d === "2026-11-01" ? { churnedCustomers: 1, churnedMrrMinor: 10_000 } : {}),
-      ...(d === "2026-11-18" ? { failedPayments: 2, failedMinor: 4_000 } : {})
-    }))
+    const rows = eachDay("2026-09-21", YESTERDAY).map((d) =>
+      revenue(d, {
+        mrrMinor: d < "2026-11-01" ? 100_000 : 90_000,
+        customers: d < "2026-11-01" ? 20 : 19,
+        ...(d === "2026-11-01" ? { churnedCustomers: 1, churnedMrrMinor: 10_000 } : {}),
+        ...(d === "2026-11-18" ? { failedPayments: 2, failedMinor: 4_000 } : {})
+      })
+    )
     const signals = detectSignals(input({ revenue: rows }))
     const by = Object.fromEntries(signals.map((s) => [s.kind, s]))
     expect(Object.keys(by).sort()).toEqual(["churn_spike", "failed_payments", "mrr_decline"])
@@ -100,9 +111,13 @@ describe("rule signals", () => {
   it("failed payments by their share of MRR: info below 1%, warning from 1%, critical from 10%", () => {
     const severityFor = (failedMinor: number) => {
       // MRR 100 000 throughout; one failed charge of `failedMinor` on 11-18
-      const rows = eachDay("2026-09-21", YESTERDAY).map((d) => revenue(d, {
-        mrrMinor: 100_000, customers: 20, ...(d === "2026-11-18" ? { failedPayments: 1, failedMinor } : {})
-      }))
+      const rows = eachDay("2026-09-21", YESTERDAY).map((d) =>
+        revenue(d, {
+          mrrMinor: 100_000,
+          customers: 20,
+          ...(d === "2026-11-18" ? { failedPayments: 1, failedMinor } : {})
+        })
+      )
       return detectSignals(input({ revenue: rows })).find((s) => s.kind === "failed_payments")?.severity
     }
     expect(severityFor(999)).toBe("info") // 0.999%
@@ -127,7 +142,12 @@ describe("rule signals", () => {
       integrations: [
         { provider: "stripe", status: "error", lastSyncedAt: null, lastError: "invalid api key" },
         { provider: "plausible", status: "connected", lastSyncedAt: new Date("2026-11-18T11:00:00Z"), lastError: null },
-        { provider: "google-search-console", status: "connected", lastSyncedAt: new Date("2026-11-19T12:00:00Z"), lastError: null }
+        {
+          provider: "google-search-console",
+          status: "connected",
+          lastSyncedAt: new Date("2026-11-19T12:00:00Z"),
+          lastError: null
+        }
       ]
     }))
     expect(signals.map((s) => [s.fingerprint, s.severity, s.dimension, s.actual])).toEqual([
@@ -137,9 +157,16 @@ describe("rule signals", () => {
   })
 
   it("a connection whose first sync has not come yet is stale only once it is more than 48 h old", () => {
-    const never = (connectedAt: string) => detectSignals(input({}, {
-      integrations: [{ provider: "plausible", status: "connected", lastSyncedAt: null, lastError: null, connectedAt: new Date(connectedAt) }]
-    })).map((s) => [s.fingerprint, s.actual])
+    const never = (connectedAt: string) =>
+      detectSignals(input({}, {
+        integrations: [{
+          provider: "plausible",
+          status: "connected",
+          lastSyncedAt: null,
+          lastError: null,
+          connectedAt: new Date(connectedAt)
+        }]
+      })).map((s) => [s.fingerprint, s.actual])
     expect(never("2026-11-20T10:00:00Z")).toEqual([]) // connected 2 h ago (now 12:00): the first sync is on its way
     expect(never("2026-11-18T11:00:00Z")).toEqual([["integration_stale|plausible", null]]) // 49 h, still nothing
   })
@@ -147,8 +174,13 @@ describe("rule signals", () => {
   it("ranking drops: a top query losing ≥ 3 places", () => {
     // search data through 11-18; current 11-12 … 11-18, previous 11-05 … 11-11.
     // "alpha": position 2 → 6 (+4, warning); "beta": 3 → 4 (+1, nothing)
-    const q = (day: string, query: string, clicks: number, position: number) =>
-      ({ day, query, clicks, impressions: 100, positionWeighted: position * 100 })
+    const q = (day: string, query: string, clicks: number, position: number) => ({
+      day,
+      query,
+      clicks,
+      impressions: 100,
+      positionWeighted: position * 100
+    })
     const queries = eachDay("2026-11-05", "2026-11-18").flatMap((d) => [
       q(d, "alpha", d <= "2026-11-11" ? 20 : 8, d <= "2026-11-11" ? 2 : 6),
       q(d, "beta", 10, d <= "2026-11-11" ? 3 : 4)

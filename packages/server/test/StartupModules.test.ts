@@ -43,7 +43,11 @@ const loadedAtStart = (): ReadonlyArray<string> => {
     const entry = Path.join(SERVER_SRC, `.startup-modules-${process.pid}.ts`)
     Fs.writeFileSync(entry, specifiers.map((s) => `import ${JSON.stringify(s)}\n`).join(""))
     try {
-      const r = spawnSync(process.execPath, ["--import", hook, entry], { cwd: SERVER_SRC, encoding: "utf8", timeout: 60_000 })
+      const r = spawnSync(process.execPath, ["--import", hook, entry], {
+        cwd: SERVER_SRC,
+        encoding: "utf8",
+        timeout: 60_000
+      })
       expect(r.status, r.stderr).toBe(0)
     } finally {
       Fs.rmSync(entry, { force: true })
@@ -57,7 +61,9 @@ const loadedAtStart = (): ReadonlyArray<string> => {
 describe("modules loaded at start", () => {
   it("no barrel, no optional client; well under the 1,281 modules the barrels loaded", () => {
     const loaded = loadedAtStart()
-    const unwanted = loaded.flatMap((url) => UNWANTED.filter(([re]) => re.test(url)).map(([, what]) => `${what}: ${url}`))
+    const unwanted = loaded.flatMap((url) =>
+      UNWANTED.filter(([re]) => re.test(url)).map(([, what]) => `${what}: ${url}`)
+    )
     expect(unwanted).toEqual([])
     // 514 when written (main.ts's own imports; the server itself adds none at start).
     expect(loaded.length).toBeLessThan(600)

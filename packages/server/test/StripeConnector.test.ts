@@ -5,19 +5,29 @@
  * killed at a random point and resumed, and incremental runs from events equal to a full resync.
  */
 import { afterEach, describe, expect, layer } from "@effect/vitest"
+import {
+  customer,
+  type FakeStripe,
+  fromArray,
+  invoice,
+  line,
+  price,
+  startFakeStripe,
+  subscription,
+  ts
+} from "@sitehealth/fakes/FakeStripe"
 import { Effect, Exit } from "effect"
 import { createAccount, createProject } from "../src/accounts/Provisioning.ts"
-import { MemoryRepos } from "../src/Layers.ts"
-import { customerChurnRate, mrrAtEndOf, movementsIn, payingCustomersAtEndOf } from "../src/metrics/Revenue.ts"
-import { MetricsRepo } from "../src/metrics/MetricsRepo.ts"
-import { PaymentsRepo } from "../src/payments/PaymentsRepo.ts"
-import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "../src/payments/Types.ts"
 import type { SyncContext, SyncOutcome } from "../src/integrations/Connector.ts"
+import type { Connector } from "../src/integrations/Connector.ts"
 import { makeProviderHttp, type ProviderError } from "../src/integrations/ProviderHttp.ts"
 import { STRIPE_VERSION } from "../src/integrations/stripe/StripeApi.ts"
 import { makeStripeConnector, stripeConnector } from "../src/integrations/stripe/StripeConnector.ts"
-import type { Connector } from "../src/integrations/Connector.ts"
-import { customer, type FakeStripe, fromArray, invoice, line, price, startFakeStripe, subscription, ts } from "@sitehealth/fakes/FakeStripe"
+import { MemoryRepos } from "../src/Layers.ts"
+import { MetricsRepo } from "../src/metrics/MetricsRepo.ts"
+import { customerChurnRate, movementsIn, mrrAtEndOf, payingCustomersAtEndOf } from "../src/metrics/Revenue.ts"
+import { PaymentsRepo } from "../src/payments/PaymentsRepo.ts"
+import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "../src/payments/Types.ts"
 import { EXPECTED_MRR, goldenStripe, goldenStripeChanged, LATER, NOW } from "./fixtures/stripeFixtures.ts"
 
 const KEY = "sk_test_fake"
@@ -32,22 +42,46 @@ let rollUps = 0
 const newProject = () =>
   Effect.gen(function*() {
     const account = yield* createAccount({ name: "Stripe test" })
-    return (yield* createProject({ accountId: account.id, name: "Shop", domain: "shop.example", timezone: "UTC", currency: "USD" })).id
+    return (yield* createProject({
+      accountId: account.id,
+      name: "Shop",
+      domain: "shop.example",
+      timezone: "UTC",
+      currency: "USD"
+    })).id
   })
 
 const context = (projectId: string, extra: Partial<SyncContext> = {}): SyncContext => ({
-  baseUrl: fake.url, credentials: { secret_key: KEY }, http, projectId, timezone: "UTC", currency: "USD",
-  now: new Date(NOW), mode: "full", state: null, ...extra
+  baseUrl: fake.url,
+  credentials: { secret_key: KEY },
+  http,
+  projectId,
+  timezone: "UTC",
+  currency: "USD",
+  now: new Date(NOW),
+  mode: "full",
+  state: null,
+  ...extra
 })
 
 /**
  * The connector's sync, its commits recorded on the way to the real (memory) repository; `kill` interrupts
  * the run at its kill-th step (a provider call or a commit), as a killed worker would stop it.
  */
-const sync = (projectId: string, extra: Partial<SyncContext> = {}, connector: Connector<PaymentsRepo> = stripeConnector, kill: { at: number; steps: number } | null = null) =>
+const sync = (
+  projectId: string,
+  extra: Partial<SyncContext> = {},
+  connector: Connector<PaymentsRepo> = stripeConnector,
+  kill: { at: number; steps: number } | null = null
+) =>
   Effect.gen(function*() {
     const inner = yield* PaymentsRepo
-    const payload = { customers: [] as Array<Customer>, subscriptionVersions: [] as Array<SubscriptionVersion>, charges: [] as Array<Charge>, refunds: [] as Array<Refund> }
+    const payload = {
+      customers: [] as Array<Customer>,
+      subscriptionVersions: [] as Array<SubscriptionVersion>,
+      charges: [] as Array<Charge>,
+      refunds: [] as Array<Refund>
+    }
     const step = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       kill === null ? self : Effect.suspend(() => (++kill.steps === kill.at ? Effect.interrupt : self))
     const spy = PaymentsRepo.of({
@@ -65,13 +99,17 @@ const sync = (projectId: string, extra: Partial<SyncContext> = {}, connector: Co
     const base = context(projectId, extra)
     const ctx: SyncContext = { ...base, http: { request: (r) => step(base.http.request(r)) } }
     // Recorded whatever the outcome: a killed run's commits are part of what the project holds.
-    return yield* connector.sync(ctx).pipe(Effect.provideService(PaymentsRepo, spy), Effect.onExit(() => Effect.sync(() => void writes.push(payload))))
+    return yield* connector.sync(ctx).pipe(
+      Effect.provideService(PaymentsRepo, spy),
+      Effect.onExit(() => Effect.sync(() => void writes.push(payload)))
+    )
   })
 
 const syncError = (projectId: string): Effect.Effect<ProviderError, never, PaymentsRepo> =>
   sync(projectId).pipe(Effect.flatMap(() => Effect.die(new Error("the sync succeeded"))), Effect.flip)
 
-const revenueRows = (projectId: string) => Effect.flatMap(MetricsRepo, (m) => m.loadProject(projectId, null)).pipe(Effect.map((p) => p!.series.revenue))
+const revenueRows = (projectId: string) =>
+  Effect.flatMap(MetricsRepo, (m) => m.loadProject(projectId, null)).pipe(Effect.map((p) => p!.series.revenue))
 
 /** A fake Stripe serving the golden account `maxPageSize` objects a page, a new project synced from it once, and its revenue rows. */
 const syncedOnce = (maxPageSize: number) =>
@@ -90,7 +128,19 @@ afterEach(async () => {
 
 const versionsOf = (subscriptionId: string) =>
   (writes.at(-1)!.subscriptionVersions ?? []).filter((v) => v.subscriptionId === subscriptionId)
-    .map((v) => [v.validFrom.slice(0, 10), v.validTo?.slice(0, 10) ?? null, v.status, v.unitAmountMinor, v.quantity, v.interval, v.discountPercentOff, v.discountAmountOffMinor, v.cancelReason] as const)
+    .map((v) =>
+      [
+        v.validFrom.slice(0, 10),
+        v.validTo?.slice(0, 10) ?? null,
+        v.status,
+        v.unitAmountMinor,
+        v.quantity,
+        v.interval,
+        v.discountPercentOff,
+        v.discountAmountOffMinor,
+        v.cancelReason
+      ] as const
+    )
 
 // One set of in-memory repositories for the file; the live clock, as ProviderHttp backs off and times out in real time.
 layer(MemoryRepos, { excludeTestServices: true })((it) => {
@@ -103,9 +153,15 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         expect(outcome.counts).toMatchObject({ customers: 5, subscriptions: 5, invoices: 16, charges: 5, refunds: 1 })
         // 18 subscription lines: A 1+1+1+3+1+1 (two prorations on in_a4), B 3, C 4, D 1 (its 12th line, paged), E 2.
         expect(outcome.counts.invoiceLines).toBe(18)
-        expect(fake.requests.some((r) => r.url.startsWith("/v1/invoices/in_d1/lines?") && r.url.includes("starting_after=il_setup_9"))).toBe(true)
-        expect(fake.requests.every((r) => r.version === STRIPE_VERSION)).toBe(true)
-        expect(fake.requests.some((r) => r.url.startsWith("/v1/subscriptions?") && r.url.includes("status=all"))).toBe(true)
+        expect(fake.requests.some((r) =>
+          r.url.startsWith("/v1/invoices/in_d1/lines?") && r.url.includes("starting_after=il_setup_9")
+        )).toBe(true)
+        expect(fake.requests.every((r) =>
+          r.version === STRIPE_VERSION
+        )).toBe(true)
+        expect(fake.requests.some((r) => r.url.startsWith("/v1/subscriptions?") && r.url.includes("status=all"))).toBe(
+          true
+        )
 
         // One version per invoiced period, prorations and lifecycle instants; the latest from the live subscription.
         expect(versionsOf("sub_a")).toEqual([
@@ -137,11 +193,19 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         ])
         const w = writes.at(-1)!
         expect(w.charges!.map((c) => [c.id, c.customerId, c.amountMinor, c.currency, c.status]).sort()).toEqual([
-          ["ch_a1", "cus_a", 5000, "USD", "succeeded"], ["ch_b1", "cus_b", 6000, "USD", "succeeded"],
-          ["ch_b3", "cus_b", 6000, "USD", "succeeded"], ["ch_b3_failed", "cus_b", 6000, "USD", "failed"],
+          ["ch_a1", "cus_a", 5000, "USD", "succeeded"],
+          ["ch_b1", "cus_b", 6000, "USD", "succeeded"],
+          ["ch_b3", "cus_b", 6000, "USD", "succeeded"],
+          ["ch_b3_failed", "cus_b", 6000, "USD", "failed"],
           ["ch_guest", "", 1500, "USD", "succeeded"] // ch_pending waits until it settles
         ])
-        expect(w.refunds).toEqual([{ id: "re_b1", chargeId: "ch_b1", at: "2026-07-20T00:01:00.000Z", amountMinor: 2000, currency: "USD" }])
+        expect(w.refunds).toEqual([{
+          id: "re_b1",
+          chargeId: "ch_b1",
+          at: "2026-07-20T00:01:00.000Z",
+          amountMinor: 2000,
+          currency: "USD"
+        }])
         expect(w.customers!.map((c) => c.id).sort()).toEqual(["cus_a", "cus_b", "cus_c", "cus_d", "cus_e"])
 
         const rows = yield* revenueRows(projectId)
@@ -152,12 +216,25 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         expect(row("2026-08-15").expansionMrrMinor).toBe(5000)
         expect(row("2026-09-15").newMrrMinor).toBe(4000)
         expect([row("2026-10-10").churnedMrrMinor, row("2026-10-10").churnedCustomers]).toEqual([6000, 1])
-        expect([row("2026-06-01").grossMinor, row("2026-07-20").refundsMinor, row("2026-10-05").grossMinor]).toEqual([5000, 2000, 1500])
+        expect([row("2026-06-01").grossMinor, row("2026-07-20").refundsMinor, row("2026-10-05").grossMinor]).toEqual([
+          5000,
+          2000,
+          1500
+        ])
         // 09-10: the failed try (6 000) and the retry that succeeded (6 000).
-        expect([row("2026-09-10").failedPayments, row("2026-09-10").failedMinor, row("2026-09-10").grossMinor]).toEqual([1, 6000, 6000])
+        expect([row("2026-09-10").failedPayments, row("2026-09-10").failedMinor, row("2026-09-10").grossMinor]).toEqual(
+          [1, 6000, 6000]
+        )
         // October: MRR 30 000 at the start; +6 000 new (E), −6 000 churned (B) → 30 000; 1 of 4 customers lost.
         const october = { from: "2026-10-01", to: "2026-10-31" }
-        expect(movementsIn(rows, october)).toMatchObject({ start: 30000, new: 6000, expansion: 0, contraction: 0, churned: 6000, end: 30000 })
+        expect(movementsIn(rows, october)).toMatchObject({
+          start: 30000,
+          new: 6000,
+          expansion: 0,
+          contraction: 0,
+          churned: 6000,
+          end: 30000
+        })
         expect(customerChurnRate(rows, october)).toBe(0.25) // 1 / 4
         const churn = yield* Effect.flatMap(PaymentsRepo, (p) => p.churnEvents(projectId, "2026-01-01", "2026-11-20"))
         expect(churn).toEqual([{ customerId: "cus_b", day: "2026-10-10", mrrLostMinor: 6000, reason: "too_expensive" }])
@@ -178,10 +255,25 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
       Effect.gen(function*() {
         const data = goldenStripe()
         const max = price("price_max", 15000)
-        const subs = (cps: string) => [...Array.from({ length: data.subscriptions.size }, (_, i) => data.subscriptions.get(i)).filter((s) => s.id !== "sub_a"),
-          subscription({ id: "sub_a", customer: "cus_a", status: "active", created: ts("2026-06-01T00:00:00Z"), currentPeriodStart: ts(cps), items: [{ price: max }] })]
+        const subs = (
+          cps: string
+        ) => [
+          ...Array.from({ length: data.subscriptions.size }, (_, i) => data.subscriptions.get(i)).filter((s) =>
+            s.id !== "sub_a"
+          ),
+          subscription({
+            id: "sub_a",
+            customer: "cus_a",
+            status: "active",
+            created: ts("2026-06-01T00:00:00Z"),
+            currentPeriodStart: ts(cps),
+            items: [{ price: max }]
+          })
+        ]
         // Run 1: A moved to "max" (150.00) without proration; the 11-01 invoice still says pro (100.00).
-        fake = yield* Effect.promise(() => startFakeStripe({ ...data, subscriptions: fromArray(subs("2026-11-01T00:00:00Z")) }))
+        fake = yield* Effect.promise(() =>
+          startFakeStripe({ ...data, subscriptions: fromArray(subs("2026-11-01T00:00:00Z")) })
+        )
         const projectId = yield* newProject()
         yield* sync(projectId)
         expect(mrrAtEndOf(yield* revenueRows(projectId), "2026-11-19")).toBe(35000) // 30 000 − 10 000 + 15 000
@@ -190,14 +282,26 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         fake.data = {
           ...data,
           subscriptions: fromArray(subs("2026-12-01T00:00:00Z")),
-          invoices: fromArray([...invoices, invoice("in_a7", "sub_a", ts("2026-12-01T00:00:00Z"), [
-            line({ id: "il_a7", subscription: "sub_a", price: max, start: ts("2026-12-01T00:00:00Z"), end: ts("2027-01-01T00:00:00Z") })
-          ])])
+          invoices: fromArray([
+            ...invoices,
+            invoice("in_a7", "sub_a", ts("2026-12-01T00:00:00Z"), [
+              line({
+                id: "il_a7",
+                subscription: "sub_a",
+                price: max,
+                start: ts("2026-12-01T00:00:00Z"),
+                end: ts("2027-01-01T00:00:00Z")
+              })
+            ])
+          ])
         }
         yield* sync(projectId, { now: new Date("2026-12-05T00:00:00Z") })
         const rows = yield* revenueRows(projectId)
         expect([mrrAtEndOf(rows, "2026-11-19"), mrrAtEndOf(rows, "2026-12-01")]).toEqual([30000, 35000])
-        expect(versionsOf("sub_a").slice(-2).map((v) => [v[0], v[3]])).toEqual([["2026-11-01", 10000], ["2026-12-01", 15000]])
+        expect(versionsOf("sub_a").slice(-2).map((v) => [v[0], v[3]])).toEqual([["2026-11-01", 10000], [
+          "2026-12-01",
+          15000
+        ]])
       }))
   })
 
@@ -207,24 +311,41 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         const data = goldenStripe()
         const item = price("price_seat", 1500)
         const subA = subscription({
-          id: "sub_a", customer: "cus_a", status: "active", created: ts("2026-06-01T00:00:00Z"), currentPeriodStart: ts("2026-11-01T00:00:00Z"),
+          id: "sub_a",
+          customer: "cus_a",
+          status: "active",
+          created: ts("2026-06-01T00:00:00Z"),
+          currentPeriodStart: ts("2026-11-01T00:00:00Z"),
           items: Array.from({ length: 13 }, () => ({ price: item }))
         })
-        const subs = [...Array.from({ length: data.subscriptions.size }, (_, i) => data.subscriptions.get(i)).filter((s) => s.id !== "sub_a"), subA]
-        fake = yield* Effect.promise(() => startFakeStripe({ ...data, subscriptions: fromArray(subs) }, { maxPageSize: 2 }))
+        const subs = [
+          ...Array.from({ length: data.subscriptions.size }, (_, i) => data.subscriptions.get(i)).filter((s) =>
+            s.id !== "sub_a"
+          ),
+          subA
+        ]
+        fake = yield* Effect.promise(() =>
+          startFakeStripe({ ...data, subscriptions: fromArray(subs) }, { maxPageSize: 2 })
+        )
         const projectId = yield* newProject()
         yield* sync(projectId)
         // A's current period: 13 × 15.00 instead of pro's 100.00 (the first 10 items alone would say 150.00).
         expect(mrrAtEndOf(yield* revenueRows(projectId), "2026-11-19")).toBe(30000 - 10000 + 13 * 1500)
         const itemPages = fake.requests.filter((r) => r.url.startsWith("/v1/subscription_items?"))
-        expect(itemPages.map((r) => new URL(r.url, fake.url).searchParams.get("starting_after"))).toEqual(["si_sub_a_9", "si_sub_a_11"])
+        expect(itemPages.map((r) => new URL(r.url, fake.url).searchParams.get("starting_after"))).toEqual([
+          "si_sub_a_9",
+          "si_sub_a_11"
+        ])
         expect(itemPages.every((r) => new URL(r.url, fake.url).searchParams.get("subscription") === "sub_a")).toBe(true)
       }))
 
     it.effect("pages through 250 customers with limit=100 and starting_after (3 pages)", () =>
       Effect.gen(function*() {
-        const many = Array.from({ length: 250 }, (_, i) => customer(`cus_${String(i).padStart(3, "0")}`, 1_780_000_000 + i))
-        fake = yield* Effect.promise(() => startFakeStripe({ ...goldenStripe(), customers: fromArray(many) }))
+        const many = Array.from({ length: 250 }, (_, i) =>
+          customer(`cus_${String(i).padStart(3, "0")}`, 1_780_000_000 + i))
+        fake = yield* Effect.promise(() =>
+          startFakeStripe({ ...goldenStripe(), customers: fromArray(many) })
+        )
         const projectId = yield* newProject()
         const outcome = yield* sync(projectId)
         expect(outcome.counts.customers).toBe(250)
@@ -302,8 +423,10 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
           versions: p.subscriptionVersions!.map((v) => `${v.subscriptionId}|${v.validFrom}`).sort()
         })
         const both = (a: Partial<PaymentsData>, b: Partial<PaymentsData>): Partial<PaymentsData> => ({
-          customers: [...a.customers!, ...b.customers!], charges: [...a.charges!, ...b.charges!],
-          refunds: [...a.refunds!, ...b.refunds!], subscriptionVersions: [...a.subscriptionVersions!, ...b.subscriptionVersions!]
+          customers: [...a.customers!, ...b.customers!],
+          charges: [...a.charges!, ...b.charges!],
+          refunds: [...a.refunds!, ...b.refunds!],
+          subscriptionVersions: [...a.subscriptionVersions!, ...b.subscriptionVersions!]
         })
         // Three random kill points, and the rollup itself (the step before the last, which clears the progress).
         const points = [...Array.from({ length: 3 }, () => 1 + Math.floor(Math.random() * (steps - 2))), steps - 1]
@@ -321,8 +444,17 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
           // What the killed run committed plus what the resumed one did is every row exactly once: nothing
           // redone (no duplicate), nothing skipped (no missing), and the counts add up across both attempts.
           const [killedPart, resumedPart] = writes.slice(-2) as [Partial<PaymentsData>, Partial<PaymentsData>]
-          expect(keys(both(killedPart, resumedPart)), `killed at step ${at} of ${steps}`).toEqual(keys(expected.payload))
-          expect(resumed.counts).toMatchObject({ customers: 5, subscriptions: 5, invoices: 16, invoiceLines: 18, charges: 5, refunds: 1 })
+          expect(keys(both(killedPart, resumedPart)), `killed at step ${at} of ${steps}`).toEqual(
+            keys(expected.payload)
+          )
+          expect(resumed.counts).toMatchObject({
+            customers: 5,
+            subscriptions: 5,
+            invoices: 16,
+            invoiceLines: 18,
+            charges: 5,
+            refunds: 1
+          })
         }
       }))
   })
@@ -340,14 +472,28 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         fake.data = goldenStripeChanged()
         fake.requests.length = 0
         const second = yield* sync(projectId, { mode: "incremental", state: first.state, now: new Date(LATER) })
-        const lists = fake.requests.filter((r) => /^\/v1\/(customers|subscriptions|invoices|charges|refunds)\?/.test(r.url))
+        const lists = fake.requests.filter((r) =>
+          /^\/v1\/(customers|subscriptions|invoices|charges|refunds)\?/.test(r.url)
+        )
         expect(lists).toEqual([]) // nothing listed
         const events = fake.requests.filter((r) => r.url.startsWith("/v1/events?"))
         expect(events.length).toBeGreaterThan(0)
-        expect(events.every((r) => r.url.includes(`created%5Bgte%5D=${now - 3600}`) && r.url.includes("types%5B%5D=invoice.paid"))).toBe(true)
+        expect(
+          events.every((r) =>
+            r.url.includes(`created%5Bgte%5D=${now - 3600}`) && r.url.includes("types%5B%5D=invoice.paid")
+          )
+        ).toBe(true)
         // The snapshot in another API version was fetched again, in ours.
-        expect(fake.requests.some((r) => r.url.startsWith("/v1/subscriptions/sub_a") && r.version === "2024-06-20")).toBe(true)
-        expect(second.counts).toMatchObject({ events: 12, customers: 1, subscriptions: 3, invoices: 1, charges: 2, refunds: 1 })
+        expect(fake.requests.some((r) => r.url.startsWith("/v1/subscriptions/sub_a") && r.version === "2024-06-20"))
+          .toBe(true)
+        expect(second.counts).toMatchObject({
+          events: 12,
+          customers: 1,
+          subscriptions: 3,
+          invoices: 1,
+          charges: 2,
+          refunds: 1
+        })
         expect((second.state as { eventsCursor: number }).eventsCursor).toBe(ts("2026-11-20T12:10:00Z") + 500)
 
         // The same account, fully listed into a new project at the same moment.
@@ -356,13 +502,19 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         const rows = yield* revenueRows(projectId)
         expect(rows).toEqual(yield* revenueRows(fresh))
         const payments = yield* PaymentsRepo
-        expect(yield* payments.churnEvents(projectId, "2026-01-01", "2026-12-31")).toEqual(yield* payments.churnEvents(fresh, "2026-01-01", "2026-12-31"))
-        expect(yield* payments.cohort(projectId, "2026-10-01", "2026-11-20")).toEqual(yield* payments.cohort(fresh, "2026-10-01", "2026-11-20"))
+        expect(yield* payments.churnEvents(projectId, "2026-01-01", "2026-12-31")).toEqual(
+          yield* payments.churnEvents(fresh, "2026-01-01", "2026-12-31")
+        )
+        expect(yield* payments.cohort(projectId, "2026-10-01", "2026-11-20")).toEqual(
+          yield* payments.cohort(fresh, "2026-10-01", "2026-11-20")
+        )
         // And what changed shows: F new (4 000), C churned (missing_features), re_b1 no longer refunded, re_a1 is.
         expect(mrrAtEndOf(rows, "2026-11-20")).toBe(30000 + 4000 - 4000)
         expect(rows.find((r) => r.day === "2026-07-20")?.refundsMinor ?? 0).toBe(0)
         expect(rows.find((r) => r.day === "2026-11-20")!.refundsMinor).toBe(1000)
-        expect((yield* payments.churnEvents(projectId, "2026-11-20", "2026-11-20")).map((e) => e.reason)).toEqual(["missing_features"])
+        expect((yield* payments.churnEvents(projectId, "2026-11-20", "2026-11-20")).map((e) => e.reason)).toEqual([
+          "missing_features"
+        ])
       }))
 
     it.effect("a cursor older than Stripe's 30-day event retention, or a day since the last listing, means a full listing", () =>
@@ -371,7 +523,10 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         const projectId = yield* newProject()
         const now = Date.parse(NOW) / 1000
         const listed = () => fake.requests.some((r) => r.url.startsWith("/v1/invoices?"))
-        yield* sync(projectId, { mode: "incremental", state: { eventsCursor: now - 31 * 86_400, reconciledAt: now - 3600 } })
+        yield* sync(projectId, {
+          mode: "incremental",
+          state: { eventsCursor: now - 31 * 86_400, reconciledAt: now - 3600 }
+        })
         expect(listed()).toBe(true)
         fake.requests.length = 0
         yield* sync(projectId, { mode: "incremental", state: { eventsCursor: now - 3600, reconciledAt: now - 86_400 } })

@@ -6,8 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { readConfig } from "../src/platform/Config.ts"
 import { ProviderError } from "../src/integrations/ProviderHttp.ts"
+import { readConfig } from "../src/platform/Config.ts"
 import { DEFAULT_DEADLINE_MINUTES, withDeadline } from "../src/worker/SyncRunner.ts"
 
 describe("the sync deadline", () => {

@@ -47,7 +47,9 @@ describe("base32", () => {
   })
 
   it("refuses characters outside the alphabet and impossible lengths", () => {
-    for (const bad of ["MZXW6YTB0I", "MZXW1", "MZ-XW", "MZXW6YTBOI!", "A", "ABC", "ABCDEF"]) expect(base32Decode(bad)).toBeNull()
+    for (const bad of ["MZXW6YTB0I", "MZXW1", "MZ-XW", "MZXW6YTBOI!", "A", "ABC", "ABCDEF"]) {
+      expect(base32Decode(bad)).toBeNull()
+    }
   })
 
   it("makes 160-bit secrets", () => {
@@ -60,7 +62,18 @@ describe("base32", () => {
 
 describe("HOTP and TOTP", () => {
   it("gives the RFC 4226 Appendix D values for counters 0..9", () => {
-    const expected = ["755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489"]
+    const expected = [
+      "755224",
+      "287082",
+      "359152",
+      "969429",
+      "338314",
+      "254676",
+      "287922",
+      "162583",
+      "399871",
+      "520489"
+    ]
     expect(expected.map((_, counter) => hotp(RFC_SECRET, counter))).toEqual(expected)
   })
 
@@ -122,7 +135,18 @@ describe("verifyTotp", () => {
 
   it("refuses letters, 5 digits, 7 digits and a bad secret", () => {
     const code = codeAt(step)
-    for (const bad of ["abcdef", `${code.slice(0, 5)}x`, code.slice(0, 5), `${code}0`, `0${code}`, "", "12-3456", "１２３４５６"]) {
+    for (
+      const bad of [
+        "abcdef",
+        `${code.slice(0, 5)}x`,
+        code.slice(0, 5),
+        `${code}0`,
+        `0${code}`,
+        "",
+        "12-3456",
+        "１２３４５６"
+      ]
+    ) {
       expect(verifyTotp(secret, bad, now, null)).toBeNull()
     }
     expect(verifyTotp("not base32!", code, now, null)).toBeNull()

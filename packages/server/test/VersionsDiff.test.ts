@@ -6,9 +6,26 @@ import { describe, expect, it } from "vitest"
 import type { SubscriptionVersion } from "../src/payments/Types.ts"
 import { versionsDiff } from "../src/payments/VersionsDiff.ts"
 
-const v = (subscriptionId: string, validFrom: string, validTo: string | null, extra: Partial<SubscriptionVersion> = {}): SubscriptionVersion => ({
-  subscriptionId, customerId: "cus_1", validFrom, validTo, status: "active", currency: "usd", unitAmountMinor: 1000, quantity: 1,
-  interval: "month", intervalCount: 1, discountPercentOff: null, discountAmountOffMinor: null, cancelReason: null, ...extra
+const v = (
+  subscriptionId: string,
+  validFrom: string,
+  validTo: string | null,
+  extra: Partial<SubscriptionVersion> = {}
+): SubscriptionVersion => ({
+  subscriptionId,
+  customerId: "cus_1",
+  validFrom,
+  validTo,
+  status: "active",
+  currency: "usd",
+  unitAmountMinor: 1000,
+  quantity: 1,
+  interval: "month",
+  intervalCount: 1,
+  discountPercentOff: null,
+  discountAmountOffMinor: null,
+  cancelReason: null,
+  ...extra
 })
 
 describe("versionsDiff", () => {
@@ -50,9 +67,17 @@ describe("versionsDiff", () => {
   it("every stored column counts: each one changed alone is written", () => {
     const base = v("sub_a", "2026-09-01T00:00:00.000Z", null)
     const changes: ReadonlyArray<Partial<SubscriptionVersion>> = [
-      { customerId: "cus_2" }, { validTo: "2026-10-01T00:00:00.000Z" }, { status: "canceled" }, { currency: "eur" },
-      { unitAmountMinor: 999 }, { quantity: 2 }, { interval: "year" }, { intervalCount: 3 }, { discountPercentOff: 10 },
-      { discountAmountOffMinor: 100 }, { cancelReason: "too_expensive" }
+      { customerId: "cus_2" },
+      { validTo: "2026-10-01T00:00:00.000Z" },
+      { status: "canceled" },
+      { currency: "eur" },
+      { unitAmountMinor: 999 },
+      { quantity: 2 },
+      { interval: "year" },
+      { intervalCount: 3 },
+      { discountPercentOff: 10 },
+      { discountAmountOffMinor: 100 },
+      { cancelReason: "too_expensive" }
     ]
     for (const change of changes) {
       expect(versionsDiff([base], [{ ...base, ...change }]).put).toHaveLength(1)

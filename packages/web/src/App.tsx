@@ -4,21 +4,22 @@
  * back afterwards, `?next=`), and any other failure is shown with a way to try again.
  */
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
+import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardCore"
 import { AsyncResult } from "effect/reactivity"
 import { Component, type ComponentType, type ReactNode, useEffect } from "react"
-import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardCore"
 import { sessionAtom, setCsrfToken } from "./client.ts"
 import { isUnauthenticated } from "./errors.ts"
 import { Layout } from "./Layout.tsx"
 import { Link, navigate, useFocusHeading, useLocation } from "./navigation.tsx"
-import { lazyComponent, loadOverviewPage, matchWebsite, OverviewPage, prefetchWebsitePages } from "./routes.tsx"
 import type { WebsiteFrame as WebsiteFrameOf } from "./pages/reports/shared.tsx"
+import { lazyComponent, loadOverviewPage, matchWebsite, OverviewPage, prefetchWebsitePages } from "./routes.tsx"
 import { BusyMain, ErrorMessage, Loading } from "./ui.tsx"
 
 // Each page's code loads when it is first shown: the first page needs only the shell, the client and itself
 // (log-in and sign-up too: a logged-in visitor never loads them). `lazyPage` draws "Loading the page…" (main busy)
 // until its chunk is in: no Suspense, so no 300 ms reveal throttle (lazyComponent in routes.tsx).
-const lazyPage = (load: () => Promise<ComponentType>) => lazyComponent<object>(() => load().then((page) => ({ default: page })), <Loading what="the page" />)
+const lazyPage = (load: () => Promise<ComponentType>) =>
+  lazyComponent<object>(() => load().then((page) => ({ default: page })), <Loading what="the page" />)
 const LogIn = lazyPage(() => import("./pages/Auth.tsx").then((m) => m.LogInPage))
 const SignUp = lazyPage(() => import("./pages/Auth.tsx").then((m) => m.SignUpPage))
 const Account = lazyPage(() => import("./pages/Account.tsx").then((m) => m.AccountPage))
@@ -29,7 +30,10 @@ const Sessions = lazyPage(() => import("./pages/Sessions.tsx").then((m) => m.Ses
 const GoogleCallback = lazyPage(() => import("./pages/Connections.tsx").then((m) => m.GoogleCallbackPage))
 const Websites = lazyPage(() => import("./pages/Websites.tsx").then((m) => m.WebsitesPage))
 // A website's frame (its heading and tabs) is the report pages' code: it loads with them.
-const Frame = lazyComponent<Parameters<typeof WebsiteFrameOf>[0]>(() => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })), <Loading what="the page" />)
+const Frame = lazyComponent<Parameters<typeof WebsiteFrameOf>[0]>(
+  () => import("./pages/reports/shared.tsx").then((m) => ({ default: m.WebsiteFrame })),
+  <Loading what="the page" />
+)
 const WebsiteFrame = Frame.Component
 
 /**
@@ -83,7 +87,9 @@ const privatePage = (path: string): ReactNode => {
   return (
     <>
       <h1>Page not found</h1>
-      <p>There is no page at <code>{path}</code>. <Link href="/websites">Go to your websites</Link>.</p>
+      <p>
+        There is no page at <code>{path}</code>. <Link href="/websites">Go to your websites</Link>.
+      </p>
     </>
   )
 }
@@ -160,7 +166,9 @@ export const App = () => {
       {page !== undefined
         ? (
           <BusyMain className="narrow">
-            <p className="brand-line"><Link href="/login" className="brandmark">sitehealth</Link></p>
+            <p className="brand-line">
+              <Link href="/login" className="brandmark">sitehealth</Link>
+            </p>
             {page()}
           </BusyMain>
         )

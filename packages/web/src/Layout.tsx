@@ -1,6 +1,6 @@
 /** The logged-in frame: a skip link, the site's navigation (current page marked), who is logged in, log out. */
-import type { ReactNode } from "react"
 import { Exit } from "effect"
+import type { ReactNode } from "react"
 import { Keys, logOut, setCsrfToken } from "./client.ts"
 import { useMutation } from "./hooks.ts"
 import { Link, navigate } from "./navigation.tsx"
@@ -29,7 +29,9 @@ export const Layout = ({ user, path, children }: {
           <ul>
             {nav.map(([href, label]) => (
               <li key={href}>
-                <Link href={href} aria-current={path === href || path.startsWith(href + "/") ? "page" : undefined}>{label}</Link>
+                <Link href={href} aria-current={path === href || path.startsWith(href + "/") ? "page" : undefined}>
+                  {label}
+                </Link>
               </li>
             ))}
           </ul>

@@ -14,9 +14,9 @@
  * request carries it back in `X-CSRF-Token`. The session cookie itself is HttpOnly and goes by itself
  * (same origin).
  */
+import { CSRF_HEADER, DashboardCoreApi } from "@sitehealth/domain/DashboardCore"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { AtomHttpApi } from "effect/reactivity"
-import { CSRF_HEADER, DashboardCoreApi } from "@sitehealth/domain/DashboardCore"
 
 let csrfToken: string | null = null
 export const setCsrfToken = (token: string | null) => {

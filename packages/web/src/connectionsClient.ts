@@ -3,16 +3,18 @@
  * it), imported only by the pages that connect providers, so its contract loads with them. Same fetch client
  * and CSRF header as the shell's (client.ts); same reactivity keys.
  */
+import { DashboardConnectionsHttpApi } from "@sitehealth/domain/DashboardConnections"
 import { FetchHttpClient } from "effect/http"
 import { AtomHttpApi } from "effect/reactivity"
-import { DashboardConnectionsHttpApi } from "@sitehealth/domain/DashboardConnections"
 import { Keys, withCsrf } from "./client.ts"
 
-export class DashboardConnections extends AtomHttpApi.Service<DashboardConnections>()("sitehealth/web/DashboardConnections", {
-  api: DashboardConnectionsHttpApi,
-  httpClient: FetchHttpClient.layer,
-  transformClient: withCsrf
-}) {}
+export class DashboardConnections
+  extends AtomHttpApi.Service<DashboardConnections>()("sitehealth/web/DashboardConnections", {
+    api: DashboardConnectionsHttpApi,
+    httpClient: FetchHttpClient.layer,
+    transformClient: withCsrf
+  })
+{}
 
 export const connectionsAtom = (websiteId: string) =>
   DashboardConnections.query("connections", "list", { params: { id: websiteId }, reactivityKeys: [Keys.connections] })

@@ -21,7 +21,9 @@ export const describeError = (error: unknown): Described => {
   // The contract's errors: their message is written for people.
   if (typeof e.type === "string" && message !== "") {
     const issues = Array.isArray(e.issues)
-      ? (e.issues as Array<{ path: string; message: string }>).map((i) => `${i.path.replace(/^body\./, "")}: ${i.message}`).join("; ")
+      ? (e.issues as Array<{ path: string; message: string }>).map((i) =>
+        `${i.path.replace(/^body\./, "")}: ${i.message}`
+      ).join("; ")
       : ""
     return issues === "" ? { title: message } : { title: message, detail: issues }
   }

@@ -3,9 +3,9 @@
  * button — apart from ui.tsx (what the shell itself draws), so that they load with the pages that use them
  * and not on a first screen that has none (the overview).
  */
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@sitehealth/domain/Dashboard"
 import { AsyncResult } from "effect/reactivity"
 import { cloneElement, type ReactElement, type ReactNode, useId, useState } from "react"
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@sitehealth/domain/Dashboard"
 import { ErrorMessage, Loading } from "./ui.tsx"
 
 /** Renders an atom's result: loading, a failure in words, or the value. */
@@ -33,7 +33,11 @@ export const CopyButton = ({ text, label }: { readonly text: string; readonly la
         {label}
       </button>
       <span role="status" aria-live="polite" className="muted">
-        {state === "copied" ? " Copied." : state === "failed" ? " Copying failed: select the text and copy it yourself." : ""}
+        {state === "copied"
+          ? " Copied."
+          : state === "failed"
+          ? " Copying failed: select the text and copy it yourself."
+          : ""}
       </span>
     </>
   )

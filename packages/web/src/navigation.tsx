@@ -48,12 +48,16 @@ export const setQuery = (name: string, value: string | null) => {
 }
 
 /** An ordinary link (keyboard, middle-click, copy link all work) that navigates in-app on a plain click. */
-export const Link = ({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { readonly href: string }) => (
+export const Link = (
+  { href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { readonly href: string }
+) => (
   <a
     href={href}
     onClick={(event: MouseEvent<HTMLAnchorElement>) => {
       onClick?.(event)
-      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return
+      if (
+        event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey
+      ) return
       event.preventDefault()
       navigate(href)
     }}

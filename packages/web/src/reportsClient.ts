@@ -6,11 +6,11 @@
  * client and CSRF header as the shell's (client.ts); the reactivity keys are shared across the clients.
  * Every figure a page shows comes from one of these.
  */
-import { FetchHttpClient } from "effect/http"
-import { AtomHttpApi } from "effect/reactivity"
 import type { Period } from "@sitehealth/domain/Common"
 import { DashboardReportsHttpApi } from "@sitehealth/domain/DashboardReports"
 import type { Dimension, Severity } from "@sitehealth/domain/Projects"
+import { FetchHttpClient } from "effect/http"
+import { AtomHttpApi } from "effect/reactivity"
 import { Keys, ReportKeys, withCsrf } from "./client.ts"
 
 export class DashboardReports extends AtomHttpApi.Service<DashboardReports>()("sitehealth/web/DashboardReports", {
@@ -21,23 +21,58 @@ export class DashboardReports extends AtomHttpApi.Service<DashboardReports>()("s
 
 export { ReportKeys }
 
-export const overviewAtom = DashboardReports.query("reports", "listProjects", { query: { limit: 100 }, reactivityKeys: [ReportKeys.reports, Keys.websites] })
-export const healthAtom = (id: string) => DashboardReports.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })
-export const briefingAtom = (id: string) => DashboardReports.query("reports", "getBriefing", { params: { id }, reactivityKeys: [ReportKeys.reports] })
-export const signalsAtom = (id: string, query: { readonly dimension?: Dimension; readonly severity?: Severity; readonly active?: "true" | "false" }) =>
-  DashboardReports.query("reports", "listSignals", { params: { id }, query: { ...query, limit: 100 }, reactivityKeys: [ReportKeys.reports] })
+export const overviewAtom = DashboardReports.query("reports", "listProjects", {
+  query: { limit: 100 },
+  reactivityKeys: [ReportKeys.reports, Keys.websites]
+})
+export const healthAtom = (id: string) =>
+  DashboardReports.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+export const briefingAtom = (id: string) =>
+  DashboardReports.query("reports", "getBriefing", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+export const signalsAtom = (
+  id: string,
+  query: { readonly dimension?: Dimension; readonly severity?: Severity; readonly active?: "true" | "false" }
+) =>
+  DashboardReports.query("reports", "listSignals", {
+    params: { id },
+    query: { ...query, limit: 100 },
+    reactivityKeys: [ReportKeys.reports]
+  })
 export const analyticsAtom = (id: string, period: Period) =>
-  DashboardReports.query("reports", "getAnalytics", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+  DashboardReports.query("reports", "getAnalytics", {
+    params: { id },
+    query: { period },
+    reactivityKeys: [ReportKeys.reports]
+  })
 export const revenueAtom = (id: string, period: Period) =>
-  DashboardReports.query("reports", "getRevenue", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports, ReportKeys.expenses] })
+  DashboardReports.query("reports", "getRevenue", {
+    params: { id },
+    query: { period },
+    reactivityKeys: [ReportKeys.reports, ReportKeys.expenses]
+  })
 export const churnAtom = (id: string, period: Period) =>
-  DashboardReports.query("reports", "getChurn", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+  DashboardReports.query("reports", "getChurn", {
+    params: { id },
+    query: { period },
+    reactivityKeys: [ReportKeys.reports]
+  })
 export const seoAtom = (id: string, period: Period) =>
-  DashboardReports.query("reports", "getSeo", { params: { id }, query: { period }, reactivityKeys: [ReportKeys.reports] })
+  DashboardReports.query("reports", "getSeo", {
+    params: { id },
+    query: { period },
+    reactivityKeys: [ReportKeys.reports]
+  })
 export const integrationsAtom = (id: string) =>
-  DashboardReports.query("reports", "listIntegrations", { params: { id }, reactivityKeys: [ReportKeys.integrations, Keys.connections] })
+  DashboardReports.query("reports", "listIntegrations", {
+    params: { id },
+    reactivityKeys: [ReportKeys.integrations, Keys.connections]
+  })
 export const expensesAtom = (id: string) =>
-  DashboardReports.query("reports", "listExpenses", { params: { id }, query: { limit: 100 }, reactivityKeys: [ReportKeys.expenses] })
+  DashboardReports.query("reports", "listExpenses", {
+    params: { id },
+    query: { limit: 100 },
+    reactivityKeys: [ReportKeys.expenses]
+  })
 export const syncIntegration = DashboardReports.mutation("reports", "syncIntegration")
 export const createExpense = DashboardReports.mutation("reports", "createExpense")
 export const deleteExpense = DashboardReports.mutation("reports", "deleteExpense")

@@ -3,8 +3,8 @@
  * when first shown, and which path is which page. Imported by App.tsx alone; the navigation every page uses is
  * navigation.tsx.
  */
-import { type ComponentType, createElement, type ReactNode, useEffect, useState } from "react"
 import type { Website } from "@sitehealth/domain/Dashboard"
+import { type ComponentType, createElement, type ReactNode, useEffect, useState } from "react"
 import { WEBSITE_TAB_NAMES } from "./navigation.tsx"
 import { Loading } from "./ui.tsx"
 
@@ -24,7 +24,10 @@ import { Loading } from "./ui.tsx"
  * module's fetch: call it as soon as a route is known. A failed fetch is thrown to the nearest error boundary
  * (as React.lazy does) and not kept: the next visit asks again.
  */
-export const lazyComponent = <P extends object>(load: () => Promise<{ readonly default: ComponentType<P> }>, fallback: ReactNode) => {
+export const lazyComponent = <P extends object>(
+  load: () => Promise<{ readonly default: ComponentType<P> }>,
+  fallback: ReactNode
+) => {
   let loaded: ComponentType<P> | undefined
   let pending: Promise<{ readonly default: ComponentType<P> }> | undefined
   const start = () => (pending ??= load().then((m) => {
@@ -96,7 +99,8 @@ export const prefetchWebsitePages = (also: ReadonlyArray<() => Promise<unknown>>
     for (const load of [...WEBSITE_TABS.map((t) => t.load), overview.load, ...also]) load().catch(() => undefined)
   }
   const w = window as Window & { requestIdleCallback?: (f: () => void, options?: { timeout: number }) => number }
-  const whenIdle = () => (w.requestIdleCallback !== undefined ? w.requestIdleCallback(run, { timeout: 3000 }) : setTimeout(run, 200))
+  const whenIdle =
+    () => (w.requestIdleCallback !== undefined ? w.requestIdleCallback(run, { timeout: 3000 }) : setTimeout(run, 200))
   // Only once the page in view has loaded its data (`main` no longer busy), so it never waits behind the
   // prefetch; at the latest after 10 s. Called once logged in, as the page is drawn: a page still loading says
   // so within the same task (its `<Loading>`'s layout effect), so `main` not busy at the first check, a

@@ -4,9 +4,9 @@
  * (pages/Security.tsx), so their contract loads with that page, not with the shell (docs/dashboard-web.md,
  * Size). Same fetch client and CSRF header as the shell's (client.ts); same reactivity keys.
  */
+import { DashboardSecurityHttpApi } from "@sitehealth/domain/DashboardSecurity"
 import { FetchHttpClient } from "effect/http"
 import { AtomHttpApi } from "effect/reactivity"
-import { DashboardSecurityHttpApi } from "@sitehealth/domain/DashboardSecurity"
 import { Keys, withCsrf } from "./client.ts"
 
 export class DashboardSecurity extends AtomHttpApi.Service<DashboardSecurity>()("sitehealth/web/DashboardSecurity", {

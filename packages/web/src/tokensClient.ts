@@ -4,9 +4,9 @@
  * the account's entitlement — loads with those pages, not with the shell (docs/dashboard-web.md, Size). Same
  * fetch client and CSRF header as the shell's (client.ts); same reactivity keys.
  */
+import { DashboardTokensHttpApi } from "@sitehealth/domain/DashboardTokens"
 import { FetchHttpClient } from "effect/http"
 import { AtomHttpApi } from "effect/reactivity"
-import { DashboardTokensHttpApi } from "@sitehealth/domain/DashboardTokens"
 import { Keys, withCsrf } from "./client.ts"
 
 export class DashboardTokens extends AtomHttpApi.Service<DashboardTokens>()("sitehealth/web/DashboardTokens", {

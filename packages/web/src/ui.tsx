@@ -12,7 +12,9 @@ import {
 } from "react"
 import { describeCause, describeError } from "./errors.ts"
 
-export const ErrorMessage = ({ cause, error, title }: { readonly cause?: Cause.Cause<unknown>; readonly error?: unknown; readonly title?: string }) => {
+export const ErrorMessage = (
+  { cause, error, title }: { readonly cause?: Cause.Cause<unknown>; readonly error?: unknown; readonly title?: string }
+) => {
   const d = cause !== undefined ? describeCause(cause) : describeError(error)
   return (
     <div className="alert error" role="alert">

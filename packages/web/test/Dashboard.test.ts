@@ -9,15 +9,24 @@
  * Skipped, saying so, where /usr/bin/chromium is missing (`apt-get install -y chromium`; .ci/run does it).
  */
 import AxeBuilder from "@axe-core/playwright"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
-import { type Browser, chromium, type Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
 import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"
 import { fromArray, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import { totpAt } from "@sitehealth/server/dashboard/Totp"
-import { ARTIFACTS, buildWeb, CHROMIUM, CHROMIUM_ARGS, ensureArtifacts, linkIn, startServer, startSmtpSink } from "./support/Server.ts"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  ARTIFACTS,
+  buildWeb,
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  ensureArtifacts,
+  linkIn,
+  startServer,
+  startSmtpSink
+} from "./support/Server.ts"
 
 const hasChromium = Fs.existsSync(CHROMIUM)
 if (!hasChromium) {
@@ -51,20 +60,39 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     ensureArtifacts()
     smtp = await startSmtpSink()
     stripe = await startFakeStripe(
-      { customers: fromArray([]), subscriptions: fromArray([]), invoices: fromArray([]), charges: fromArray([]), refunds: fromArray([]) },
+      {
+        customers: fromArray([]),
+        subscriptions: fromArray([]),
+        invoices: fromArray([]),
+        charges: fromArray([]),
+        refunds: fromArray([])
+      },
       { keys: [STRIPE_KEY] }
     )
-    plausible = await startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: domain, data: { days: {}, hours: {}, pages: [], sources: [], uniques: {} } })
+    plausible = await startFakePlausible({
+      apiKey: PLAUSIBLE_KEY,
+      siteId: domain,
+      data: { days: {}, hours: {}, pages: [], sources: [], uniques: {} }
+    })
     google = await startFakeGsc({
       ...GOOGLE,
       rows: [],
       totals: {},
-      sites: [{ siteUrl: "https://blog.example.org/", permissionLevel: "siteFullUser" }, { siteUrl: GOOGLE.siteUrl, permissionLevel: "siteOwner" }]
+      sites: [{ siteUrl: "https://blog.example.org/", permissionLevel: "siteFullUser" }, {
+        siteUrl: GOOGLE.siteUrl,
+        permissionLevel: "siteOwner"
+      }]
     })
     server = await startServer(smtp.url, {
       stripe: stripe.url,
       plausible: plausible.url,
-      google: { clientId: GOOGLE.clientId, clientSecret: GOOGLE.clientSecret, authUrl: google.authUrl, tokenUrl: google.tokenUrl, apiBase: google.url }
+      google: {
+        clientId: GOOGLE.clientId,
+        clientSecret: GOOGLE.clientSecret,
+        authUrl: google.authUrl,
+        tokenUrl: google.tokenUrl,
+        apiBase: google.url
+      }
     })
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     const context = await browser.newContext({ baseURL: server.base, colorScheme: "light" })
@@ -90,10 +118,12 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.waitForLoadState("networkidle")
     const results = await new AxeBuilder({ page }).analyze()
     const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-    expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), name).toEqual([])
+    expect(
+      bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+      name
+    ).toEqual([])
     await page.screenshot({ path: Path.join(ARTIFACTS, `${name}.png`), fullPage: true })
   }
-
 
   let secret = ""
 
@@ -165,7 +195,8 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.getByRole("link", { name: "Example Shop" }).click()
     // A website opens on its briefing; providers are connected on its Integrations tab.
     await page.getByRole("heading", { name: "Morning briefing" }).waitFor()
-    await page.getByRole("navigation", { name: "Example Shop reports" }).getByRole("link", { name: "Integrations" }).click()
+    await page.getByRole("navigation", { name: "Example Shop reports" }).getByRole("link", { name: "Integrations" })
+      .click()
     await page.getByLabel("Stripe restricted key").fill("rk_test_51WrongKeyAbCdEf0123456789")
     await page.getByRole("button", { name: "Connect Stripe" }).click()
     await page.getByRole("alert").first().waitFor()
@@ -189,7 +220,12 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.waitForURL(/\/oauth\/google\/callback\?/)
     const callback = page.url()
     const authorize = google.authorizeRequests.at(-1)!
-    expect(authorize).toMatchObject({ client_id: GOOGLE.clientId, response_type: "code", code_challenge_method: "S256", redirect_uri: `${server.base}/oauth/google/callback` })
+    expect(authorize).toMatchObject({
+      client_id: GOOGLE.clientId,
+      response_type: "code",
+      code_challenge_method: "S256",
+      redirect_uri: `${server.base}/oauth/google/callback`
+    })
     expect(authorize.state).toMatch(/^[\w-]{40,}$/)
     expect(authorize.code_challenge).toMatch(/^[\w-]{43}$/)
     await page.getByRole("group", { name: "Pick the property for this website" }).waitFor()

@@ -17,7 +17,9 @@ import { ARTIFACTS, buildWeb, CHROMIUM, CHROMIUM_ARGS, ensureArtifacts } from ".
 
 const hasChromium = Fs.existsSync(CHROMIUM)
 if (!hasChromium) {
-  console.warn(`[web] report page tests skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`)
+  console.warn(
+    `[web] report page tests skipped: ${CHROMIUM} is missing (install it with \`apt-get install -y chromium\`)`
+  )
 }
 
 describe.skipIf(!hasChromium)("the report pages in chromium, over the demo account", () => {
@@ -33,7 +35,11 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     server = await startDemoServer()
     website = server.projectIds[0]!
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    const context = await browser.newContext({ baseURL: server.base, colorScheme: "light", viewport: { width: 1100, height: 900 } })
+    const context = await browser.newContext({
+      baseURL: server.base,
+      colorScheme: "light",
+      viewport: { width: 1100, height: 900 }
+    })
     page = await context.newPage()
     page.setDefaultTimeout(15_000)
     page.on("console", (m) => {
@@ -51,9 +57,11 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
 
   /** The page's primary data is in and every chart on it drawn. */
   const ready = async () => {
-    await page.locator('main[aria-busy="false"]').waitFor()
+    await page.locator("main[aria-busy=\"false\"]").waitFor()
     const charts = page.locator("figure.chart")
-    for (let i = 0; i < (await charts.count()); i++) await charts.nth(i).and(page.locator('[data-drawn="true"]')).waitFor()
+    for (let i = 0; i < (await charts.count()); i++) {
+      await charts.nth(i).and(page.locator("[data-drawn=\"true\"]")).waitFor()
+    }
   }
 
   /** axe in both colour schemes (no serious or critical violation), a screenshot of each, and one at 375 px. */
@@ -63,7 +71,10 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       await ready()
       const results = await new AxeBuilder({ page }).analyze()
       const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-      expect(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), `${name} ${colorScheme}`).toEqual([])
+      expect(
+        bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+        `${name} ${colorScheme}`
+      ).toEqual([])
       await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-${colorScheme}.png`), fullPage: true })
     }
     await page.emulateMedia({ colorScheme: "light" })
@@ -71,24 +82,32 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await ready()
     // Nothing wider than the screen: the page does not scroll sideways — once the charts have followed the new
     // width (their ResizeObserver redraws them a frame or more after the resize; under load, later).
-    await expect.poll(async () => Number(await page.evaluate("document.documentElement.scrollWidth")), { message: `${name} at 375 px`, timeout: 5_000 })
+    await expect.poll(async () => Number(await page.evaluate("document.documentElement.scrollWidth")), {
+      message: `${name} at 375 px`,
+      timeout: 5_000
+    })
       .toBeLessThanOrEqual(375)
     await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375.png`), fullPage: true })
     await page.screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-top.png`) })
-    await page.locator("figure.chart").first().screenshot({ path: Path.join(ARTIFACTS, `reports-${name}-375-chart.png`) })
+    await page.locator("figure.chart").first().screenshot({
+      path: Path.join(ARTIFACTS, `reports-${name}-375-chart.png`)
+    })
     await page.setViewportSize({ width: 1100, height: 900 })
   }
 
   /** Every `[data-figure]` on the page with its raw value (what the page got from the API). */
   const figures = async (): Promise<Record<string, unknown>> =>
     Object.fromEntries(
-      await page.locator("[data-figure]").evaluateAll((els) => els.map((e) => [e.getAttribute("data-figure"), JSON.parse(e.getAttribute("data-value")!)]))
+      await page.locator("[data-figure]").evaluateAll((els) =>
+        els.map((e) => [e.getAttribute("data-figure"), JSON.parse(e.getAttribute("data-value")!)])
+      )
     )
 
   /** The chart's table: each row's label and the current value. */
   const chartRows = (title: string) =>
     page.locator(`table[data-points="${title}"] tbody tr`).evaluateAll((rows) =>
-      rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.getAttribute("data-value")]))
+      rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.getAttribute("data-value")])
+    )
 
   /** A top table's rows: the first cell's text and the change shown (null where the page shows "—"). */
   const topRows = (name: string) =>
@@ -96,7 +115,8 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       rows.map((r) => {
         const change = r.querySelector("[data-change]")
         return [r.querySelector("td")!.textContent, change === null ? null : Number(change.getAttribute("data-change"))]
-      }))
+      })
+    )
 
   it("Analytics: the API's totals and series, and a period switch updates the URL, the figures and the chart", async () => {
     await page.goto(`/websites/${website}/analytics?period=30d`)
@@ -107,11 +127,13 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       expect(shown[key], key).toEqual(api30.totals[key])
     }
     expect(api30.totals.pageviews).toBeGreaterThan(0) // real demo traffic, not an empty state
-    expect(await page.locator('[data-figure="pageviews"] .figure').textContent()).toBe(api30.totals.pageviews.toLocaleString("en-US"))
+    expect(await page.locator("[data-figure=\"pageviews\"] .figure").textContent()).toBe(
+      api30.totals.pageviews.toLocaleString("en-US")
+    )
     expect(await chartRows("Visitors")).toEqual(api30.series.map((p: any) => [p.label, String(p.visitors)]))
     expect(api30.previous.series).toHaveLength(api30.series.length)
-    expect(await page.locator('table[data-table="topPages"] tbody tr').count()).toBe(api30.topPages.length)
-    expect(await page.locator('table[data-table="topPages"] tbody tr').first().locator("td").nth(1).textContent())
+    expect(await page.locator("table[data-table=\"topPages\"] tbody tr").count()).toBe(api30.topPages.length)
+    expect(await page.locator("table[data-table=\"topPages\"] tbody tr").first().locator("td").nth(1).textContent())
       .toBe(api30.topPages[0].pageviews.toLocaleString("en-US"))
     // The tops' change columns and the countries table show the API's rows and changes as they are.
     expect(await topRows("topPages")).toEqual(api30.topPages.map((p: any) => [p.path, p.pageviewsChange]))
@@ -119,8 +141,10 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     expect(api30.topPages.some((p: any) => p.pageviewsChange !== null)).toBe(true) // the demo has a previous period
     const names = new Intl.DisplayNames(["en-US"], { type: "region" })
     expect(api30.topCountries.length).toBeGreaterThan(0)
-    expect(await topRows("topCountries")).toEqual(api30.topCountries.map((c: any) => [`${names.of(c.country)} (${c.country})`, c.visitorsChange]))
-    expect(await page.locator('table[data-table="topCountries"] tbody tr').first().locator("td").nth(1).textContent())
+    expect(await topRows("topCountries")).toEqual(
+      api30.topCountries.map((c: any) => [`${names.of(c.country)} (${c.country})`, c.visitorsChange])
+    )
+    expect(await page.locator("table[data-table=\"topCountries\"] tbody tr").first().locator("td").nth(1).textContent())
       .toBe(api30.topCountries[0].visitors.toLocaleString("en-US"))
     await check("analytics-30d")
 
@@ -136,7 +160,7 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await page.waitForURL(/[?&]period=today/)
     await ready()
     const today = await server.api(`/projects/${website}/analytics?period=today`)
-    expect(await page.locator('table[data-points="Visitors"] tbody tr').count()).toBe(today.series.length)
+    expect(await page.locator("table[data-points=\"Visitors\"] tbody tr").count()).toBe(today.series.length)
 
     // The metric is in the URL too, and the chart follows it.
     await page.getByRole("link", { name: "12 months" }).click()
@@ -155,19 +179,26 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     const revenue = await server.api(`/projects/${website}/revenue?period=30d`)
     const churn = await server.api(`/projects/${website}/churn?period=30d`)
     const shown = await figures()
-    for (const key of ["mrr", "arr", "customers", "arpu", "ltv", "monthlyChurnRate", "nrr", "quickRatio"]) expect(shown[key], key).toEqual(revenue[key])
-    for (const key of ["customerChurnRate", "grossMrrChurnRate", "netMrrChurnRate", "churnedCustomers", "churnedMrr"]) expect(shown[key], key).toEqual(churn[key])
+    for (const key of ["mrr", "arr", "customers", "arpu", "ltv", "monthlyChurnRate", "nrr", "quickRatio"]) {
+      expect(shown[key], key).toEqual(revenue[key])
+    }
+    for (const key of ["customerChurnRate", "grossMrrChurnRate", "netMrrChurnRate", "churnedCustomers", "churnedMrr"]) {
+      expect(shown[key], key).toEqual(churn[key])
+    }
     expect(revenue.mrr.amount).toBeGreaterThan(0)
     const movements = await page.locator("[data-movement]").evaluateAll((rows) =>
-      Object.fromEntries(rows.map((r) => [r.getAttribute("data-movement"), Number(r.getAttribute("data-value"))])))
+      Object.fromEntries(rows.map((r) => [r.getAttribute("data-movement"), Number(r.getAttribute("data-value"))]))
+    )
     for (const key of ["start", "new", "expansion", "contraction", "churned", "reactivation", "netNew", "end"]) {
       expect(movements[key], key).toBe(revenue.movements[key].amount)
     }
-    expect(await page.locator('table[data-table="churned"] tbody tr').count()).toBe(churn.churned.length)
+    expect(await page.locator("table[data-table=\"churned\"] tbody tr").count()).toBe(churn.churned.length)
     expect(await page.locator("[data-currency]").getAttribute("data-currency")).toBe(revenue.currency)
     expect(await page.locator("[data-currency]").textContent()).toContain(`in ${revenue.currency}`)
     const digits = revenue.currency === "JPY" ? 0 : 2
-    expect(await chartRows(`MRR (${revenue.currency})`)).toEqual(revenue.mrrSeries.map((p: any) => [p.month, String(p.mrr.amount / 10 ** digits)]))
+    expect(await chartRows(`MRR (${revenue.currency})`)).toEqual(
+      revenue.mrrSeries.map((p: any) => [p.month, String(p.mrr.amount / 10 ** digits)])
+    )
     await check("revenue-30d")
 
     await page.getByRole("link", { name: "3 months" }).click()
@@ -175,8 +206,9 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await ready()
     const revenue3m = await server.api(`/projects/${website}/revenue?period=3m`)
     const churn3m = await server.api(`/projects/${website}/churn?period=3m`)
-    await expect.poll(async () => Number(await page.locator('[data-movement="new"]').getAttribute("data-value"))).toBe(revenue3m.movements.new.amount)
-    await expect.poll(() => page.locator('table[data-table="churned"] tbody tr').count()).toBe(churn3m.churned.length)
+    await expect.poll(async () => Number(await page.locator("[data-movement=\"new\"]").getAttribute("data-value")))
+      .toBe(revenue3m.movements.new.amount)
+    await expect.poll(() => page.locator("table[data-table=\"churned\"] tbody tr").count()).toBe(churn3m.churned.length)
   })
 
   it("Search: totals, the daily series with the previous window, top queries and the data lag are the API's", async () => {
@@ -184,14 +216,18 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await ready()
     const seo = await server.api(`/projects/${website}/seo?period=30d`)
     const shown = await figures()
-    for (const key of ["clicks", "impressions", "ctr", "averagePosition"]) expect(shown[key], key).toEqual(seo.totals[key])
+    for (const key of ["clicks", "impressions", "ctr", "averagePosition"]) {
+      expect(shown[key], key).toEqual(seo.totals[key])
+    }
     expect(seo.totals.clicks).toBeGreaterThan(0)
     expect(await chartRows("Clicks")).toEqual(seo.series.map((p: any) => [p.day, String(p.clicks)]))
     expect(seo.series).toHaveLength(30)
     expect(seo.previous.series).toHaveLength(30)
     expect(await page.locator("[data-lag]").textContent()).toContain(`data through ${seo.dataThrough}`)
-    expect(await page.locator('table[data-table="topQueries"] tbody tr').count()).toBe(seo.topQueries.length)
-    expect(await page.locator('table[data-table="topQueries"] tbody tr td.key').first().textContent()).toBe(seo.topQueries[0].query)
+    expect(await page.locator("table[data-table=\"topQueries\"] tbody tr").count()).toBe(seo.topQueries.length)
+    expect(await page.locator("table[data-table=\"topQueries\"] tbody tr td.key").first().textContent()).toBe(
+      seo.topQueries[0].query
+    )
     await check("seo-30d")
 
     await page.getByRole("button", { name: "Average position" }).click()
@@ -201,7 +237,9 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     await ready()
     const seo7 = await server.api(`/projects/${website}/seo?period=7d`)
     expect((await figures()).clicks).toEqual(seo7.totals.clicks)
-    expect(await chartRows("Average position")).toEqual(seo7.series.map((p: any) => [p.day, p.averagePosition === null ? "" : String(p.averagePosition)]))
+    expect(await chartRows("Average position")).toEqual(
+      seo7.series.map((p: any) => [p.day, p.averagePosition === null ? "" : String(p.averagePosition)])
+    )
     await check("seo-7d-position")
   })
 
@@ -211,7 +249,9 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     const api = await server.api(`/projects/${website}/analytics?period=7d`)
     await page.locator(".chart-plot").focus()
     await page.keyboard.press("Home")
-    await expect.poll(() => page.locator('.chart-legend [data-series="current"]').textContent()).toBe(api.series[0].visitors.toLocaleString("en-US"))
+    await expect.poll(() => page.locator(".chart-legend [data-series=\"current\"]").textContent()).toBe(
+      api.series[0].visitors.toLocaleString("en-US")
+    )
     await page.keyboard.press("ArrowRight")
     await expect.poll(() => page.locator(".chart-legend").textContent()).toContain(api.series[1].label)
   })
@@ -227,11 +267,13 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       })
       return (await response.json()).data.id
     })()`) as string
-    for (const [report, text] of [
-      ["analytics", "Connect Plausible"],
-      ["revenue", "Connect Stripe"],
-      ["seo", "Search Console data arrives with a 2–3 day delay"]
-    ] as const) {
+    for (
+      const [report, text] of [
+        ["analytics", "Connect Plausible"],
+        ["revenue", "Connect Stripe"],
+        ["seo", "Search Console data arrives with a 2–3 day delay"]
+      ] as const
+    ) {
       await page.goto(`/websites/${created}/${report}`)
       await ready()
       const chart = page.locator("figure.chart").first()

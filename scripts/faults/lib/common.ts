@@ -17,7 +17,11 @@ export const WORKER = Path.join(ROOT, "packages/server/bin/worker.js")
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Polls `check` every 100 ms until it returns something other than undefined; fails after `timeoutMs`. */
-export const eventually = async <A>(what: string, timeoutMs: number, check: () => Promise<A | undefined> | A | undefined): Promise<A> => {
+export const eventually = async <A>(
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<A | undefined> | A | undefined
+): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()

@@ -2,9 +2,9 @@
  * A Plausible stand-in that tells which process called it and whose answers can be held or delayed; used by
  * worker-kill.ts and by packages/server/test/ScaleOut.test.ts (through test/support/ScaleOut.ts).
  */
+import { closeNow } from "@sitehealth/fakes/FakeHttp"
 import { createServer, type IncomingMessage } from "node:http"
 import * as Net from "node:net"
-import { closeNow } from "@sitehealth/fakes/FakeHttp"
 import { sleep } from "./common.ts"
 
 export interface PlausibleCall {
@@ -53,7 +53,12 @@ export const startFakePlausible = async (options: { readonly dayDelayMs?: number
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "Not found" }))
       return
     }
-    const call: PlausibleCall = { instance: m[1], site: String(body.site_id), dimensions: (body.dimensions ?? []).join(","), aborted: false }
+    const call: PlausibleCall = {
+      instance: m[1],
+      site: String(body.site_id),
+      dimensions: (body.dimensions ?? []).join(","),
+      aborted: false
+    }
     calls.push(call)
     res.on("close", () => {
       if (!res.writableEnded) call.aborted = true

@@ -88,7 +88,9 @@ export const call = async (
       startedAt,
       endedAt: Date.now(),
       status: null,
-      failure: error.name === "TimeoutError" ? "no answer within the timeout" : (error.cause?.code ?? error.message ?? String(e)),
+      failure: error.name === "TimeoutError"
+        ? "no answer within the timeout"
+        : (error.cause?.code ?? error.message ?? String(e)),
       retryAfter: null,
       replayed: false,
       headers: {},

@@ -3,15 +3,15 @@
  * never the machine's shared one — and the few things the scenarios do on it: run an effect or a query
  * through a short-lived pool, seed an account to drive load with, read a project's data_version.
  */
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { SqlRepos } from "@sitehealth/server/Layers"
+import { runMigrations } from "@sitehealth/server/Migrations"
+import { pgLayer } from "@sitehealth/server/platform/Database"
+import { type EmbeddedHandle, startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Fs from "node:fs"
-import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
-import { pgLayer } from "@sitehealth/server/platform/Database"
-import { runMigrations } from "@sitehealth/server/Migrations"
-import { type EmbeddedHandle, startEmbeddedPostgres } from "@sitehealth/server/platform/EmbeddedPostgres"
-import { SqlRepos } from "@sitehealth/server/Layers"
-import { freePort } from "@sitehealth/server/test/support/Ports"
 import { tempDir } from "./common.ts"
 
 export interface PrivatePostgres {
@@ -62,7 +62,9 @@ export const startPrivatePostgres = async (prefix = "sitehealth-faults-pg-"): Pr
 export const withDatabase = async <A>(url: string, effect: Effect.Effect<A, any, any>): Promise<A> => {
   const scope = Effect.runSync(Scope.make())
   try {
-    const context = await Effect.runPromise(Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))), scope) as Effect.Effect<any>)
+    const context = await Effect.runPromise(
+      Layer.buildWithScope(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))), scope) as Effect.Effect<any>
+    )
     return await Effect.runPromise(Effect.provideContext(effect, context) as Effect.Effect<A>)
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -70,18 +72,32 @@ export const withDatabase = async <A>(url: string, effect: Effect.Effect<A, any,
 }
 
 /** Rows of a query, through a short-lived pool. */
-export const query = <R = Record<string, unknown>>(url: string, run: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<unknown>, any, any>) =>
-  withDatabase(url, Effect.flatMap(SqlClient.SqlClient, run)) as Promise<ReadonlyArray<R>>
+export const query = <R = Record<string, unknown>>(
+  url: string,
+  run: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<unknown>, any, any>
+) => withDatabase(url, Effect.flatMap(SqlClient.SqlClient, run)) as Promise<ReadonlyArray<R>>
 
 /** An account with one project and an all-access token: what the load drives. */
 export const seedAccount = (url: string, name: string) =>
-  withDatabase(url, Effect.gen(function*() {
-    const account = yield* createAccount({ name })
-    const project = yield* createProject({ accountId: account.id, name, domain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.example` })
-    const { secret } = yield* mintToken({ accountId: account.id, name: `${name} load` })
-    return { accountId: account.id, projectId: project.id, secret }
-  }))
+  withDatabase(
+    url,
+    Effect.gen(function*() {
+      const account = yield* createAccount({ name })
+      const project = yield* createProject({
+        accountId: account.id,
+        name,
+        domain: `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}.example`
+      })
+      const { secret } = yield* mintToken({ accountId: account.id, name: `${name} load` })
+      return { accountId: account.id, projectId: project.id, secret }
+    })
+  )
 
 /** The project's data_version now: one bump per committed write. */
 export const dataVersion = async (url: string, projectId: string) =>
-  Number((await query<{ v: string }>(url, (sql) => sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`))[0].v)
+  Number(
+    (await query<{ v: string }>(
+      url,
+      (sql) => sql`SELECT data_version::text AS v FROM projects WHERE id = ${projectId}`
+    ))[0].v
+  )

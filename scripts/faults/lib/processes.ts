@@ -2,11 +2,11 @@
  * The real processes a fault starts and kills: `node <script>` children whose output is kept and watched,
  * the real server (`main.ts`) ready to serve, and the sweep that SIGKILLs whatever is still running.
  */
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { freePort } from "@sitehealth/server/test/support/Ports"
 import { eventually, MAIN, ROOT } from "./common.ts"
 
 export interface Proc {
@@ -45,7 +45,11 @@ export const spawnNode = (name: string, script: string, env: Record<string, stri
     waitFor: async (text, timeoutMs) => {
       await eventually(`${name} to print "${text}"`, timeoutMs, () => {
         if (output.includes(text)) return true
-        if (!alive()) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before printing "${text}":\n${output.slice(-4000)}`)
+        if (!alive()) {
+          throw new Error(
+            `${name} exited (${child.exitCode ?? child.signalCode}) before printing "${text}":\n${output.slice(-4000)}`
+          )
+        }
         return undefined
       })
     },

@@ -2,10 +2,10 @@
  * A private Redis for a fault: a throwaway `redis-server` (no persistence) on a free port that can be killed
  * outright and started again empty; never the machine's shared one on 6379.
  */
+import { canConnect, freePort } from "@sitehealth/server/test/support/Ports"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { canConnect, freePort } from "@sitehealth/server/test/support/Ports"
 import { eventually } from "./common.ts"
 
 /** `redis-server` on PATH, or null. */
@@ -32,9 +32,15 @@ export const startPrivateRedis = async (binary: string): Promise<PrivateRedis> =
   let child: ChildProcess | null = null
   const start = async () => {
     if (child !== null) return
-    const c = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
+    const c = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: "ignore"
+    })
     child = c
-    await eventually(`redis-server to listen on ${port}`, 10_000, async () => ((await canConnect(port)) ? true : undefined))
+    await eventually(
+      `redis-server to listen on ${port}`,
+      10_000,
+      async () => ((await canConnect(port)) ? true : undefined)
+    )
   }
   const kill = async () => {
     const c = child

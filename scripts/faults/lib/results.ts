@@ -22,7 +22,11 @@ export interface FaultResult {
 
 export const check = (name: string, ok: boolean, detail: string): Check => ({ name, ok, detail })
 
-export const result = (fault: string, checks: ReadonlyArray<Check>, figures: Record<string, string | number>): FaultResult => ({
+export const result = (
+  fault: string,
+  checks: ReadonlyArray<Check>,
+  figures: Record<string, string | number>
+): FaultResult => ({
   fault,
   checks,
   figures,
@@ -37,7 +41,9 @@ export const printResult = (r: FaultResult, write: (line: string) => void = (l) 
 
 /** A fault that could not even be set up is a failed fault, with the reason as its one check. */
 export const crashed = (fault: string, error: unknown): FaultResult =>
-  result(fault, [check("the scenario ran", false, error instanceof Error ? (error.stack ?? error.message) : String(error))], {})
+  result(fault, [
+    check("the scenario ran", false, error instanceof Error ? (error.stack ?? error.message) : String(error))
+  ], {})
 
 /** Runs a scenario as a script: prints its result, exits 0 only when it survived. */
 export const runAsScript = (fault: string, scenario: () => Promise<FaultResult>) => {
@@ -59,4 +65,5 @@ export interface Logs {
 /** A scenario's progress lines, on stderr and prefixed with its name. */
 export const stderrLog = (name: string) => (line: string) => void process.stderr.write(`${name}: ${line}\n`)
 
-export const isMain = (metaUrl: string) => process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLToPath(metaUrl)
+export const isMain = (metaUrl: string) =>
+  process.argv[1] !== undefined && Path.resolve(process.argv[1]) === fileURLToPath(metaUrl)

@@ -16,7 +16,9 @@ export interface FaultSetting {
   /** One credentials key for every process it starts: a second process reads what the first stored. */
   readonly secretKey: string
   /** The real server on `db`, stopped when the fault ends. */
-  readonly startServer: (options: { readonly name: string; readonly worker: boolean; readonly env?: Record<string, string> }) => Promise<Server>
+  readonly startServer: (
+    options: { readonly name: string; readonly worker: boolean; readonly env?: Record<string, string> }
+  ) => Promise<Server>
   /** Stops `proc` when the fault ends (SIGTERM, then up to 20 s for every such process to exit). */
   readonly stopAtEnd: (proc: Proc) => Proc
   /** Runs `release` when the fault ends: after its processes are gone, before its Postgres is. */

@@ -2,14 +2,16 @@
  * The read commands: projects, health, briefing, signals and the four reports. Each validates its flags
  * against the contract's schemas, makes one request and prints the data.
  */
-import { Effect, Option, Schema } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
 import { PageQuery, PERIODS } from "@sitehealth/domain/Common"
 import { DIMENSIONS, SEVERITIES } from "@sitehealth/domain/Projects"
+import { Effect, Option, Schema } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Render from "../Render.ts"
 import { emit, validate, withApi } from "../Session.ts"
 
-export const projectArg = Argument.String("project").pipe(Argument.withDescription("The project's id (prj_…); see `sitehealth projects list`"))
+export const projectArg = Argument.String("project").pipe(
+  Argument.withDescription("The project's id (prj_…); see `sitehealth projects list`")
+)
 
 export const pageFlags = {
   limit: Flag.String("limit").pipe(Flag.withDescription("Page size, 1–100 (default 50)"), Flag.optional),
@@ -42,14 +44,17 @@ export const pagedList = <A>(
       Effect.gen(function*() {
         const query = yield* pageQuery(flags)
         yield* emit(yield* call(request(api, query)), render)
-      })))
+      })
+    ))
 
 const periodFlag = Flag.Literals("period", PERIODS).pipe(
   Flag.withDescription(`Reporting period: ${PERIODS.join(", ")} (default 30d)`),
   Flag.optional
 )
 
-const periodQuery = (period: Option.Option<(typeof PERIODS)[number]>) => (Option.isSome(period) ? { period: period.value } : {})
+const periodQuery = (
+  period: Option.Option<(typeof PERIODS)[number]>
+) => (Option.isSome(period) ? { period: period.value } : {})
 
 export const listProjectsCommand = (name: string) =>
   pagedList(name, (api, query) => api.projects.listProjects({ query }), Render.projects).pipe(
@@ -60,46 +65,74 @@ export const listProjectsCommand = (name: string) =>
     }])
   )
 
-export const healthCommand = (name: string) => Command.make(name, { project: projectArg }, ({ project }) =>
-  withApi((api, call) => Effect.flatMap(call(api.projects.getHealth({ params: { id: project } })), (data) => emit(data, Render.health)))).pipe(
-  Command.withDescription("Health score, confidence and the score of each dimension"),
-  Command.withExamples([{ command: "sitehealth health prj_3kTMd9qXyVbN2LwP", description: "One project's health" }])
-)
+export const healthCommand = (name: string) =>
+  Command.make(
+    name,
+    { project: projectArg },
+    ({ project }) =>
+      withApi((api, call) =>
+        Effect.flatMap(call(api.projects.getHealth({ params: { id: project } })), (data) => emit(data, Render.health))
+      )
+  ).pipe(
+    Command.withDescription("Health score, confidence and the score of each dimension"),
+    Command.withExamples([{ command: "sitehealth health prj_3kTMd9qXyVbN2LwP", description: "One project's health" }])
+  )
 
-export const briefingCommand = (name: string) => Command.make(name, { project: projectArg }, ({ project }) =>
-  withApi((api, call) => Effect.flatMap(call(api.projects.getBriefing({ params: { id: project } })), (data) => emit(data, Render.briefing)))).pipe(
-  Command.withDescription("Morning briefing: yesterday's figures against the usual, and what to do first"),
-  Command.withExamples([{ command: "sitehealth briefing prj_3kTMd9qXyVbN2LwP", description: "Today's briefing" }])
-)
+export const briefingCommand = (name: string) =>
+  Command.make(
+    name,
+    { project: projectArg },
+    ({ project }) =>
+      withApi((api, call) =>
+        Effect.flatMap(
+          call(api.projects.getBriefing({ params: { id: project } })),
+          (data) => emit(data, Render.briefing)
+        )
+      )
+  ).pipe(
+    Command.withDescription("Morning briefing: yesterday's figures against the usual, and what to do first"),
+    Command.withExamples([{ command: "sitehealth briefing prj_3kTMd9qXyVbN2LwP", description: "Today's briefing" }])
+  )
 
-export const signalsCommand = (name: string) => Command.make(
-  name,
-  {
-    project: projectArg,
-    dimension: Flag.Literals("dimension", DIMENSIONS).pipe(Flag.withDescription(`Only this dimension: ${DIMENSIONS.join(", ")}`), Flag.optional),
-    severity: Flag.Literals("severity", SEVERITIES).pipe(Flag.withDescription(`Only this severity: ${SEVERITIES.join(", ")}`), Flag.optional),
-    active: Flag.Literals("active", ["true", "false"] as const).pipe(Flag.withDescription("Only active (true) or resolved (false) signals"), Flag.optional),
-    ...pageFlags
-  },
-  ({ active, dimension, project, severity, ...page }) =>
-    withApi((api, call) =>
-      Effect.gen(function*() {
-        const query = {
-          ...(yield* pageQuery(page)),
-          ...(Option.isSome(dimension) ? { dimension: dimension.value } : {}),
-          ...(Option.isSome(severity) ? { severity: severity.value } : {}),
-          ...(Option.isSome(active) ? { active: active.value } : {})
-        }
-        const data = yield* call(api.projects.listSignals({ params: { id: project }, query }))
-        yield* emit(data, Render.signals)
-      }))
-).pipe(
-  Command.withDescription("Signals (anomalies, declines, drops), optionally filtered"),
-  Command.withExamples([{
-    command: "sitehealth signals prj_3kTMd9qXyVbN2LwP --dimension revenue --severity critical",
-    description: "Critical revenue signals"
-  }])
-)
+export const signalsCommand = (name: string) =>
+  Command.make(
+    name,
+    {
+      project: projectArg,
+      dimension: Flag.Literals("dimension", DIMENSIONS).pipe(
+        Flag.withDescription(`Only this dimension: ${DIMENSIONS.join(", ")}`),
+        Flag.optional
+      ),
+      severity: Flag.Literals("severity", SEVERITIES).pipe(
+        Flag.withDescription(`Only this severity: ${SEVERITIES.join(", ")}`),
+        Flag.optional
+      ),
+      active: Flag.Literals("active", ["true", "false"] as const).pipe(
+        Flag.withDescription("Only active (true) or resolved (false) signals"),
+        Flag.optional
+      ),
+      ...pageFlags
+    },
+    ({ active, dimension, project, severity, ...page }) =>
+      withApi((api, call) =>
+        Effect.gen(function*() {
+          const query = {
+            ...(yield* pageQuery(page)),
+            ...(Option.isSome(dimension) ? { dimension: dimension.value } : {}),
+            ...(Option.isSome(severity) ? { severity: severity.value } : {}),
+            ...(Option.isSome(active) ? { active: active.value } : {})
+          }
+          const data = yield* call(api.projects.listSignals({ params: { id: project }, query }))
+          yield* emit(data, Render.signals)
+        })
+      )
+  ).pipe(
+    Command.withDescription("Signals (anomalies, declines, drops), optionally filtered"),
+    Command.withExamples([{
+      command: "sitehealth signals prj_3kTMd9qXyVbN2LwP --dimension revenue --severity critical",
+      description: "Critical revenue signals"
+    }])
+  )
 
 const report = <A>(
   description: string,
@@ -108,10 +141,19 @@ const report = <A>(
   example: string
 ) =>
 (name: string) =>
-  Command.make(name, { project: projectArg, period: periodFlag }, ({ period, project }) =>
-    withApi((api, call) => Effect.flatMap(call(request(api, project, periodQuery(period))), (data) => emit(data, render)))).pipe(
+  Command.make(
+    name,
+    { project: projectArg, period: periodFlag },
+    ({ period, project }) =>
+      withApi((api, call) =>
+        Effect.flatMap(call(request(api, project, periodQuery(period))), (data) => emit(data, render))
+      )
+  ).pipe(
     Command.withDescription(description),
-    Command.withExamples([{ command: `sitehealth ${name} prj_3kTMd9qXyVbN2LwP ${example}`, description: `${description}, ${example}` }])
+    Command.withExamples([{
+      command: `sitehealth ${name} prj_3kTMd9qXyVbN2LwP ${example}`,
+      description: `${description}, ${example}`
+    }])
   )
 
 export const analyticsCommand = report(

@@ -3,6 +3,13 @@
  * served by node:http on 127.0.0.1 and a free port, with every request recorded (method, path, body)
  * so tests can count what the CLI sent. The CLI itself runs as a child process (`runCli`).
  */
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { Authentication } from "@sitehealth/domain/Authentication"
+import type { Permission } from "@sitehealth/domain/Permissions"
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { ROUTER_CONFIG } from "@sitehealth/server/App"
+import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+import { type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { Clock, Effect, Layer, Scope } from "effect"
 import { FetchHttpClient, HttpClientRequest, HttpRouter, HttpServer } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
@@ -14,13 +21,6 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll } from "vitest"
-import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
-import { ROUTER_CONFIG } from "@sitehealth/server/App"
-import { readConfig, type AppConfigShape } from "@sitehealth/server/platform/Config"
-import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { Authentication } from "@sitehealth/domain/Authentication"
-import type { Permission } from "@sitehealth/domain/Permissions"
 
 export const CLI_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 /** The executable users run: the bundle when it is fresh, else the sources. */
@@ -37,7 +37,12 @@ export type LostAnswer =
   & { readonly when?: (request: Recorded) => boolean }
   & (
     | { readonly kind: "reset" }
-    | { readonly kind: "replaced"; readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }
+    | {
+      readonly kind: "replaced"
+      readonly status: number
+      readonly headers: Record<string, string>
+      readonly body: unknown
+    }
   )
 
 export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
@@ -48,12 +53,16 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
   const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
   /** `effect` on the server's repositories, on the real clock the server runs on. */
   const provide = <A>(effect: Effect.Effect<A, any, any>): Effect.Effect<A> =>
-    effect.pipe(Effect.provideContext(context), Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())) as Effect.Effect<A>
+    effect.pipe(
+      Effect.provideContext(context),
+      Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())
+    ) as Effect.Effect<A>
   const run = <A>(effect: Effect.Effect<A, any, any>): Promise<A> => Effect.runPromise(provide(effect))
 
   const requests: Array<Recorded> = []
   /** Answers to give instead of the app's, in order (to test retries); each is used once. */
-  const faults: Array<{ readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }> = []
+  const faults: Array<{ readonly status: number; readonly headers: Record<string, string>; readonly body: unknown }> =
+    []
   /**
    * Answers lost AFTER the app handled the request (its effect is done): the connection is reset, or a
    * proxy's answer replaces the app's. Each is used once, by the first request its `when` accepts.
@@ -74,7 +83,11 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
     const headers = new Headers()
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v)
     const response = await handler(
-      new Request(url, { method: req.method ?? "GET", headers, ...(body === "" || req.method === "GET" ? {} : { body }) })
+      new Request(url, {
+        method: req.method ?? "GET",
+        headers,
+        ...(body === "" || req.method === "GET" ? {} : { body })
+      })
     )
     const lostIndex = lost.findIndex((l) => l.when === undefined || l.when(requests.at(-1)!))
     if (lostIndex >= 0) {
@@ -104,8 +117,10 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
     return { account, projects: created, token, secret }
   }
 
-  const mint = (accountId: string, options: { projects?: ReadonlyArray<string> | null; permissions?: ReadonlyArray<Permission> } = {}) =>
-    run(mintToken({ accountId, ...options }))
+  const mint = (
+    accountId: string,
+    options: { projects?: ReadonlyArray<string> | null; permissions?: ReadonlyArray<Permission> } = {}
+  ) => run(mintToken({ accountId, ...options }))
 
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -163,7 +178,8 @@ export const serverForFile = (
 export const apiClient = (baseUrl: string, token: string) =>
   HttpApiClient.make(SiteHealthApi, { baseUrl }).pipe(
     Effect.provide(
-      HttpApiMiddleware.layerClient(Authentication, ({ next, request }) => next(HttpClientRequest.bearerToken(request, token)))
+      HttpApiMiddleware.layerClient(Authentication, ({ next, request }) =>
+        next(HttpClientRequest.bearerToken(request, token)))
     ),
     Effect.provide(FetchHttpClient.layer)
   )
@@ -193,7 +209,11 @@ export const runCli = (
       if (v === undefined) delete merged[k]
       else merged[k] = v
     }
-    const child = spawn(process.execPath, [ENTRY, ...args], { cwd: CLI_ROOT, env: merged, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [ENTRY, ...args], {
+      cwd: CLI_ROOT,
+      env: merged,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))

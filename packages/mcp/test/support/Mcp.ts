@@ -2,11 +2,11 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { TestServer } from "@sitehealth/cli/test/support/TestServer"
+import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { Effect } from "effect"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect } from "effect"
-import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
-import type { TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { apiClientSend } from "../../src/ApiClientSend.ts"
 import { makeMcpServer, type McpOptions } from "../../src/Server.ts"
 
@@ -48,10 +48,19 @@ export interface Rest {
   readonly body: any
 }
 
-export const rest = async (baseUrl: string, token: string, method: string, url: string, body?: unknown): Promise<Rest> => {
+export const rest = async (
+  baseUrl: string,
+  token: string,
+  method: string,
+  url: string,
+  body?: unknown
+): Promise<Rest> => {
   const response = await fetch(new URL(url, baseUrl), {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" })
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   return { status: response.status, body: await response.json() }

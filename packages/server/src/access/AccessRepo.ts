@@ -12,24 +12,24 @@
  * list), each with its kept list entry when that was built from the project's current snapshot of its local
  * today (access/ListAnswer.ts).
  */
+import { SUCCESS_TEXT_HEAD, SUCCESS_TEXT_TAIL, successText } from "@sitehealth/domain/Envelope"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import { PROJECT_LIST_ENTRY } from "../answers/AnswersRepo.ts"
-import { toProjectRecord } from "../projects/ProjectsRepo.ts"
-import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"
-import { looksLikeId } from "../store/Ids.ts"
-import type { ProjectRecord, SubscriptionStatus, TokenWithAccount } from "../store/Records.ts"
-import { type TokenRow, toTokenRecord, TokensRepo } from "../tokens/TokensRepo.ts"
-import { JobsRepo } from "../recompute/JobsRepo.ts"
 import { AnswersRepo, type StoredAnswer } from "../answers/AnswersRepo.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
+import { toProjectRecord } from "../projects/ProjectsRepo.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { JobsRepo } from "../recompute/JobsRepo.ts"
+import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"
 import { toPage } from "../store/Cursor.ts"
+import { looksLikeId } from "../store/Ids.ts"
+import type { ProjectRecord, SubscriptionStatus, TokenWithAccount } from "../store/Records.ts"
 import type { ProjectRow } from "../store/Rows.ts"
 import { dieOnSqlError } from "../store/Sql.ts"
-import { SUCCESS_TEXT_HEAD, SUCCESS_TEXT_TAIL, successText } from "@sitehealth/domain/Envelope"
+import { type TokenRow, TokensRepo, toTokenRecord } from "../tokens/TokensRepo.ts"
 
 /** A stored health snapshot as the fast path serves it: the encoded response `data`, verbatim. */
 export interface EncodedHealth {
@@ -70,8 +70,14 @@ const utf8 = new TextEncoder()
 /** A kept answer as the SQL lookup reads it (the memory lookup, for tests, wraps and encodes it here). */
 const servedAnswer = (a: StoredAnswer | null, gzip: boolean): ServedAnswer | null =>
   a === null ? null : gzip && a.gzip != null
-  ? { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: a.gzip, gzip: true }
-  : { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: utf8.encode(successText(a.encoded)), gzip: false }
+    ? { day: a.day, dataVersion: a.dataVersion, computedAt: a.computedAt, body: a.gzip, gzip: true }
+    : {
+      day: a.day,
+      dataVersion: a.dataVersion,
+      computedAt: a.computedAt,
+      body: utf8.encode(successText(a.encoded)),
+      gzip: false
+    }
 
 export interface Access extends TokenWithAccount {
   readonly project: ProjectAccess | null
@@ -169,7 +175,11 @@ interface AccessRow extends TokenRow {
  * The typed row to the lookup's answer: a plain mapping, no schema decode, since this runs on every request
  * and the query's own column list is what fixes the row's shape.
  */
-const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, list: ListLookup | null = null): Access | null => {
+const toAccess = (
+  rows: ReadonlyArray<AccessRow>,
+  lookup: ProjectLookup | null,
+  list: ListLookup | null = null
+): Access | null => {
   if (rows.length === 0) return null
   const r = rows[0]
   const project: ProjectAccess | null = lookup === null ? null : {
@@ -181,7 +191,13 @@ const toAccess = (rows: ReadonlyArray<AccessRow>, lookup: ProjectLookup | null, 
     // Every s_ column comes with s_day from the one joined row (the key is the table's primary key).
     answer: r.s_day === null || r.s_day === undefined
       ? null
-      : { day: r.s_day, dataVersion: r.s_version!, computedAt: r.s_computed_at!, body: r.s_body!, gzip: r.s_gzip === true }
+      : {
+        day: r.s_day,
+        dataVersion: r.s_version!,
+        computedAt: r.s_computed_at!,
+        body: r.s_body!,
+        gzip: r.s_gzip === true
+      }
   }
   return {
     token: toTokenRecord(r),
@@ -242,8 +258,10 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const tokenColumns = sql.literal("t.*, a.trial_ends_at, a.subscription_status, a.subscription_until")
-      const projectColumns = sql.literal(`p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
-        p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at, p.data_version::text AS p_version`)
+      const projectColumns = sql.literal(
+        `p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
+        p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at, p.data_version::text AS p_version`
+      )
       return AccessRepo.of({
         lookup: (hash, lookup, now, list) => {
           const secret = Buffer.from(hash, "hex")
@@ -288,7 +306,11 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             return sql<AccessRow>`SELECT ${project},
                   to_char(s.day, 'YYYY-MM-DD') AS s_day, s.data_version::text AS s_version,
                   s.computed_at AS s_computed_at,
-                  ${lookup.gzip === true ? sql`COALESCE(s.gzip, ${text}) AS s_body, s.gzip IS NOT NULL AS s_gzip` : sql`${text} AS s_body`}
+                  ${
+              lookup.gzip === true
+                ? sql`COALESCE(s.gzip, ${text}) AS s_body, s.gzip IS NOT NULL AS s_gzip`
+                : sql`${text} AS s_body`
+            }
                 ${from}
                 LEFT JOIN stored_answers s ON s.project_id = p.id AND s.key = ${lookup.answerKey}
                 WHERE t.secret_sha256 = ${secret}`.pipe(Effect.map((rows) => toAccess(rows, lookup)), dieOnSqlError)
@@ -326,7 +348,10 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
             const found = yield* tokens.findBySecretHash(hash)
             if (found === null) return null
             if (list !== undefined) {
-              const page = yield* projects.list(found.token.accountId, found.token.projects, { limit: list.limit, after: list.after })
+              const page = yield* projects.list(found.token.accountId, found.token.projects, {
+                limit: list.limit,
+                after: list.after
+              })
               const items: Array<ProjectListAccess["items"][number]> = []
               for (const project of page.items) {
                 const today = todayIn(project.timezone, now)
@@ -335,7 +360,9 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 items.push({
                   project,
                   dataVersion: yield* jobs.dataVersion(project.id),
-                  entry: matches ? { dataVersion: entry.dataVersion, computedAt: entry.computedAt, encoded: entry.encoded } : null
+                  entry: matches
+                    ? { dataVersion: entry.dataVersion, computedAt: entry.computedAt, encoded: entry.encoded }
+                    : null
                 })
               }
               return { ...found, project: null, list: { ...list, items, nextCursor: page.nextCursor } }
@@ -349,7 +376,12 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
               for (let day = days.from; day <= days.to; day = addDays(day, 1)) {
                 const stored = yield* snapshots.healthOf(project.id, day)
                 if (stored !== null && stored.encoded !== undefined) {
-                  health.push({ day, dataVersion: stored.dataVersion, computedAt: stored.computedAt, encoded: stored.encoded })
+                  health.push({
+                    day,
+                    dataVersion: stored.dataVersion,
+                    computedAt: stored.computedAt,
+                    encoded: stored.encoded
+                  })
                 }
               }
             }
@@ -361,7 +393,9 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 project,
                 dataVersion: project === null ? null : yield* jobs.dataVersion(project.id),
                 health,
-                answer: project === null || lookup.answerKey === null ? null : servedAnswer(yield* answers.find(project.id, lookup.answerKey), lookup.gzip === true)
+                answer: project === null || lookup.answerKey === null
+                  ? null
+                  : servedAnswer(yield* answers.find(project.id, lookup.answerKey), lookup.gzip === true)
               }
             }
           })

@@ -21,15 +21,15 @@
  * keeps the older health or trend until the entry is stale by the rules above (at most the hour: today is
  * recomputed only when the data moved on or the hour passed, which the entry's own version and age show).
  */
-import * as Schema from "effect/Schema"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { successText } from "@sitehealth/domain/Envelope"
-import { projectView } from "../projects/View.ts"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
+import { successText } from "@sitehealth/domain/Envelope"
 import { Project } from "@sitehealth/domain/Projects"
-import type { ListLookup, ProjectListAccess } from "./AccessRepo.ts"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Schema from "effect/Schema"
+import { projectView } from "../projects/View.ts"
 import type { FreshnessShape } from "../recompute/Freshness.ts"
 import { parseCursor } from "../store/Cursor.ts"
+import type { ListLookup, ProjectListAccess } from "./AccessRepo.ts"
 
 type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 

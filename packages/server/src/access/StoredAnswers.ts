@@ -8,20 +8,20 @@
  * query names one, is each endpoint's `FastPath` annotation in the contract (`storedAnswer`), read here from the
  * endpoint itself.
  */
+import { fastPathOf } from "@sitehealth/domain/ApiOperation"
+import { PERIODS } from "@sitehealth/domain/Common"
+import { successText } from "@sitehealth/domain/Envelope"
 import * as Clock from "effect/Clock"
 import type * as Context from "effect/Context"
-import * as Zlib from "node:zlib"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { successText } from "@sitehealth/domain/Envelope"
-import { PERIODS } from "@sitehealth/domain/Common"
-import { fastPathOf } from "@sitehealth/domain/ApiOperation"
-import { RequestProject } from "./AccessRepo.ts"
+import * as Schema from "effect/Schema"
+import * as Zlib from "node:zlib"
+import type { AnswersRepoShape } from "../answers/AnswersRepo.ts"
 import { todayIn } from "../metrics/Dates.ts"
 import type { FreshnessShape } from "../recompute/Freshness.ts"
-import type { AnswersRepoShape } from "../answers/AnswersRepo.ts"
+import { RequestProject } from "./AccessRepo.ts"
 
 /** The signal list's filters, in the key's order; a page after the first (a cursor) is not kept. */
 const SIGNAL_FILTERS = ["dimension", "severity", "active", "limit"] as const
@@ -116,33 +116,40 @@ export type AnswerSchema = Schema.Top & { readonly DecodingServices: never; read
  * kept, it simply computes. Its services are taken once, when a handler group is built (http/GroupContext.ts), and
  * so is the endpoint's key: an endpoint that keeps no stored answers is refused then, when the group is built.
  */
-export const servedStoredWith = (freshness: FreshnessShape, answers: AnswersRepoShape) =>
-<S extends AnswerSchema>(endpoint: AnswerEndpoint, schema: S) => {
-  const keyOf = answerKeyOf(endpoint)
-  if (keyOf === null) {
-    throw new Error(`${endpoint.identifier} keeps no stored answers: its FastPath annotation has no storedAnswer`)
+export const servedStoredWith =
+  (freshness: FreshnessShape, answers: AnswersRepoShape) =>
+  <S extends AnswerSchema>(endpoint: AnswerEndpoint, schema: S) => {
+    const keyOf = answerKeyOf(endpoint)
+    if (keyOf === null) {
+      throw new Error(`${endpoint.identifier} keeps no stored answers: its FastPath annotation has no storedAnswer`)
+    }
+    const encode = Schema.encodeSync(schema)
+    return <E, R>(
+      project: { readonly id: string; readonly timezone: string },
+      compute: Effect.Effect<S["Type"], E, R>
+    ) =>
+      Effect.gen(function*() {
+        const prefetched = yield* RequestProject
+        if (prefetched === null || prefetched.id !== project.id || prefetched.dataVersion === null) {
+          return yield* compute
+        }
+        const key = keyOf(yield* HttpServerRequest.ParsedSearchParams)
+        if (key === null) return yield* compute
+        const computedAt = new Date(yield* Clock.currentTimeMillis)
+        const today = todayIn(project.timezone, computedAt)
+        const stored = prefetched.answer
+        if (stored !== null && stored.day === today && freshness.isFresh(stored, prefetched.dataVersion, computedAt)) {
+          return storedAnswer(stored)
+        }
+        // The data_version read with the token, BEFORE computing: a write meanwhile makes what is kept stale.
+        const dataVersion = prefetched.dataVersion
+        const value = yield* compute
+        const encoded = JSON.stringify(encode(value))
+        yield* answers.keep(project.id, key, { day: today, dataVersion, computedAt, encoded, gzip: gzipBody(encoded) })
+          .pipe(
+            // Keeping is an optimisation: the answer stands even when it cannot be stored.
+            Effect.catchCause((cause) => Effect.logWarning("could not keep a stored answer", cause))
+          )
+        return jsonAnswer(encoded)
+      })
   }
-  const encode = Schema.encodeSync(schema)
-  return <E, R>(project: { readonly id: string; readonly timezone: string }, compute: Effect.Effect<S["Type"], E, R>) =>
-    Effect.gen(function*() {
-      const prefetched = yield* RequestProject
-      if (prefetched === null || prefetched.id !== project.id || prefetched.dataVersion === null) return yield* compute
-      const key = keyOf(yield* HttpServerRequest.ParsedSearchParams)
-      if (key === null) return yield* compute
-      const computedAt = new Date(yield* Clock.currentTimeMillis)
-      const today = todayIn(project.timezone, computedAt)
-      const stored = prefetched.answer
-      if (stored !== null && stored.day === today && freshness.isFresh(stored, prefetched.dataVersion, computedAt)) {
-        return storedAnswer(stored)
-      }
-      // The data_version read with the token, BEFORE computing: a write meanwhile makes what is kept stale.
-      const dataVersion = prefetched.dataVersion
-      const value = yield* compute
-      const encoded = JSON.stringify(encode(value))
-      yield* answers.keep(project.id, key, { day: today, dataVersion, computedAt, encoded, gzip: gzipBody(encoded) }).pipe(
-        // Keeping is an optimisation: the answer stands even when it cannot be stored.
-        Effect.catchCause((cause) => Effect.logWarning("could not keep a stored answer", cause))
-      )
-      return jsonAnswer(encoded)
-    })
-}

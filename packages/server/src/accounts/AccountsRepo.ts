@@ -34,7 +34,9 @@ const all = (rows: ReadonlyArray<unknown>) => Effect.map(decodeAll(rows), (rs) =
 const one = (rows: ReadonlyArray<unknown>) => Effect.map(decodeFirst(rows), (r) => (r === null ? null : toRecord(r)))
 
 export interface AccountsRepoShape {
-  readonly create: (input: { readonly name: string; readonly trialEndsAt: Date; readonly now: Date }) => Effect.Effect<AccountRecord>
+  readonly create: (
+    input: { readonly name: string; readonly trialEndsAt: Date; readonly now: Date }
+  ) => Effect.Effect<AccountRecord>
   readonly list: () => Effect.Effect<ReadonlyArray<AccountRecord>>
   readonly find: (id: string) => Effect.Effect<AccountRecord | null>
   readonly setTrial: (id: string, endsAt: Date) => Effect.Effect<AccountRecord | null>
@@ -112,7 +114,8 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
             }
             db.accounts.set(a.id, a)
             return a
-          })),
+          })
+        ),
         list: Effect.fn("AccountsRepo.list")(() => Effect.sync(() => [...db.accounts.values()])),
         find: Effect.fn("AccountsRepo.find")((id) => Effect.sync(() => db.accounts.get(id) ?? null)),
         setTrial: Effect.fn("AccountsRepo.setTrial")(function*(id, endsAt) {

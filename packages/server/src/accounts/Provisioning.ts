@@ -2,14 +2,14 @@
  * What the dashboard (here: the operator CLI, the demo seed and the tests) does that the API does not:
  * create accounts and projects, mint tokens without a calling token, delete projects.
  */
+import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { idOf, newId } from "../store/Ids.ts"
 import type { TokenRecord } from "../store/Records.ts"
-import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { generateSecret, hashSecret } from "../store/TokenSecret.ts"
+import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
 
 /**
@@ -76,7 +76,9 @@ export const mintToken = (input: {
       name: input.name ?? "API token",
       secretSha256: hashSecret(secret),
       last4: secret.slice(-4),
-      projects: input.projects === undefined || input.projects === null ? null : yield* Effect.forEach(input.projects, projectIdOf),
+      projects: input.projects === undefined || input.projects === null
+        ? null
+        : yield* Effect.forEach(input.projects, projectIdOf),
       permissions: input.permissions ?? [...PERMISSIONS],
       createdAt: new Date(now),
       lastUsedAt: null,

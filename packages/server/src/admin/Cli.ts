@@ -3,16 +3,16 @@
  * handler opens the database (migrated; the embedded cluster when there is no DATABASE_URL), runs one
  * command from Commands.ts, closes the database and prints the command's output exactly once.
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
+import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as GlobalFlag from "effect/cli/GlobalFlag"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
-import { PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { AppConfig, loadAppConfig } from "../platform/Config.ts"
 import {
   accountsCreate,
@@ -135,7 +135,10 @@ const accountsCreateCommand = Command.make(
   ({ name, trialDays }) => execute(accountsCreate({ name, trialDays }))
 ).pipe(
   Command.withDescription("Create an account with a free trial"),
-  Command.withExamples([{ command: "admin accounts create --name \"Acme\" --trial-days 30", description: "30-day trial" }])
+  Command.withExamples([{
+    command: "admin accounts create --name \"Acme\" --trial-days 30",
+    description: "30-day trial"
+  }])
 )
 
 const accountsListCommand = Command.make("list", {}, () => execute(accountsList)).pipe(
@@ -184,7 +187,12 @@ const accountsSubscriptionCommand = Command.make(
 
 const accounts = Command.make("accounts").pipe(
   Command.withDescription("Accounts: create, list, trial and subscription"),
-  Command.withSubcommands([accountsCreateCommand, accountsListCommand, accountsTrialCommand, accountsSubscriptionCommand])
+  Command.withSubcommands([
+    accountsCreateCommand,
+    accountsListCommand,
+    accountsTrialCommand,
+    accountsSubscriptionCommand
+  ])
 )
 
 // ---------------------------------------------------------------------------------------------------
@@ -213,7 +221,8 @@ const projectsCreateCommand = Command.make(
   Command.withDescription("Create a project (website) in an account"),
   Command.withExamples([
     {
-      command: "admin projects create --account acc_123 --name Shop --domain shop.example --timezone Europe/Berlin --currency EUR",
+      command:
+        "admin projects create --account acc_123 --name Shop --domain shop.example --timezone Europe/Berlin --currency EUR",
       description: "A project counted in Berlin days, reporting in euros"
     }
   ])
@@ -237,9 +246,14 @@ const tokensMintCommand = Command.make(
   "mint",
   {
     account: Flag.String("account").pipe(Flag.withDescription("The account's id (acc_…)")),
-    name: Flag.String("name").pipe(Flag.withDescription("A label for the token (default \"API token\")"), Flag.optional),
+    name: Flag.String("name").pipe(
+      Flag.withDescription("A label for the token (default \"API token\")"),
+      Flag.optional
+    ),
     projects: Flag.String("projects").pipe(
-      Flag.withDescription("Comma-separated project ids to limit the token to (default: every project, present and future)"),
+      Flag.withDescription(
+        "Comma-separated project ids to limit the token to (default: every project, present and future)"
+      ),
       Flag.optional
     ),
     permissions: Flag.String("permissions").pipe(
@@ -265,7 +279,8 @@ const tokensMintCommand = Command.make(
   Command.withDescription("Mint an API token; prints its secret once"),
   Command.withExamples([
     {
-      command: "admin tokens mint --account acc_123 --name ci --projects prj_1,prj_2 --permissions projects:read,analytics:read",
+      command:
+        "admin tokens mint --account acc_123 --name ci --projects prj_1,prj_2 --permissions projects:read,analytics:read",
       description: "A read-only token for two projects"
     }
   ])
@@ -291,21 +306,31 @@ const fxSetCommand = Command.make(
     base: Flag.String("base").pipe(Flag.withDescription("ISO 4217 code of the currency converted from, e.g. EUR")),
     quote: Flag.String("quote").pipe(Flag.withDescription("ISO 4217 code of the currency converted to, e.g. USD")),
     rate: Flag.String("rate").pipe(Flag.withDescription("Units of quote per 1 unit of base, e.g. 1.08")),
-    day: Flag.String("day").pipe(Flag.withDescription("First day (YYYY-MM-DD) the rate applies; it holds until the pair's next rate"))
+    day: Flag.String("day").pipe(
+      Flag.withDescription("First day (YYYY-MM-DD) the rate applies; it holds until the pair's next rate")
+    )
   },
   (input) => execute(fxSet(input))
 ).pipe(
   Command.withDescription("Store an FX rate (replaces the pair's rate of that day); reports convert with it"),
   Command.withExamples([
-    { command: "admin fx set --base EUR --quote USD --rate 1.08 --day 2026-11-01", description: "1 EUR = 1.08 USD from Nov 1st" }
+    {
+      command: "admin fx set --base EUR --quote USD --rate 1.08 --day 2026-11-01",
+      description: "1 EUR = 1.08 USD from Nov 1st"
+    }
   ])
 )
 
 const fx = Command.make("fx").pipe(
-  Command.withDescription("FX rates: set and list (sitehealth never invents a rate; amounts without one are reported apart)"),
-  Command.withSubcommands([fxSetCommand, Command.make("list", {}, () => execute(fxList)).pipe(
-    Command.withDescription("List the stored FX rates")
-  )])
+  Command.withDescription(
+    "FX rates: set and list (sitehealth never invents a rate; amounts without one are reported apart)"
+  ),
+  Command.withSubcommands([
+    fxSetCommand,
+    Command.make("list", {}, () => execute(fxList)).pipe(
+      Command.withDescription("List the stored FX rates")
+    )
+  ])
 )
 
 // ---------------------------------------------------------------------------------------------------
@@ -322,10 +347,15 @@ const integrationsConnectCommand = Command.make(
     project: integrationProject,
     provider: integrationProvider,
     credentialsFile: Flag.String("credentials-file").pipe(
-      Flag.withDescription("A JSON object file of the provider's credentials (an error names any field that is missing); not needed for demo"),
+      Flag.withDescription(
+        "A JSON object file of the provider's credentials (an error names any field that is missing); not needed for demo"
+      ),
       Flag.optional
     ),
-    baseUrl: Flag.String("base-url").pipe(Flag.withDescription("The provider API's base URL (a sandbox or a local fake)"), Flag.optional),
+    baseUrl: Flag.String("base-url").pipe(
+      Flag.withDescription("The provider API's base URL (a sandbox or a local fake)"),
+      Flag.optional
+    ),
     intervalMinutes: Flag.Int("interval-minutes").pipe(
       Flag.withDescription("Minutes between scheduled syncs (default SITEHEALTH_SYNC_INTERVAL_MINUTES, 60)"),
       Flag.optional
@@ -333,10 +363,16 @@ const integrationsConnectCommand = Command.make(
   },
   ({ baseUrl, credentialsFile, intervalMinutes, project, provider }) =>
     execute(integrationsConnect({
-      projectId: project, provider, credentialsFile: optional(credentialsFile), baseUrl: optional(baseUrl), intervalMinutes: optional(intervalMinutes)
+      projectId: project,
+      provider,
+      credentialsFile: optional(credentialsFile),
+      baseUrl: optional(baseUrl),
+      intervalMinutes: optional(intervalMinutes)
     }))
 ).pipe(
-  Command.withDescription("Check a provider's credentials with one cheap call, store them encrypted and queue a full sync"),
+  Command.withDescription(
+    "Check a provider's credentials with one cheap call, store them encrypted and queue a full sync"
+  ),
   Command.withExamples([{
     command: "admin integrations connect --project prj_123 --provider stripe --credentials-file stripe.json",
     description: "stripe.json: {\"apiKey\": \"rk_live_…\"}"

@@ -5,18 +5,18 @@
  * the JSON object and its human-readable text. Failures are `AdminError`s with a message meant for
  * the operator and a machine-readable type.
  */
+import type { ProjectId } from "@sitehealth/domain/Common"
+import { type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as SqlClient from "effect/sql/SqlClient"
-import type { ProjectId } from "@sitehealth/domain/Common"
-import { PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
 import type { FxRepo } from "../fx/FxRepo.ts"
-import type { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import type { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import type { SyncQueue } from "../integrations/SyncQueue.ts"
+import type { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { canonicalCurrency, canonicalDomain, canonicalTimezone } from "../projects/Parse.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { iso, isoOrNull, tokenMetadata } from "../store/Present.ts"
@@ -67,8 +67,7 @@ export const parseTrialDays = (days: number) =>
     ? Effect.succeed(days)
     : Effect.fail(invalid(`--trial-days must be a whole number of days between 0 and ${MAX_TRIAL_DAYS}, got ${days}`))
 
-const ISO_SHAPE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i
+const ISO_SHAPE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i
 
 /**
  * An ISO 8601 date (`2025-01-31`, midnight UTC) or instant with an offset (`2025-01-31T12:00:00Z`).
@@ -78,7 +77,8 @@ export const parseInstant = (flag: string, raw: string) =>
   Effect.suspend(() => {
     const text = raw.trim()
     const m = ISO_SHAPE.exec(text)
-    const hint = `${flag} must be an ISO 8601 date or instant with an offset, e.g. 2025-01-31 or 2025-01-31T12:00:00Z; got "${raw}"`
+    const hint =
+      `${flag} must be an ISO 8601 date or instant with an offset, e.g. 2025-01-31 or 2025-01-31T12:00:00Z; got "${raw}"`
     if (m === null) return Effect.fail(invalid(hint))
     const [, y, mo, d, h, mi, s] = m
     const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)))
@@ -95,7 +95,9 @@ export const parseTimezone = (raw: string) =>
   Effect.suspend(() => {
     const zone = canonicalTimezone(raw)
     return zone === null
-      ? Effect.fail(invalid(`Unknown time zone "${raw}": use an IANA name such as Europe/Berlin, America/New_York or UTC`))
+      ? Effect.fail(
+        invalid(`Unknown time zone "${raw}": use an IANA name such as Europe/Berlin, America/New_York or UTC`)
+      )
       : Effect.succeed(zone)
   })
 
@@ -134,7 +136,9 @@ export const parsePermissions = (raw: string) =>
     const unknown = requested.filter((p) => !(PERMISSIONS as ReadonlyArray<string>).includes(p))
     if (unknown.length > 0) {
       return Effect.fail(
-        invalid(`Unknown permission${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known: ${PERMISSIONS.join(", ")}`)
+        invalid(
+          `Unknown permission${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}; known: ${PERMISSIONS.join(", ")}`
+        )
       )
     }
     return Effect.succeed(requested as Array<Permission>)
@@ -226,7 +230,15 @@ const requireAccount = (accountId: string) =>
 /** A command: validation (no database), answering the work to run against the database. */
 export type AdminCommand = Effect.Effect<Effect.Effect<Output, AdminError, Repos>, AdminError>
 /** What withDatabase (Cli.ts) provides: the repositories, and the SqlClient for work across tables (secret-key rotate). */
-export type Repos = AccountsRepo | ProjectsRepo | TokensRepo | FxRepo | PaymentsRepo | IntegrationsRepo | SyncQueue | SqlClient.SqlClient
+export type Repos =
+  | AccountsRepo
+  | ProjectsRepo
+  | TokensRepo
+  | FxRepo
+  | PaymentsRepo
+  | IntegrationsRepo
+  | SyncQueue
+  | SqlClient.SqlClient
 
 export const accountsCreate = (input: { readonly name: string; readonly trialDays: number }): AdminCommand =>
   Effect.gen(function*() {
@@ -244,7 +256,9 @@ export const accountsList: AdminCommand = Effect.succeed(Effect.gen(function*() 
     : [
       `${views.length} account${views.length === 1 ? "" : "s"}:`,
       ...views.map((a) =>
-        `  ${a.id}  ${a.entitled ? "entitled    " : "not entitled"}  trial ${a.trialEndsAt}  subscription ${a.subscriptionStatus}${
+        `  ${a.id}  ${
+          a.entitled ? "entitled    " : "not entitled"
+        }  trial ${a.trialEndsAt}  subscription ${a.subscriptionStatus}${
           a.subscriptionUntil === null ? "" : ` until ${a.subscriptionUntil}`
         }  ${a.name}`
       )
@@ -270,9 +284,10 @@ export const accountsSubscription = (input: {
     if (input.status === "none" && until !== null) {
       return yield* Effect.fail(invalid("--until makes no sense with --status none; leave it out"))
     }
-    return Effect.flatMap(AccountsRepo, (accounts) => accounts.setSubscription(input.accountId, input.status, until)).pipe(
-      Effect.flatMap((updated) => changedAccount("Subscription updated", input.accountId, updated))
-    )
+    return Effect.flatMap(AccountsRepo, (accounts) => accounts.setSubscription(input.accountId, input.status, until))
+      .pipe(
+        Effect.flatMap((updated) => changedAccount("Subscription updated", input.accountId, updated))
+      )
   })
 
 export const projectsCreate = (input: {
@@ -289,7 +304,9 @@ export const projectsCreate = (input: {
     const currency = input.currency === undefined ? "USD" : yield* parseCurrency(input.currency)
     return Effect.gen(function*() {
       yield* requireAccount(input.accountId)
-      const project = projectView(yield* createProject({ accountId: input.accountId, name, domain, timezone, currency }))
+      const project = projectView(
+        yield* createProject({ accountId: input.accountId, name, domain, timezone, currency })
+      )
       return {
         json: { ...project },
         text: [
@@ -326,7 +343,9 @@ export const tokensMint = (input: {
     const permissions = input.permissions === undefined ? undefined : yield* parsePermissions(input.permissions)
     const projectIds = input.projects === undefined ? null : splitList(input.projects)
     if (projectIds !== null && projectIds.length === 0) {
-      return yield* Effect.fail(invalid("--projects must name at least one project id (leave it out for every project)"))
+      return yield* Effect.fail(
+        invalid("--projects must name at least one project id (leave it out for every project)")
+      )
     }
     const expiresAt = input.expiresAt === undefined ? null : yield* parseInstant("--expires-at", input.expiresAt)
     if (expiresAt !== null && expiresAt.getTime() <= (yield* nowDate).getTime()) {

@@ -3,11 +3,11 @@
  * operator-supplied: sitehealth never invents one, and amounts without a rate are reported apart.
  */
 import * as Effect from "effect/Effect"
-import { AdminError, type AdminCommand } from "./Commands.ts"
-import { isDay } from "../metrics/Dates.ts"
 import type { FxRate } from "../fx/Fx.ts"
 import { FxRepo } from "../fx/FxRepo.ts"
+import { isDay } from "../metrics/Dates.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
+import { type AdminCommand, AdminError } from "./Commands.ts"
 
 const invalid = (message: string) => new AdminError({ message, type: "invalid_argument" })
 
@@ -32,7 +32,9 @@ const parseCurrency = (flag: string, raw: string) =>
     return Effect.succeed(code)
   })
 
-export const parseFxInput = (input: { readonly base: string; readonly quote: string; readonly rate: string; readonly day: string }) =>
+export const parseFxInput = (
+  input: { readonly base: string; readonly quote: string; readonly rate: string; readonly day: string }
+) =>
   Effect.gen(function*() {
     const base = yield* parseCurrency("--base", input.base)
     const quote = yield* parseCurrency("--quote", input.quote)
@@ -40,7 +42,9 @@ export const parseFxInput = (input: { readonly base: string; readonly quote: str
     const rateText = input.rate.trim()
     const rate = Number(rateText)
     if (!DECIMAL.test(rateText) || !Number.isFinite(rate) || rate <= 0) {
-      return yield* Effect.fail(invalid(`--rate must be a positive decimal number (1 ${base} = rate ${quote}), got "${input.rate}"`))
+      return yield* Effect.fail(
+        invalid(`--rate must be a positive decimal number (1 ${base} = rate ${quote}), got "${input.rate}"`)
+      )
     }
     const day = input.day.trim()
     if (!isDay(day)) return yield* Effect.fail(invalid(`--day must be a calendar date YYYY-MM-DD, got "${input.day}"`))
@@ -50,7 +54,9 @@ export const parseFxInput = (input: { readonly base: string; readonly quote: str
 const rateText = (r: FxRate) => `  ${r.day}  1 ${r.base} = ${r.rate} ${r.quote}`
 
 /** `fx set`: stores (or replaces) the rate of the pair from that day on; every project's figures refresh. */
-export const fxSet = (input: { readonly base: string; readonly quote: string; readonly rate: string; readonly day: string }): AdminCommand =>
+export const fxSet = (
+  input: { readonly base: string; readonly quote: string; readonly rate: string; readonly day: string }
+): AdminCommand =>
   Effect.map(parseFxInput(input), (rate) =>
     Effect.gen(function*() {
       const fx = yield* FxRepo
@@ -61,7 +67,9 @@ export const fxSet = (input: { readonly base: string; readonly quote: string; re
       for (const projectId of rebuilt) yield* payments.rebuild(projectId)
       return {
         json: { rate, projectsRecomputed: rebuilt.length },
-        text: `Stored (valid from ${rate.day} until the pair's next rate); ${rebuilt.length} project(s) recomputed\n${rateText(rate)}`
+        text: `Stored (valid from ${rate.day} until the pair's next rate); ${rebuilt.length} project(s) recomputed\n${
+          rateText(rate)
+        }`
       }
     }))
 

@@ -4,23 +4,23 @@
  * `integrations disconnect`; `integrations list` (never a secret). Connecting stays out of the API: it is
  * dashboard-only there (403).
  */
+import { type Provider, PROVIDERS } from "@sitehealth/domain/Integrations"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Fs from "node:fs"
-import { PROVIDERS, type Provider } from "@sitehealth/domain/Integrations"
-import { AdminError, type AdminCommand } from "./Commands.ts"
-import { AppConfig } from "../platform/Config.ts"
-import type { SettingsError } from "../platform/Settings.ts"
-import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import type { IntegrationRecord } from "../store/Records.ts"
+import { presentRun } from "../api/Integrations.ts"
 import { type Credentials, resolveBaseUrl } from "../integrations/Connector.ts"
 import { CredentialsCipher, SecretKeyError } from "../integrations/Crypto.ts"
-import { presentRun } from "../api/Integrations.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import { makeProviderHttp, type ProviderError } from "../integrations/ProviderHttp.ts"
 import { connectorFor } from "../integrations/Registry.ts"
 import { SyncQueue } from "../integrations/SyncQueue.ts"
+import { AppConfig } from "../platform/Config.ts"
+import type { SettingsError } from "../platform/Settings.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import type { IntegrationRecord } from "../store/Records.ts"
+import { type AdminCommand, AdminError } from "./Commands.ts"
 
 const invalid = (message: string) => new AdminError({ message, type: "invalid_argument" })
 
@@ -40,13 +40,17 @@ export const readCredentialsFile = (path: string | undefined, required: Readonly
   Effect.suspend((): Effect.Effect<Credentials, AdminError> => {
     const hint = required.length === 0 ? "" : ` with ${required.map((f) => `"${f}"`).join(", ")}`
     if (path === undefined) {
-      return required.length === 0 ? Effect.succeed({}) : Effect.fail(invalid(`--credentials-file is required: a JSON object${hint}`))
+      return required.length === 0
+        ? Effect.succeed({})
+        : Effect.fail(invalid(`--credentials-file is required: a JSON object${hint}`))
     }
     let text: string
     try {
       text = Fs.readFileSync(path, "utf8")
     } catch (e) {
-      return Effect.fail(invalid(`cannot read --credentials-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`))
+      return Effect.fail(
+        invalid(`cannot read --credentials-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+      )
     }
     let json: unknown
     try {
@@ -60,9 +64,17 @@ export const readCredentialsFile = (path: string | undefined, required: Readonly
     }
     const entries = Object.entries(json as Record<string, unknown>)
     const notString = entries.filter(([, v]) => typeof v !== "string").map(([k]) => k)
-    if (notString.length > 0) return Effect.fail(invalid(`in ${path}, these fields must be strings: ${notString.join(", ")}`))
-    const missing = required.filter((f) => typeof (json as Record<string, unknown>)[f] !== "string" || ((json as Record<string, string>)[f]).trim() === "")
-    if (missing.length > 0) return Effect.fail(invalid(`${path} lacks ${missing.map((f) => `"${f}"`).join(", ")} (needed: ${required.join(", ")})`))
+    if (notString.length > 0) {
+      return Effect.fail(invalid(`in ${path}, these fields must be strings: ${notString.join(", ")}`))
+    }
+    const missing = required.filter((f) =>
+      typeof (json as Record<string, unknown>)[f] !== "string" || (json as Record<string, string>)[f].trim() === ""
+    )
+    if (missing.length > 0) {
+      return Effect.fail(
+        invalid(`${path} lacks ${missing.map((f) => `"${f}"`).join(", ")} (needed: ${required.join(", ")})`)
+      )
+    }
     return Effect.succeed(Object.fromEntries(entries) as Credentials)
   })
 
@@ -130,22 +142,41 @@ export const integrationsConnect = (input: {
     }
     return Effect.gen(function*() {
       const project = yield* (yield* ProjectsRepo).find(input.projectId)
-      if (project === null) return yield* Effect.fail(new AdminError({ message: `No project with id ${input.projectId}`, type: "not_found" }))
+      if (project === null) {
+        return yield* Effect.fail(
+          new AdminError({ message: `No project with id ${input.projectId}`, type: "not_found" })
+        )
+      }
       const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), cipherLayer).pipe(
         Effect.mapError((e: SecretKeyError | SettingsError) => new AdminError({ message: e.message, type: "config" }))
       )
       // Short waits: the operator is watching; one retry covers a blip.
       const http = makeProviderHttp({ timeoutMs: 15_000, maxAttempts: 2, maxWaitMs: 5_000 })
-      const resolvedBaseUrl = yield* Effect.mapError(resolveBaseUrl(connector, baseUrl), (message) => new AdminError({ message, type: "config" }))
+      const resolvedBaseUrl = yield* Effect.mapError(
+        resolveBaseUrl(connector, baseUrl),
+        (message) => new AdminError({ message, type: "config" })
+      )
       yield* connector.validate({ baseUrl: resolvedBaseUrl, credentials, http }).pipe(
         Effect.mapError((e) => new AdminError({ message: explainRejection(provider, e), type: "credentials" }))
       )
       const now = new Date(yield* Clock.currentTimeMillis)
       const integration = yield* (yield* IntegrationsRepo).connect({
-        projectId: project.id, provider, credentials: Object.keys(credentials).length === 0 && connector.credentialFields.length === 0 ? null : cipher.encrypt(credentials),
-        baseUrl, syncIntervalMinutes: interval ?? null, now
+        projectId: project.id,
+        provider,
+        credentials: Object.keys(credentials).length === 0 && connector.credentialFields.length === 0
+          ? null
+          : cipher.encrypt(credentials),
+        baseUrl,
+        syncIntervalMinutes: interval ?? null,
+        now
       })
-      const { sync } = yield* (yield* SyncQueue).request({ projectId: project.id, provider, mode: "full", requestedBy: "admin", now })
+      const { sync } = yield* (yield* SyncQueue).request({
+        projectId: project.id,
+        provider,
+        mode: "full",
+        requestedBy: "admin",
+        now
+      })
       return {
         json: { integration: integrationJson(integration), sync: presentRun(sync) },
         text: `Connected ${provider} to ${project.name} (${project.id}); credentials checked and stored encrypted.\n` +
@@ -154,7 +185,9 @@ export const integrationsConnect = (input: {
     })
   })
 
-export const integrationsDisconnect = (input: { readonly projectId: string; readonly provider: string }): AdminCommand =>
+export const integrationsDisconnect = (
+  input: { readonly projectId: string; readonly provider: string }
+): AdminCommand =>
   Effect.gen(function*() {
     const provider = input.provider.trim()
     if (!(PROVIDERS as ReadonlyArray<string>).includes(provider)) {
@@ -163,11 +196,14 @@ export const integrationsDisconnect = (input: { readonly projectId: string; read
     return Effect.gen(function*() {
       const gone = yield* (yield* IntegrationsRepo).disconnect(input.projectId, provider)
       if (!gone) {
-        return yield* Effect.fail(new AdminError({ message: `${provider} is not connected to project ${input.projectId}`, type: "not_found" }))
+        return yield* Effect.fail(
+          new AdminError({ message: `${provider} is not connected to project ${input.projectId}`, type: "not_found" })
+        )
       }
       return {
         json: { disconnected: true, projectId: input.projectId, provider },
-        text: `Disconnected ${provider} from ${input.projectId}: credentials deleted, queued syncs dropped; the data already synced stays.`
+        text:
+          `Disconnected ${provider} from ${input.projectId}: credentials deleted, queued syncs dropped; the data already synced stays.`
       }
     })
   })
@@ -176,8 +212,11 @@ export const integrationsList = (input: { readonly projectId: string | undefined
   Effect.succeed(Effect.gen(function*() {
     const rows = yield* (yield* IntegrationsRepo).all(input.projectId ?? null)
     const lines = rows.map((i) =>
-      `  ${i.projectId}  ${i.provider.padEnd(22)} ${i.status.padEnd(10)} last success ${i.lastSyncedAt?.toISOString() ?? "never"}` +
-      (i.lastError === null ? "" : `  error: ${i.lastError}`))
+      `  ${i.projectId}  ${i.provider.padEnd(22)} ${i.status.padEnd(10)} last success ${
+        i.lastSyncedAt?.toISOString() ?? "never"
+      }` +
+      (i.lastError === null ? "" : `  error: ${i.lastError}`)
+    )
     return {
       json: { integrations: rows.map(integrationJson) },
       text: rows.length === 0 ? "No integrations connected." : `Integrations:\n${lines.join("\n")}`

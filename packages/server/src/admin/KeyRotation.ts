@@ -10,7 +10,6 @@
 import * as Effect from "effect/Effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Fs from "node:fs"
-import { loadAppConfig } from "../platform/Config.ts"
 import {
   type CredentialsCipherShape,
   makeCipher,
@@ -19,12 +18,12 @@ import {
   resolveSecretKey,
   SecretKeyError
 } from "../integrations/Crypto.ts"
+import { loadAppConfig } from "../platform/Config.ts"
 import { type AdminCommand, AdminError } from "./Commands.ts"
 
 const configError = (message: string) => new AdminError({ message, type: "config" })
 
-const keyError = (e: unknown) =>
-  configError(e instanceof SecretKeyError || e instanceof Error ? e.message : String(e))
+const keyError = (e: unknown) => configError(e instanceof SecretKeyError || e instanceof Error ? e.message : String(e))
 
 /** The key in a file (one line: base64 or hex), as `openssl rand -base64 32 > file` writes it. */
 const readKeyFile = (path: string): Uint8Array => {
@@ -32,7 +31,9 @@ const readKeyFile = (path: string): Uint8Array => {
   try {
     text = Fs.readFileSync(path, "utf8")
   } catch (e) {
-    throw new SecretKeyError({ message: `cannot read --old-key-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` })
+    throw new SecretKeyError({
+      message: `cannot read --old-key-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`
+    })
   }
   return parseSecretKey(text, `--old-key-file ${path}`)
 }
@@ -68,7 +69,8 @@ export const reencryptCredentials = (from: CredentialsCipherShape, to: Credentia
         if (opened._tag === "Failure") {
           return yield* new AdminError({
             type: "config",
-            message: `integration ${id} (project ${row.project_id}, provider ${row.provider}): its stored credentials decrypt ` +
+            message:
+              `integration ${id} (project ${row.project_id}, provider ${row.provider}): its stored credentials decrypt ` +
               "with neither the new key (SITEHEALTH_SECRET_KEY) nor the old one; nothing was changed. Find the key they " +
               `were stored with, or reconnect it (admin integrations disconnect / connect) and run this again`
           })
@@ -85,7 +87,13 @@ export const reencryptCredentials = (from: CredentialsCipherShape, to: Credentia
       } satisfies RotationResult
     }))
   }).pipe(
-    Effect.catchTag("SqlError", (e) => Effect.fail(new AdminError({ message: `re-encryption failed, nothing was changed: ${e.message}`, type: "database" })))
+    Effect.catchTag(
+      "SqlError",
+      (e) =>
+        Effect.fail(
+          new AdminError({ message: `re-encryption failed, nothing was changed: ${e.message}`, type: "database" })
+        )
+    )
   )
 
 /**
@@ -101,7 +109,10 @@ const reencryptTwoFactor = (from: CredentialsCipherShape, to: CredentialsCipherS
     const reencrypted: Array<string> = []
     const unchanged: Array<string> = []
     for (const row of rows) {
-      const sealed: Record<"totp_secret" | "totp_pending", Uint8Array | null> = { totp_secret: null, totp_pending: null }
+      const sealed: Record<"totp_secret" | "totp_pending", Uint8Array | null> = {
+        totp_secret: null,
+        totp_pending: null
+      }
       let changed = false
       for (const column of ["totp_secret", "totp_pending"] as const) {
         const stored = row[column]
@@ -114,7 +125,8 @@ const reencryptTwoFactor = (from: CredentialsCipherShape, to: CredentialsCipherS
         if (opened._tag === "Failure") {
           return yield* new AdminError({
             type: "config",
-            message: `dashboard user ${row.id}: its two-factor secret decrypts with neither the new key nor the old one; ` +
+            message:
+              `dashboard user ${row.id}: its two-factor secret decrypts with neither the new key nor the old one; ` +
               "nothing was changed. Find the key it was stored with, or turn the user's two-factor sign-in off in the database and run this again"
           })
         }
@@ -153,8 +165,10 @@ export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined
     return Effect.map(reencryptCredentials(makeCipher(oldKey), makeCipher(newKey)), (result) => ({
       json: { reencrypted: result.reencrypted, unchanged: result.unchanged },
       text: [
-        `Re-encrypted ${result.reencrypted.length} integration credential${result.reencrypted.length === 1 ? "" : "s"} and two-factor secret${result.reencrypted.length === 1 ? "" : "s"} with the new key` +
-          (result.unchanged.length === 0 ? "." : `; ${result.unchanged.length} already used it (left as they were).`),
+        `Re-encrypted ${result.reencrypted.length} integration credential${
+          result.reencrypted.length === 1 ? "" : "s"
+        } and two-factor secret${result.reencrypted.length === 1 ? "" : "s"} with the new key` +
+        (result.unchanged.length === 0 ? "." : `; ${result.unchanged.length} already used it (left as they were).`),
         ...result.reencrypted.map((id) => `  ${id}`),
         "Every server and worker needs SITEHEALTH_SECRET_KEY = the new key; SITEHEALTH_SECRET_KEY_OLD can now be removed."
       ].join("\n")

@@ -10,18 +10,18 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { commandLineRunOptions, jsonRequested, presenter } from "@sitehealth/cli/CommandLine"
+import { errorBody } from "@sitehealth/domain/Envelope"
 import * as Cause from "effect/Cause"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as CliError from "effect/cli/CliError"
-import * as Command from "effect/cli/Command"
-import { commandLineRunOptions, jsonRequested, presenter } from "@sitehealth/cli/CommandLine"
-import { errorBody } from "@sitehealth/domain/Envelope"
-import { admin } from "./Cli.ts"
-import { AdminError, type AdminErrorType } from "./Commands.ts"
 import { logSettings } from "../platform/Config.ts"
 import { loggingLayer } from "../platform/Logging.ts"
+import { admin } from "./Cli.ts"
+import { AdminError, type AdminErrorType } from "./Commands.ts"
 
 const VERSION = "0.0.0"
 
@@ -90,9 +90,7 @@ const logging = Layer.unwrap(
 
 const program = Command.runWith(admin, { version: VERSION })(args).pipe(
   Effect.provide(logging),
-  Effect.catchCause((cause) =>
-    Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(failureOf(cause))
-  ),
+  Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : report(failureOf(cause))),
   Effect.provide(NodeServices.layer),
   Effect.provide(presenter({ json, helpCommand: commandHint })),
   Effect.provideService(Logger.LogToStderr, true)

@@ -19,7 +19,6 @@ const AnswerRow = Schema.Struct({ day: Day, data_version: Schema.String, compute
 export type { StoredAnswer } from "../store/Records.ts"
 import type { StoredAnswer } from "../store/Records.ts"
 
-
 /**
  * The key of a project's entry in `GET /projects` (access/ListAnswer.ts): its `health` and `trend`, encoded,
  * kept with the day, data_version and computed_at of the health snapshot it was built from. Unlike the other
@@ -43,7 +42,9 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
       return AnswersRepo.of({
         keep: Effect.fn("AnswersRepo.keep")(function*(projectId, key, a) {
           return yield* sql`INSERT INTO stored_answers (project_id, key, day, data_version, computed_at, encoded, gzip)
-              SELECT ${projectId}, ${key}, ${a.day}::date, ${a.dataVersion}::bigint, ${a.computedAt}, ${a.encoded}, ${a.gzip == null ? null : Buffer.from(a.gzip.buffer, a.gzip.byteOffset, a.gzip.byteLength)}::bytea
+              SELECT ${projectId}, ${key}, ${a.day}::date, ${a.dataVersion}::bigint, ${a.computedAt}, ${a.encoded}, ${
+            a.gzip == null ? null : Buffer.from(a.gzip.buffer, a.gzip.byteOffset, a.gzip.byteLength)
+          }::bytea
               WHERE EXISTS (SELECT 1 FROM projects WHERE id = ${projectId})
               ON CONFLICT (project_id, key) DO UPDATE SET day = EXCLUDED.day, data_version = EXCLUDED.data_version,
                 computed_at = EXCLUDED.computed_at, encoded = EXCLUDED.encoded, gzip = EXCLUDED.gzip
@@ -56,7 +57,9 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
             dieOnSqlError,
             Effect.flatMap(decodeFirst),
             Effect.map((r) =>
-              r === null ? null : { day: r.day, dataVersion: r.data_version, computedAt: r.computed_at, encoded: r.encoded }
+              r === null
+                ? null
+                : { day: r.day, dataVersion: r.data_version, computedAt: r.computed_at, encoded: r.encoded }
             )
           )
         })
@@ -65,18 +68,25 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
   )
 
   /** Tests: the same, in a map of the memory store (where SnapshotsRepo.memory forgets list entries, as the SQL one does). */
-  static readonly memory = Layer.effect(AnswersRepo, Effect.gen(function*() {
-    const answers = (yield* MemoryDb).answers
-    return AnswersRepo.of({
-      keep: Effect.fn("AnswersRepo.keep")((projectId, key, a) =>
-        Effect.sync(() => {
-          const old = answers.get(`${projectId}|${key}`)
-          if (old === undefined || old.computedAt.getTime() <= a.computedAt.getTime()) answers.set(`${projectId}|${key}`, a)
-        })),
-      find: Effect.fn("AnswersRepo.find")((projectId, key) =>
-        Effect.sync(() => answers.get(`${projectId}|${key}`) ?? null))
+  static readonly memory = Layer.effect(
+    AnswersRepo,
+    Effect.gen(function*() {
+      const answers = (yield* MemoryDb).answers
+      return AnswersRepo.of({
+        keep: Effect.fn("AnswersRepo.keep")((projectId, key, a) =>
+          Effect.sync(() => {
+            const old = answers.get(`${projectId}|${key}`)
+            if (old === undefined || old.computedAt.getTime() <= a.computedAt.getTime()) {
+              answers.set(`${projectId}|${key}`, a)
+            }
+          })
+        ),
+        find: Effect.fn("AnswersRepo.find")((projectId, key) =>
+          Effect.sync(() => answers.get(`${projectId}|${key}`) ?? null)
+        )
+      })
     })
-  }))
+  )
 }
 
 /** Migration 0020_stored_answers_gzip (Migrations.ts): the gzipped body kept beside the text. */

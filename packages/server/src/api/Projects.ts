@@ -3,32 +3,32 @@
  * briefing, signals; deletion is dashboard-only. Every read serves STORED results, made current first
  * (recompute/Freshness.ts) when they are behind the data — never stale, never computed twice at once.
  */
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { successText } from "@sitehealth/domain/Envelope"
-import { projectView } from "../projects/View.ts"
 import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
+import { successText } from "@sitehealth/domain/Envelope"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import { Briefing, type HealthSnapshot, type HealthTrend, SignalList } from "@sitehealth/domain/Projects"
-import { AnswersRepo, PROJECT_LIST_ENTRY, type StoredAnswer } from "../answers/AnswersRepo.ts"
-import { servedStoredWith } from "../access/StoredAnswers.ts"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
 import { RequestAccess, RequestProject } from "../access/AccessRepo.ts"
+import { encodeEntry, servedList } from "../access/ListAnswer.ts"
+import { servedStoredWith } from "../access/StoredAnswers.ts"
+import { AnswersRepo, PROJECT_LIST_ENTRY, type StoredAnswer } from "../answers/AnswersRepo.ts"
 import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
+import { requireProjectWith } from "../http/ProjectPolicy.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { snapshot } from "../metrics/Health.ts"
-import { decodeCursor } from "../store/Cursor.ts"
-import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
-import { Freshness, type FreshnessShape } from "../recompute/Freshness.ts"
-import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
-import { JobsRepo } from "../recompute/JobsRepo.ts"
-import { encodeEntry, servedList } from "../access/ListAnswer.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import { requireProjectWith } from "../http/ProjectPolicy.ts"
+import { projectView } from "../projects/View.ts"
+import { Freshness, type FreshnessShape } from "../recompute/Freshness.ts"
+import { JobsRepo } from "../recompute/JobsRepo.ts"
+import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
+import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
+import { decodeCursor } from "../store/Cursor.ts"
 
 export const dashboardOnly = (what: string) =>
   Effect.fail(
@@ -45,7 +45,11 @@ export const TREND_DAYS = 30
  * The trend of a project from its stored snapshots (oldest first) and today's score: score now minus
  * the score of the latest snapshot at least 7 (30) days older; null when there is none or a score is null.
  */
-export const trendOf = (rows: ReadonlyArray<{ readonly day: string; readonly score: number | null }>, today: string, score: number | null): HealthTrend => {
+export const trendOf = (
+  rows: ReadonlyArray<{ readonly day: string; readonly score: number | null }>,
+  today: string,
+  score: number | null
+): HealthTrend => {
   const points = rows.filter((r) => r.day <= today).map((r) => ({ date: r.day, score: r.score }))
   const change = (days: number): number | null => {
     const cutoff = addDays(today, -days)
@@ -59,7 +63,10 @@ export const trendOf = (rows: ReadonlyArray<{ readonly day: string; readonly sco
  * Today's stored health of the project as the authentication lookup read it (access/AccessRepo.ts), when it
  * is current: same data_version as the project, same local day, younger than MAX_AGE_MS.
  */
-const prefetchedFreshHealth = (freshness: FreshnessShape, project: { readonly id: string; readonly timezone: string }) =>
+const prefetchedFreshHealth = (
+  freshness: FreshnessShape,
+  project: { readonly id: string; readonly timezone: string }
+) =>
   Effect.gen(function*() {
     const prefetched = yield* RequestProject
     if (prefetched === null || prefetched.id !== project.id) return undefined
@@ -81,113 +88,144 @@ interface ById {
  * `FastPath` annotation in the contract (@sitehealth/domain/ApiProjects).
  */
 export const projectsOperations = Effect.gen(function*() {
-    const projects = yield* ProjectsRepo
-    const snapshots = yield* SnapshotsRepo
-    const signals = yield* SignalsRepo
-    const jobs = yield* JobsRepo
-    const freshness = yield* Freshness
-    const answers = yield* AnswersRepo
-    const requireProject = requireProjectWith(projects)
-    const servedStored = servedStoredWith(freshness, answers)
-    // Known by the contract's endpoint objects, whose FastPath annotations key their stored answers.
-    const storedBriefing = servedStored(ProjectsApi.endpoints.getBriefing, Briefing)
-    const storedSignals = servedStored(ProjectsApi.endpoints.listSignals, SignalList)
-    return {
-      listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
-        Effect.gen(function*() {
-          const principal = yield* CurrentPrincipal
-          const after = yield* decodeCursor(query.cursor)
+  const projects = yield* ProjectsRepo
+  const snapshots = yield* SnapshotsRepo
+  const signals = yield* SignalsRepo
+  const jobs = yield* JobsRepo
+  const freshness = yield* Freshness
+  const answers = yield* AnswersRepo
+  const requireProject = requireProjectWith(projects)
+  const servedStored = servedStoredWith(freshness, answers)
+  // Known by the contract's endpoint objects, whose FastPath annotations key their stored answers.
+  const storedBriefing = servedStored(ProjectsApi.endpoints.getBriefing, Briefing)
+  const storedSignals = servedStored(ProjectsApi.endpoints.listSignals, SignalList)
+  return {
+    listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
+      Effect.gen(function*() {
+        const principal = yield* CurrentPrincipal
+        const after = yield* decodeCursor(query.cursor)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE
+        // Hot path: the page came with the token lookup, each project with its kept entry (ListAnswer.ts).
+        const prefetched = (yield* RequestAccess)?.list ?? null
+        if (prefetched !== null && prefetched.limit === limit && prefetched.cursor === (query.cursor ?? null)) {
+          const served = servedList(prefetched, freshness, now)
+          if (served !== null) return served
+        }
+        // One query: the page of projects with every stored snapshot in the trend range and their data versions.
+        const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
+        const { page, rows, versions } = yield* snapshots.pageWithTrends(principal.accountId, principal.projects, {
+          limit,
+          after
+        }, fromDay)
+        const byProject = new Map<string, Array<TrendRow>>()
+        for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
+        const out = []
+        const entries: Array<{ readonly projectId: string; readonly answer: StoredAnswer }> = []
+        for (const p of page.items) {
+          const today = todayIn(p.timezone, now)
+          const own = byProject.get(p.id) ?? []
+          const latest = own.find((r) => r.day === today) ?? null
+          const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
+          let current: HealthSnapshot
+          // The snapshot the entry is built from, by its computation (what the lookup matches it on).
+          let from: { readonly dataVersion: string; readonly computedAt: Date }
+          if (
+            latest !== null &&
+            freshness.isFresh(
+              { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) },
+              version,
+              now
+            )
+          ) {
+            current = latest.snapshot
+            from = { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }
+          } else {
+            // Missing or behind: compute and store now (the only per-project work the list ever does).
+            const stored = yield* freshness.ensureHealth(p)
+            current = snapshot(stored.health)
+            from = stored
+          }
+          const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })), {
+            day: today,
+            score: current.score
+          }]
+          const item = {
+            ...projectView(p),
+            health: current,
+            trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
+          }
+          out.push(item)
+          entries.push({
+            projectId: p.id,
+            answer: {
+              day: today,
+              dataVersion: from.dataVersion,
+              computedAt: from.computedAt,
+              encoded: encodeEntry(item)
+            }
+          })
+        }
+        // Kept for the next read (ListAnswer.ts); keeping is an optimisation: the answer stands without it.
+        yield* Effect.forEach(entries, (e) => answers.keep(e.projectId, PROJECT_LIST_ENTRY, e.answer), {
+          discard: true
+        }).pipe(
+          Effect.catchCause((cause) => Effect.logWarning("could not keep the projects list's entries", cause))
+        )
+        return { projects: out, nextCursor: page.nextCursor }
+      }),
+    getHealth: ({ params }: ById) =>
+      Effect.gen(function*() {
+        const project = yield* requireProject(params.id)
+        // Hot path: today's snapshot came with the token lookup; when it is as new as the data it is
+        // served as stored — already the contract's encoding — with no further query and no encoding.
+        const stored = yield* prefetchedFreshHealth(freshness, project)
+        if (stored !== undefined) {
+          return HttpServerResponse.text(successText(stored.encoded), { contentType: "application/json" })
+        }
+        const fresh = yield* freshness.ensureHealth(project)
+        // A current snapshot without its stored text (kept only since migration 0008/0011): keep it now.
+        if (fresh.encoded === undefined) yield* snapshots.keepEncoded(fresh)
+        return fresh.health
+      }),
+    getBriefing: ({ params }: ById) =>
+      Effect.gen(function*() {
+        const project = yield* requireProject(params.id)
+        return yield* storedBriefing(project, freshness.ensureBriefing(project))
+      }),
+    listSignals: ({ params, query }: ById & { readonly query: Query<"listSignals"> }) =>
+      Effect.gen(function*() {
+        const project = yield* requireProject(params.id)
+        const after = yield* decodeSignalCursor(query.cursor)
+        const list = Effect.gen(function*() {
+          // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
+          if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
           const now = new Date(yield* Clock.currentTimeMillis)
-          const limit = query.limit ?? DEFAULT_PAGE_SIZE
-          // Hot path: the page came with the token lookup, each project with its kept entry (ListAnswer.ts).
-          const prefetched = (yield* RequestAccess)?.list ?? null
-          if (prefetched !== null && prefetched.limit === limit && prefetched.cursor === (query.cursor ?? null)) {
-            const served = servedList(prefetched, freshness, now)
-            if (served !== null) return served
-          }
-          // One query: the page of projects with every stored snapshot in the trend range and their data versions.
-          const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
-          const { page, rows, versions } = yield* snapshots.pageWithTrends(principal.accountId, principal.projects, {
-            limit,
-            after
-          }, fromDay)
-          const byProject = new Map<string, Array<TrendRow>>()
-          for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
-          const out = []
-          const entries: Array<{ readonly projectId: string; readonly answer: StoredAnswer }> = []
-          for (const p of page.items) {
-            const today = todayIn(p.timezone, now)
-            const own = byProject.get(p.id) ?? []
-            const latest = own.find((r) => r.day === today) ?? null
-            const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
-            let current: HealthSnapshot
-            // The snapshot the entry is built from, by its computation (what the lookup matches it on).
-            let from: { readonly dataVersion: string; readonly computedAt: Date }
-            if (latest !== null && freshness.isFresh({ dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }, version, now)) {
-              current = latest.snapshot
-              from = { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }
-            } else {
-              // Missing or behind: compute and store now (the only per-project work the list ever does).
-              const stored = yield* freshness.ensureHealth(p)
-              current = snapshot(stored.health)
-              from = stored
-            }
-            const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })),
-              { day: today, score: current.score }]
-            const item = {
-              ...projectView(p),
-              health: current,
-              trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
-            }
-            out.push(item)
-            entries.push({ projectId: p.id, answer: { day: today, dataVersion: from.dataVersion, computedAt: from.computedAt, encoded: encodeEntry(item) } })
-          }
-          // Kept for the next read (ListAnswer.ts); keeping is an optimisation: the answer stands without it.
-          yield* Effect.forEach(entries, (e) => answers.keep(e.projectId, PROJECT_LIST_ENTRY, e.answer), { discard: true }).pipe(
-            Effect.catchCause((cause) => Effect.logWarning("could not keep the projects list's entries", cause))
-          )
-          return { projects: out, nextCursor: page.nextCursor }
-        }),
-      getHealth: ({ params }: ById) =>
-        Effect.gen(function*() {
-          const project = yield* requireProject(params.id)
-          // Hot path: today's snapshot came with the token lookup; when it is as new as the data it is
-          // served as stored — already the contract's encoding — with no further query and no encoding.
-          const stored = yield* prefetchedFreshHealth(freshness, project)
-          if (stored !== undefined) {
-            return HttpServerResponse.text(successText(stored.encoded), { contentType: "application/json" })
-          }
-          const fresh = yield* freshness.ensureHealth(project)
-          // A current snapshot without its stored text (kept only since migration 0008/0011): keep it now.
-          if (fresh.encoded === undefined) yield* snapshots.keepEncoded(fresh)
-          return fresh.health
-        }),
-      getBriefing: ({ params }: ById) =>
-        Effect.gen(function*() {
-          const project = yield* requireProject(params.id)
-          return yield* storedBriefing(project, freshness.ensureBriefing(project))
-        }),
-      listSignals: ({ params, query }: ById & { readonly query: Query<"listSignals"> }) =>
-        Effect.gen(function*() {
-          const project = yield* requireProject(params.id)
-          const after = yield* decodeSignalCursor(query.cursor)
-          const list = Effect.gen(function*() {
-            // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
-            if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
-            const now = new Date(yield* Clock.currentTimeMillis)
-            const page = yield* signals.list(project.id, {
+          const page = yield* signals.list(
+            project.id,
+            {
               dimension: query.dimension,
               severity: query.severity,
               active: query.active === undefined ? undefined : query.active === "true"
-            }, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
-            return { signals: page.items, nextCursor: page.nextCursor }
-          })
-          // The first page of each filter is kept as a stored answer, as the reports are.
-          return yield* storedSignals(project, list)
-        }),
-      deleteProject: () => dashboardOnly("Deleting a website")
-    }
+            },
+            { limit: query.limit ?? DEFAULT_PAGE_SIZE, after },
+            now
+          )
+          return { signals: page.items, nextCursor: page.nextCursor }
+        })
+        // The first page of each filter is kept as a stored answer, as the reports are.
+        return yield* storedSignals(project, list)
+      }),
+    deleteProject: () => dashboardOnly("Deleting a website")
+  }
 })
 
-export const ProjectsHttp = Layer.unwrap(Effect.map(projectsOperations, (operations) =>
-  HttpApiBuilder.group(SiteHealthApi, "projects", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))
+export const ProjectsHttp = Layer.unwrap(
+  Effect.map(
+    projectsOperations,
+    (operations) =>
+      HttpApiBuilder.group(SiteHealthApi, "projects", (handlers) => handlers.handleAll(operations)).pipe(
+        withApiMiddlewaresOnly
+      )
+  )
+)

@@ -3,16 +3,16 @@
  * served from its stored answer when that is current (access/StoredAnswers.ts), after the scope check; the
  * stored answers are known by the endpoint objects of the contract (`ReportsApi.endpoints.…`), not by name.
  */
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { ReportsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { Analytics } from "@sitehealth/domain/Analytics"
+import { ReportsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import type { Period } from "@sitehealth/domain/Common"
 import { Churn, Revenue } from "@sitehealth/domain/Revenue"
 import { Seo } from "@sitehealth/domain/Seo"
-import { AnswersRepo } from "../answers/AnswersRepo.ts"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as Layer from "effect/Layer"
 import { type AnswerEndpoint, type AnswerSchema, servedStoredWith } from "../access/StoredAnswers.ts"
+import { AnswersRepo } from "../answers/AnswersRepo.ts"
 import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { requireProjectWith } from "../http/ProjectPolicy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
@@ -49,7 +49,10 @@ export const reportsOperations = Effect.gen(function*() {
   ) => {
     const served = servedStored(endpoint, schema)
     return ({ params, query }: ReportRequest) =>
-      Effect.flatMap(requireProject(params.id), (project) => served(project, compute(project.id, query.period ?? "30d")))
+      Effect.flatMap(
+        requireProject(params.id),
+        (project) => served(project, compute(project.id, query.period ?? "30d"))
+      )
   }
   const endpoints = ReportsApi.endpoints
   return {
@@ -60,5 +63,12 @@ export const reportsOperations = Effect.gen(function*() {
   }
 })
 
-export const ReportsHttp = Layer.unwrap(Effect.map(reportsOperations, (operations) =>
-  HttpApiBuilder.group(SiteHealthApi, "reports", (handlers) => handlers.handleAll(operations)).pipe(withApiMiddlewaresOnly)))
+export const ReportsHttp = Layer.unwrap(
+  Effect.map(
+    reportsOperations,
+    (operations) =>
+      HttpApiBuilder.group(SiteHealthApi, "reports", (handlers) => handlers.handleAll(operations)).pipe(
+        withApiMiddlewaresOnly
+      )
+  )
+)

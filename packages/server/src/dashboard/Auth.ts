@@ -10,12 +10,6 @@
  * password version, which ends every outstanding reset link, ends the other sessions, and is mailed to the
  * owner. With two-factor sign-in on (TwoFactor.ts), log-in answers a challenge instead of a session.
  */
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
-import * as Effect from "effect/Effect"
-import * as HttpEffect from "effect/http/HttpEffect"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { CurrentSessionView, SessionId } from "@sitehealth/domain/Dashboard"
 import type { LogInResult, SecondFactorRequired } from "@sitehealth/domain/Dashboard"
 import {
@@ -27,6 +21,12 @@ import {
   VERIFY_EMAIL_PAGE
 } from "@sitehealth/domain/DashboardApi"
 import { BadRequest, Forbidden, Unauthorized } from "@sitehealth/domain/Errors"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Crypto from "node:crypto"
 import { createAccount } from "../accounts/Provisioning.ts"
 import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
@@ -46,7 +46,10 @@ const SIGNED_UP =
 const RESET_REQUESTED = "If an account uses this address, a message with a password-reset link is on its way to it."
 
 export const invalidLink = () =>
-  new BadRequest({ message: "This link is invalid, has expired or was already used; ask for a new one", type: "invalid_link" })
+  new BadRequest({
+    message: "This link is invalid, has expired or was already used; ask for a new one",
+    type: "invalid_link"
+  })
 export const sessionRequired = () =>
   new Unauthorized({ message: "Not logged in, or the session has expired; log in again", type: "session_required" })
 
@@ -111,14 +114,16 @@ export const signUp = (input: { readonly email: string; readonly password: strin
       yield* sendLater(mailer.send({
         to: email,
         subject: "Verify your email address for sitehealth",
-        text: `Welcome to sitehealth. Your 14-day trial has started.\n\nVerify this address to log in:\n${url}\n\nThe link works once, for 24 hours.`
+        text:
+          `Welcome to sitehealth. Your 14-day trial has started.\n\nVerify this address to log in:\n${url}\n\nThe link works once, for 24 hours.`
       }))
     } else {
       const url = `${yield* publicBase(yield* AppConfig)}${RESET_PASSWORD_PAGE}`
       yield* sendLater(mailer.send({
         to: email,
         subject: "You already have a sitehealth account",
-        text: `Someone (you?) tried to sign up to sitehealth with this address, which already has an account.\n\nLog in, or reset your password at:\n${url}`
+        text:
+          `Someone (you?) tried to sign up to sitehealth with this address, which already has an account.\n\nLog in, or reset your password at:\n${url}`
       }))
     }
     return { message: SIGNED_UP }
@@ -130,7 +135,9 @@ export const isHttps = (config: AppConfigShape) => config.publicUrl?.startsWith(
 export const sessionCookieName = (config: AppConfigShape) => (isHttps(config) ? SECURE_SESSION_COOKIE : SESSION_COOKIE)
 /** The cookie of a browser that has logged in (Throttle.ts): signed, long-lived, not a session. */
 export const DEVICE_COOKIE = "sitehealth_device"
-export const deviceCookieName = (config: AppConfigShape) => (isHttps(config) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE)
+export const deviceCookieName = (
+  config: AppConfigShape
+) => (isHttps(config) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE)
 
 /** Sets a cookie on this request's response; `maxAgeSeconds` null: a browser-session cookie (ends when the browser closes). */
 const setCookie = (name: string, value: string, maxAgeSeconds: number | null, sameSite: "lax" | "strict" = "lax") =>
@@ -143,13 +150,16 @@ const setCookie = (name: string, value: string, maxAgeSeconds: number | null, sa
         sameSite,
         secure: isHttps(config),
         ...(maxAgeSeconds === null ? {} : { maxAge: Duration.seconds(maxAgeSeconds) })
-      })))
+      }))
+    )
   })
 
 /** Sets (or, with null, clears) the session cookie on this request's response; `maxAgeSeconds` null: until the browser closes. */
 export const setSessionCookie = (secret: string | null, maxAgeSeconds: number | null = null) =>
-  Effect.flatMap(AppConfig, (config) =>
-    setCookie(sessionCookieName(config), secret ?? "", secret === null ? 0 : maxAgeSeconds))
+  Effect.flatMap(
+    AppConfig,
+    (config) => setCookie(sessionCookieName(config), secret ?? "", secret === null ? 0 : maxAgeSeconds)
+  )
 
 /** Marks this browser as one that logged in to the user's account: signed, 180 days, sent to this site only. */
 const setDeviceCookie = (user: UserRecord) =>
@@ -228,7 +238,8 @@ export const startSession = (user: UserRecord, staySignedIn = false) =>
     return principalOf(user, session, signing.csrfToken(session.secretSha256))
   })
 
-const invalidCredentials = () => new Unauthorized({ message: "Email or password is incorrect", type: "invalid_credentials" })
+const invalidCredentials = () =>
+  new Unauthorized({ message: "Email or password is incorrect", type: "invalid_credentials" })
 
 export const logIn = (input: { readonly email: string; readonly password: string; readonly staySignedIn?: boolean }) =>
   Effect.gen(function*() {
@@ -276,14 +287,17 @@ export const logInSecondFactor = (
     const now = yield* Clock.currentTimeMillis
     const signed = signing.verify("challenge", input.challenge, now)
     const user = signed === null ? null : yield* repo.findUser(signed.userId)
-    if (signed === null || user === null || signed.version !== user.passwordVersion || user.twoFactorEnabledAt === null) {
+    if (
+      signed === null || user === null || signed.version !== user.passwordVersion || user.twoFactorEnabledAt === null
+    ) {
       return yield* challengeExpired()
     }
     yield* throttle.guard("second-factor", user.email, yield* isKnownDevice(user))
     if (!(yield* checkSecondFactor(user, input.code))) {
       yield* throttle.failed("second-factor", user.email)
       return yield* new Unauthorized({
-        message: "This code is not right, was already used or has expired; type the current one from the app, or a recovery code",
+        message:
+          "This code is not right, was already used or has expired; type the current one from the app, or a recovery code",
         type: "invalid_code"
       })
     }
@@ -321,14 +335,19 @@ export const requestPasswordReset = (input: { readonly email: string }) =>
       yield* sendLater(mailer.send({
         to: email,
         subject: "Reset your sitehealth password",
-        text: `Set a new password here:\n${url}\n\nThe link works once, for one hour. If you did not ask for it, ignore this message.`
+        text:
+          `Set a new password here:\n${url}\n\nThe link works once, for one hour. If you did not ask for it, ignore this message.`
       }))
     }
     return { message: RESET_REQUESTED }
   })
 
 /** A link's user when its signature, spelling, purpose and expiry hold (and `valid` agrees); not used up yet. */
-const checkLink = (purpose: LinkPurpose, token: string, valid: (user: UserRecord, signed: SignedLink) => boolean = () => true) =>
+const checkLink = (
+  purpose: LinkPurpose,
+  token: string,
+  valid: (user: UserRecord, signed: SignedLink) => boolean = () => true
+) =>
   Effect.gen(function*() {
     const signing = yield* Signing
     const repo = yield* AuthRepo
@@ -419,4 +438,3 @@ export const findSession = (secret: string) =>
     const found = yield* repo.touchSession(hash, new Date(now))
     return found === null ? null : principalOf(found.user, found.session, signing.csrfToken(hash))
   })
-

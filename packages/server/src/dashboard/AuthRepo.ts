@@ -191,13 +191,19 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
               ON CONFLICT (email) DO NOTHING RETURNING *`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
         }),
         findUserByEmail: Effect.fn("AuthRepo.findUserByEmail")(function*(email) {
-          return yield* sql`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+          return yield* sql`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(
+            Effect.flatMap(oneUser),
+            dieOnSqlError
+          )
         }),
         findUser: Effect.fn("AuthRepo.findUser")(function*(id) {
           return yield* sql`SELECT * FROM dashboard_users WHERE id = ${id}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
         }),
         findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")(function*(accountId) {
-          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
+          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(
+            Effect.flatMap(oneUser),
+            dieOnSqlError
+          )
         }),
         markVerified: Effect.fn("AuthRepo.markVerified")(function*(id, at) {
           return yield* sql`UPDATE dashboard_users SET email_verified_at = coalesce(email_verified_at, ${at}) WHERE id = ${id}
@@ -206,7 +212,9 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
         setPassword: Effect.fn("AuthRepo.setPassword")(function*(id, hash) {
           return yield* sql`UPDATE dashboard_users SET password_hash = ${hash}, password_version = password_version + 1
               WHERE id = ${id} RETURNING password_version`.pipe(
-            Effect.map((rows) => Number((rows[0] as { password_version?: unknown } | undefined)?.password_version ?? 0)),
+            Effect.map((rows) =>
+              Number((rows[0] as { password_version?: unknown } | undefined)?.password_version ?? 0)
+            ),
             dieOnSqlError
           )
         }),
@@ -215,10 +223,11 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
                 (id, secret_sha256, user_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, user_agent, address,
                  idle_seconds, persistent)
               VALUES (${s.id}, ${Buffer.from(s.secretSha256, "hex")}, ${s.userId}, ${s.createdAt}, ${s.lastSeenAt},
-                ${s.idleExpiresAt}, ${s.absoluteExpiresAt}, ${s.userAgent}, ${s.address}, ${s.idleSeconds}, ${s.persistent})`.pipe(
-            Effect.asVoid,
-            dieOnSqlError
-          )
+                ${s.idleExpiresAt}, ${s.absoluteExpiresAt}, ${s.userAgent}, ${s.address}, ${s.idleSeconds}, ${s.persistent})`
+            .pipe(
+              Effect.asVoid,
+              dieOnSqlError
+            )
         }),
         touchSession: Effect.fn("AuthRepo.touchSession")(function*(hash, now) {
           return yield* sql`UPDATE dashboard_sessions s
@@ -298,25 +307,35 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           return yield* sql`UPDATE dashboard_users SET totp_pending = ${Buffer.from(secret)}, totp_pending_at = ${at}
               WHERE id = ${userId}`.pipe(Effect.asVoid, dieOnSqlError)
         }),
-        enableTwoFactor: Effect.fn("AuthRepo.enableTwoFactor")(function*(userId, secret, at, step, hashes) {
-          const rows = yield* sql`UPDATE dashboard_users
+        enableTwoFactor: Effect.fn("AuthRepo.enableTwoFactor")(
+          function*(userId, secret, at, step, hashes) {
+            const rows = yield* sql`UPDATE dashboard_users
             SET totp_secret = ${Buffer.from(secret)}, totp_enabled_at = ${at}, totp_last_step = ${step},
                 totp_pending = NULL, totp_pending_at = NULL
             WHERE id = ${userId} AND totp_enabled_at IS NULL RETURNING id`
-          if (rows.length === 0) return false
-          yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
-          for (const hash of hashes) {
-            yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
-          }
-          return true
-        }, sql.withTransaction, dieOnSqlError),
-        disableTwoFactor: Effect.fn("AuthRepo.disableTwoFactor")(function*(userId) {
-          const rows = yield* sql`UPDATE dashboard_users
+            if (rows.length === 0) return false
+            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+            for (const hash of hashes) {
+              yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${
+                Buffer.from(hash, "hex")
+              })`
+            }
+            return true
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
+        disableTwoFactor: Effect.fn("AuthRepo.disableTwoFactor")(
+          function*(userId) {
+            const rows = yield* sql`UPDATE dashboard_users
             SET totp_secret = NULL, totp_enabled_at = NULL, totp_last_step = NULL, totp_pending = NULL, totp_pending_at = NULL
             WHERE id = ${userId} AND totp_enabled_at IS NOT NULL RETURNING id`
-          yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
-          return rows.length > 0
-        }, sql.withTransaction, dieOnSqlError),
+            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+            return rows.length > 0
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         useTotpStep: Effect.fn("AuthRepo.useTotpStep")(function*(userId, step) {
           return yield* sql`UPDATE dashboard_users SET totp_last_step = ${step}
               WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step}) RETURNING id`.pipe(
@@ -329,17 +348,24 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
               WHERE user_id = ${userId} AND code_sha256 = ${Buffer.from(hash, "hex")} AND used_at IS NULL
               RETURNING user_id`.pipe(Effect.map((rows) => rows.length > 0), dieOnSqlError)
         }),
-        replaceRecoveryCodes: Effect.fn("AuthRepo.replaceRecoveryCodes")(function*(userId, hashes) {
-          yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
-          for (const hash of hashes) {
-            yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${Buffer.from(hash, "hex")})`
-          }
-        }, sql.withTransaction, dieOnSqlError),
+        replaceRecoveryCodes: Effect.fn("AuthRepo.replaceRecoveryCodes")(
+          function*(userId, hashes) {
+            yield* sql`DELETE FROM dashboard_recovery_codes WHERE user_id = ${userId}`
+            for (const hash of hashes) {
+              yield* sql`INSERT INTO dashboard_recovery_codes (user_id, code_sha256) VALUES (${userId}, ${
+                Buffer.from(hash, "hex")
+              })`
+            }
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         recoveryCodesLeft: Effect.fn("AuthRepo.recoveryCodesLeft")(function*(userId) {
-          return yield* sql`SELECT count(*)::int AS n FROM dashboard_recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`.pipe(
-            Effect.map((rows) => Number((rows[0] as { n?: unknown } | undefined)?.n ?? 0)),
-            dieOnSqlError
-          )
+          return yield* sql`SELECT count(*)::int AS n FROM dashboard_recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`
+            .pipe(
+              Effect.map((rows) => Number((rows[0] as { n?: unknown } | undefined)?.n ?? 0)),
+              dieOnSqlError
+            )
         })
       })
     })
@@ -362,11 +388,13 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null }
           users.set(u.id, user)
           return user
-        })),
+        })
+      ),
       findUserByEmail: Effect.fn("AuthRepo.findUserByEmail")((email) => Effect.sync(() => byEmail(email))),
       findUser: Effect.fn("AuthRepo.findUser")((id) => Effect.sync(() => users.get(id) ?? null)),
       findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")((accountId) =>
-        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null)),
+        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null)
+      ),
       markVerified: Effect.fn("AuthRepo.markVerified")((id, at) =>
         Effect.sync(() => {
           const u = users.get(id)
@@ -374,14 +402,16 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           const next = { ...u, emailVerifiedAt: u.emailVerifiedAt ?? at }
           users.set(id, next)
           return next
-        })),
+        })
+      ),
       setPassword: Effect.fn("AuthRepo.setPassword")((id, hash) =>
         Effect.sync(() => {
           const u = users.get(id)
           if (!u) return 0
           users.set(id, { ...u, passwordHash: hash, passwordVersion: u.passwordVersion + 1 })
           return u.passwordVersion + 1
-        })),
+        })
+      ),
       insertSession: Effect.fn("AuthRepo.insertSession")((s) => Effect.sync(() => void sessions.set(s.id, s))),
       touchSession: Effect.fn("AuthRepo.touchSession")((hash, now) =>
         Effect.sync(() => {
@@ -395,19 +425,22 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           }
           sessions.set(s.id, next)
           return { session: next, user }
-        })),
+        })
+      ),
       listSessions: Effect.fn("AuthRepo.listSessions")((userId, now) =>
         Effect.sync(() =>
           [...sessions.values()]
             .filter((s) => s.userId === userId && live(s, now))
             .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-        )),
+        )
+      ),
       deleteSession: Effect.fn("AuthRepo.deleteSession")((userId, id) =>
         Effect.sync(() => {
           const s = sessions.get(id)
           if (!s || s.userId !== userId) return false
           return sessions.delete(id)
-        })),
+        })
+      ),
       deleteSessionsOf: Effect.fn("AuthRepo.deleteSessionsOf")((userId, keep) =>
         Effect.sync(() => {
           let n = 0
@@ -418,23 +451,29 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
             }
           }
           return n
-        })),
+        })
+      ),
       useLink: Effect.fn("AuthRepo.useLink")((id, at) =>
         Effect.sync(() => {
           if (usedLinks.has(id)) return false
           usedLinks.set(id, at)
           return true
-        })),
+        })
+      ),
       twoFactorOf: Effect.fn("AuthRepo.twoFactorOf")((userId) =>
         Effect.sync(() => {
           if (!users.has(userId)) return null
-          return twoFactor.get(userId) ?? { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
-        })),
+          return twoFactor.get(userId) ??
+            { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
+        })
+      ),
       setTwoFactorPending: Effect.fn("AuthRepo.setTwoFactorPending")((userId, secret, at) =>
         Effect.sync(() => {
-          const current = twoFactor.get(userId) ?? { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
+          const current = twoFactor.get(userId) ??
+            { secret: null, enabledAt: null, lastStep: null, pending: null, pendingAt: null }
           twoFactor.set(userId, { ...current, pending: secret, pendingAt: at })
-        })),
+        })
+      ),
       enableTwoFactor: Effect.fn("AuthRepo.enableTwoFactor")((userId, secret, at, step, hashes) =>
         Effect.sync(() => {
           const u = users.get(userId)
@@ -443,7 +482,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           twoFactor.set(userId, { secret, enabledAt: at, lastStep: step, pending: null, pendingAt: null })
           recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null])))
           return true
-        })),
+        })
+      ),
       disableTwoFactor: Effect.fn("AuthRepo.disableTwoFactor")((userId) =>
         Effect.sync(() => {
           const u = users.get(userId)
@@ -452,25 +492,30 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           if (!u || u.twoFactorEnabledAt === null) return false
           users.set(userId, { ...u, twoFactorEnabledAt: null })
           return true
-        })),
+        })
+      ),
       useTotpStep: Effect.fn("AuthRepo.useTotpStep")((userId, step) =>
         Effect.sync(() => {
           const current = twoFactor.get(userId)
           if (!current || (current.lastStep !== null && current.lastStep >= step)) return false
           twoFactor.set(userId, { ...current, lastStep: step })
           return true
-        })),
+        })
+      ),
       useRecoveryCode: Effect.fn("AuthRepo.useRecoveryCode")((userId, hash, at) =>
         Effect.sync(() => {
           const codes = recoveryCodes.get(userId)
           if (!codes || !codes.has(hash) || codes.get(hash) !== null) return false
           codes.set(hash, at)
           return true
-        })),
+        })
+      ),
       replaceRecoveryCodes: Effect.fn("AuthRepo.replaceRecoveryCodes")((userId, hashes) =>
-        Effect.sync(() => void recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null]))))),
+        Effect.sync(() => void recoveryCodes.set(userId, new Map(hashes.map((h) => [h, null]))))
+      ),
       recoveryCodesLeft: Effect.fn("AuthRepo.recoveryCodesLeft")((userId) =>
-        Effect.sync(() => [...(recoveryCodes.get(userId)?.values() ?? [])].filter((used) => used === null).length))
+        Effect.sync(() => [...(recoveryCodes.get(userId)?.values() ?? [])].filter((used) => used === null).length)
+      )
     })
   })
 }

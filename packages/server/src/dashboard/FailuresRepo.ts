@@ -50,7 +50,9 @@ const StatsRow = Schema.Struct({
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime())
 
-export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShape>()("sitehealth/dashboard/FailuresRepo") {
+export class FailuresRepo
+  extends Context.Service<FailuresRepo, FailuresRepoShape>()("sitehealth/dashboard/FailuresRepo")
+{
   static readonly sql = Layer.effect(
     FailuresRepo,
     Effect.gen(function*() {
@@ -70,18 +72,19 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
                 count(*) FILTER (WHERE address = ${key.address})::int AS address,
                 min(at) FILTER (WHERE address = ${key.address}) AS address_oldest
               FROM dashboard_auth_failures
-              WHERE kind = ${key.kind} AND at > ${since} AND (account = ${key.account} OR address = ${key.address})`.pipe(
-            Effect.flatMap(firstOf("dashboard_auth_failures", StatsRow)),
-            Effect.map((r) => ({
-              pair: r?.pair ?? 0,
-              pairLast: ms(r?.pair_last ?? null),
-              account: r?.account ?? 0,
-              accountOldest: ms(r?.account_oldest ?? null),
-              address: r?.address ?? 0,
-              addressOldest: ms(r?.address_oldest ?? null)
-            })),
-            dieOnSqlError
-          )
+              WHERE kind = ${key.kind} AND at > ${since} AND (account = ${key.account} OR address = ${key.address})`
+            .pipe(
+              Effect.flatMap(firstOf("dashboard_auth_failures", StatsRow)),
+              Effect.map((r) => ({
+                pair: r?.pair ?? 0,
+                pairLast: ms(r?.pair_last ?? null),
+                account: r?.account ?? 0,
+                accountOldest: ms(r?.account_oldest ?? null),
+                address: r?.address ?? 0,
+                addressOldest: ms(r?.address_oldest ?? null)
+              })),
+              dieOnSqlError
+            )
         }),
         clearPair: Effect.fn("FailuresRepo.clearPair")(function*(key) {
           return yield* sql`DELETE FROM dashboard_auth_failures
@@ -103,7 +106,8 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
         Effect.sync(() => {
           rows = rows.filter((r) => r.at >= forgetBefore.getTime())
           rows.push({ ...key, at: at.getTime() })
-        })),
+        })
+      ),
       stats: Effect.fn("FailuresRepo.stats")((key, since) =>
         Effect.sync(() => {
           const recent = rows.filter((r) => r.kind === key.kind && r.at > since.getTime())
@@ -118,11 +122,13 @@ export class FailuresRepo extends Context.Service<FailuresRepo, FailuresRepoShap
             address: address.length,
             addressOldest: min(address)
           }
-        })),
+        })
+      ),
       clearPair: Effect.fn("FailuresRepo.clearPair")((key) =>
         Effect.sync(() => {
           rows = rows.filter((r) => !(r.kind === key.kind && r.account === key.account && r.address === key.address))
-        }))
+        })
+      )
     })
   })
 }

@@ -1,24 +1,24 @@
 /** The dashboard API's handlers: auth, websites, tokens, account. */
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type { Website } from "@sitehealth/domain/Dashboard"
-import type { AccountView } from "@sitehealth/domain/DashboardTokens"
 import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
+import type { AccountView } from "@sitehealth/domain/DashboardTokens"
 import { BadRequest, Conflict, notFound } from "@sitehealth/domain/Errors"
 import type { Permission } from "@sitehealth/domain/Permissions"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as Layer from "effect/Layer"
 import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createProject, mintToken } from "../accounts/Provisioning.ts"
 import { canonicalCurrency, canonicalDomain, canonicalTimezone } from "../projects/Parse.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { projectView } from "../projects/View.ts"
 import { tokenMetadata } from "../store/Present.ts"
 import type { ProjectRecord, TokenRecord } from "../store/Records.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 import * as Auth from "./Auth.ts"
 import { AuthRepo } from "./AuthRepo.ts"
 import { WebsitesRepo } from "./WebsitesRepo.ts"
-import { projectView } from "../projects/View.ts"
 
 const website = (p: ProjectRecord): Website => projectView(p)
 
@@ -28,18 +28,27 @@ const dashboardToken = (t: TokenRecord, now: Date) => {
 }
 
 const fieldError = (path: string, message: string) =>
-  new BadRequest({ message: `Invalid request: ${path}: ${message}`, type: "invalid_request", issues: [{ path, message }] })
+  new BadRequest({
+    message: `Invalid request: ${path}: ${message}`,
+    type: "invalid_request",
+    issues: [{ path, message }]
+  })
 
 const checked = (value: string | null, path: string, message: string) =>
   value === null ? Effect.fail(fieldError(path, message)) : Effect.succeed(value)
 
 const domainOf = (raw: string) => {
   const parsed = canonicalDomain(raw)
-  return checked("domain" in parsed ? parsed.domain : null, "body.domain", "must be a bare host name such as example.com (no scheme, path or port)")
+  return checked(
+    "domain" in parsed ? parsed.domain : null,
+    "body.domain",
+    "must be a bare host name such as example.com (no scheme, path or port)"
+  )
 }
 const timezoneOf = (raw: string) =>
   checked(canonicalTimezone(raw), "body.timezone", "must be an IANA time zone such as Europe/Berlin or UTC")
-const currencyOf = (raw: string) => checked(canonicalCurrency(raw), "body.currency", "must be an ISO 4217 code such as USD")
+const currencyOf = (raw: string) =>
+  checked(canonicalCurrency(raw), "body.currency", "must be an ISO 4217 code such as USD")
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 const SESSION_ID = /^ses_[A-Za-z0-9]{1,64}$/
@@ -117,7 +126,9 @@ export const DashboardWebsitesHttp = HttpApiBuilder.group(DashboardApi, "website
         const domain = yield* domainOf(payload.domain)
         const timezone = yield* timezoneOf(payload.timezone)
         const currency = yield* currencyOf(payload.currency)
-        return website(yield* createProject({ accountId: session.accountId, name: payload.name, domain, timezone, currency }))
+        return website(
+          yield* createProject({ accountId: session.accountId, name: payload.name, domain, timezone, currency })
+        )
       }))
     .handle("update", ({ params, payload }) =>
       Effect.gen(function*() {
@@ -228,11 +239,20 @@ export const accountView = (accountId: string, email: string) =>
     return view
   })
 
-export const DashboardAccountHttp = HttpApiBuilder.group(DashboardApi, "account", (h) =>
-  h.handle("get", () =>
-    Effect.gen(function*() {
-      const session = yield* CurrentDashboardSession
-      return yield* accountView(session.accountId, session.email)
-    })))
+export const DashboardAccountHttp = HttpApiBuilder.group(
+  DashboardApi,
+  "account",
+  (h) =>
+    h.handle("get", () =>
+      Effect.gen(function*() {
+        const session = yield* CurrentDashboardSession
+        return yield* accountView(session.accountId, session.email)
+      }))
+)
 
-export const DashboardHttp = Layer.mergeAll(DashboardAuthHttp, DashboardWebsitesHttp, DashboardTokensHttp, DashboardAccountHttp)
+export const DashboardHttp = Layer.mergeAll(
+  DashboardAuthHttp,
+  DashboardWebsitesHttp,
+  DashboardTokensHttp,
+  DashboardAccountHttp
+)

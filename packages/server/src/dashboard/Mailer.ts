@@ -48,7 +48,10 @@ export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/d
             Effect.asVoid,
             // The transport's own words (connection refused, 535 authentication failed…): never the URL or the body.
             Effect.catchCause((cause) =>
-              Effect.logError(`mail to ${mail.to} could not be sent (${mail.subject}): ${reasonOf(Cause.squash(cause))}`))
+              Effect.logError(
+                `mail to ${mail.to} could not be sent (${mail.subject}): ${reasonOf(Cause.squash(cause))}`
+              )
+            )
           )
         })
       })

@@ -3,15 +3,20 @@
  * and `DashboardSession` (the session cookie, then on state-changing requests the session's CSRF token).
  * `DashboardOrigin` wraps every endpoint, so it also puts Retry-After on every 429 the dashboard answers.
  */
+import {
+  CSRF_HEADER,
+  CurrentDashboardSession,
+  DashboardOrigin,
+  DashboardSession
+} from "@sitehealth/domain/DashboardApi"
+import { Forbidden, RateLimited } from "@sitehealth/domain/Errors"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { CSRF_HEADER, CurrentDashboardSession, DashboardOrigin, DashboardSession } from "@sitehealth/domain/DashboardApi"
-import { Forbidden, RateLimited } from "@sitehealth/domain/Errors"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as Crypto from "node:crypto"
 import { AppConfig } from "../platform/Config.ts"
 import { findSession, isHttps, sessionRequired } from "./Auth.ts"
@@ -53,7 +58,8 @@ export const DashboardOriginLive = Layer.effect(
           })
         }
         return yield* withRetryAfter(httpEffect)
-      }))
+      })
+    )
   })
 )
 
@@ -64,7 +70,8 @@ const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       ? Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const seconds = String(Math.max(1, Math.ceil(error.reset - now / 1000)))
         return HttpEffect.appendPreResponseHandler((_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", seconds)))
+          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", seconds))
+        )
       })
       : Effect.void)
 
@@ -90,18 +97,18 @@ export const DashboardSessionLive = Layer.effect(
     const context = yield* Effect.context<AuthRepo | Signing>()
     const config = yield* AppConfig
     const check = (secret: string) => <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
-        Effect.gen(function*() {
-          const principal = yield* findSession(secret).pipe(Effect.provideContext(context))
-          if (principal === null) return yield* sessionRequired()
-          const request = yield* HttpServerRequest.HttpServerRequest
-          if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers[CSRF_HEADER], principal.csrfToken)) {
-            return yield* new Forbidden({
-              message: "Missing or wrong X-CSRF-Token header: send the csrfToken from GET /app/api/auth/session",
-              type: "csrf_token"
-            })
-          }
-          return yield* Effect.provideService(httpEffect, CurrentDashboardSession, principal)
-        })
+      Effect.gen(function*() {
+        const principal = yield* findSession(secret).pipe(Effect.provideContext(context))
+        if (principal === null) return yield* sessionRequired()
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers[CSRF_HEADER], principal.csrfToken)) {
+          return yield* new Forbidden({
+            message: "Missing or wrong X-CSRF-Token header: send the csrfToken from GET /app/api/auth/session",
+            type: "csrf_token"
+          })
+        }
+        return yield* Effect.provideService(httpEffect, CurrentDashboardSession, principal)
+      })
     return DashboardSession.of({
       // PUBLIC_URL https: the `__Host-` cookie alone (a plain one could have been planted by a sibling subdomain).
       secureCookie: (httpEffect, { credential }) => check(Redacted.value(credential))(httpEffect),

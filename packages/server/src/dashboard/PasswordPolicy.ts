@@ -37,11 +37,16 @@ import * as Effect from "effect/Effect"
 export const MIN_ENTRY_LENGTH = 6
 
 export const WEAK_PASSWORD_REASONS = {
-  email: "This password contains your email address or the name in it, which an attacker who knows your address tries first; choose another (a few unrelated words work well)",
-  repeated: "This password repeats one character or one group of characters, which makes it no stronger than that group alone; choose another (a few unrelated words work well)",
-  sequence: "This password is a straight run of digits, letters or keys (like 123456… or qwerty…), which attackers try first; choose another (a few unrelated words work well)",
-  common: "This password is among the most common ones attackers try first; choose another (a few unrelated words work well)",
-  commonWithAdditions: "This password is a common password with digits or symbols added before or after it, which attackers try early; choose another (a few unrelated words work well)"
+  email:
+    "This password contains your email address or the name in it, which an attacker who knows your address tries first; choose another (a few unrelated words work well)",
+  repeated:
+    "This password repeats one character or one group of characters, which makes it no stronger than that group alone; choose another (a few unrelated words work well)",
+  sequence:
+    "This password is a straight run of digits, letters or keys (like 123456… or qwerty…), which attackers try first; choose another (a few unrelated words work well)",
+  common:
+    "This password is among the most common ones attackers try first; choose another (a few unrelated words work well)",
+  commonWithAdditions:
+    "This password is a common password with digits or symbols added before or after it, which attackers try early; choose another (a few unrelated words work well)"
 } as const
 
 interface CommonPasswords {
@@ -99,8 +104,7 @@ const SEQUENCES = [
 ].flatMap((s) => [s, [...s].reverse().join("")])
 
 /** The whole password is a run along one of SEQUENCES, wrapping around ("…7890" then "12…"). */
-const isSequence = (s: string) =>
-  SEQUENCES.some((seq) => seq.repeat(Math.ceil(s.length / seq.length) + 1).includes(s))
+const isSequence = (s: string) => SEQUENCES.some((seq) => seq.repeat(Math.ceil(s.length / seq.length) + 1).includes(s))
 
 /** The password is one group repeated, at least twice: its smallest period divides its length. */
 const isRepetition = (s: string) => {
@@ -141,7 +145,10 @@ const isCommonWithAdditions = (s: string, { entries, longest }: CommonPasswords)
  * Why `password` is too weak for the account of `context.email`, as a sentence for the owner, or null when it is
  * acceptable. Assumes the length is already checked (12–256 characters). Loads the bundled list on first use.
  */
-export const weakPasswordReason = (password: string, context: { readonly email: string }): Effect.Effect<string | null> =>
+export const weakPasswordReason = (
+  password: string,
+  context: { readonly email: string }
+): Effect.Effect<string | null> =>
   Effect.suspend(() => {
     const s = normalize(password)
     if (containsEmail(s, context.email)) return Effect.succeed(WEAK_PASSWORD_REASONS.email)

@@ -1,11 +1,18 @@
 /** The dashboard's `security` group: the owner's password and two-factor sign-in (TwoFactor.ts, Auth.ts). */
+import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
-import { hashPassword } from "./Passwords.ts"
 import { mailPasswordChanged, refuseWeakPassword } from "./Auth.ts"
 import { AuthRepo } from "./AuthRepo.ts"
-import { confirmPassword, disableTwoFactor, enableTwoFactor, regenerateRecoveryCodes, setUpTwoFactor, twoFactorStatus } from "./TwoFactor.ts"
+import { hashPassword } from "./Passwords.ts"
+import {
+  confirmPassword,
+  disableTwoFactor,
+  enableTwoFactor,
+  regenerateRecoveryCodes,
+  setUpTwoFactor,
+  twoFactorStatus
+} from "./TwoFactor.ts"
 
 /** The logged-in user, as stored now (not as the session saw it at log-in). */
 const currentUser = Effect.gen(function*() {
@@ -32,9 +39,14 @@ export const DashboardSecurityHttp = HttpApiBuilder.group(DashboardApi, "securit
         }
       }))
     .handle("twoFactor", () => Effect.flatMap(currentUser, ({ user }) => twoFactorStatus(user)))
-    .handle("setUpTwoFactor", ({ payload }) => Effect.flatMap(currentUser, ({ user }) => setUpTwoFactor(user, payload.password)))
-    .handle("enableTwoFactor", ({ payload }) => Effect.flatMap(currentUser, ({ user }) => enableTwoFactor(user, payload.code)))
+    .handle("setUpTwoFactor", ({ payload }) =>
+      Effect.flatMap(currentUser, ({ user }) => setUpTwoFactor(user, payload.password)))
+    .handle("enableTwoFactor", ({ payload }) =>
+      Effect.flatMap(currentUser, ({ user }) =>
+        enableTwoFactor(user, payload.code)))
     .handle("disableTwoFactor", ({ payload }) =>
-      Effect.flatMap(currentUser, ({ user }) => disableTwoFactor(user, payload.password, payload.code)))
+      Effect.flatMap(currentUser, ({ user }) =>
+        disableTwoFactor(user, payload.password, payload.code)))
     .handle("regenerateRecoveryCodes", ({ payload }) =>
-      Effect.flatMap(currentUser, ({ user }) => regenerateRecoveryCodes(user, payload.password, payload.code))))
+      Effect.flatMap(currentUser, ({ user }) =>
+        regenerateRecoveryCodes(user, payload.password, payload.code))))

@@ -13,16 +13,16 @@
  *
  * Every refusal is a 429 whose Retry-After says when the next attempt can pass (Middleware.ts sets it).
  */
+import { RateLimited } from "@sitehealth/domain/Errors"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { RateLimited } from "@sitehealth/domain/Errors"
-import { AppConfig } from "../platform/Config.ts"
 import { RateLimiter, type RateLimiterShape } from "../http/RateLimiter.ts"
+import { AppConfig } from "../platform/Config.ts"
 import { type FailureKind, FailuresRepo } from "./FailuresRepo.ts"
 
 export const ATTEMPTS_PER_ACCOUNT = 5
@@ -68,7 +68,9 @@ export const clientAddress = Effect.gen(function*() {
   return Option.getOrElse(request.remoteAddress, () => "unknown")
 })
 
-export class AuthThrottle extends Context.Service<AuthThrottle, AuthThrottleShape>()("sitehealth/dashboard/AuthThrottle") {
+export class AuthThrottle
+  extends Context.Service<AuthThrottle, AuthThrottleShape>()("sitehealth/dashboard/AuthThrottle")
+{
   static readonly layer = Layer.effect(
     AuthThrottle,
     Effect.gen(function*() {
@@ -112,7 +114,11 @@ export class AuthThrottle extends Context.Service<AuthThrottle, AuthThrottleShap
             return yield* refuse(seconds(pairFree), FREE_FAILURES_PER_PAIR, "Too many failed attempts from here")
           }
           if (stats.address >= MAX_FAILURES_PER_ADDRESS) {
-            return yield* refuse(seconds((stats.addressOldest ?? now) + FAILURE_WINDOW_MS), MAX_FAILURES_PER_ADDRESS, "Too many failed attempts from this address")
+            return yield* refuse(
+              seconds((stats.addressOldest ?? now) + FAILURE_WINDOW_MS),
+              MAX_FAILURES_PER_ADDRESS,
+              "Too many failed attempts from this address"
+            )
           }
           if (!known && stats.account >= MAX_FAILURES_PER_ACCOUNT) {
             return yield* refuse(

@@ -59,8 +59,12 @@ export const newTotpSecret = (): string => base32Encode(Crypto.randomBytes(20))
 
 /** RFC 4226 HOTP: HMAC-SHA-1 of the 8-byte big-endian counter, dynamic truncation, zero-padded to `digits`. */
 export const hotp = (secret: Buffer, counter: number, digits = 6): string => {
-  if (!Number.isSafeInteger(counter) || counter < 0) throw new RangeError(`HOTP counter must be a non-negative integer: ${counter}`)
-  if (!Number.isInteger(digits) || digits < 1 || digits > 10) throw new RangeError(`HOTP digits must be 1 to 10: ${digits}`)
+  if (!Number.isSafeInteger(counter) || counter < 0) {
+    throw new RangeError(`HOTP counter must be a non-negative integer: ${counter}`)
+  }
+  if (!Number.isInteger(digits) || digits < 1 || digits > 10) {
+    throw new RangeError(`HOTP digits must be 1 to 10: ${digits}`)
+  }
   const message = Buffer.alloc(8)
   message.writeBigUInt64BE(BigInt(counter))
   const mac = Crypto.createHmac("sha1", secret).update(message).digest()
@@ -92,7 +96,12 @@ export const totpAt = (
  * the code is malformed, matches none of them, or matches only steps <= `lastUsedStep` (replay). Every
  * candidate is computed and compared with timingSafeEqual, whatever matched first.
  */
-export const verifyTotp = (secretBase32: string, code: string, nowMs: number, lastUsedStep: number | null): number | null => {
+export const verifyTotp = (
+  secretBase32: string,
+  code: string,
+  nowMs: number,
+  lastUsedStep: number | null
+): number | null => {
   const digits = code.replace(/\s+/g, "")
   if (!/^[0-9]{6}$/.test(digits)) return null
   const secret = base32Decode(secretBase32)
@@ -112,7 +121,9 @@ export const verifyTotp = (secretBase32: string, code: string, nowMs: number, la
  * The Google Authenticator key URI: `otpauth://totp/<issuer>:<account>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`,
  * label parts and parameter values percent-encoded (encodeURIComponent: a space is %20, never `+`).
  */
-export const otpauthUri = (options: { readonly secret: string; readonly accountName: string; readonly issuer?: string }): string => {
+export const otpauthUri = (
+  options: { readonly secret: string; readonly accountName: string; readonly issuer?: string }
+): string => {
   const issuer = options.issuer ?? "sitehealth"
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(options.accountName)}`
   const params = [

@@ -6,12 +6,12 @@
  * the password and a code. Every wrong password or code counts as a failure in Throttle.ts, and every change is
  * mailed to the owner.
  */
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
 import type { TwoFactorStatus } from "@sitehealth/domain/DashboardSecurity"
 import { BadRequest, Conflict, Unavailable } from "@sitehealth/domain/Errors"
-import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { type CredentialsCipherShape, makeCipher, oldSecretKey, resolveSecretKey } from "../integrations/Crypto.ts"
+import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
 import { AuthRepo, type UserRecord } from "./AuthRepo.ts"
 import { Mailer } from "./Mailer.ts"
 import { dummyHash, verifyPassword } from "./Passwords.ts"
@@ -43,7 +43,8 @@ const cipher = Effect.gen(function*() {
   } catch (e) {
     yield* Effect.logError("two-factor sign-in: no secret key", (e as Error).message)
     return yield* new Unavailable({
-      message: "This server cannot keep two-factor secrets: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's log says which).",
+      message:
+        "This server cannot keep two-factor secrets: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's log says which).",
       type: "secret_key_unavailable"
     })
   }
@@ -58,8 +59,14 @@ const unseal = (stored: Uint8Array) =>
       Effect.catch((error) =>
         Effect.andThen(
           Effect.logError("two-factor sign-in: a stored secret cannot be decrypted", error.message),
-          Effect.fail(new Unavailable({ message: "Two-factor sign-in cannot be checked right now; the operator's log says why.", type: "secret_key_unavailable" }))
-        ))
+          Effect.fail(
+            new Unavailable({
+              message: "Two-factor sign-in cannot be checked right now; the operator's log says why.",
+              type: "secret_key_unavailable"
+            })
+          )
+        )
+      )
     )
   })
 
@@ -145,7 +152,10 @@ export const twoFactorStatus = (user: UserRecord) =>
   })
 
 const alreadyOn = () =>
-  new Conflict({ message: "Two-factor sign-in is already on; turn it off first to set up another app", type: "two_factor_enabled" })
+  new Conflict({
+    message: "Two-factor sign-in is already on; turn it off first to set up another app",
+    type: "two_factor_enabled"
+  })
 const alreadyOff = () => new Conflict({ message: "Two-factor sign-in is off", type: "two_factor_disabled" })
 
 export const setUpTwoFactor = (user: UserRecord, password: string) =>
@@ -167,8 +177,13 @@ export const enableTwoFactor = (user: UserRecord, code: string) =>
     if (user.twoFactorEnabledAt !== null) return yield* alreadyOn()
     const state = yield* repo.twoFactorOf(user.id)
     const at = yield* now
-    if (state?.pending == null || state.pendingAt === null || at.getTime() - state.pendingAt.getTime() > SETUP_LIFETIME_MS) {
-      return yield* new BadRequest({ message: "Start the setup again: scan the new QR code, then type its first code", type: "no_setup" })
+    if (
+      state?.pending == null || state.pendingAt === null || at.getTime() - state.pendingAt.getTime() > SETUP_LIFETIME_MS
+    ) {
+      return yield* new BadRequest({
+        message: "Start the setup again: scan the new QR code, then type its first code",
+        type: "no_setup"
+      })
     }
     yield* throttle.guard("second-factor", user.email, true)
     const step = verifyTotp(yield* unseal(state.pending), code, at.getTime(), null)

@@ -28,7 +28,9 @@ export interface WebsitesRepoShape {
   readonly remove: (accountId: string, id: string) => Effect.Effect<{ readonly tokensNarrowed: number } | null>
 }
 
-export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShape>()("sitehealth/dashboard/WebsitesRepo") {
+export class WebsitesRepo
+  extends Context.Service<WebsitesRepo, WebsitesRepoShape>()("sitehealth/dashboard/WebsitesRepo")
+{
   static readonly sql = Layer.effect(
     WebsitesRepo,
     Effect.gen(function*() {
@@ -86,7 +88,8 @@ export class WebsitesRepo extends Context.Service<WebsitesRepo, WebsitesRepoShap
             }
             db.projects.set(id, next)
             return next
-          })),
+          })
+        ),
         remove: Effect.fn("WebsitesRepo.remove")(function*(accountId, id) {
           const p = db.projects.get(id)
           if (!p || p.accountId !== accountId) return null

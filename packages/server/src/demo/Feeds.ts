@@ -12,9 +12,22 @@
  *   is never contradicted later (ids and amounts never change once served; a re-sync is stable).
  * Each is computed at most once per hour per project (cached), so a sync's many requests are cheap.
  */
-import { charge, customer, event, fromArray, invoice, line, type FakeStripeData, type Obj, price, refund, subscription, ts } from "@sitehealth/fakes/FakeStripe"
 import type { GscFactRow, GscTotals } from "@sitehealth/fakes/FakeGsc"
 import type { Metrics5, PlausibleData } from "@sitehealth/fakes/FakePlausible"
+import {
+  charge,
+  customer,
+  event,
+  type FakeStripeData,
+  fromArray,
+  invoice,
+  line,
+  type Obj,
+  price,
+  refund,
+  subscription,
+  ts
+} from "@sitehealth/fakes/FakeStripe"
 import { addDays, startOfDayIn, todayIn } from "../metrics/Dates.ts"
 import type { PaymentsData, SubscriptionVersion } from "../payments/Types.ts"
 import type { SearchWrite } from "../search/Types.ts"
@@ -35,8 +48,13 @@ const round2 = (x: number) => Math.round(x * 100) / 100
 export const plausibleDataOf = (spec: DemoProjectSpec, traffic: TrafficWrite): PlausibleData => {
   const days: Record<string, Metrics5> = {}
   for (const d of traffic.days ?? []) {
-    days[d.day] = [d.visitors, d.sessions, d.pageviews, d.sessions === 0 ? 0 : round2((d.bounces * 100) / d.sessions),
-      d.sessions === 0 ? 0 : round2(d.durationSeconds / d.sessions)]
+    days[d.day] = [
+      d.visitors,
+      d.sessions,
+      d.pageviews,
+      d.sessions === 0 ? 0 : round2((d.bounces * 100) / d.sessions),
+      d.sessions === 0 ? 0 : round2(d.durationSeconds / d.sessions)
+    ]
   }
   // Hour labels are the site's local time; the repeated hour of an autumn DST change is one label (summed).
   const localHour = localHours(spec.timezone)
@@ -53,21 +71,28 @@ export const plausibleDataOf = (spec: DemoProjectSpec, traffic: TrafficWrite): P
     sums.set(label, sum)
   }
   const hours: Record<string, Metrics5> = {}
-  for (const [label, x] of sums) hours[label] = [x.v, x.s, x.p, x.s === 0 ? 0 : round2((x.b * 100) / x.s), x.s === 0 ? 0 : round2(x.d / x.s)]
+  for (const [label, x] of sums) {
+    hours[label] = [x.v, x.s, x.p, x.s === 0 ? 0 : round2((x.b * 100) / x.s), x.s === 0 ? 0 : round2(x.d / x.s)]
+  }
   const uniques: Record<string, number> = {}
   for (const u of traffic.uniques ?? []) uniques[`${u.from}|${u.to}`] = u.visitors
   return {
     days,
     hours,
     pages: (traffic.pages ?? []).map((p) => [p.day, p.path, p.visitors, p.pageviews] as const),
-    sources: (traffic.sources ?? []).map((s) => [s.day, s.source === "Direct" ? "Direct / None" : s.source, s.visitors, s.sessions] as const),
+    sources: (traffic.sources ?? []).map((s) =>
+      [s.day, s.source === "Direct" ? "Direct / None" : s.source, s.visitors, s.sessions] as const
+    ),
     countries: (traffic.countries ?? []).map((c) => [c.day, c.country, c.visitors] as const),
     uniques
   }
 }
 
 /** Search Console's data: one fact row per (day, query) on the query's page, and the property's daily totals. */
-export const gscDataOf = (spec: DemoProjectSpec, search: SearchWrite): { rows: Array<GscFactRow>; totals: Record<string, GscTotals> } => {
+export const gscDataOf = (
+  spec: DemoProjectSpec,
+  search: SearchWrite
+): { rows: Array<GscFactRow>; totals: Record<string, GscTotals> } => {
   const pageOf = new Map(spec.search.queries.map((q) => [q.query, `https://${spec.domain}${q.page}`] as const))
   const rows: Array<GscFactRow> = (search.queries ?? []).map((q) => ({
     date: q.day,
@@ -79,7 +104,11 @@ export const gscDataOf = (spec: DemoProjectSpec, search: SearchWrite): { rows: A
   }))
   const totals: Record<string, GscTotals> = {}
   for (const t of search.totals ?? []) {
-    totals[t.day] = { clicks: t.clicks, impressions: t.impressions, position: t.impressions === 0 ? 0 : t.positionWeighted / t.impressions }
+    totals[t.day] = {
+      clicks: t.clicks,
+      impressions: t.impressions,
+      position: t.impressions === 0 ? 0 : t.positionWeighted / t.impressions
+    }
   }
   return { rows, totals }
 }
@@ -100,7 +129,13 @@ const discountMinorOf = (v: SubscriptionVersion) => {
 export const stripeDataOf = (spec: DemoProjectSpec, payments: PaymentsData, cutMs: number): FakeStripeData => {
   const before = (iso: string) => Date.parse(iso) < cutMs
   const priceOf = (v: SubscriptionVersion): Obj =>
-    price(`price_${spec.key}_${v.currency.toLowerCase()}_${v.interval}_${v.unitAmountMinor}`, v.unitAmountMinor, v.interval, v.intervalCount, v.currency.toLowerCase())
+    price(
+      `price_${spec.key}_${v.currency.toLowerCase()}_${v.interval}_${v.unitAmountMinor}`,
+      v.unitAmountMinor,
+      v.interval,
+      v.intervalCount,
+      v.currency.toLowerCase()
+    )
   const bySubscription = new Map<string, Array<SubscriptionVersion>>()
   for (const v of payments.subscriptionVersions) {
     if (!before(v.validFrom)) continue
@@ -122,15 +157,25 @@ export const stripeDataOf = (spec: DemoProjectSpec, payments: PaymentsData, cutM
       periodStart = start
       const end = start + (v.interval === "year" ? 365 : 30) * 86_400
       const discount = discountMinorOf(v)
-      const item = { id: `il_${id.slice(4)}_${n}`, subscription: id, price: priceOf(v), start, end, quantity: v.quantity }
+      const item = {
+        id: `il_${id.slice(4)}_${n}`,
+        subscription: id,
+        price: priceOf(v),
+        start,
+        end,
+        quantity: v.quantity
+      }
       invoices.push(invoice(`in_${id.slice(4)}_${n}`, id, start, [line(discount > 0 ? { ...item, discount } : item)]))
     })
     const trialing = first.status === "trialing"
     const trialOver = versions.find((v) => v.status !== "trialing")
     const canceled = current.status === "canceled"
     const shown = canceled ? lastPriced : current
-    const coupon = shown.discountPercentOff !== null ? { percent_off: shown.discountPercentOff }
-      : shown.discountAmountOffMinor !== null ? { amount_off: shown.discountAmountOffMinor } : null
+    const coupon = shown.discountPercentOff !== null ?
+      { percent_off: shown.discountPercentOff }
+      : shown.discountAmountOffMinor !== null
+      ? { amount_off: shown.discountAmountOffMinor }
+      : null
     subscriptions.push(subscription({
       id,
       customer: current.customerId,
@@ -138,12 +183,20 @@ export const stripeDataOf = (spec: DemoProjectSpec, payments: PaymentsData, cutM
       created: ts(first.validFrom),
       currentPeriodStart: periodStart,
       items: [{ price: priceOf(shown), quantity: shown.quantity }],
-      ...(trialing ? { trialStart: ts(first.validFrom), trialEnd: trialOver === undefined ? ts(first.validFrom) + TRIAL_MS / 1000 : ts(trialOver.validFrom) } : {}),
+      ...(trialing
+        ? {
+          trialStart: ts(first.validFrom),
+          trialEnd: trialOver === undefined ? ts(first.validFrom) + TRIAL_MS / 1000 : ts(trialOver.validFrom)
+        }
+        : {}),
       ...(canceled
         ? {
           endedAt: ts(current.validFrom),
-          cancellation: current.cancelReason === "payment_failed" ? { reason: "payment_failed" }
-            : current.cancelReason === null ? {} : { reason: "cancellation_requested", feedback: current.cancelReason }
+          cancellation: current.cancelReason === "payment_failed" ?
+            { reason: "payment_failed" }
+            : current.cancelReason === null
+            ? {}
+            : { reason: "cancellation_requested", feedback: current.cancelReason }
         }
         : {}),
       ...(coupon === null ? {} : { coupon })
@@ -151,8 +204,11 @@ export const stripeDataOf = (spec: DemoProjectSpec, payments: PaymentsData, cutM
   }
   const customers = payments.customers.filter((c) => before(c.createdAt)).map((c) => customer(c.id, ts(c.createdAt)))
   const charges = payments.charges.filter((c) => before(c.at)).map((c) =>
-    charge(c.id, c.customerId, ts(c.at), c.amountMinor, c.status, c.currency.toLowerCase()))
-  const refunds = payments.refunds.filter((r) => before(r.at)).map((r) => refund(r.id, r.chargeId, ts(r.at), r.amountMinor, r.currency.toLowerCase()))
+    charge(c.id, c.customerId, ts(c.at), c.amountMinor, c.status, c.currency.toLowerCase())
+  )
+  const refunds = payments.refunds.filter((r) => before(r.at)).map((r) =>
+    refund(r.id, r.chargeId, ts(r.at), r.amountMinor, r.currency.toLowerCase())
+  )
   return {
     customers: fromArray(customers),
     subscriptions: fromArray(subscriptions),
@@ -178,7 +234,8 @@ const stripeEventsOf = (
   refunds: ReadonlyArray<Obj>
 ): Array<Obj> => {
   const events: Array<Obj> = []
-  const add = (type: string, created: number, object: Obj) => events.push(event(`evt_${object.id}_${type}_${created}`, type, created, object))
+  const add = (type: string, created: number, object: Obj) =>
+    events.push(event(`evt_${object.id}_${type}_${created}`, type, created, object))
   for (const c of customers) add("customer.created", c.created, c)
   for (const sub of subscriptions) {
     add("customer.subscription.created", sub.created, sub)

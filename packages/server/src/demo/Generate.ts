@@ -9,8 +9,8 @@
  * only on the spec, the epoch and that day — never on `now` — except today's traffic, which is partial
  * (the hours begun so far). The same spec, epoch and `now` always give the same data (no clock).
  */
-import { addDays } from "../metrics/Dates.ts"
 import type { FxRate } from "../fx/Fx.ts"
+import { addDays } from "../metrics/Dates.ts"
 import type { PaymentsData } from "../payments/Types.ts"
 import type { SearchWrite } from "../search/Types.ts"
 import type { TrafficWrite } from "../traffic/Types.ts"
@@ -18,8 +18,8 @@ import { generatePayments, PAYMENTS_WARMUP_DAYS } from "./Payments.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
 import { jitter, mulberry32 } from "./Random.ts"
 import { generateSearch } from "./Search.ts"
-import { generateTraffic } from "./Traffic.ts"
 import { DEMO_HISTORY_DAYS, demoTimeline } from "./Timeline.ts"
+import { generateTraffic } from "./Traffic.ts"
 
 export { DEMO_HISTORY_DAYS, type DemoTimeline, demoTimeline } from "./Timeline.ts"
 
@@ -40,8 +40,13 @@ export const generateDemoProject = (
   const traffic = generateTraffic(spec, mulberry32(spec.seed), timeline, now.getTime())
   const visitorsByDay = new Map(traffic.days.map((d) => [d.day, d.visitors] as const))
   const firstVisitors = traffic.days[0]?.visitors ?? spec.traffic.baseVisitors
-  const payments = generatePayments(spec, mulberry32(spec.seed * 7 + 1), timeline, now.getTime(),
-    (day) => visitorsByDay.get(day) ?? firstVisitors)
+  const payments = generatePayments(
+    spec,
+    mulberry32(spec.seed * 7 + 1),
+    timeline,
+    now.getTime(),
+    (day) => visitorsByDay.get(day) ?? firstVisitors
+  )
   const search = generateSearch(spec, mulberry32(spec.seed * 13 + 2), timeline, traffic.days)
   return { today: timeline.today, traffic: traffic.write, payments, search }
 }
@@ -63,4 +68,3 @@ export const demoFxRates = (now: Date, epoch: Date = now, days = DEMO_HISTORY_DA
   }
   return rates
 }
-

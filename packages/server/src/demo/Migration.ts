@@ -10,11 +10,22 @@
 import { ddlMigration } from "../platform/Ddl.ts"
 
 const PAYMENT_TABLES = [
-  "customers", "subscription_versions", "charges", "refunds", "revenue_daily", "customer_mrr", "churn_events", "revenue_unconverted_daily"
+  "customers",
+  "subscription_versions",
+  "charges",
+  "refunds",
+  "revenue_daily",
+  "customer_mrr",
+  "churn_events",
+  "revenue_unconverted_daily"
 ]
 
 export const demoLiveMigration = ddlMigration(`
-  ${PAYMENT_TABLES.map((t) => `DELETE FROM ${t} WHERE project_id IN (SELECT project_id FROM integrations WHERE provider = 'demo');`).join("\n  ")}
+  ${
+  PAYMENT_TABLES.map((t) =>
+    `DELETE FROM ${t} WHERE project_id IN (SELECT project_id FROM integrations WHERE provider = 'demo');`
+  ).join("\n  ")
+}
   DELETE FROM sync_runs WHERE provider = 'demo';
   DELETE FROM integrations WHERE provider = 'demo';
 `)

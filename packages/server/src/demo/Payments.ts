@@ -4,10 +4,17 @@
  * (some failing) and refunds. Everything happens at an instant within a local day and never after `now`.
  */
 import { addDays } from "../metrics/Dates.ts"
-import type { Charge, Customer, PaymentsData, Refund, SubscriptionStatus, SubscriptionVersion } from "../payments/Types.ts"
+import type {
+  Charge,
+  Customer,
+  PaymentsData,
+  Refund,
+  SubscriptionStatus,
+  SubscriptionVersion
+} from "../payments/Types.ts"
 import type { DemoProjectSpec, PlanPrice } from "./Profiles.ts"
-import { dayStartIn, daysBeforeEpoch, type DemoTimeline } from "./Timeline.ts"
-import { between, intBetween, poisson, weighted, type Rand } from "./Random.ts"
+import { between, intBetween, poisson, type Rand, weighted } from "./Random.ts"
+import { daysBeforeEpoch, dayStartIn, type DemoTimeline } from "./Timeline.ts"
 
 const MS_PER_DAY = 86_400_000
 const TRIAL_DAYS = 14
@@ -23,11 +30,18 @@ const REACTIVATION_PER_DAY = 0.0007
 export const PAYMENTS_WARMUP_DAYS = 150
 
 const REASONS: ReadonlyArray<readonly [string, number]> = [
-  ["too_expensive", 30], ["unused", 25], ["switched_service", 20], ["missing_features", 15],
-  ["customer_service", 5], ["low_quality", 5]
+  ["too_expensive", 30],
+  ["unused", 25],
+  ["switched_service", 20],
+  ["missing_features", 15],
+  ["customer_service", 5],
+  ["low_quality", 5]
 ]
 const SPIKE_REASONS: ReadonlyArray<readonly [string, number]> = [
-  ["too_expensive", 55], ["switched_service", 30], ["unused", 10], ["missing_features", 5]
+  ["too_expensive", 55],
+  ["switched_service", 30],
+  ["unused", 10],
+  ["missing_features", 5]
 ]
 
 interface Live {
@@ -37,7 +51,11 @@ interface Live {
   plan: PlanPrice
   priceMinor: number // unit amount in the subscription's currency
   quantity: number
-  discount: { readonly percentOff: number | null; readonly amountOffMinor: number | null; readonly untilMs: number | null } | null
+  discount: {
+    readonly percentOff: number | null
+    readonly amountOffMinor: number | null
+    readonly untilMs: number | null
+  } | null
   status: SubscriptionStatus
   validFrom: number
   trialEndMs: number | null
@@ -110,17 +128,34 @@ export const generatePayments = (
   }
   const charge = (s: Live, at: number, failRate: number): boolean => {
     const ok = rand() >= failRate
-    const c: Charge = { id: next("ch"), customerId: s.customerId, at: new Date(at).toISOString(), amountMinor: amountDue(s), currency: s.currency, status: ok ? "succeeded" : "failed" }
+    const c: Charge = {
+      id: next("ch"),
+      customerId: s.customerId,
+      at: new Date(at).toISOString(),
+      amountMinor: amountDue(s),
+      currency: s.currency,
+      status: ok ? "succeeded" : "failed"
+    }
     charges.push(c)
     if (ok && c.amountMinor > 0 && rand() < REFUND_PROBABILITY) {
       const refundAt = at + intBetween(rand, 1, 5) * MS_PER_DAY
-      if (refundAt < nowMs) refunds.push({ id: next("re"), chargeId: c.id, at: new Date(refundAt).toISOString(), amountMinor: c.amountMinor, currency: c.currency })
+      if (refundAt < nowMs) {
+        refunds.push({
+          id: next("re"),
+          chargeId: c.id,
+          at: new Date(refundAt).toISOString(),
+          amountMinor: c.amountMinor,
+          currency: c.currency
+        })
+      }
     }
     return ok
   }
   const billEvery = (s: Live, from: number) => addMonthsMs(from, s.plan.interval === "year" ? 12 : 1)
   const priceIn = (plan: PlanPrice, currency: string) =>
-    currency === spec.currency ? plan.unitAmountMinor : Math.round(plan.unitAmountMinor * (p.secondCurrency?.priceFactor ?? 1))
+    currency === spec.currency
+      ? plan.unitAmountMinor
+      : Math.round(plan.unitAmountMinor * (p.secondCurrency?.priceFactor ?? 1))
   const start = (customerId: string, currency: string, at: number, trial: boolean) => {
     const plan = weighted(rand, p.plans)
     const r = rand()
@@ -135,8 +170,8 @@ export const generatePayments = (
       discount: r < 0.12
         ? { percentOff: 20, amountOffMinor: null, untilMs: addMonthsMs(at + (trial ? TRIAL_DAYS * MS_PER_DAY : 0), 3) }
         : r < 0.16
-          ? { percentOff: null, amountOffMinor: Math.round(priceIn(plan, currency) * 0.25), untilMs: null }
-          : null,
+        ? { percentOff: null, amountOffMinor: Math.round(priceIn(plan, currency) * 0.25), untilMs: null }
+        : null,
       status: trial ? "trialing" : "active",
       validFrom: at,
       trialEndMs: trial ? at + TRIAL_DAYS * MS_PER_DAY : null,
@@ -148,7 +183,10 @@ export const generatePayments = (
     live.push(s)
     if (!trial) {
       if (!charge(s, at, p.failedChargeRate)) {
-        change(s, at + 1, () => { s.status = "past_due"; s.retryAtMs = at + RETRY_DAYS * MS_PER_DAY })
+        change(s, at + 1, () => {
+          s.status = "past_due"
+          s.retryAtMs = at + RETRY_DAYS * MS_PER_DAY
+        })
       }
       s.nextBillMs = billEvery(s, at)
     }
@@ -163,7 +201,9 @@ export const generatePayments = (
     const at = () => Math.min(dayEnd - 1, dayStart + between(rand, 8, 22) * 3_600_000)
     const spike = p.churnSpike !== undefined && daysAgo <= p.churnSpike.fromDaysAgo && daysAgo >= p.churnSpike.toDaysAgo
     const churnRate = spike ? p.churnSpike!.dailyChurn : p.dailyChurn
-    const failRate = daysAgo >= 0 && daysAgo < 30 && p.recentFailedChargeRate !== undefined ? p.recentFailedChargeRate : p.failedChargeRate
+    const failRate = daysAgo >= 0 && daysAgo < 30 && p.recentFailedChargeRate !== undefined
+      ? p.recentFailedChargeRate
+      : p.failedChargeRate
 
     // New trials; the first simulated day brings the customers a business starts the history with.
     const trials = day === firstDay ? 25 : poisson(rand, (visitorsOn(day) * p.trialsPerThousandVisitors) / 1000)
@@ -186,11 +226,22 @@ export const generatePayments = (
       if (s.status === "trialing" && s.trialEndMs !== null && s.trialEndMs < dayEnd) {
         const end = s.trialEndMs
         if (rand() < p.trialConversion) {
-          change(s, end, () => { s.status = "active"; s.trialEndMs = null })
-          if (!charge(s, end, failRate)) change(s, end + 1, () => { s.status = "past_due"; s.retryAtMs = end + RETRY_DAYS * MS_PER_DAY })
+          change(s, end, () => {
+            s.status = "active"
+            s.trialEndMs = null
+          })
+          if (!charge(s, end, failRate)) {
+            change(s, end + 1, () => {
+              s.status = "past_due"
+              s.retryAtMs = end + RETRY_DAYS * MS_PER_DAY
+            })
+          }
           s.nextBillMs = billEvery(s, end)
         } else {
-          finish(s, end, () => { s.status = "canceled"; s.cancelReason = null })
+          finish(s, end, () => {
+            s.status = "canceled"
+            s.cancelReason = null
+          })
         }
         continue
       }
@@ -198,16 +249,33 @@ export const generatePayments = (
       if (s.status === "past_due" && s.retryAtMs !== null && s.retryAtMs < dayEnd) {
         const retry = s.retryAtMs
         if (rand() < RETRY_SUCCESS && charge(s, retry, 0)) {
-          change(s, retry, () => { s.status = "active"; s.retryAtMs = null })
+          change(s, retry, () => {
+            s.status = "active"
+            s.retryAtMs = null
+          })
         } else {
-          charges.push({ id: next("ch"), customerId: s.customerId, at: new Date(retry).toISOString(), amountMinor: amountDue(s), currency: s.currency, status: "failed" })
-          change(s, retry, () => { s.status = "unpaid"; s.retryAtMs = null; s.cancelReason = "payment_failed"; s.cancelAtMs = retry + UNPAID_TO_CANCELED_DAYS * MS_PER_DAY })
+          charges.push({
+            id: next("ch"),
+            customerId: s.customerId,
+            at: new Date(retry).toISOString(),
+            amountMinor: amountDue(s),
+            currency: s.currency,
+            status: "failed"
+          })
+          change(s, retry, () => {
+            s.status = "unpaid"
+            s.retryAtMs = null
+            s.cancelReason = "payment_failed"
+            s.cancelAtMs = retry + UNPAID_TO_CANCELED_DAYS * MS_PER_DAY
+          })
         }
         continue
       }
       if (s.status === "unpaid") {
         if (s.cancelAtMs !== null && s.cancelAtMs < dayEnd) {
-          finish(s, s.cancelAtMs, () => { s.status = "canceled" })
+          finish(s, s.cancelAtMs, () => {
+            s.status = "canceled"
+          })
           churned.push({ customerId: s.customerId, currency: s.currency })
         }
         continue
@@ -215,30 +283,50 @@ export const generatePayments = (
       if (s.status !== "active" && s.status !== "past_due") continue
       if (rand() < churnRate) {
         const when = at()
-        finish(s, when, () => { s.status = "canceled"; s.cancelReason = weighted(rand, spike ? SPIKE_REASONS : REASONS) })
+        finish(s, when, () => {
+          s.status = "canceled"
+          s.cancelReason = weighted(rand, spike ? SPIKE_REASONS : REASONS)
+        })
         churned.push({ customerId: s.customerId, currency: s.currency })
         continue
       }
       if (s.discount?.untilMs != null && s.discount.untilMs < dayEnd) {
-        change(s, s.discount.untilMs, () => { s.discount = null })
+        change(s, s.discount.untilMs, () => {
+          s.discount = null
+        })
       }
-      const samePeriod = p.plans.filter(([pl]) => pl.interval === s.plan.interval && (pl.seats === undefined) === (s.plan.seats === undefined))
+      const samePeriod = p.plans.filter(([pl]) =>
+        pl.interval === s.plan.interval && (pl.seats === undefined) === (s.plan.seats === undefined)
+      )
       const index = samePeriod.findIndex(([pl]) => pl.name === s.plan.name)
       const u = rand()
       if (u < UPGRADE_PER_DAY && index >= 0 && index < samePeriod.length - 1) {
         const plan = samePeriod[index + 1][0]
-        change(s, at(), () => { s.plan = plan; s.priceMinor = priceIn(plan, s.currency) })
+        change(s, at(), () => {
+          s.plan = plan
+          s.priceMinor = priceIn(plan, s.currency)
+        })
       } else if (u < UPGRADE_PER_DAY + DOWNGRADE_PER_DAY && index > 0) {
         const plan = samePeriod[index - 1][0]
-        change(s, at(), () => { s.plan = plan; s.priceMinor = priceIn(plan, s.currency) })
+        change(s, at(), () => {
+          s.plan = plan
+          s.priceMinor = priceIn(plan, s.currency)
+        })
       } else if (s.plan.seats !== undefined && u < UPGRADE_PER_DAY + DOWNGRADE_PER_DAY + SEAT_CHANGE_PER_DAY) {
         const delta = rand() < 0.65 ? intBetween(rand, 1, 2) : -intBetween(rand, 1, 2)
-        change(s, at(), () => { s.quantity = Math.max(1, s.quantity + delta) })
+        change(s, at(), () => {
+          s.quantity = Math.max(1, s.quantity + delta)
+        })
       }
       while (s.status === "active" && s.nextBillMs < dayEnd) {
         const billAt = s.nextBillMs
         s.nextBillMs = billEvery(s, billAt)
-        if (!charge(s, billAt, failRate)) change(s, billAt + 1, () => { s.status = "past_due"; s.retryAtMs = billAt + RETRY_DAYS * MS_PER_DAY })
+        if (!charge(s, billAt, failRate)) {
+          change(s, billAt + 1, () => {
+            s.status = "past_due"
+            s.retryAtMs = billAt + RETRY_DAYS * MS_PER_DAY
+          })
+        }
       }
     }
   }

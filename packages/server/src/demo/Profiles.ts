@@ -58,7 +58,9 @@ export interface DemoProjectSpec {
   }
   readonly search: {
     readonly impressionsPerVisitor: number
-    readonly queries: ReadonlyArray<{ readonly query: string; readonly page: string; readonly share: number; readonly position: number }>
+    readonly queries: ReadonlyArray<
+      { readonly query: string; readonly page: string; readonly share: number; readonly position: number }
+    >
     /** From `fromDaysAgo` on, query #index ranks at `position`. */
     readonly rankingLoss?: { readonly queryIndex: number; readonly fromDaysAgo: number; readonly position: number }
   }
@@ -82,7 +84,9 @@ export interface DemoProjectSpec {
 /** The providers a demo project connects to. */
 export type DemoProvider = "stripe" | "plausible" | "google-search-console"
 
-const ALL_PROVIDERS: DemoProjectSpec["integrations"] = [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google-search-console" }]
+const ALL_PROVIDERS: DemoProjectSpec["integrations"] = [{ provider: "stripe" }, { provider: "plausible" }, {
+  provider: "google-search-console"
+}]
 
 const SAAS_PLANS = (k: number): ReadonlyArray<readonly [PlanPrice, number]> => [
   [{ name: "basic", unitAmountMinor: 1900 * k, interval: "month" }, 0.42],
@@ -107,10 +111,24 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       pagesPerVisitor: 2.6,
       bounceRate: 0.44,
       sessionSeconds: 142,
-      pages: [["/", 30], ["/pricing", 14], ["/features", 10], ["/blog/privacy-first-analytics", 9],
-        ["/docs/getting-started", 8], ["/blog/cookie-banners", 6], ["/compare/google-analytics", 6], ["/signup", 5]],
-      sources: [["Google", 46], ["Direct", 24], ["Hacker News", 6], ["Twitter", 7], ["Newsletter", 8], ["Bing", 4], ["DuckDuckGo", 5]],
-      countries: [["DE", 38], ["US", 16], ["AT", 9], ["CH", 8], ["GB", 7], ["NL", 6], ["FR", 5], ["PL", 4], ["SE", 3], ["ES", 2], ["IT", 2]]
+      pages: [
+        ["/", 30],
+        ["/pricing", 14],
+        ["/features", 10],
+        ["/blog/privacy-first-analytics", 9],
+        ["/docs/getting-started", 8],
+        ["/blog/cookie-banners", 6],
+        ["/compare/google-analytics", 6],
+        ["/signup", 5]
+      ],
+      sources: [["Google", 46], ["Direct", 24], ["Hacker News", 6], ["Twitter", 7], ["Newsletter", 8], ["Bing", 4], [
+        "DuckDuckGo",
+        5
+      ]],
+      countries: [["DE", 38], ["US", 16], ["AT", 9], ["CH", 8], ["GB", 7], ["NL", 6], ["FR", 5], ["PL", 4], ["SE", 3], [
+        "ES",
+        2
+      ], ["IT", 2]]
     },
     payments: {
       secondCurrency: { currency: "USD", share: 0.25, priceFactor: 1.1 },
@@ -137,10 +155,39 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       rankingLoss: { queryIndex: 0, fromDaysAgo: 9, position: 8.5 }
     },
     expenses: [
-      { amountMinor: 8_900, category: "hosting", description: "Cloud servers", vendor: "Hetzner", recurrence: "monthly", daysAgo: 340 },
-      { amountMinor: 4_900, currency: "USD", category: "software", description: "Error tracking", vendor: "Sentry", recurrence: "monthly", daysAgo: 300 },
-      { amountMinor: 2_400, category: "domains", description: "Domains", vendor: "INWX", recurrence: "yearly", daysAgo: 200 },
-      { amountMinor: 180_000, category: "marketing", description: "Conference booth", vendor: null, recurrence: "one_off", daysAgo: 45 }
+      {
+        amountMinor: 8_900,
+        category: "hosting",
+        description: "Cloud servers",
+        vendor: "Hetzner",
+        recurrence: "monthly",
+        daysAgo: 340
+      },
+      {
+        amountMinor: 4_900,
+        currency: "USD",
+        category: "software",
+        description: "Error tracking",
+        vendor: "Sentry",
+        recurrence: "monthly",
+        daysAgo: 300
+      },
+      {
+        amountMinor: 2_400,
+        category: "domains",
+        description: "Domains",
+        vendor: "INWX",
+        recurrence: "yearly",
+        daysAgo: 200
+      },
+      {
+        amountMinor: 180_000,
+        category: "marketing",
+        description: "Conference booth",
+        vendor: null,
+        recurrence: "one_off",
+        daysAgo: 45
+      }
     ],
     integrations: ALL_PROVIDERS
   },
@@ -157,8 +204,16 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       pagesPerVisitor: 3.1,
       bounceRate: 0.52,
       sessionSeconds: 118,
-      pages: [["/", 18], ["/recipes/one-pot-pasta", 12], ["/recipes/sheet-pan-chicken", 10], ["/recipes/overnight-oats", 8],
-        ["/collections/30-minute-dinners", 9], ["/premium", 5], ["/recipes/banana-bread", 7], ["/meal-planner", 6]],
+      pages: [
+        ["/", 18],
+        ["/recipes/one-pot-pasta", 12],
+        ["/recipes/sheet-pan-chicken", 10],
+        ["/recipes/overnight-oats", 8],
+        ["/collections/30-minute-dinners", 9],
+        ["/premium", 5],
+        ["/recipes/banana-bread", 7],
+        ["/meal-planner", 6]
+      ],
       sources: [["Google", 62], ["Pinterest", 14], ["Direct", 12], ["Facebook", 6], ["Newsletter", 6]],
       countries: [["US", 64], ["CA", 11], ["GB", 8], ["AU", 6], ["IN", 4], ["DE", 2], ["NZ", 2], ["IE", 2], ["PH", 1]],
       googleDrop: { fromDaysAgo: 12, factor: 0.35 },
@@ -189,9 +244,30 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       ]
     },
     expenses: [
-      { amountMinor: 12_900, category: "hosting", description: "Hosting and CDN", vendor: "Vercel", recurrence: "monthly", daysAgo: 350 },
-      { amountMinor: 2_900, category: "software", description: "Newsletter", vendor: "Buttondown", recurrence: "monthly", daysAgo: 250 },
-      { amountMinor: 60_000, category: "advertising", description: "Pinterest campaign", vendor: "Pinterest", recurrence: "one_off", daysAgo: 20 }
+      {
+        amountMinor: 12_900,
+        category: "hosting",
+        description: "Hosting and CDN",
+        vendor: "Vercel",
+        recurrence: "monthly",
+        daysAgo: 350
+      },
+      {
+        amountMinor: 2_900,
+        category: "software",
+        description: "Newsletter",
+        vendor: "Buttondown",
+        recurrence: "monthly",
+        daysAgo: 250
+      },
+      {
+        amountMinor: 60_000,
+        category: "advertising",
+        description: "Pinterest campaign",
+        vendor: "Pinterest",
+        recurrence: "one_off",
+        daysAgo: 20
+      }
     ],
     integrations: ALL_PROVIDERS
   },
@@ -208,7 +284,10 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       pagesPerVisitor: 2.2,
       bounceRate: 0.48,
       sessionSeconds: 96,
-      pages: [["/", 35], ["/download", 18], ["/pricing", 12], ["/journal-prompts", 15], ["/blog/gratitude", 10], ["/changelog", 4]],
+      pages: [["/", 35], ["/download", 18], ["/pricing", 12], ["/journal-prompts", 15], ["/blog/gratitude", 10], [
+        "/changelog",
+        4
+      ]],
       sources: [["Google", 40], ["Direct", 30], ["Reddit", 12], ["Product Hunt", 6], ["Newsletter", 12]],
       countries: [["GB", 41], ["US", 22], ["IE", 6], ["CA", 6], ["AU", 5], ["DE", 5], ["NL", 4], ["SE", 3], ["IN", 3]]
     },
@@ -232,12 +311,43 @@ export const DEMO_PROJECTS: ReadonlyArray<DemoProjectSpec> = [
       ]
     },
     expenses: [
-      { amountMinor: 1_500, category: "hosting", description: "App hosting", vendor: "Fly.io", recurrence: "monthly", daysAgo: 330 },
-      { amountMinor: 320_000, category: "contractors", description: "iOS contractor", vendor: "Northwind Dev", recurrence: "monthly", daysAgo: 60 },
-      { amountMinor: 240_000, category: "other", description: "Test devices", vendor: null, recurrence: "one_off", daysAgo: 25 },
-      { amountMinor: 9_900, category: "software", description: "Design tools", vendor: "Figma", recurrence: "yearly", daysAgo: 150 }
+      {
+        amountMinor: 1_500,
+        category: "hosting",
+        description: "App hosting",
+        vendor: "Fly.io",
+        recurrence: "monthly",
+        daysAgo: 330
+      },
+      {
+        amountMinor: 320_000,
+        category: "contractors",
+        description: "iOS contractor",
+        vendor: "Northwind Dev",
+        recurrence: "monthly",
+        daysAgo: 60
+      },
+      {
+        amountMinor: 240_000,
+        category: "other",
+        description: "Test devices",
+        vendor: null,
+        recurrence: "one_off",
+        daysAgo: 25
+      },
+      {
+        amountMinor: 9_900,
+        category: "software",
+        description: "Design tools",
+        vendor: "Figma",
+        recurrence: "yearly",
+        daysAgo: 150
+      }
     ],
     // Search Console's grant is revoked after the first sync: its data stops there, and every sync fails since.
-    integrations: [{ provider: "stripe" }, { provider: "plausible" }, { provider: "google-search-console", breaksAfterFirstSync: true }]
+    integrations: [{ provider: "stripe" }, { provider: "plausible" }, {
+      provider: "google-search-console",
+      breaksAfterFirstSync: true
+    }]
   }
 ]

@@ -10,14 +10,14 @@
  * keys are random per start and reach the database only encrypted, like any credentials; a key of an
  * earlier start is refused.
  */
+import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
+import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"
+import { fromArray, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { randomBytes } from "node:crypto"
-import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
-import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"
-import { fromArray, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
 import type { Credentials } from "../integrations/Connector.ts"
 import { demoSiteUrl, makeDemoFeed } from "./Feeds.ts"
 import { DEMO_PROJECTS, type DemoProjectSpec, type DemoProvider } from "./Profiles.ts"
@@ -49,7 +49,13 @@ export class DemoProviders extends Context.Service<DemoProviders, DemoProvidersS
 }
 
 // What the servers are started with; every request reads the feed instead (nothing is generated at start).
-const EMPTY_STRIPE = { customers: fromArray([]), subscriptions: fromArray([]), invoices: fromArray([]), charges: fromArray([]), refunds: fromArray([]) }
+const EMPTY_STRIPE = {
+  customers: fromArray([]),
+  subscriptions: fromArray([]),
+  invoices: fromArray([]),
+  charges: fromArray([]),
+  refunds: fromArray([])
+}
 const EMPTY_PLAUSIBLE = { days: {}, hours: {}, pages: [], sources: [], uniques: {} }
 
 const secret = (prefix: string) => `${prefix}${randomBytes(18).toString("base64url")}`
@@ -57,7 +63,9 @@ const secret = (prefix: string) => `${prefix}${randomBytes(18).toString("base64u
 const acquire = <F extends { readonly close: () => Promise<void> }>(start: () => Promise<F>) =>
   Effect.acquireRelease(Effect.promise(start), (fake) => Effect.promise(() => fake.close()))
 
-export const startDemoProviders = (options: { readonly epoch: Date; readonly broken: boolean; readonly now?: () => number }) =>
+export const startDemoProviders = (
+  options: { readonly epoch: Date; readonly broken: boolean; readonly now?: () => number }
+) =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
     const now = options.now ?? (() => clock.currentTimeMillisUnsafe())
@@ -82,13 +90,27 @@ export const startDemoProviders = (options: { readonly epoch: Date; readonly bro
           case "plausible": {
             const apiKey = secret("demo-")
             const plausible = yield* acquire(() =>
-              startFakePlausible({ apiKey, siteId: spec.domain, siteTimezone: spec.timezone, data: EMPTY_PLAUSIBLE, source: () => feed.plausible(now()) })
+              startFakePlausible({
+                apiKey,
+                siteId: spec.domain,
+                siteTimezone: spec.timezone,
+                data: EMPTY_PLAUSIBLE,
+                source: () => feed.plausible(now())
+              })
             )
-            connections.push({ provider: "plausible", baseUrl: plausible.url, credentials: { api_key: apiKey, site_id: spec.domain } })
+            connections.push({
+              provider: "plausible",
+              baseUrl: plausible.url,
+              credentials: { api_key: apiKey, site_id: spec.domain }
+            })
             break
           }
           case "google-search-console": {
-            const grant = { clientId: secret("demo-client-"), clientSecret: secret("demo-secret-"), refreshToken: secret("1//demo-") }
+            const grant = {
+              clientId: secret("demo-client-"),
+              clientSecret: secret("demo-secret-"),
+              refreshToken: secret("1//demo-")
+            }
             const siteUrl = demoSiteUrl(spec)
             const gsc = yield* acquire(() =>
               startFakeGsc({
@@ -110,7 +132,11 @@ export const startDemoProviders = (options: { readonly epoch: Date; readonly bro
               provider: "google-search-console",
               baseUrl: gsc.url,
               credentials: {
-                client_id: grant.clientId, client_secret: grant.clientSecret, refresh_token: grant.refreshToken, site_url: siteUrl, token_uri: gsc.tokenUrl
+                client_id: grant.clientId,
+                client_secret: grant.clientSecret,
+                refresh_token: grant.refreshToken,
+                site_url: siteUrl,
+                token_uri: gsc.tokenUrl
               }
             })
             break

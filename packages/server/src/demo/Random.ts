@@ -1,7 +1,7 @@
 /** Seeded randomness for the demo generator: the same seed always gives the same history. */
 
 /** mulberry32: a tiny, fast, well-distributed 32-bit PRNG. Returns floats in [0, 1). */
-export const mulberry32 = (seed: number): (() => number) => {
+export const mulberry32 = (seed: number): () => number => {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

@@ -4,11 +4,11 @@
  * totals exceed the sum of the query rows: Search Console leaves anonymised queries out of query rows.
  */
 import { addDays } from "../metrics/Dates.ts"
-import type { SearchDay } from "../store/Series.ts"
 import type { SearchPageDay, SearchQueryDay, SearchWrite } from "../search/Types.ts"
+import type { SearchDay } from "../store/Series.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
-import { daysBeforeEpoch, type DemoTimeline } from "./Timeline.ts"
 import { jitter, type Rand } from "./Random.ts"
+import { daysBeforeEpoch, type DemoTimeline } from "./Timeline.ts"
 import type { DemoDay } from "./Traffic.ts"
 
 export const SEARCH_LAG_DAYS = 3
@@ -66,7 +66,13 @@ export const generateSearch = (
       byPage.set(q.page, pg)
     })
     for (const [page, pg] of byPage) {
-      pages.push({ day: d.day, page: `https://${spec.domain}${page}`, clicks: pg.clicks, impressions: pg.impressions, positionWeighted: round2(pg.weighted) })
+      pages.push({
+        day: d.day,
+        page: `https://${spec.domain}${page}`,
+        clicks: pg.clicks,
+        impressions: pg.impressions,
+        positionWeighted: round2(pg.weighted)
+      })
     }
     // Anonymised queries rank like the named ones on average.
     totals.push({

@@ -18,14 +18,14 @@ import { CredentialsCipher } from "../integrations/Crypto.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import { ProviderHttp } from "../integrations/ProviderHttp.ts"
 import { connectorFor } from "../integrations/Registry.ts"
-import { runNextSync } from "../worker/SyncRunner.ts"
 import { SyncQueue } from "../integrations/SyncQueue.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import type { ProjectRecord } from "../store/Records.ts"
-import { newId } from "../store/Ids.ts"
 import { backfillHealth } from "../recompute/Recompute.ts"
+import { newId } from "../store/Ids.ts"
+import type { ProjectRecord } from "../store/Records.ts"
+import { runNextSync } from "../worker/SyncRunner.ts"
 import { DEMO_HISTORY_DAYS, demoFxRates } from "./Generate.ts"
 import { DEMO_PROJECTS } from "./Profiles.ts"
 import { type DemoConnection, DemoProviders } from "./Providers.ts"
@@ -50,15 +50,30 @@ const connectAndSync = (project: ProjectRecord, connection: DemoConnection) =>
     if (connector === undefined) return yield* Effect.die(`no connector for ${connection.provider}`)
     const now = yield* nowDate
     const outcome = yield* connector.sync({
-      projectId: project.id, timezone: project.timezone, currency: project.currency, now, mode: "full", state: null,
-      baseUrl: connection.baseUrl, credentials: connection.credentials, http: yield* ProviderHttp
+      projectId: project.id,
+      timezone: project.timezone,
+      currency: project.currency,
+      now,
+      mode: "full",
+      state: null,
+      baseUrl: connection.baseUrl,
+      credentials: connection.credentials,
+      http: yield* ProviderHttp
     }).pipe(Effect.catch((e) => Effect.die(`the demo's first ${connection.provider} sync failed: ${e.message}`)))
     const finished = yield* nowDate
     yield* (yield* IntegrationsRepo).connect({
-      projectId: project.id, provider: connection.provider, credentials: (yield* CredentialsCipher).encrypt(connection.credentials),
-      baseUrl: connection.baseUrl, syncIntervalMinutes: null, now, synced: { at: finished, state: outcome.state }
+      projectId: project.id,
+      provider: connection.provider,
+      credentials: (yield* CredentialsCipher).encrypt(connection.credentials),
+      baseUrl: connection.baseUrl,
+      syncIntervalMinutes: null,
+      now,
+      synced: { at: finished, state: outcome.state }
     })
-    yield* Effect.logDebug(`demo: first ${connection.provider} sync of ${project.name} in ${finished.getTime() - now.getTime()} ms`, outcome.counts)
+    yield* Effect.logDebug(
+      `demo: first ${connection.provider} sync of ${project.name} in ${finished.getTime() - now.getTime()} ms`,
+      outcome.counts
+    )
   })
 
 /**
@@ -75,7 +90,11 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
     const projects: Array<ProjectRecord> = []
     for (const spec of DEMO_PROJECTS) {
       const project = yield* createProject({
-        accountId: account.id, name: spec.name, domain: spec.domain, timezone: spec.timezone, currency: spec.currency
+        accountId: account.id,
+        name: spec.name,
+        domain: spec.domain,
+        timezone: spec.timezone,
+        currency: spec.currency
       })
       projects.push(project)
       const epochDay = todayIn(spec.timezone, providers.epoch)
@@ -97,25 +116,45 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
     }
     // The first syncs, the projects side by side (each project's providers one after the other).
     yield* Effect.forEach(DEMO_PROJECTS, (spec, i) =>
-      Effect.forEach(providers.connectionsOf(spec.key), (connection) => connectAndSync(projects[i], connection), { discard: true }),
-      { concurrency: DEMO_PROJECTS.length, discard: true })
+      Effect.forEach(providers.connectionsOf(spec.key), (connection) =>
+        connectAndSync(projects[i], connection), { discard: true }), {
+      concurrency: DEMO_PROJECTS.length,
+      discard: true
+    })
     // The grants that break after the first sync (Calm Notes' Search Console) break now, and their next sync
     // runs at once: it fails as every later one will, and the integration shows why.
     providers.breakFailingConnections()
     const queue = yield* SyncQueue
     for (const [i, spec] of DEMO_PROJECTS.entries()) {
       for (const integration of spec.integrations) {
-        if (integration.breaksAfterFirstSync !== true) continue
-        yield* queue.request({ projectId: projects[i].id, provider: integration.provider, mode: "incremental", requestedBy: "demo", now: yield* nowDate })
+        if (integration.breaksAfterFirstSync !== true) {
+          continue
+        }
+        yield* queue.request({
+          projectId: projects[i].id,
+          provider: integration.provider,
+          mode: "incremental",
+          requestedBy: "demo",
+          now: yield* nowDate
+        })
         // This project's run only: on a database with other work queued (a shared test database), the oldest
         // run may be anyone's.
         yield* runNextSync({ projectIds: [projects[i].id] })
       }
     }
     // A month of daily health snapshots, so the projects list shows a trend from the first start.
-    for (const project of projects) yield* backfillHealth(project.id, HEALTH_TREND_DAYS)
+    for (const project of projects) {
+      yield* backfillHealth(project.id, HEALTH_TREND_DAYS)
+    }
     const { secret, token } = yield* mintToken({ accountId: account.id, name: "Demo token (all access)" })
-    return { account, projectIds: projects.map((p) => p.id), token, secret }
+    return {
+      account,
+      projectIds: projects.map((p) =>
+        p.id
+      ),
+      token,
+      secret
+    }
   })
 
 /**
@@ -140,7 +179,12 @@ export const attachDemo = (accountId: string) =>
       let synced = false
       for (const connection of providers.connectionsOf(spec.key)) {
         if (existing.has(connection.provider)) {
-          yield* integrations.repoint({ projectId: project.id, provider: connection.provider, credentials: cipher.encrypt(connection.credentials), baseUrl: connection.baseUrl })
+          yield* integrations.repoint({
+            projectId: project.id,
+            provider: connection.provider,
+            credentials: cipher.encrypt(connection.credentials),
+            baseUrl: connection.baseUrl
+          })
         } else {
           yield* connectAndSync(project, connection)
           connected.push(`${spec.name}: ${connection.provider}`)

@@ -7,10 +7,17 @@
  */
 import { addDays, dayOfWeek } from "../metrics/Dates.ts"
 import type { TrafficDay } from "../store/Series.ts"
-import type { TrafficCountryDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWrite } from "../traffic/Types.ts"
+import type {
+  TrafficCountryDay,
+  TrafficHour,
+  TrafficPageDay,
+  TrafficSourceDay,
+  TrafficUniques,
+  TrafficWrite
+} from "../traffic/Types.ts"
 import type { DemoProjectSpec } from "./Profiles.ts"
-import { dayStartIn, daysBeforeEpoch, type DemoTimeline, localHours } from "./Timeline.ts"
 import { apportion, jitter, mulberry32, type Rand } from "./Random.ts"
+import { daysBeforeEpoch, dayStartIn, type DemoTimeline, localHours } from "./Timeline.ts"
 
 const MS_PER_HOUR = 3_600_000
 
@@ -19,7 +26,30 @@ const WEEKDAY_FACTOR = [0.72, 1.04, 1.08, 1.06, 1.02, 0.93, 0.68]
 
 /** Share of a day's visits by local hour: quiet nights, a morning and an evening peak. */
 const HOUR_WEIGHT = [
-  0.6, 0.4, 0.3, 0.25, 0.25, 0.4, 0.9, 1.8, 3.2, 4.6, 5.4, 5.6, 5.5, 5.6, 5.5, 5.2, 4.9, 4.6, 4.4, 4.7, 5.0, 4.4, 3.0, 1.6
+  0.6,
+  0.4,
+  0.3,
+  0.25,
+  0.25,
+  0.4,
+  0.9,
+  1.8,
+  3.2,
+  4.6,
+  5.4,
+  5.6,
+  5.5,
+  5.6,
+  5.5,
+  5.2,
+  4.9,
+  4.6,
+  4.4,
+  4.7,
+  5.0,
+  4.4,
+  3.0,
+  1.6
 ]
 
 /** Month uniques ≈ this share of the sum of daily uniques (returning visitors). */
@@ -107,7 +137,9 @@ export const generateTraffic = (
     const sourceWeights = t.sources.map(([s, w]) => w * (s === "Google" ? googleFactor : 1) * jitter(rand, 0.12))
     const sourceSessions = apportion(sessions, sourceWeights)
     sourceSessions.forEach((n, i) => {
-      if (n > 0) sources.push({ day, source: t.sources[i][0], sessions: n, visitors: Math.max(1, Math.round(n * 0.88)) })
+      if (n > 0) {
+        sources.push({ day, source: t.sources[i][0], sessions: n, visitors: Math.max(1, Math.round(n * 0.88)) })
+      }
     })
     const countryWeights = t.countries.map(([, w]) => w * jitter(countryRand, 0.2))
     apportion(visitors, countryWeights).forEach((n, i) => {
@@ -129,7 +161,9 @@ export const generateTraffic = (
   }
   for (const m of byMonth.values()) {
     // Only whole months (or the month to date): a month cut by the start of history is not a month.
-    if (m.from.endsWith("-01")) uniques.push({ from: m.from, to: m.to, visitors: Math.round(m.sum * MONTH_UNIQUES_SHARE) })
+    if (m.from.endsWith("-01")) {
+      uniques.push({ from: m.from, to: m.to, visitors: Math.round(m.sum * MONTH_UNIQUES_SHARE) })
+    }
   }
 
   return { write: { days: dayRows, hours, pages, sources, countries, uniques }, days: demoDays }

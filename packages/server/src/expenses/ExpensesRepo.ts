@@ -106,7 +106,8 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
           Effect.sync(() => {
             db.expenses.set(e.id, e)
             return e
-          })),
+          })
+        ),
         list: Effect.fn("ExpensesRepo.list")((projectId, page) =>
           Effect.sync(() =>
             pageInMemory(
@@ -114,7 +115,8 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
               page,
               "desc"
             )
-          )),
+          )
+        ),
         softDelete: Effect.fn("ExpensesRepo.softDelete")((projectId, id, at) =>
           Effect.sync(() => {
             const e = db.expenses.get(id)
@@ -122,7 +124,8 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
             const next = { ...e, deletedAt: at }
             db.expenses.set(id, next)
             return next
-          }))
+          })
+        )
       })
     })
   )

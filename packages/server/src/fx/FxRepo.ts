@@ -27,7 +27,12 @@ const decodeRates = rowsOf(
 )
 
 const keyOf = (r: FxRate) => `${r.base.toUpperCase()}|${r.quote.toUpperCase()}|${r.day}`
-const normalise = (r: FxRate): FxRate => ({ day: r.day, base: r.base.toUpperCase(), quote: r.quote.toUpperCase(), rate: r.rate })
+const normalise = (r: FxRate): FxRate => ({
+  day: r.day,
+  base: r.base.toUpperCase(),
+  quote: r.quote.toUpperCase(),
+  rate: r.rate
+})
 const order = (a: FxRate, b: FxRate) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0)
 
 export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/FxRepo") {
@@ -37,10 +42,11 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
       const sql = yield* SqlClient.SqlClient
       return FxRepo.of({
         all: Effect.fn("FxRepo.all")(function*() {
-          return yield* sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`.pipe(
-            Effect.flatMap(decodeRates),
-            dieOnSqlError
-          )
+          return yield* sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`
+            .pipe(
+              Effect.flatMap(decodeRates),
+              dieOnSqlError
+            )
         }),
         put: Effect.fn("FxRepo.put")(function*(rates) {
           if (rates.length === 0) return
@@ -63,7 +69,8 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
       put: Effect.fn("FxRepo.put")((next) =>
         Effect.sync(() => {
           for (const r of next.map(normalise)) rates.set(keyOf(r), r)
-        }))
+        })
+      )
     })
   })
 }

@@ -7,24 +7,24 @@
  * handed to the checks that follow (RateLimit, Entitlement, ProjectAccess, TokenUsage: the files next to
  * this one), which therefore query nothing.
  */
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import * as HttpRouter from "effect/http/HttpRouter"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { endpointsOf, fastPathOf } from "@sitehealth/domain/Api"
-import { type AnswerKey, answerKeyOf } from "../access/StoredAnswers.ts"
-import { acceptsGzip } from "./AcceptEncoding.ts"
 import { Authentication, CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Unauthorized } from "@sitehealth/domain/Errors"
 import { type AccountEntitlement, CurrentAccount } from "@sitehealth/domain/Middleware"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { AccessRepo, type ListLookup, type ProjectLookup, RequestAccess, RequestProject } from "../access/AccessRepo.ts"
+import { listLookupOf } from "../access/ListAnswer.ts"
+import { type AnswerKey, answerKeyOf } from "../access/StoredAnswers.ts"
 import type { TokenRecord } from "../store/Records.ts"
 import { hashSecret, isWellFormedSecret } from "../store/TokenSecret.ts"
-import { listLookupOf } from "../access/ListAnswer.ts"
-import { AccessRepo, type ListLookup, type ProjectLookup, RequestAccess, RequestProject } from "../access/AccessRepo.ts"
+import { acceptsGzip } from "./AcceptEncoding.ts"
 import { operationFor } from "./Operation.ts"
 import { CurrentRequestLog } from "./RequestLog.ts"
 
@@ -120,41 +120,55 @@ export const AuthenticationLive = Layer.effect(
         if (secret === "") return Effect.fail(Unauthorized.of("missing_token"))
         if (!isWellFormedSecret(secret)) return Effect.fail(Unauthorized.of("invalid_token"))
         const plan = lookupPlanFor(endpoint)
-        return Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized>((fiber) => {
-          const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-          let lookup: ProjectLookup | null = null
-          let list: ListLookup | null = null
-          if (plan.reads === "list") {
-            // GET /projects: the caller's page with each project's kept entry (access/ListAnswer.ts).
-            list = listLookupOf(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
-          } else if (plan.reads === "project") {
-            const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
-            if (id !== undefined) {
-              const answerKey = plan.answerKey === null
-                ? null
-                : plan.answerKey(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
-              lookup = {
-                id, withHealth: plan.withHealth, answerKey,
-                gzip: answerKey !== null && acceptsGzip(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).headers["accept-encoding"])
+        return Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized>(
+          (fiber) => {
+            const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+            let lookup: ProjectLookup | null = null
+            let list: ListLookup | null = null
+            if (plan.reads === "list") {
+              // GET /projects: the caller's page with each project's kept entry (access/ListAnswer.ts).
+              list = listLookupOf(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
+            } else if (plan.reads === "project") {
+              const id = Context.getUnsafe(fiber.context, HttpRouter.RouteContext).params.id
+              if (id !== undefined) {
+                const answerKey = plan.answerKey === null
+                  ? null
+                  : plan.answerKey(Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
+                lookup = {
+                  id,
+                  withHealth: plan.withHealth,
+                  answerKey,
+                  gzip: answerKey !== null &&
+                    acceptsGzip(
+                      Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).headers["accept-encoding"]
+                    )
+                }
               }
             }
-          }
-          return Effect.flatMap(access.lookup(hashSecret(secret), lookup, new Date(nowMs), list ?? undefined), (found): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
-            if (found === null) return Effect.fail(Unauthorized.of("invalid_token"))
-            // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
-            const log = fiber.getRef(CurrentRequestLog)
-            log.tokenId = found.token.id
-            log.projectId = found.project?.project?.id ?? null
-            const rejection = tokenRejection(found.token, nowMs)
-            if (rejection !== null) return Effect.fail(Unauthorized.of(rejection))
-            return httpEffect.pipe(
-              Effect.provideService(CurrentPrincipal, principalOf(found.token)),
-              Effect.provideService(CurrentAccount, found.account),
-              Effect.provideService(RequestAccess, found),
-              Effect.provideService(RequestProject, found.project)
+            return Effect.flatMap(
+              access.lookup(hashSecret(secret), lookup, new Date(nowMs), list ?? undefined),
+              (
+                found
+              ): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
+                if (found === null) return Effect.fail(Unauthorized.of("invalid_token"))
+                // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
+                const log = fiber.getRef(CurrentRequestLog)
+                log.tokenId = found.token.id
+                log.projectId = found.project?.project?.id ?? null
+                const rejection = tokenRejection(found.token, nowMs)
+                if (rejection !== null) {
+                  return Effect.fail(Unauthorized.of(rejection))
+                }
+                return httpEffect.pipe(
+                  Effect.provideService(CurrentPrincipal, principalOf(found.token)),
+                  Effect.provideService(CurrentAccount, found.account),
+                  Effect.provideService(RequestAccess, found),
+                  Effect.provideService(RequestProject, found.project)
+                )
+              }
             )
-          })
-        })
+          }
+        )
       }
     })
   })

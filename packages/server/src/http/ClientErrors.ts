@@ -3,10 +3,10 @@
  * malformed request line, a body that never finishes arriving — are answered by Node itself with a bare
  * status line and no body. Here they get the API's error envelope like every other answer.
  */
+import { errorBody } from "@sitehealth/domain/Envelope"
 import type { Server } from "node:http"
 import { STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
-import { errorBody } from "@sitehealth/domain/Envelope"
 
 interface Refusal {
   readonly status: number
@@ -37,7 +37,8 @@ export const refusalBytes = (refusal: Refusal): string => {
   ].join("\r\n")
 }
 
-export const refusalFor = (code: string | undefined): Refusal => (code === undefined ? undefined : REFUSALS[code]) ?? MALFORMED
+export const refusalFor = (code: string | undefined): Refusal =>
+  (code === undefined ? undefined : REFUSALS[code]) ?? MALFORMED
 
 /**
  * Answers the server's parser errors in the envelope. Nothing is written when the peer is gone, or when a
@@ -48,7 +49,8 @@ export const answerClientErrors = (server: Server): void => {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Node keeps the connection's current response on the socket (what its own handler checks too).
     const current: unknown = Reflect.get(socket, "_httpMessage")
-    const responding = typeof current === "object" && current !== null && "headersSent" in current && current.headersSent === true
+    const responding = typeof current === "object" && current !== null && "headersSent" in current &&
+      current.headersSent === true
     if (error.code === "ECONNRESET" || !socket.writable || responding) {
       socket.destroy()
       return

@@ -18,7 +18,14 @@ import * as Layer from "effect/Layer"
  * `layer` built in the current context cut down to `keys` (and the layer's own scope): what it captures
  * holds those services only. Its requirements must be among them.
  */
-export const builtWithOnly = <const Keys extends ReadonlyArray<Context.Service.Any>>(...keys: Keys) =>
-<ROut, E, RIn extends Context.Service.Identifier<Keys[number]>>(layer: Layer.Layer<ROut, E, RIn>): Layer.Layer<ROut, E, RIn> =>
-  Layer.fromBuild((memoMap, scope) =>
-    Effect.updateContext(Layer.buildWithMemoMap(layer, memoMap, scope), (context: Context.Context<RIn>) => Context.pick(...keys)(context)))
+export const builtWithOnly =
+  <const Keys extends ReadonlyArray<Context.Service.Any>>(...keys: Keys) =>
+  <ROut, E, RIn extends Context.Service.Identifier<Keys[number]>>(
+    layer: Layer.Layer<ROut, E, RIn>
+  ): Layer.Layer<ROut, E, RIn> =>
+    Layer.fromBuild((memoMap, scope) =>
+      Effect.updateContext(
+        Layer.buildWithMemoMap(layer, memoMap, scope),
+        (context: Context.Context<RIn>) => Context.pick(...keys)(context)
+      )
+    )

@@ -22,24 +22,12 @@
  * permitted requests reach it. At most half the pool's connections are held by keyed units at once
  * (keyedUnitsFor): a keyed request beyond that waits for its turn without holding a connection.
  */
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Predicate from "effect/Predicate"
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import * as Semaphore from "effect/Semaphore"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { createHash } from "node:crypto"
 import {
   CurrentPrincipal,
+  Idempotency,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENT_REPLAYED_HEADER,
-  Idempotency,
   isValidIdempotencyKey
 } from "@sitehealth/domain/Authentication"
 import {
@@ -52,6 +40,18 @@ import {
   IdempotencyKeyReused,
   NotFound
 } from "@sitehealth/domain/Errors"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
+import { createHash } from "node:crypto"
 import { DatabasePool } from "../platform/Database.ts"
 import { type ClaimInput, IdempotencyRepo, type StoredResponse } from "./IdempotencyRepo.ts"
 
@@ -152,8 +152,10 @@ const outcome = (
  * defect, an interruption, a database failure) or answered a 5xx. Rolled back, such a request did nothing,
  * which is what its 5xx tells the client — and its retry with the key acts exactly once.
  */
-const mustRollBack = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>, stored: StoredResponse | null): boolean =>
-  stored === null && (Exit.isFailure(exit) || exit.value.status >= 500)
+const mustRollBack = (
+  exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>,
+  stored: StoredResponse | null
+): boolean => stored === null && (Exit.isFailure(exit) || exit.value.status >= 500)
 
 /** Carries a request's ending out of a unit that is rolled back because of it. */
 class RolledBack<E> {
@@ -198,7 +200,9 @@ export const IdempotencyLive = Layer.effect(
           const { record } = claim
           if (record.requestHash !== input.requestHash) return Exit.fail(IdempotencyKeyReused.of()) as Ending
           // A stored row always has both (a CHECK of the table); without them there is nothing to replay yet.
-          if (record.responseStatus === null || record.responseBody === null) return Exit.succeed(inProgress()) as Ending
+          if (record.responseStatus === null || record.responseBody === null) {
+            return Exit.succeed(inProgress()) as Ending
+          }
           return Exit.succeed(replay(record.responseStatus, record.responseBody)) as Ending
         }
         const exit: Ending = yield* Effect.exit(httpEffect)
@@ -208,7 +212,10 @@ export const IdempotencyLive = Layer.effect(
         return exit
       }).pipe(
         repo.atomically,
-        Effect.catchIf((e): e is RolledBack<E | IdempotencyKeyReused> => e instanceof RolledBack, (e) => Effect.succeed(e.exit)),
+        Effect.catchIf(
+          (e): e is RolledBack<E | IdempotencyKeyReused> => e instanceof RolledBack,
+          (e) => Effect.succeed(e.exit)
+        ),
         Effect.flatten
       )
 
@@ -219,7 +226,10 @@ export const IdempotencyLive = Layer.effect(
         if (key === undefined) return yield* httpEffect
         if (!isValidIdempotencyKey(key)) {
           return yield* new BadRequest({
-            message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters (got ${key.length} characters${key.length > 0 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? ", not all printable ASCII" : ""})`,
+            message:
+              `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters (got ${key.length} characters${
+                key.length > 0 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? ", not all printable ASCII" : ""
+              })`,
             type: "invalid_idempotency_key"
           })
         }
@@ -230,7 +240,12 @@ export const IdempotencyLive = Layer.effect(
         const body = yield* Effect.result(request.text)
         if (Result.isFailure(body)) return yield* httpEffect
         const now = new Date(yield* Clock.currentTimeMillis)
-        const input: ClaimInput = { tokenId: principal.tokenId, key, requestHash: requestHash(request.method, request.url, body.success), now }
+        const input: ClaimInput = {
+          tokenId: principal.tokenId,
+          key,
+          requestHash: requestHash(request.method, request.url, body.success),
+          now
+        }
         // The sweep runs beside the unit, in its own statement outside its transaction (see IdempotencyRepo.sweep).
         const admitted = gate === null ? unit(input, httpEffect) : gate.withPermits(1)(unit(input, httpEffect))
         const [, response] = yield* Effect.all([repo.sweep(now), admitted], { concurrency: 2 })

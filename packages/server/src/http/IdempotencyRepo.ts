@@ -116,12 +116,20 @@ const expiredBefore = (now: Date) => new Date(now.getTime() - KEEP_MS)
 const legacyAbandonedBefore = (now: Date) => new Date(now.getTime() - LEGACY_RUNNING_MS)
 
 const outsideUnit = (method: string) =>
-  Effect.die(new Error(`IdempotencyRepo.${method} must run inside IdempotencyRepo.atomically (the key is held by a unit of work)`))
+  Effect.die(
+    new Error(
+      `IdempotencyRepo.${method} must run inside IdempotencyRepo.atomically (the key is held by a unit of work)`
+    )
+  )
 
 /** Memory store: the keys held by the running unit, released when it ends. */
-class MemoryUnit extends Context.Service<MemoryUnit, { readonly held: Array<string> }>()("sitehealth/IdempotencyRepo/MemoryUnit") {}
+class MemoryUnit
+  extends Context.Service<MemoryUnit, { readonly held: Array<string> }>()("sitehealth/IdempotencyRepo/MemoryUnit")
+{}
 
-export class IdempotencyRepo extends Context.Service<IdempotencyRepo, IdempotencyRepoShape>()("sitehealth/IdempotencyRepo") {
+export class IdempotencyRepo
+  extends Context.Service<IdempotencyRepo, IdempotencyRepoShape>()("sitehealth/IdempotencyRepo")
+{
   static readonly sql = Layer.effect(
     IdempotencyRepo,
     Effect.gen(function*() {
@@ -161,7 +169,9 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
           const record = yield* find(input.tokenId, input.key)
           if (record === null || record.createdAt <= expiredBefore(input.now)) return { _tag: "Claimed" as const }
           if (record.status === "running") {
-            return record.createdAt <= legacyAbandonedBefore(input.now) ? { _tag: "Claimed" as const } : { _tag: "Busy" as const }
+            return record.createdAt <= legacyAbandonedBefore(input.now)
+              ? { _tag: "Claimed" as const }
+              : { _tag: "Busy" as const }
           }
           return { _tag: "Existing" as const, record }
         }, dieOnSqlError),
@@ -177,10 +187,16 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
                 response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
                 created_at = EXCLUDED.created_at
               WHERE idempotency_keys.created_at <= ${expiredBefore(input.now)}
-                 OR (idempotency_keys.status = 'running' AND idempotency_keys.created_at <= ${legacyAbandonedBefore(input.now)})
+                 OR (idempotency_keys.status = 'running' AND idempotency_keys.created_at <= ${
+            legacyAbandonedBefore(input.now)
+          })
               RETURNING token_id`
           if (stored.length === 0) {
-            return yield* Effect.die(new Error(`Idempotency: the key's row was written by another request while this one held the key; rolled back`))
+            return yield* Effect.die(
+              new Error(
+                `Idempotency: the key's row was written by another request while this one held the key; rolled back`
+              )
+            )
           }
         }, dieOnSqlError),
         sweep: Effect.fn("IdempotencyRepo.sweep")(function*(now) {
@@ -193,7 +209,10 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
               const error = Cause.findErrorOption(cause)
               return Option.isSome(error) && isTransientDatabaseFailure(error.value)
                 ? Effect.void
-                : Effect.logWarning("Idempotency: sweeping expired keys failed; the next keyed request tries again", Cause.pretty(cause))
+                : Effect.logWarning(
+                  "Idempotency: sweeping expired keys failed; the next keyed request tries again",
+                  Cause.pretty(cause)
+                )
             })
           )
         }),
@@ -258,7 +277,8 @@ export class IdempotencyRepo extends Context.Service<IdempotencyRepo, Idempotenc
               swept++
             }
           }
-        })),
+        })
+      ),
       find: Effect.fn("IdempotencyRepo.find")((tokenId, key) => Effect.sync(() => rows.get(id(tokenId, key)) ?? null))
     })
   })

@@ -2,9 +2,9 @@
  * The layers of the contract's access middlewares, one per concern (domain/Middleware.ts orders them): the
  * live ones need AccessRepo, RateLimiter and TokensRepo. A test swaps any one alone and keeps the others live.
  */
-import * as Layer from "effect/Layer"
 import { Authentication, Idempotency, RequestErrors } from "@sitehealth/domain/Authentication"
 import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "@sitehealth/domain/Middleware"
+import * as Layer from "effect/Layer"
 import { AuthenticationLive } from "./Authentication.ts"
 import { EntitlementLive } from "./Entitlement.ts"
 import { builtWithOnly } from "./GroupContext.ts"
@@ -37,5 +37,11 @@ export const AccessMiddlewareLive = accessMiddleware()
  * each of its requests merges into its context.
  */
 export const withApiMiddlewaresOnly = builtWithOnly(
-  Authentication, RateLimit, Entitlement, ProjectAccess, TokenUsage, RequestErrors, Idempotency
+  Authentication,
+  RateLimit,
+  Entitlement,
+  ProjectAccess,
+  TokenUsage,
+  RequestErrors,
+  Idempotency
 )

@@ -5,14 +5,14 @@
  * after the request is decoded (docs/api.md §2: a malformed request gets its 400 whichever project it
  * names), from the project the authentication lookup already read.
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden } from "@sitehealth/domain/Errors"
 import { ProjectAccess } from "@sitehealth/domain/Middleware"
 import { AUTHENTICATED } from "@sitehealth/domain/Permissions"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as Layer from "effect/Layer"
 import { operationFor } from "./Operation.ts"
 
 /** The 403 for `principal` calling `endpoint`, or null when the call is allowed. */
@@ -27,7 +27,10 @@ export const permissionRefusal = (principal: Principal, endpoint: HttpApiEndpoin
     })
   }
   // null (dashboard-only) is refused by its handler; AUTHENTICATED needs nothing beyond a valid token.
-  if (operation.permission !== null && operation.permission !== AUTHENTICATED && !principal.permissions.includes(operation.permission)) {
+  if (
+    operation.permission !== null && operation.permission !== AUTHENTICATED &&
+    !principal.permissions.includes(operation.permission)
+  ) {
     return new Forbidden({
       message: `This token lacks the ${operation.permission} permission`,
       type: "missing_permission",
@@ -43,10 +46,12 @@ const make = (refusal: (principal: Principal, endpoint: HttpApiEndpoint.Top) => 
     Effect.withFiber<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Forbidden>((fiber) => {
       const refused = refusal(Context.getUnsafe(fiber.context, CurrentPrincipal), endpoint)
       return refused === null ? httpEffect : Effect.fail(refused)
-    }))
+    })
+  )
 
 export const ProjectAccessLive = Layer.succeed(ProjectAccess, make(permissionRefusal))
 
 /** Tests: `refuse` decides, by endpoint name, which calls get a 403 (none unless it says so). */
-export const ProjectAccessTest = (refuse: (endpointName: string, principal: Principal) => Forbidden | null = () => null) =>
-  Layer.succeed(ProjectAccess, make((principal, endpoint) => refuse(endpoint.identifier, principal)))
+export const ProjectAccessTest = (
+  refuse: (endpointName: string, principal: Principal) => Forbidden | null = () => null
+) => Layer.succeed(ProjectAccess, make((principal, endpoint) => refuse(endpoint.identifier, principal)))

@@ -2,16 +2,16 @@
  * Project access: a project of another account is 404 (as if it did not exist); a project of the
  * caller's account outside the token's project list is 403.
  */
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { Forbidden, notFound } from "@sitehealth/domain/Errors"
 import type { NotFound } from "@sitehealth/domain/Errors"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { RequestProject } from "../access/AccessRepo.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import type { MetricsRepoShape } from "../metrics/MetricsRepo.ts"
-import { RequestProject } from "../access/AccessRepo.ts"
-import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
 import type { ProjectsRepoShape } from "../projects/ProjectsRepo.ts"
+import type { ProjectRecord, ProjectWithSeries } from "../store/Records.ts"
 
 export const inScope = (principal: Principal, projectId: string): boolean => {
   const scope: ReadonlyArray<string> | null = principal.projects
@@ -47,7 +47,10 @@ export const loadProjectWith = (metrics: MetricsRepoShape) => (projectId: string
     const principal = yield* CurrentPrincipal
     const now = new Date(yield* Clock.currentTimeMillis)
     const utcToday = now.toISOString().slice(0, 10)
-    const loaded = yield* metrics.loadProject(projectId, lookbackDays === null ? null : addDays(utcToday, -(lookbackDays + 1)))
+    const loaded = yield* metrics.loadProject(
+      projectId,
+      lookbackDays === null ? null : addDays(utcToday, -(lookbackDays + 1))
+    )
     const project = yield* checkProjectAccess(principal, loaded?.project ?? null)
     return {
       project,
@@ -69,7 +72,9 @@ export const requireProjectWith = (projects: ProjectsRepoShape) => (projectId: s
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const prefetched = yield* RequestProject
-    const record = prefetched !== null && prefetched.id === projectId ? prefetched.project : yield* projects.find(projectId)
+    const record = prefetched !== null && prefetched.id === projectId
+      ? prefetched.project
+      : yield* projects.find(projectId)
     return yield* checkProjectAccess(principal, record)
   })
 

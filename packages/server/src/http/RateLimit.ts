@@ -3,15 +3,15 @@
  * or not — except the MCP server's in-process listing requests (`RateLimitExempt`); X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
  * the 429.
  */
-import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as HttpEffect from "effect/http/HttpEffect"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { RateLimited } from "@sitehealth/domain/Errors"
 import { RateLimit, RateLimitExempt } from "@sitehealth/domain/Middleware"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
 import { type RateLimitDecision, RateLimiter } from "./RateLimiter.ts"
 
 const rateLimitHeaders = (d: RateLimitDecision, nowMs: number, limited: boolean) => ({
@@ -32,24 +32,31 @@ const make = (consume: (tokenId: string) => Effect.Effect<RateLimitDecision>) =>
       if (fiber.getRef(RateLimitExempt)) return httpEffect
       const principal = Context.getUnsafe(fiber.context, CurrentPrincipal)
       const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-      return Effect.flatMap(consume(principal.tokenId), (decision): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | RateLimited> => {
-        // On the way out, whatever answers: the handler's success or error, or the 402/403 of a later check.
-        HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_req, res) =>
-          Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, nowMs, res.status === 429))))
-        if (!decision.allowed) {
-          return Effect.fail(
-            new RateLimited({
-              message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after the window resets`,
-              type: "rate_limited",
-              limit: decision.limit,
-              remaining: decision.remaining,
-              reset: decision.reset
-            })
+      return Effect.flatMap(
+        consume(principal.tokenId),
+        (decision): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | RateLimited> => {
+          // On the way out, whatever answers: the handler's success or error, or the 402/403 of a later check.
+          HttpEffect.appendPreResponseHandlerUnsafe(
+            fiber.context,
+            (_req, res) =>
+              Effect.succeed(HttpServerResponse.setHeaders(res, rateLimitHeaders(decision, nowMs, res.status === 429)))
           )
+          if (!decision.allowed) {
+            return Effect.fail(
+              new RateLimited({
+                message: `Rate limit of ${decision.limit} requests per minute exceeded; retry after the window resets`,
+                type: "rate_limited",
+                limit: decision.limit,
+                remaining: decision.remaining,
+                reset: decision.reset
+              })
+            )
+          }
+          return httpEffect
         }
-        return httpEffect
-      })
-    }))
+      )
+    })
+  )
 
 export const RateLimitLive = Layer.effect(RateLimit, Effect.map(RateLimiter, (limiter) => make(limiter.consume)))
 

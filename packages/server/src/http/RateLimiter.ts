@@ -83,7 +83,11 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
           Effect.timeoutOption("3 seconds"),
           Effect.map((o) => o._tag === "Some" && o.value)
         )
-        if (!connected) yield* Effect.logWarning("rate limiter: redis unreachable at start-up; counting per instance until it is back")
+        if (!connected) {
+          yield* Effect.logWarning(
+            "rate limiter: redis unreachable at start-up; counting per instance until it is back"
+          )
+        }
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
             try {
@@ -98,7 +102,8 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
         // While Redis is out, this instance counts on its own (fail open to a local limiter): the API stays up
         // and a token still meets a limit — per instance, so N instances let through up to N × limit.
         const local = memoryCounter()
-        const script = `local c = redis.call('INCR', KEYS[1]); if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end; return c`
+        const script =
+          `local c = redis.call('INCR', KEYS[1]); if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end; return c`
         return RateLimiter.of({
           consume: Effect.fn("RateLimiter.consume")(function*(key) {
             const now = yield* Clock.currentTimeMillis
@@ -115,7 +120,9 @@ export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>(
                 if (now - lastWarning < 10_000) return Effect.succeed(decision)
                 lastWarning = now
                 return Effect.as(
-                  Effect.logWarning(`rate limiter: redis unavailable, counting per instance until it is back: ${describe(cause)}`),
+                  Effect.logWarning(
+                    `rate limiter: redis unavailable, counting per instance until it is back: ${describe(cause)}`
+                  ),
                   decision
                 )
               })

@@ -179,22 +179,30 @@ export class Readiness extends Context.Service<Readiness, {
               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
           ) AS migrating`.pipe(Effect.timeout(DATABASE_TIMEOUT))
       ).pipe(
-        Effect.map(([rows, latencyMs]): DatabaseCheck => ({ status: rows[0]?.migrating === true ? "migrating" : "ok", latencyMs })),
+        Effect.map(([rows, latencyMs]): DatabaseCheck => ({
+          status: rows[0]?.migrating === true ? "migrating" : "ok",
+          latencyMs
+        })),
         Effect.catchCause(() => Effect.succeed<DatabaseCheck>({ status: "down", latencyMs: null }))
       )
 
-      const worker: Effect.Effect<WorkerCheck> = Effect.flatMap(localWorker, (local) =>
-        local !== null ? Effect.succeed(local) : latestHeartbeatAgeSeconds.pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
-          Effect.timeout(DATABASE_TIMEOUT),
-          Effect.map((age) => workerFromAge(age, "database")),
-          Effect.catchCause(() =>
-            Effect.succeed<WorkerCheck>({ status: "unknown", lastHeartbeatSecondsAgo: null, source: "database" })
+      const worker: Effect.Effect<WorkerCheck> = Effect.flatMap(
+        localWorker,
+        (local) =>
+          local !== null ? Effect.succeed(local) : latestHeartbeatAgeSeconds.pipe(
+            Effect.provideService(SqlClient.SqlClient, sql),
+            Effect.timeout(DATABASE_TIMEOUT),
+            Effect.map((age) => workerFromAge(age, "database")),
+            Effect.catchCause(() =>
+              Effect.succeed<WorkerCheck>({ status: "unknown", lastHeartbeatSecondsAgo: null, source: "database" })
+            )
           )
-        ))
+      )
 
       const report = Effect.map(
-        Effect.all({ database, worker, ...(redis === null ? {} : { redis: redis.ping }) }, { concurrency: "unbounded" }),
+        Effect.all({ database, worker, ...(redis === null ? {} : { redis: redis.ping }) }, {
+          concurrency: "unbounded"
+        }),
         (checks) => summarize(checks, draining)
       )
       return Readiness.of({ check: Effect.map(report, (r) => r.status !== "unavailable"), status: report })

@@ -3,17 +3,17 @@
  * become 400 with the offending fields, oversized bodies 413, defects a logged 500 that says nothing of
  * its cause.
  */
-import * as Cause from "effect/Cause"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Predicate from "effect/Predicate"
-import * as HttpEffect from "effect/http/HttpEffect"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as HttpApiError from "effect/http-api/HttpApiError"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { RequestErrors } from "@sitehealth/domain/Authentication"
 import { errorBody } from "@sitehealth/domain/Envelope"
 import { BadRequest, clipInput, InternalError, PayloadTooLarge, Unavailable } from "@sitehealth/domain/Errors"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as HttpApiError from "effect/http-api/HttpApiError"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -102,7 +102,10 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
           if (error.kind === "Body" || error.kind === "ResponseHeaders") {
             // Our own response failed its schema: a bug, not the caller's fault.
             return Effect.andThen(
-              Effect.logError(`${endpoint.identifier}: response failed its schema`, Cause.pretty(Cause.fail(error.cause))),
+              Effect.logError(
+                `${endpoint.identifier}: response failed its schema`,
+                Cause.pretty(Cause.fail(error.cause))
+              ),
               Effect.fail(InternalError.of())
             )
           }
@@ -116,10 +119,20 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
         return Effect.fail(new PayloadTooLarge({ message: "The request body is too large", type: "payload_too_large" }))
       }
       if (defect._tag === "Success" && isTransientDatabaseFailure(defect.success)) {
-        return Effect.logWarning(`${endpoint.identifier}: database unavailable: ${String(Predicate.hasProperty(defect.success, "message") ? defect.success.message : undefined)}`).pipe(
+        return Effect.logWarning(
+          `${endpoint.identifier}: database unavailable: ${
+            String(Predicate.hasProperty(defect.success, "message") ? defect.success.message : undefined)
+          }`
+        ).pipe(
           // The request is in the fiber's context here; the unsafe form keeps it out of this callback's type.
-          Effect.andThen(Effect.withFiber((fiber) => Effect.sync(() => HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, retryAfterOn503)))),
-          Effect.andThen(Effect.fail(new Unavailable({ message: "The database is unavailable right now; retry shortly", type: "unavailable" })))
+          Effect.andThen(Effect.withFiber((fiber) =>
+            Effect.sync(() => HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, retryAfterOn503))
+          )),
+          Effect.andThen(
+            Effect.fail(
+              new Unavailable({ message: "The database is unavailable right now; retry shortly", type: "unavailable" })
+            )
+          )
         )
       }
       return Effect.andThen(
@@ -127,5 +140,4 @@ export const RequestErrorsLive = Layer.succeed(RequestErrors, (httpEffect, { end
         Effect.fail(InternalError.of())
       )
     })
-  )
-)
+  ))

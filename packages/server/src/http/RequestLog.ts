@@ -17,12 +17,12 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as LogLevel from "effect/LogLevel"
-import * as References from "effect/References"
 import * as HttpBody from "effect/http/HttpBody"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 import { CurrentRequestLog, LogRequests, RequestLine, type RequestLogSlot } from "../platform/Logging.ts"
 import { recordRequest, UNMATCHED_ROUTE } from "../platform/Metrics.ts"
 
@@ -82,7 +82,15 @@ export const RequestLog = HttpRouter.middleware(
           recordRequest(method, slot.route ?? UNMATCHED_ROUTE, status, ms / 1000)
           return logLines
             ? Effect.logInfo(
-              new RequestLine(slot.requestId, method, slot.route ?? UNMATCHED_ROUTE, status, Math.round(ms * 100) / 100, slot.tokenId, slot.projectId)
+              new RequestLine(
+                slot.requestId,
+                method,
+                slot.route ?? UNMATCHED_ROUTE,
+                status,
+                Math.round(ms * 100) / 100,
+                slot.tokenId,
+                slot.projectId
+              )
             )
             : Effect.void
         }

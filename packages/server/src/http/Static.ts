@@ -12,17 +12,17 @@
  * level 9 made here.
  * Without a build, the pages answer 503 saying how to make one (`npm start` builds it first).
  */
-import { acceptsGzip } from "./AcceptEncoding.ts"
+import { errorBody } from "@sitehealth/domain/Envelope"
+import { clipInput } from "@sitehealth/domain/Errors"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import { errorBody } from "@sitehealth/domain/Envelope"
-import { clipInput } from "@sitehealth/domain/Errors"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Zlib from "node:zlib"
+import { acceptsGzip } from "./AcceptEncoding.ts"
 
 /** The nearest folder above this module holding a package.json: packages/server, from its sources or its bundle. */
 const packageRoot = (from: string): string => {
@@ -96,7 +96,9 @@ export const loadBuild = (dir: string): ReadonlyMap<string, StaticFile> => {
         const body = Fs.readFileSync(Path.join(dir, rel))
         files.set("/" + rel, {
           body,
-          gzip: COMPRESSIBLE.has(ext) && body.length > 1024 ? smaller(precompressed(Path.join(dir, rel), body), Zlib.gzipSync(body, { level: 9 })) : undefined,
+          gzip: COMPRESSIBLE.has(ext) && body.length > 1024
+            ? smaller(precompressed(Path.join(dir, rel), body), Zlib.gzipSync(body, { level: 9 }))
+            : undefined,
           type: TYPES[ext] ?? "application/octet-stream"
         })
       }
@@ -111,7 +113,12 @@ export const isApiPath = (path: string) =>
   path === "/api" || path.startsWith("/api/") || path === "/app/api" || path.startsWith("/app/api/") ||
   path === "/mcp" || path.startsWith("/mcp/")
 
-const send = (file: StaticFile, request: HttpServerRequest.HttpServerRequest, cacheControl: string, extra: Record<string, string> = {}) => {
+const send = (
+  file: StaticFile,
+  request: HttpServerRequest.HttpServerRequest,
+  cacheControl: string,
+  extra: Record<string, string> = {}
+) => {
   const gzip = file.gzip !== undefined && acceptsGzip(request.headers["accept-encoding"])
   return HttpServerResponse.uint8Array(gzip ? file.gzip! : file.body, {
     contentType: file.type,
@@ -157,7 +164,10 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest) => {
  * of the app (index.html) for a browser navigation outside the APIs, a top-level file of the build
  * (favicon, robots.txt), or the 503 saying the dashboard is not built.
  */
-export const spaAnswer = (request: HttpServerRequest.HttpServerRequest, dir: string = WEB_DIST): HttpServerResponse.HttpServerResponse | undefined => {
+export const spaAnswer = (
+  request: HttpServerRequest.HttpServerRequest,
+  dir: string = WEB_DIST
+): HttpServerResponse.HttpServerResponse | undefined => {
   if (request.method !== "GET") return undefined
   const path = pathOf(request)
   if (path === undefined || isApiPath(path) || path.startsWith("/assets/")) return undefined

@@ -3,15 +3,15 @@
  * background (the answer does not wait for it) and at most once a minute per token, so reads do not turn
  * into writes.
  */
+import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
+import type { TokenId } from "@sitehealth/domain/Common"
+import { TokenUsage } from "@sitehealth/domain/Middleware"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
-import { TokenUsage } from "@sitehealth/domain/Middleware"
-import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { RequestAccess } from "../access/AccessRepo.ts"
-import type { TokenId } from "@sitehealth/domain/Common"
+import { TokensRepo } from "../tokens/TokensRepo.ts"
 
 /** lastUsedAt is written at most this often per token. */
 export const TOUCH_EVERY_MS = 60_000
@@ -27,7 +27,8 @@ const make = (touch: (tokenId: TokenId, at: Date) => Effect.Effect<void>) =>
       const nowMs = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
       if (lastUsedAt !== null && nowMs - lastUsedAt.getTime() < TOUCH_EVERY_MS) return httpEffect
       return Effect.andThen(Effect.forkDetach(touch(principal.tokenId, new Date(nowMs))), httpEffect)
-    }))
+    })
+  )
 
 export const TokenUsageLive = Layer.effect(TokenUsage, Effect.map(TokensRepo, (tokens) => make(tokens.touch)))
 

@@ -15,8 +15,8 @@
  *   every payload decoded by a schema (Decode.ts): a mismatch fails the run, naming the record and field.
  */
 import * as Effect from "effect/Effect"
-import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
 import { readProviderUrl } from "../platform/ProviderUrls.ts"
+import type { ProviderError, ProviderHttpShape } from "./ProviderHttp.ts"
 
 export type ProviderId = "stripe" | "plausible" | "google-search-console"
 export type ProviderKind = "payments" | "analytics" | "search"
@@ -72,6 +72,8 @@ export const resolveBaseUrl = (
   override: string | null
 ): Effect.Effect<string, string> =>
   Effect.map(
-    override !== null || connector.baseUrlEnv === null ? Effect.succeed(override) : readProviderUrl(connector.baseUrlEnv),
+    override !== null || connector.baseUrlEnv === null
+      ? Effect.succeed(override)
+      : readProviderUrl(connector.baseUrlEnv),
     (url) => (url ?? connector.defaultBaseUrl).replace(/\/+$/, "")
   )

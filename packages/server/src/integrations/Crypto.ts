@@ -17,8 +17,8 @@ import * as NodeCrypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { AppConfig, readConfig } from "../platform/Config.ts"
-import type { Credentials } from "./Connector.ts"
 import { KEY_BYTES, parseSecretKey, SecretKeyError } from "../platform/SecretKey.ts"
+import type { Credentials } from "./Connector.ts"
 
 export { KEY_BYTES, parseSecretKey, SecretKeyError }
 
@@ -77,7 +77,8 @@ export const oldSecretKey = (config: { readonly secretKeyOld: Redacted.Redacted<
   config.secretKeyOld === null ? null : parseSecretKey(Redacted.value(config.secretKeyOld), "SITEHEALTH_SECRET_KEY_OLD")
 
 /** The same from an environment record (tests). */
-export const resolveOldSecretKey = (env: Record<string, string | undefined>): Uint8Array | null => oldSecretKey(readConfig(env))
+export const resolveOldSecretKey = (env: Record<string, string | undefined>): Uint8Array | null =>
+  oldSecretKey(readConfig(env))
 
 export interface CredentialsCipherShape {
   readonly encrypt: (credentials: Credentials) => Uint8Array
@@ -96,7 +97,10 @@ const open = (key: Uint8Array, stored: Uint8Array): Credentials | null => {
   try {
     const decipher = NodeCrypto.createDecipheriv("aes-256-gcm", key, bytes.subarray(0, NONCE_BYTES))
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES))
-    const text = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()])
+    const text = Buffer.concat([
+      decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)),
+      decipher.final()
+    ])
     return JSON.parse(text.toString("utf8")) as Credentials
   } catch {
     return null
@@ -109,7 +113,9 @@ const open = (key: Uint8Array, stored: Uint8Array): Credentials | null => {
  */
 export const makeCipher = (key: Uint8Array, previous: Uint8Array | null = null): CredentialsCipherShape => {
   for (const k of previous === null ? [key] : [key, previous]) {
-    if (k.length !== KEY_BYTES) throw new SecretKeyError({ message: `the key must be ${KEY_BYTES} bytes, got ${k.length}` })
+    if (k.length !== KEY_BYTES) {
+      throw new SecretKeyError({ message: `the key must be ${KEY_BYTES} bytes, got ${k.length}` })
+    }
   }
   return {
     encrypt: (credentials) => {
@@ -126,7 +132,9 @@ export const makeCipher = (key: Uint8Array, previous: Uint8Array | null = null):
   }
 }
 
-export class CredentialsCipher extends Context.Service<CredentialsCipher, CredentialsCipherShape>()("sitehealth/CredentialsCipher") {
+export class CredentialsCipher
+  extends Context.Service<CredentialsCipher, CredentialsCipherShape>()("sitehealth/CredentialsCipher")
+{
   /** With a given key (tests). */
   static readonly layer = (key: Uint8Array) => Layer.sync(CredentialsCipher, () => makeCipher(key))
   /** The configured key (see resolveSecretKey); fails with a SecretKeyError that says what to set. */
@@ -135,7 +143,8 @@ export class CredentialsCipher extends Context.Service<CredentialsCipher, Creden
     Effect.flatMap(AppConfig, (config) =>
       Effect.try({
         try: () => makeCipher(resolveSecretKey(config), oldSecretKey(config)),
-        catch: (e) => e instanceof SecretKeyError ? e : new SecretKeyError({ message: String((e as Error)?.message ?? e) })
+        catch: (e) =>
+          e instanceof SecretKeyError ? e : new SecretKeyError({ message: String((e as Error)?.message ?? e) })
       }))
   )
 }

@@ -17,8 +17,10 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** `items.data[0].price` */
 const pathText = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>((text, key) =>
-    typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`, "")
+  path.reduce<string>(
+    (text, key) => typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`,
+    ""
+  )
 
 const at = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
   let current = input
@@ -52,7 +54,11 @@ export const describeIssue = (issue: SchemaIssue.Issue, input: unknown): string 
 }
 
 export const malformed = (provider: string, record: string | null, why: string) =>
-  new ProviderError({ kind: "malformed", status: 200, message: `${provider}: ${record === null ? "" : `${record}: `}${why}` })
+  new ProviderError({
+    kind: "malformed",
+    status: 200,
+    message: `${provider}: ${record === null ? "" : `${record}: `}${why}`
+  })
 
 /**
  * A decoder of one kind of record: `decode(input, record)` is the value, or the malformed ProviderError
@@ -62,14 +68,17 @@ export const decoder = <S extends Schema.Decoder<unknown>>(provider: string, sch
   const decode = Schema.decodeUnknownResult(schema)
   return (input: unknown, record: string | null): Result.Result<S["Type"], ProviderError> => {
     const result = decode(input)
-    return Result.isSuccess(result) ? Result.succeed(result.success) : Result.fail(malformed(provider, record, describeIssue(result.failure.issue, input)))
+    return Result.isSuccess(result)
+      ? Result.succeed(result.success)
+      : Result.fail(malformed(provider, record, describeIssue(result.failure.issue, input)))
   }
 }
 
 /** `decoder` as an Effect, for a whole answer. */
 export const decodeEffect = <S extends Schema.Decoder<unknown>>(provider: string, schema: S) => {
   const decode = decoder(provider, schema)
-  return (input: unknown, record: string | null): Effect.Effect<S["Type"], ProviderError> => Effect.fromResult(decode(input, record))
+  return (input: unknown, record: string | null): Effect.Effect<S["Type"], ProviderError> =>
+    Effect.fromResult(decode(input, record))
 }
 
 /**

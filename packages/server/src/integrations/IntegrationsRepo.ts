@@ -10,8 +10,8 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
+import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import { memorySide, SyncQueue } from "./SyncQueue.ts"
 
 /** What a sync needs of an integration besides its public record. */
@@ -54,7 +54,14 @@ export interface IntegrationsRepoShape {
    * New credentials and base URL for the same account (the demo's local providers, restarted on new ports
    * with new keys): the cursor, the schedule and the outcome stay as they are. False when not connected.
    */
-  readonly repoint: (input: { readonly projectId: string; readonly provider: string; readonly credentials: Uint8Array; readonly baseUrl: string }) => Effect.Effect<boolean>
+  readonly repoint: (
+    input: {
+      readonly projectId: string
+      readonly provider: string
+      readonly credentials: Uint8Array
+      readonly baseUrl: string
+    }
+  ) => Effect.Effect<boolean>
   /** Removes the integration (its data stays); queued runs are dropped. False when it was not connected. */
   readonly disconnect: (projectId: string, provider: string) => Effect.Effect<boolean>
   readonly connection: (projectId: string, provider: string) => Effect.Effect<IntegrationConnection | null>
@@ -115,7 +122,8 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
       const sql = yield* SqlClient.SqlClient
       const queue = yield* SyncQueue
       const cols = sql.unsafe(PUBLIC_COLUMNS)
-      const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+      const bump = (projectId: string) =>
+        sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       return IntegrationsRepo.of({
         list: Effect.fn("IntegrationsRepo.list")(function*(projectId) {
           return yield* Effect.all({
@@ -130,23 +138,29 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
           return yield* (projectId === null
             ? sql`SELECT ${cols} FROM integrations ORDER BY project_id, provider`
             : sql`SELECT ${cols} FROM integrations WHERE project_id = ${projectId} ORDER BY provider`).pipe(
-            Effect.flatMap(decodeAll),
-            Effect.map((rows) => rows.map(toIntegration)),
-            dieOnSqlError
-          )
+              Effect.flatMap(decodeAll),
+              Effect.map((rows) => rows.map(toIntegration)),
+              dieOnSqlError
+            )
         }),
-        upsert: Effect.fn("IntegrationsRepo.upsert")(function*(i) {
-          yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at, last_error,
+        upsert: Effect.fn("IntegrationsRepo.upsert")(
+          function*(i) {
+            yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at, last_error,
                 base_url, sync_interval_minutes)
               VALUES (${i.projectId}, ${i.provider}, ${i.status}, ${i.connectedAt}, ${i.lastSyncedAt}, ${i.lastError},
                 ${i.baseUrl ?? null}, ${i.syncIntervalMinutes ?? null})
               ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status, connected_at = EXCLUDED.connected_at,
                 last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
                 base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
-          yield* bump(i.projectId)
-        }, sql.withTransaction, dieOnSqlError),
-        connect: Effect.fn("IntegrationsRepo.connect")(function*(c) {
-          const row = yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
+            yield* bump(i.projectId)
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
+        connect: Effect.fn("IntegrationsRepo.connect")(
+          function*(c) {
+            const row =
+              yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
                 last_error, credentials, base_url, state, sync_interval_minutes)
               VALUES (${c.projectId}, ${c.provider}, 'connected', ${c.now}, ${c.synced?.at ?? null}, NULL,
                 ${c.credentials === null ? null : Buffer.from(c.credentials)}, ${c.baseUrl},
@@ -156,23 +170,37 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
                 last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
                 sync_interval_minutes = EXCLUDED.sync_interval_minutes, next_sync_at = NULL, failures = 0
               RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
-          yield* bump(c.projectId)
-          return toIntegration(row)
-        }, sql.withTransaction, dieOnSqlError),
-        repoint: Effect.fn("IntegrationsRepo.repoint")(function*(r) {
-          const rows = yield* sql`UPDATE integrations SET credentials = ${Buffer.from(r.credentials)}, base_url = ${r.baseUrl}
+            yield* bump(c.projectId)
+            return toIntegration(row)
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
+        repoint: Effect.fn("IntegrationsRepo.repoint")(
+          function*(r) {
+            const rows = yield* sql`UPDATE integrations SET credentials = ${
+              Buffer.from(r.credentials)
+            }, base_url = ${r.baseUrl}
               WHERE project_id = ${r.projectId} AND provider = ${r.provider} RETURNING provider`
-          if (rows.length === 0) return false
-          yield* bump(r.projectId)
-          return true
-        }, sql.withTransaction, dieOnSqlError),
-        disconnect: Effect.fn("IntegrationsRepo.disconnect")(function*(projectId, provider) {
-          const gone = yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
-          if (gone.length === 0) return false
-          yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
-          yield* bump(projectId)
-          return true
-        }, sql.withTransaction, dieOnSqlError),
+            if (rows.length === 0) return false
+            yield* bump(r.projectId)
+            return true
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
+        disconnect: Effect.fn("IntegrationsRepo.disconnect")(
+          function*(projectId, provider) {
+            const gone =
+              yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
+            if (gone.length === 0) return false
+            yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
+            yield* bump(projectId)
+            return true
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         historyPending: Effect.fn("IntegrationsRepo.historyPending")(function*(limit) {
           return yield* sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY min(connected_at), project_id
               LIMIT ${limit}`.pipe(
@@ -181,23 +209,25 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
           )
         }),
         takeHistoryPending: Effect.fn("IntegrationsRepo.takeHistoryPending")(function*(projectId) {
-          return yield* sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`.pipe(
-            Effect.map((rows) => rows.length > 0),
-            dieOnSqlError
-          )
+          return yield* sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`
+            .pipe(
+              Effect.map((rows) => rows.length > 0),
+              dieOnSqlError
+            )
         }),
         connection: Effect.fn("IntegrationsRepo.connection")(function*(projectId, provider) {
-          return yield* sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`.pipe(
-            Effect.flatMap(decodeConnection),
-            Effect.map((r) =>
-              r === null ? null : {
-                integration: toIntegration(r),
-                credentials: r.credentials === null ? null : new Uint8Array(r.credentials),
-                state: r.state ?? null
-              }
-            ),
-            dieOnSqlError
-          )
+          return yield* sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`
+            .pipe(
+              Effect.flatMap(decodeConnection),
+              Effect.map((r) =>
+                r === null ? null : {
+                  integration: toIntegration(r),
+                  credentials: r.credentials === null ? null : new Uint8Array(r.credentials),
+                  state: r.state ?? null
+                }
+              ),
+              dieOnSqlError
+            )
         })
       })
     })
@@ -214,31 +244,54 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
       const sorted = (rows: Iterable<IntegrationRecord>) =>
         [...rows].sort((a, b) => a.projectId.localeCompare(b.projectId) || a.provider.localeCompare(b.provider))
       const normalise = (i: IntegrationRecord, old: IntegrationRecord | undefined): IntegrationRecord => ({
-    ...i, baseUrl: i.baseUrl ?? null, syncIntervalMinutes: i.syncIntervalMinutes ?? null,
-    nextSyncAt: i.nextSyncAt ?? old?.nextSyncAt ?? null, failures: i.failures ?? old?.failures ?? 0
-  })
+        ...i,
+        baseUrl: i.baseUrl ?? null,
+        syncIntervalMinutes: i.syncIntervalMinutes ?? null,
+        nextSyncAt: i.nextSyncAt ?? old?.nextSyncAt ?? null,
+        failures: i.failures ?? old?.failures ?? 0
+      })
       return IntegrationsRepo.of({
         list: Effect.fn("IntegrationsRepo.list")(function*(projectId) {
           const lastRuns = yield* queue.latestRuns(projectId)
-          return { integrations: sorted([...db.integrations.values()].filter((i) => i.projectId === projectId)), lastRuns }
+          return {
+            integrations: sorted([...db.integrations.values()].filter((i) => i.projectId === projectId)),
+            lastRuns
+          }
         }),
         all: Effect.fn("IntegrationsRepo.all")((projectId) =>
-          Effect.sync(() => sorted([...db.integrations.values()].filter((i) => projectId === null || i.projectId === projectId)))),
+          Effect.sync(() =>
+            sorted([...db.integrations.values()].filter((i) => projectId === null || i.projectId === projectId))
+          )
+        ),
         upsert: Effect.fn("IntegrationsRepo.upsert")((i) =>
-          Effect.sync(() => void db.integrations.set(key(i.projectId, i.provider), normalise(i, db.integrations.get(key(i.projectId, i.provider)))))),
+          Effect.sync(() =>
+            void db.integrations.set(
+              key(i.projectId, i.provider),
+              normalise(i, db.integrations.get(key(i.projectId, i.provider)))
+            )
+          )
+        ),
         connect: Effect.fn("IntegrationsRepo.connect")((c) =>
           Effect.sync(() => {
             const record: IntegrationRecord = {
-              projectId: c.projectId, provider: c.provider, status: "connected", connectedAt: c.now,
-              lastSyncedAt: c.synced?.at ?? db.integrations.get(key(c.projectId, c.provider))?.lastSyncedAt ?? null, lastError: null,
-              baseUrl: c.baseUrl, syncIntervalMinutes: c.syncIntervalMinutes, nextSyncAt: null, failures: 0
+              projectId: c.projectId,
+              provider: c.provider,
+              status: "connected",
+              connectedAt: c.now,
+              lastSyncedAt: c.synced?.at ?? db.integrations.get(key(c.projectId, c.provider))?.lastSyncedAt ?? null,
+              lastError: null,
+              baseUrl: c.baseUrl,
+              syncIntervalMinutes: c.syncIntervalMinutes,
+              nextSyncAt: null,
+              failures: 0
             }
             db.integrations.set(key(c.projectId, c.provider), record)
             side.credentials.set(key(c.projectId, c.provider), c.credentials)
             if (c.synced === undefined) side.states.delete(key(c.projectId, c.provider))
             else side.states.set(key(c.projectId, c.provider), structuredClone(c.synced.state))
             return record
-          })),
+          })
+        ),
         repoint: Effect.fn("IntegrationsRepo.repoint")((r) =>
           Effect.sync(() => {
             const k = key(r.projectId, r.provider)
@@ -247,7 +300,8 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             db.integrations.set(k, { ...record, baseUrl: r.baseUrl })
             side.credentials.set(k, r.credentials)
             return true
-          })),
+          })
+        ),
         disconnect: Effect.fn("IntegrationsRepo.disconnect")((projectId, provider) =>
           Effect.sync(() => {
             if (!db.integrations.delete(key(projectId, provider))) return false
@@ -255,25 +309,34 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
             side.states.delete(key(projectId, provider))
             side.historyPending.delete(key(projectId, provider))
             for (const [id, r] of db.syncRequests) {
-              if (r.projectId === projectId && r.provider === provider && r.status === "queued") db.syncRequests.delete(id)
+              if (r.projectId === projectId && r.provider === provider && r.status === "queued") {
+                db.syncRequests.delete(id)
+              }
             }
             return true
-          })),
+          })
+        ),
         historyPending: Effect.fn("IntegrationsRepo.historyPending")((limit) =>
-          Effect.sync(() => [...new Set([...side.historyPending].map((k) => k.split("/")[0]))].filter((id) => db.projects.has(id)).slice(0, limit))),
+          Effect.sync(() =>
+            [...new Set([...side.historyPending].map((k) => k.split("/")[0]))].filter((id) => db.projects.has(id))
+              .slice(0, limit)
+          )
+        ),
         takeHistoryPending: Effect.fn("IntegrationsRepo.takeHistoryPending")((projectId) =>
           Effect.sync(() => {
             const mine = [...side.historyPending].filter((k) => k.startsWith(`${projectId}/`))
             for (const k of mine) side.historyPending.delete(k)
             return mine.length > 0
-          })),
+          })
+        ),
         connection: Effect.fn("IntegrationsRepo.connection")((projectId, provider) =>
           Effect.sync(() => {
             const integration = db.integrations.get(key(projectId, provider))
             if (integration === undefined) return null
             const k = key(projectId, provider)
             return { integration, credentials: side.credentials.get(k) ?? null, state: side.states.get(k) ?? null }
-          }))
+          })
+        )
       })
     })
   )

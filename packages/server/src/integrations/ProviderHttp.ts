@@ -9,19 +9,19 @@
  * or a body, and errors carry the URL without its query. The client's own spans and trace propagation are
  * off: the one span per call below names the path template only, and no trace header reaches a provider.
  */
+import { after, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import type * as Headers from "effect/http/Headers"
 import * as HttpBody from "effect/http/HttpBody"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import { after, type RetryAdvice, retryAfterMillis, retrySchedule, stop } from "@sitehealth/domain/RetryAfter"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 
 export const PROVIDER_ERROR_KINDS = [
   "unauthorized", // 401: credentials wrong, revoked or expired
@@ -124,12 +124,17 @@ const serverOf = (url: string): { readonly address: string; readonly port: numbe
 export const retryAfterMs = retryAfterMillis
 
 const kindOfStatus = (status: number): ProviderErrorKind =>
-  status === 401 ? "unauthorized"
-  : status === 403 ? "forbidden"
-  : status === 404 ? "not_found"
-  : status === 429 ? "rate_limited"
-  : status >= 500 ? "server"
-  : "invalid_request"
+  status === 401 ?
+    "unauthorized"
+    : status === 403 ?
+    "forbidden"
+    : status === 404 ?
+    "not_found"
+    : status === 429 ?
+    "rate_limited"
+    : status >= 500 ?
+    "server"
+    : "invalid_request"
 
 /** What providers put in an error body (Stripe: error.message; Google: error.message / error_description; Plausible: error). */
 const ErrorBody = Schema.Struct({
@@ -180,8 +185,12 @@ const advise = (f: Failed): RetryAdvice => (TRANSIENT.has(f.error.kind) ? after(
 
 /** What a transport failure says: the system's code (ECONNREFUSED…) when fetch names one, else its message. */
 const transportReason = (cause: unknown): string => {
-  const e = typeof cause === "object" && cause !== null ? (cause as { readonly message?: unknown; readonly cause?: unknown }) : null
-  const inner = typeof e?.cause === "object" && e.cause !== null ? (e.cause as { readonly code?: unknown; readonly message?: unknown }) : null
+  const e = typeof cause === "object" && cause !== null
+    ? (cause as { readonly message?: unknown; readonly cause?: unknown })
+    : null
+  const inner = typeof e?.cause === "object" && e.cause !== null
+    ? (e.cause as { readonly code?: unknown; readonly message?: unknown })
+    : null
   const said = inner?.code ?? inner?.message ?? e?.message
   return typeof said === "string" ? said : String(cause)
 }
@@ -207,7 +216,10 @@ const fetchClient: HttpClient.HttpClient = Effect.runSync(
  * The client over `client` (fetch unless a test hands it a scripted one). Waits follow the Effect clock,
  * so a test under `TestClock` sees every backoff without sleeping.
  */
-export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, client: HttpClient.HttpClient = fetchClient): ProviderHttpShape => {
+export const makeProviderHttp = (
+  options: Partial<ProviderHttpOptions> = {},
+  client: HttpClient.HttpClient = fetchClient
+): ProviderHttpShape => {
   const o = { ...DEFAULT_PROVIDER_HTTP, ...options }
   const schedule = retrySchedule<Failed>(
     { retries: Math.max(0, o.maxAttempts - 1), backoffBaseMs: o.backoffBaseMs, maxWaitMs: o.maxWaitMs, jitter: true },
@@ -222,8 +234,22 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, cli
       Effect.provideService(HttpClient.TracerPropagationEnabled, false),
       Effect.mapError((e) =>
         Cause.isTimeoutError(e)
-          ? failed(new ProviderError({ kind: "timeout", status: null, message: `No answer from ${where(req.url)} within ${o.timeoutMs} ms` }), null)
-          : failed(new ProviderError({ kind: "network", status: null, message: `Could not reach ${where(req.url)}: ${transportReason(e.reason.cause)}` }), null)
+          ? failed(
+            new ProviderError({
+              kind: "timeout",
+              status: null,
+              message: `No answer from ${where(req.url)} within ${o.timeoutMs} ms`
+            }),
+            null
+          )
+          : failed(
+            new ProviderError({
+              kind: "network",
+              status: null,
+              message: `Could not reach ${where(req.url)}: ${transportReason(e.reason.cause)}`
+            }),
+            null
+          )
       ),
       Effect.flatMap(({ response, text }) => {
         const { status, headers } = response
@@ -231,15 +257,33 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, cli
         const json = parsed !== null && Result.isSuccess(parsed) ? parsed.success : undefined
         if (status >= 200 && status < 300) {
           return json === undefined
-            ? Effect.fail(failed(new ProviderError({ kind: "malformed", status, message: `${where(req.url)} answered ${status} with a body that is not JSON` }), null))
+            ? Effect.fail(
+              failed(
+                new ProviderError({
+                  kind: "malformed",
+                  status,
+                  message: `${where(req.url)} answered ${status} with a body that is not JSON`
+                }),
+                null
+              )
+            )
             : Effect.succeed({ status, json, headers })
         }
         const said = providerMessage(json)
         const rateLimited = status === 429 || (status === 403 && isGoogleRateLimit(json))
         const kind = rateLimited ? "rate_limited" : kindOfStatus(status)
-        const error = new ProviderError({ kind, status, message: `${where(req.url)} answered ${status}${said === null ? "" : `: ${said}`}` })
-        return Effect.flatMap(Effect.clockWith((clock) => clock.currentTimeMillis), (now) =>
-          Effect.fail(failed(error, rateLimited || status === 503 ? retryAfterMillis(headers["retry-after"], now) : null)))
+        const error = new ProviderError({
+          kind,
+          status,
+          message: `${where(req.url)} answered ${status}${said === null ? "" : `: ${said}`}`
+        })
+        return Effect.flatMap(
+          Effect.clockWith((clock) => clock.currentTimeMillis),
+          (now) =>
+            Effect.fail(
+              failed(error, rateLimited || status === 503 ? retryAfterMillis(headers["retry-after"], now) : null)
+            )
+        )
       })
     )
 
@@ -251,14 +295,19 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, cli
       let sent = 0
       const once = Effect.suspend(() => {
         sent += 1
-        return sent > 1 ? Effect.andThen(Effect.annotateCurrentSpan("http.request.resend_count", sent - 1), attempt(req)) : attempt(req)
+        return sent > 1
+          ? Effect.andThen(Effect.annotateCurrentSpan("http.request.resend_count", sent - 1), attempt(req))
+          : attempt(req)
       })
       return yield* once.pipe(
         Effect.retry(schedule),
         Effect.mapError((f) => f.error),
         Effect.tap((response) => Effect.annotateCurrentSpan("http.response.status_code", response.status)),
         Effect.tapError((e) =>
-          Effect.annotateCurrentSpan({ "error.type": e.kind, ...(e.status === null ? {} : { "http.response.status_code": e.status }) })
+          Effect.annotateCurrentSpan({
+            "error.type": e.kind,
+            ...(e.status === null ? {} : { "http.response.status_code": e.status })
+          })
         ),
         // One span per logical call, retries included (their count is an attribute): what a sync waited for.
         Effect.withSpan(`${req.method} ${template}`, {
@@ -279,5 +328,6 @@ export const makeProviderHttp = (options: Partial<ProviderHttpOptions> = {}, cli
 
 /** The client as a service, so tests can shorten its waits (or count its calls) with a layer. */
 export class ProviderHttp extends Context.Service<ProviderHttp, ProviderHttpShape>()("sitehealth/ProviderHttp") {
-  static readonly layer = (options: Partial<ProviderHttpOptions> = {}) => Layer.succeed(ProviderHttp, makeProviderHttp(options))
+  static readonly layer = (options: Partial<ProviderHttpOptions> = {}) =>
+    Layer.succeed(ProviderHttp, makeProviderHttp(options))
 }

@@ -7,9 +7,9 @@ import type { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import type { SearchRepo } from "../search/SearchRepo.ts"
 import type { TrafficRepo } from "../traffic/TrafficRepo.ts"
 import type { Connector, ProviderId } from "./Connector.ts"
-import { stripeConnector } from "./stripe/StripeConnector.ts"
-import { plausibleConnector } from "./plausible/PlausibleConnector.ts"
 import { gscConnector } from "./gsc/GscConnector.ts"
+import { plausibleConnector } from "./plausible/PlausibleConnector.ts"
+import { stripeConnector } from "./stripe/StripeConnector.ts"
 
 /** The repositories connectors write through (and ProjectsRepo); the runner's caller provides them. */
 export type ConnectorServices = PaymentsRepo | TrafficRepo | SearchRepo | ProjectsRepo

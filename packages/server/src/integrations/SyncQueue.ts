@@ -31,7 +31,9 @@ export interface RequestSyncInput {
 
 export interface SyncQueueShape {
   /** Queues a run unless one is queued or running for that integration (then returns that one). */
-  readonly request: (input: RequestSyncInput) => Effect.Effect<{ readonly sync: SyncRunRecord; readonly alreadyQueued: boolean }>
+  readonly request: (
+    input: RequestSyncInput
+  ) => Effect.Effect<{ readonly sync: SyncRunRecord; readonly alreadyQueued: boolean }>
   /** The most recent run of each of the project's integrations. */
   readonly latestRuns: (projectId: string) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
   readonly find: (runId: string) => Effect.Effect<SyncRunRecord | null>
@@ -41,7 +43,11 @@ export interface SyncQueueShape {
    * `projectIds`: only these projects' runs (a caller that drains its own runs: the demo seed, a test on a
    * database other test files share); every project's when omitted, as the worker claims.
    */
-  readonly claim: (now: Date, leaseMs: number, projectIds?: ReadonlyArray<string>) => Effect.Effect<SyncRunRecord | null>
+  readonly claim: (
+    now: Date,
+    leaseMs: number,
+    projectIds?: ReadonlyArray<string>
+  ) => Effect.Effect<SyncRunRecord | null>
   /** Extends the lease of the worker's attempt; false when the attempt was taken over or finished. */
   readonly renew: (run: SyncRunRecord, until: Date) => Effect.Effect<boolean>
   /**
@@ -80,7 +86,9 @@ export interface SyncQueueShape {
    * some), has no pending run and is due: its next_sync_at has come, or — never scheduled yet —
    * its first slot after it was connected (Schedule.ts). Returns the runs queued.
    */
-  readonly schedule: (input: { readonly now: Date; readonly defaultIntervalMinutes: number }) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
+  readonly schedule: (
+    input: { readonly now: Date; readonly defaultIntervalMinutes: number }
+  ) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
 }
 
 const RunRow = Schema.Struct({
@@ -102,21 +110,36 @@ const decodeRuns = rowsOf("sync_runs", RunRow)
 const decodeRun = firstOf("sync_runs", RunRow)
 const decodeClaimed = singleOf("sync_runs", RunRow)
 const decodeIds = rowsOf("sync_runs", Schema.Struct({ id: Schema.String }))
-const decodeDue = rowsOf("integrations", Schema.Struct({
-  project_id: Schema.String,
-  provider: Schema.String,
-  connected_at: Instant,
-  next_sync_at: Schema.NullOr(Instant),
-  sync_interval_minutes: Schema.NullOr(Schema.Finite)
-}))
+const decodeDue = rowsOf(
+  "integrations",
+  Schema.Struct({
+    project_id: Schema.String,
+    provider: Schema.String,
+    connected_at: Instant,
+    next_sync_at: Schema.NullOr(Instant),
+    sync_interval_minutes: Schema.NullOr(Schema.Finite)
+  })
+)
 
 /** Due now: its next_sync_at has come, or (never scheduled) its first slot after the connection. */
 const isDue = (
-  i: { readonly projectId: string; readonly provider: string; readonly connectedAt: Date; readonly nextSyncAt: Date | null; readonly syncIntervalMinutes: number | null },
+  i: {
+    readonly projectId: string
+    readonly provider: string
+    readonly connectedAt: Date
+    readonly nextSyncAt: Date | null
+    readonly syncIntervalMinutes: number | null
+  },
   defaultIntervalMinutes: number,
   now: Date
 ) =>
-  (i.nextSyncAt ?? nextSlot(i.projectId, i.provider, intervalMinutesOf(i.provider, i.syncIntervalMinutes, defaultIntervalMinutes), i.connectedAt))
+  (i.nextSyncAt ??
+    nextSlot(
+      i.projectId,
+      i.provider,
+      intervalMinutesOf(i.provider, i.syncIntervalMinutes, defaultIntervalMinutes),
+      i.connectedAt
+    ))
     .getTime() <= now.getTime()
 
 const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
@@ -136,10 +159,13 @@ const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
 })
 
 /** Memory store only: credentials and cursors of integrations, beside MemoryDb's rows (one per MemoryDb). */
-const sides = new WeakMap<MemoryTables, { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown>; historyPending: Set<string> }>()
+const sides = new WeakMap<
+  MemoryTables,
+  { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown>; historyPending: Set<string> }
+>()
 export const memorySide = (db: MemoryTables) => {
   let side = sides.get(db)
-  if (side === undefined) sides.set(db, (side = { credentials: new Map(), states: new Map(), historyPending: new Set() }))
+  if (side === undefined) sides.set(db, side = { credentials: new Map(), states: new Map(), historyPending: new Set() })
   return side
 }
 
@@ -156,7 +182,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             VALUES (${newId("syn")}, ${i.projectId}, ${i.provider}, ${i.mode}, 'queued', ${i.now}, ${i.requestedBy})
             ON CONFLICT (project_id, provider) WHERE status IN ('queued','running') DO NOTHING
             RETURNING *`.pipe(Effect.flatMap(decodeRun))
-      const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+      const bump = (projectId: string) =>
+        sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       return SyncQueue.of({
         request: Effect.fn("SyncQueue.request")(function*(input) {
           for (;;) {
@@ -169,11 +196,12 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
         }, dieOnSqlError),
         latestRuns: Effect.fn("SyncQueue.latestRuns")(function*(projectId) {
           return yield* sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
-              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`.pipe(
-            Effect.flatMap(decodeRuns),
-            Effect.map((rows) => rows.map(toRun)),
-            dieOnSqlError
-          )
+              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`
+            .pipe(
+              Effect.flatMap(decodeRuns),
+              Effect.map((rows) => rows.map(toRun)),
+              dieOnSqlError
+            )
         }),
         find: Effect.fn("SyncQueue.find")(function*(runId) {
           return yield* sql`SELECT * FROM sync_runs WHERE id = ${runId}`.pipe(
@@ -182,20 +210,24 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             dieOnSqlError
           )
         }),
-        claim: Effect.fn("SyncQueue.claim")(function*(now, leaseMs, projectIds) {
-          const rows = yield* sql`SELECT id FROM sync_runs
+        claim: Effect.fn("SyncQueue.claim")(
+          function*(now, leaseMs, projectIds) {
+            const rows = yield* sql`SELECT id FROM sync_runs
               WHERE ((status = 'queued' AND (lease_until IS NULL OR lease_until <= ${now}))
                  OR (status = 'running' AND lease_until < ${now}))
                 ${projectIds === undefined ? sql`` : sql`AND project_id = ANY(${projectIds})`}
               ORDER BY requested_at, id
               LIMIT 1
               FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeIds))
-          if (rows.length === 0) return null
-          const claimed = yield* sql`UPDATE sync_runs SET status = 'running', started_at = ${now},
+            if (rows.length === 0) return null
+            const claimed = yield* sql`UPDATE sync_runs SET status = 'running', started_at = ${now},
                 lease_until = ${new Date(now.getTime() + leaseMs)}, attempts = attempts + 1
               WHERE id = ${rows[0].id} RETURNING *`.pipe(Effect.flatMap(decodeClaimed))
-          return toRun(claimed)
-        }, sql.withTransaction, dieOnSqlError),
+            return toRun(claimed)
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         renew: Effect.fn("SyncQueue.renew")(function*(run, until) {
           return yield* sql`UPDATE sync_runs SET lease_until = ${until}
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`.pipe(
@@ -210,36 +242,47 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             dieOnSqlError
           )
         }),
-        succeed: Effect.fn("SyncQueue.succeed")(function*({ counts, historyPending, nextSyncAt, now, run, state }) {
-          const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
+        succeed: Effect.fn("SyncQueue.succeed")(
+          function*({ counts, historyPending, nextSyncAt, now, run, state }) {
+            const done = yield* sql`UPDATE sync_runs SET status = 'succeeded', finished_at = ${now}, lease_until = NULL,
                 counts = ${JSON.stringify(counts)}::jsonb, error = NULL
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-          if (done.length === 0) return false
-          yield* sql`UPDATE integrations SET state = ${JSON.stringify(state ?? null)}::jsonb, last_success_at = ${now},
+            if (done.length === 0) return false
+            yield* sql`UPDATE integrations SET state = ${
+              JSON.stringify(state ?? null)
+            }::jsonb, last_success_at = ${now},
                 status = 'connected', last_error = NULL, failures = 0, next_sync_at = ${nextSyncAt},
                 history_pending = history_pending OR ${historyPending}
               WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
-          yield* bump(run.projectId)
-          return true
-        }, sql.withTransaction, dieOnSqlError),
-        fail: Effect.fn("SyncQueue.fail")(function*({ error, nextSyncAt, now, retryAt, run }) {
-          const done = retryAt !== null
-            ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
+            yield* bump(run.projectId)
+            return true
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
+        fail: Effect.fn("SyncQueue.fail")(
+          function*({ error, nextSyncAt, now, retryAt, run }) {
+            const done = retryAt !== null
+              ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-            : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error = ${error}
+              : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error = ${error}
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-          if (done.length === 0) return false
-          if (retryAt === null) {
-            yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}, failures = failures + 1,
+            if (done.length === 0) return false
+            if (retryAt === null) {
+              yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}, failures = failures + 1,
                   next_sync_at = ${nextSyncAt}
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
-            yield* bump(run.projectId)
-          }
-          return true
-        }, sql.withTransaction, dieOnSqlError),
+              yield* bump(run.projectId)
+            }
+            return true
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         schedule: Effect.fn("SyncQueue.schedule")(function*({ defaultIntervalMinutes, now }) {
           // next_sync_at NULL (never scheduled): the slot is computed here, from connected_at.
-          const candidates = yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
+          const candidates =
+            yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
               FROM integrations i
               WHERE i.credentials IS NOT NULL
                 AND (i.next_sync_at IS NULL OR i.next_sync_at <= ${now})
@@ -247,14 +290,28 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                   AND r.status IN ('queued','running'))
               ORDER BY i.next_sync_at NULLS FIRST, i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
           const due = candidates.filter((r) =>
-            isDue({
-              projectId: r.project_id, provider: r.provider, connectedAt: r.connected_at, nextSyncAt: r.next_sync_at,
-              syncIntervalMinutes: r.sync_interval_minutes
-            }, defaultIntervalMinutes, now))
+            isDue(
+              {
+                projectId: r.project_id,
+                provider: r.provider,
+                connectedAt: r.connected_at,
+                nextSyncAt: r.next_sync_at,
+                syncIntervalMinutes: r.sync_interval_minutes
+              },
+              defaultIntervalMinutes,
+              now
+            )
+          )
           const queued: Array<SyncRunRecord> = []
           // Two instances scheduling at once: the pending index lets one insert per integration through.
           for (const r of due) {
-            const inserted = yield* insertRun({ projectId: r.project_id, provider: r.provider, mode: "incremental", requestedBy: "scheduler", now })
+            const inserted = yield* insertRun({
+              projectId: r.project_id,
+              provider: r.provider,
+              mode: "incremental",
+              requestedBy: "scheduler",
+              now
+            })
             if (inserted !== null) queued.push(toRun(inserted))
           }
           return queued
@@ -280,8 +337,18 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
         b.requestedAt.getTime() - a.requestedAt.getTime() || Number(isPending(b)) - Number(isPending(a)) ||
         (b.finishedAt?.getTime() ?? Infinity) - (a.finishedAt?.getTime() ?? Infinity) || b.id.localeCompare(a.id)
       const newRun = (i: RequestSyncInput): SyncRunRecord => ({
-        id: newId("syn"), projectId: i.projectId, provider: i.provider, mode: i.mode, status: "queued",
-        requestedAt: i.now, startedAt: null, finishedAt: null, leaseUntil: null, attempts: 0, counts: null, error: null,
+        id: newId("syn"),
+        projectId: i.projectId,
+        provider: i.provider,
+        mode: i.mode,
+        status: "queued",
+        requestedAt: i.now,
+        startedAt: null,
+        finishedAt: null,
+        leaseUntil: null,
+        attempts: 0,
+        counts: null,
+        error: null,
         requestedBy: i.requestedBy
       })
       const current = (run: SyncRunRecord) => {
@@ -290,7 +357,17 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
       }
       const setIntegration = (
         run: SyncRunRecord,
-        patch: (i: IntegrationRecord) => Partial<{ status: "connected" | "error"; lastSyncedAt: Date; lastError: string | null; nextSyncAt: Date; failures: number }>
+        patch: (
+          i: IntegrationRecord
+        ) => Partial<
+          {
+            status: "connected" | "error"
+            lastSyncedAt: Date
+            lastError: string | null
+            nextSyncAt: Date
+            failures: number
+          }
+        >
       ) => {
         const k = `${run.projectId}/${run.provider}`
         const i = db.integrations.get(k)
@@ -304,7 +381,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             const sync = newRun(input)
             runs.set(sync.id, sync)
             return { sync, alreadyQueued: false }
-          })),
+          })
+        ),
         latestRuns: Effect.fn("SyncQueue.latestRuns")((projectId) =>
           Effect.sync(() => {
             const latest = new Map<string, SyncRunRecord>()
@@ -312,44 +390,66 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               if (!latest.has(r.provider)) latest.set(r.provider, r)
             }
             return [...latest.values()].sort((a, b) => a.provider.localeCompare(b.provider))
-          })),
+          })
+        ),
         find: Effect.fn("SyncQueue.find")((runId) => Effect.sync(() => runs.get(runId) ?? null)),
         claim: Effect.fn("SyncQueue.claim")((now, leaseMs, projectIds) =>
           Effect.sync(() => {
             const next = [...runs.values()].filter((r) =>
               (projectIds === undefined || projectIds.includes(r.projectId)) && (
                 (r.status === "queued" && (r.leaseUntil === null || r.leaseUntil <= now)) ||
-                (r.status === "running" && r.leaseUntil !== null && r.leaseUntil < now))
+                (r.status === "running" && r.leaseUntil !== null && r.leaseUntil < now)
+              )
             ).sort(byRequest)[0]
             if (next === undefined) return null
-            const claimed: SyncRunRecord = { ...next, status: "running", startedAt: now, leaseUntil: new Date(now.getTime() + leaseMs), attempts: next.attempts + 1 }
+            const claimed: SyncRunRecord = {
+              ...next,
+              status: "running",
+              startedAt: now,
+              leaseUntil: new Date(now.getTime() + leaseMs),
+              attempts: next.attempts + 1
+            }
             runs.set(claimed.id, claimed)
             return claimed
-          })),
+          })
+        ),
         renew: Effect.fn("SyncQueue.renew")((run, until) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, leaseUntil: until })
             return true
-          })),
+          })
+        ),
         release: Effect.fn("SyncQueue.release")((run) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
             runs.set(r.id, { ...r, status: "queued", leaseUntil: null, attempts: r.attempts - 1 })
             return true
-          })),
+          })
+        ),
         succeed: Effect.fn("SyncQueue.succeed")(({ counts, historyPending, nextSyncAt, now, run, state }) =>
           Effect.sync(() => {
             const r = current(run)
             if (r === null) return false
-            runs.set(r.id, { ...r, status: "succeeded", finishedAt: now, leaseUntil: null, counts: { ...counts }, error: null })
+            runs.set(r.id, {
+              ...r,
+              status: "succeeded",
+              finishedAt: now,
+              leaseUntil: null,
+              counts: { ...counts },
+              error: null
+            })
             side.states.set(`${run.projectId}/${run.provider}`, structuredClone(state ?? null))
             if (historyPending) side.historyPending.add(`${run.projectId}/${run.provider}`)
-            setIntegration(run, () => ({ status: "connected", lastSyncedAt: now, lastError: null, failures: 0, nextSyncAt }))
+            setIntegration(
+              run,
+              () => ({ status: "connected", lastSyncedAt: now, lastError: null, failures: 0, nextSyncAt })
+            )
             return true
-          })),
+          })
+        ),
         fail: Effect.fn("SyncQueue.fail")(({ error, nextSyncAt, now, retryAt, run }) =>
           Effect.sync(() => {
             const r = current(run)
@@ -359,27 +459,49 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               return true
             }
             runs.set(r.id, { ...r, status: "failed", finishedAt: now, leaseUntil: null, error })
-            setIntegration(run, (i) => ({ status: "error", lastError: error, failures: (i.failures ?? 0) + 1, nextSyncAt }))
+            setIntegration(
+              run,
+              (i) => ({ status: "error", lastError: error, failures: (i.failures ?? 0) + 1, nextSyncAt })
+            )
             return true
-          })),
+          })
+        ),
         schedule: Effect.fn("SyncQueue.schedule")(({ defaultIntervalMinutes, now }) =>
           Effect.sync(() => {
             const queued: Array<SyncRunRecord> = []
-            for (const i of [...db.integrations.values()].sort((a, b) => `${a.projectId}/${a.provider}`.localeCompare(`${b.projectId}/${b.provider}`))) {
+            for (
+              const i of [...db.integrations.values()].sort((a, b) =>
+                `${a.projectId}/${a.provider}`.localeCompare(`${b.projectId}/${b.provider}`)
+              )
+            ) {
               const k = `${i.projectId}/${i.provider}`
               if ((side.credentials.get(k) ?? null) === null) continue
               if (pendingOf(i.projectId, i.provider)) continue
-              const due = isDue({
-                projectId: i.projectId, provider: i.provider, connectedAt: i.connectedAt, nextSyncAt: i.nextSyncAt ?? null,
-                syncIntervalMinutes: i.syncIntervalMinutes ?? null
-              }, defaultIntervalMinutes, now)
+              const due = isDue(
+                {
+                  projectId: i.projectId,
+                  provider: i.provider,
+                  connectedAt: i.connectedAt,
+                  nextSyncAt: i.nextSyncAt ?? null,
+                  syncIntervalMinutes: i.syncIntervalMinutes ?? null
+                },
+                defaultIntervalMinutes,
+                now
+              )
               if (!due) continue
-              const run = newRun({ projectId: i.projectId, provider: i.provider, mode: "incremental", requestedBy: "scheduler", now })
+              const run = newRun({
+                projectId: i.projectId,
+                provider: i.provider,
+                mode: "incremental",
+                requestedBy: "scheduler",
+                now
+              })
               runs.set(run.id, run)
               queued.push(run)
             }
             return queued
-          }))
+          })
+        )
       })
     })
   )

@@ -13,7 +13,13 @@ export class VerifyFailure extends Schema.TaggedError<VerifyFailure>()("VerifyFa
   missing: Schema.Array(Schema.String)
 }) {}
 
-const UNAVAILABLE: ReadonlySet<ProviderError["kind"]> = new Set(["rate_limited", "server", "timeout", "network", "malformed"])
+const UNAVAILABLE: ReadonlySet<ProviderError["kind"]> = new Set([
+  "rate_limited",
+  "server",
+  "timeout",
+  "network",
+  "malformed"
+])
 
 /** A transport-level failure of the check: the provider is down, slow, rate limiting, or not its API. */
 export const unavailable = (name: string, e: ProviderError): VerifyFailure =>
@@ -25,7 +31,9 @@ export const unavailable = (name: string, e: ProviderError): VerifyFailure =>
       ? `${name} is rate limiting requests right now; nothing was stored. Try again in a minute.`
       : e.kind === "malformed"
       ? `${name} answered with something that is not its API; nothing was stored. Try again later.`
-      : `${name} could not be reached or had an error of its own (${e.status === null ? e.kind : `HTTP ${e.status}`}); nothing was stored. Try again in a minute.`,
+      : `${name} could not be reached or had an error of its own (${
+        e.status === null ? e.kind : `HTTP ${e.status}`
+      }); nothing was stored. Try again in a minute.`,
     missing: []
   })
 

@@ -5,9 +5,18 @@
  */
 import type { Analytics, TrafficTotals, VisitorsMethod } from "@sitehealth/domain/Analytics"
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
-import { addDays, addMonths, eachDay, localLabel, localTimeIn, startOfDayIn, startOfMonth, zonedInstant } from "./Dates.ts"
-import { changeOf, type DayWindow, inWindow, num, periodWindow, previousWindow, ratio } from "./Numbers.ts"
 import type { TrafficDay, TrafficHour, TrafficQuery, TrafficUniques, TrafficWindow } from "../store/Series.ts"
+import {
+  addDays,
+  addMonths,
+  eachDay,
+  localLabel,
+  localTimeIn,
+  startOfDayIn,
+  startOfMonth,
+  zonedInstant
+} from "./Dates.ts"
+import { changeOf, type DayWindow, inWindow, num, periodWindow, previousWindow, ratio } from "./Numbers.ts"
 
 const HOUR_MS = 3_600_000
 const EPOCH_DAY = "0001-01-01"
@@ -48,9 +57,19 @@ export const planAnalytics = (period: Period, timezone: string, nowMs: number): 
     const current = rangeOf({ from: today, to: today }, timezone, nowMs)
     // The same local wall-clock time yesterday (seconds included); see "partial-hour rule" in docs/metrics.md.
     const wall = localTimeIn(timezone, nowMs)
-    const cutoff = Math.min(zonedInstant(yesterday, wall.hour * 60 + wall.minute, timezone) + (nowMs % 60_000), current.start)
+    const cutoff = Math.min(
+      zonedInstant(yesterday, wall.hour * 60 + wall.minute, timezone) + (nowMs % 60_000),
+      current.start
+    )
     const previous = rangeOf({ from: yesterday, to: yesterday }, timezone, cutoff)
-    const query = { hoursFrom: iso(previous.start), hoursTo: iso(nowMs), from: yesterday, to: today, ...top(current), ...prevTop(previous) }
+    const query = {
+      hoursFrom: iso(previous.start),
+      hoursTo: iso(nowMs),
+      from: yesterday,
+      to: today,
+      ...top(current),
+      ...prevTop(previous)
+    }
     return { period, timezone, granularity: "hour", current, previous, query }
   }
   if (period === "yesterday") {
@@ -138,8 +157,12 @@ export const trafficTotals = (
  * yesterday's 00:00–10:00 plus half of 10:00–11:00. When the range ends at `now`, the current hour is
  * counted whole, since its row only holds what happened so far.
  */
-export const hourTotals = (hours: ReadonlyArray<TrafficHour>, start: number, end: number, endIsNow: boolean): TrafficTotals =>
-  totalsOf(hourSums(hours, start, end, endIsNow), "sum_of_hourly_uniques")
+export const hourTotals = (
+  hours: ReadonlyArray<TrafficHour>,
+  start: number,
+  end: number,
+  endIsNow: boolean
+): TrafficTotals => totalsOf(hourSums(hours, start, end, endIsNow), "sum_of_hourly_uniques")
 
 /** The unrounded, weighted sums behind hourTotals. */
 const hourSums = (hours: ReadonlyArray<TrafficHour>, start: number, end: number, endIsNow: boolean): Sums => {
@@ -186,13 +209,17 @@ const hourSeries = (hours: ReadonlyArray<TrafficHour>, r: InstantRange, timezone
 
 const daySeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array<Point> =>
   eachDay(r.from, r.to).map((day) =>
-    pointOf(day, startOfDayIn(day, timezone), { from: day, to: day }, trafficTotals(data.days, { from: day, to: day })))
+    pointOf(day, startOfDayIn(day, timezone), { from: day, to: day }, trafficTotals(data.days, { from: day, to: day }))
+  )
 
 /** One point per calendar month, clipped to the range; visitors from month uniques when stored for that exact span. */
 const monthSeries = (data: TrafficWindow, r: DayWindow, timezone: string): Array<Point> => {
   const out: Array<Point> = []
   for (let m = startOfMonth(r.from); m <= r.to; m = addMonths(m, 1)) {
-    const w = { from: m < r.from ? r.from : m, to: addDays(addMonths(m, 1), -1) < r.to ? addDays(addMonths(m, 1), -1) : r.to }
+    const w = {
+      from: m < r.from ? r.from : m,
+      to: addDays(addMonths(m, 1), -1) < r.to ? addDays(addMonths(m, 1), -1) : r.to
+    }
     out.push(pointOf(m.slice(0, 7), startOfDayIn(w.from, timezone), w, trafficTotals(data.days, w, data.uniques)))
   }
   return out
@@ -238,13 +265,20 @@ export interface AnalyticsInput {
   readonly data: TrafficWindow
 }
 
-const rangeOut = (r: InstantRange, timezone: string) => ({ start: iso(r.start), end: iso(r.end), timezone, from: r.from, to: r.to })
+const rangeOut = (r: InstantRange, timezone: string) => ({
+  start: iso(r.start),
+  end: iso(r.end),
+  timezone,
+  from: r.from,
+  to: r.to
+})
 
 export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analytics => {
   const { timezone } = plan
   const today = localTimeIn(timezone, now).day
   // `all` starts on the first stored day (today when there is none).
-  const current = plan.current ?? rangeOf({ from: data.days.find((d) => d.day <= today)?.day ?? today, to: today }, timezone)
+  const current = plan.current ??
+    rangeOf({ from: data.days.find((d) => d.day <= today)?.day ?? today, to: today }, timezone)
 
   const totals = plan.period === "today"
     ? hourTotals(data.hours, current.start, current.end, true)
@@ -267,8 +301,9 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
   const prevSources = new Map(data.previousSources.map((s) => [s.source, s.visitors]))
   const prevCountries = new Map(data.previousCountries.map((c) => [c.country, c.visitors]))
 
-  const change = (key: "visitors" | "pageviews" | "sessions" | "bounceRate" | "avgSessionSeconds" | "pagesPerSession") =>
-    changeOf(totals[key], prev === null ? null : prev[key])
+  const change = (
+    key: "visitors" | "pageviews" | "sessions" | "bounceRate" | "avgSessionSeconds" | "pagesPerSession"
+  ) => changeOf(totals[key], prev === null ? null : prev[key])
 
   return {
     projectId,
@@ -276,7 +311,9 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
     granularity: plan.granularity,
     range: rangeOut(current, timezone),
     totals,
-    previous: plan.previous === null || prev === null ? null : { range: rangeOut(plan.previous, timezone), totals: prev, series: seriesOf(plan.previous) },
+    previous: plan.previous === null || prev === null
+      ? null
+      : { range: rangeOut(plan.previous, timezone), totals: prev, series: seriesOf(plan.previous) },
     change: {
       visitors: change("visitors"),
       pageviews: change("pageviews"),
@@ -288,15 +325,30 @@ export const analytics = ({ data, now, plan, projectId }: AnalyticsInput): Analy
     series,
     topPages: data.pages.map((p) => {
       const previousPageviews = previousOf(hasPrevious, scale.pageviews, prevPages.get(p.path))
-      return { ...p, share: ratio(p.pageviews, totals.pageviews), previousPageviews, pageviewsChange: changeOf(p.pageviews, previousPageviews) }
+      return {
+        ...p,
+        share: ratio(p.pageviews, totals.pageviews),
+        previousPageviews,
+        pageviewsChange: changeOf(p.pageviews, previousPageviews)
+      }
     }),
     topSources: data.sources.map((s) => {
       const previousVisitors = previousOf(hasPrevious, scale.visitors, prevSources.get(s.source))
-      return { ...s, share: ratio(s.visitors, totals.visitors), previousVisitors, visitorsChange: changeOf(s.visitors, previousVisitors) }
+      return {
+        ...s,
+        share: ratio(s.visitors, totals.visitors),
+        previousVisitors,
+        visitorsChange: changeOf(s.visitors, previousVisitors)
+      }
     }),
     topCountries: data.countries.map((c) => {
       const previousVisitors = previousOf(hasPrevious, scale.visitors, prevCountries.get(c.country))
-      return { ...c, share: ratio(c.visitors, totals.visitors), previousVisitors, visitorsChange: changeOf(c.visitors, previousVisitors) }
+      return {
+        ...c,
+        share: ratio(c.visitors, totals.visitors),
+        previousVisitors,
+        visitorsChange: changeOf(c.visitors, previousVisitors)
+      }
     })
   }
 }

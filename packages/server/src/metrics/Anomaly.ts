@@ -80,7 +80,11 @@ export const anomalyOn = (rows: ReadonlyArray<DayValue>, day: string): Anomaly |
   return {
     day,
     actual,
-    expected: { value: roundTo(center, 2), low: roundTo(Math.max(0, center - half), 2), high: roundTo(center + half, 2) },
+    expected: {
+      value: roundTo(center, 2),
+      low: roundTo(Math.max(0, center - half), 2),
+      high: roundTo(center + half, 2)
+    },
     z: roundTo(z, 2),
     direction: z < 0 ? "drop" : "spike",
     points: baseline.length

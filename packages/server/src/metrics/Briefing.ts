@@ -4,12 +4,12 @@
  * signals and `now`; snapshots/ stores the result once per local date. Definitions: docs/metrics.md, "Briefing".
  */
 import type { Briefing, Health, KeyFigure, Priority, Signal } from "@sitehealth/domain/Projects"
+import type { ProjectSeriesInput } from "../store/Series.ts"
 import { median } from "./Anomaly.ts"
 import { addDays } from "./Dates.ts"
 import { mrrAt } from "./Health.ts"
 import { snapshot } from "./Health.ts"
 import { changeOf, roundTo } from "./Numbers.ts"
-import type { ProjectSeriesInput } from "../store/Series.ts"
 import { compareCandidates } from "./Signals.ts"
 
 export interface BriefingInput extends ProjectSeriesInput {
@@ -45,12 +45,14 @@ export const actionFor = (s: Pick<Signal, "kind" | "subject" | "dimension">): st
       return s.subject === "net_revenue"
         ? "Check yesterday's failed payments, refunds and checkout errors."
         : s.subject === "search_clicks"
-          ? "Open Search Console: look for de-indexed pages, lost queries and manual actions."
-          : "Check the tracking snippet, recent deploys and broken pages, then compare referrers with the usual day."
+        ? "Open Search Console: look for de-indexed pages, lost queries and manual actions."
+        : "Check the tracking snippet, recent deploys and broken pages, then compare referrers with the usual day."
     case "anomaly_spike":
       return "Find the source of the spike (a campaign, a mention, bots) and make the most of it if it is real."
     case "integration_failing":
-      return `Reconnect ${s.subject ?? "the integration"} in the dashboard: its last sync failed, so its figures are not updating.`
+      return `Reconnect ${
+        s.subject ?? "the integration"
+      } in the dashboard: its last sync failed, so its figures are not updating.`
     case "integration_stale":
       return `Trigger a sync of ${s.subject ?? "the integration"} and check its credentials.`
     case "mrr_decline":
@@ -62,23 +64,40 @@ export const actionFor = (s: Pick<Signal, "kind" | "subject" | "dimension">): st
     case "spend_outgrowing_revenue":
       return "Cut or pause the largest recurring expenses that do not bring revenue, and revisit pricing."
     case "ranking_drop":
-      return `Refresh the page ranking for "${s.subject ?? ""}": check for a competitor, content decay or indexing problems.`
+      return `Refresh the page ranking for "${
+        s.subject ?? ""
+      }": check for a competitor, content decay or indexing problems.`
     default:
       return `Review the ${s.dimension} figures.`
   }
 }
 
 const STATUS_WORDS: Record<Health["status"], string> = {
-  healthy: "healthy", watch: "worth watching", at_risk: "at risk", critical: "critical", no_data: "no data yet"
+  healthy: "healthy",
+  watch: "worth watching",
+  at_risk: "at risk",
+  critical: "critical",
+  no_data: "no data yet"
 }
 
 /** Severity first, then money at stake (larger first, unknown last), then kind and subject. */
 export const rankSignals = (signals: ReadonlyArray<Signal>): Array<Signal> =>
   [...signals].sort((a, b) =>
     compareCandidates(
-      { severity: a.severity, moneyAtStake: a.moneyAtStake?.amount ?? null, fingerprint: `${a.kind}|${a.subject ?? ""}`, kind: a.kind },
-      { severity: b.severity, moneyAtStake: b.moneyAtStake?.amount ?? null, fingerprint: `${b.kind}|${b.subject ?? ""}`, kind: b.kind }
-    ))
+      {
+        severity: a.severity,
+        moneyAtStake: a.moneyAtStake?.amount ?? null,
+        fingerprint: `${a.kind}|${a.subject ?? ""}`,
+        kind: a.kind
+      },
+      {
+        severity: b.severity,
+        moneyAtStake: b.moneyAtStake?.amount ?? null,
+        fingerprint: `${b.kind}|${b.subject ?? ""}`,
+        kind: b.kind
+      }
+    )
+  )
 
 export const briefing = (input: BriefingInput): Briefing => {
   const { currency, health: h, series } = input
@@ -101,13 +120,17 @@ export const briefing = (input: BriefingInput): Briefing => {
   const bad = ranked.filter((s) => s.severity !== "info")
   const top = ranked[0]
   const headline = bad.length > 0
-    ? `${bad[0].title}` + (bad.length > 1 ? ` and ${bad.length - 1} more issue${bad.length > 2 ? "s" : ""}` : "") + `; ${scoreText}.`
+    ? `${bad[0].title}` + (bad.length > 1 ? ` and ${bad.length - 1} more issue${bad.length > 2 ? "s" : ""}` : "") +
+      `; ${scoreText}.`
     : top !== undefined
-      ? `Good news: ${top.title.charAt(0).toLowerCase()}${top.title.slice(1)}; ${scoreText}.`
-      : `All quiet: ${scoreText}, nothing unusual yesterday.`
+    ? `Good news: ${top.title.charAt(0).toLowerCase()}${top.title.slice(1)}; ${scoreText}.`
+    : `All quiet: ${scoreText}, nothing unusual yesterday.`
 
   // MRR is a level, not a flow: a day without a row carries the last MRR over.
-  const mrrRows = [0, 1, 2, 3, 4].map((w) => ({ day: addDays(y, -7 * w), mrr: mrrAt(series.revenue, addDays(y, -7 * w)) }))
+  const mrrRows = [0, 1, 2, 3, 4].map((w) => ({
+    day: addDays(y, -7 * w),
+    mrr: mrrAt(series.revenue, addDays(y, -7 * w))
+  }))
   const hasRevenue = series.revenue.some((r) => r.day <= y)
 
   return {

@@ -3,11 +3,17 @@
  * for how states and flows are read, and docs/metrics.md ("Churn") for the definitions.
  */
 import type { Churn } from "@sitehealth/domain/Revenue"
+import type { ChurnEvent, RevenueDay } from "../store/Series.ts"
+import { addDays } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"
-import { customerChurnRate, payingCustomersAtEndOf, movementsIn, type PaymentsReportScope, revenuePeriodWindow } from "./Revenue.ts"
-import { addDays } from "./Dates.ts"
-import type { ChurnEvent, RevenueDay } from "../store/Series.ts"
+import {
+  customerChurnRate,
+  movementsIn,
+  payingCustomersAtEndOf,
+  type PaymentsReportScope,
+  revenuePeriodWindow
+} from "./Revenue.ts"
 
 export interface ChurnInput extends PaymentsReportScope {
   /** Revenue rows covering the period and the previous one, plus the last row before them. */
@@ -47,7 +53,12 @@ export const churn = (input: ChurnInput): Churn => {
     ...churnRates(input.revenue, window, input.currency),
     churned: input.churnEvents
       .filter((e) => inWindow(e.day, window))
-      .map((e) => ({ customerId: e.customerId, date: e.day, mrrLost: money(e.mrrLostMinor, input.currency), reason: e.reason })),
+      .map((e) => ({
+        customerId: e.customerId,
+        date: e.day,
+        mrrLost: money(e.mrrLostMinor, input.currency),
+        reason: e.reason
+      })),
     previous: churnRates(input.revenue, previousWindow(window), input.currency)
   }
 }

@@ -13,12 +13,12 @@
  *   previous value is negative (e.g. net revenue after refunds, or a negative profit margin).
  * - Money is integer minor units (Math.round) plus the currency.
  */
-export * from "./Numbers.ts"
 export * from "./Analytics.ts"
-export * from "./Revenue.ts"
-export * from "./Churn.ts"
-export * from "./Seo.ts"
-export * from "./Profitability.ts"
-export * from "./Health.ts"
-export * from "./Signals.ts"
 export * from "./Briefing.ts"
+export * from "./Churn.ts"
+export * from "./Health.ts"
+export * from "./Numbers.ts"
+export * from "./Profitability.ts"
+export * from "./Revenue.ts"
+export * from "./Seo.ts"
+export * from "./Signals.ts"

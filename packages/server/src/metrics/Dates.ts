@@ -109,8 +109,14 @@ export const localTimeIn = (timezone: string, instantMs: number): LocalTime => {
   let format = wallFormats.get(timezone)
   if (format === undefined) {
     format = new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
-      hour: "2-digit", minute: "2-digit", second: "2-digit"
+      timeZone: timezone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit"
     })
     wallFormats.set(timezone, format)
   }

@@ -4,11 +4,25 @@
  * 30 days before. Pure: the caller passes `today` and `now`. Formulas: docs/metrics.md, "Health".
  */
 import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
-import { addDays, daysBetween } from "./Dates.ts"
-import type { ExpenseRow, ProjectSeriesInput, RevenueDay } from "../store/Series.ts"
-import { changeOf, clamp, formatMoney, inWindow, lastDays, lastRowUpTo, num, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
-import type { DayWindow } from "./Numbers.ts"
 import type { FxRate } from "../fx/Fx.ts"
+import type { ExpenseRow, ProjectSeriesInput, RevenueDay } from "../store/Series.ts"
+import { addDays, daysBetween } from "./Dates.ts"
+import {
+  changeOf,
+  clamp,
+  formatMoney,
+  inWindow,
+  lastDays,
+  lastRowUpTo,
+  num,
+  pct,
+  pct1,
+  previousWindow,
+  ratio,
+  roundTo,
+  sumIn
+} from "./Numbers.ts"
+import type { DayWindow } from "./Numbers.ts"
 import { expensesIn } from "./Profitability.ts"
 
 export interface HealthInput extends ProjectSeriesInput {
@@ -55,8 +69,10 @@ export const netRevenueIn = (rows: ReadonlyArray<RevenueDay>, w: DayWindow): num
   sumIn(rows, w, (r) => r.grossMinor - r.refundsMinor)
 
 /** MRR at the end of `day`: the last row on or before it (MRR carries over days without a row); 0 before any. */
-export const mrrAt = (rows: ReadonlyArray<RevenueDay>, day: string): number => num(lastRowUpTo(rows, day)?.mrrMinor ?? 0)
-export const customersAt = (rows: ReadonlyArray<RevenueDay>, day: string): number => num(lastRowUpTo(rows, day)?.customers ?? 0)
+export const mrrAt = (rows: ReadonlyArray<RevenueDay>, day: string): number =>
+  num(lastRowUpTo(rows, day)?.mrrMinor ?? 0)
+export const customersAt = (rows: ReadonlyArray<RevenueDay>, day: string): number =>
+  num(lastRowUpTo(rows, day)?.customers ?? 0)
 
 /** Retention figures of a window: logo churn and net MRR churn over what existed at its start. */
 export const retentionIn = (rows: ReadonlyArray<RevenueDay>, w: DayWindow) => {
@@ -90,7 +106,8 @@ const lastDay = (rows: ReadonlyArray<{ readonly day: string }>, upTo: string): s
   lastRowUpTo(rows, upTo)?.day ?? null
 const firstDay = (rows: ReadonlyArray<{ readonly day: string }>): string | null =>
   rows.reduce<string | null>((m, r) => (m === null || r.day < m ? r.day : m), null)
-const hasRowsIn = (rows: ReadonlyArray<{ readonly day: string }>, w: DayWindow): boolean => rows.some((r) => inWindow(r.day, w))
+const hasRowsIn = (rows: ReadonlyArray<{ readonly day: string }>, w: DayWindow): boolean =>
+  rows.some((r) => inWindow(r.day, w))
 
 const sentence = (label: string, change: number | null, what: string): string =>
   change === null ? `${label} unchanged on ${what}` : Math.abs(change) < 0.005
@@ -100,12 +117,23 @@ const sentence = (label: string, change: number | null, what: string): string =>
 /** The dimension scores and the figures behind them. */
 type Unscored = Omit<Scored, "score"> & { score: null; noData: true }
 
-export const scoreDimensions = (input: HealthInput, current: DayWindow, previous: DayWindow): ReadonlyArray<Scored | Unscored> => {
+export const scoreDimensions = (
+  input: HealthInput,
+  current: DayWindow,
+  previous: DayWindow
+): ReadonlyArray<Scored | Unscored> => {
   const { currency, series } = input
   const span: DayWindow = { from: previous.from, to: current.to }
   const out: Array<Scored | Unscored> = []
-  const none = (name: Dimension, metric: string, what: string, source: Scored["source"]): Unscored =>
-    ({ name, metric, score: null, reason: `No ${what} data in the last 60 days`, figures: {}, source, noData: true })
+  const none = (name: Dimension, metric: string, what: string, source: Scored["source"]): Unscored => ({
+    name,
+    metric,
+    score: null,
+    reason: `No ${what} data in the last 60 days`,
+    figures: {},
+    source,
+    noData: true
+  })
 
   // Traffic: visitors of the last 30 days vs the 30 before.
   if (!hasRowsIn(series.traffic, span)) out.push(none("traffic", "visitors", "traffic", "traffic"))
@@ -113,9 +141,16 @@ export const scoreDimensions = (input: HealthInput, current: DayWindow, previous
     const cur = Math.round(sumIn(series.traffic, current, (r) => r.visitors))
     const prev = Math.round(sumIn(series.traffic, previous, (r) => r.visitors))
     const change = changeOf(cur, prev)
-    out.push({ name: "traffic", metric: "visitors", source: "traffic", score: growthScore(cur, prev, 100),
-      reason: prev === 0 && cur === 0 ? "No visitors in the last 60 days" : sentence("Visitors", change, "the previous 30 days"),
-      figures: { visitors: cur, previousVisitors: prev, change } })
+    out.push({
+      name: "traffic",
+      metric: "visitors",
+      source: "traffic",
+      score: growthScore(cur, prev, 100),
+      reason: prev === 0 && cur === 0
+        ? "No visitors in the last 60 days"
+        : sentence("Visitors", change, "the previous 30 days"),
+      figures: { visitors: cur, previousVisitors: prev, change }
+    })
   }
 
   // Revenue: MRR growth over the 30 days (MRR, not lumpy daily charges).
@@ -124,11 +159,20 @@ export const scoreDimensions = (input: HealthInput, current: DayWindow, previous
     const end = mrrAt(series.revenue, current.to)
     const start = mrrAt(series.revenue, addDays(current.from, -1))
     const growth = changeOf(end, start)
-    out.push({ name: "revenue", metric: "mrr_growth", source: "revenue", score: growthScore(end, start, 250),
-      reason: start === 0 && end === 0 ? "No MRR in the last 30 days"
-        : `MRR ${formatMoney(end, currency)}, ` + (start === 0 ? "started this period"
-          : growth === null || Math.abs(growth) < 0.0005 ? "flat over 30 days" : `${growth > 0 ? "up" : "down"} ${pct1(Math.abs(growth))} over 30 days`),
-      figures: { mrr: end, mrrStart: start, mrrGrowth: growth, netNewMrr: end - start } })
+    out.push({
+      name: "revenue",
+      metric: "mrr_growth",
+      source: "revenue",
+      score: growthScore(end, start, 250),
+      reason: start === 0 && end === 0 ?
+        "No MRR in the last 30 days"
+        : `MRR ${formatMoney(end, currency)}, ` + (start === 0 ?
+          "started this period"
+          : growth === null || Math.abs(growth) < 0.0005
+          ? "flat over 30 days"
+          : `${growth > 0 ? "up" : "down"} ${pct1(Math.abs(growth))} over 30 days`),
+      figures: { mrr: end, mrrStart: start, mrrGrowth: growth, netNewMrr: end - start }
+    })
   }
 
   // Retention: logo churn and net MRR churn over the last 30 days.
@@ -139,12 +183,24 @@ export const scoreDimensions = (input: HealthInput, current: DayWindow, previous
     const mrrScore = r.netMrrChurn === null ? null : clamp(100 - 1000 * r.netMrrChurn, 0, 100)
     const parts = [logoScore, mrrScore].filter((x): x is number => x !== null)
     const score = parts.length === 0 ? null : Math.round(parts.reduce((s, x) => s + x, 0) / parts.length)
-    out.push({ name: "retention", metric: "logo_churn", source: "revenue", score,
-      reason: r.logoChurn === null ? "No paying customers at the start of the last 30 days"
+    out.push({
+      name: "retention",
+      metric: "logo_churn",
+      source: "revenue",
+      score,
+      reason: r.logoChurn === null ?
+        "No paying customers at the start of the last 30 days"
         : `${r.churnedCustomers} of ${r.customersStart} customers churned (${pct1(r.logoChurn)})` +
           (r.netMrrChurn === null ? "" : `, net MRR churn ${pct1(r.netMrrChurn)}`),
-      figures: { customersStart: r.customersStart, churnedCustomers: r.churnedCustomers, logoChurn: r.logoChurn,
-        mrrStart: r.mrrStart, churnedMrr: r.churnedMrr, netMrrChurn: r.netMrrChurn } })
+      figures: {
+        customersStart: r.customersStart,
+        churnedCustomers: r.churnedCustomers,
+        logoChurn: r.logoChurn,
+        mrrStart: r.mrrStart,
+        churnedMrr: r.churnedMrr,
+        netMrrChurn: r.netMrrChurn
+      }
+    })
   }
 
   // SEO: clicks of the 30 days ending on the last search day (search data lags 2–3 days: ending the
@@ -157,22 +213,38 @@ export const scoreDimensions = (input: HealthInput, current: DayWindow, previous
     const c = Math.round(sumIn(series.search, cur, (r) => r.clicks))
     const p = Math.round(sumIn(series.search, prevW, (r) => r.clicks))
     const change = changeOf(c, p)
-    out.push({ name: "seo", metric: "clicks", source: "search", score: growthScore(c, p, 100),
-      reason: p === 0 && c === 0 ? "No search clicks in the last 60 days" : sentence("Search clicks", change, `the previous 30 days (data through ${through})`),
-      figures: { clicks: c, previousClicks: p, change } })
+    out.push({
+      name: "seo",
+      metric: "clicks",
+      source: "search",
+      score: growthScore(c, p, 100),
+      reason: p === 0 && c === 0
+        ? "No search clicks in the last 60 days"
+        : sentence("Search clicks", change, `the previous 30 days (data through ${through})`),
+      figures: { clicks: c, previousClicks: p, change }
+    })
   }
 
   // Profitability: margin of the last 30 days.
   const net = netRevenueIn(series.revenue, current)
   const expenses = Math.round(expensesIn(series.expenses, current, currency, input.rates ?? []))
-  if (!hasRowsIn(series.revenue, span) && expenses === 0) out.push(none("profitability", "profit_margin", "revenue", "revenue"))
-  else {
+  if (!hasRowsIn(series.revenue, span) && expenses === 0) {
+    out.push(none("profitability", "profit_margin", "revenue", "revenue"))
+  } else {
     const margin = net > 0 ? ratio(net - expenses, net) : null
     const score = margin !== null ? clamp(Math.round(50 + 100 * margin), 0, 100) : expenses > 0 ? 0 : null
-    out.push({ name: "profitability", metric: "profit_margin", source: "revenue", score,
-      reason: margin !== null ? `Margin ${pct1(margin)}: ${formatMoney(net, currency)} net revenue, ${formatMoney(expenses, currency)} expenses`
-        : expenses > 0 ? `Expenses of ${formatMoney(expenses, currency)} with no net revenue` : "No net revenue or expenses in the last 30 days",
-      figures: { netRevenue: net, expenses, profit: net - expenses, margin } })
+    out.push({
+      name: "profitability",
+      metric: "profit_margin",
+      source: "revenue",
+      score,
+      reason: margin !== null ?
+        `Margin ${pct1(margin)}: ${formatMoney(net, currency)} net revenue, ${formatMoney(expenses, currency)} expenses`
+        : expenses > 0
+        ? `Expenses of ${formatMoney(expenses, currency)} with no net revenue`
+        : "No net revenue or expenses in the last 30 days",
+      figures: { netRevenue: net, expenses, profit: net - expenses, margin }
+    })
   }
   return out
 }
@@ -200,7 +272,9 @@ export const health = (input: HealthInput): Health => {
     return { d, last, stale: "noData" in d ? false : stale, history }
   })
   const weighted = (f: (x: (typeof facts)[number]) => number): number =>
-    scoredWeight === 0 ? 0 : facts.filter((x) => x.d.score !== null).reduce((s, x) => s + weightOf(x.d.name) * f(x), 0) / scoredWeight
+    scoredWeight === 0
+      ? 0
+      : facts.filter((x) => x.d.score !== null).reduce((s, x) => s + weightOf(x.d.name) * f(x), 0) / scoredWeight
   const coverage = roundTo(scoredWeight / totalWeight, 4)
   const freshness = roundTo(weighted((x) => (x.stale ? STALE_FACTOR : 1)), 4)
   const history = roundTo(weighted((x) => x.history), 4)

@@ -13,8 +13,8 @@ import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"
 import { ProjectRow, revenueColumns, toProjectRecord } from "../store/Rows.ts"
-import { dieOnSqlError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../store/Series.ts"
+import { dieOnSqlError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 
 export interface DailyRows {
   readonly traffic?: ReadonlyArray<TrafficDay>
@@ -39,11 +39,23 @@ export interface MetricsRepoShape {
  * report's read — up to a year of days × 4 tables per project — so they are typed by the SELECT that builds
  * them rather than decoded field by field; the envelope around them (the json columns) is checked.
  */
-type TrafficTuple = readonly [day: string, visitors: number, pageviews: number, sessions: number, bounces: number, durationSeconds: number]
+type TrafficTuple = readonly [
+  day: string,
+  visitors: number,
+  pageviews: number,
+  sessions: number,
+  bounces: number,
+  durationSeconds: number
+]
 /** bigint sums arrive as JSON numbers (or, from json_build_array over numeric, strings): Number() both. */
 type RevenueTuple = readonly [string, ...ReadonlyArray<number | string>]
 type SearchTuple = readonly [day: string, clicks: number, impressions: number, positionWeighted: number]
-type ExpenseTuple = readonly [amountMinor: number | string, currency: string, incurredOn: string, recurrence: "one_off" | "monthly" | "yearly"]
+type ExpenseTuple = readonly [
+  amountMinor: number | string,
+  currency: string,
+  incurredOn: string,
+  recurrence: "one_off" | "monthly" | "yearly"
+]
 
 const SeriesRow = Schema.Struct({ traffic: JsonArray, revenue: JsonArray, search: JsonArray, expenses: JsonArray })
 const SeriesRowWithId = Schema.Struct({ ...SeriesRow.fields, id: ProjectId })
@@ -52,19 +64,41 @@ const VersionRow = Schema.Struct({ id: ProjectId, version: Schema.String })
 
 const toSeries = (r: typeof SeriesRow.Type): ProjectSeries => ({
   traffic: tuplesOf<TrafficTuple>(r.traffic).map((a) => ({
-    day: a[0], visitors: a[1], pageviews: a[2], sessions: a[3], bounces: a[4], durationSeconds: a[5]
+    day: a[0],
+    visitors: a[1],
+    pageviews: a[2],
+    sessions: a[3],
+    bounces: a[4],
+    durationSeconds: a[5]
   })),
   revenue: tuplesOf<RevenueTuple>(r.revenue).map((a) => ({
-    day: a[0], grossMinor: Number(a[1]), refundsMinor: Number(a[2]), failedPayments: Number(a[3]), failedMinor: Number(a[4]),
-    mrrMinor: Number(a[5]), customers: Number(a[6]), newMrrMinor: Number(a[7]), expansionMrrMinor: Number(a[8]),
-    contractionMrrMinor: Number(a[9]), churnedMrrMinor: Number(a[10]), reactivationMrrMinor: Number(a[11]),
-    newCustomers: Number(a[12]), churnedCustomers: Number(a[13]), reactivatedCustomers: Number(a[14])
+    day: a[0],
+    grossMinor: Number(a[1]),
+    refundsMinor: Number(a[2]),
+    failedPayments: Number(a[3]),
+    failedMinor: Number(a[4]),
+    mrrMinor: Number(a[5]),
+    customers: Number(a[6]),
+    newMrrMinor: Number(a[7]),
+    expansionMrrMinor: Number(a[8]),
+    contractionMrrMinor: Number(a[9]),
+    churnedMrrMinor: Number(a[10]),
+    reactivationMrrMinor: Number(a[11]),
+    newCustomers: Number(a[12]),
+    churnedCustomers: Number(a[13]),
+    reactivatedCustomers: Number(a[14])
   })),
   search: tuplesOf<SearchTuple>(r.search).map((a) => ({
-    day: a[0], clicks: a[1], impressions: a[2], positionWeighted: a[3]
+    day: a[0],
+    clicks: a[1],
+    impressions: a[2],
+    positionWeighted: a[3]
   })),
   expenses: tuplesOf<ExpenseTuple>(r.expenses).map((a) => ({
-    amountMinor: Number(a[0]), currency: a[1], incurredOn: a[2], recurrence: a[3]
+    amountMinor: Number(a[0]),
+    currency: a[1],
+    incurredOn: a[2],
+    recurrence: a[3]
   }))
 })
 
@@ -89,7 +123,8 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
         if (seriesCache.size > SERIES_CACHE_ENTRIES) seriesCache.delete(seriesCache.keys().next().value!)
       }
       // Rows travel as JSON arrays (positional), which costs Postgres about half of json_build_object.
-      const seriesColumns = (projectRef: string | Statement.Fragment, from: string) => sql`
+      const seriesColumns = (projectRef: string | Statement.Fragment, from: string) =>
+        sql`
         (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
             ORDER BY day), '[]'::json)
           FROM traffic_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS traffic,
@@ -125,7 +160,9 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
           }
           // A write landing between the two reads leaves newer rows under the older version: the next
           // read sees the newer version, misses, and reloads. Never stale, at worst one reload more.
-          const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`.pipe(Effect.flatMap(decodeSeries))
+          const loaded = yield* sql`SELECT ${seriesColumns(projectId, fromDay ?? EPOCH)}`.pipe(
+            Effect.flatMap(decodeSeries)
+          )
           const series = toSeries(loaded)
           remember(key, version, series)
           return { project, series }
@@ -153,28 +190,32 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
           }
           return result
         }, dieOnSqlError),
-        writeDays: Effect.fn("MetricsRepo.writeDays")(function*(projectId, rows) {
-          yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
-          for (const t of rows.traffic ?? []) {
-            yield* sql`INSERT INTO traffic_daily VALUES (${projectId}, ${t.day}::date, ${t.visitors}, ${t.pageviews},
+        writeDays: Effect.fn("MetricsRepo.writeDays")(
+          function*(projectId, rows) {
+            yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+            for (const t of rows.traffic ?? []) {
+              yield* sql`INSERT INTO traffic_daily VALUES (${projectId}, ${t.day}::date, ${t.visitors}, ${t.pageviews},
                 ${t.sessions}, ${t.bounces}, ${t.durationSeconds})
               ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
                 sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
-          }
-          // Revenue rows are normally derived by the payments rollup (PaymentsRepo.write), which replaces
-          // them all; this direct path stays for tests of the health and signals figures.
-          for (const r of rows.revenue ?? []) {
-            const c = revenueColumns(projectId, r)
-            yield* sql`INSERT INTO revenue_daily ${sql.insert(c)}
+            }
+            // Revenue rows are normally derived by the payments rollup (PaymentsRepo.write), which replaces
+            // them all; this direct path stays for tests of the health and signals figures.
+            for (const r of rows.revenue ?? []) {
+              const c = revenueColumns(projectId, r)
+              yield* sql`INSERT INTO revenue_daily ${sql.insert(c)}
               ON CONFLICT (project_id, day) DO UPDATE SET ${sql.update(c, ["project_id", "day"])}`
-          }
-          for (const s of rows.search ?? []) {
-            yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${s.clicks}, ${s.impressions},
+            }
+            for (const s of rows.search ?? []) {
+              yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${s.clicks}, ${s.impressions},
                 ${s.positionWeighted})
               ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
                 position_weighted = EXCLUDED.position_weighted`
-          }
-        }, sql.withTransaction, dieOnSqlError)
+            }
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        )
       })
     })
   )
@@ -197,7 +238,12 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
         search: since(db.search.get(projectId), from),
         expenses: [...db.expenses.values()]
           .filter((e) => e.projectId === projectId && e.deletedAt === null)
-          .map((e) => ({ amountMinor: e.amountMinor, currency: e.currency, incurredOn: e.incurredOn, recurrence: e.recurrence }))
+          .map((e) => ({
+            amountMinor: e.amountMinor,
+            currency: e.currency,
+            incurredOn: e.incurredOn,
+            recurrence: e.recurrence
+          }))
       })
       const put = <A extends { readonly day: string }>(
         table: Map<string, Map<string, A>>,
@@ -214,15 +260,18 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
           Effect.sync(() => {
             const project = db.projects.get(projectId)
             return project ? { project, series: seriesOf(projectId, fromDay ?? EPOCH) } : null
-          })),
+          })
+        ),
         loadSeries: Effect.fn("MetricsRepo.loadSeries")((projectIds, fromDay) =>
-          Effect.sync(() => new Map(projectIds.map((id) => [id, seriesOf(id, fromDay)] as const)))),
+          Effect.sync(() => new Map(projectIds.map((id) => [id, seriesOf(id, fromDay)] as const)))
+        ),
         writeDays: Effect.fn("MetricsRepo.writeDays")((projectId, rows) =>
           Effect.sync(() => {
             put(db.traffic, projectId, rows.traffic)
             put(db.revenue, projectId, rows.revenue)
             put(db.search, projectId, rows.search)
-          }))
+          })
+        )
       })
     })
   )

@@ -136,4 +136,3 @@ export const previousWindow = (w: DayWindow): DayWindow => {
   const n = windowLength(w)
   return { from: addDays(w.from, -n), to: addDays(w.from, -1) }
 }
-

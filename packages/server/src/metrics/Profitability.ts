@@ -12,11 +12,11 @@
  * The converted total is rounded once, half away from zero, after summing the fractional pieces.
  */
 import type { Money } from "@sitehealth/domain/Common"
-import { convertMinor, roundHalfAwayFromZero, type FxRate } from "../fx/Fx.ts"
+import { convertMinor, type FxRate, roundHalfAwayFromZero } from "../fx/Fx.ts"
+import type { ExpenseRow, RevenueDay } from "../store/Series.ts"
 import { addDays, addMonths, daysBetween } from "./Dates.ts"
 import { inWindow, money, num, ratio, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
-import type { ExpenseRow, RevenueDay } from "../store/Series.ts"
 
 /** One occurrence's share of a window: the whole occurrence amount and the fraction of it that falls in. */
 interface Share {
@@ -28,7 +28,11 @@ interface Share {
 /** The occurrences of an expense that overlap `w`, with the fraction of each inside it. */
 export const expenseShares = (e: ExpenseRow, w: DayWindow): Array<Share> => {
   const amount = num(e.amountMinor)
-  if (e.recurrence === "one_off") return inWindow(e.incurredOn, w) ? [{ day: e.incurredOn, amountMinor: amount, fraction: 1 }] : []
+  if (e.recurrence === "one_off") {
+    return inWindow(e.incurredOn, w)
+      ? [{ day: e.incurredOn, amountMinor: amount, fraction: 1 }]
+      : []
+  }
   const step = e.recurrence === "monthly" ? 1 : 12
   if (w.to < e.incurredOn) return []
   // Jump to an occurrence starting at or before the window (a month early: clamping can shift a start back).

@@ -9,11 +9,11 @@
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Revenue } from "@sitehealth/domain/Revenue"
+import type { FxRate } from "../fx/Fx.ts"
+import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "../store/Series.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
-import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "../store/Series.ts"
-import type { FxRate } from "../fx/Fx.ts"
 import { profitability } from "./Profitability.ts"
 
 /** What the revenue and churn reports are of: one project's payments over a period, in its time zone and currency. */
@@ -46,7 +46,8 @@ export const revenuePeriodWindow = (period: Period, today: string, rows: Readonl
   periodWindow(period, today, firstRevenueDay(rows))
 
 /** MRR at the end of `day` (0 before any data). */
-export const mrrAtEndOf = (rows: ReadonlyArray<RevenueDay>, day: string): number => Math.round(num(lastRowUpTo(rows, day)?.mrrMinor ?? 0))
+export const mrrAtEndOf = (rows: ReadonlyArray<RevenueDay>, day: string): number =>
+  Math.round(num(lastRowUpTo(rows, day)?.mrrMinor ?? 0))
 
 /** Paying customers at the end of `day`. */
 export const payingCustomersAtEndOf = (rows: ReadonlyArray<RevenueDay>, day: string): number =>
@@ -73,7 +74,11 @@ export interface MovementTotals {
  */
 export const movementsIn = (rows: ReadonlyArray<RevenueDay>, w: DayWindow): MovementTotals => {
   const sum = (f: (r: RevenueDay) => number) => Math.round(sumIn(rows, w, f))
-  const added = { new: sum((r) => r.newMrrMinor), expansion: sum((r) => r.expansionMrrMinor), reactivation: sum((r) => r.reactivationMrrMinor) }
+  const added = {
+    new: sum((r) => r.newMrrMinor),
+    expansion: sum((r) => r.expansionMrrMinor),
+    reactivation: sum((r) => r.reactivationMrrMinor)
+  }
   const lost = { contraction: sum((r) => r.contractionMrrMinor), churned: sum((r) => r.churnedMrrMinor) }
   return {
     start: mrrAtEndOf(rows, addDays(w.from, -1)),
@@ -97,7 +102,12 @@ export const customerChurnRate = (rows: ReadonlyArray<RevenueDay>, w: DayWindow)
 const cashIn = (rows: ReadonlyArray<RevenueDay>, w: DayWindow, currency: string) => {
   const gross = Math.round(sumIn(rows, w, (r) => r.grossMinor))
   const refunds = Math.round(sumIn(rows, w, (r) => r.refundsMinor))
-  return { window: w, gross: money(gross, currency), refunds: money(refunds, currency), net: money(gross - refunds, currency) }
+  return {
+    window: w,
+    gross: money(gross, currency),
+    refunds: money(refunds, currency),
+    net: money(gross - refunds, currency)
+  }
 }
 
 /** NRR and GRR of a cohort: Σ end ÷ Σ start, and Σ min(end, start) ÷ Σ start; null when Σ start is 0. */

@@ -6,10 +6,10 @@
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Seo } from "@sitehealth/domain/Seo"
+import type { SearchDay, SearchPageDay, SearchQueryDay } from "../store/Series.ts"
 import { addDays, daysBetween, eachDay } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 import type { DayWindow } from "./Numbers.ts"
-import type { SearchDay, SearchPageDay, SearchQueryDay } from "../store/Series.ts"
 
 /** Rows shown in topQueries / topPages. */
 export const SEO_TOP_ROWS = 10
@@ -26,7 +26,12 @@ export const seoTotals = (rows: ReadonlyArray<SearchDay>, w: DayWindow): SeoTota
   const clicks = Math.round(sumIn(rows, w, (r) => r.clicks))
   const impressions = Math.round(sumIn(rows, w, (r) => r.impressions))
   const positionWeighted = sumIn(rows, w, (r) => r.positionWeighted)
-  return { clicks, impressions, ctr: ratio(clicks, impressions), averagePosition: ratio(positionWeighted, impressions, 2) }
+  return {
+    clicks,
+    impressions,
+    ctr: ratio(clicks, impressions),
+    averagePosition: ratio(positionWeighted, impressions, 2)
+  }
 }
 
 export interface SeoWindows {
@@ -42,7 +47,12 @@ export interface SeoWindows {
  * anchor; 3m/12m → calendar months to date of the anchor; all → the first stored day to the anchor.
  * Without data the anchor is today; a stored day after today counts as today. The previous window has the same number of days, just before.
  */
-export const seoWindows = (period: Period, today: string, stored: string | null, firstDay: string | null): SeoWindows => {
+export const seoWindows = (
+  period: Period,
+  today: string,
+  stored: string | null,
+  firstDay: string | null
+): SeoWindows => {
   // A row dated after today (a provider in a zone ahead of the project's) never stretches the window.
   const dataThrough = stored !== null && stored > today ? today : stored
   const anchor = dataThrough ?? today
@@ -79,7 +89,12 @@ export interface Sums {
   positionWeighted: number
 }
 
-type Keyed = { readonly day: string; readonly clicks: number; readonly impressions: number; readonly positionWeighted: number }
+type Keyed = {
+  readonly day: string
+  readonly clicks: number
+  readonly impressions: number
+  readonly positionWeighted: number
+}
 
 const sumsByKey = <R extends Keyed>(rows: ReadonlyArray<R>, keyOf: (r: R) => string, w: DayWindow) => {
   const out = new Map<string, Sums>()
@@ -110,7 +125,11 @@ const topKeys = <R extends Keyed>(
   const cur = sumsByKey(rows, keyOf, current)
   const prev = sumsByKey(rows, keyOf, previous)
   const top = [...cur.entries()].sort(byTraffic).slice(0, Math.max(0, limit))
-  return top.map(([key, c]) => ({ key, current: c, previous: prev.get(key) ?? { clicks: 0, impressions: 0, positionWeighted: 0 } }))
+  return top.map(([key, c]) => ({
+    key,
+    current: c,
+    previous: prev.get(key) ?? { clicks: 0, impressions: 0, positionWeighted: 0 }
+  }))
 }
 
 const changeRow = (c: Sums, p: Sums): TopRowChange => {
@@ -143,7 +162,10 @@ export const topQueryChanges = (
   previous: DayWindow,
   limit: number
 ): Array<TopRowChange & { readonly query: string }> =>
-  topKeys(rows, (r) => r.query, current, previous, limit).map((t) => ({ query: t.key, ...changeRow(t.current, t.previous) }))
+  topKeys(rows, (r) => r.query, current, previous, limit).map((t) => ({
+    query: t.key,
+    ...changeRow(t.current, t.previous)
+  }))
 
 /** As topQueryChanges, for landing pages. */
 export const topPageChanges = (
@@ -152,7 +174,10 @@ export const topPageChanges = (
   previous: DayWindow,
   limit: number
 ): Array<TopRowChange & { readonly page: string }> =>
-  topKeys(rows, (r) => r.page, current, previous, limit).map((t) => ({ page: t.key, ...changeRow(t.current, t.previous) }))
+  topKeys(rows, (r) => r.page, current, previous, limit).map((t) => ({
+    page: t.key,
+    ...changeRow(t.current, t.previous)
+  }))
 
 /**
  * The rows of the top `limit` keys collapsed to one row per (key, window), dated at the window's first day:
@@ -206,7 +231,12 @@ const difference = (a: number | null, b: number | null, decimals: number): numbe
   a === null || b === null ? null : roundTo(a - b, decimals)
 
 export const seo = (input: SeoInput): Seo => {
-  const { window, previous, dataThrough, lagDays } = seoWindows(input.period, input.today, input.dataThrough, input.firstDay)
+  const { window, previous, dataThrough, lagDays } = seoWindows(
+    input.period,
+    input.today,
+    input.dataThrough,
+    input.firstDay
+  )
   const totals = seoTotals(input.totals, window)
   const prev = seoTotals(input.totals, previous)
   const rawPosition = (w: DayWindow) => {

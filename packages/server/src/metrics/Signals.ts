@@ -5,14 +5,26 @@
  * de-duplicated signals (same fingerprint = same signal). Thresholds: docs/metrics.md, "Signals".
  */
 import type { Dimension, Severity } from "@sitehealth/domain/Projects"
+import type { FxRate } from "../fx/Fx.ts"
+import type { ProjectSeries, SearchQueryDay } from "../store/Series.ts"
 import { anomalyOn, Z_CRITICAL } from "./Anomaly.ts"
 import type { DayValue } from "./Anomaly.ts"
 import { addDays, daysBetween } from "./Dates.ts"
-import type { FxRate } from "../fx/Fx.ts"
 import { mrrAt, netRevenueIn, retentionIn, STALE_AFTER_DAYS } from "./Health.ts"
+import {
+  changeOf,
+  fmtInt,
+  formatMoney,
+  lastDays,
+  lastRowUpTo,
+  pct,
+  pct1,
+  previousWindow,
+  ratio,
+  roundTo,
+  sumIn
+} from "./Numbers.ts"
 import { expensesIn } from "./Profitability.ts"
-import type { ProjectSeries, SearchQueryDay } from "../store/Series.ts"
-import { changeOf, fmtInt, formatMoney, lastDays, lastRowUpTo, pct, pct1, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
 
 export interface IntegrationState {
   readonly provider: string
@@ -120,18 +132,25 @@ export const anomalySignals = (input: SignalInput): Array<SignalCandidate> => {
     const change = changeOf(a.actual, a.expected.value)
     const drop = a.direction === "drop"
     const lost = Math.max(0, a.expected.value - a.actual)
-    const moneyAtStake = !drop ? null
-      : s.money ? Math.round(lost)
-      : s.subject === "pageviews" || perVisitor === null ? null
+    const moneyAtStake = !drop ?
+      null
+      : s.money ?
+      Math.round(lost)
+      : s.subject === "pageviews" || perVisitor === null ?
+      null
       : Math.round(lost * perVisitor) // search clicks are visits too
     out.push(make({
       kind: drop ? "anomaly_drop" : "anomaly_spike",
       subject: s.subject,
       dimension: s.dimension,
       severity: !drop ? "info" : Math.abs(a.z) >= Z_CRITICAL ? "critical" : "warning",
-      title: `${s.label} ${drop ? "down" : "up"} ${change === null ? "" : pct(change) + " "}on a usual ${weekdayName(a.day)}`.replace("  ", " "),
+      title: `${s.label} ${drop ? "down" : "up"} ${change === null ? "" : pct(change) + " "}on a usual ${
+        weekdayName(a.day)
+      }`.replace("  ", " "),
       detail: `${s.label} on ${a.day}: ${show(a.actual)} against a usual ${show(a.expected.value)} ` +
-        `(normal range ${show(a.expected.low)}–${show(a.expected.high)}, median of the previous ${a.points} ${weekdayName(a.day)}s; robust z ${a.z}).`,
+        `(normal range ${show(a.expected.low)}–${show(a.expected.high)}, median of the previous ${a.points} ${
+          weekdayName(a.day)
+        }s; robust z ${a.z}).`,
       metric: s.subject,
       day: a.day,
       actual: a.actual,
@@ -151,23 +170,50 @@ export const integrationSignals = (input: SignalInput): Array<SignalCandidate> =
   for (const i of input.integrations) {
     const dimension = PROVIDER_DIMENSION[i.provider] ?? "traffic"
     if (i.status === "error") {
-      out.push(make({ kind: "integration_failing", subject: i.provider, dimension, severity: "critical",
-        title: `${i.provider} sync is failing`, detail: `The last sync of ${i.provider} failed: ${i.lastError ?? "no error message"}.`,
-        metric: "integration_status", day: null, actual: null, expected: null, change: null, moneyAtStake: null }))
+      out.push(
+        make({
+          kind: "integration_failing",
+          subject: i.provider,
+          dimension,
+          severity: "critical",
+          title: `${i.provider} sync is failing`,
+          detail: `The last sync of ${i.provider} failed: ${i.lastError ?? "no error message"}.`,
+          metric: "integration_status",
+          day: null,
+          actual: null,
+          expected: null,
+          change: null,
+          moneyAtStake: null
+        })
+      )
       continue
     }
     const hours = i.lastSyncedAt === null ? null : (input.now.getTime() - i.lastSyncedAt.getTime()) / 3_600_000
-    const connectedHours = i.connectedAt === undefined ? null : (input.now.getTime() - i.connectedAt.getTime()) / 3_600_000
+    const connectedHours = i.connectedAt === undefined
+      ? null
+      : (input.now.getTime() - i.connectedAt.getTime()) / 3_600_000
     const stale = hours === null
       ? connectedHours === null || connectedHours > INTEGRATION_STALE_HOURS
       : hours > INTEGRATION_STALE_HOURS
     if (stale) {
-      out.push(make({ kind: "integration_stale", subject: i.provider, dimension, severity: "warning",
-        title: `${i.provider} has not synced ${hours === null ? "yet" : `for ${Math.floor(hours)} hours`}`,
-        detail: i.lastSyncedAt === null ? `${i.provider} is connected but has never synced.`
-          : `Last successful sync ${i.lastSyncedAt.toISOString()}; figures from ${i.provider} may be out of date.`,
-        metric: "hours_since_sync", day: null, actual: hours === null ? null : roundTo(hours, 1),
-        expected: { value: INTEGRATION_STALE_HOURS, low: null, high: INTEGRATION_STALE_HOURS }, change: null, moneyAtStake: null }))
+      out.push(
+        make({
+          kind: "integration_stale",
+          subject: i.provider,
+          dimension,
+          severity: "warning",
+          title: `${i.provider} has not synced ${hours === null ? "yet" : `for ${Math.floor(hours)} hours`}`,
+          detail: i.lastSyncedAt === null ?
+            `${i.provider} is connected but has never synced.`
+            : `Last successful sync ${i.lastSyncedAt.toISOString()}; figures from ${i.provider} may be out of date.`,
+          metric: "hours_since_sync",
+          day: null,
+          actual: hours === null ? null : roundTo(hours, 1),
+          expected: { value: INTEGRATION_STALE_HOURS, low: null, high: INTEGRATION_STALE_HOURS },
+          change: null,
+          moneyAtStake: null
+        })
+      )
     }
   }
   return out
@@ -187,12 +233,22 @@ export const revenueRuleSignals = (input: SignalInput): Array<SignalCandidate> =
   const mrrStart = mrrAt(series.revenue, addDays(current.from, -1))
   const mrrChange = changeOf(mrrEnd, mrrStart)
   if (mrrChange !== null && mrrChange <= MRR_DECLINE_WARNING) {
-    out.push(make({ kind: "mrr_decline", subject: null, dimension: "revenue",
-      severity: mrrChange <= MRR_DECLINE_CRITICAL ? "critical" : "warning",
-      title: `MRR down ${pct1(Math.abs(mrrChange))} in 30 days`,
-      detail: `MRR went from ${fmt(mrrStart)} on ${addDays(current.from, -1)} to ${fmt(mrrEnd)} on ${yesterday}.`,
-      metric: "mrr", day: yesterday, actual: mrrEnd, expected: { value: mrrStart, low: null, high: null },
-      change: mrrChange, moneyAtStake: mrrStart - mrrEnd }))
+    out.push(
+      make({
+        kind: "mrr_decline",
+        subject: null,
+        dimension: "revenue",
+        severity: mrrChange <= MRR_DECLINE_CRITICAL ? "critical" : "warning",
+        title: `MRR down ${pct1(Math.abs(mrrChange))} in 30 days`,
+        detail: `MRR went from ${fmt(mrrStart)} on ${addDays(current.from, -1)} to ${fmt(mrrEnd)} on ${yesterday}.`,
+        metric: "mrr",
+        day: yesterday,
+        actual: mrrEnd,
+        expected: { value: mrrStart, low: null, high: null },
+        change: mrrChange,
+        moneyAtStake: mrrStart - mrrEnd
+      })
+    )
   }
 
   const c = retentionIn(series.revenue, current)
@@ -200,14 +256,24 @@ export const revenueRuleSignals = (input: SignalInput): Array<SignalCandidate> =
   if (c.logoChurn !== null && c.churnedCustomers > 0) {
     const doubled = p.logoChurn !== null && c.churnedCustomers >= 2 && c.logoChurn >= 2 * p.logoChurn
     if (c.logoChurn >= CHURN_HIGH || doubled) {
-      out.push(make({ kind: "churn_spike", subject: null, dimension: "retention",
-        severity: c.logoChurn >= CHURN_CRITICAL ? "critical" : "warning",
-        title: `Customer churn at ${pct1(c.logoChurn)} over 30 days`,
-        detail: `${c.churnedCustomers} of ${c.customersStart} paying customers churned in the last 30 days, ` +
-          `taking ${fmt(c.churnedMrr)} of MRR` + (p.logoChurn === null ? "." : ` (previous 30 days: ${pct1(p.logoChurn)}).`),
-        metric: "logo_churn", day: yesterday, actual: c.logoChurn,
-        expected: p.logoChurn === null ? null : { value: p.logoChurn, low: null, high: null },
-        change: changeOf(c.logoChurn, p.logoChurn), moneyAtStake: Math.round(c.churnedMrr) }))
+      out.push(
+        make({
+          kind: "churn_spike",
+          subject: null,
+          dimension: "retention",
+          severity: c.logoChurn >= CHURN_CRITICAL ? "critical" : "warning",
+          title: `Customer churn at ${pct1(c.logoChurn)} over 30 days`,
+          detail: `${c.churnedCustomers} of ${c.customersStart} paying customers churned in the last 30 days, ` +
+            `taking ${fmt(c.churnedMrr)} of MRR` +
+            (p.logoChurn === null ? "." : ` (previous 30 days: ${pct1(p.logoChurn)}).`),
+          metric: "logo_churn",
+          day: yesterday,
+          actual: c.logoChurn,
+          expected: p.logoChurn === null ? null : { value: p.logoChurn, low: null, high: null },
+          change: changeOf(c.logoChurn, p.logoChurn),
+          moneyAtStake: Math.round(c.churnedMrr)
+        })
+      )
     }
   }
 
@@ -216,16 +282,27 @@ export const revenueRuleSignals = (input: SignalInput): Array<SignalCandidate> =
   if (failed > 0) {
     const failedMinor = Math.round(sumIn(series.revenue, week, (r) => r.failedMinor))
     const share = ratio(failedMinor, mrrEnd)
-    out.push(make({ kind: "failed_payments", subject: null, dimension: "revenue",
+    out.push(make({
+      kind: "failed_payments",
+      subject: null,
+      dimension: "revenue",
       // A single small failure in a large book is routine dunning, not an alarm: info below 1% of MRR.
       // (compared unrounded: `share` is rounded for display)
-      severity: mrrEnd > 0 && failedMinor >= FAILED_PAYMENTS_CRITICAL_SHARE * mrrEnd ? "critical"
-        : mrrEnd > 0 && failedMinor < FAILED_PAYMENTS_WARNING_SHARE * mrrEnd ? "info" : "warning",
+      severity: mrrEnd > 0 && failedMinor >= FAILED_PAYMENTS_CRITICAL_SHARE * mrrEnd ?
+        "critical"
+        : mrrEnd > 0 && failedMinor < FAILED_PAYMENTS_WARNING_SHARE * mrrEnd
+        ? "info"
+        : "warning",
       title: `${failed} failed payment${failed === 1 ? "" : "s"} in the last 7 days`,
       detail: `${failed} charge attempt${failed === 1 ? "" : "s"} failed for ${fmt(failedMinor)}` +
         (share === null ? "." : ` (${pct1(share)} of MRR).`),
-      metric: "failed_payments", day: yesterday, actual: failed, expected: { value: 0, low: 0, high: 0 },
-      change: null, moneyAtStake: failedMinor }))
+      metric: "failed_payments",
+      day: yesterday,
+      actual: failed,
+      expected: { value: 0, low: 0, high: 0 },
+      change: null,
+      moneyAtStake: failedMinor
+    }))
   }
 
   const netC = netRevenueIn(series.revenue, current)
@@ -237,13 +314,28 @@ export const revenueRuleSignals = (input: SignalInput): Array<SignalCandidate> =
   const negative = expC > 0 && netC - expC < 0
   const outgrowing = expGrowth !== null && expGrowth > 0.1 && (revGrowth === null || expGrowth > revGrowth)
   if (negative || outgrowing) {
-    out.push(make({ kind: "spend_outgrowing_revenue", subject: null, dimension: "profitability",
-      severity: negative ? "critical" : "warning",
-      title: negative ? `Expenses exceed revenue by ${fmt(expC - netC)} over 30 days`
-        : `Expenses up ${pct(expGrowth!)}, revenue ${revGrowth === null ? "not growing" : `${revGrowth >= 0 ? "up" : "down"} ${pct(revGrowth)}`}`,
-      detail: `Last 30 days: ${fmt(netC)} net revenue, ${fmt(expC)} expenses; previous 30 days: ${fmt(netP)} and ${fmt(expP)}.`,
-      metric: "expenses", day: yesterday, actual: expC, expected: { value: expP, low: null, high: null },
-      change: expGrowth, moneyAtStake: negative ? expC - netC : Math.max(0, (expC - expP) - (netC - netP)) }))
+    out.push(
+      make({
+        kind: "spend_outgrowing_revenue",
+        subject: null,
+        dimension: "profitability",
+        severity: negative ? "critical" : "warning",
+        title: negative ?
+          `Expenses exceed revenue by ${fmt(expC - netC)} over 30 days`
+          : `Expenses up ${pct(expGrowth!)}, revenue ${
+            revGrowth === null ? "not growing" : `${revGrowth >= 0 ? "up" : "down"} ${pct(revGrowth)}`
+          }`,
+        detail: `Last 30 days: ${fmt(netC)} net revenue, ${fmt(expC)} expenses; previous 30 days: ${fmt(netP)} and ${
+          fmt(expP)
+        }.`,
+        metric: "expenses",
+        day: yesterday,
+        actual: expC,
+        expected: { value: expP, low: null, high: null },
+        change: expGrowth,
+        moneyAtStake: negative ? expC - netC : Math.max(0, (expC - expP) - (netC - netP))
+      })
+    )
   }
   return out
 }
@@ -265,7 +357,9 @@ export const rankingSignals = (input: SignalInput): Array<SignalCandidate> => {
     if (!inCur && !inPrev) continue
     const a = agg.get(q.query) ?? { c: [0, 0, 0], p: [0, 0, 0] }
     const t = inCur ? a.c : a.p
-    t[0] += q.clicks; t[1] += q.impressions; t[2] += q.positionWeighted
+    t[0] += q.clicks
+    t[1] += q.impressions
+    t[2] += q.positionWeighted
     agg.set(q.query, a)
   }
   const perVisitor = revenuePerVisitor(input.series, addDays(input.today, -1))
@@ -279,13 +373,24 @@ export const rankingSignals = (input: SignalInput): Array<SignalCandidate> => {
     const drop = roundTo(position - previousPosition, 1)
     if (drop < RANKING_DROP_WARNING) continue
     const lostClicks = Math.max(0, a.p[0] - a.c[0])
-    out.push(make({ kind: "ranking_drop", subject: query, dimension: "seo",
-      severity: drop >= RANKING_DROP_CRITICAL ? "critical" : "warning",
-      title: `"${query}" fell ${drop} places (from ${previousPosition} to ${position})`,
-      detail: `Average position of "${query}" over ${cur.from}–${cur.to}: ${position} (previous 7 days ${previousPosition}); ` +
-        `clicks ${a.c[0]} vs ${a.p[0]}.`,
-      metric: "position", day: through, actual: position, expected: { value: previousPosition, low: null, high: null },
-      change: drop, moneyAtStake: perVisitor === null ? null : Math.round(lostClicks * perVisitor * (30 / RANKING_DAYS)) }))
+    out.push(
+      make({
+        kind: "ranking_drop",
+        subject: query,
+        dimension: "seo",
+        severity: drop >= RANKING_DROP_CRITICAL ? "critical" : "warning",
+        title: `"${query}" fell ${drop} places (from ${previousPosition} to ${position})`,
+        detail:
+          `Average position of "${query}" over ${cur.from}–${cur.to}: ${position} (previous 7 days ${previousPosition}); ` +
+          `clicks ${a.c[0]} vs ${a.p[0]}.`,
+        metric: "position",
+        day: through,
+        actual: position,
+        expected: { value: previousPosition, low: null, high: null },
+        change: drop,
+        moneyAtStake: perVisitor === null ? null : Math.round(lostClicks * perVisitor * (30 / RANKING_DAYS))
+      })
+    )
   }
   return out
 }
@@ -301,4 +406,8 @@ export const compareCandidates = (
 ): number =>
   SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
   (b.moneyAtStake ?? -1) - (a.moneyAtStake ?? -1) ||
-  ((a.fingerprint ?? a.kind) < (b.fingerprint ?? b.kind) ? -1 : (a.fingerprint ?? a.kind) > (b.fingerprint ?? b.kind) ? 1 : 0)
+  ((a.fingerprint ?? a.kind) < (b.fingerprint ?? b.kind)
+    ? -1
+    : (a.fingerprint ?? a.kind) > (b.fingerprint ?? b.kind)
+    ? 1
+    : 0)

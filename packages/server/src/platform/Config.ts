@@ -8,9 +8,9 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Path from "node:path"
+import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./ConnectionSettings.ts"
 import { EMBEDDED_SHARED_BUFFERS, isPostgresMemorySize } from "./EmbeddedPostgres.ts"
 import { providerUrlSettings } from "./ProviderUrls.ts"
-import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./ConnectionSettings.ts"
 import { parseSecretKey, SecretKeyError } from "./SecretKey.ts"
 import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
@@ -161,7 +161,9 @@ const secretKeyProblem = (name: string) => (value: string): string | null => {
  * Every setting of the server and the worker. `isTerminal`: whether the logs go to a terminal (stdout for the
  * server), for LOG_FORMAT's default.
  */
-export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effect.Effect<AppConfigShape, SettingsError> =>
+export const loadAppConfig = (
+  isTerminal = process.stdout.isTTY === true
+): Effect.Effect<AppConfigShape, SettingsError> =>
   collect({
     port: int("PORT", 8787, 0, 65535),
     host: parsed("HOST", "127.0.0.1", Result.succeed),
@@ -174,7 +176,9 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     embeddedPgSharedBuffers: parsed("SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS", EMBEDDED_SHARED_BUFFERS, (raw) =>
       isPostgresMemorySize(raw)
         ? Result.succeed(raw)
-        : Result.fail(`SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${raw}"`)),
+        : Result.fail(
+          `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${raw}"`
+        )),
     secretKey: secret("SITEHEALTH_SECRET_KEY", secretKeyProblem("SITEHEALTH_SECRET_KEY")),
     secretKeyOld: secret("SITEHEALTH_SECRET_KEY_OLD", secretKeyProblem("SITEHEALTH_SECRET_KEY_OLD")),
     syncIntervalMinutes: int("SITEHEALTH_SYNC_INTERVAL_MINUTES", 60, 1, 7 * 24 * 60),
@@ -194,14 +198,18 @@ export const loadAppConfig = (isTerminal = process.stdout.isTTY === true): Effec
     publicUrl: parsed<string | null>("PUBLIC_URL", null, (raw) => {
       try {
         const url = new URL(raw)
-        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error()
+        if (url.protocol !== "http:" && url.protocol !== "https:") {
+          throw new Error()
+        }
         return Result.succeed(url.origin)
       } catch {
         return Result.fail(`PUBLIC_URL must be an http or https URL such as https://health.example.com, got "${raw}"`)
       }
     }),
     smtpUrl: secret("SMTP_URL", (value) =>
-      /^smtps?:\/\/[^\s]+$/.test(value) ? null : "SMTP_URL must look like smtp://user:password@host:587 or smtps://host:465"),
+      /^smtps?:\/\/[^\s]+$/.test(value)
+        ? null
+        : "SMTP_URL must look like smtp://user:password@host:587 or smtps://host:465"),
     mailFrom: parsed("MAIL_FROM", "sitehealth <no-reply@localhost>", Result.succeed),
     signingKey: secret("SITEHEALTH_SIGNING_KEY", (value) =>
       value.length < 32 ? "SITEHEALTH_SIGNING_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)" : null),

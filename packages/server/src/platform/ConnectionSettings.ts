@@ -11,10 +11,10 @@
  * they are checked once at start-up with the rest (platform/ProviderUrls.ts) and read where a connection is
  * checked, as the sync reads them. The fields below override them (tests); null means "as the sync does".
  */
+import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
-import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { collect, parsed, secret, text } from "./Settings.ts"
 
 export const DEFAULT_GOOGLE_AUTH_URL = "https://accounts.google.com/o/oauth2/v2/auth"
@@ -47,7 +47,9 @@ const httpUrl = (name: string) => (raw: string): Result.Result<string, string> =
 const optionalUrl = (name: string) => parsed<string | null>(name, null, httpUrl(name))
 
 /** As read from the environment: the redirect URI's default needs PUBLIC_URL, HOST and PORT (platform/Config.ts). */
-export type ConnectionSettingsRead = Omit<ConnectionSettings, "googleRedirectUri"> & { readonly googleRedirectUri: string | null }
+export type ConnectionSettingsRead = Omit<ConnectionSettings, "googleRedirectUri"> & {
+  readonly googleRedirectUri: string | null
+}
 
 export const connectionSettings = collect({
   googleClientId: text("GOOGLE_CLIENT_ID"),

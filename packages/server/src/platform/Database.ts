@@ -11,7 +11,6 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { AppConfig } from "./Config.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 
-
 /** Where the database is: an explicit URL or the embedded cluster (started, and stopped with the scope). */
 export const resolveDatabaseUrl = Effect.gen(function*() {
   const config = yield* AppConfig
@@ -49,7 +48,9 @@ export const POOL_MAX_CONNECTIONS = 20
  * The pool's size, for what must leave part of it free: keyed POSTs (http/Idempotency.ts) reserve a
  * connection each for their transaction, and are admitted only while half the pool is left to the rest.
  */
-export class DatabasePool extends Context.Service<DatabasePool, { readonly maxConnections: number }>()("sitehealth/DatabasePool") {}
+export class DatabasePool
+  extends Context.Service<DatabasePool, { readonly maxConnections: number }>()("sitehealth/DatabasePool")
+{}
 
 export const pgLayer = (url: string, options: { readonly maxConnections?: number } = {}) => {
   const maxConnections = options.maxConnections ?? POOL_MAX_CONNECTIONS

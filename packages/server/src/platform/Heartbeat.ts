@@ -51,15 +51,19 @@ export const beat = Effect.gen(function*() {
     Effect.catch((error) => {
       if (now - lastWarningMs < 60_000) return Effect.void
       lastWarningMs = now
-      return Effect.logWarning(`worker heartbeat not recorded (servers without a worker will report it stale): ${error.message}`)
+      return Effect.logWarning(
+        `worker heartbeat not recorded (servers without a worker will report it stale): ${error.message}`
+      )
     })
   )
 })
 
 /** A beat unless one was recorded less than BEAT_EVERY_MS ago: cheap enough to call after every project. */
 export const beatIfDue = Effect.suspend(() =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    localBeatMs !== null && now - localBeatMs < BEAT_EVERY_MS ? Effect.void : beat)
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) => localBeatMs !== null && now - localBeatMs < BEAT_EVERY_MS ? Effect.void : beat
+  )
 )
 
 /** At a worker's start: the first beat, and the rows of workers long gone deleted. */
@@ -77,7 +81,9 @@ export const startHeartbeat = Effect.gen(function*() {
  */
 export const latestHeartbeatAgeSeconds = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ age: number | null }>`SELECT EXTRACT(EPOCH FROM (now() - max(beat_at)))::float8 AS age FROM worker_heartbeats`
+  const rows = yield* sql<
+    { age: number | null }
+  >`SELECT EXTRACT(EPOCH FROM (now() - max(beat_at)))::float8 AS age FROM worker_heartbeats`
   const age = rows[0]?.age
   return age === null || age === undefined ? null : Math.max(0, Number(age))
 })

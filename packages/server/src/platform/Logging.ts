@@ -177,7 +177,9 @@ const jsonLogger = Logger.make<unknown, void>(({ cause, date, fiber, logLevel, m
 
 const pad2 = (n: number) => (n < 10 ? "0" : "") + n
 const clockTime = (date: Date) =>
-  `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, "0")}`
+  `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}.${
+    String(date.getMilliseconds()).padStart(3, "0")
+  }`
 
 /** A request as one line for a terminal. */
 export const requestPretty = (line: RequestLine, date: Date): string =>
@@ -197,7 +199,9 @@ const prettyLogger = (): Logger.Logger<unknown, void> => {
   })
 }
 
-export const loggerFor = (format: LogFormat): Logger.Logger<unknown, void> => (format === "json" ? jsonLogger : prettyLogger())
+export const loggerFor = (
+  format: LogFormat
+): Logger.Logger<unknown, void> => (format === "json" ? jsonLogger : prettyLogger())
 
 /**
  * The process's logging: our logger in place of Effect's default one (the tracer logger stays, so that log

@@ -23,21 +23,21 @@
  * The series live in Effect's default metric registry, process-wide, as a Prometheus client library's
  * would: every app layer and worker in the process counts into the same ones.
  */
+import { errorBody } from "@sitehealth/domain/Envelope"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Metric from "effect/Metric"
-import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
-import { errorBody } from "@sitehealth/domain/Envelope"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Crypto from "node:crypto"
-import { AppConfig } from "./Config.ts"
 import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
+import { AppConfig } from "./Config.ts"
 
 export const METRICS_PATH = "/metrics"
 
@@ -64,12 +64,13 @@ const routes = new Map<string, Map<string, RouteSeries>>()
 
 const seriesFor = (route: string, method: string): RouteSeries => {
   let byMethod = routes.get(route)
-  if (byMethod === undefined) routes.set(route, (byMethod = new Map()))
+  if (byMethod === undefined) routes.set(route, byMethod = new Map())
   let series = byMethod.get(method)
   if (series === undefined) {
     series = {
       duration: Metric.histogram("http_request_duration_seconds", {
-        description: "Time from the request reaching the router until its response was ready, by route template and method",
+        description:
+          "Time from the request reaching the router until its response was ready, by route template and method",
         boundaries: DURATION_BUCKETS,
         attributes: { route, method }
       }),
@@ -117,7 +118,8 @@ export const countSyncRun = (provider: string, outcome: SyncOutcome): Effect.Eff
     let counter = syncRuns.get(key)
     if (counter === undefined) {
       counter = Metric.counter("sync_runs_total", {
-        description: "Sync attempts finished by the worker in this process, by provider and outcome (succeeded, failed, retry)",
+        description:
+          "Sync attempts finished by the worker in this process, by provider and outcome (succeeded, failed, retry)",
         incremental: true,
         attributes: { provider, outcome }
       })
@@ -141,17 +143,33 @@ const DB_STATES = ["active", "idle", "idle_in_transaction"] as const
 const dbDescription =
   "Connections to the database with application_name 'sitehealth' (every instance and worker), by state, from pg_stat_activity"
 const dbConnections = Object.fromEntries(
-  DB_STATES.map((state) => [state, Metric.gauge("db_connections", { description: dbDescription, attributes: { state } })])
+  DB_STATES.map((
+    state
+  ) => [state, Metric.gauge("db_connections", { description: dbDescription, attributes: { state } })])
 ) as Record<(typeof DB_STATES)[number], Metric.Gauge<number>>
 
-const DATABASE_GAUGES: ReadonlyArray<Metric.Gauge<number>> = [syncQueued, syncRunning, recomputeDue, ...Object.values(dbConnections)]
+const DATABASE_GAUGES: ReadonlyArray<Metric.Gauge<number>> = [
+  syncQueued,
+  syncRunning,
+  recomputeDue,
+  ...Object.values(dbConnections)
+]
 
 /**
  * One statement, one round trip. `due` is the worker's own claim condition (recompute/JobsRepo.ts claimNext),
  * plus projects that have no job row yet (the worker creates theirs and computes them at once).
  */
 const sqlGauges = (sql: SqlClient.SqlClient) =>
-  sql<{ sync_queued: number; sync_running: number; recompute_due: number; db_active: number; db_idle: number; db_idle_in_tx: number }>`
+  sql<
+    {
+      sync_queued: number
+      sync_running: number
+      recompute_due: number
+      db_active: number
+      db_idle: number
+      db_idle_in_tx: number
+    }
+  >`
     SELECT
       (SELECT count(*) FROM sync_runs WHERE status = 'queued')::int AS sync_queued,
       (SELECT count(*) FROM sync_runs WHERE status = 'running')::int AS sync_running,
@@ -210,7 +228,7 @@ const bearerMatches = (authorization: string | undefined, expected: Buffer): boo
 const unauthorized = () =>
   HttpServerResponse.jsonUnsafe(
     errorBody(401, "Invalid or missing metrics token", "unauthorized"),
-    { status: 401, headers: { "www-authenticate": 'Bearer realm="sitehealth-metrics"' } }
+    { status: 401, headers: { "www-authenticate": "Bearer realm=\"sitehealth-metrics\"" } }
   )
 
 /** The text format 0.0.4 that Prometheus scrapes. */
@@ -236,11 +254,14 @@ export const MetricsRoute = Layer.unwrap(
       ? memoryGauges(memory.value)
       : Effect.void
     const expected = config.metricsToken === null ? null : sha256(Redacted.value(config.metricsToken))
-    const respond = Effect.map(refresh, () =>
-      HttpServerResponse.text(renderMetrics(), { contentType: CONTENT_TYPE }))
-    return HttpRouter.add("GET", METRICS_PATH, (request) =>
-      expected !== null && !bearerMatches(request.headers["authorization"], expected)
-        ? Effect.succeed(unauthorized())
-        : respond)
+    const respond = Effect.map(refresh, () => HttpServerResponse.text(renderMetrics(), { contentType: CONTENT_TYPE }))
+    return HttpRouter.add(
+      "GET",
+      METRICS_PATH,
+      (request) =>
+        expected !== null && !bearerMatches(request.headers["authorization"], expected)
+          ? Effect.succeed(unauthorized())
+          : respond
+    )
   })
 )

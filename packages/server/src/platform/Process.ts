@@ -13,17 +13,17 @@ import { startupFailureLines } from "./Settings.ts"
 import { tracingLayer } from "./Tracing.ts"
 
 /** Runs `work` in its own scope, with the config, tracing as `role` and the configured logger. */
-export const withProcessServices = (config: AppConfigShape, role: "server" | "worker") =>
-<A, E, R>(work: Effect.Effect<A, E, R>) =>
-  work.pipe(
-    Effect.scoped,
-    Effect.provideService(AppConfig, config),
-    // Outside the work's scope: spans still buffered are flushed after the servers and the pool have closed.
-    // OTEL_EXPORTER_OTLP_ENDPOINT unset: tracing off altogether (platform/Tracing.ts).
-    Effect.provide(tracingLayer(config.tracing, role)),
-    // LOG_FORMAT / LOG_LEVEL (platform/Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
-    Effect.provide(loggingLayer(config))
-  )
+export const withProcessServices =
+  (config: AppConfigShape, role: "server" | "worker") => <A, E, R>(work: Effect.Effect<A, E, R>) =>
+    work.pipe(
+      Effect.scoped,
+      Effect.provideService(AppConfig, config),
+      // Outside the work's scope: spans still buffered are flushed after the servers and the pool have closed.
+      // OTEL_EXPORTER_OTLP_ENDPOINT unset: tracing off altogether (platform/Tracing.ts).
+      Effect.provide(tracingLayer(config.tracing, role)),
+      // LOG_FORMAT / LOG_LEVEL (platform/Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
+      Effect.provide(loggingLayer(config))
+    )
 
 /**
  * Runs a process's program. A failure is written before (or without) the configured logger, straight to
@@ -37,7 +37,9 @@ export const runProcess = (label: string, program: Effect.Effect<unknown, unknow
       Effect.tapCause((cause) =>
         Cause.hasInterruptsOnly(cause)
           ? Effect.void
-          : Effect.sync(() => process.stderr.write(startupFailureLines(cause).map((line) => `${label}: ${line}\n`).join("")))
+          : Effect.sync(() =>
+            process.stderr.write(startupFailureLines(cause).map((line) => `${label}: ${line}\n`).join(""))
+          )
       )
     ),
     {

@@ -8,7 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { collect, describeConfigError, parsed } from "./Settings.ts"
 
-export const PROVIDER_URL_VARIABLES = ["STRIPE_API_BASE", "PLAUSIBLE_API_BASE", "GSC_API_BASE", "GOOGLE_TOKEN_URL"] as const
+export const PROVIDER_URL_VARIABLES = [
+  "STRIPE_API_BASE",
+  "PLAUSIBLE_API_BASE",
+  "GSC_API_BASE",
+  "GOOGLE_TOKEN_URL"
+] as const
 
 /** An absolute http(s) URL; null when unset or blank. */
 export const providerUrl = (name: string) =>

@@ -27,7 +27,9 @@ export class SettingsError extends Data.TaggedError("SettingsError")<{ readonly 
 
 /** A ConfigError whose message is `message` (which names the variable) rather than a schema's wording. */
 export const invalid = (name: string, message: string): Config.ConfigError =>
-  new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message }))))
+  new Config.ConfigError(
+    new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.InvalidValue({ message })))
+  )
 
 const formatIssue = SchemaIssue.makeFormatterDefault()
 
@@ -56,7 +58,10 @@ export const text = (name: string): Config.Config<string | null> =>
  * A secret's text, trimmed, as `Redacted` (it prints as <redacted> in logs, errors and JSON); null when unset or
  * blank. `check` returns the problem with the value (a sentence that must not contain it), or null.
  */
-export const secret = (name: string, check?: (value: string) => string | null): Config.Config<Redacted.Redacted<string> | null> =>
+export const secret = (
+  name: string,
+  check?: (value: string) => string | null
+): Config.Config<Redacted.Redacted<string> | null> =>
   Config.option(Config.Redacted(name)).pipe(
     Config.mapEffect((value) => {
       if (value._tag === "None") return Effect.succeed(null)
@@ -68,7 +73,11 @@ export const secret = (name: string, check?: (value: string) => string | null): 
   )
 
 /** A setting decoded from its (trimmed, non-blank) text: `decode` gives the value or the problem's sentence. */
-export const parsed = <A>(name: string, fallback: A, decode: (raw: string) => Result.Result<A, string>): Config.Config<A> =>
+export const parsed = <A>(
+  name: string,
+  fallback: A,
+  decode: (raw: string) => Result.Result<A, string>
+): Config.Config<A> =>
   text(name).pipe(
     Config.mapEffect((raw) => {
       if (raw === null) return Effect.succeed(fallback)
@@ -96,7 +105,9 @@ type Collected<R extends Record<string, Setting<unknown>>> = {
  * Every setting in `settings`, read with the current ConfigProvider; fails with one SettingsError listing every
  * problem, in the order given. A member may itself be a `collect` (its problems are merged in).
  */
-export const collect = <const R extends Record<string, Setting<unknown>>>(settings: R): Effect.Effect<Collected<R>, SettingsError> =>
+export const collect = <const R extends Record<string, Setting<unknown>>>(
+  settings: R
+): Effect.Effect<Collected<R>, SettingsError> =>
   Effect.gen(function*() {
     const values: Record<string, unknown> = {}
     const problems: Array<string> = []
@@ -128,6 +139,10 @@ export const startupFailureLines = (cause: Cause.Cause<unknown>): ReadonlyArray<
   if (error instanceof SettingsError) return error.problems
   if (error instanceof SecretKeyError) return [error.message]
   const { message, cause: inner } = (error ?? {}) as { message?: unknown; cause?: { message?: unknown } }
-  const reason = typeof inner?.message === "string" ? inner.message : typeof message === "string" ? message : String(error)
+  const reason = typeof inner?.message === "string"
+    ? inner.message
+    : typeof message === "string"
+    ? message
+    : String(error)
   return [`stopped: ${reason}`]
 }

@@ -25,21 +25,27 @@
  * default).
  */
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import * as References from "effect/References"
-import * as Tracer from "effect/Tracer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpMiddleware from "effect/http/HttpMiddleware"
 import * as UrlParams from "effect/http/UrlParams"
+import * as Layer from "effect/Layer"
 import * as OtlpExporter from "effect/observability/OtlpExporter"
 import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as OtlpTracer from "effect/observability/OtlpTracer"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 import * as Os from "node:os"
 import { describeTracing, type TracingConfig } from "./TracingConfig.ts"
 
 // The settings live apart (platform/TracingConfig.ts) so that reading them does not load the exporter.
-export { describeTracing, parseOtlpHeaders, readTracingConfig, type TracingConfig, tracingSettings } from "./TracingConfig.ts"
+export {
+  describeTracing,
+  parseOtlpHeaders,
+  readTracingConfig,
+  type TracingConfig,
+  tracingSettings
+} from "./TracingConfig.ts"
 
 /**
  * The OTLP tracer with three decisions of ours on top.
@@ -68,12 +74,18 @@ const sitehealthTracer = (tracer: Tracer.Tracer, config: TracingConfig): Tracer.
       // gauges) is not worth a trace of its own.
       const lone = options.sampled && parent === null && options.kind === "client"
       const span = tracer.span(
-        lone ? { ...options, sampled: false } : decide ? { ...options, sampled: Math.random() < config.sampleRatio } : options
+        lone
+          ? { ...options, sampled: false }
+          : decide
+          ? { ...options, sampled: Math.random() < config.sampleRatio }
+          : options
       )
       if (options.kind !== "server") return span
       const attribute = span.attribute
       span.attribute = function(key, value) {
-        if (key === "http.route" && typeof value === "string") (span as { name: string }).name = `${options.name} ${value}`
+        if (key === "http.route" && typeof value === "string") {
+          ;(span as { name: string }).name = `${options.name} ${value}`
+        }
         attribute.call(span, key, value)
       }
       return span
@@ -90,8 +102,19 @@ const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"])
  * reach the trace backend.
  */
 const REDACTED_QUERY_NAMES = [
-  "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "secret", "client_secret",
-  "password", "code", "signature", "sig"
+  "token",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "api_key",
+  "apikey",
+  "key",
+  "secret",
+  "client_secret",
+  "password",
+  "code",
+  "signature",
+  "sig"
 ]
 
 /**
@@ -120,7 +143,10 @@ export const tracingLayer = (config: TracingConfig | null, role: "server" | "wor
     tracer,
     announce,
     Layer.succeed(HttpMiddleware.TracerDisabledWhen, (request) => UNTRACED_PATHS.has(request.url.split("?")[0])),
-    Layer.succeed(UrlParams.CurrentRedactedNames, [...UrlParams.CurrentRedactedNames.defaultValue(), ...REDACTED_QUERY_NAMES])
+    Layer.succeed(UrlParams.CurrentRedactedNames, [
+      ...UrlParams.CurrentRedactedNames.defaultValue(),
+      ...REDACTED_QUERY_NAMES
+    ])
   ).pipe(
     Layer.provide(OtlpExporter.layerFlusher),
     Layer.provide(config.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),

@@ -14,7 +14,8 @@ const supportedTimeZones = (): ReadonlyMap<string, string> => {
 }
 
 /** An IANA time zone Node knows (or UTC), in its canonical spelling; null otherwise. */
-export const canonicalTimezone = (raw: string): string | null => supportedTimeZones().get(raw.trim().toLowerCase()) ?? null
+export const canonicalTimezone = (raw: string): string | null =>
+  supportedTimeZones().get(raw.trim().toLowerCase()) ?? null
 
 /** An ISO 4217 currency code Node knows, upper case; null otherwise. */
 export const canonicalCurrency = (raw: string): string | null => {

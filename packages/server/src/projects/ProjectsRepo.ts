@@ -81,7 +81,9 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
           )
         }),
         existing: Effect.fn("ProjectsRepo.existing")(function*(accountId, ids) {
-          return yield* sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${ids.filter(looksLikeId)})`.pipe(
+          return yield* sql`SELECT id FROM projects WHERE account_id = ${accountId} AND id = ANY(${
+            ids.filter(looksLikeId)
+          })`.pipe(
             Effect.flatMap(decodeIds),
             Effect.map((rows) => rows.map((r) => r.id)),
             dieOnSqlError
@@ -102,7 +104,8 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
             const record: ProjectRecord = { id: newId("prj"), ...rest, createdAt: now }
             db.projects.set(record.id, record)
             return record
-          })),
+          })
+        ),
         remove: Effect.fn("ProjectsRepo.remove")((id) =>
           Effect.sync(() => {
             const existed = db.projects.delete(id)
@@ -112,23 +115,28 @@ export class ProjectsRepo extends Context.Service<ProjectsRepo, ProjectsRepoShap
             for (const [k, s] of db.syncRequests) if (s.projectId === id) db.syncRequests.delete(k)
             for (const k of db.answers.keys()) if (k.startsWith(`${id}|`)) db.answers.delete(k)
             return existed
-          })),
+          })
+        ),
         find: Effect.fn("ProjectsRepo.find")((id) => Effect.sync(() => db.projects.get(id) ?? null)),
         list: Effect.fn("ProjectsRepo.list")((accountId, scope, page) =>
           Effect.sync(() =>
             pageInMemory(
-              [...db.projects.values()].filter((p) => p.accountId === accountId && (scope === null || scope.includes(p.id))),
+              [...db.projects.values()].filter((p) =>
+                p.accountId === accountId && (scope === null || scope.includes(p.id))
+              ),
               page,
               "asc"
             )
-          )),
+          )
+        ),
         existing: Effect.fn("ProjectsRepo.existing")((accountId, ids) =>
           Effect.sync(() =>
             ids.flatMap((id) => {
               const p = db.projects.get(id)
               return p !== undefined && p.accountId === accountId ? [p.id] : []
             })
-          ))
+          )
+        )
       })
     })
   )

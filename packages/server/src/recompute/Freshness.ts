@@ -4,12 +4,12 @@
  * this service, not on the worker: the live layer recomputes through recompute/Recompute.ts under the
  * project's lock; a test layer can answer from anything.
  */
+import type { Briefing } from "@sitehealth/domain/Projects"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { Briefing } from "@sitehealth/domain/Projects"
-import { ensureBriefing, ensureFresh, isFresh } from "./Recompute.ts"
 import type { StoredHealth } from "../snapshots/SnapshotsRepo.ts"
+import { ensureBriefing, ensureFresh, isFresh } from "./Recompute.ts"
 
 export interface FreshProject {
   readonly id: string

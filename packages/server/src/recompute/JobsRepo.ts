@@ -40,7 +40,13 @@ export interface JobsRepoShape {
    */
   readonly claimNext: <E, R>(now: Date, f: (job: JobState) => Effect.Effect<void, E, R>) => Effect.Effect<boolean, E, R>
   /** Inside `withProjectLock`/`claimNext`: record what was computed and when the project is next due. */
-  readonly markComputed: (projectId: string, version: string, day: string, now: Date, dueAt: Date) => Effect.Effect<void>
+  readonly markComputed: (
+    projectId: string,
+    version: string,
+    day: string,
+    now: Date,
+    dueAt: Date
+  ) => Effect.Effect<void>
   /**
    * Inside the lock, after a failed computation: retry at `dueAt` rather than at once (the version is
    * marked as seen, so a project whose computation keeps failing cannot starve the others).
@@ -101,25 +107,33 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
             dieOnSqlError
           )
         }),
-        withProjectLock: Effect.fn("JobsRepo.withProjectLock")(function*(projectId, f) {
-          yield* sql`INSERT INTO project_jobs (project_id, due_at) VALUES (${projectId}, now())
+        withProjectLock: Effect.fn("JobsRepo.withProjectLock")(
+          function*(projectId, f) {
+            yield* sql`INSERT INTO project_jobs (project_id, due_at) VALUES (${projectId}, now())
               ON CONFLICT (project_id) DO NOTHING`.pipe(dieOnSqlError)
-          const job = yield* sql`SELECT ${jobColumns} FROM project_jobs WHERE project_id = ${projectId} FOR UPDATE`
-            .pipe(Effect.flatMap(lockedJob), dieOnSqlError)
-          return yield* f(job)
-        }, sql.withTransaction, dieOnSqlError),
-        claimNext: Effect.fn("JobsRepo.claimNext")(function*(now, f) {
-          const rows = yield* sql`SELECT ${sql`j.project_id, j.computed_version::text AS computed_version,
+            const job = yield* sql`SELECT ${jobColumns} FROM project_jobs WHERE project_id = ${projectId} FOR UPDATE`
+              .pipe(Effect.flatMap(lockedJob), dieOnSqlError)
+            return yield* f(job)
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
+        claimNext: Effect.fn("JobsRepo.claimNext")(
+          function*(now, f) {
+            const rows = yield* sql`SELECT ${sql`j.project_id, j.computed_version::text AS computed_version,
                 to_char(j.computed_day, 'YYYY-MM-DD') AS computed_day, j.last_run_at`}
               FROM project_jobs j JOIN projects p ON p.id = j.project_id
               WHERE j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= ${now}
               ORDER BY j.due_at, j.project_id
               LIMIT 1
               FOR UPDATE OF j SKIP LOCKED`.pipe(dieOnSqlError)
-          if (rows.length === 0) return false
-          yield* f(yield* lockedJob(rows))
-          return true
-        }, sql.withTransaction, dieOnSqlError),
+            if (rows.length === 0) return false
+            yield* f(yield* lockedJob(rows))
+            return true
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         markComputed: Effect.fn("JobsRepo.markComputed")(function*(projectId, version, day, now, dueAt) {
           return yield* sql`UPDATE project_jobs SET computed_version = ${version}::bigint, computed_day = ${day}::date,
                 last_run_at = ${now}, due_at = ${dueAt}
@@ -127,7 +141,10 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
         }),
         postpone: Effect.fn("JobsRepo.postpone")(function*(projectId, dueAt) {
           return yield* sql`UPDATE project_jobs j SET computed_version = p.data_version, due_at = ${dueAt}
-              FROM projects p WHERE p.id = j.project_id AND j.project_id = ${projectId}`.pipe(Effect.asVoid, dieOnSqlError)
+              FROM projects p WHERE p.id = j.project_id AND j.project_id = ${projectId}`.pipe(
+            Effect.asVoid,
+            dieOnSqlError
+          )
         }),
         attempt: Effect.fn("JobsRepo.attempt")(function*(work) {
           return yield* sql.withTransaction(work).pipe(dieOnSqlError)
@@ -151,12 +168,17 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
       const locks = new Map<string, Semaphore.Semaphore>()
       const lockOf = (id: string) => {
         let s = locks.get(id)
-        if (s === undefined) locks.set(id, (s = Semaphore.makeUnsafe(1)))
+        if (s === undefined) locks.set(id, s = Semaphore.makeUnsafe(1))
         return s
       }
       const jobOf = (id: string) => {
         let j = jobs.get(id)
-        if (j === undefined) jobs.set(id, (j = { projectId: id, computedVersion: null, computedDay: null, lastRunAt: null, dueAt: new Date(0) }))
+        if (j === undefined) {
+          jobs.set(
+            id,
+            j = { projectId: id, computedVersion: null, computedDay: null, lastRunAt: null, dueAt: new Date(0) }
+          )
+        }
         return j
       }
       // No data_version in the maps: a fingerprint of everything the reports read stands in for it.
@@ -185,12 +207,19 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
           return false
         }),
         markComputed: Effect.fn("JobsRepo.markComputed")((id, version, day, now, dueAt) =>
-          Effect.sync(() => void jobs.set(id, { projectId: id, computedVersion: version, computedDay: day, lastRunAt: now, dueAt }))),
+          Effect.sync(() =>
+            void jobs.set(id, { projectId: id, computedVersion: version, computedDay: day, lastRunAt: now, dueAt })
+          )
+        ),
         postpone: Effect.fn("JobsRepo.postpone")((id, dueAt) =>
-          Effect.sync(() => void jobs.set(id, { ...jobOf(id), computedVersion: versionOf(id), dueAt }))),
+          Effect.sync(() => void jobs.set(id, { ...jobOf(id), computedVersion: versionOf(id), dueAt }))
+        ),
         ensureJobs: Effect.fn("JobsRepo.ensureJobs")(() =>
-          Effect.sync(() => void [...db.projects.keys()].forEach(jobOf))),
-        attempt: Effect.fn("JobsRepo.attempt")(function*(work) { return yield* work })
+          Effect.sync(() => void [...db.projects.keys()].forEach(jobOf))
+        ),
+        attempt: Effect.fn("JobsRepo.attempt")(function*(work) {
+          return yield* work
+        })
       })
     })
   )

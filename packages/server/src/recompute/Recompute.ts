@@ -4,9 +4,9 @@
  * (JobsRepo), so a worker and a request never compute one project at the same time. Readers call
  * `ensureFresh` before answering: they never serve a snapshot older than the data.
  */
+import type { Briefing } from "@sitehealth/domain/Projects"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Briefing } from "@sitehealth/domain/Projects"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import { briefing } from "../metrics/Briefing.ts"
@@ -15,9 +15,9 @@ import { health } from "../metrics/Health.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
 import { detectSignals, RANKING_DAYS } from "../metrics/Signals.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
-import type { SearchQueryDay } from "../store/Series.ts"
 import { SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type StoredHealth } from "../snapshots/SnapshotsRepo.ts"
+import type { SearchQueryDay } from "../store/Series.ts"
 import { JobsRepo, type JobState } from "./JobsRepo.ts"
 
 /** Days of rows loaded: the 60-day comparison ending yesterday, 8 weeks of weekday baseline, a margin. */
@@ -51,8 +51,11 @@ export const nextDue = (timezone: string, now: Date): Date => {
 }
 
 /** Whether what is stored for the project is current: same data version, same local day, recent enough. */
-export const isFresh = (stored: { readonly dataVersion: string; readonly computedAt: Date } | null, version: string | null, now: Date) =>
-  stored !== null && stored.dataVersion === version && now.getTime() - stored.computedAt.getTime() < MAX_AGE_MS
+export const isFresh = (
+  stored: { readonly dataVersion: string; readonly computedAt: Date } | null,
+  version: string | null,
+  now: Date
+) => stored !== null && stored.dataVersion === version && now.getTime() - stored.computedAt.getTime() < MAX_AGE_MS
 
 export interface Recomputed {
   readonly projectId: string
@@ -82,9 +85,20 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
     const today = todayIn(project.timezone, now)
     const rates = yield* (yield* FxRepo).all()
     const integrations = (yield* (yield* IntegrationsRepo).list(projectId)).integrations
-    const queries = yield* (yield* SearchRepo).loadQueryDays(projectId, addDays(today, -(2 * RANKING_DAYS + 6)), addDays(today, -1))
+    const queries = yield* (yield* SearchRepo).loadQueryDays(
+      projectId,
+      addDays(today, -(2 * RANKING_DAYS + 6)),
+      addDays(today, -1)
+    )
 
-    const h = health({ projectId: project.id, today, now: now.toISOString(), series, currency: project.currency, rates })
+    const h = health({
+      projectId: project.id,
+      today,
+      now: now.toISOString(),
+      series,
+      currency: project.currency,
+      rates
+    })
     yield* snapshots.putHealth({ projectId, day: today, dataVersion: version, computedAt: now, health: h })
     const candidates = detectSignals({ today, now, currency: project.currency, series, integrations, queries, rates })
     yield* signalsRepo.reconcile(projectId, project.currency, candidates, now)
@@ -93,9 +107,19 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
     const morning = localTime(project.timezone, now).hour >= BRIEFING_HOUR
     if ((morning || options.forceBriefing === true) && (yield* snapshots.briefingOf(projectId, today)) === null) {
       const active = yield* signalsRepo.active(projectId)
-      yield* snapshots.insertBriefing(projectId, today, briefing({
-        projectId: project.id, today, now: now.toISOString(), currency: project.currency, series, health: h, signals: active
-      }))
+      yield* snapshots.insertBriefing(
+        projectId,
+        today,
+        briefing({
+          projectId: project.id,
+          today,
+          now: now.toISOString(),
+          currency: project.currency,
+          series,
+          health: h,
+          signals: active
+        })
+      )
       wroteBriefing = true
     }
     yield* jobs.markComputed(projectId, version, today, now, nextDue(project.timezone, now))
@@ -158,7 +182,10 @@ export const backfillHealth = (projectId: string, days: number) =>
     const snapshots = yield* SnapshotsRepo
     const now = new Date(yield* Clock.currentTimeMillis)
     const version = yield* jobs.dataVersion(projectId)
-    const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + days + 1)))
+    const loaded = yield* metrics.loadProject(
+      projectId,
+      addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + days + 1))
+    )
     if (version === null || loaded === null) return 0
     const { project, series } = loaded
     const rates = yield* (yield* FxRepo).all()
@@ -169,13 +196,19 @@ export const backfillHealth = (projectId: string, days: number) =>
       if ((yield* snapshots.healthOf(projectId, day)) !== null) continue
       // Stamped at the end of that local day's morning: when the worker would have computed it.
       const computedAt = new Date(Date.parse(`${day}T12:00:00Z`))
-      const h = health({ projectId: project.id, today: day, now: computedAt.toISOString(), series, currency: project.currency, rates })
+      const h = health({
+        projectId: project.id,
+        today: day,
+        now: computedAt.toISOString(),
+        series,
+        currency: project.currency,
+        rates
+      })
       yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt, health: h })
       stored++
     }
     return stored
   })
-
 
 /** The longest span rebuildHistory replays: a year of days before today. */
 export const HISTORY_MAX_DAYS = 365
@@ -184,14 +217,19 @@ const HISTORY_CHUNK_DAYS = 28
 
 type DayRow = { readonly day: string }
 /** Whether a stored day says anything: some figure of it is not 0 (connectors write zeros for empty days). */
-const hasFigures = (r: DayRow): boolean =>
-  Object.values(r).some((v) => typeof v === "number" && v !== 0)
+const hasFigures = (r: DayRow): boolean => Object.values(r).some((v) => typeof v === "number" && v !== 0)
 
 /**
  * The first day with any figure in the series, or null. Days of zeros before it do not count: Plausible
  * answers a range with zeros for the days before the site existed, and they are no history to replay.
  */
-const firstDataDay = (series: { readonly traffic: ReadonlyArray<DayRow>; readonly revenue: ReadonlyArray<DayRow>; readonly search: ReadonlyArray<DayRow> }): string | null => {
+const firstDataDay = (
+  series: {
+    readonly traffic: ReadonlyArray<DayRow>
+    readonly revenue: ReadonlyArray<DayRow>
+    readonly search: ReadonlyArray<DayRow>
+  }
+): string | null => {
   let first: string | null = null
   for (const rows of [series.traffic, series.revenue, series.search]) {
     for (const r of rows) if ((first === null || r.day < first) && hasFigures(r)) first = r.day
@@ -230,7 +268,10 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
         if (!(yield* integrations.takeHistoryPending(projectId))) return null
         const now = new Date(yield* Clock.currentTimeMillis)
         const version = yield* jobs.dataVersion(projectId)
-        const loaded = yield* metrics.loadProject(projectId, addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + maxDays + 1)))
+        const loaded = yield* metrics.loadProject(
+          projectId,
+          addDays(now.toISOString().slice(0, 10), -(LOOKBACK_DAYS + maxDays + 1))
+        )
         if (version === null || loaded === null) return null
         const { project, series } = loaded
         const today = todayIn(project.timezone, now)
@@ -247,24 +288,54 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
         // Search queries of the ranking window of each day, loaded a chunk of days at a time (bounded memory,
         // one query per chunk instead of one per day).
         const queryWindow = 2 * RANKING_DAYS + 6
-        let chunk: { readonly from: string; readonly to: string; readonly rows: ReadonlyArray<SearchQueryDay> } | null = null
+        let chunk: { readonly from: string; readonly to: string; readonly rows: ReadonlyArray<SearchQueryDay> } | null =
+          null
         for (let day = from; day <= to; day = addDays(day, 1)) {
           const at = new Date(Date.parse(`${day}T12:00:00Z`))
-          const h = health({ projectId: project.id, today: day, now: at.toISOString(), series, currency: project.currency, rates })
+          const h = health({
+            projectId: project.id,
+            today: day,
+            now: at.toISOString(),
+            series,
+            currency: project.currency,
+            rates
+          })
           yield* snapshots.putHealth({ projectId, day, dataVersion: version, computedAt: at, health: h })
           if (chunk === null || day > chunk.to) {
             const chunkTo = [addDays(day, HISTORY_CHUNK_DAYS - 1), to].sort()[0]
-            chunk = { from: day, to: chunkTo, rows: yield* search.loadQueryDays(projectId, addDays(day, -queryWindow), addDays(chunkTo, -1)) }
+            chunk = {
+              from: day,
+              to: chunkTo,
+              rows: yield* search.loadQueryDays(projectId, addDays(day, -queryWindow), addDays(chunkTo, -1))
+            }
           }
           const windowFrom = addDays(day, -queryWindow)
           const queries = chunk.rows.filter((q) => q.day >= windowFrom && q.day < day)
-          const candidates = detectSignals({ today: day, now: at, currency: project.currency, series, integrations: [], queries, rates })
+          const candidates = detectSignals({
+            today: day,
+            now: at,
+            currency: project.currency,
+            series,
+            integrations: [],
+            queries,
+            rates
+          })
           yield* signalsRepo.reconcile(projectId, project.currency, candidates, at)
           if ((yield* snapshots.briefingOf(projectId, day)) === null) {
             const active = yield* signalsRepo.active(projectId)
-            yield* snapshots.insertBriefing(projectId, day, briefing({
-              projectId: project.id, today: day, now: at.toISOString(), currency: project.currency, series, health: h, signals: active
-            }))
+            yield* snapshots.insertBriefing(
+              projectId,
+              day,
+              briefing({
+                projectId: project.id,
+                today: day,
+                now: at.toISOString(),
+                currency: project.currency,
+                series,
+                health: h,
+                signals: active
+              })
+            )
           }
           days++
         }

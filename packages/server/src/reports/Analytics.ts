@@ -1,9 +1,9 @@
 /** GET /projects/{id}/analytics: traffic for a period, from the traffic aggregates in one read. */
+import type { Period } from "@sitehealth/domain/Common"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Period } from "@sitehealth/domain/Common"
-import { analytics, planAnalytics } from "../metrics/Analytics.ts"
 import { prefetchedDataVersion, requireProjectWith } from "../http/ProjectPolicy.ts"
+import { analytics, planAnalytics } from "../metrics/Analytics.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { TrafficRepo } from "../traffic/TrafficRepo.ts"
 

@@ -1,19 +1,25 @@
 /** GET /projects/{id}/revenue and /churn: derived rows only, a handful of round trips, O(days in the window). */
-import * as Effect from "effect/Effect"
 import type { Period } from "@sitehealth/domain/Common"
+import * as Effect from "effect/Effect"
+import { FxRepo } from "../fx/FxRepo.ts"
+import { type LoadedProject, loadProjectWith } from "../http/ProjectPolicy.ts"
 import * as Compute from "../metrics/Compute.ts"
 import { addDays } from "../metrics/Dates.ts"
-import { FxRepo } from "../fx/FxRepo.ts"
-import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
-import { type LoadedProject, loadProjectWith } from "../http/ProjectPolicy.ts"
+import { PaymentsRepo } from "../payments/PaymentsRepo.ts"
 
 /**
  * Days of revenue rows a period needs: its window and the previous one of equal length (3m is at most 92
  * days, 12m at most 366). The MetricsRepo adds the last row before the range, which carries MRR forward.
  */
 const PERIOD_LOOKBACK: Record<Period, number | null> = {
-  today: 2, yesterday: 3, "7d": 15, "30d": 61, "3m": 186, "12m": 734, all: null
+  today: 2,
+  yesterday: 3,
+  "7d": 15,
+  "30d": 61,
+  "3m": 186,
+  "12m": 734,
+  all: null
 }
 /** The revenue report also shows 12 months of month-end MRR and the last 30 days against the 30 before. */
 const REVENUE_MIN_LOOKBACK = 400

@@ -4,12 +4,12 @@
  * of both windows and the top queries and pages aggregated in the store — bounded by the window's days and
  * SEO_TOP_ROWS, whatever the history behind them.
  */
+import type { Period } from "@sitehealth/domain/Common"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Period } from "@sitehealth/domain/Common"
-import { todayIn } from "../metrics/Dates.ts"
-import { SEO_TOP_ROWS, seo, seoWindows } from "../metrics/Seo.ts"
 import { requireProjectWith } from "../http/ProjectPolicy.ts"
+import { todayIn } from "../metrics/Dates.ts"
+import { seo, SEO_TOP_ROWS, seoWindows } from "../metrics/Seo.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
 

@@ -7,21 +7,25 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import { collapseTop } from "../metrics/Seo.ts"
 import type { DayWindow } from "../metrics/Numbers.ts"
-import type { SearchDay } from "../store/Series.ts"
+import { collapseTop } from "../metrics/Seo.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import type { SearchDay } from "../store/Series.ts"
 import { bulkRowsOf, Day, dieOnSqlError, firstOf, rowsOf, Wide } from "../store/Sql.ts"
 import { SEARCH_ROWS_PER_DAY, type SearchPageDay, type SearchQueryDay, type SearchRepoShape } from "./Types.ts"
 
 export type { SearchRepoShape } from "./Types.ts"
 
 /** Most clicks first, then impressions, then the key (code-unit order, as `COLLATE "C"` in Postgres). */
-const byTraffic = <R extends { readonly clicks: number; readonly impressions: number }>(key: (r: R) => string) => (a: R, b: R) =>
-  b.clicks - a.clicks || b.impressions - a.impressions || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+const byTraffic =
+  <R extends { readonly clicks: number; readonly impressions: number }>(key: (r: R) => string) => (a: R, b: R) =>
+    b.clicks - a.clicks || b.impressions - a.impressions || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
 
 /** The day's rows beyond the cap are dropped: keep the top SEARCH_ROWS_PER_DAY of each day. */
-const capPerDay = <R extends { readonly day: string; readonly clicks: number; readonly impressions: number }>(rows: Iterable<R>, key: (r: R) => string): Array<R> => {
+const capPerDay = <R extends { readonly day: string; readonly clicks: number; readonly impressions: number }>(
+  rows: Iterable<R>,
+  key: (r: R) => string
+): Array<R> => {
   const byDay = new Map<string, Array<R>>()
   for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), r])
   return [...byDay.values()].flatMap((day) => day.sort(byTraffic(key)).slice(0, SEARCH_ROWS_PER_DAY))
@@ -67,7 +71,9 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               impressions: Math.round(r.impressions),
               position_weighted: r.positionWeighted
             }))
-            yield* sql`INSERT INTO ${sql(table)} ${sql.insert(records as [Record<string, unknown>, ...Array<Record<string, unknown>>])}
+            yield* sql`INSERT INTO ${sql(table)} ${
+              sql.insert(records as [Record<string, unknown>, ...Array<Record<string, unknown>>])
+            }
               ON CONFLICT (project_id, day, ${sql(column)}) DO UPDATE SET clicks = EXCLUDED.clicks,
                 impressions = EXCLUDED.impressions, position_weighted = EXCLUDED.position_weighted`
           }
@@ -87,7 +93,14 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
             ORDER BY day, ${sql(column)} COLLATE "C"`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
 
       /** Sums per key over the current window (top `limit`) and, for those keys, over the previous one. */
-      const loadTop = (table: string, column: string, projectId: string, current: DayWindow, previous: DayWindow, limit: number) =>
+      const loadTop = (
+        table: string,
+        column: string,
+        projectId: string,
+        current: DayWindow,
+        previous: DayWindow,
+        limit: number
+      ) =>
         sql`WITH cur AS (
               SELECT ${sql(column)} AS key, sum(clicks) AS clicks, sum(impressions) AS impressions,
                 sum(position_weighted) AS position_weighted
@@ -105,23 +118,38 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
               GROUP BY ${sql(column)}
             )
             SELECT ${current.from} AS day, * FROM cur
-            UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(Effect.flatMap(decodeKeyed(table)), dieOnSqlError)
+            UNION ALL SELECT ${previous.from} AS day, * FROM prev`.pipe(
+          Effect.flatMap(decodeKeyed(table)),
+          dieOnSqlError
+        )
 
       return SearchRepo.of({
-        write: Effect.fn("SearchRepo.write")(function*(projectId, rows) {
-          yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
-          for (const s of rows.totals ?? []) {
-            yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${Math.round(s.clicks)},
+        write: Effect.fn("SearchRepo.write")(
+          function*(projectId, rows) {
+            yield* sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+            for (const s of rows.totals ?? []) {
+              yield* sql`INSERT INTO search_daily VALUES (${projectId}, ${s.day}::date, ${Math.round(s.clicks)},
                 ${Math.round(s.impressions)}, ${s.positionWeighted})
               ON CONFLICT (project_id, day) DO UPDATE SET clicks = EXCLUDED.clicks, impressions = EXCLUDED.impressions,
                 position_weighted = EXCLUDED.position_weighted`
-          }
-          // Capped before sending too, so an oversized batch costs no more than the rows it keeps.
-          yield* writeKeyed(projectId, "search_queries_daily", "query",
-            capPerDay(rows.queries ?? [], (r) => r.query).map((r) => ({ ...r, key: r.query })))
-          yield* writeKeyed(projectId, "search_pages_daily", "page",
-            capPerDay(rows.pages ?? [], (r) => r.page).map((r) => ({ ...r, key: r.page })))
-        }, sql.withTransaction, dieOnSqlError),
+            }
+            // Capped before sending too, so an oversized batch costs no more than the rows it keeps.
+            yield* writeKeyed(
+              projectId,
+              "search_queries_daily",
+              "query",
+              capPerDay(rows.queries ?? [], (r) => r.query).map((r) => ({ ...r, key: r.query }))
+            )
+            yield* writeKeyed(
+              projectId,
+              "search_pages_daily",
+              "page",
+              capPerDay(rows.pages ?? [], (r) => r.page).map((r) => ({ ...r, key: r.page }))
+            )
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         loadTotals: Effect.fn("SearchRepo.loadTotals")(function*(projectId, fromDay, toDay) {
           return yield* sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM search_daily
               WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date ORDER BY day`.pipe(
@@ -185,7 +213,10 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
         table.set(projectId, m)
       }
       const between = <R extends { readonly day: string }>(m: Map<string, R> | undefined, from: string, to: string) =>
-        [...(m?.values() ?? [])].filter((r) => r.day >= from && r.day <= to).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
+        [...(m?.values() ?? [])].filter((r) => r.day >= from && r.day <= to).sort((
+          a,
+          b
+        ) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
       const lastDay = (days: Iterable<{ readonly day: string }>): string | null => {
         let last: string | null = null
         for (const r of days) if (last === null || r.day > last) last = r.day
@@ -201,27 +232,51 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
             }
             put(queries, projectId, rows.queries ?? [], (r) => r.query)
             put(pages, projectId, rows.pages ?? [], (r) => r.page)
-          })),
+          })
+        ),
         loadTotals: Effect.fn("SearchRepo.loadTotals")((projectId, fromDay, toDay) =>
-          Effect.sync(() => between(db.search.get(projectId), fromDay, toDay))),
+          Effect.sync(() => between(db.search.get(projectId), fromDay, toDay))
+        ),
         loadQueryDays: Effect.fn("SearchRepo.loadQueryDays")((projectId, fromDay, toDay) =>
-          Effect.sync(() => between(queries.get(projectId), fromDay, toDay))),
+          Effect.sync(() => between(queries.get(projectId), fromDay, toDay))
+        ),
         loadPageDays: Effect.fn("SearchRepo.loadPageDays")((projectId, fromDay, toDay) =>
-          Effect.sync(() => between(pages.get(projectId), fromDay, toDay))),
+          Effect.sync(() => between(pages.get(projectId), fromDay, toDay))
+        ),
         loadTopQueries: Effect.fn("SearchRepo.loadTopQueries")((projectId, current, previous, limit) =>
           Effect.sync(() =>
-            collapseTop([...(queries.get(projectId)?.values() ?? [])], (r) => r.query,
-              (query, day, s) => ({ day, query, ...s }), current, previous, limit))),
+            collapseTop(
+              [...(queries.get(projectId)?.values() ?? [])],
+              (r) => r.query,
+              (query, day, s) => ({ day, query, ...s }),
+              current,
+              previous,
+              limit
+            )
+          )
+        ),
         loadTopPages: Effect.fn("SearchRepo.loadTopPages")((projectId, current, previous, limit) =>
           Effect.sync(() =>
-            collapseTop([...(pages.get(projectId)?.values() ?? [])], (r) => r.page,
-              (page, day, s) => ({ day, page, ...s }), current, previous, limit))),
+            collapseTop(
+              [...(pages.get(projectId)?.values() ?? [])],
+              (r) => r.page,
+              (page, day, s) => ({ day, page, ...s }),
+              current,
+              previous,
+              limit
+            )
+          )
+        ),
         dataThrough: Effect.fn("SearchRepo.dataThrough")((projectId) =>
           Effect.sync(() => {
-            const days = [lastDay(db.search.get(projectId)?.values() ?? []), lastDay(queries.get(projectId)?.values() ?? []),
-              lastDay(pages.get(projectId)?.values() ?? [])].filter((d): d is string => d !== null)
+            const days = [
+              lastDay(db.search.get(projectId)?.values() ?? []),
+              lastDay(queries.get(projectId)?.values() ?? []),
+              lastDay(pages.get(projectId)?.values() ?? [])
+            ].filter((d): d is string => d !== null)
             return days.length === 0 ? null : days.sort().at(-1)!
-          }))
+          })
+        )
       })
     })
   )

@@ -25,9 +25,17 @@ export interface SearchRepoShape {
   /** Upserts the rows and bumps the project's data_version in the same transaction. */
   readonly write: (projectId: string, rows: SearchWrite) => Effect.Effect<void>
   /** Query rows of days in [fromDay, toDay], both inclusive. */
-  readonly loadQueryDays: (projectId: string, fromDay: string, toDay: string) => Effect.Effect<ReadonlyArray<SearchQueryDay>>
+  readonly loadQueryDays: (
+    projectId: string,
+    fromDay: string,
+    toDay: string
+  ) => Effect.Effect<ReadonlyArray<SearchQueryDay>>
   /** Page rows of days in [fromDay, toDay], both inclusive. */
-  readonly loadPageDays: (projectId: string, fromDay: string, toDay: string) => Effect.Effect<ReadonlyArray<SearchPageDay>>
+  readonly loadPageDays: (
+    projectId: string,
+    fromDay: string,
+    toDay: string
+  ) => Effect.Effect<ReadonlyArray<SearchPageDay>>
   /** The property's daily totals of days in [fromDay, toDay], ordered by day. */
   readonly loadTotals: (projectId: string, fromDay: string, toDay: string) => Effect.Effect<ReadonlyArray<SearchDay>>
   /**

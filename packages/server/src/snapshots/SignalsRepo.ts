@@ -5,14 +5,14 @@
  * row opens. The list shows active signals first (severity, then newest), then those resolved in the last
  * RESOLVED_LIST_DAYS days (newest resolution first), keyset-paginated.
  */
+import { badRequest } from "@sitehealth/domain/Errors"
+import type { BadRequest } from "@sitehealth/domain/Errors"
+import { Dimension, Severity, Signal } from "@sitehealth/domain/Projects"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Dimension, Severity, Signal } from "@sitehealth/domain/Projects"
-import { badRequest } from "@sitehealth/domain/Errors"
-import type { BadRequest } from "@sitehealth/domain/Errors"
 import type { SignalCandidate } from "../metrics/Signals.ts"
 import { SEVERITY_RANK } from "../metrics/Signals.ts"
 import { randomBase62 } from "../store/Ids.ts"
@@ -31,7 +31,12 @@ export type SignalKey = readonly [number, number, number, string]
 
 export interface SignalsRepoShape {
   /** Inside the project lock: make the stored open signals exactly the candidates. */
-  readonly reconcile: (projectId: string, currency: string, candidates: ReadonlyArray<SignalCandidate>, now: Date) => Effect.Effect<void>
+  readonly reconcile: (
+    projectId: string,
+    currency: string,
+    candidates: ReadonlyArray<SignalCandidate>,
+    now: Date
+  ) => Effect.Effect<void>
   /**
    * Inside the project lock, before replaying the days from `from` (recompute/Recompute.ts rebuildHistory):
    * the signals detected from then on are deleted and those resolved from then on are open again, so the
@@ -76,8 +81,14 @@ export const decodeSignalCursor = (cursor: string | undefined): Effect.Effect<Si
 
 /** The stored body: what the detector said, minus what the columns hold. */
 const bodyOf = (c: SignalCandidate, currency: string) => ({
-  subject: c.subject, title: c.title, detail: c.detail, metric: c.metric, day: c.day, actual: c.actual,
-  expected: c.expected, change: c.change,
+  subject: c.subject,
+  title: c.title,
+  detail: c.detail,
+  metric: c.metric,
+  day: c.day,
+  actual: c.actual,
+  expected: c.expected,
+  change: c.change,
   moneyAtStake: c.moneyAtStake === null ? null : { amount: Math.round(c.moneyAtStake) + 0, currency }
 })
 
@@ -89,8 +100,15 @@ const SignalRow = Schema.Struct({
   severity: Severity,
   kind: Schema.String,
   body: Schema.Struct({
-    subject: f.subject, title: f.title, detail: f.detail, metric: f.metric, day: f.day, actual: f.actual,
-    expected: f.expected, change: f.change, moneyAtStake: f.moneyAtStake
+    subject: f.subject,
+    title: f.title,
+    detail: f.detail,
+    metric: f.metric,
+    day: f.day,
+    actual: f.actual,
+    expected: f.expected,
+    change: f.change,
+    moneyAtStake: f.moneyAtStake
   }),
   detected_at: Instant,
   last_seen_at: Instant,
@@ -102,10 +120,23 @@ const decodeOpen = rowsOf("signals", Schema.Struct({ id: Schema.String, fingerpr
 const toSignal = (r: typeof SignalRow.Type): Signal => {
   const b = r.body
   return {
-    id: r.id, dimension: r.dimension, severity: r.severity, kind: r.kind, subject: b.subject, title: b.title,
-    detail: b.detail, metric: b.metric, day: b.day, actual: b.actual, expected: b.expected, change: b.change,
-    moneyAtStake: b.moneyAtStake, detectedAt: r.detected_at.toISOString(), lastSeenAt: r.last_seen_at.toISOString(),
-    active: r.resolved_at === null, resolvedAt: r.resolved_at === null ? null : r.resolved_at.toISOString()
+    id: r.id,
+    dimension: r.dimension,
+    severity: r.severity,
+    kind: r.kind,
+    subject: b.subject,
+    title: b.title,
+    detail: b.detail,
+    metric: b.metric,
+    day: b.day,
+    actual: b.actual,
+    expected: b.expected,
+    change: b.change,
+    moneyAtStake: b.moneyAtStake,
+    detectedAt: r.detected_at.toISOString(),
+    lastSeenAt: r.last_seen_at.toISOString(),
+    active: r.resolved_at === null,
+    resolvedAt: r.resolved_at === null ? null : r.resolved_at.toISOString()
   }
 }
 
@@ -123,8 +154,9 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
           -round(extract(epoch FROM coalesce(resolved_at, detected_at)) * 1000)::bigint, id)`
       return SignalsRepo.of({
         reconcile: Effect.fn("SignalsRepo.reconcile")(function*(projectId, currency, candidates, now) {
-          const open = yield* sql`SELECT id, fingerprint FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL`
-            .pipe(Effect.flatMap(decodeOpen))
+          const open =
+            yield* sql`SELECT id, fingerprint FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL`
+              .pipe(Effect.flatMap(decodeOpen))
           const byFingerprint = new Map(open.map((r) => [r.fingerprint, r.id]))
           for (const c of candidates) {
             const body = JSON.stringify(bodyOf(c, currency))
@@ -147,19 +179,24 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
           yield* sql`UPDATE signals SET resolved_at = NULL WHERE project_id = ${projectId} AND resolved_at >= ${from}`
         }, dieOnSqlError),
         active: Effect.fn("SignalsRepo.active")(function*(projectId) {
-          return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`.pipe(
-            Effect.flatMap(decodeSignals),
-            Effect.map((rows) => rows.map(toSignal)),
-            dieOnSqlError
-          )
+          return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`
+            .pipe(
+              Effect.flatMap(decodeSignals),
+              Effect.map((rows) => rows.map(toSignal)),
+              dieOnSqlError
+            )
         }),
         list: Effect.fn("SignalsRepo.list")(function*(projectId, filter, page, now) {
           const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000)
           const after = page.after
           return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId}
-              AND ${filter.active === true ? sql`resolved_at IS NULL`
-                : filter.active === false ? sql`resolved_at >= ${since}`
-                : sql`(resolved_at IS NULL OR resolved_at >= ${since})`}
+              AND ${
+            filter.active === true ?
+              sql`resolved_at IS NULL`
+              : filter.active === false ?
+              sql`resolved_at >= ${since}`
+              : sql`(resolved_at IS NULL OR resolved_at >= ${since})`
+          }
               ${filter.dimension === undefined ? sql`` : sql`AND dimension = ${filter.dimension}`}
               ${filter.severity === undefined ? sql`` : sql`AND severity = ${filter.severity}`}
               ${after === null ? sql`` : sql`AND ${key} > (${after[0]}, ${after[1]}, ${after[2]}, ${after[3]})`}
@@ -167,7 +204,10 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
             Effect.flatMap(decodeSignals),
             Effect.map((rows) => {
               const items = rows.slice(0, page.limit).map(toSignal)
-              return { items, nextCursor: rows.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
+              return {
+                items,
+                nextCursor: rows.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null
+              }
             }),
             dieOnSqlError
           )
@@ -183,18 +223,36 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
       reconcile: Effect.fn("SignalsRepo.reconcile")((projectId, currency, candidates, now) =>
         Effect.sync(() => {
           const at = now.toISOString()
-          const open = new Map([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active)
-            .map((r) => [r.fingerprint, r] as const))
+          const open = new Map(
+            [...rows.values()].filter((r) => r.projectId === projectId && r.signal.active)
+              .map((r) => [r.fingerprint, r] as const)
+          )
           for (const c of candidates) {
             const old = open.get(c.fingerprint)
             open.delete(c.fingerprint)
-            const base = { id: old?.signal.id ?? newSignalId(), dimension: c.dimension, severity: c.severity, kind: c.kind }
-            rows.set(base.id, { projectId, fingerprint: c.fingerprint, signal: toSignal({
-              ...base, body: bodyOf(c, currency), detected_at: new Date(old?.signal.detectedAt ?? at), last_seen_at: now, resolved_at: null
-            }) })
+            const base = {
+              id: old?.signal.id ?? newSignalId(),
+              dimension: c.dimension,
+              severity: c.severity,
+              kind: c.kind
+            }
+            rows.set(base.id, {
+              projectId,
+              fingerprint: c.fingerprint,
+              signal: toSignal({
+                ...base,
+                body: bodyOf(c, currency),
+                detected_at: new Date(old?.signal.detectedAt ?? at),
+                last_seen_at: now,
+                resolved_at: null
+              })
+            })
           }
-          for (const r of open.values()) rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })
-        })),
+          for (const r of open.values()) {
+            rows.set(r.signal.id, { ...r, signal: { ...r.signal, active: false, resolvedAt: at } })
+          }
+        })
+      ),
       rewind: Effect.fn("SignalsRepo.rewind")((projectId, from) =>
         Effect.sync(() => {
           for (const [id, r] of rows) {
@@ -204,20 +262,35 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
               rows.set(id, { ...r, signal: { ...r.signal, active: true, resolvedAt: null } })
             }
           }
-        })),
+        })
+      ),
       active: Effect.fn("SignalsRepo.active")((projectId) =>
-        Effect.sync(() => sorted([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active).map((r) => r.signal)))),
+        Effect.sync(() =>
+          sorted([...rows.values()].filter((r) => r.projectId === projectId && r.signal.active).map((r) => r.signal))
+        )
+      ),
       list: Effect.fn("SignalsRepo.list")((projectId, filter, page, now) =>
         Effect.sync(() => {
           const since = new Date(now.getTime() - RESOLVED_LIST_DAYS * 86_400_000).toISOString()
-          const all = sorted([...rows.values()].filter((r) => r.projectId === projectId).map((r) => r.signal).filter((s) =>
-            (filter.active === true ? s.active : filter.active === false ? !s.active && s.resolvedAt! >= since : s.active || s.resolvedAt! >= since) &&
-            (filter.dimension === undefined || s.dimension === filter.dimension) &&
-            (filter.severity === undefined || s.severity === filter.severity)))
+          const all = sorted(
+            [...rows.values()].filter((r) => r.projectId === projectId).map((r) => r.signal).filter((s) =>
+              (filter.active === true
+                ? s.active
+                : filter.active === false
+                ? !s.active && s.resolvedAt! >= since
+                : s.active || s.resolvedAt! >= since) &&
+              (filter.dimension === undefined || s.dimension === filter.dimension) &&
+              (filter.severity === undefined || s.severity === filter.severity)
+            )
+          )
           const rest = page.after === null ? all : all.filter((s) => compareKeys(keyOf(s), page.after!) > 0)
           const items = rest.slice(0, page.limit)
-          return { items, nextCursor: rest.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null }
-        }))
+          return {
+            items,
+            nextCursor: rest.length > page.limit ? encodeSignalCursor(keyOf(items[items.length - 1])) : null
+          }
+        })
+      )
     })
   })
 }

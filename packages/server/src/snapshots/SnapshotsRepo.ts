@@ -2,13 +2,13 @@
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
  * per project and local date, written once). Written by recompute/Recompute.ts under the project lock.
  */
+import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import { PROJECT_LIST_ENTRY } from "../answers/AnswersRepo.ts"
 import { pageInMemory, toPage } from "../store/Cursor.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
@@ -128,7 +128,9 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
               INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
                 encoded_computed_at)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
-                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${encodeHealthJson(r.health)},
+                ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${
+            encodeHealthJson(r.health)
+          },
                 ${r.computedAt})
               ON CONFLICT (project_id, day) DO UPDATE SET computed_at = EXCLUDED.computed_at,
                 data_version = EXCLUDED.data_version, score = EXCLUDED.score, confidence = EXCLUDED.confidence,
@@ -137,8 +139,13 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
               WHERE health_snapshots.computed_at <= EXCLUDED.computed_at`.pipe(Effect.asVoid, dieOnSqlError)
         }),
         keepEncoded: Effect.fn("SnapshotsRepo.keepEncoded")(function*(r) {
-          return yield* sql`UPDATE health_snapshots SET encoded = ${encodeHealthJson(r.health)}, encoded_computed_at = computed_at
-              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(Effect.asVoid, dieOnSqlError)
+          return yield* sql`UPDATE health_snapshots SET encoded = ${
+            encodeHealthJson(r.health)
+          }, encoded_computed_at = computed_at
+              WHERE project_id = ${r.projectId} AND day = ${r.day}::date AND computed_at = ${r.computedAt}`.pipe(
+            Effect.asVoid,
+            dieOnSqlError
+          )
         }),
         healthOf: Effect.fn("SnapshotsRepo.healthOf")(function*(projectId, day) {
           // `encoded` only when it belongs to this computation (see migration 0011).
@@ -204,76 +211,96 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           )
         }),
         briefingOf: Effect.fn("SnapshotsRepo.briefingOf")(function*(projectId, localDate) {
-          return yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`.pipe(
-            Effect.flatMap(decodeBriefing),
-            Effect.flatMap((r) => (r === null ? Effect.succeed(null) : bodyOf("briefings", decodeBriefingBody, r.body))),
-            dieOnSqlError
-          )
+          return yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+            .pipe(
+              Effect.flatMap(decodeBriefing),
+              Effect.flatMap((
+                r
+              ) => (r === null ? Effect.succeed(null) : bodyOf("briefings", decodeBriefingBody, r.body))),
+              dieOnSqlError
+            )
         }),
         insertBriefing: Effect.fn("SnapshotsRepo.insertBriefing")(function*(projectId, localDate, b) {
           yield* sql`INSERT INTO briefings (project_id, local_date, generated_at, body)
               VALUES (${projectId}, ${localDate}::date, ${b.generatedAt}::timestamptz, ${JSON.stringify(b)}::jsonb)
               ON CONFLICT (project_id, local_date) DO NOTHING`
-          const row = yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
-            .pipe(Effect.flatMap(decodeInsertedBriefing))
+          const row =
+            yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+              .pipe(Effect.flatMap(decodeInsertedBriefing))
           return yield* bodyOf("briefings", decodeBriefingBody, row.body)
         }, dieOnSqlError)
       })
     })
   )
 
-  static readonly memory = Layer.effect(SnapshotsRepo, Effect.gen(function*() {
-    const db = yield* MemoryDb
-    const health = new Map<string, StoredHealth>() // project|day
-    const briefings = new Map<string, Briefing>() // project|date
-    return SnapshotsRepo.of({
-      putHealth: Effect.fn("SnapshotsRepo.putHealth")((r) =>
-        Effect.sync(() => {
-          const key = `${r.projectId}|${r.day}`
-          const old = health.get(key)
-          if (old === undefined || old.computedAt <= r.computedAt) {
-            health.set(key, { ...structuredClone(r), encoded: encodeHealthJson(r.health) })
-          }
-          db.answers.delete(`${r.projectId}|${PROJECT_LIST_ENTRY}`)
-        })),
-      healthOf: Effect.fn("SnapshotsRepo.healthOf")((projectId, day) =>
-        Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null))),
-      keepEncoded: Effect.fn("SnapshotsRepo.keepEncoded")((r) =>
-        Effect.sync(() => {
-          const key = `${r.projectId}|${r.day}`
-          const old = health.get(key)
-          if (old !== undefined && old.computedAt.getTime() === r.computedAt.getTime()) {
-            health.set(key, { ...old, encoded: encodeHealthJson(old.health) })
-          }
-        })),
-      pageWithTrends: Effect.fn("SnapshotsRepo.pageWithTrends")((accountId, scope, page, fromDay) =>
-        Effect.sync(() => {
-          const found = pageInMemory(
-            [...db.projects.values()].filter((p) => p.accountId === accountId && (scope === null || scope.includes(p.id))),
-            page,
-            "asc"
-          )
-          const ids: ReadonlyArray<string> = found.items.map((p) => p.id)
-          const rows = [...health.values()]
-            .filter((h) => ids.includes(h.projectId) && h.day >= fromDay)
-            .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day < b.day ? -1 : 1))
-            .map((h) => ({
-              projectId: h.projectId,
-              currentVersion: h.dataVersion,
-              day: h.day,
-              dataVersion: h.dataVersion,
-              snapshot: { score: h.health.score, confidence: h.health.confidence, status: h.health.status, computedAt: h.health.computedAt }
-            }))
-          return { page: found, rows, versions: new Map<string, string>() }
-        })),
-      briefingOf: Effect.fn("SnapshotsRepo.briefingOf")((projectId, localDate) =>
-        Effect.sync(() => structuredClone(briefings.get(`${projectId}|${localDate}`) ?? null))),
-      insertBriefing: Effect.fn("SnapshotsRepo.insertBriefing")((projectId, localDate, b) =>
-        Effect.sync(() => {
-          const key = `${projectId}|${localDate}`
-          if (!briefings.has(key)) briefings.set(key, structuredClone(b))
-          return structuredClone(briefings.get(key)!)
-        }))
+  static readonly memory = Layer.effect(
+    SnapshotsRepo,
+    Effect.gen(function*() {
+      const db = yield* MemoryDb
+      const health = new Map<string, StoredHealth>() // project|day
+      const briefings = new Map<string, Briefing>() // project|date
+      return SnapshotsRepo.of({
+        putHealth: Effect.fn("SnapshotsRepo.putHealth")((r) =>
+          Effect.sync(() => {
+            const key = `${r.projectId}|${r.day}`
+            const old = health.get(key)
+            if (old === undefined || old.computedAt <= r.computedAt) {
+              health.set(key, { ...structuredClone(r), encoded: encodeHealthJson(r.health) })
+            }
+            db.answers.delete(`${r.projectId}|${PROJECT_LIST_ENTRY}`)
+          })
+        ),
+        healthOf: Effect.fn("SnapshotsRepo.healthOf")((projectId, day) =>
+          Effect.sync(() => structuredClone(health.get(`${projectId}|${day}`) ?? null))
+        ),
+        keepEncoded: Effect.fn("SnapshotsRepo.keepEncoded")((r) =>
+          Effect.sync(() => {
+            const key = `${r.projectId}|${r.day}`
+            const old = health.get(key)
+            if (old !== undefined && old.computedAt.getTime() === r.computedAt.getTime()) {
+              health.set(key, { ...old, encoded: encodeHealthJson(old.health) })
+            }
+          })
+        ),
+        pageWithTrends: Effect.fn("SnapshotsRepo.pageWithTrends")((accountId, scope, page, fromDay) =>
+          Effect.sync(() => {
+            const found = pageInMemory(
+              [...db.projects.values()].filter((p) =>
+                p.accountId === accountId && (scope === null || scope.includes(p.id))
+              ),
+              page,
+              "asc"
+            )
+            const ids: ReadonlyArray<string> = found.items.map((p) => p.id)
+            const rows = [...health.values()]
+              .filter((h) => ids.includes(h.projectId) && h.day >= fromDay)
+              .sort((a, b) => (a.projectId < b.projectId ? -1 : a.projectId > b.projectId ? 1 : a.day < b.day ? -1 : 1))
+              .map((h) => ({
+                projectId: h.projectId,
+                currentVersion: h.dataVersion,
+                day: h.day,
+                dataVersion: h.dataVersion,
+                snapshot: {
+                  score: h.health.score,
+                  confidence: h.health.confidence,
+                  status: h.health.status,
+                  computedAt: h.health.computedAt
+                }
+              }))
+            return { page: found, rows, versions: new Map<string, string>() }
+          })
+        ),
+        briefingOf: Effect.fn("SnapshotsRepo.briefingOf")((projectId, localDate) =>
+          Effect.sync(() => structuredClone(briefings.get(`${projectId}|${localDate}`) ?? null))
+        ),
+        insertBriefing: Effect.fn("SnapshotsRepo.insertBriefing")((projectId, localDate, b) =>
+          Effect.sync(() => {
+            const key = `${projectId}|${localDate}`
+            if (!briefings.has(key)) briefings.set(key, structuredClone(b))
+            return structuredClone(briefings.get(key)!)
+          })
+        )
+      })
     })
-  }))
+  )
 }

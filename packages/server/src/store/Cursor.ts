@@ -35,7 +35,9 @@ export const parseCursor = (cursor: string): NonNullable<PageRequest["after"]> |
 export const decodeCursor = (cursor: string | undefined): Effect.Effect<PageRequest["after"], BadRequest> => {
   if (cursor === undefined) return Effect.succeed(null)
   const after = parseCursor(cursor)
-  return after !== null ? Effect.succeed(after) : Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
+  return after !== null
+    ? Effect.succeed(after)
+    : Effect.fail(badRequest("cursor is not a cursor this API returned", "invalid_cursor"))
 }
 
 /** Fetch limit + 1 rows, return limit of them and a cursor when there was one more. */

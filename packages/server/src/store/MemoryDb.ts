@@ -1,16 +1,16 @@
 /** The state behind the in-memory repositories (tests only): plain maps, one instance per layer build. */
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
-import type { RevenueDay, SearchDay, TrafficDay } from "./Series.ts"
 import type {
   AccountRecord,
   ExpenseRecord,
   IntegrationRecord,
   ProjectRecord,
-  SyncRunRecord,
   StoredAnswer,
+  SyncRunRecord,
   TokenRecord
 } from "./Records.ts"
+import type { RevenueDay, SearchDay, TrafficDay } from "./Series.ts"
 
 export interface MemoryTables {
   readonly accounts: Map<string, AccountRecord>

@@ -4,8 +4,8 @@
  */
 import { AccountId, ProjectId } from "@sitehealth/domain/Common"
 import * as Schema from "effect/Schema"
-import type { RevenueDay } from "./Series.ts"
 import type { ProjectRecord } from "./Records.ts"
+import type { RevenueDay } from "./Series.ts"
 import { Instant } from "./Sql.ts"
 
 /** The projects columns a ProjectRecord is built from; a query may select more. */

@@ -102,8 +102,12 @@ export interface TrafficWindow {
    * The same sums over [prevTopFrom, prevTopTo] for the keys of `pages` / `sources` / `countries` only (a
    * key without rows then is absent); empty when the query has no previous range.
    */
-  readonly previousPages: ReadonlyArray<{ readonly path: string; readonly visitors: number; readonly pageviews: number }>
-  readonly previousSources: ReadonlyArray<{ readonly source: string; readonly visitors: number; readonly sessions: number }>
+  readonly previousPages: ReadonlyArray<
+    { readonly path: string; readonly visitors: number; readonly pageviews: number }
+  >
+  readonly previousSources: ReadonlyArray<
+    { readonly source: string; readonly visitors: number; readonly sessions: number }
+  >
   readonly previousCountries: ReadonlyArray<{ readonly country: string; readonly visitors: number }>
 }
 

@@ -57,7 +57,9 @@ export const tuplesOf = <T extends ReadonlyArray<unknown>>(value: ReadonlyArray<
  * caller's work run inside its transaction, pass through. The SqlError itself is the defect, so
  * RequestErrors can still tell a database outage (503) from a bug (500).
  */
-export const dieOnSqlError = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+export const dieOnSqlError = <A, E, R>(
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
   Effect.catchIf(self, SqlError.isSqlError, Effect.die) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>
 
 /**
@@ -90,8 +92,11 @@ export const firstOf = <S extends Schema.ConstraintDecoder<unknown>>(table: stri
 export const singleOf = <S extends Schema.ConstraintDecoder<unknown>>(table: string, row: S) => {
   const decode = firstOf(table, row)
   return (rows: ReadonlyArray<unknown>): Effect.Effect<S["Type"]> =>
-    Effect.flatMap(decode(rows), (r) =>
-      r === null ? Effect.die(new CorruptRow({ table, reason: "the statement returned no row" })) : Effect.succeed(r))
+    Effect.flatMap(
+      decode(rows),
+      (r) =>
+        r === null ? Effect.die(new CorruptRow({ table, reason: "the statement returned no row" })) : Effect.succeed(r)
+    )
 }
 
 /**

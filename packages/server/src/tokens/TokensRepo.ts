@@ -24,7 +24,11 @@ export interface TokensRepoShape {
    * Newest first. With `within` (a token's project list), only the tokens scoped to some of those projects
    * (never an account-wide one): what a project-scoped token may see.
    */
-  readonly list: (accountId: string, page: PageRequest, within?: ReadonlyArray<string> | null) => Effect.Effect<Page<TokenRecord>>
+  readonly list: (
+    accountId: string,
+    page: PageRequest,
+    within?: ReadonlyArray<string> | null
+  ) => Effect.Effect<Page<TokenRecord>>
   /** Sets revoked_at unless already set; returns the token as stored afterwards. */
   readonly revoke: (accountId: string, id: string, at: Date) => Effect.Effect<TokenRecord | null>
   readonly touch: (id: TokenId, at: Date) => Effect.Effect<void>
@@ -106,7 +110,10 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
         }),
         find: Effect.fn("TokensRepo.find")(function*(accountId, id) {
           if (!looksLikeId(id)) return null
-          return yield* sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(Effect.flatMap(one), dieOnSqlError)
+          return yield* sql`SELECT * FROM tokens WHERE id = ${id} AND account_id = ${accountId}`.pipe(
+            Effect.flatMap(one),
+            dieOnSqlError
+          )
         }),
         findById: Effect.fn("TokensRepo.findById")(function*(id) {
           if (!looksLikeId(id)) return null
@@ -147,7 +154,8 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
           Effect.sync(() => {
             db.tokens.set(t.id, t)
             return t
-          })),
+          })
+        ),
         findBySecretHash: Effect.fn("TokensRepo.findBySecretHash")((hash) =>
           Effect.sync(() => {
             for (const token of db.tokens.values()) {
@@ -157,12 +165,14 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               }
             }
             return null
-          })),
+          })
+        ),
         find: Effect.fn("TokensRepo.find")((accountId, id) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)
             return t && t.accountId === accountId ? t : null
-          })),
+          })
+        ),
         findById: Effect.fn("TokensRepo.findById")((id) => Effect.sync(() => db.tokens.get(id) ?? null)),
         list: Effect.fn("TokensRepo.list")((accountId, page, within = null) =>
           Effect.sync(() =>
@@ -174,7 +184,8 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
               page,
               "desc"
             )
-          )),
+          )
+        ),
         revoke: Effect.fn("TokensRepo.revoke")((accountId, id, at) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)
@@ -182,12 +193,14 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
             const next = { ...t, revokedAt: t.revokedAt ?? at }
             db.tokens.set(id, next)
             return next
-          })),
+          })
+        ),
         touch: Effect.fn("TokensRepo.touch")((id, at) =>
           Effect.sync(() => {
             const t = db.tokens.get(id)
             if (t) db.tokens.set(id, { ...t, lastUsedAt: at })
-          }))
+          })
+        )
       })
     })
   )

@@ -96,7 +96,9 @@ const bucketsBy = (
   const out = new Map<string, Bucket>()
   const get = (key: string) => {
     let b = out.get(key)
-    if (b === undefined) out.set(key, (b = { visitors: new Set(), pageviews: 0, sessions: 0, bounces: 0, durationSeconds: 0 }))
+    if (b === undefined) {
+      out.set(key, b = { visitors: new Set(), pageviews: 0, sessions: 0, bounces: 0, durationSeconds: 0 })
+    }
     return b
   }
   for (const e of events) {
@@ -136,10 +138,20 @@ export const aggregateEvents = (events: ReadonlyArray<TrafficEvent>, timezone: s
   const hourBuckets = bucketsBy(events, sessions, hourOf, new Set(affected.hours))
   const dayBuckets = bucketsBy(events, sessions, dayOf, new Set(affected.days))
   const hours: Array<TrafficHour> = [...hourBuckets].map(([hour, b]) => ({
-    hour, visitors: b.visitors.size, pageviews: b.pageviews, sessions: b.sessions, bounces: b.bounces, durationSeconds: b.durationSeconds
+    hour,
+    visitors: b.visitors.size,
+    pageviews: b.pageviews,
+    sessions: b.sessions,
+    bounces: b.bounces,
+    durationSeconds: b.durationSeconds
   }))
   const days: Array<TrafficDay> = [...dayBuckets].map(([day, b]) => ({
-    day, visitors: b.visitors.size, pageviews: b.pageviews, sessions: b.sessions, bounces: b.bounces, durationSeconds: b.durationSeconds
+    day,
+    visitors: b.visitors.size,
+    pageviews: b.pageviews,
+    sessions: b.sessions,
+    bounces: b.bounces,
+    durationSeconds: b.durationSeconds
   }))
 
   const wantedDays = new Set(affected.days)
@@ -158,7 +170,8 @@ export const aggregateEvents = (events: ReadonlyArray<TrafficEvent>, timezone: s
     p.pageviews += 1
     pages.set(`${day}|${e.path}`, p)
     const source = e.source ?? "direct"
-    const s = sources.get(`${day}|${source}`) ?? { day, source, visitors: new Set<string>(), sessions: new Set<string>() }
+    const s = sources.get(`${day}|${source}`) ??
+      { day, source, visitors: new Set<string>(), sessions: new Set<string>() }
     s.visitors.add(e.visitorId)
     s.sessions.add(e.sessionId)
     sources.set(`${day}|${source}`, s)
@@ -169,10 +182,19 @@ export const aggregateEvents = (events: ReadonlyArray<TrafficEvent>, timezone: s
     (r) => r.path
   )
   const sourceRows: Array<TrafficSourceDay> = topPerDay(
-    [...sources.values()].map((s) => ({ day: s.day, source: s.source, visitors: s.visitors.size, sessions: s.sessions.size })),
+    [...sources.values()].map((s) => ({
+      day: s.day,
+      source: s.source,
+      visitors: s.visitors.size,
+      sessions: s.sessions.size
+    })),
     (r) => r.visitors,
     (r) => r.source
   )
-  const uniques: Array<TrafficUniques> = [...months].map(([m, v]) => ({ from: `${m}-01`, to: monthEnd(m), visitors: v.size }))
+  const uniques: Array<TrafficUniques> = [...months].map(([m, v]) => ({
+    from: `${m}-01`,
+    to: monthEnd(m),
+    visitors: v.size
+  }))
   return { hours, days, pages: pageRows, sources: sourceRows, uniques }
 }

@@ -23,9 +23,16 @@ export const rollupSql = (sql: SqlClient.SqlClient, projectId: string, timezone:
     // Visitors, page views, sessions, bounces and time of each bucket in `events` (its rows carry the bucket
     // in a column of that name). A session counts in the bucket of its first event, `sessionBucket` (over
     // min(e.occurred_at)), and bounced when it has one event.
-    const upsertTotals = (table: "traffic_hourly" | "traffic_daily", bucket: "hour" | "day", events: Statement.Fragment, sessionBucket: Statement.Fragment) =>
+    const upsertTotals = (
+      table: "traffic_hourly" | "traffic_daily",
+      bucket: "hour" | "day",
+      events: Statement.Fragment,
+      sessionBucket: Statement.Fragment
+    ) =>
       sql`WITH ev AS (${events}),
-      views AS (SELECT ${sql(bucket)}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews FROM ev GROUP BY ${sql(bucket)}),
+      views AS (SELECT ${sql(bucket)}, count(DISTINCT visitor_id) AS visitors, count(*) AS pageviews FROM ev GROUP BY ${
+        sql(bucket)
+      }),
       sess AS (SELECT ${sessionBucket} AS ${sql(bucket)}, count(*) AS events, sum(e.duration_seconds) AS duration
         FROM traffic_events e WHERE e.project_id = ${projectId} AND e.session_id IN (SELECT session_id FROM ev)
         GROUP BY e.session_id),
@@ -36,7 +43,9 @@ export const rollupSql = (sql: SqlClient.SqlClient, projectId: string, timezone:
       FROM merged GROUP BY ${sql(bucket)}
       -- Only buckets with page views here, i.e. the affected ones: a session that started before them is left out.
       HAVING sum(pageviews) > 0
-      ON CONFLICT (project_id, ${sql(bucket)}) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
+      ON CONFLICT (project_id, ${
+        sql(bucket)
+      }) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
         sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
 
     // Joins (not IN lists) against the affected buckets, so the planner hashes them.

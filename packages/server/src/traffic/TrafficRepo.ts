@@ -9,20 +9,33 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { addDays, localTimeIn } from "../metrics/Dates.ts"
-import type { TrafficDay, TrafficQuery } from "../store/Series.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import type { TrafficDay, TrafficQuery } from "../store/Series.ts"
 import { dieOnSqlError, firstOf, Instant, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 import { type Affected, affectedBy, aggregateEvents } from "./Aggregate.ts"
 import { rollupSql } from "./Rollup.ts"
 
 export type { TrafficQuery }
-import type { TrafficCountryDay, TrafficEvent, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques, TrafficWindow, TrafficWrite } from "./Types.ts"
+import type {
+  TrafficCountryDay,
+  TrafficEvent,
+  TrafficHour,
+  TrafficPageDay,
+  TrafficSourceDay,
+  TrafficUniques,
+  TrafficWindow,
+  TrafficWrite
+} from "./Types.ts"
 
 export interface TrafficRepoShape {
   /** Upserts provider rows (each replaces the stored row with the same key) and bumps data_version. */
   readonly write: (projectId: string, rows: TrafficWrite) => Effect.Effect<void>
   /** Stores raw events and re-aggregates the hours / local days / local months they touch, in one transaction. */
-  readonly ingestEvents: (projectId: string, events: ReadonlyArray<TrafficEvent>, timezone: string) => Effect.Effect<void>
+  readonly ingestEvents: (
+    projectId: string,
+    events: ReadonlyArray<TrafficEvent>,
+    timezone: string
+  ) => Effect.Effect<void>
   /** Re-aggregates every bucket between two instants from the stored events (after a bulk load). */
   readonly rollup: (projectId: string, timezone: string, fromIso: string, toIso: string) => Effect.Effect<void>
   /**
@@ -58,7 +71,14 @@ const dayText = (value: string): string => String(value).slice(0, 10)
  * text; sums of int columns as numbers, of bigint columns as numbers or text — Number() takes both.
  */
 type Num = number | string
-type HourTuple = readonly [hour: string, visitors: Num, pageviews: Num, sessions: Num, bounces: Num, durationSeconds: Num]
+type HourTuple = readonly [
+  hour: string,
+  visitors: Num,
+  pageviews: Num,
+  sessions: Num,
+  bounces: Num,
+  durationSeconds: Num
+]
 type DayTuple = readonly [day: string, visitors: Num, pageviews: Num, sessions: Num, bounces: Num, durationSeconds: Num]
 type PageTuple = readonly [path: string, visitors: Num, pageviews: Num]
 type SourceTuple = readonly [source: string, visitors: Num, sessions: Num]
@@ -87,7 +107,8 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
     TrafficRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const bump = (projectId: string) => sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
+      const bump = (projectId: string) =>
+        sql`UPDATE projects SET data_version = data_version + 1 WHERE id = ${projectId}`
       const json = (rows: ReadonlyArray<unknown>) => JSON.stringify(rows)
       const readWindow = (projectId: string, q: TrafficQuery): Effect.Effect<TrafficWindow> => {
         const prevFrom = q.prevTopFrom ?? null
@@ -132,20 +153,37 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
           Effect.flatMap(decodeWindow),
           Effect.map((r): TrafficWindow => {
             const n = Number
-            const pages = (v: string | ReadonlyArray<unknown>) => tuplesOf<PageTuple>(v).map((a) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) }))
-            const sources = (v: string | ReadonlyArray<unknown>) => tuplesOf<SourceTuple>(v).map((a) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) }))
-            const countries = (v: string | ReadonlyArray<unknown>) => tuplesOf<CountryTuple>(v).map((a) => ({ country: a[0], visitors: n(a[1]) }))
+            const pages = (v: string | ReadonlyArray<unknown>) =>
+              tuplesOf<PageTuple>(v).map((a) => ({ path: a[0], visitors: n(a[1]), pageviews: n(a[2]) }))
+            const sources = (v: string | ReadonlyArray<unknown>) =>
+              tuplesOf<SourceTuple>(v).map((a) => ({ source: a[0], visitors: n(a[1]), sessions: n(a[2]) }))
+            const countries = (v: string | ReadonlyArray<unknown>) =>
+              tuplesOf<CountryTuple>(v).map((a) => ({ country: a[0], visitors: n(a[1]) }))
             return {
               hours: tuplesOf<HourTuple>(r.hours).map((a): TrafficHour => ({
-                hour: toIso(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
+                hour: toIso(a[0]),
+                visitors: n(a[1]),
+                pageviews: n(a[2]),
+                sessions: n(a[3]),
+                bounces: n(a[4]),
+                durationSeconds: n(a[5])
               })),
               days: tuplesOf<DayTuple>(r.days).map((a): TrafficDay => ({
-                day: dayText(a[0]), visitors: n(a[1]), pageviews: n(a[2]), sessions: n(a[3]), bounces: n(a[4]), durationSeconds: n(a[5])
+                day: dayText(a[0]),
+                visitors: n(a[1]),
+                pageviews: n(a[2]),
+                sessions: n(a[3]),
+                bounces: n(a[4]),
+                durationSeconds: n(a[5])
               })),
               pages: pages(r.pages),
               sources: sources(r.sources),
               countries: countries(r.countries),
-              uniques: tuplesOf<UniquesTuple>(r.uniques).map((a): TrafficUniques => ({ from: dayText(a[0]), to: dayText(a[1]), visitors: n(a[2]) })),
+              uniques: tuplesOf<UniquesTuple>(r.uniques).map((a): TrafficUniques => ({
+                from: dayText(a[0]),
+                to: dayText(a[1]),
+                visitors: n(a[2])
+              })),
               previousPages: pages(r.previous_pages),
               previousSources: sources(r.previous_sources),
               previousCountries: countries(r.previous_countries)
@@ -156,49 +194,60 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
       }
       const cache = new Map<string, { readonly version: string; readonly window: TrafficWindow }>()
       return TrafficRepo.of({
-        write: Effect.fn("TrafficRepo.write")(function*(projectId, rows) {
-          yield* bump(projectId)
-          if (rows.hours?.length) {
-            yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions, x.bounces,
-                x."durationSeconds" FROM json_to_recordset(${json(rows.hours)}::json) AS x(hour timestamptz, visitors int,
+        write: Effect.fn("TrafficRepo.write")(
+          function*(projectId, rows) {
+            yield* bump(projectId)
+            if (rows.hours?.length) {
+              yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions, x.bounces,
+                x."durationSeconds" FROM json_to_recordset(${
+                json(rows.hours)
+              }::json) AS x(hour timestamptz, visitors int,
                 pageviews int, sessions int, bounces int, "durationSeconds" bigint)
               ON CONFLICT (project_id, hour) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
                 sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
-          }
-          if (rows.days?.length) {
-            yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions, x.bounces,
+            }
+            if (rows.days?.length) {
+              yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions, x.bounces,
                 x."durationSeconds" FROM json_to_recordset(${json(rows.days)}::json) AS x(day date, visitors int,
                 pageviews int, sessions int, bounces int, "durationSeconds" bigint)
               ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
                 sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
-          }
-          if (rows.pages?.length) {
-            yield* sql`INSERT INTO traffic_pages_daily SELECT ${projectId}, x.day, x.path, x.visitors, x.pageviews
+            }
+            if (rows.pages?.length) {
+              yield* sql`INSERT INTO traffic_pages_daily SELECT ${projectId}, x.day, x.path, x.visitors, x.pageviews
               FROM json_to_recordset(${json(rows.pages)}::json) AS x(day date, path text, visitors int, pageviews int)
               ON CONFLICT (project_id, day, path) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews`
-          }
-          if (rows.sources?.length) {
-            yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
-              FROM json_to_recordset(${json(rows.sources)}::json) AS x(day date, source text, visitors int, sessions int)
+            }
+            if (rows.sources?.length) {
+              yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
+              FROM json_to_recordset(${
+                json(rows.sources)
+              }::json) AS x(day date, source text, visitors int, sessions int)
               ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions = EXCLUDED.sessions`
-          }
-          if (rows.countries?.length) {
-            yield* sql`INSERT INTO traffic_countries_daily SELECT ${projectId}, x.day, x.country, x.visitors
+            }
+            if (rows.countries?.length) {
+              yield* sql`INSERT INTO traffic_countries_daily SELECT ${projectId}, x.day, x.country, x.visitors
               FROM json_to_recordset(${json(rows.countries)}::json) AS x(day date, country text, visitors int)
               ON CONFLICT (project_id, day, country) DO UPDATE SET visitors = EXCLUDED.visitors`
-          }
-          if (rows.uniques?.length) {
-            yield* sql`INSERT INTO traffic_uniques SELECT ${projectId}, x."from", x."to", x.visitors
+            }
+            if (rows.uniques?.length) {
+              yield* sql`INSERT INTO traffic_uniques SELECT ${projectId}, x."from", x."to", x.visitors
               FROM json_to_recordset(${json(rows.uniques)}::json) AS x("from" date, "to" date, visitors int)
               ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`
-          }
-        }, sql.withTransaction, dieOnSqlError),
+            }
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         ingestEvents: Effect.fn("TrafficRepo.ingestEvents")(function*(projectId, events, timezone) {
           if (events.length === 0) return
           return yield* sql.withTransaction(Effect.gen(function*() {
             yield* bump(projectId)
             for (let i = 0; i < events.length; i += INSERT_CHUNK) {
-              const chunk = events.slice(i, i + INSERT_CHUNK).map((e) => ({ ...e, durationSeconds: e.durationSeconds ?? 0 }))
+              const chunk = events.slice(i, i + INSERT_CHUNK).map((e) => ({
+                ...e,
+                durationSeconds: e.durationSeconds ?? 0
+              }))
               yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source, duration_seconds)
                 SELECT ${projectId}, x.at, x."visitorId", x."sessionId", x.path, x.source, x."durationSeconds"
                 FROM json_to_recordset(${json(chunk)}::json) AS x(at timestamptz, "visitorId" text, "sessionId" text,
@@ -207,24 +256,33 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
             // A session continued by this batch counts where it started: that bucket changes too.
             const sessions = [...new Set(events.map((e) => e.sessionId))]
             const starts = yield* sql`SELECT min(occurred_at) AS started FROM traffic_events
-              WHERE project_id = ${projectId} AND session_id IN (SELECT value FROM json_array_elements_text(${json(sessions)}::json))
+              WHERE project_id = ${projectId} AND session_id IN (SELECT value FROM json_array_elements_text(${
+              json(sessions)
+            }::json))
               GROUP BY session_id`.pipe(Effect.flatMap(decodeStarts))
             const instants = [...events.map((e) => Date.parse(e.at)), ...starts.map((r) => r.started.getTime())]
             yield* rollupSql(sql, projectId, timezone, affectedBy(instants, timezone))
           })).pipe(dieOnSqlError)
         }),
-        rollup: Effect.fn("TrafficRepo.rollup")(function*(projectId, timezone, fromIso, toIso) {
-          yield* bump(projectId)
-          yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
-        }, sql.withTransaction, dieOnSqlError),
+        rollup: Effect.fn("TrafficRepo.rollup")(
+          function*(projectId, timezone, fromIso, toIso) {
+            yield* bump(projectId)
+            yield* rollupSql(sql, projectId, timezone, affectedBetween(fromIso, toIso, timezone))
+          },
+          sql.withTransaction,
+          dieOnSqlError
+        ),
         read: Effect.fn("TrafficRepo.read")(function*(projectId, q, knownVersion) {
           // Day and month reports (no hour range) are cached per query, tagged with data_version: every
           // traffic write bumps it in its transaction, so a hit is what a fresh read would return. A write
           // between the two reads leaves newer rows under the older version: the next read reloads.
           if (q.hoursFrom !== q.hoursTo) return yield* readWindow(projectId, q)
-          const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}|${q.prevTopFrom ?? ""}|${q.prevTopTo ?? ""}`
-          const version = knownVersion ?? (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
-            .pipe(Effect.flatMap(decodeVersion), Effect.map((r) => r?.version ?? "")))
+          const key = `${projectId}|${q.from}|${q.to}|${q.topFrom}|${q.topTo}|${q.top}|${q.prevTopFrom ?? ""}|${
+            q.prevTopTo ?? ""
+          }`
+          const version = knownVersion ??
+            (yield* sql`SELECT data_version::text AS version FROM projects WHERE id = ${projectId}`
+              .pipe(Effect.flatMap(decodeVersion), Effect.map((r) => r?.version ?? "")))
           const hit = cache.get(key)
           if (hit !== undefined && hit.version === version) return hit.window
           const window = yield* readWindow(projectId, q)
@@ -249,7 +307,7 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
       const events = new Map<string, Array<TrafficEvent>>()
       const table = <A>(m: Map<string, Map<string, A>>, projectId: string) => {
         let t = m.get(projectId)
-        if (t === undefined) m.set(projectId, (t = new Map()))
+        if (t === undefined) m.set(projectId, t = new Map())
         return t
       }
       const put = (projectId: string, rows: TrafficWrite) => {
@@ -294,28 +352,45 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               const t = Date.parse(e.at)
               starts.set(e.sessionId, Math.min(starts.get(e.sessionId) ?? t, t))
             }
-            rollup(projectId, timezone, affectedBy([...batch.map((e) => Date.parse(e.at)), ...starts.values()], timezone))
-          })),
+            rollup(
+              projectId,
+              timezone,
+              affectedBy([...batch.map((e) => Date.parse(e.at)), ...starts.values()], timezone)
+            )
+          })
+        ),
         rollup: Effect.fn("TrafficRepo.rollup")((projectId, timezone, fromIso, toIso) =>
-          Effect.sync(() => rollup(projectId, timezone, affectedBetween(fromIso, toIso, timezone)))),
+          Effect.sync(() => rollup(projectId, timezone, affectedBetween(fromIso, toIso, timezone)))
+        ),
         read: Effect.fn("TrafficRepo.read")((projectId, q) =>
           Effect.sync((): TrafficWindow => {
             const inTop = (r: { day: string }) => r.day >= q.topFrom && r.day <= q.topTo
             const prevFrom = q.prevTopFrom ?? null
             const prevTo = q.prevTopTo ?? null
-            const inPrev = (r: { day: string }) => prevFrom !== null && prevTo !== null && r.day >= prevFrom && r.day <= prevTo
+            const inPrev = (r: { day: string }) =>
+              prevFrom !== null && prevTo !== null && r.day >= prevFrom && r.day <= prevTo
             const pagesIn = (keep: (r: TrafficPageDay) => boolean) =>
               sum([...table(pages, projectId).values()].filter(keep), (p) => p.path, (p) => [p.visitors, p.pageviews])
                 .map(([path, [visitors, pageviews]]) => ({ path, visitors, pageviews }))
             const sourcesIn = (keep: (r: TrafficSourceDay) => boolean) =>
-              sum([...table(sources, projectId).values()].filter(keep), (s) => s.source, (s) => [s.visitors, s.sessions])
+              sum(
+                [...table(sources, projectId).values()].filter(keep),
+                (s) => s.source,
+                (s) => [s.visitors, s.sessions]
+              )
                 .map(([source, [visitors, sessions]]) => ({ source, visitors, sessions }))
             const countriesIn = (keep: (r: TrafficCountryDay) => boolean) =>
               sum([...table(countries, projectId).values()].filter(keep), (c) => c.country, (c) => [c.visitors])
                 .map(([country, [visitors]]) => ({ country, visitors }))
-            const topPages = pagesIn(inTop).sort((a, b) => b.pageviews - a.pageviews || byName(a.path, b.path)).slice(0, q.top)
-            const topSources = sourcesIn(inTop).sort((a, b) => b.visitors - a.visitors || byName(a.source, b.source)).slice(0, q.top)
-            const topCountries = countriesIn(inTop).sort((a, b) => b.visitors - a.visitors || byName(a.country, b.country)).slice(0, q.top)
+            const topPages = pagesIn(inTop).sort((a, b) => b.pageviews - a.pageviews || byName(a.path, b.path)).slice(
+              0,
+              q.top
+            )
+            const topSources = sourcesIn(inTop).sort((a, b) => b.visitors - a.visitors || byName(a.source, b.source))
+              .slice(0, q.top)
+            const topCountries = countriesIn(inTop).sort((a, b) =>
+              b.visitors - a.visitors || byName(a.country, b.country)
+            ).slice(0, q.top)
             const pageKeys = new Set(topPages.map((p) => p.path))
             const sourceKeys = new Set(topSources.map((s) => s.source))
             const countryKeys = new Set(topCountries.map((c) => c.country))
@@ -334,7 +409,8 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
               previousSources: sourcesIn((s) => inPrev(s) && sourceKeys.has(s.source)),
               previousCountries: countriesIn((c) => inPrev(c) && countryKeys.has(c.country))
             }
-          }))
+          })
+        )
       })
     })
   )

@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as References from "effect/References"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { runSyncWorker } from "./SyncRunner.ts"
 import { beat, beatIfDue, startHeartbeat } from "../platform/Heartbeat.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
 import { recomputeLocked } from "../recompute/Recompute.ts"
+import { runSyncWorker } from "./SyncRunner.ts"
 
 /** Pause between polls when the queue is empty. */
 export const POLL_INTERVAL = Duration.seconds(5)
@@ -42,12 +42,15 @@ export const drainOnce = (options: {
           Effect.asVoid,
           Effect.catchCause((cause) =>
             Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(
-              `recompute failed; retrying in ${RETRY_AFTER_MS / 60_000} min`, Cause.pretty(cause)
+              `recompute failed; retrying in ${RETRY_AFTER_MS / 60_000} min`,
+              Cause.pretty(cause)
             ).pipe(Effect.andThen(jobs.postpone(job.projectId, new Date(now.getTime() + RETRY_AFTER_MS))))
           ),
           Effect.withLogSpan("recompute"),
           Effect.annotateLogs("projectId", job.projectId),
-          Effect.tap(() => Effect.sync(() => void done.push(job.projectId)))
+          Effect.tap(() =>
+            Effect.sync(() => void done.push(job.projectId))
+          )
         ))
       if (!claimed) break
       if (options.afterEach !== undefined) yield* options.afterEach
@@ -81,7 +84,9 @@ export const runWorker = Effect.gen(function*() {
       })),
       Effect.withTracerEnabled(false),
       Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("recompute round failed", Cause.pretty(cause))
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logError("recompute round failed", Cause.pretty(cause))
       ),
       Effect.andThen(Effect.sleep(POLL_INTERVAL)),
       Effect.forever,

@@ -20,25 +20,25 @@
  * STOPPED mid-run (its fiber interrupted: SIGTERM) interrupts the connector and releases the run back to the
  * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */
+import { backoffMillis } from "@sitehealth/domain/RetryAfter"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import { backoffMillis } from "@sitehealth/domain/RetryAfter"
-import { AppConfig } from "../platform/Config.ts"
-import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
-import type { SyncRunRecord } from "../store/Records.ts"
 import { type Credentials, resolveBaseUrl } from "../integrations/Connector.ts"
-import { countSyncRun } from "../platform/Metrics.ts"
 import { CredentialsCipher } from "../integrations/Crypto.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
 import { CurrentProvider, ProviderError, ProviderHttp } from "../integrations/ProviderHttp.ts"
 import { connectorFor, type ConnectorLookup } from "../integrations/Registry.ts"
 import { intervalMinutesOf, nextSyncAfter } from "../integrations/Schedule.ts"
 import { SyncQueue } from "../integrations/SyncQueue.ts"
+import { AppConfig } from "../platform/Config.ts"
+import { countSyncRun } from "../platform/Metrics.ts"
+import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { rebuildHistory } from "../recompute/Recompute.ts"
+import type { SyncRunRecord } from "../store/Records.ts"
 
 /** How long a claim holds a run before another worker may take it over; renewed every third of it. */
 export const LEASE_MS = 5 * 60_000
@@ -80,16 +80,22 @@ export const DEFAULT_DEADLINE_MINUTES = 60
  * past it the run is interrupted — a write in flight rolls back with its transaction — and fails as a
  * transient `timeout`, so it is retried (a Stripe listing continues from its last committed batch).
  */
-export const withDeadline = <A, R>(run: Effect.Effect<A, ProviderError, R>, minutes: number): Effect.Effect<A, ProviderError, R> =>
+export const withDeadline = <A, R>(
+  run: Effect.Effect<A, ProviderError, R>,
+  minutes: number
+): Effect.Effect<A, ProviderError, R> =>
   run.pipe(
     Effect.timeoutOrElse({
       duration: Duration.minutes(minutes),
       orElse: () =>
-        Effect.fail(new ProviderError({
-          kind: "timeout",
-          status: null,
-          message: `the sync ran past its deadline of ${minutes} min (SITEHEALTH_SYNC_DEADLINE_MINUTES) and was stopped; what it committed stays, and the next attempt continues from there`
-        }))
+        Effect.fail(
+          new ProviderError({
+            kind: "timeout",
+            status: null,
+            message:
+              `the sync ran past its deadline of ${minutes} min (SITEHEALTH_SYNC_DEADLINE_MINUTES) and was stopped; what it committed stays, and the next attempt continues from there`
+          })
+        )
     })
   )
 
@@ -99,7 +105,10 @@ export const DEFAULT_INTERVAL_MINUTES = 60
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /** Why a connector failed, for the run and the integration: the ProviderError's message, or a generic one. */
-const failureOf = (cause: Cause.Cause<unknown>, provider: string): { readonly message: string; readonly transient: boolean } => {
+const failureOf = (
+  cause: Cause.Cause<unknown>,
+  provider: string
+): { readonly message: string; readonly transient: boolean } => {
   const error = Option.getOrUndefined(Cause.findErrorOption(cause))
   if (error instanceof ProviderError) return { message: error.message, transient: TRANSIENT.has(error.kind) }
   if (error !== undefined && typeof (error as { message?: unknown }).message === "string") {
@@ -115,148 +124,193 @@ const failureOf = (cause: Cause.Cause<unknown>, provider: string): { readonly me
  * interruption never leaves a run claimed without anyone knowing it (until its lease ran out).
  */
 export const runNextSync = (options: RunnerOptions = {}) =>
-  Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
-    const queue = yield* SyncQueue
-    const leaseMs = options.leaseMs ?? LEASE_MS
-    const lookup = options.connectors ?? connectorFor
-    // Untraced: an idle poll is not a trace; a claimed run gets its own (SyncRunner.run below).
-    const claimed = yield* queue.claim(yield* nowDate, leaseMs, options.projectIds).pipe(Effect.withTracerEnabled(false))
-    if (claimed === null) return null
-    const run = claimed
-
-    return yield* Effect.gen(function*() {
-      // Inside the run's span (below), as everything after the claim: the run's trace names its lookups.
-      const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
-      const intervalMinutes = intervalMinutesOf(
-        run.provider,
-        connection?.integration.syncIntervalMinutes,
-        options.defaultIntervalMinutes ?? DEFAULT_INTERVAL_MINUTES
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const queue = yield* SyncQueue
+      const leaseMs = options.leaseMs ?? LEASE_MS
+      const lookup = options.connectors ?? connectorFor
+      // Untraced: an idle poll is not a trace; a claimed run gets its own (SyncRunner.run below).
+      const claimed = yield* queue.claim(yield* nowDate, leaseMs, options.projectIds).pipe(
+        Effect.withTracerEnabled(false)
       )
-      const nextAfter = (now: Date, failures: number) =>
-        nextSyncAfter({ projectId: run.projectId, provider: run.provider, intervalMinutes, now, failures })
-      const finishFailed = (message: string, transient: boolean) =>
-        Effect.gen(function*() {
-          const now = yield* nowDate
-          const retry = transient && run.attempts < MAX_ATTEMPTS
-          const recorded = yield* queue.fail({
-            run, error: message, now, retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null,
-            // The run failed for good: one more failure in a row, and the back-off that goes with it.
-            nextSyncAt: nextAfter(now, (connection?.integration.failures ?? 0) + 1)
-          })
-          yield* countSyncRun(run.provider, retry ? "retry" : "failed")
-          // The ids stay in this one message as well as in the annotations: it is the line operators search for.
-          yield* Effect.logWarning(`sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${retry ? ", will retry" : ""}: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`)
-        })
+      if (claimed === null) return null
+      const run = claimed
 
-      if (run.attempts > MAX_ATTEMPTS) {
-        return yield* finishFailed(`the worker stopped during this sync ${MAX_ATTEMPTS} times; giving up`, false)
-      }
-      if (connection === null) return yield* finishFailed(`${run.provider} is no longer connected`, false)
-      const connector = lookup(run.provider)
-      if (connector === undefined) return yield* finishFailed(`no connector for provider ${run.provider} in this server`, false)
-      const project = yield* (yield* ProjectsRepo).find(run.projectId)
-      if (project === null) return yield* finishFailed("the project no longer exists", false)
-      let credentials: Credentials = {}
-      if (connection.credentials !== null) {
-        const decrypted = yield* Effect.result((yield* CredentialsCipher).decrypt(connection.credentials))
-        if (decrypted._tag === "Failure") return yield* finishFailed(decrypted.failure.message, false)
-        credentials = decrypted.success
-      } else if (connector.credentialFields.length > 0) {
-        return yield* finishFailed(`no credentials are stored for ${run.provider}; connect it again in the dashboard`, false)
-      }
-      const baseUrl = yield* Effect.result(resolveBaseUrl(connector, connection.integration.baseUrl ?? null))
-      if (baseUrl._tag === "Failure") return yield* finishFailed(baseUrl.failure, false)
-      const http = yield* ProviderHttp
-      const now = yield* nowDate
-      const renew = Effect.gen(function*() {
-        for (;;) {
-          yield* Effect.sleep(Duration.millis(Math.max(1, Math.floor(leaseMs / 3))))
-          const held = yield* queue.renew(run, new Date((yield* nowDate).getTime() + leaseMs))
-          if (!held) return yield* Effect.logWarning("sync lease lost (another worker took the run over)")
+      return yield* Effect.gen(function*() {
+        // Inside the run's span (below), as everything after the claim: the run's trace names its lookups.
+        const connection = yield* (yield* IntegrationsRepo).connection(run.projectId, run.provider)
+        const intervalMinutes = intervalMinutesOf(
+          run.provider,
+          connection?.integration.syncIntervalMinutes,
+          options.defaultIntervalMinutes ?? DEFAULT_INTERVAL_MINUTES
+        )
+        const nextAfter = (now: Date, failures: number) =>
+          nextSyncAfter({ projectId: run.projectId, provider: run.provider, intervalMinutes, now, failures })
+        const finishFailed = (message: string, transient: boolean) =>
+          Effect.gen(function*() {
+            const now = yield* nowDate
+            const retry = transient && run.attempts < MAX_ATTEMPTS
+            const recorded = yield* queue.fail({
+              run,
+              error: message,
+              now,
+              retryAt: retry ? new Date(now.getTime() + retryDelayMs(run.attempts)) : null,
+              // The run failed for good: one more failure in a row, and the back-off that goes with it.
+              nextSyncAt: nextAfter(now, (connection?.integration.failures ?? 0) + 1)
+            })
+            yield* countSyncRun(run.provider, retry ? "retry" : "failed")
+            // The ids stay in this one message as well as in the annotations: it is the line operators search for.
+            yield* Effect.logWarning(
+              `sync ${run.id} (${run.provider} of ${run.projectId}) attempt ${run.attempts} failed${
+                retry ? ", will retry" : ""
+              }: ${message}${recorded ? "" : " (the run was taken over meanwhile)"}`
+            )
+          })
+
+        if (run.attempts > MAX_ATTEMPTS) {
+          return yield* finishFailed(`the worker stopped during this sync ${MAX_ATTEMPTS} times; giving up`, false)
         }
-      })
-      const exit = yield* Effect.scoped(Effect.gen(function*() {
-        yield* Effect.forkScoped(renew)
-        return yield* Effect.exit(restore(withDeadline(connector.sync({
-          projectId: project.id,
-          timezone: project.timezone,
-          currency: project.currency,
-          now,
-          mode: run.mode,
-          state: run.mode === "full" ? null : connection.state,
-          baseUrl: baseUrl.success,
-          credentials,
-          http
-        }), options.deadlineMinutes ?? DEFAULT_DEADLINE_MINUTES)))
-      }))
-      if (Exit.isSuccess(exit)) {
-        const finished = yield* nowDate
-        // The first successful sync of a connection (or a full resync) brought history.
-        const historyPending = connection.integration.lastSyncedAt === null || run.mode === "full"
-        const recorded = yield* queue.succeed({
-          run, counts: exit.value.counts, state: exit.value.state, now: finished, nextSyncAt: nextAfter(finished, 0), historyPending
-        })
-        yield* countSyncRun(run.provider, "succeeded")
-        if (!recorded) return yield* Effect.logWarning("sync finished after its lease was taken over; the other attempt records the outcome")
-        // The health history, signals and briefings of those days are rebuilt now, so trends and signals work
-        // from day one. A failure here is logged and the history stays pending (rebuildPendingHistories
-        // retries it); the sync itself stands.
-        if (historyPending) yield* rebuildLogged(run.projectId)
-        return
-      }
-      if (Cause.hasInterruptsOnly(exit.cause)) {
-        if (options.releaseOnInterrupt !== false) {
-          const released = yield* queue.release(run)
-          yield* Effect.logInfo(
-            released ? "sync: worker stopping, run released back to the queue" : "sync: worker stopping, run was already taken over or finished"
+        if (connection === null) return yield* finishFailed(`${run.provider} is no longer connected`, false)
+        const connector = lookup(run.provider)
+        if (connector === undefined) {
+          return yield* finishFailed(`no connector for provider ${run.provider} in this server`, false)
+        }
+        const project = yield* (yield* ProjectsRepo).find(run.projectId)
+        if (project === null) {
+          return yield* finishFailed("the project no longer exists", false)
+        }
+        let credentials: Credentials = {}
+        if (connection.credentials !== null) {
+          const decrypted = yield* Effect.result((yield* CredentialsCipher).decrypt(connection.credentials))
+          if (decrypted._tag === "Failure") return yield* finishFailed(decrypted.failure.message, false)
+          credentials = decrypted.success
+        } else if (connector.credentialFields.length > 0) {
+          return yield* finishFailed(
+            `no credentials are stored for ${run.provider}; connect it again in the dashboard`,
+            false
           )
         }
-        yield* Effect.annotateCurrentSpan("sitehealth.sync.outcome", "released")
-        return yield* Effect.failCause(exit.cause)
-      }
-      const failure = failureOf(exit.cause, run.provider)
-      if (Option.isNone(Cause.findErrorOption(exit.cause))) {
-        yield* Effect.logError("sync connector died", Cause.pretty(exit.cause))
-      }
-      return yield* finishFailed(failure.message, failure.transient)
-    }).pipe(
-      Effect.andThen(queue.find(run.id)),
-      Effect.tap((recorded) => Effect.annotateCurrentSpan("sitehealth.sync.outcome", outcomeOf(recorded))),
-      // The connector's provider calls (ProviderHttp) name the provider in their spans.
-      Effect.provideService(CurrentProvider, run.provider),
-      // Every line of the run carries which run it is, and how long the run had been going.
-      Effect.withLogSpan("sync"),
-      Effect.annotateLogs({ syncId: run.id, provider: run.provider, projectId: run.projectId, attempt: run.attempts }),
-      // One trace per run: the provider calls and the SQL of the run are its children.
-      Effect.withSpan("SyncRunner.run", {
-        root: true,
-        attributes: {
-          "sitehealth.provider": run.provider,
-          "sitehealth.project_id": run.projectId,
-          "sitehealth.sync.id": run.id,
-          "sitehealth.sync.mode": run.mode,
-          "sitehealth.sync.attempt": run.attempts
+        const baseUrl = yield* Effect.result(resolveBaseUrl(connector, connection.integration.baseUrl ?? null))
+        if (baseUrl._tag === "Failure") return yield* finishFailed(baseUrl.failure, false)
+        const http = yield* ProviderHttp
+        const now = yield* nowDate
+        const renew = Effect.gen(function*() {
+          for (;;) {
+            yield* Effect.sleep(Duration.millis(Math.max(1, Math.floor(leaseMs / 3))))
+            const held = yield* queue.renew(run, new Date((yield* nowDate).getTime() + leaseMs))
+            if (!held) return yield* Effect.logWarning("sync lease lost (another worker took the run over)")
+          }
+        })
+        const exit = yield* Effect.scoped(Effect.gen(function*() {
+          yield* Effect.forkScoped(renew)
+          return yield* Effect.exit(restore(withDeadline(
+            connector.sync({
+              projectId: project.id,
+              timezone: project.timezone,
+              currency: project.currency,
+              now,
+              mode: run.mode,
+              state: run.mode === "full" ? null : connection.state,
+              baseUrl: baseUrl.success,
+              credentials,
+              http
+            }),
+            options.deadlineMinutes ?? DEFAULT_DEADLINE_MINUTES
+          )))
+        }))
+        if (Exit.isSuccess(exit)) {
+          const finished = yield* nowDate
+          // The first successful sync of a connection (or a full resync) brought history.
+          const historyPending = connection.integration.lastSyncedAt === null || run.mode === "full"
+          const recorded = yield* queue.succeed({
+            run,
+            counts: exit.value.counts,
+            state: exit.value.state,
+            now: finished,
+            nextSyncAt: nextAfter(finished, 0),
+            historyPending
+          })
+          yield* countSyncRun(run.provider, "succeeded")
+          if (!recorded) {
+            return yield* Effect.logWarning(
+              "sync finished after its lease was taken over; the other attempt records the outcome"
+            )
+          }
+          // The health history, signals and briefings of those days are rebuilt now, so trends and signals work
+          // from day one. A failure here is logged and the history stays pending (rebuildPendingHistories
+          // retries it); the sync itself stands.
+          if (historyPending) yield* rebuildLogged(run.projectId)
+          return
         }
-      })
-    )
-  }))
+        if (Cause.hasInterruptsOnly(exit.cause)) {
+          if (options.releaseOnInterrupt !== false) {
+            const released = yield* queue.release(run)
+            yield* Effect.logInfo(
+              released
+                ? "sync: worker stopping, run released back to the queue"
+                : "sync: worker stopping, run was already taken over or finished"
+            )
+          }
+          yield* Effect.annotateCurrentSpan("sitehealth.sync.outcome", "released")
+          return yield* Effect.failCause(exit.cause)
+        }
+        const failure = failureOf(exit.cause, run.provider)
+        if (Option.isNone(Cause.findErrorOption(exit.cause))) {
+          yield* Effect.logError("sync connector died", Cause.pretty(exit.cause))
+        }
+        return yield* finishFailed(failure.message, failure.transient)
+      }).pipe(
+        Effect.andThen(queue.find(run.id)),
+        Effect.tap((recorded) => Effect.annotateCurrentSpan("sitehealth.sync.outcome", outcomeOf(recorded))),
+        // The connector's provider calls (ProviderHttp) name the provider in their spans.
+        Effect.provideService(CurrentProvider, run.provider),
+        // Every line of the run carries which run it is, and how long the run had been going.
+        Effect.withLogSpan("sync"),
+        Effect.annotateLogs({
+          syncId: run.id,
+          provider: run.provider,
+          projectId: run.projectId,
+          attempt: run.attempts
+        }),
+        // One trace per run: the provider calls and the SQL of the run are its children.
+        Effect.withSpan("SyncRunner.run", {
+          root: true,
+          attributes: {
+            "sitehealth.provider": run.provider,
+            "sitehealth.project_id": run.projectId,
+            "sitehealth.sync.id": run.id,
+            "sitehealth.sync.mode": run.mode,
+            "sitehealth.sync.attempt": run.attempts
+          }
+        })
+      )
+    })
+  )
 
 /** The run's outcome as recorded: retry = back in the queue after a transient failure. */
 const outcomeOf = (recorded: SyncRunRecord | null): string =>
-  recorded === null ? "unknown"
-  : recorded.status === "queued" ? "retry"
-  : recorded.status === "running" ? "taken_over"
-  : recorded.status
+  recorded === null ?
+    "unknown"
+    : recorded.status === "queued" ?
+    "retry"
+    : recorded.status === "running" ?
+    "taken_over"
+    : recorded.status
 
 /** rebuildHistory, its outcome logged; never fails (a failed rebuild stays pending). */
 const rebuildLogged = (projectId: string) =>
   rebuildHistory(projectId).pipe(
     Effect.tap((rebuilt) =>
-      rebuilt === null || rebuilt.days === 0 ? Effect.void
-        : Effect.logInfo(`sync: history of ${projectId} rebuilt for ${rebuilt.days} days (${rebuilt.from} to ${rebuilt.to})`)
+      rebuilt === null || rebuilt.days === 0 ?
+        Effect.void
+        : Effect.logInfo(
+          `sync: history of ${projectId} rebuilt for ${rebuilt.days} days (${rebuilt.from} to ${rebuilt.to})`
+        )
     ),
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError(`sync: rebuilding the history of ${projectId} failed; it stays pending`, Cause.pretty(cause))
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.logError(`sync: rebuilding the history of ${projectId} failed; it stays pending`, Cause.pretty(cause))
     )
   )
 
@@ -289,7 +343,10 @@ export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = 
 /** Queues the scheduled syncs that are due (see SyncQueue.schedule and Schedule.ts). */
 export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number }) =>
   Effect.gen(function*() {
-    return yield* (yield* SyncQueue).schedule({ now: yield* nowDate, defaultIntervalMinutes: options.defaultIntervalMinutes })
+    return yield* (yield* SyncQueue).schedule({
+      now: yield* nowDate,
+      defaultIntervalMinutes: options.defaultIntervalMinutes
+    })
   })
 
 /**
@@ -299,13 +356,19 @@ export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number
  */
 export const runSyncWorker = Effect.gen(function*() {
   const config = yield* AppConfig
-  yield* Effect.logInfo(`sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min for a provider without one)`)
+  yield* Effect.logInfo(
+    `sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min for a provider without one)`
+  )
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
     Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)
-    Effect.andThen(drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes, deadlineMinutes: config.syncDeadlineMinutes })),
+    Effect.andThen(
+      drainSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes, deadlineMinutes: config.syncDeadlineMinutes })
+    ),
     Effect.andThen(rebuildPendingHistories()),
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logError("sync round failed", Cause.pretty(cause))
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.logError("sync round failed", Cause.pretty(cause))
     ),
     Effect.andThen(Effect.sleep(SYNC_POLL_INTERVAL)),
     Effect.forever,

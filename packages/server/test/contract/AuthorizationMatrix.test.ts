@@ -13,19 +13,19 @@
  * contract without a table entry fails test/OperationsTable.test.ts and answers 403 operation_not_allowed).
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { type EndpointName as OperationName, operations } from "@sitehealth/domain/Api"
 import { type Operation, PERMISSIONS } from "@sitehealth/domain/Permissions"
+import { Context, Effect, Layer } from "effect"
 
 const OPERATION_NAMES = operations.map(([name]) => name)
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
-import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
 import { generateSecret } from "../../src/store/TokenSecret.ts"
+import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
 import { expectError } from "../support/Expect.ts"
-import { h, TestApp, type CallResult } from "../support/TestApp.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"
+import { type CallResult, h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("AuthorizationMatrix", (it) => {
   /** Every case the suite asserts (matrix cells and object-access checks), for the closing count. */
@@ -50,31 +50,50 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     readonly syncRun: string
   }
 
-  const EXPENSE = { amount: 1234, category: "software", description: "Matrix", incurredOn: "2026-11-01", recurrence: "one_off" }
+  const EXPENSE = {
+    amount: 1234,
+    category: "software",
+    description: "Matrix",
+    incurredOn: "2026-11-01",
+    recurrence: "one_off"
+  }
 
-  const ok = (r: Effect.Effect<CallResult, never, TestApp>, status: number) => Effect.gen(function*() {
-    const res = yield* r
-    expect(res.status, res.text).toBe(status)
-    return res.json.data
-  })
+  const ok = (r: Effect.Effect<CallResult, never, TestApp>, status: number) =>
+    Effect.gen(function*() {
+      const res = yield* r
+      expect(res.status, res.text).toBe(status)
+      return res.json.data
+    })
 
-  const makeWorld = () => Effect.gen(function*() {
-    const { account, projects, secret } = yield* h.newAccount({ projects: 2 })
-    const [p1, p2] = [projects[0].id, projects[1].id]
-    const expense = (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/expenses`, { token: secret, body: EXPENSE }), 201)).expense.id
-    const expenseToDelete = (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/expenses`, { token: secret, body: EXPENSE }), 201)).expense.id
-    const token = (yield* h.mint(account.id, { projects: [p1], permissions: ["projects:read"] })).token.id
-    // Connected as the admin CLI does: credentials encrypted (contract/Integrations.test.ts).
-    yield* h.run(Effect.gen(function*() {
-      const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), CredentialsCipher.layer(TEST_KEY))
-      yield* (yield* IntegrationsRepo).connect({
-        projectId: p1, provider: "plausible", credentials: cipher.encrypt({ apiKey: SECRET }), baseUrl: null,
-        syncIntervalMinutes: null, now: new Date((yield* h.now))
-      })
-    }))
-    const syncRun = (yield* ok(h.api.integrations.syncIntegration({ params: { id: p1, provider: "plausible" }, payload: null }, { token: secret }), 202)).sync.id
-    return { accountId: account.id, rootSecret: secret, p1, p2, expense, expenseToDelete, token, syncRun }
-  })
+  const makeWorld = () =>
+    Effect.gen(function*() {
+      const { account, projects, secret } = yield* h.newAccount({ projects: 2 })
+      const [p1, p2] = [projects[0].id, projects[1].id]
+      const expense =
+        (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/expenses`, { token: secret, body: EXPENSE }), 201)).expense.id
+      const expenseToDelete =
+        (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/expenses`, { token: secret, body: EXPENSE }), 201)).expense.id
+      const token = (yield* h.mint(account.id, { projects: [p1], permissions: ["projects:read"] })).token.id
+      // Connected as the admin CLI does: credentials encrypted (contract/Integrations.test.ts).
+      yield* h.run(Effect.gen(function*() {
+        const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), CredentialsCipher.layer(TEST_KEY))
+        yield* (yield* IntegrationsRepo).connect({
+          projectId: p1,
+          provider: "plausible",
+          credentials: cipher.encrypt({ apiKey: SECRET }),
+          baseUrl: null,
+          syncIntervalMinutes: null,
+          now: new Date(yield* h.now)
+        })
+      }))
+      const syncRun = (yield* ok(
+        h.api.integrations.syncIntegration({ params: { id: p1, provider: "plausible" }, payload: null }, {
+          token: secret
+        }),
+        202
+      )).sync.id
+      return { accountId: account.id, rootSecret: secret, p1, p2, expense, expenseToDelete, token, syncRun }
+    })
 
   // ---------------------------------------------------------------------------------------------------
   // The example request of each operation
@@ -105,12 +124,37 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     },
     getHealth: { params: { id: w.p1 }, status: 200, check: (d) => expect(d.projectId).toBe(w.p1) },
     getBriefing: { params: { id: w.p1 }, status: 200, check: (d) => expect(d.projectId).toBe(w.p1) },
-    listSignals: { params: { id: w.p1 }, query: { active: "true" }, status: 200, check: (d) => expect(d.signals).toBeInstanceOf(Array) },
+    listSignals: {
+      params: { id: w.p1 },
+      query: { active: "true" },
+      status: 200,
+      check: (d) => expect(d.signals).toBeInstanceOf(Array)
+    },
     deleteProject: { params: { id: w.p1 }, status: 403 },
-    getAnalytics: { params: { id: w.p1 }, query: { period: "7d" }, status: 200, check: (d) => expect(d).toMatchObject({ projectId: w.p1, period: "7d" }) },
-    getRevenue: { params: { id: w.p1 }, query: { period: "30d" }, status: 200, check: (d) => expect(d.projectId).toBe(w.p1) },
-    getChurn: { params: { id: w.p1 }, query: { period: "30d" }, status: 200, check: (d) => expect(d.projectId).toBe(w.p1) },
-    getSeo: { params: { id: w.p1 }, query: { period: "30d" }, status: 200, check: (d) => expect(d.projectId).toBe(w.p1) },
+    getAnalytics: {
+      params: { id: w.p1 },
+      query: { period: "7d" },
+      status: 200,
+      check: (d) => expect(d).toMatchObject({ projectId: w.p1, period: "7d" })
+    },
+    getRevenue: {
+      params: { id: w.p1 },
+      query: { period: "30d" },
+      status: 200,
+      check: (d) => expect(d.projectId).toBe(w.p1)
+    },
+    getChurn: {
+      params: { id: w.p1 },
+      query: { period: "30d" },
+      status: 200,
+      check: (d) => expect(d.projectId).toBe(w.p1)
+    },
+    getSeo: {
+      params: { id: w.p1 },
+      query: { period: "30d" },
+      status: 200,
+      check: (d) => expect(d.projectId).toBe(w.p1)
+    },
     listIntegrations: {
       params: { id: w.p1 },
       status: 200,
@@ -131,7 +175,12 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       status: 200,
       check: (d) => expect(d.expenses.map((e: any) => e.id)).toContain(w.expense)
     },
-    createExpense: { params: { id: w.p1 }, body: EXPENSE, status: 201, check: (d) => expect(d.expense.projectId).toBe(w.p1) },
+    createExpense: {
+      params: { id: w.p1 },
+      body: EXPENSE,
+      status: 201,
+      check: (d) => expect(d.expense.projectId).toBe(w.p1)
+    },
     deleteExpense: {
       params: { id: w.p1, expenseId: w.expenseToDelete },
       status: 200,
@@ -146,7 +195,9 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
         status: 200,
         check: (d) => {
           expect(d.tokens.map((t: any) => t.id)).not.toContain(w.token)
-          expect(d.tokens.every((t: any) => t.projects !== null && t.projects.every((p: string) => p === w.p2))).toBe(true)
+          expect(d.tokens.every((t: any) => t.projects !== null && t.projects.every((p: string) => p === w.p2))).toBe(
+            true
+          )
         }
       },
       otherAccount: { status: 200, check: (d) => expect(d.tokens.map((t: any) => t.id)).not.toContain(w.token) }
@@ -154,15 +205,20 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     getCurrentToken: {
       // Any valid token reads its own metadata: whichever view, the answer is about the calling token.
       status: 200,
-      check: (d, w) => expect(d).toMatchObject({ accountId: w.accountId, status: "active", prefix: expect.stringMatching(/^svc_…/) }),
-      otherProject: { status: 200, check: (d, w) => expect(d).toMatchObject({ accountId: w.accountId, projects: [w.p2] }) },
+      check: (d, w) =>
+        expect(d).toMatchObject({ accountId: w.accountId, status: "active", prefix: expect.stringMatching(/^svc_…/) }),
+      otherProject: {
+        status: 200,
+        check: (d, w) => expect(d).toMatchObject({ accountId: w.accountId, projects: [w.p2] })
+      },
       otherAccount: { status: 200, check: (d, w) => expect(d.accountId).not.toBe(w.accountId) }
     },
     createToken: {
       // No confirm: a preview, nothing minted. Asks for p1, so scope decides.
       body: { name: "matrix", projects: [w.p1], permissions: ["projects:read"] },
       status: 200,
-      check: (d) => expect(d).toMatchObject({ preview: true, token: { projects: [w.p1], permissions: ["projects:read"] } }),
+      check: (d) =>
+        expect(d).toMatchObject({ preview: true, token: { projects: [w.p1], permissions: ["projects:read"] } }),
       otherProject: { status: 403, type: "escalation" },
       otherAccount: { status: 404, type: "not_found" }
     },
@@ -178,7 +234,9 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
 
   /** The contract's method and path of each operation, so an example can only ever hit its own endpoint. */
   const endpoints = new Map(
-    Object.values(SiteHealthApi.groups).flatMap((g) => Object.values(g.endpoints).map((e) => [e.identifier, e] as const))
+    Object.values(SiteHealthApi.groups).flatMap((g) =>
+      Object.values(g.endpoints).map((e) => [e.identifier, e] as const)
+    )
   )
 
   const requestOf = (name: OperationName, example: Example) => {
@@ -209,16 +267,24 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
   /** What docs/api.md says a view gets for an operation, derived from the operation's table entry. */
   const expectedFor = (view: string, name: OperationName, op: Operation, ex: Example): Outcome => {
     switch (view) {
-      case "no token": return { status: 401, type: "missing_token" }
-      case "malformed token": return { status: 401, type: "invalid_token" }
-      case "bad checksum": return { status: 401, type: "invalid_token" }
-      case "unknown token": return { status: 401, type: "invalid_token" }
-      case "revoked": return { status: 401, type: "token_revoked" }
-      case "expired": return { status: 401, type: "token_expired" }
+      case "no token":
+        return { status: 401, type: "missing_token" }
+      case "malformed token":
+        return { status: 401, type: "invalid_token" }
+      case "bad checksum":
+        return { status: 401, type: "invalid_token" }
+      case "unknown token":
+        return { status: 401, type: "invalid_token" }
+      case "revoked":
+        return { status: 401, type: "token_revoked" }
+      case "expired":
+        return { status: 401, type: "token_expired" }
       // Budget spent: 429 before entitlement, permission and project (§2 check 2).
-      case "rate limited": return { status: 429, type: "rate_limited" }
+      case "rate limited":
+        return { status: 429, type: "rate_limited" }
       // A read-only token of an ended account: 402 before its missing write permissions (§2 check 3).
-      case "ended trial": return { status: 402, type: "trial_expired" }
+      case "ended trial":
+        return { status: 402, type: "trial_expired" }
     }
     if (op.kind === "dashboard_only") return { status: 403, type: "dashboard_only" }
     if (view === "read-only" && op.permission !== "authenticated" && !READ_ONLY.includes(op.permission!)) {
@@ -239,52 +305,76 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
   }
 
   const VIEW_NAMES = [
-    "no token", "malformed token", "bad checksum", "unknown token", "revoked", "expired", "rate limited",
-    "ended trial", "read-only", "write", "other project", "other account"
+    "no token",
+    "malformed token",
+    "bad checksum",
+    "unknown token",
+    "revoked",
+    "expired",
+    "rate limited",
+    "ended trial",
+    "read-only",
+    "write",
+    "other project",
+    "other account"
   ] as const
 
   /** Every point of view, by name; built once on the file's app before the matrix runs. */
   class Views extends Context.Service<Views, Map<string, View>>()("matrix/Views") {}
-  const ViewsLive = Layer.effect(Views, Effect.gen(function*() {
-    const world = yield* makeWorld()
-    const a = world.accountId
-    const all = yield* h.mint(a, { permissions: [...PERMISSIONS] })
-    const tampered = all.secret.slice(0, -1) + (all.secret.endsWith("A") ? "B" : "A")
-    const revoked = yield* h.mint(a)
-    const now = yield* h.now
-    yield* h.run(Effect.flatMap(TokensRepo, (t) => t.revoke(a, revoked.token.id, new Date(now))))
-    const expired = yield* h.mint(a, { expiresAt: new Date((yield* h.now) - 1000) })
-    // The harness clock stays inside one rate-limit window: spend this token's whole budget up front.
-    const limited = yield* h.mint(a)
-    const first = yield* h.api.projects.listProjects({ query: {} }, { token: limited.secret })
-    const budget = Number(first.headers.get("x-ratelimit-limit"))
-    for (let i = 1; i < budget; i++) expect((yield* h.api.projects.listProjects({ query: {} }, { token: limited.secret })).status).toBe(200)
-    const ended = yield* makeWorld()
-    const endedToken = yield* h.mint(ended.accountId, { permissions: READ_ONLY })
-    yield* h.endTrial(ended.accountId)
-    const readOnly = yield* h.mint(a, { permissions: READ_ONLY })
-    const restricted = yield* h.mint(a, { projects: [world.p2], permissions: [...PERMISSIONS] })
-    const stranger = yield* h.newAccount({ projects: 1 })
-    const entries: Array<[string, string | null, World]> = [
-      ["no token", null, world],
-      ["malformed token", "svc_short", world],
-      ["bad checksum", tampered, world],
-      ["unknown token", generateSecret(), world],
-      ["revoked", revoked.secret, world],
-      ["expired", expired.secret, world],
-      ["rate limited", limited.secret, world],
-      ["ended trial", endedToken.secret, ended],
-      ["read-only", readOnly.secret, world],
-      ["write", all.secret, world],
-      ["other project", restricted.secret, world],
-      ["other account", stranger.secret, world]
-    ]
-    return new Map(entries.map(([name, token, w]) => [name, { name, token, world: w }]))
-  }))
+  const ViewsLive = Layer.effect(
+    Views,
+    Effect.gen(function*() {
+      const world = yield* makeWorld()
+      const a = world.accountId
+      const all = yield* h.mint(a, { permissions: [...PERMISSIONS] })
+      const tampered = all.secret.slice(0, -1) + (all.secret.endsWith("A") ? "B" : "A")
+      const revoked = yield* h.mint(a)
+      const now = yield* h.now
+      yield* h.run(Effect.flatMap(TokensRepo, (t) => t.revoke(a, revoked.token.id, new Date(now))))
+      const expired = yield* h.mint(a, { expiresAt: new Date((yield* h.now) - 1000) })
+      // The harness clock stays inside one rate-limit window: spend this token's whole budget up front.
+      const limited = yield* h.mint(a)
+      const first = yield* h.api.projects.listProjects({ query: {} }, { token: limited.secret })
+      const budget = Number(first.headers.get("x-ratelimit-limit"))
+      for (let i = 1; i < budget; i++) {
+        expect((yield* h.api.projects.listProjects({ query: {} }, { token: limited.secret })).status).toBe(200)
+      }
+      const ended = yield* makeWorld()
+      const endedToken = yield* h.mint(ended.accountId, { permissions: READ_ONLY })
+      yield* h.endTrial(ended.accountId)
+      const readOnly = yield* h.mint(a, { permissions: READ_ONLY })
+      const restricted = yield* h.mint(a, { projects: [world.p2], permissions: [...PERMISSIONS] })
+      const stranger = yield* h.newAccount({ projects: 1 })
+      const entries: Array<[string, string | null, World]> = [
+        ["no token", null, world],
+        ["malformed token", "svc_short", world],
+        ["bad checksum", tampered, world],
+        ["unknown token", generateSecret(), world],
+        ["revoked", revoked.secret, world],
+        ["expired", expired.secret, world],
+        ["rate limited", limited.secret, world],
+        ["ended trial", endedToken.secret, ended],
+        ["read-only", readOnly.secret, world],
+        ["write", all.secret, world],
+        ["other project", restricted.secret, world],
+        ["other account", stranger.secret, world]
+      ]
+      return new Map(entries.map(([name, token, w]) => [name, { name, token, world: w }]))
+    })
+  )
 
   it.layer(ViewsLive)("authorization matrix: every operation × every point of view", (it) => {
     it("has an example request for every operation of the table, and only for those", () => {
-      const fake = { accountId: "", rootSecret: "", p1: "p", p2: "p", expense: "e", expenseToDelete: "e", token: "t", syncRun: "s" }
+      const fake = {
+        accountId: "",
+        rootSecret: "",
+        p1: "p",
+        p2: "p",
+        expense: "e",
+        expenseToDelete: "e",
+        token: "t",
+        syncRun: "s"
+      }
       expect(Object.keys(examples(fake)).sort()).toEqual([...OPERATION_NAMES].sort())
       for (const name of OPERATION_NAMES) requestOf(name, examples(fake)[name])
     })
@@ -292,34 +382,35 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     for (const viewName of VIEW_NAMES) {
       describe(viewName, () => {
         for (const [name, op] of operations) {
-          it.effect(name, () => Effect.gen(function*() {
-            const view = (yield* Views).get(viewName)!
-            const example = examples(view.world)[name]
-            const expected = expectedFor(viewName, name, op, example)
-            const { method, path } = requestOf(name, example)
-            const r = yield* h.raw(method, path, {
-              token: view.token,
-              ...(example.body === undefined ? {} : { body: example.body })
-            })
-            const label = `${viewName} × ${name}: ${method} ${path}`
-            if (expected.status < 300) {
-              expect(r.status, `${label}\n${r.text}`).toBe(expected.status)
-              expect(Object.keys(r.json).sort(), label).toEqual(["data", "status"])
-              expect(r.json.status).toBe("success")
-              expect(r.json.data).toBeTypeOf("object")
-              expected.check?.(r.json.data, view.world)
-            } else {
-              expectError(r, expected.status, expected.type)
-              if (expected.type === "missing_permission") expect(r.json.error.permission).toBe(op.permission)
-            }
-            // Rate-limit headers exactly on requests that passed authentication (§4); Retry-After only on 429.
-            expect(r.headers.get("x-ratelimit-limit") === null, label).toBe(expected.status === 401)
-            expect(r.headers.get("retry-after") === null, label).toBe(expected.status !== 429)
-            // Per-account data: never cached, never offered to another origin.
-            expect(r.headers.get("cache-control"), label).toBe("no-store")
-            expect(r.headers.get("access-control-allow-origin"), label).toBeNull()
-            cases++
-          }))
+          it.effect(name, () =>
+            Effect.gen(function*() {
+              const view = (yield* Views).get(viewName)!
+              const example = examples(view.world)[name]
+              const expected = expectedFor(viewName, name, op, example)
+              const { method, path } = requestOf(name, example)
+              const r = yield* h.raw(method, path, {
+                token: view.token,
+                ...(example.body === undefined ? {} : { body: example.body })
+              })
+              const label = `${viewName} × ${name}: ${method} ${path}`
+              if (expected.status < 300) {
+                expect(r.status, `${label}\n${r.text}`).toBe(expected.status)
+                expect(Object.keys(r.json).sort(), label).toEqual(["data", "status"])
+                expect(r.json.status).toBe("success")
+                expect(r.json.data).toBeTypeOf("object")
+                expected.check?.(r.json.data, view.world)
+              } else {
+                expectError(r, expected.status, expected.type)
+                if (expected.type === "missing_permission") expect(r.json.error.permission).toBe(op.permission)
+              }
+              // Rate-limit headers exactly on requests that passed authentication (§4); Retry-After only on 429.
+              expect(r.headers.get("x-ratelimit-limit") === null, label).toBe(expected.status === 401)
+              expect(r.headers.get("retry-after") === null, label).toBe(expected.status !== 429)
+              // Per-account data: never cached, never offered to another origin.
+              expect(r.headers.get("cache-control"), label).toBe("no-store")
+              expect(r.headers.get("access-control-allow-origin"), label).toBeNull()
+              cases++
+            }))
         }
       })
     }
@@ -329,83 +420,135 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
   // Object access
 
   /** Two accounts' worlds, and a token of A's restricted to its p2. */
-  class Worlds extends Context.Service<Worlds, { a: World; b: World; restricted: string; rootOfA: string }>()("matrix/Worlds") {}
-  const WorldsLive = Layer.effect(Worlds, Effect.gen(function*() {
-    const a = yield* makeWorld()
-    const b = yield* makeWorld()
-    const restricted = (yield* h.mint(a.accountId, { projects: [a.p2], permissions: [...PERMISSIONS] })).secret
-    return { a, b, restricted, rootOfA: a.rootSecret }
-  }))
+  class Worlds
+    extends Context.Service<Worlds, { a: World; b: World; restricted: string; rootOfA: string }>()("matrix/Worlds")
+  {}
+  const WorldsLive = Layer.effect(
+    Worlds,
+    Effect.gen(function*() {
+      const a = yield* makeWorld()
+      const b = yield* makeWorld()
+      const restricted = (yield* h.mint(a.accountId, { projects: [a.p2], permissions: [...PERMISSIONS] })).secret
+      return { a, b, restricted, rootOfA: a.rootSecret }
+    })
+  )
 
   it.layer(WorldsLive)("object access: another project's or account's expense, token or sync run", (it) => {
-
-    const denied = (method: string, path: string, token: string, status: number, type: string, body?: unknown) => Effect.gen(function*() {
-      expectError(yield* h.raw(method, path, { token, ...(body === undefined ? {} : { body }) }), status, type)
-      cases++
-    })
-    const listed = (path: string, token: string) => Effect.gen(function*() {
-      const r = yield* h.raw("GET", path, { token })
-      expect(r.status, r.text).toBe(200)
-      cases++
-      return r
-    })
-
-    it.effect("an expense: never deleted or listed outside its project (403 in the account, 404 across)", () => Effect.gen(function*() {
-      const { a, b, restricted, rootOfA } = yield* Worlds
-      const del = (project: string, expense: string) => `/api/v1/projects/${project}/expenses/${expense}`
-      // The caller's own account, project outside its scope: 403; in scope but the expense is another project's: 404.
-      yield* denied("DELETE", del(a.p1, a.expense), restricted, 403, "project_out_of_scope")
-      yield* denied("DELETE", del(a.p2, a.expense), restricted, 404, "not_found")
-      // Another account: 404 through the owner's project and through the caller's own.
-      yield* denied("DELETE", del(a.p1, a.expense), b.rootSecret, 404, "not_found")
-      yield* denied("DELETE", del(b.p1, a.expense), b.rootSecret, 404, "not_found")
-      yield* denied("DELETE", del(a.p1, b.expense), rootOfA, 404, "not_found")
-      // Not listed anywhere else.
-      yield* denied("GET", `/api/v1/projects/${a.p1}/expenses`, restricted, 403, "project_out_of_scope")
-      yield* denied("GET", `/api/v1/projects/${a.p1}/expenses`, b.rootSecret, 404, "not_found")
-      for (const [path, token] of [[`/api/v1/projects/${a.p2}/expenses`, restricted], [`/api/v1/projects/${b.p1}/expenses`, b.rootSecret]] as const) {
-        expect((yield* listed(path, token)).text).not.toContain(a.expense)
-      }
-      // And it is still there, untouched, for its owner.
-      const own = yield* listed(`/api/v1/projects/${a.p1}/expenses?limit=100`, rootOfA)
-      expect(own.json.data.expenses.find((e: any) => e.id === a.expense)).toMatchObject({ deletedAt: null, amount: EXPENSE.amount })
-    }))
-
-    it.effect("a token: never revoked from outside its scope (403 escalation in the account, 404 across), confirmed or not", () => Effect.gen(function*() {
-      const { a, b, restricted, rootOfA } = yield* Worlds
-      for (const confirm of [{ query: "" }, { query: "?confirm=true" }, { query: "", body: { confirm: true } }]) {
-        yield* denied("DELETE", `/api/v1/tokens/${a.token}${confirm.query}`, restricted, 403, "escalation", confirm.body)
-        yield* denied("DELETE", `/api/v1/tokens/${a.token}${confirm.query}`, b.rootSecret, 404, "not_found", confirm.body)
-      }
-      // Another account's listing never shows it.
-      expect((yield* listed("/api/v1/tokens?limit=100", b.rootSecret)).text).not.toContain(a.token)
-      // It still works: GET /projects as that token is 200 (not 401 token_revoked).
-      const own = yield* listed("/api/v1/tokens?limit=100", rootOfA)
-      expect(own.json.data.tokens.find((t: any) => t.id === a.token)).toMatchObject({ status: "active", revokedAt: null })
-    }))
-
-    it.effect("a sync run: never read or re-queued outside its project (403 in the account, 404 across)", () => Effect.gen(function*() {
-      const { a, b, restricted, rootOfA } = yield* Worlds
-      yield* denied("GET", `/api/v1/projects/${a.p1}/integrations`, restricted, 403, "project_out_of_scope")
-      yield* denied("GET", `/api/v1/projects/${a.p1}/integrations`, b.rootSecret, 404, "not_found")
-      yield* denied("POST", `/api/v1/projects/${a.p1}/integrations/plausible/sync`, restricted, 403, "project_out_of_scope", { mode: "full" })
-      yield* denied("POST", `/api/v1/projects/${a.p1}/integrations/plausible/sync`, b.rootSecret, 404, "not_found", { mode: "full" })
-      for (const [path, token] of [[`/api/v1/projects/${a.p2}/integrations`, restricted], [`/api/v1/projects/${b.p1}/integrations`, b.rootSecret]] as const) {
-        expect((yield* listed(path, token)).text).not.toContain(a.syncRun)
-      }
-      // The run is as it was: still the one queued run, in its own mode (a refused "full" changed nothing).
-      const own = yield* listed(`/api/v1/projects/${a.p1}/integrations`, rootOfA)
-      expect(own.json.data.integrations.find((i: any) => i.provider === "plausible").lastRun).toMatchObject({
-        id: a.syncRun, status: "queued", mode: "incremental"
+    const denied = (method: string, path: string, token: string, status: number, type: string, body?: unknown) =>
+      Effect.gen(function*() {
+        expectError(yield* h.raw(method, path, { token, ...(body === undefined ? {} : { body }) }), status, type)
+        cases++
       })
-    }))
+    const listed = (path: string, token: string) =>
+      Effect.gen(function*() {
+        const r = yield* h.raw("GET", path, { token })
+        expect(r.status, r.text).toBe(200)
+        cases++
+        return r
+      })
+
+    it.effect("an expense: never deleted or listed outside its project (403 in the account, 404 across)", () =>
+      Effect.gen(function*() {
+        const { a, b, restricted, rootOfA } = yield* Worlds
+        const del = (project: string, expense: string) => `/api/v1/projects/${project}/expenses/${expense}`
+        // The caller's own account, project outside its scope: 403; in scope but the expense is another project's: 404.
+        yield* denied("DELETE", del(a.p1, a.expense), restricted, 403, "project_out_of_scope")
+        yield* denied("DELETE", del(a.p2, a.expense), restricted, 404, "not_found")
+        // Another account: 404 through the owner's project and through the caller's own.
+        yield* denied("DELETE", del(a.p1, a.expense), b.rootSecret, 404, "not_found")
+        yield* denied("DELETE", del(b.p1, a.expense), b.rootSecret, 404, "not_found")
+        yield* denied("DELETE", del(a.p1, b.expense), rootOfA, 404, "not_found")
+        // Not listed anywhere else.
+        yield* denied("GET", `/api/v1/projects/${a.p1}/expenses`, restricted, 403, "project_out_of_scope")
+        yield* denied("GET", `/api/v1/projects/${a.p1}/expenses`, b.rootSecret, 404, "not_found")
+        for (
+          const [path, token] of [[`/api/v1/projects/${a.p2}/expenses`, restricted], [
+            `/api/v1/projects/${b.p1}/expenses`,
+            b.rootSecret
+          ]] as const
+        ) {
+          expect((yield* listed(path, token)).text).not.toContain(a.expense)
+        }
+        // And it is still there, untouched, for its owner.
+        const own = yield* listed(`/api/v1/projects/${a.p1}/expenses?limit=100`, rootOfA)
+        expect(own.json.data.expenses.find((e: any) => e.id === a.expense)).toMatchObject({
+          deletedAt: null,
+          amount: EXPENSE.amount
+        })
+      }))
+
+    it.effect("a token: never revoked from outside its scope (403 escalation in the account, 404 across), confirmed or not", () =>
+      Effect.gen(function*() {
+        const { a, b, restricted, rootOfA } = yield* Worlds
+        for (const confirm of [{ query: "" }, { query: "?confirm=true" }, { query: "", body: { confirm: true } }]) {
+          yield* denied(
+            "DELETE",
+            `/api/v1/tokens/${a.token}${confirm.query}`,
+            restricted,
+            403,
+            "escalation",
+            confirm.body
+          )
+          yield* denied(
+            "DELETE",
+            `/api/v1/tokens/${a.token}${confirm.query}`,
+            b.rootSecret,
+            404,
+            "not_found",
+            confirm.body
+          )
+        }
+        // Another account's listing never shows it.
+        expect((yield* listed("/api/v1/tokens?limit=100", b.rootSecret)).text).not.toContain(a.token)
+        // It still works: GET /projects as that token is 200 (not 401 token_revoked).
+        const own = yield* listed("/api/v1/tokens?limit=100", rootOfA)
+        expect(own.json.data.tokens.find((t: any) => t.id === a.token)).toMatchObject({
+          status: "active",
+          revokedAt: null
+        })
+      }))
+
+    it.effect("a sync run: never read or re-queued outside its project (403 in the account, 404 across)", () =>
+      Effect.gen(function*() {
+        const { a, b, restricted, rootOfA } = yield* Worlds
+        yield* denied("GET", `/api/v1/projects/${a.p1}/integrations`, restricted, 403, "project_out_of_scope")
+        yield* denied("GET", `/api/v1/projects/${a.p1}/integrations`, b.rootSecret, 404, "not_found")
+        yield* denied(
+          "POST",
+          `/api/v1/projects/${a.p1}/integrations/plausible/sync`,
+          restricted,
+          403,
+          "project_out_of_scope",
+          { mode: "full" }
+        )
+        yield* denied("POST", `/api/v1/projects/${a.p1}/integrations/plausible/sync`, b.rootSecret, 404, "not_found", {
+          mode: "full"
+        })
+        for (
+          const [path, token] of [[`/api/v1/projects/${a.p2}/integrations`, restricted], [
+            `/api/v1/projects/${b.p1}/integrations`,
+            b.rootSecret
+          ]] as const
+        ) {
+          expect((yield* listed(path, token)).text).not.toContain(a.syncRun)
+        }
+        // The run is as it was: still the one queued run, in its own mode (a refused "full" changed nothing).
+        const own = yield* listed(`/api/v1/projects/${a.p1}/integrations`, rootOfA)
+        expect(own.json.data.integrations.find((i: any) => i.provider === "plausible").lastRun).toMatchObject({
+          id: a.syncRun,
+          status: "queued",
+          mode: "incremental"
+        })
+      }))
   })
 
   describe("the count", () => {
     it("reports how many cases the matrix asserted", () => {
       const matrix = VIEW_NAMES.length * OPERATION_NAMES.length
       // Printed so the figure can be quoted (docs/security.md: "cases in the matrix").
-      console.info(`authorization matrix (${h.store}): ${VIEW_NAMES.length} views × ${OPERATION_NAMES.length} operations = ${matrix} cells; ${cases} cases asserted with the object-access checks`)
+      console.info(
+        `authorization matrix (${h.store}): ${VIEW_NAMES.length} views × ${OPERATION_NAMES.length} operations = ${matrix} cells; ${cases} cases asserted with the object-access checks`
+      )
       expect(cases).toBeGreaterThanOrEqual(matrix + 20)
     })
   })

@@ -104,22 +104,38 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       const sink = yield* SmtpSink
       const email = uniqueEmail("journey")
       yield* nextWindow
-      const signUp = yield* h.raw("POST", "/app/api/auth/signup", { token: null, headers: ORIGIN, body: { email, password: PASSWORD } })
+      const signUp = yield* h.raw("POST", "/app/api/auth/signup", {
+        token: null,
+        headers: ORIGIN,
+        body: { email, password: PASSWORD }
+      })
       expect(signUp.status, signUp.text).toBe(202)
 
       // Not verified yet: the right password is refused with 403 email_not_verified.
       yield* nextWindow
-      const early = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email, password: PASSWORD } })
+      const early = yield* h.raw("POST", "/app/api/auth/login", {
+        token: null,
+        headers: ORIGIN,
+        body: { email, password: PASSWORD }
+      })
       expect(early.status).toBe(403)
       expect(early.json.error.type).toBe("email_not_verified")
 
       const mail = yield* sink.waitFor(email, /verify-email\?token=/)
       const token = decodeURIComponent(/verify-email\?token=([^\s]+)/.exec(mail.text)![1])
-      const verified = yield* h.raw("POST", "/app/api/auth/verify-email", { token: null, headers: ORIGIN, body: { token } })
+      const verified = yield* h.raw("POST", "/app/api/auth/verify-email", {
+        token: null,
+        headers: ORIGIN,
+        body: { token }
+      })
       expect(verified.status, verified.text).toBe(200)
       expect(verified.json.data).toMatchObject({ email, emailVerified: true })
       // Single use.
-      const again = yield* h.raw("POST", "/app/api/auth/verify-email", { token: null, headers: ORIGIN, body: { token } })
+      const again = yield* h.raw("POST", "/app/api/auth/verify-email", {
+        token: null,
+        headers: ORIGIN,
+        body: { token }
+      })
       expect(again.status).toBe(400)
       expect(again.json.error.type).toBe("invalid_link")
 
@@ -136,11 +152,20 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       expect(renamed.status).toBe(200)
       expect(renamed.json.data.name).toBe("Renamed")
 
-      const created = yield* call(session, "POST", "/tokens", { name: "reporting", websites: [site.id], permissions: ["projects:read"] })
+      const created = yield* call(session, "POST", "/tokens", {
+        name: "reporting",
+        websites: [site.id],
+        permissions: ["projects:read"]
+      })
       expect(created.status, created.text).toBe(201)
       const secret: string = created.json.data.secret
       expect(secret).toMatch(/^svc_/)
-      expect(created.json.data.token).toMatchObject({ name: "reporting", websites: [site.id], permissions: ["projects:read"], status: "active" })
+      expect(created.json.data.token).toMatchObject({
+        name: "reporting",
+        websites: [site.id],
+        permissions: ["projects:read"],
+        status: "active"
+      })
       const tokens = yield* call(session, "GET", "/tokens")
       expect(tokens.text).not.toContain(secret)
       expect(tokens.json.data.tokens[0]).toMatchObject({ id: created.json.data.token.id, lastUsedAt: null })
@@ -169,16 +194,25 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       const { session } = yield* verifiedUser()
       const a = yield* newWebsite(session)
       const b = yield* newWebsite(session)
-      const onlyA = (yield* call(session, "POST", "/tokens", { name: "a", websites: [a.id], permissions: ["projects:read"] })).json.data
-      const both = (yield* call(session, "POST", "/tokens", { name: "ab", websites: [a.id, b.id], permissions: ["projects:read"] })).json.data
-      expect((yield* call(session, "DELETE", `/websites/${a.id}`, { confirmDomain: a.domain })).json.data.tokensNarrowed).toBe(2)
+      const onlyA =
+        (yield* call(session, "POST", "/tokens", { name: "a", websites: [a.id], permissions: ["projects:read"] })).json
+          .data
+      const both = (yield* call(session, "POST", "/tokens", {
+        name: "ab",
+        websites: [a.id, b.id],
+        permissions: ["projects:read"]
+      })).json.data
+      expect(
+        (yield* call(session, "DELETE", `/websites/${a.id}`, { confirmDomain: a.domain })).json.data.tokensNarrowed
+      ).toBe(2)
       const listed = (yield* call(session, "GET", "/tokens")).json.data.tokens
       expect(listed.find((t: any) => t.id === onlyA.token.id).websites).toEqual([])
       expect(listed.find((t: any) => t.id === both.token.id).websites).toEqual([b.id])
       const viaOnlyA = yield* h.raw("GET", "/api/v1/projects", { token: onlyA.secret })
       expect(viaOnlyA.json.data.projects).toEqual([])
       expect((yield* h.raw("GET", `/api/v1/projects/${a.id}/health`, { token: onlyA.secret })).status).toBe(404)
-      expect((yield* h.raw("GET", "/api/v1/projects", { token: both.secret })).json.data.projects.map((p: any) => p.id)).toEqual([b.id])
+      expect((yield* h.raw("GET", "/api/v1/projects", { token: both.secret })).json.data.projects.map((p: any) => p.id))
+        .toEqual([b.id])
     }))
 
   describe("CSRF", () => {
@@ -186,18 +220,38 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       Effect.gen(function*() {
         const { session } = yield* verifiedUser()
         const body = { name: "Shop", domain: "csrf.example.com", timezone: "UTC", currency: "USD" }
-        const noToken = yield* h.raw("POST", "/app/api/websites", { token: null, headers: { ...ORIGIN, cookie: session.read.cookie }, body })
+        const noToken = yield* h.raw("POST", "/app/api/websites", {
+          token: null,
+          headers: { ...ORIGIN, cookie: session.read.cookie },
+          body
+        })
         expect(noToken.status).toBe(403)
         expect(noToken.json.error.type).toBe("csrf_token")
-        const wrongToken = yield* h.raw("POST", "/app/api/websites", { token: null, headers: { ...session.headers, "x-csrf-token": "x".repeat(43) }, body })
+        const wrongToken = yield* h.raw("POST", "/app/api/websites", {
+          token: null,
+          headers: { ...session.headers, "x-csrf-token": "x".repeat(43) },
+          body
+        })
         expect(wrongToken.status).toBe(403)
-        const crossSite = yield* h.raw("POST", "/app/api/websites", { token: null, headers: { ...session.headers, origin: "https://evil.example" }, body })
+        const crossSite = yield* h.raw("POST", "/app/api/websites", {
+          token: null,
+          headers: { ...session.headers, origin: "https://evil.example" },
+          body
+        })
         expect(crossSite.status).toBe(403)
         expect(crossSite.json.error.type).toBe("csrf_origin")
-        const noOrigin = yield* h.raw("POST", "/app/api/websites", { token: null, headers: { cookie: session.read.cookie, "x-csrf-token": session.csrf }, body })
+        const noOrigin = yield* h.raw("POST", "/app/api/websites", {
+          token: null,
+          headers: { cookie: session.read.cookie, "x-csrf-token": session.csrf },
+          body
+        })
         expect(noOrigin.status).toBe(403)
         // Log-in CSRF too: a cross-site login form is refused before any password check.
-        const crossLogin = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: { origin: "https://evil.example" }, body: { email: "a@b.cd", password: "x" } })
+        const crossLogin = yield* h.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: { origin: "https://evil.example" },
+          body: { email: "a@b.cd", password: "x" }
+        })
         expect(crossLogin.status).toBe(403)
         expect((yield* call(session, "GET", "/websites")).json.data.websites).toEqual([])
       }))
@@ -208,7 +262,11 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       Effect.gen(function*() {
         const { email, session } = yield* verifiedUser()
         yield* nextWindow
-        const r = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: { ...ORIGIN, cookie: session.read.cookie }, body: { email, password: PASSWORD } })
+        const r = yield* h.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: { ...ORIGIN, cookie: session.read.cookie },
+          body: { email, password: PASSWORD }
+        })
         const second = cookieOf(r.headers.get("set-cookie"))
         expect(second).not.toBeNull()
         expect(second).not.toBe(session.cookie)
@@ -233,9 +291,20 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
         const passwordHash = yield* hashPassword(PASSWORD)
         yield* app.run(Effect.gen(function*() {
           const account = yield* createAccount({ name: email })
-          yield* (yield* AuthRepo).createUser({ id: newUserId(), accountId: account.id, email, passwordHash, emailVerifiedAt: new Date(), createdAt: new Date() })
+          yield* (yield* AuthRepo).createUser({
+            id: newUserId(),
+            accountId: account.id,
+            email,
+            passwordHash,
+            emailVerifiedAt: new Date(),
+            createdAt: new Date()
+          })
         }))
-        const r = yield* app.raw("POST", "/app/api/auth/login", { token: null, headers: { origin: "https://health.example.com" }, body: { email, password: PASSWORD } })
+        const r = yield* app.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: { origin: "https://health.example.com" },
+          body: { email, password: PASSWORD }
+        })
         expect(r.status, r.text).toBe(200)
         expect(r.headers.get("set-cookie")).toMatch(/; Secure/)
       }))
@@ -297,10 +366,18 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
         const { email } = yield* verifiedUser()
         yield* nextWindow
         for (let i = 0; i < FREE_FAILURES_PER_PAIR; i++) {
-          const r = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email, password: "wrong password" } })
+          const r = yield* h.raw("POST", "/app/api/auth/login", {
+            token: null,
+            headers: ORIGIN,
+            body: { email, password: "wrong password" }
+          })
           expect(r.status).toBe(401)
         }
-        const blocked = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email, password: PASSWORD } })
+        const blocked = yield* h.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: ORIGIN,
+          body: { email, password: PASSWORD }
+        })
         expect(blocked.status).toBe(429)
         expect(blocked.json.error.type).toBe("too_many_attempts")
         expect(blocked.headers.get("retry-after")).toBe("30")
@@ -312,8 +389,16 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       Effect.gen(function*() {
         const { email } = yield* verifiedUser()
         yield* nextWindow
-        const wrong = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email, password: "wrong password" } })
-        const unknown = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email: uniqueEmail("nobody"), password: "wrong password" } })
+        const wrong = yield* h.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: ORIGIN,
+          body: { email, password: "wrong password" }
+        })
+        const unknown = yield* h.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: ORIGIN,
+          body: { email: uniqueEmail("nobody"), password: "wrong password" }
+        })
         expect(wrong.status).toBe(401)
         expect(unknown.status).toBe(401)
         expect(unknown.json).toEqual(wrong.json)
@@ -324,12 +409,28 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
         const sink = yield* SmtpSink
         const { email } = yield* verifiedUser()
         yield* nextWindow
-        const taken = yield* h.raw("POST", "/app/api/auth/signup", { token: null, headers: ORIGIN, body: { email, password: PASSWORD } })
-        const free = yield* h.raw("POST", "/app/api/auth/signup", { token: null, headers: ORIGIN, body: { email: uniqueEmail("free"), password: PASSWORD } })
+        const taken = yield* h.raw("POST", "/app/api/auth/signup", {
+          token: null,
+          headers: ORIGIN,
+          body: { email, password: PASSWORD }
+        })
+        const free = yield* h.raw("POST", "/app/api/auth/signup", {
+          token: null,
+          headers: ORIGIN,
+          body: { email: uniqueEmail("free"), password: PASSWORD }
+        })
         expect([taken.status, free.status]).toEqual([202, 202])
         expect(taken.json).toEqual(free.json)
-        const resetKnown = yield* h.raw("POST", "/app/api/auth/password-reset", { token: null, headers: ORIGIN, body: { email } })
-        const resetUnknown = yield* h.raw("POST", "/app/api/auth/password-reset", { token: null, headers: ORIGIN, body: { email: uniqueEmail("none") } })
+        const resetKnown = yield* h.raw("POST", "/app/api/auth/password-reset", {
+          token: null,
+          headers: ORIGIN,
+          body: { email }
+        })
+        const resetUnknown = yield* h.raw("POST", "/app/api/auth/password-reset", {
+          token: null,
+          headers: ORIGIN,
+          body: { email: uniqueEmail("none") }
+        })
         expect([resetKnown.status, resetUnknown.status]).toEqual([202, 202])
         expect(resetKnown.json).toEqual(resetUnknown.json)
         // What differs goes to the address's owner only.
@@ -342,35 +443,58 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
       const sink = yield* SmtpSink
       const { email, session } = yield* verifiedUser()
       yield* nextWindow
-      expect((yield* h.raw("POST", "/app/api/auth/password-reset", { token: null, headers: ORIGIN, body: { email } })).status).toBe(202)
+      expect(
+        (yield* h.raw("POST", "/app/api/auth/password-reset", { token: null, headers: ORIGIN, body: { email } })).status
+      ).toBe(202)
       const mail = yield* sink.waitFor(email, /reset-password\?token=/)
       const token = decodeURIComponent(/reset-password\?token=([^\s]+)/.exec(mail.text)![1])
-      const weak = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", { token: null, headers: ORIGIN, body: { token, password: "short" } })
+      const weak = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", {
+        token: null,
+        headers: ORIGIN,
+        body: { token, password: "short" }
+      })
       expect(weak.status).toBe(400)
-      const done = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", { token: null, headers: ORIGIN, body: { token, password: "a brand new password" } })
+      const done = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", {
+        token: null,
+        headers: ORIGIN,
+        body: { token, password: "a brand new password" }
+      })
       expect(done.status, done.text).toBe(200)
       expect((yield* call(session, "GET", "/auth/session")).status).toBe(401)
       yield* logIn(email, "a brand new password")
-      const reused = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", { token, headers: ORIGIN, body: { token, password: "yet another password" } })
+      const reused = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", {
+        token,
+        headers: ORIGIN,
+        body: { token, password: "yet another password" }
+      })
       expect(reused.status).toBe(400)
-      const forged = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", { token: null, headers: ORIGIN, body: { token: `${token.split(".")[0]}.AAAA`, password: "yet another password" } })
+      const forged = yield* h.raw("POST", "/app/api/auth/password-reset/confirm", {
+        token: null,
+        headers: ORIGIN,
+        body: { token: `${token.split(".")[0]}.AAAA`, password: "yet another password" }
+      })
       expect(forged.json.error.type).toBe("invalid_link")
     }))
 
   it.effect("the demo's one-time login link: 303 to / with a session cookie, once", () =>
     Effect.gen(function*() {
       const account = yield* h.run(createAccount({ name: "Demo account" }))
-      const link = yield* h.run(magicLinkFor(account.id, uniqueEmail("demo"), "http://localhost").pipe(
-        Effect.provide(Signing.layer),
-        Effect.provide(AppConfig.layer(readConfig({})))
-      ))
+      const link = yield* h.run(
+        magicLinkFor(account.id, uniqueEmail("demo"), "http://localhost").pipe(
+          Effect.provide(Signing.layer),
+          Effect.provide(AppConfig.layer(readConfig({})))
+        )
+      )
       const path = link.replace("http://localhost", "")
       const r = yield* h.raw("GET", path, { token: null })
       expect(r.status).toBe(303)
       expect(r.headers.get("location")).toBe("/")
       const cookie = cookieOf(r.headers.get("set-cookie"))
       expect(cookie).not.toBeNull()
-      const me = yield* h.raw("GET", "/app/api/account", { token: null, headers: { cookie: `sitehealth_session=${cookie}` } })
+      const me = yield* h.raw("GET", "/app/api/account", {
+        token: null,
+        headers: { cookie: `sitehealth_session=${cookie}` }
+      })
       expect(me.status).toBe(200)
       expect(me.json.data.accountId).toBe(account.id)
       expect((yield* h.raw("GET", path, { token: null })).status).toBe(400)
@@ -380,7 +504,9 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
     Effect.gen(function*() {
       const { session, user } = yield* verifiedUser()
       const site = yield* newWebsite(session)
-      const token = (yield* call(session, "POST", "/tokens", { name: "t", websites: null, permissions: ["projects:read"] })).json.data.secret
+      const token =
+        (yield* call(session, "POST", "/tokens", { name: "t", websites: null, permissions: ["projects:read"] })).json
+          .data.secret
       yield* h.endTrial(user.accountId)
       const account = yield* call(session, "GET", "/account")
       expect(account.json.data).toMatchObject({ entitlement: "ended", trialDaysLeft: 0 })
@@ -416,7 +542,12 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
         ["POST", "/websites", { name: "x", domain: "x.example", timezone: "UTC", currency: "usd" }],
         ["POST", "/websites", { name: "x", domain: "x.example", timezone: "UTC", currency: "USD", extra: 1 }],
         ["POST", "/tokens", { name: "t", websites: null, permissions: [] }],
-        ["POST", "/tokens", { name: "t", websites: null, permissions: ["projects:read"], expiresAt: "2000-01-01T00:00:00Z" }]
+        ["POST", "/tokens", {
+          name: "t",
+          websites: null,
+          permissions: ["projects:read"],
+          expiresAt: "2000-01-01T00:00:00Z"
+        }]
       ]
       for (const [method, path, body] of cases) {
         const r = yield* call(session, method, path, body)
@@ -424,7 +555,11 @@ layer(AppWithSink, { timeout: 60_000 })("Dashboard API", (it) => {
         expect(r.json.status).toBe("error")
       }
       yield* nextWindow
-      const weak = yield* h.raw("POST", "/app/api/auth/signup", { token: null, headers: ORIGIN, body: { email: "not-an-email", password: "short" } })
+      const weak = yield* h.raw("POST", "/app/api/auth/signup", {
+        token: null,
+        headers: ORIGIN,
+        body: { email: "not-an-email", password: "short" }
+      })
       expect(weak.status).toBe(400)
       expect(weak.json.error.issues.length).toBe(2)
     }))

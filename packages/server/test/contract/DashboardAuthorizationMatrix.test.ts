@@ -16,16 +16,16 @@
  * until it is declared here on purpose.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
-import { TestClock } from "effect/testing"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
 import { DashboardApi, DashboardSession } from "@sitehealth/domain/DashboardApi"
+import { Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { createAccount } from "../../src/accounts/Provisioning.ts"
-import { readConfig } from "../../src/platform/Config.ts"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
+import { readConfig } from "../../src/platform/Config.ts"
 import { expectError } from "../support/Expect.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"
 import { h, TestApp } from "../support/TestApp.ts"
@@ -108,28 +108,59 @@ const EXAMPLES: Record<string, Example> = {
   "auth.verifyEmail": { body: () => ({ token: "x.y" }) },
   "auth.logInSecondFactor": { body: () => ({ challenge: "x.y", code: "123456" }) },
   // The caller's own password and second factor, asked with a wrong password: refused, and nothing changes.
-  "security.changePassword": { body: () => ({ currentPassword: "not the password", newPassword: "an entirely new passphrase" }), otherAccount: { status: 400, type: "wrong_password" } },
-  "security.setUpTwoFactor": { body: () => ({ password: "not the password" }), otherAccount: { status: 400, type: "wrong_password" } },
+  "security.changePassword": {
+    body: () => ({ currentPassword: "not the password", newPassword: "an entirely new passphrase" }),
+    otherAccount: { status: 400, type: "wrong_password" }
+  },
+  "security.setUpTwoFactor": {
+    body: () => ({ password: "not the password" }),
+    otherAccount: { status: 400, type: "wrong_password" }
+  },
   "security.enableTwoFactor": { body: () => ({ code: "123456" }), otherAccount: { status: 400, type: "no_setup" } },
-  "security.disableTwoFactor": { body: () => ({ password: "not the password", code: "123456" }), otherAccount: { status: 400, type: "wrong_password" } },
-  "security.regenerateRecoveryCodes": { body: () => ({ password: "not the password", code: "123456" }), otherAccount: { status: 400, type: "wrong_password" } },
-  "websites.create": { body: () => ({ name: "Matrix", domain: "matrix.example.com", timezone: "UTC", currency: "USD" }) },
+  "security.disableTwoFactor": {
+    body: () => ({ password: "not the password", code: "123456" }),
+    otherAccount: { status: 400, type: "wrong_password" }
+  },
+  "security.regenerateRecoveryCodes": {
+    body: () => ({ password: "not the password", code: "123456" }),
+    otherAccount: { status: 400, type: "wrong_password" }
+  },
+  "websites.create": {
+    body: () => ({ name: "Matrix", domain: "matrix.example.com", timezone: "UTC", currency: "USD" })
+  },
   "websites.update": { body: () => ({ name: "taken over" }) },
   "websites.delete": { body: (w) => ({ confirmDomain: w.website.domain }) },
   // Asks for the victim's website: the account check answers.
-  "tokens.create": { body: (w) => ({ name: "matrix", websites: [w.website.id], permissions: ["projects:read"] }), otherAccount: { status: 404, type: "not_found" } },
+  "tokens.create": {
+    body: (w) => ({ name: "matrix", websites: [w.website.id], permissions: ["projects:read"] }),
+    otherAccount: { status: 404, type: "not_found" }
+  },
   "connections.connectStripe": { body: () => ({ key: "rk_test_51MatrixKeyAbCdEf0123456789" }) },
   "connections.connectPlausible": { body: () => ({ apiKey: "matrix-key-0123456789", siteId: "matrix.example.com" }) },
   // The victim's sign-in: claimed only by the account that started it (400, and Google is never asked).
-  "connections.googleCallback": { body: (w) => ({ code: "4/matrix", state: w.googleState }), otherAccount: { status: 400, type: "oauth_state_invalid" } },
+  "connections.googleCallback": {
+    body: (w) => ({ code: "4/matrix", state: w.googleState }),
+    otherAccount: { status: 400, type: "oauth_state_invalid" }
+  },
   "connections.connectGoogle": { body: () => ({ flow: "oaf_matrix", siteUrl: "sc-domain:matrix.example.com" }) },
   "reports.createExpense": { body: () => EXPENSE }
 }
 
-const EXPENSE = { amount: 1200, currency: "EUR", category: "hosting", description: "Matrix", incurredOn: "2026-11-01", recurrence: "one_off" }
+const EXPENSE = {
+  amount: 1200,
+  currency: "EUR",
+  category: "hosting",
+  description: "Matrix",
+  incurredOn: "2026-11-01",
+  recurrence: "one_off"
+}
 
 let counter = 0
-const headersOf = (cookie: string | null, extra: Record<string, string> = {}) => ({ origin: ORIGIN, ...(cookie === null ? {} : { cookie: `sitehealth_session=${cookie}` }), ...extra })
+const headersOf = (cookie: string | null, extra: Record<string, string> = {}) => ({
+  origin: ORIGIN,
+  ...(cookie === null ? {} : { cookie: `sitehealth_session=${cookie}` }),
+  ...extra
+})
 
 /** A verified user of a new account, logged in (each log-in in a fresh throttle minute). */
 const newUser = Effect.gen(function*() {
@@ -137,42 +168,79 @@ const newUser = Effect.gen(function*() {
   const passwordHash = yield* hashPassword(PASSWORD)
   yield* h.run(Effect.gen(function*() {
     const account = yield* createAccount({ name: email })
-    yield* (yield* AuthRepo).createUser({ id: newUserId(), accountId: account.id, email, passwordHash, emailVerifiedAt: new Date(), createdAt: new Date() })
+    yield* (yield* AuthRepo).createUser({
+      id: newUserId(),
+      accountId: account.id,
+      email,
+      passwordHash,
+      emailVerifiedAt: new Date(),
+      createdAt: new Date()
+    })
   }))
   return { email, ...(yield* logIn(email)) }
 })
-const logIn = (email: string) => Effect.gen(function*() {
-  yield* TestClock.adjust("1 minute")
-  const r = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: { origin: ORIGIN }, body: { email, password: PASSWORD } })
-  expect(r.status, r.text).toBe(200)
-  const cookie = /sitehealth_session=([^;]+)/.exec(r.headers.get("set-cookie") ?? "")![1]!
-  return { cookie, csrf: r.json.data.csrfToken as string, sessionId: r.json.data.sessionId as string }
-})
+const logIn = (email: string) =>
+  Effect.gen(function*() {
+    yield* TestClock.adjust("1 minute")
+    const r = yield* h.raw("POST", "/app/api/auth/login", {
+      token: null,
+      headers: { origin: ORIGIN },
+      body: { email, password: PASSWORD }
+    })
+    expect(r.status, r.text).toBe(200)
+    const cookie = /sitehealth_session=([^;]+)/.exec(r.headers.get("set-cookie") ?? "")![1]!
+    return { cookie, csrf: r.json.data.csrfToken as string, sessionId: r.json.data.sessionId as string }
+  })
 
 /** The victim: a website with Plausible connected (credentials encrypted, as the admin CLI does), a token, a Google sign-in under way. */
 const makeWorld = Effect.gen(function*() {
   const user = yield* newUser
   const write = headersOf(user.cookie, { "x-csrf-token": user.csrf })
-  const site = yield* h.raw("POST", "/app/api/websites", { token: null, headers: write, body: { name: "Victim", domain: `victim-${counter++}.example.com`, timezone: "UTC", currency: "EUR" } })
+  const site = yield* h.raw("POST", "/app/api/websites", {
+    token: null,
+    headers: write,
+    body: { name: "Victim", domain: `victim-${counter++}.example.com`, timezone: "UTC", currency: "EUR" }
+  })
   expect(site.status, site.text).toBe(201)
   const website = site.json.data as World["website"]
   yield* h.run(Effect.gen(function*() {
     const cipher = yield* Effect.provide(Effect.service(CredentialsCipher), CredentialsCipher.layer(TEST_KEY))
     yield* (yield* IntegrationsRepo).connect({
-      projectId: website.id, provider: "plausible", credentials: cipher.encrypt({ apiKey: SECRET }), baseUrl: null,
-      syncIntervalMinutes: null, now: new Date(yield* h.now)
+      projectId: website.id,
+      provider: "plausible",
+      credentials: cipher.encrypt({ apiKey: SECRET }),
+      baseUrl: null,
+      syncIntervalMinutes: null,
+      now: new Date(yield* h.now)
     })
   }))
-  const token = yield* h.raw("POST", "/app/api/tokens", { token: null, headers: write, body: { name: "victim", websites: null, permissions: ["projects:read"] } })
+  const token = yield* h.raw("POST", "/app/api/tokens", {
+    token: null,
+    headers: write,
+    body: { name: "victim", websites: null, permissions: ["projects:read"] }
+  })
   expect(token.status, token.text).toBe(201)
-  const start = yield* h.raw("POST", `/app/api/websites/${website.id}/connections/google-search-console/start`, { token: null, headers: write })
+  const start = yield* h.raw("POST", `/app/api/websites/${website.id}/connections/google-search-console/start`, {
+    token: null,
+    headers: write
+  })
   expect(start.status, start.text).toBe(200)
   const googleState = new URL(start.json.data.authorizeUrl).searchParams.get("state")!
-  const expense = yield* h.raw("POST", `/app/api/websites/${website.id}/expenses`, { token: null, headers: write, body: EXPENSE })
+  const expense = yield* h.raw("POST", `/app/api/websites/${website.id}/expenses`, {
+    token: null,
+    headers: write,
+    body: EXPENSE
+  })
   expect(expense.status, expense.text).toBe(201)
   return {
-    email: user.email, cookie: user.cookie, csrf: user.csrf, sessionId: user.sessionId, website,
-    token: { id: token.json.data.token.id, secret: token.json.data.secret }, googleState, expenseId: expense.json.data.id as string
+    email: user.email,
+    cookie: user.cookie,
+    csrf: user.csrf,
+    sessionId: user.sessionId,
+    website,
+    token: { id: token.json.data.token.id, secret: token.json.data.secret },
+    googleState,
+    expenseId: expense.json.data.id as string
   } satisfies World
 })
 
@@ -212,16 +280,26 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
       const w = yield* makeWorld
       // A session that logged out, and one that will expire (idle) while the others are kept alive.
       const gone = yield* logIn(w.email)
-      const out = yield* h.raw("POST", "/app/api/auth/logout", { token: null, headers: headersOf(gone.cookie, { "x-csrf-token": gone.csrf }) })
+      const out = yield* h.raw("POST", "/app/api/auth/logout", {
+        token: null,
+        headers: headersOf(gone.cookie, { "x-csrf-token": gone.csrf })
+      })
       expect(out.status, out.text).toBe(200)
       const expiring = yield* logIn(w.email)
       yield* TestClock.adjust("61 minutes")
       const views: Array<[string, Record<string, string>]> = [
         ["logged out", headersOf(null, { "x-csrf-token": w.csrf })],
-        ["made-up session", headersOf("bWFkZS11cC1zZXNzaW9uLWNvb2tpZS12YWx1ZS0wMTIzNDU2Nzg5", { "x-csrf-token": w.csrf })],
+        [
+          "made-up session",
+          headersOf("bWFkZS11cC1zZXNzaW9uLWNvb2tpZS12YWx1ZS0wMTIzNDU2Nzg5", { "x-csrf-token": w.csrf })
+        ],
         ["expired session", headersOf(expiring.cookie, { "x-csrf-token": expiring.csrf })],
         ["logged-out session", headersOf(gone.cookie, { "x-csrf-token": gone.csrf })],
-        ["bearer token, no cookie", { origin: ORIGIN, authorization: `Bearer ${w.token.secret}`, "x-csrf-token": w.csrf }]
+        ["bearer token, no cookie", {
+          origin: ORIGIN,
+          authorization: `Bearer ${w.token.secret}`,
+          "x-csrf-token": w.csrf
+        }]
       ]
       for (const [view, headers] of views) {
         for (const e of sessionEndpoints) {
@@ -245,7 +323,9 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
         const label = `other account × ${e.key}: ${e.method} ${e.path}\n${r.text}`
         const example = EXAMPLES[e.key]
         if (/:\w+/.test(e.path)) {
-          if (r.status === 400) throw new Error(`${label}\n${e.key} answered 400, not 404: give it a valid body or query in EXAMPLES`)
+          if (r.status === 400) {
+            throw new Error(`${label}\n${e.key} answered 400, not 404: give it a valid body or query in EXAMPLES`)
+          }
           expect(r.status, label).toBe(404)
           expectError(r, 404)
         } else if (example?.otherAccount !== undefined) {
@@ -258,7 +338,10 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
         }
         cells++
       }
-      const logout = yield* h.raw("POST", "/app/api/auth/logout", { token: null, headers: headersOf(other.cookie, { "x-csrf-token": other.csrf }) })
+      const logout = yield* h.raw("POST", "/app/api/auth/logout", {
+        token: null,
+        headers: headersOf(other.cookie, { "x-csrf-token": other.csrf })
+      })
       expect(logout.status).toBe(200)
       cells++
 
@@ -266,11 +349,18 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
       const mine = headersOf(w.cookie)
       const sites = yield* h.raw("GET", "/app/api/websites", { token: null, headers: mine })
       expect(sites.status, sites.text).toBe(200)
-      expect(sites.json.data.websites).toEqual([expect.objectContaining({ id: w.website.id, name: w.website.name, domain: w.website.domain })])
+      expect(sites.json.data.websites).toEqual([
+        expect.objectContaining({ id: w.website.id, name: w.website.name, domain: w.website.domain })
+      ])
       const tokens = yield* h.raw("GET", "/app/api/tokens", { token: null, headers: mine })
       expect(tokens.json.data.tokens.find((t: any) => t.id === w.token.id)).toMatchObject({ status: "active" })
-      const connections = yield* h.raw("GET", `/app/api/websites/${w.website.id}/connections`, { token: null, headers: mine })
-      expect(connections.json.data.connections.find((c: any) => c.provider === "plausible")).toMatchObject({ status: "connected" })
+      const connections = yield* h.raw("GET", `/app/api/websites/${w.website.id}/connections`, {
+        token: null,
+        headers: mine
+      })
+      expect(connections.json.data.connections.find((c: any) => c.provider === "plausible")).toMatchObject({
+        status: "connected"
+      })
       expect((yield* h.raw("GET", "/api/v1/projects", { token: w.token.secret })).status).toBe(200)
     }))
 
@@ -293,7 +383,11 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
     Effect.gen(function*() {
       const w = yield* makeWorld
       for (const e of ENDPOINTS.filter((e) => STATE_CHANGING.has(e.method))) {
-        const r = yield* send(e, w, { origin: "https://evil.example", cookie: `sitehealth_session=${w.cookie}`, "x-csrf-token": w.csrf })
+        const r = yield* send(e, w, {
+          origin: "https://evil.example",
+          cookie: `sitehealth_session=${w.cookie}`,
+          "x-csrf-token": w.csrf
+        })
         expect(r.status, `foreign Origin × ${e.key}: ${e.method} ${e.path}\n${r.text}`).toBe(403)
         expectError(r, 403, "csrf_origin")
         cells++
@@ -306,8 +400,14 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
       const v1 = Object.values(SiteHealthApi.groups).flatMap((g) => Object.values(g.endpoints))
       expect(v1.length).toBeGreaterThanOrEqual(15)
       for (const e of v1) {
-        const path = e.path.replace(/:(\w+)/g, (_m: string, name: string) => (name === "provider" ? "plausible" : w.website.id))
-        const r = yield* h.raw(e.method, path, { token: null, headers: headersOf(w.cookie, { "x-csrf-token": w.csrf }) })
+        const path = e.path.replace(
+          /:(\w+)/g,
+          (_m: string, name: string) => (name === "provider" ? "plausible" : w.website.id)
+        )
+        const r = yield* h.raw(e.method, path, {
+          token: null,
+          headers: headersOf(w.cookie, { "x-csrf-token": w.csrf })
+        })
         expect(r.status, `session cookie × /api/v1 ${e.name}: ${e.method} ${path}\n${r.text}`).toBe(401)
         expectError(r, 401, "missing_token")
         cells++
@@ -318,7 +418,9 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
     it("reports how many cells the matrix asserted", () => {
       const expected = 5 * sessionEndpoints.length + sessionEndpoints.length + sessionEndpoints.length +
         ENDPOINTS.filter((e) => STATE_CHANGING.has(e.method)).length
-      console.info(`dashboard authorization matrix (${h.store}): ${ENDPOINTS.length} endpoints (${sessionEndpoints.length} behind the session); ${cells} cells asserted`)
+      console.info(
+        `dashboard authorization matrix (${h.store}): ${ENDPOINTS.length} endpoints (${sessionEndpoints.length} behind the session); ${cells} cells asserted`
+      )
       expect(cells).toBeGreaterThanOrEqual(expected)
     })
   })

@@ -6,15 +6,23 @@
  * verifier refused), disconnect deleting the credentials, "sync now" queueing, another account's website
  * 404, logged out 401.
  */
-import { createHash } from "node:crypto"
-import { Effect } from "effect"
 import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import { OAuthFlowsRepo } from "../../src/dashboard/connections/OAuthFlowsRepo.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
+import {
+  ConnectionsApp,
+  GOOGLE,
+  PLAUSIBLE_KEY,
+  PLAUSIBLE_SITE,
+  REDIRECT_URI,
+  SECRET_KEY,
+  STRIPE_KEY
+} from "../support/ConnectionsApp.ts"
 import { expectError } from "../support/Expect.ts"
-import { ConnectionsApp, GOOGLE, PLAUSIBLE_KEY, PLAUSIBLE_SITE, REDIRECT_URI, SECRET_KEY, STRIPE_KEY } from "../support/ConnectionsApp.ts"
 
 /** The state with its last two characters changed (never to what they were: 1 run in 4,096 once drew "AA"). */
 const forge = (state: string) => `${state.slice(0, -2)}${state.endsWith("AA") ? "BB" : "AA"}`
@@ -51,7 +59,11 @@ const consent = (authorizeUrl: string) =>
     const response = await fetch(authorizeUrl, { redirect: "manual" })
     expect(response.status).toBe(302)
     const back = new URL(response.headers.get("location")!)
-    return { redirect: `${back.origin}${back.pathname}`, code: back.searchParams.get("code")!, state: back.searchParams.get("state")! }
+    return {
+      redirect: `${back.origin}${back.pathname}`,
+      code: back.searchParams.get("code")!,
+      state: back.searchParams.get("state")!
+    }
   })
 
 layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Dashboard connections", (it) => {
@@ -60,16 +72,18 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
       Effect.gen(function*() {
         const { call, newWebsite } = yield* app
         const { websiteId } = yield* newWebsite
-        for (const [method, path, body] of [
-          ["GET", `/websites/${websiteId}/connections`, undefined],
-          ["POST", `/websites/${websiteId}/connections/stripe`, { key: STRIPE_KEY }],
-          ["POST", `/websites/${websiteId}/connections/plausible`, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE }],
-          ["POST", `/websites/${websiteId}/connections/google-search-console/start`, undefined],
-          ["POST", `/connections/google/callback`, { code: "x", state: "y" }],
-          ["POST", `/websites/${websiteId}/connections/google-search-console`, { flow: "x", siteUrl: "y" }],
-          ["DELETE", `/websites/${websiteId}/connections/stripe`, undefined],
-          ["POST", `/websites/${websiteId}/connections/stripe/sync`, undefined]
-        ] as const) {
+        for (
+          const [method, path, body] of [
+            ["GET", `/websites/${websiteId}/connections`, undefined],
+            ["POST", `/websites/${websiteId}/connections/stripe`, { key: STRIPE_KEY }],
+            ["POST", `/websites/${websiteId}/connections/plausible`, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE }],
+            ["POST", `/websites/${websiteId}/connections/google-search-console/start`, undefined],
+            ["POST", `/connections/google/callback`, { code: "x", state: "y" }],
+            ["POST", `/websites/${websiteId}/connections/google-search-console`, { flow: "x", siteUrl: "y" }],
+            ["DELETE", `/websites/${websiteId}/connections/stripe`, undefined],
+            ["POST", `/websites/${websiteId}/connections/stripe/sync`, undefined]
+          ] as const
+        ) {
           expectError(yield* call(method, path, null, body), 401)
         }
         yield* expectNothingStored(websiteId, "stripe")
@@ -81,16 +95,18 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const mine = yield* newWebsite
         const theirs = yield* newWebsite
         const id = theirs.websiteId
-        for (const [method, path, body] of [
-          ["GET", `/websites/${id}/connections`, undefined],
-          ["POST", `/websites/${id}/connections/stripe`, { key: STRIPE_KEY }],
-          ["POST", `/websites/${id}/connections/plausible`, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE }],
-          ["POST", `/websites/${id}/connections/google-search-console/start`, undefined],
-          ["POST", `/websites/${id}/connections/google-search-console`, { flow: "oaf_x", siteUrl: GOOGLE.siteUrl }],
-          ["DELETE", `/websites/${id}/connections/stripe`, undefined],
-          ["POST", `/websites/${id}/connections/stripe/sync`, undefined],
-          ["GET", `/websites/prj_doesNotExist0000/connections`, undefined]
-        ] as const) {
+        for (
+          const [method, path, body] of [
+            ["GET", `/websites/${id}/connections`, undefined],
+            ["POST", `/websites/${id}/connections/stripe`, { key: STRIPE_KEY }],
+            ["POST", `/websites/${id}/connections/plausible`, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE }],
+            ["POST", `/websites/${id}/connections/google-search-console/start`, undefined],
+            ["POST", `/websites/${id}/connections/google-search-console`, { flow: "oaf_x", siteUrl: GOOGLE.siteUrl }],
+            ["DELETE", `/websites/${id}/connections/stripe`, undefined],
+            ["POST", `/websites/${id}/connections/stripe/sync`, undefined],
+            ["GET", `/websites/prj_doesNotExist0000/connections`, undefined]
+          ] as const
+        ) {
           expectError(yield* call(method, path, mine.accountId, body), 404, "not_found")
         }
         yield* expectNothingStored(id, "stripe")
@@ -107,9 +123,17 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         expect(r.status, r.text).toBe(200)
         expect(r.json.data.websiteId).toBe(websiteId)
         expect(r.json.data.connections.map((c: any) => [c.provider, c.status])).toEqual([
-          ["stripe", "not_connected"], ["plausible", "not_connected"], ["google-search-console", "not_connected"]
+          ["stripe", "not_connected"],
+          ["plausible", "not_connected"],
+          ["google-search-console", "not_connected"]
         ])
-        expect(r.json.data.stripePermissions.map((p: any) => p.resource)).toEqual(["customers", "subscriptions", "invoices", "charges", "refunds"])
+        expect(r.json.data.stripePermissions.map((p: any) => p.resource)).toEqual([
+          "customers",
+          "subscriptions",
+          "invoices",
+          "charges",
+          "refunds"
+        ])
         expect(r.json.data.googleConfigured).toBe(true)
       }))
   })
@@ -123,7 +147,13 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const r = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: STRIPE_KEY })
         expect(r.status, r.text).toBe(201)
         expect(r.text).not.toContain(STRIPE_KEY)
-        expect(r.json.data.connection).toMatchObject({ provider: "stripe", name: "Stripe", status: "connected", lastError: null, detail: null })
+        expect(r.json.data.connection).toMatchObject({
+          provider: "stripe",
+          name: "Stripe",
+          status: "connected",
+          lastError: null,
+          detail: null
+        })
         expect(r.json.data.sync).toMatchObject({ provider: "stripe", mode: "full", status: "queued" })
         const probed = stripe.requests.slice(before).map((q) => q.url.split("?")[0]).sort()
         expect(probed).toEqual(["/v1/charges", "/v1/customers", "/v1/invoices", "/v1/refunds", "/v1/subscriptions"])
@@ -143,7 +173,9 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         stripe.permissions.set(limited, new Set(["customers", "invoices", "charges"]))
         const r = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: limited })
         expectError(r, 422, "missing_permissions")
-        expect(r.json.error.message).toContain("Stripe rejected this key: it lacks read access to subscriptions and refunds")
+        expect(r.json.error.message).toContain(
+          "Stripe rejected this key: it lacks read access to subscriptions and refunds"
+        )
         expect(r.json.error.missing).toEqual(["subscriptions", "refunds"])
         expect(r.text).not.toContain(limited)
         yield* expectNothingStored(websiteId, "stripe")
@@ -153,14 +185,22 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
       Effect.gen(function*() {
         const { call, newWebsite } = yield* app
         const { accountId, websiteId } = yield* newWebsite
-        const wrong = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: "rk_test_51WrongKeyWrongKeyWrong00000" })
+        const wrong = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, {
+          key: "rk_test_51WrongKeyWrongKeyWrong00000"
+        })
         expectError(wrong, 422, "credentials_rejected")
         expect(wrong.json.error.message).toMatch(/^Stripe rejected this key: it is wrong, revoked or expired/)
         expect(wrong.text).not.toContain("rk_test_51WrongKey")
-        const publishable = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: "pk_test_51Publishable000000000" })
+        const publishable = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, {
+          key: "pk_test_51Publishable000000000"
+        })
         expectError(publishable, 400, "invalid_key_format")
         expect(publishable.json.error.message).toContain("publishable key")
-        expectError(yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: "" }), 400, "invalid_key_format")
+        expectError(
+          yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: "" }),
+          400,
+          "invalid_key_format"
+        )
         expectError(yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, {}), 400)
         yield* expectNothingStored(websiteId, "stripe")
       }))
@@ -174,7 +214,9 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const r = yield* call("POST", `/websites/${websiteId}/connections/stripe`, accountId, { key: STRIPE_KEY })
         stripe.faults.length = 0
         expectError(r, 502, "provider_unavailable")
-        expect(r.json.error.message).toMatch(/^Stripe could not be reached or had an error of its own \(HTTP 500\); nothing was stored/)
+        expect(r.json.error.message).toMatch(
+          /^Stripe could not be reached or had an error of its own \(HTTP 500\); nothing was stored/
+        )
         yield* expectNothingStored(websiteId, "stripe")
       }))
   })
@@ -185,10 +227,17 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const { call, newWebsite, plausible } = yield* app
         const { accountId, websiteId } = yield* newWebsite
         const before = plausible.requests.length
-        const r = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE })
+        const r = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, {
+          apiKey: PLAUSIBLE_KEY,
+          siteId: PLAUSIBLE_SITE
+        })
         expect(r.status, r.text).toBe(201)
         expect(r.text).not.toContain(PLAUSIBLE_KEY)
-        expect(r.json.data.connection).toMatchObject({ provider: "plausible", status: "connected", detail: PLAUSIBLE_SITE })
+        expect(r.json.data.connection).toMatchObject({
+          provider: "plausible",
+          status: "connected",
+          detail: PLAUSIBLE_SITE
+        })
         const checks = plausible.requests.slice(before)
         expect(checks).toHaveLength(1)
         expect(checks[0]!.authorization).toBe(`Bearer ${PLAUSIBLE_KEY}`)
@@ -200,12 +249,25 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
       Effect.gen(function*() {
         const { call, newWebsite } = yield* app
         const { accountId, websiteId } = yield* newWebsite
-        const wrongKey = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, { apiKey: "wrong-key-000", siteId: PLAUSIBLE_SITE })
+        const wrongKey = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, {
+          apiKey: "wrong-key-000",
+          siteId: PLAUSIBLE_SITE
+        })
         expectError(wrongKey, 422, "credentials_rejected")
         expect(wrongKey.json.error.message).toMatch(/^Plausible rejected this API key for "site0\.example"/)
         expect(wrongKey.text).not.toContain("wrong-key-000")
-        expectError(yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, { apiKey: PLAUSIBLE_KEY, siteId: "other.example" }), 422, "credentials_rejected")
-        const url = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, { apiKey: PLAUSIBLE_KEY, siteId: "https://site0.example" })
+        expectError(
+          yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, {
+            apiKey: PLAUSIBLE_KEY,
+            siteId: "other.example"
+          }),
+          422,
+          "credentials_rejected"
+        )
+        const url = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, {
+          apiKey: PLAUSIBLE_KEY,
+          siteId: "https://site0.example"
+        })
         expectError(url, 400, "invalid_credentials_format")
         expect(url.json.error.message).toContain("without https://")
         yield* expectNothingStored(websiteId, "plausible")
@@ -216,7 +278,10 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const { call, newWebsite, plausible } = yield* app
         const { accountId, websiteId } = yield* newWebsite
         plausible.script.push({ status: 503, body: "{}" }, { status: 503, body: "{}" })
-        const r = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE })
+        const r = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, {
+          apiKey: PLAUSIBLE_KEY,
+          siteId: PLAUSIBLE_SITE
+        })
         plausible.script.length = 0
         expectError(r, 502, "provider_unavailable")
         expect(r.json.error.message).toMatch(/^Plausible could not be reached/)
@@ -235,8 +300,12 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         expect(`${authorize.origin}${authorize.pathname}`).toBe(google.authUrl)
         const q = Object.fromEntries(authorize.searchParams)
         expect(q).toMatchObject({
-          client_id: GOOGLE.clientId, redirect_uri: REDIRECT_URI, response_type: "code", code_challenge_method: "S256",
-          scope: "https://www.googleapis.com/auth/webmasters.readonly", access_type: "offline"
+          client_id: GOOGLE.clientId,
+          redirect_uri: REDIRECT_URI,
+          response_type: "code",
+          code_challenge_method: "S256",
+          scope: "https://www.googleapis.com/auth/webmasters.readonly",
+          access_type: "offline"
         })
         expect(q.state).toMatch(/^[A-Za-z0-9_-]{43}$/)
         expect(q.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -244,7 +313,10 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
 
         const back = yield* consent(start.json.data.authorizeUrl)
         expect(back.redirect).toBe(REDIRECT_URI)
-        const callback = yield* call("POST", `/connections/google/callback`, accountId, { code: back.code, state: back.state })
+        const callback = yield* call("POST", `/connections/google/callback`, accountId, {
+          code: back.code,
+          state: back.state
+        })
         expect(callback.status, callback.text).toBe(200)
         expect(callback.json.data.websiteId).toBe(websiteId)
         expect(callback.json.data.properties).toEqual([
@@ -257,17 +329,39 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         expect(exchange).toMatchObject({ code: back.code, client_id: GOOGLE.clientId, redirect_uri: REDIRECT_URI })
         expect(exchange.code_verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/)
 
-        const connect = yield* call("POST", `/websites/${websiteId}/connections/google-search-console`, accountId, { flow: callback.json.data.flow, siteUrl: GOOGLE.siteUrl })
+        const connect = yield* call("POST", `/websites/${websiteId}/connections/google-search-console`, accountId, {
+          flow: callback.json.data.flow,
+          siteUrl: GOOGLE.siteUrl
+        })
         expect(connect.status, connect.text).toBe(201)
-        expect(connect.json.data.connection).toMatchObject({ provider: "google-search-console", status: "connected", detail: GOOGLE.siteUrl })
+        expect(connect.json.data.connection).toMatchObject({
+          provider: "google-search-console",
+          status: "connected",
+          detail: GOOGLE.siteUrl
+        })
         expect(connect.json.data.sync).toMatchObject({ mode: "full", status: "queued" })
         expect(connect.text).not.toMatch(/TOPSECRET/)
         yield* expectStoredEncrypted(websiteId, "google-search-console", {
-          client_id: GOOGLE.clientId, client_secret: GOOGLE.clientSecret, refresh_token: GOOGLE.refreshToken, site_url: GOOGLE.siteUrl, token_uri: google.tokenUrl
+          client_id: GOOGLE.clientId,
+          client_secret: GOOGLE.clientSecret,
+          refresh_token: GOOGLE.refreshToken,
+          site_url: GOOGLE.siteUrl,
+          token_uri: google.tokenUrl
         })
         // The flow is spent: neither its state nor its id works again.
-        expectError(yield* call("POST", `/connections/google/callback`, accountId, { code: back.code, state: back.state }), 400, "oauth_state_invalid")
-        expectError(yield* call("POST", `/websites/${websiteId}/connections/google-search-console`, accountId, { flow: callback.json.data.flow, siteUrl: GOOGLE.siteUrl }), 400, "oauth_flow_invalid")
+        expectError(
+          yield* call("POST", `/connections/google/callback`, accountId, { code: back.code, state: back.state }),
+          400,
+          "oauth_state_invalid"
+        )
+        expectError(
+          yield* call("POST", `/websites/${websiteId}/connections/google-search-console`, accountId, {
+            flow: callback.json.data.flow,
+            siteUrl: GOOGLE.siteUrl
+          }),
+          400,
+          "oauth_flow_invalid"
+        )
       }))
 
     it.effect("a forged state, and a state started by another account: 400, nothing exchanged", () =>
@@ -275,16 +369,30 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const { call, newWebsite, google } = yield* app
         const owner = yield* newWebsite
         const other = yield* newWebsite
-        const start = yield* call("POST", `/websites/${owner.websiteId}/connections/google-search-console/start`, owner.accountId)
+        const start = yield* call(
+          "POST",
+          `/websites/${owner.websiteId}/connections/google-search-console/start`,
+          owner.accountId
+        )
         const back = yield* consent(start.json.data.authorizeUrl)
         const exchanges = google.tokenRequests.length
-        const forged = yield* call("POST", `/connections/google/callback`, owner.accountId, { code: back.code, state: forge(back.state) })
+        const forged = yield* call("POST", `/connections/google/callback`, owner.accountId, {
+          code: back.code,
+          state: forge(back.state)
+        })
         expectError(forged, 400, "oauth_state_invalid")
         expect(forged.json.error.message).toContain("Start connecting Search Console again")
-        expectError(yield* call("POST", `/connections/google/callback`, other.accountId, { code: back.code, state: back.state }), 400, "oauth_state_invalid")
+        expectError(
+          yield* call("POST", `/connections/google/callback`, other.accountId, { code: back.code, state: back.state }),
+          400,
+          "oauth_state_invalid"
+        )
         expect(google.tokenRequests.length).toBe(exchanges)
         // The owner's own, untouched by those attempts, still completes.
-        const ok = yield* call("POST", `/connections/google/callback`, owner.accountId, { code: back.code, state: back.state })
+        const ok = yield* call("POST", `/connections/google/callback`, owner.accountId, {
+          code: back.code,
+          state: back.state
+        })
         expect(ok.status, ok.text).toBe(200)
       }))
 
@@ -304,7 +412,11 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
             expiresAt: new Date(Date.now() - 1000)
           }, new Date(Date.now() - 16 * 60_000))))
         const exchanges = google.tokenRequests.length
-        expectError(yield* call("POST", `/connections/google/callback`, accountId, { code: "4/whatever", state }), 400, "oauth_state_invalid")
+        expectError(
+          yield* call("POST", `/connections/google/callback`, accountId, { code: "4/whatever", state }),
+          400,
+          "oauth_state_invalid"
+        )
         expect(google.tokenRequests.length).toBe(exchanges)
       }))
 
@@ -316,7 +428,10 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const b = yield* call("POST", `/websites/${websiteId}/connections/google-search-console/start`, accountId)
         const backA = yield* consent(a.json.data.authorizeUrl)
         const backB = yield* consent(b.json.data.authorizeUrl)
-        const r = yield* call("POST", `/connections/google/callback`, accountId, { code: backA.code, state: backB.state })
+        const r = yield* call("POST", `/connections/google/callback`, accountId, {
+          code: backA.code,
+          state: backB.state
+        })
         expectError(r, 422, "oauth_failed")
         expect(r.json.error.message).toContain("Google refused the authorization")
         const last = google.tokenRequests.at(-1)!
@@ -330,8 +445,14 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const { accountId, websiteId } = yield* newWebsite
         const start = yield* call("POST", `/websites/${websiteId}/connections/google-search-console/start`, accountId)
         const back = yield* consent(start.json.data.authorizeUrl)
-        const callback = yield* call("POST", `/connections/google/callback`, accountId, { code: back.code, state: back.state })
-        const r = yield* call("POST", `/websites/${websiteId}/connections/google-search-console`, accountId, { flow: callback.json.data.flow, siteUrl: "https://not-mine.example/" })
+        const callback = yield* call("POST", `/connections/google/callback`, accountId, {
+          code: back.code,
+          state: back.state
+        })
+        const r = yield* call("POST", `/websites/${websiteId}/connections/google-search-console`, accountId, {
+          flow: callback.json.data.flow,
+          siteUrl: "https://not-mine.example/"
+        })
         expectError(r, 422, "credentials_rejected")
         expect(r.json.error.message).toContain("cannot read the Search Console property https://not-mine.example/")
         yield* expectNothingStored(websiteId, "google-search-console")
@@ -343,8 +464,15 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
       Effect.gen(function*() {
         const { call, newWebsite, run } = yield* app
         const { accountId, websiteId } = yield* newWebsite
-        expectError(yield* call("POST", `/websites/${websiteId}/connections/plausible/sync`, accountId), 404, "not_found")
-        const connected = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, { apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE })
+        expectError(
+          yield* call("POST", `/websites/${websiteId}/connections/plausible/sync`, accountId),
+          404,
+          "not_found"
+        )
+        const connected = yield* call("POST", `/websites/${websiteId}/connections/plausible`, accountId, {
+          apiKey: PLAUSIBLE_KEY,
+          siteId: PLAUSIBLE_SITE
+        })
         const first = connected.json.data.sync
         const again = yield* call("POST", `/websites/${websiteId}/connections/plausible/sync`, accountId)
         expect(again.status, again.text).toBe(202)
@@ -362,10 +490,22 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
           }
           for (const o of others) yield* queue.release(o)
           expect(taken?.id).toBe(first.id)
-          expect(yield* queue.fail({ run: taken!, error: "Plausible refused the API key: reconnect", now: new Date(), retryAt: null, nextSyncAt: new Date(Date.now() + 3_600_000) })).toBe(true)
+          expect(
+            yield* queue.fail({
+              run: taken!,
+              error: "Plausible refused the API key: reconnect",
+              now: new Date(),
+              retryAt: null,
+              nextSyncAt: new Date(Date.now() + 3_600_000)
+            })
+          ).toBe(true)
         }))
         const list = yield* call("GET", `/websites/${websiteId}/connections`, accountId)
-        expect(list.json.data.connections[1]).toMatchObject({ provider: "plausible", status: "error", lastError: "Plausible refused the API key: reconnect" })
+        expect(list.json.data.connections[1]).toMatchObject({
+          provider: "plausible",
+          status: "error",
+          lastError: "Plausible refused the API key: reconnect"
+        })
 
         const now = yield* call("POST", `/websites/${websiteId}/connections/plausible/sync`, accountId)
         expect(now.status, now.text).toBe(202)
@@ -380,7 +520,11 @@ layer(ConnectionsApp.layer, { timeout: 60_000, excludeTestServices: true })("Das
         const after = yield* call("GET", `/websites/${websiteId}/connections`, accountId)
         expect(after.json.data.connections[1]).toMatchObject({ provider: "plausible", status: "not_connected" })
         expectError(yield* call("DELETE", `/websites/${websiteId}/connections/plausible`, accountId), 404, "not_found")
-        expectError(yield* call("POST", `/websites/${websiteId}/connections/plausible/sync`, accountId), 404, "not_found")
+        expectError(
+          yield* call("POST", `/websites/${websiteId}/connections/plausible/sync`, accountId),
+          404,
+          "not_found"
+        )
         expectError(yield* call("DELETE", `/websites/${websiteId}/connections/nope`, accountId), 404, "not_found")
       }))
   })

@@ -116,7 +116,8 @@ const verifiedUser = (email = uniqueEmail("owner")) =>
     return { email, user }
   })
 
-const tokenIn = (text: string, page: string) => decodeURIComponent(new RegExp(`${page}\\?token=([^\\s]+)`).exec(text)![1])
+const tokenIn = (text: string, page: string) =>
+  decodeURIComponent(new RegExp(`${page}\\?token=([^\\s]+)`).exec(text)![1])
 
 /** The mail of a reset link just asked for (the n-th such mail to this address, 0-based). */
 const resetLink = (email: string, nth = 0) =>
@@ -177,11 +178,26 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const token = yield* resetLink(email)
         // Before use: only the canonical spelling works (each re-spelling would be a second use of one link).
         for (const spelling of respellings(token)) {
-          expectInvalidLink(yield* post(newClient(), "/auth/password-reset/confirm", { token: spelling, password: "attacker password one" }), JSON.stringify(spelling))
+          expectInvalidLink(
+            yield* post(newClient(), "/auth/password-reset/confirm", {
+              token: spelling,
+              password: "attacker password one"
+            }),
+            JSON.stringify(spelling)
+          )
         }
-        expect((yield* post(newClient(), "/auth/password-reset/confirm", { token, password: "the owner's new password" })).status).toBe(200)
+        expect(
+          (yield* post(newClient(), "/auth/password-reset/confirm", { token, password: "the owner's new password" }))
+            .status
+        ).toBe(200)
         for (const spelling of [token, ...respellings(token)]) {
-          expectInvalidLink(yield* post(newClient(), "/auth/password-reset/confirm", { token: spelling, password: "attacker password two" }), JSON.stringify(spelling))
+          expectInvalidLink(
+            yield* post(newClient(), "/auth/password-reset/confirm", {
+              token: spelling,
+              password: "attacker password two"
+            }),
+            JSON.stringify(spelling)
+          )
         }
         yield* logIn(email, "the owner's new password")
         expect((yield* tryLogIn(newClient(), email, "attacker password two")).status).toBe(401)
@@ -195,17 +211,22 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const token = tokenIn((yield* sink.waitFor(email, /verify-email\?token=/)).text, "verify-email")
         expect((yield* post(newClient(), "/auth/verify-email", { token })).status).toBe(200)
         for (const spelling of [token, ...respellings(token)]) {
-          expectInvalidLink(yield* post(newClient(), "/auth/verify-email", { token: spelling }), JSON.stringify(spelling))
+          expectInvalidLink(
+            yield* post(newClient(), "/auth/verify-email", { token: spelling }),
+            JSON.stringify(spelling)
+          )
         }
       }))
 
     it.effect("the demo's one-time link starts one session, whatever spelling or percent-encoding follows", () =>
       Effect.gen(function*() {
         const account = yield* h.run(createAccount({ name: "Demo account" }))
-        const link = yield* h.run(magicLinkFor(account.id, uniqueEmail("demo"), "http://localhost").pipe(
-          Effect.provide(Signing.layer),
-          Effect.provide(AppConfig.layer(readConfig({})))
-        ))
+        const link = yield* h.run(
+          magicLinkFor(account.id, uniqueEmail("demo"), "http://localhost").pipe(
+            Effect.provide(Signing.layer),
+            Effect.provide(AppConfig.layer(readConfig({})))
+          )
+        )
         const token = new URL(link).searchParams.get("token")!
         const open = (t: string, raw = false) =>
           h.raw("GET", `/app/api/auth/magic?token=${raw ? t : encodeURIComponent(t)}`, { token: null })
@@ -224,9 +245,15 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const { email } = yield* verifiedUser()
         const reset = yield* resetLink(email)
         expectInvalidLink(yield* post(newClient(), "/auth/verify-email", { token: reset }), "reset as verify")
-        expect((yield* h.raw("GET", `/app/api/auth/magic?token=${encodeURIComponent(reset)}`, { token: null })).status).toBe(400)
+        expect((yield* h.raw("GET", `/app/api/auth/magic?token=${encodeURIComponent(reset)}`, { token: null })).status)
+          .toBe(400)
         // The link still works as what it is.
-        expect((yield* post(newClient(), "/auth/password-reset/confirm", { token: reset, password: "the owner's new password" })).status).toBe(200)
+        expect(
+          (yield* post(newClient(), "/auth/password-reset/confirm", {
+            token: reset,
+            password: "the owner's new password"
+          })).status
+        ).toBe(200)
       }))
   })
 
@@ -238,8 +265,16 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const session = yield* logIn(email)
         const first = yield* resetLink(email, 0)
         const second = yield* resetLink(email, 1)
-        expect((yield* post(newClient(), "/auth/password-reset/confirm", { token: first, password: "the owner's new password" })).status).toBe(200)
-        expectInvalidLink(yield* post(newClient(), "/auth/password-reset/confirm", { token: second, password: "attacker password" }), "second link")
+        expect(
+          (yield* post(newClient(), "/auth/password-reset/confirm", {
+            token: first,
+            password: "the owner's new password"
+          })).status
+        ).toBe(200)
+        expectInvalidLink(
+          yield* post(newClient(), "/auth/password-reset/confirm", { token: second, password: "attacker password" }),
+          "second link"
+        )
         expect((yield* call(session, "GET", "/auth/session")).status).toBe(401)
         const mail = yield* sink.waitFor(email, /password of your sitehealth account was reset/)
         expect(mail.text).toMatch(/If this was not you, reset your password now at:\s+http:\/\/\S+\/reset-password\s/)
@@ -252,7 +287,10 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const weak = yield* post(newClient(), "/auth/password-reset/confirm", { token, password: "password1234" })
         expect(weak.status).toBe(400)
         expect(weak.json.error.type).toBe("weak_password")
-        expect((yield* post(newClient(), "/auth/password-reset/confirm", { token, password: "the owner's new password" })).status).toBe(200)
+        expect(
+          (yield* post(newClient(), "/auth/password-reset/confirm", { token, password: "the owner's new password" }))
+            .status
+        ).toBe(200)
       }))
 
     it.effect("change password from the account page: needs the current one, ends the other sessions and reset links, mails the owner", () =>
@@ -262,18 +300,33 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const here = yield* logIn(email)
         const elsewhere = yield* logIn(email)
         const outstanding = yield* resetLink(email)
-        const wrong = yield* call(here, "POST", "/security/password", { currentPassword: "not my password", newPassword: "a brand new passphrase" })
+        const wrong = yield* call(here, "POST", "/security/password", {
+          currentPassword: "not my password",
+          newPassword: "a brand new passphrase"
+        })
         expect(wrong.status).toBe(400)
         expect(wrong.json.error.type).toBe("wrong_password")
-        const weak = yield* call(here, "POST", "/security/password", { currentPassword: PASSWORD, newPassword: "123456789012" })
+        const weak = yield* call(here, "POST", "/security/password", {
+          currentPassword: PASSWORD,
+          newPassword: "123456789012"
+        })
         expect(weak.json.error.type).toBe("weak_password")
         expect(weak.json.error.issues[0].path).toBe("body.newPassword")
-        const done = yield* call(here, "POST", "/security/password", { currentPassword: PASSWORD, newPassword: "a brand new passphrase" })
+        const done = yield* call(here, "POST", "/security/password", {
+          currentPassword: PASSWORD,
+          newPassword: "a brand new passphrase"
+        })
         expect(done.status, done.text).toBe(200)
         expect(done.json.data.sessionsEnded).toBe(1)
         expect((yield* call(here, "GET", "/auth/session")).status).toBe(200)
         expect((yield* call(elsewhere, "GET", "/auth/session")).status).toBe(401)
-        expectInvalidLink(yield* post(newClient(), "/auth/password-reset/confirm", { token: outstanding, password: "attacker password" }), "older link")
+        expectInvalidLink(
+          yield* post(newClient(), "/auth/password-reset/confirm", {
+            token: outstanding,
+            password: "attacker password"
+          }),
+          "older link"
+        )
         expect((yield* tryLogIn(newClient(), email, PASSWORD)).status).toBe(401)
         yield* logIn(email, "a brand new passphrase")
         yield* sink.waitFor(email, /changed from the account page[\s\S]*If this was not you/)
@@ -292,7 +345,8 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
           expect(r.json.error.type).toBe("weak_password")
           expect(r.json.error.message, password).toMatch(/common|straight run|repeats/i)
         }
-        expect((yield* post(newClient(), "/auth/signup", { email: uniqueEmail("fine"), password: PASSWORD })).status).toBe(202)
+        expect((yield* post(newClient(), "/auth/signup", { email: uniqueEmail("fine"), password: PASSWORD })).status)
+          .toBe(202)
       }))
   })
 
@@ -303,7 +357,9 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         // Ten strangers, five wrong passwords each within a minute: 50 failures in all.
         for (let stranger = 0; stranger < 10; stranger++) {
           const client = newClient()
-          for (let i = 0; i < 5; i++) expect((yield* tryLogIn(client, email, `guess ${stranger}-${i} wrong`)).status).toBe(401)
+          for (let i = 0; i < 5; i++) {
+            expect((yield* tryLogIn(client, email, `guess ${stranger}-${i} wrong`)).status).toBe(401)
+          }
         }
         // The owner, from an address that has not been failing, with no device cookie: in at once.
         yield* logIn(email)
@@ -313,7 +369,9 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
       Effect.gen(function*() {
         const { email } = yield* verifiedUser()
         const attacker = newClient()
-        for (let i = 0; i < FREE_FAILURES_PER_PAIR; i++) expect((yield* tryLogIn(attacker, email, "wrong password!")).status).toBe(401)
+        for (let i = 0; i < FREE_FAILURES_PER_PAIR; i++) {
+          expect((yield* tryLogIn(attacker, email, "wrong password!")).status).toBe(401)
+        }
         const waits: Array<number> = []
         for (let i = 0; i < 3; i++) {
           // Refused before the password is checked, even the right one.
@@ -403,7 +461,10 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         expect(cookieOf(first)).toBeNull()
         const challenge: string = first.json.data.challenge
         const code = totpAt(secret, yield* h.now)
-        const wrong = yield* post(client, "/auth/login/second-factor", { challenge, code: code === "000000" ? "111111" : "000000" })
+        const wrong = yield* post(client, "/auth/login/second-factor", {
+          challenge,
+          code: code === "000000" ? "111111" : "000000"
+        })
         expect(wrong.status).toBe(401)
         expect(wrong.json.error.type).toBe("invalid_code")
         const ok = yield* post(client, "/auth/login/second-factor", { challenge, code })
@@ -411,24 +472,39 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         expect(cookieOf(ok)).not.toBeNull()
         // The challenge and the code were used up: replaying either fails.
         const nextCode = totpAt(secret, (yield* h.now) + 30_000)
-        expectInvalidLink(yield* post(client, "/auth/login/second-factor", { challenge, code: nextCode }), "used challenge")
+        expectInvalidLink(
+          yield* post(client, "/auth/login/second-factor", { challenge, code: nextCode }),
+          "used challenge"
+        )
         const again = (yield* tryLogIn(newClient(), email)).json.data.challenge
-        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge: again, code })).json.error.type).toBe("invalid_code")
+        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge: again, code })).json.error.type)
+          .toBe("invalid_code")
 
         // A recovery code, typed loosely, works once.
         const recovery = codes[0].toUpperCase().replace("-", " ")
-        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge: again, code: recovery })).status).toBe(200)
+        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge: again, code: recovery })).status)
+          .toBe(200)
         yield* sink.waitFor(email, /recovery codes was just used[\s\S]*9 of them are left/)
         const third = (yield* tryLogIn(newClient(), email)).json.data.challenge
-        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge: third, code: codes[0] })).status).toBe(401)
+        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge: third, code: codes[0] })).status)
+          .toBe(401)
         expect((yield* call(session, "GET", "/security/two-factor")).json.data.recoveryCodesLeft).toBe(9)
 
         // A challenge lives five minutes.
         yield* TestClock.adjust("6 minutes")
-        expectInvalidLink(yield* post(newClient(), "/auth/login/second-factor", { challenge: third, code: totpAt(secret, yield* h.now) }), "expired challenge")
+        expectInvalidLink(
+          yield* post(newClient(), "/auth/login/second-factor", {
+            challenge: third,
+            code: totpAt(secret, yield* h.now)
+          }),
+          "expired challenge"
+        )
 
         // Off, with the password and a code: log-in answers a session again, and the owner is told.
-        const off = yield* call(session, "POST", "/security/two-factor/disable", { password: PASSWORD, code: totpAt(secret, yield* h.now) })
+        const off = yield* call(session, "POST", "/security/two-factor/disable", {
+          password: PASSWORD,
+          code: totpAt(secret, yield* h.now)
+        })
         expect(off.status, off.text).toBe(200)
         expect(off.json.data.enabled).toBe(false)
         yield* sink.waitFor(email, /Two-factor sign-in was turned off/)
@@ -452,9 +528,18 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
 
         const pending = (yield* tryLogIn(newClient(), email)).json.data.challenge
         yield* TestClock.adjust("1 minute")
-        const changed = yield* call(session, "POST", "/security/password", { currentPassword: PASSWORD, newPassword: "a brand new passphrase" })
+        const changed = yield* call(session, "POST", "/security/password", {
+          currentPassword: PASSWORD,
+          newPassword: "a brand new passphrase"
+        })
         expect(changed.status, changed.text).toBe(200)
-        expectInvalidLink(yield* post(newClient(), "/auth/login/second-factor", { challenge: pending, code: totpAt(secret, yield* h.now) }), "challenge after a password change")
+        expectInvalidLink(
+          yield* post(newClient(), "/auth/login/second-factor", {
+            challenge: pending,
+            code: totpAt(secret, yield* h.now)
+          }),
+          "challenge after a password change"
+        )
       }))
 
     it.effect("setup needs the password; enabling needs a right code; new recovery codes replace the old ones", () =>
@@ -464,17 +549,25 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const noPassword = yield* call(session, "POST", "/security/two-factor/setup", { password: "not my password" })
         expect(noPassword.json.error.type).toBe("wrong_password")
         const setup = (yield* call(session, "POST", "/security/two-factor/setup", { password: PASSWORD })).json.data
-        const wrong = yield* call(session, "POST", "/security/two-factor/enable", { code: totpAt(setup.secret, (yield* h.now) + 120_000) })
+        const wrong = yield* call(session, "POST", "/security/two-factor/enable", {
+          code: totpAt(setup.secret, (yield* h.now) + 120_000)
+        })
         expect(wrong.json.error.type).toBe("invalid_code")
         expect((yield* call(session, "GET", "/security/two-factor")).json.data.enabled).toBe(false)
         const { codes, secret } = yield* turnOn(session)
         expect((yield* call(session, "POST", "/security/two-factor/setup", { password: PASSWORD })).status).toBe(409)
         yield* TestClock.adjust("1 minute")
-        const fresh = yield* call(session, "POST", "/security/two-factor/recovery-codes", { password: PASSWORD, code: totpAt(secret, yield* h.now) })
+        const fresh = yield* call(session, "POST", "/security/two-factor/recovery-codes", {
+          password: PASSWORD,
+          code: totpAt(secret, yield* h.now)
+        })
         expect(fresh.status, fresh.text).toBe(200)
         const challenge = (yield* tryLogIn(newClient(), email)).json.data.challenge
         expect((yield* post(newClient(), "/auth/login/second-factor", { challenge, code: codes[1] })).status).toBe(401)
-        expect((yield* post(newClient(), "/auth/login/second-factor", { challenge, code: fresh.json.data.recoveryCodes[1] })).status).toBe(200)
+        expect(
+          (yield* post(newClient(), "/auth/login/second-factor", { challenge, code: fresh.json.data.recoveryCodes[1] }))
+            .status
+        ).toBe(200)
       }))
 
     it.effect("the secret is stored encrypted, the recovery codes as hashes", () =>
@@ -506,7 +599,9 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const busy = yield* logIn(email)
         for (let i = 0; i < 24; i++) {
           yield* TestClock.adjust("29 minutes")
-          expect((yield* call(busy, "GET", "/auth/session")).status, `after ${(i + 1) * 29} minutes`).toBe(i < 24 && (i + 1) * 29 < 720 ? 200 : 401)
+          expect((yield* call(busy, "GET", "/auth/session")).status, `after ${(i + 1) * 29} minutes`).toBe(
+            i < 24 && (i + 1) * 29 < 720 ? 200 : 401
+          )
         }
         yield* TestClock.adjust("29 minutes")
         expect((yield* call(busy, "GET", "/auth/session")).status).toBe(401)
@@ -518,7 +613,9 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const client = newClient()
         const r = yield* tryLogIn(client, email, PASSWORD, { staySignedIn: true })
         const session = sessionOf(client, r)
-        expect(r.headers.get("set-cookie")).toMatch(/sitehealth_session=[^;]+; Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax/)
+        expect(r.headers.get("set-cookie")).toMatch(
+          /sitehealth_session=[^;]+; Max-Age=1209600; Path=\/; HttpOnly; SameSite=Lax/
+        )
         expect(r.json.data.staySignedIn).toBe(true)
         yield* TestClock.adjust("13 days")
         expect((yield* call(session, "GET", "/auth/session")).status).toBe(200)
@@ -533,19 +630,44 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         const passwordHash = yield* hashPassword(PASSWORD)
         yield* app.run(Effect.gen(function*() {
           const account = yield* createAccount({ name: email })
-          yield* (yield* AuthRepo).createUser({ id: newUserId(), accountId: account.id, email, passwordHash, emailVerifiedAt: new Date(), createdAt: new Date() })
+          yield* (yield* AuthRepo).createUser({
+            id: newUserId(),
+            accountId: account.id,
+            email,
+            passwordHash,
+            emailVerifiedAt: new Date(),
+            createdAt: new Date()
+          })
         }))
-        const r = yield* app.raw("POST", "/app/api/auth/login", { token: null, headers: { origin: "https://health.example.com" }, body: { email, password: PASSWORD } })
+        const r = yield* app.raw("POST", "/app/api/auth/login", {
+          token: null,
+          headers: { origin: "https://health.example.com" },
+          body: { email, password: PASSWORD }
+        })
         expect(r.status, r.text).toBe(200)
         expect(r.headers.get("strict-transport-security")).toBe("max-age=31536000; includeSubDomains")
         const setCookie = r.headers.get("set-cookie")!
         expect(setCookie).toMatch(/^__Host-sitehealth_session=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/)
-        expect(setCookie).toMatch(/__Host-sitehealth_device=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Strict/)
+        expect(setCookie).toMatch(
+          /__Host-sitehealth_device=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Strict/
+        )
         expect(setCookie).not.toMatch(/Domain=/)
         const secret = /__Host-sitehealth_session=([^;]+)/.exec(setCookie)![1]
-        expect((yield* app.raw("GET", "/app/api/auth/session", { token: null, headers: { cookie: `__Host-sitehealth_session=${secret}` } })).status).toBe(200)
-        expect((yield* app.raw("GET", "/app/api/auth/session", { token: null, headers: { cookie: `sitehealth_session=${secret}` } })).status).toBe(401)
-        expect((yield* app.raw("GET", "/healthz", { token: null })).headers.get("strict-transport-security")).toMatch(/max-age=/)
+        expect(
+          (yield* app.raw("GET", "/app/api/auth/session", {
+            token: null,
+            headers: { cookie: `__Host-sitehealth_session=${secret}` }
+          })).status
+        ).toBe(200)
+        expect(
+          (yield* app.raw("GET", "/app/api/auth/session", {
+            token: null,
+            headers: { cookie: `sitehealth_session=${secret}` }
+          })).status
+        ).toBe(401)
+        expect((yield* app.raw("GET", "/healthz", { token: null })).headers.get("strict-transport-security")).toMatch(
+          /max-age=/
+        )
         // Over plain http, none of it.
         expect((yield* h.raw("GET", "/healthz", { token: null })).headers.get("strict-transport-security")).toBeNull()
       }))

@@ -15,12 +15,13 @@
  * `npm run fuzz` runs 5000 per endpoint (FUZZ_RUNS overrides) from a random seed and prints the counts.
  * FUZZ_DEBUG=1 prints each request before it is sent.
  */
-import { Effect, Layer } from "effect"
-import fc from "fast-check"
 import { afterAll, describe, expect, layer } from "@effect/vitest"
 import { SiteHealthApi } from "@sitehealth/domain/Api"
-import { clipInput } from "@sitehealth/domain/Errors"
 import { operationByName } from "@sitehealth/domain/Api"
+import type { ProjectId } from "@sitehealth/domain/Common"
+import { clipInput } from "@sitehealth/domain/Errors"
+import { Effect, Layer } from "effect"
+import fc from "fast-check"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
@@ -29,9 +30,10 @@ import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
 import {
   type Draft,
   draftFor,
-  type EndpointSpec,
   endpointsOf,
+  type EndpointSpec,
   fieldNames,
+  FOREIGN_METHODS,
   fromSchema,
   HOSTILE_BODIES,
   HOSTILE_CONTENT_TYPES,
@@ -39,17 +41,15 @@ import {
   HOSTILE_SEGMENTS,
   HOSTILE_VALUES,
   IDEMPOTENCY_KEYS,
-  FOREIGN_METHODS,
   MASS_ASSIGNMENT,
-  ODD_HEADERS,
   materialize,
+  ODD_HEADERS,
   type Segment,
   type Sent,
   violation,
   type World
 } from "../support/Fuzz.ts"
-import { h, TestApp, store } from "../support/TestApp.ts"
-import type { ProjectId } from "@sitehealth/domain/Common"
+import { h, store, TestApp } from "../support/TestApp.ts"
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
 /** Fixed unless FUZZ_SEED says otherwise; `random` (what `npm run fuzz` passes) explores new inputs each run. */
@@ -58,8 +58,12 @@ const SEED = process.env.FUZZ_SEED === undefined
   : process.env.FUZZ_SEED === "random"
   ? Math.floor(Math.random() * 2 ** 31)
   : Number(process.env.FUZZ_SEED)
-if (!Number.isSafeInteger(SEED)) throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
-if (!(Number.isSafeInteger(RUNS) && RUNS >= 0)) throw new Error(`FUZZ_RUNS must be a whole number, not ${process.env.FUZZ_RUNS}`)
+if (!Number.isSafeInteger(SEED)) {
+  throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
+}
+if (!(Number.isSafeInteger(RUNS) && RUNS >= 0)) {
+  throw new Error(`FUZZ_RUNS must be a whole number, not ${process.env.FUZZ_RUNS}`)
+}
 const MAX_BODY_BYTES = 64 * 1024
 /** Generous: a large FUZZ_RUNS against Postgres takes minutes per endpoint. */
 const TIMEOUT_MS = 60_000 + RUNS * 100
@@ -102,15 +106,24 @@ const fingerprint = (): Effect.Effect<Print, never, TestApp> =>
     const all = { limit: 100_000, after: null }
     const reads: Record<string, Effect.Effect<ReadonlyArray<string>>> = {}
     for (const account of [ownAccount, foreignAccount]) {
-      reads[`projects:${account}`] = Effect.map(projectsRepo.list(account, null, all), (p) => p.items.map((x) => x.id).sort())
+      reads[`projects:${account}`] = Effect.map(projectsRepo.list(account, null, all), (p) =>
+        p.items.map((x) => x.id).sort())
       reads[`tokens:${account}`] = Effect.map(tokensRepo.list(account, all), (p) =>
         p.items
-          .map((t) => `${t.id}|${t.revokedAt?.toISOString() ?? "live"}|${t.permissions.join(",")}|${t.projects?.join(",") ?? "*"}`)
+          .map((t) =>
+            `${t.id}|${t.revokedAt?.toISOString() ?? "live"}|${t.permissions.join(",")}|${t.projects?.join(",") ?? "*"}`
+          )
           .sort())
     }
     for (const project of [...world.projects, world.foreignProject]) {
-      reads[`expenses:${project}`] = Effect.map(expensesRepo.list(project, all), (p) => p.items.map((e) => `${e.id}|${e.projectId}`).sort())
-      reads[`syncs:${project}`] = Effect.map(queue.latestRuns(project), (runs) => runs.map((r) => `${r.id}|${r.projectId}|${r.status}`).sort())
+      reads[`expenses:${project}`] = Effect.map(expensesRepo.list(project, all), (p) =>
+        p.items.map((e) =>
+          `${e.id}|${e.projectId}`
+        ).sort())
+      reads[`syncs:${project}`] = Effect.map(queue.latestRuns(project), (runs) =>
+        runs.map((r) =>
+          `${r.id}|${r.projectId}|${r.status}`
+        ).sort())
     }
     // Concurrently: against Postgres these are ten round trips per checked request.
     return yield* Effect.all(reads, { concurrency: "unbounded" })
@@ -126,7 +139,11 @@ const changes = (before: Print, after: Print) =>
 type Change = ReturnType<typeof changes>[number]
 
 /** For the operations checked per run rather than per request: reads, and dashboard-only ones (always 403). */
-const expectUnchangedSince = (before: Print) => Effect.gen(function*() { return expect(changes(before, yield* fingerprint()), "a read (or a refused dashboard-only request) changes nothing").toEqual([]) })
+const expectUnchangedSince = (before: Print) =>
+  Effect.gen(function*() {
+    return expect(changes(before, yield* fingerprint()), "a read (or a refused dashboard-only request) changes nothing")
+      .toEqual([])
+  })
 
 /**
  * What a successful request of each writing operation may change — and nothing else. An operation that
@@ -201,86 +218,92 @@ const mutates = (spec: EndpointSpec) => {
 }
 
 /** Sends one request and checks everything a response and the database must satisfy. */
-const exercise = (spec: EndpointSpec, draft: Draft) => Effect.gen(function*() {
-  const sent = materialize(spec, draft, world)
-  if (process.env.FUZZ_DEBUG) console.error("[fuzz] >", sent.description.slice(0, 300))
-  const first = yield* sendAndCheck(spec, sent)
-  if (!draft.repeat) return
-  // The same request again (a client retrying). When it is answered as a replay it is the first answer
-  // again — minus a minted secret, which exists only in the first — and has no effect (checked inside).
-  const again = yield* sendAndCheck(spec, sent)
-  if (again.headers.get("idempotent-replayed") !== "true") return
-  const context = [
-    `${spec.name}: replay of ${sent.description}`,
-    `→ ${first.status} ${first.text.slice(0, 300)}`,
-    `→ ${again.status} ${again.text.slice(0, 300)}`
-  ].join("\n")
-  expect(again.status, context).toBe(first.status)
-  const secretMinted = first.json?.data?.secret
-  if (typeof secretMinted === "string") {
-    expect(again.text.includes(secretMinted), `a replayed mint must not carry the secret\n${context}`).toBe(false)
-    expect(again.json.data.token, context).toEqual(first.json.data.token)
-  } else {
-    expect(again.json, context).toEqual(first.json)
-  }
-})
-
-const sendAndCheck = (spec: EndpointSpec, sent: Sent) => Effect.gen(function*() {
-  const check = mutates(spec)
-  const before = check ? (yield* fingerprint()) : undefined
-  const r = yield* h.raw(sent.method, sent.path, {
-    token: secret,
-    headers: sent.headers,
-    ...(sent.bodyText === undefined ? {} : { rawBody: sent.bodyText })
-  })
-  const replayed = r.headers.get("idempotent-replayed") === "true"
-  stats.sent++
-  stats.statuses.set(r.status, (stats.statuses.get(r.status) ?? 0) + 1)
-  if (r.status >= 500) stats.serverErrors++
-  if (replayed) stats.replays++
-  const perEndpoint = stats.endpoints.get(spec.name) ?? { sent: 0, ok: 0 }
-  stats.endpoints.set(spec.name, { sent: perEndpoint.sent + 1, ok: perEndpoint.ok + (r.status < 300 ? 1 : 0) })
-  const context = () => `${spec.name}: ${sent.description}\n→ ${r.status} ${r.text.slice(0, 600)}`
-  const message = r.json?.error?.message
-  const type = String(r.json?.error?.type)
-  if (typeof message === "string" && message.length > (stats.longestMessage.get(type)?.length ?? 0)) {
-    stats.longestMessage.set(type, { length: message.length, where: `${spec.name}: ${message.slice(0, 60)}` })
-  }
-  const problem = violation(r.status, r.text, r.json)
-  if (problem?.startsWith("leak")) stats.leaks++
-  if (problem !== null) throw new Error(`${problem}\n${context()}`)
-  // The token is valid, unexpired, unrestricted and has every permission; the rate limit is out of reach.
-  if ([401, 402, 429].includes(r.status)) throw new Error(`unexpected ${r.status}\n${context()}`)
-  const oversized = sent.bodyText !== undefined && Buffer.byteLength(sent.bodyText) > MAX_BODY_BYTES
-  if (oversized && "content-length" in sent.headers && r.status !== 413) {
-    throw new Error(`an oversized body with Content-Length must be refused before reading: 413\n${context()}`)
-  }
-  if (oversized && spec.payload !== undefined && r.status < 300) throw new Error(`an oversized body was accepted\n${context()}`)
-  const body = sent.bodyValue
-  const smuggled = MASS_ASSIGNMENT.some(([key]) => !spec.payloadFields.has(key) && Object.hasOwn(Object(body), key))
-  if (typeof body === "object" && body !== null && smuggled) {
-    stats.massAssignment.sent++
-    // Refused, or (checked below against the database) ignored.
-    if (r.status < 300) stats.massAssignment.ignored++
-    else stats.massAssignment.refused++
-  }
-  if (sent.method !== spec.method && r.status < 400) throw new Error(`a method the API does not use answered ${r.status}\n${context()}`)
-  if (check) {
-    const diff = changes(before!, yield* fingerprint())
-    try {
-      if (r.status >= 300) expect(diff, "a refused request changes nothing").toEqual([])
-      else if (replayed) expect(diff, "a replay has no second effect").toEqual([])
-      else {
-        const rule = legitimateEffect[spec.name]
-        if (rule === undefined) throw new Error(`no legitimate-effect rule for the writing operation ${spec.name}`)
-        rule(sent, r.json.data, diff, before!)
-      }
-    } catch (e) {
-      throw new Error(`${(e as Error).message}\ndiff: ${JSON.stringify(diff)}\n${context()}`)
+const exercise = (spec: EndpointSpec, draft: Draft) =>
+  Effect.gen(function*() {
+    const sent = materialize(spec, draft, world)
+    if (process.env.FUZZ_DEBUG) console.error("[fuzz] >", sent.description.slice(0, 300))
+    const first = yield* sendAndCheck(spec, sent)
+    if (!draft.repeat) return
+    // The same request again (a client retrying). When it is answered as a replay it is the first answer
+    // again — minus a minted secret, which exists only in the first — and has no effect (checked inside).
+    const again = yield* sendAndCheck(spec, sent)
+    if (again.headers.get("idempotent-replayed") !== "true") return
+    const context = [
+      `${spec.name}: replay of ${sent.description}`,
+      `→ ${first.status} ${first.text.slice(0, 300)}`,
+      `→ ${again.status} ${again.text.slice(0, 300)}`
+    ].join("\n")
+    expect(again.status, context).toBe(first.status)
+    const secretMinted = first.json?.data?.secret
+    if (typeof secretMinted === "string") {
+      expect(again.text.includes(secretMinted), `a replayed mint must not carry the secret\n${context}`).toBe(false)
+      expect(again.json.data.token, context).toEqual(first.json.data.token)
+    } else {
+      expect(again.json, context).toEqual(first.json)
     }
-  }
-  return r
-})
+  })
+
+const sendAndCheck = (spec: EndpointSpec, sent: Sent) =>
+  Effect.gen(function*() {
+    const check = mutates(spec)
+    const before = check ? (yield* fingerprint()) : undefined
+    const r = yield* h.raw(sent.method, sent.path, {
+      token: secret,
+      headers: sent.headers,
+      ...(sent.bodyText === undefined ? {} : { rawBody: sent.bodyText })
+    })
+    const replayed = r.headers.get("idempotent-replayed") === "true"
+    stats.sent++
+    stats.statuses.set(r.status, (stats.statuses.get(r.status) ?? 0) + 1)
+    if (r.status >= 500) stats.serverErrors++
+    if (replayed) stats.replays++
+    const perEndpoint = stats.endpoints.get(spec.name) ?? { sent: 0, ok: 0 }
+    stats.endpoints.set(spec.name, { sent: perEndpoint.sent + 1, ok: perEndpoint.ok + (r.status < 300 ? 1 : 0) })
+    const context = () => `${spec.name}: ${sent.description}\n→ ${r.status} ${r.text.slice(0, 600)}`
+    const message = r.json?.error?.message
+    const type = String(r.json?.error?.type)
+    if (typeof message === "string" && message.length > (stats.longestMessage.get(type)?.length ?? 0)) {
+      stats.longestMessage.set(type, { length: message.length, where: `${spec.name}: ${message.slice(0, 60)}` })
+    }
+    const problem = violation(r.status, r.text, r.json)
+    if (problem?.startsWith("leak")) stats.leaks++
+    if (problem !== null) throw new Error(`${problem}\n${context()}`)
+    // The token is valid, unexpired, unrestricted and has every permission; the rate limit is out of reach.
+    if ([401, 402, 429].includes(r.status)) throw new Error(`unexpected ${r.status}\n${context()}`)
+    const oversized = sent.bodyText !== undefined && Buffer.byteLength(sent.bodyText) > MAX_BODY_BYTES
+    if (oversized && "content-length" in sent.headers && r.status !== 413) {
+      throw new Error(`an oversized body with Content-Length must be refused before reading: 413\n${context()}`)
+    }
+    if (oversized && spec.payload !== undefined && r.status < 300) {
+      throw new Error(`an oversized body was accepted\n${context()}`)
+    }
+    const body = sent.bodyValue
+    const smuggled = MASS_ASSIGNMENT.some(([key]) => !spec.payloadFields.has(key) && Object.hasOwn(Object(body), key))
+    if (typeof body === "object" && body !== null && smuggled) {
+      stats.massAssignment.sent++
+      // Refused, or (checked below against the database) ignored.
+      if (r.status < 300) stats.massAssignment.ignored++
+      else stats.massAssignment.refused++
+    }
+    if (sent.method !== spec.method && r.status < 400) {
+      throw new Error(`a method the API does not use answered ${r.status}\n${context()}`)
+    }
+    if (check) {
+      const diff = changes(before!, yield* fingerprint())
+      try {
+        if (r.status >= 300) expect(diff, "a refused request changes nothing").toEqual([])
+        else if (replayed) expect(diff, "a replay has no second effect").toEqual([])
+        else {
+          const rule = legitimateEffect[spec.name]
+          if (rule === undefined) throw new Error(`no legitimate-effect rule for the writing operation ${spec.name}`)
+          rule(sent, r.json.data, diff, before!)
+        }
+      } catch (e) {
+        throw new Error(`${(e as Error).message}\ndiff: ${JSON.stringify(diff)}\n${context()}`)
+      }
+    }
+    return r
+  })
 
 /** The file's app, and the world the fuzz aims at: two accounts with projects, expenses, tokens, an integration. */
 const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
@@ -289,11 +312,21 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
   secret = own.secret
   ownAccount = own.account.id
   foreignAccount = foreign.account.id
-  const addExpense = (token: string, project: string, n: number) => Effect.gen(function*() {
-    const r = yield* h.api.expenses.createExpense({ params: { id: project }, payload: { amount: 100 + n, category: "hosting", description: `Seed ${n}`, incurredOn: "2026-11-01", recurrence: "monthly" } }, { token })
-    expect(r.status, r.text).toBe(201)
-    return r.json.data.expense.id as string
-  })
+  const addExpense = (token: string, project: string, n: number) =>
+    Effect.gen(function*() {
+      const r = yield* h.api.expenses.createExpense({
+        params: { id: project },
+        payload: {
+          amount: 100 + n,
+          category: "hosting",
+          description: `Seed ${n}`,
+          incurredOn: "2026-11-01",
+          recurrence: "monthly"
+        }
+      }, { token })
+      expect(r.status, r.text).toBe(201)
+      return r.json.data.expense.id as string
+    })
   for (const project of own.projects) {
     const ids: Array<string> = []
     for (let n = 0; n < 5; n++) ids.push(yield* addExpense(own.secret, project.id, n))
@@ -303,7 +336,17 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
   const victims: Array<string> = []
   for (let n = 0; n < 6; n++) victims.push((yield* h.mint(ownAccount)).token.id)
   // A connected integration, so sync requests can succeed (and be checked) rather than only 404.
-  yield* h.run(Effect.gen(function*() { const repo = yield* IntegrationsRepo; return yield* repo.connect({ projectId: own.projects[0].id, provider: "plausible", credentials: null, baseUrl: null, syncIntervalMinutes: null, now: new Date((yield* h.now)) }) }))
+  yield* h.run(Effect.gen(function*() {
+    const repo = yield* IntegrationsRepo
+    return yield* repo.connect({
+      projectId: own.projects[0].id,
+      provider: "plausible",
+      credentials: null,
+      baseUrl: null,
+      syncIntervalMinutes: null,
+      now: new Date(yield* h.now)
+    })
+  }))
   world = {
     projects: own.projects.map((p) => p.id),
     foreignProject: foreign.projects[0].id,
@@ -312,9 +355,11 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
     victims,
     selfToken: own.token.id,
     foreignToken: foreign.token.id,
-    nowIso: new Date((yield* h.now)).toISOString()
+    nowIso: new Date(yield* h.now).toISOString()
   }
-  console.log(`[fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} (FUZZ_SEED=${SEED} to replay)`)
+  console.log(
+    `[fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} (FUZZ_SEED=${SEED} to replay)`
+  )
 })).pipe(Layer.provideMerge(TestApp.layer({ rateLimit: 1_000_000, maxBodyBytes: MAX_BODY_BYTES })))
 
 afterAll(() => {
@@ -326,7 +371,9 @@ afterAll(() => {
       `idempotent-replays=${stats.replays} in ${seconds}s\n[fuzz] 2xx/sent by endpoint: ${perEndpoint}\n` +
       `[fuzz] mass-assignment bodies: ${stats.massAssignment.sent} sent, ${stats.massAssignment.refused} refused, ` +
       `${stats.massAssignment.ignored} accepted with the fields ignored\n` +
-      `[fuzz] longest error message by type: ${[...stats.longestMessage.entries()].map(([t, m]) => `${t}=${m.length}`).join(" ")}`
+      `[fuzz] longest error message by type: ${
+        [...stats.longestMessage.entries()].map(([t, m]) => `${t}=${m.length}`).join(" ")
+      }`
   )
 })
 
@@ -345,7 +392,13 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Fuzz", (it) => {
     for (const p of spec.params) {
       params[p.name] = {
         kind: "ref",
-        ref: p.collection === "expenses" ? "pathExpense" : p.collection === "tokens" ? "victim" : p.collection === "integrations" ? "provider" : "own",
+        ref: p.collection === "expenses"
+          ? "pathExpense"
+          : p.collection === "tokens"
+          ? "victim"
+          : p.collection === "integrations"
+          ? "provider"
+          : "own",
         n: 0
       }
     }
@@ -371,94 +424,115 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Fuzz", (it) => {
   }
 
   describe.each(ENDPOINTS.map((spec) => [spec.name, spec] as const))("%s", (_name, spec) => {
-    it.effect("survives every named hostile input", () => Effect.gen(function*() {
-      const base = baseDraft(spec)
-      const drafts: Array<Draft> = []
-      for (const p of spec.params) {
-        for (const text of HOSTILE_SEGMENTS) drafts.push({ ...base, params: { ...base.params, [p.name]: { kind: "raw", text } } })
-        for (const ref of ["foreign", "own2"] as const) {
-          drafts.push({ ...base, params: { ...base.params, [p.name]: { kind: "ref", ref, n: 1 } } })
-        }
-      }
-      for (const text of HOSTILE_QUERIES) drafts.push({ ...base, query: { kind: "raw", text } })
-      for (const method of FOREIGN_METHODS) drafts.push({ ...base, method })
-      for (const headers of ODD_HEADERS) drafts.push({ ...base, headers })
-      for (const idempotencyKey of IDEMPOTENCY_KEYS) drafts.push({ ...base, idempotencyKey })
-      // A retried request under a fresh key: replayed, or run again if the first was not kept.
-      drafts.push({ ...base, idempotencyKey: `sweep-${spec.name}-plain`, repeat: true })
-      for (const [, text] of HOSTILE_BODIES) {
-        drafts.push({ ...base, body: { kind: "raw", text } })
-        drafts.push({ ...base, body: { kind: "raw", text }, contentLength: true })
-      }
-      if (spec.payload !== undefined) {
-        const value = fullestPayload(spec)
-        const body = { kind: "json", value, ops: [] } as const
-        drafts.push({ ...base, body })
-        drafts.push({ ...base, body, idempotencyKey: `sweep-${spec.name}-body`, repeat: true })
-        for (const contentType of HOSTILE_CONTENT_TYPES) drafts.push({ ...base, body, contentType })
-        for (const [key, extra] of MASS_ASSIGNMENT) {
-          drafts.push({ ...base, body: { kind: "json", value, ops: [{ op: "extra", key, value: extra }] } })
-        }
-        const fields = Object.keys(value).length
-        for (let i = 0; i < fields; i++) drafts.push({ ...base, body: { kind: "json", value, ops: [{ op: "drop", i }] } })
-        // Every hostile value once, the fields taking turns (the generated runs try the other pairings).
-        HOSTILE_VALUES.forEach(([, hostile], n) => {
-          drafts.push({ ...base, body: { kind: "json", value, ops: [{ op: "replace", i: n % Math.max(fields, 1), value: hostile }] } })
-        })
-      }
-      const before = mutates(spec) ? undefined : (yield* fingerprint())
-      for (const draft of drafts) yield* exercise(spec, draft)
-      if (before !== undefined) yield* expectUnchangedSince(before)
-    }), TIMEOUT_MS)
-
-    it.effect(`holds for ${RUNS} generated requests`, () => Effect.gen(function*() {
-      const before = mutates(spec) ? undefined : (yield* fingerprint())
-      // fast-check drives the runs (seed, no shrinking, its own report): each property run is an Effect
-      // run on this test's context.
-      const run = Effect.runPromiseWith(yield* Effect.context<TestApp>())
-      yield* Effect.promise(() => fc.assert(
-        fc.asyncProperty(draftFor(spec), (draft) => run(exercise(spec, draft))),
-        {
-          numRuns: RUNS,
-          seed: SEED + ENDPOINTS.indexOf(spec),
-          // Requests have effects (and some inputs are megabytes): report the first failure as is, with
-          // the request in short form, instead of shrinking or printing the whole generated draft.
-          endOnFailure: true,
-          reporter: (details) => {
-            if (details.failed) {
-              const where = `seed ${details.seed}, path ${details.counterexamplePath}`
-              const error = (details.errorInstance as Error | undefined)?.message
-              throw new Error(`${spec.name}: failed after ${details.numRuns} requests (${where})\n${error}`)
-            }
+    it.effect("survives every named hostile input", () =>
+      Effect.gen(function*() {
+        const base = baseDraft(spec)
+        const drafts: Array<Draft> = []
+        for (const p of spec.params) {
+          for (const text of HOSTILE_SEGMENTS) {
+            drafts.push({ ...base, params: { ...base.params, [p.name]: { kind: "raw", text } } })
+          }
+          for (const ref of ["foreign", "own2"] as const) {
+            drafts.push({ ...base, params: { ...base.params, [p.name]: { kind: "ref", ref, n: 1 } } })
           }
         }
-      ))
-      if (before !== undefined) yield* expectUnchangedSince(before)
-    }), TIMEOUT_MS)
+        for (const text of HOSTILE_QUERIES) {
+          drafts.push({ ...base, query: { kind: "raw", text } })
+        }
+        for (const method of FOREIGN_METHODS) drafts.push({ ...base, method })
+        for (const headers of ODD_HEADERS) drafts.push({ ...base, headers })
+        for (const idempotencyKey of IDEMPOTENCY_KEYS) drafts.push({ ...base, idempotencyKey })
+        // A retried request under a fresh key: replayed, or run again if the first was not kept.
+        drafts.push({ ...base, idempotencyKey: `sweep-${spec.name}-plain`, repeat: true })
+        for (const [, text] of HOSTILE_BODIES) {
+          drafts.push({ ...base, body: { kind: "raw", text } })
+          drafts.push({ ...base, body: { kind: "raw", text }, contentLength: true })
+        }
+        if (spec.payload !== undefined) {
+          const value = fullestPayload(spec)
+          const body = { kind: "json", value, ops: [] } as const
+          drafts.push({ ...base, body })
+          drafts.push({ ...base, body, idempotencyKey: `sweep-${spec.name}-body`, repeat: true })
+          for (const contentType of HOSTILE_CONTENT_TYPES) drafts.push({ ...base, body, contentType })
+          for (const [key, extra] of MASS_ASSIGNMENT) {
+            drafts.push({ ...base, body: { kind: "json", value, ops: [{ op: "extra", key, value: extra }] } })
+          }
+          const fields = Object.keys(value).length
+          for (let i = 0; i < fields; i++) {
+            drafts.push({ ...base, body: { kind: "json", value, ops: [{ op: "drop", i }] } })
+          }
+          // Every hostile value once, the fields taking turns (the generated runs try the other pairings).
+          HOSTILE_VALUES.forEach(([, hostile], n) => {
+            drafts.push({
+              ...base,
+              body: { kind: "json", value, ops: [{ op: "replace", i: n % Math.max(fields, 1), value: hostile }] }
+            })
+          })
+        }
+        const before = mutates(spec) ? undefined : (yield* fingerprint())
+        for (const draft of drafts) yield* exercise(spec, draft)
+        if (before !== undefined) yield* expectUnchangedSince(before)
+      }), TIMEOUT_MS)
+
+    it.effect(`holds for ${RUNS} generated requests`, () =>
+      Effect.gen(function*() {
+        const before = mutates(spec) ? undefined : (yield* fingerprint())
+        // fast-check drives the runs (seed, no shrinking, its own report): each property run is an Effect
+        // run on this test's context.
+        const run = Effect.runPromiseWith(yield* Effect.context<TestApp>())
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(draftFor(spec), (draft) => run(exercise(spec, draft))),
+            {
+              numRuns: RUNS,
+              seed: SEED + ENDPOINTS.indexOf(spec),
+              // Requests have effects (and some inputs are megabytes): report the first failure as is, with
+              // the request in short form, instead of shrinking or printing the whole generated draft.
+              endOnFailure: true,
+              reporter: (details) => {
+                if (details.failed) {
+                  const where = `seed ${details.seed}, path ${details.counterexamplePath}`
+                  const error = (details.errorInstance as Error | undefined)?.message
+                  throw new Error(`${spec.name}: failed after ${details.numRuns} requests (${where})\n${error}`)
+                }
+              }
+            }
+          )
+        )
+        if (before !== undefined) yield* expectUnchangedSince(before)
+      }), TIMEOUT_MS)
   })
 
   /** Found by this fuzz: a forged cursor whose instant is no Date reached Postgres and answered 500. */
   describe("cursors name real instants", () => {
     const forged = (ms: number) => Buffer.from(JSON.stringify([ms, "tok_AAAAAAAAAAAAAAAA"])).toString("base64url")
 
-    it.effect("a forged cursor outside 1970–9999 is a 400 on every list endpoint", () => Effect.gen(function*() {
-      const lists = ENDPOINTS.filter((e) => e.method === "GET" && e.query !== undefined && fieldNames(e.query.ast).includes("cursor"))
-      expect(lists.map((e) => e.name).sort()).toEqual(["listExpenses", "listProjects", "listSignals", "listTokens"])
-      for (const spec of lists) {
-        const path = spec.path.replace(":id", world.projects[0])
-        for (const ms of [Number.MAX_SAFE_INTEGER, 8_640_000_000_000_001, -1, Date.UTC(10_000, 0, 1)]) {
-          const r = yield* h.raw("GET", `${path}?cursor=${forged(ms)}`, { token: secret })
-          expect(violation(r.status, r.text, r.json), `${spec.name} ${ms}: ${r.text}`).toBeNull()
-          // listSignals is not paged by these cursors in every store; what matters is that nothing fails.
-          if (spec.name !== "listSignals") expect([r.status, r.json.error?.type], `${spec.name} ${ms}`).toEqual([400, "invalid_cursor"])
+    it.effect("a forged cursor outside 1970–9999 is a 400 on every list endpoint", () =>
+      Effect.gen(function*() {
+        const lists = ENDPOINTS.filter((e) =>
+          e.method === "GET" && e.query !== undefined && fieldNames(e.query.ast).includes("cursor")
+        )
+        expect(lists.map((e) => e.name).sort()).toEqual(["listExpenses", "listProjects", "listSignals", "listTokens"])
+        for (const spec of lists) {
+          const path = spec.path.replace(":id", world.projects[0])
+          for (const ms of [Number.MAX_SAFE_INTEGER, 8_640_000_000_000_001, -1, Date.UTC(10_000, 0, 1)]) {
+            const r = yield* h.raw("GET", `${path}?cursor=${forged(ms)}`, { token: secret })
+            expect(violation(r.status, r.text, r.json), `${spec.name} ${ms}: ${r.text}`).toBeNull()
+            // listSignals is not paged by these cursors in every store; what matters is that nothing fails.
+            if (spec.name !== "listSignals") {
+              expect([r.status, r.json.error?.type], `${spec.name} ${ms}`).toEqual([400, "invalid_cursor"])
+            }
+          }
         }
-      }
-    }))
+      }))
 
-    it.effect("the last instant of 9999 is still a cursor", () => Effect.gen(function*() {
-      const r = yield* h.api.tokens.listTokens({ query: { cursor: forged(Date.UTC(10_000, 0, 1) - 1) } }, { token: secret })
-      expect(r.status, r.text).toBe(200)
-    }))
+    it.effect("the last instant of 9999 is still a cursor", () =>
+      Effect.gen(function*() {
+        const r = yield* h.api.tokens.listTokens({ query: { cursor: forged(Date.UTC(10_000, 0, 1) - 1) } }, {
+          token: secret
+        })
+        expect(r.status, r.text).toBe(200)
+      }))
   })
 
   /**
@@ -473,37 +547,49 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Fuzz", (it) => {
       expect(r.text.length).toBeLessThan(4_000)
     }
 
-    it.effect("a 60 KB field in a 400", () => Effect.gen(function*() {
-      const r = yield* h.raw("POST", `/api/v1/projects/${world.projects[0]}/expenses`, {
-        token: secret,
-        body: { amount: 1, category: "hosting", description: "x", incurredOn: "x".repeat(60_000), recurrence: "monthly" }
-      })
-      small(r, 400)
-      // The contract's own check quotes the value it refused ("… is not a calendar date"): cut, with its length.
-      const quoted = r.json.error.issues.find((i: any) => i.message.startsWith("\"x"))
-      expect(quoted.path).toBe("body.incurredOn")
-      expect(quoted.message).toMatch(/^"x+… \(\d+ characters\)$/)
-      expect(quoted.message.length).toBeLessThan(400)
-    }))
+    it.effect("a 60 KB field in a 400", () =>
+      Effect.gen(function*() {
+        const r = yield* h.raw("POST", `/api/v1/projects/${world.projects[0]}/expenses`, {
+          token: secret,
+          body: {
+            amount: 1,
+            category: "hosting",
+            description: "x",
+            incurredOn: "x".repeat(60_000),
+            recurrence: "monthly"
+          }
+        })
+        small(r, 400)
+        // The contract's own check quotes the value it refused ("… is not a calendar date"): cut, with its length.
+        const quoted = r.json.error.issues.find((i: any) => i.message.startsWith("\"x"))
+        expect(quoted.path).toBe("body.incurredOn")
+        expect(quoted.message).toMatch(/^"x+… \(\d+ characters\)$/)
+        expect(quoted.message.length).toBeLessThan(400)
+      }))
 
-    it.effect("a 60 KB unknown field name in a 400", () => Effect.gen(function*() {
-      const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { ["k".repeat(60_000)]: 1 } })
-      small(r, 400)
-      expect(r.json.error.issues[0].message).toBe("Unknown field")
-    }))
+    it.effect("a 60 KB unknown field name in a 400", () =>
+      Effect.gen(function*() {
+        const r = yield* h.raw("POST", "/api/v1/tokens", { token: secret, body: { ["k".repeat(60_000)]: 1 } })
+        small(r, 400)
+        expect(r.json.error.issues[0].message).toBe("Unknown field")
+      }))
 
-    it.effect("a 60 KB project id in a 404", () => Effect.gen(function*() {
-      const r = yield* h.api.tokens.createToken({ payload: { projects: ["p".repeat(60_000) as ProjectId] } }, { token: secret })
-      small(r, 404)
-      expect(r.json.error.message).toContain("(60008 characters) not found")
-    }))
+    it.effect("a 60 KB project id in a 404", () =>
+      Effect.gen(function*() {
+        const r = yield* h.api.tokens.createToken({ payload: { projects: ["p".repeat(60_000) as ProjectId] } }, {
+          token: secret
+        })
+        small(r, 404)
+        expect(r.json.error.message).toContain("(60008 characters) not found")
+      }))
 
-    it.effect("a megabyte path in the route 404", () => Effect.gen(function*() {
-      const r = yield* h.raw("GET", `/api/v1/${"z".repeat(1024 * 1024)}`, { token: secret })
-      small(r, 404)
-      expect(r.json.error.type).toBe("route_not_found")
-      expect(r.json.error.message).toMatch(/^No route for GET \/api\/v1\/z+… \(\d+ characters\)$/)
-    }))
+    it.effect("a megabyte path in the route 404", () =>
+      Effect.gen(function*() {
+        const r = yield* h.raw("GET", `/api/v1/${"z".repeat(1024 * 1024)}`, { token: secret })
+        small(r, 404)
+        expect(r.json.error.type).toBe("route_not_found")
+        expect(r.json.error.message).toMatch(/^No route for GET \/api\/v1\/z+… \(\d+ characters\)$/)
+      }))
 
     it("a clipped quote never ends in half a surrogate pair", () => {
       const clipped = clipInput("😀".repeat(300), 201)

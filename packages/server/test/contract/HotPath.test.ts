@@ -6,24 +6,26 @@
  * (the in-memory store has no statements to count).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { endpointsOf, fastPathOf } from "@sitehealth/domain/Api"
 import { Clock, Context, Effect, Layer, Tracer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
+import * as Zlib from "node:zlib"
 import { inject } from "vitest"
+import { GZIP_MIN_BYTES } from "../../src/access/StoredAnswers.ts"
 import { createAccount, createProject, mintToken } from "../../src/accounts/Provisioning.ts"
 import { ROUTER_CONFIG } from "../../src/App.ts"
+import { appLayer, SqlRepos } from "../../src/Layers.ts"
 import { readConfig } from "../../src/platform/Config.ts"
 import { pgLayer } from "../../src/platform/Database.ts"
-import { appLayer, SqlRepos } from "../../src/Layers.ts"
 import { store } from "../support/TestApp.ts"
-import { GZIP_MIN_BYTES } from "../../src/access/StoredAnswers.ts"
-import { endpointsOf, fastPathOf } from "@sitehealth/domain/Api"
-import * as Zlib from "node:zlib"
 
 const START = Date.parse("2026-11-20T12:00:30.000Z")
 
 /** The contract's GET endpoints with the pattern of their path, to tell which endpoint a measured URL reached. */
-const getEndpoints = endpointsOf().map(({ endpoint }) => endpoint).filter((e) => e.method === "GET").map((endpoint) => ({
+const getEndpoints = endpointsOf().map(({ endpoint }) => endpoint).filter((e) => e.method === "GET").map((
+  endpoint
+) => ({
   endpoint,
   pattern: new RegExp(`^${endpoint.path.replace(/:\w+/g, "[^/]+")}$`)
 }))
@@ -53,7 +55,8 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
           return span
         }
       })
-      const statements = () => spans.map((s) => s.attributes.get("db.query.text")).filter((t) => t !== undefined).map(String)
+      const statements = () =>
+        spans.map((s) => s.attributes.get("db.query.text")).filter((t) => t !== undefined).map(String)
       const repos = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl")))))
       const { project, secret } = yield* Effect.gen(function*() {
         const account = yield* createAccount({ name: "Hot path" })
@@ -74,22 +77,27 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
       yield* Effect.addFinalizer(() => Effect.promise(dispose))
       /** The endpoints whose reads are measured below as served by the one statement. */
       const measured = new Set<string>()
-      const getAt = (url: string, headers: Record<string, string> = {}) => Effect.promise(async () => {
-        measured.add(endpointAt(`/api/v1${url}`))
-        const request = new Request(`http://localhost/api/v1${url}`, {
-          headers: { authorization: `Bearer ${secret}`, ...headers }
+      const getAt = (url: string, headers: Record<string, string> = {}) =>
+        Effect.promise(async () => {
+          measured.add(endpointAt(`/api/v1${url}`))
+          const request = new Request(`http://localhost/api/v1${url}`, {
+            headers: { authorization: `Bearer ${secret}`, ...headers }
+          })
+          // The app needs nothing per request beyond its layers (its type says `any` through App.ts's SafetyNet).
+          const response = await handler(request, Context.empty() as Context.Context<unknown>)
+          // The body's bytes as sent (a Response made in process is not decoded): gunzipped here when gzip.
+          const bytes = Buffer.from(await response.arrayBuffer())
+          const encoding = response.headers.get("content-encoding")
+          return {
+            status: response.status,
+            encoding,
+            vary: response.headers.get("vary"),
+            sent: bytes.length,
+            body: (encoding === "gzip" ? Zlib.gunzipSync(bytes) : bytes).toString("utf8")
+          }
         })
-        // The app needs nothing per request beyond its layers (its type says `any` through App.ts's SafetyNet).
-        const response = await handler(request, Context.empty() as Context.Context<unknown>)
-        // The body's bytes as sent (a Response made in process is not decoded): gunzipped here when gzip.
-        const bytes = Buffer.from(await response.arrayBuffer())
-        const encoding = response.headers.get("content-encoding")
-        return {
-          status: response.status, encoding, vary: response.headers.get("vary"), sent: bytes.length,
-          body: (encoding === "gzip" ? Zlib.gunzipSync(bytes) : bytes).toString("utf8")
-        }
-      })
-      const get = (path: string, headers: Record<string, string> = {}) => getAt(`/projects/${project.id}${path}`, headers)
+      const get = (path: string, headers: Record<string, string> = {}) =>
+        getAt(`/projects/${project.id}${path}`, headers)
       const gzippedPaths: Array<string> = []
       const health = Effect.map(get("/health"), (r) => r.status)
 
@@ -108,7 +116,20 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
 
       // Every report read and the briefing: computed and kept once, then served as stored from the same one
       // statement — the same body, byte for byte — until the data changes.
-      for (const path of ["/analytics?period=today", "/analytics?period=yesterday", "/analytics?period=7d", "/analytics", "/analytics?period=all", "/signals", "/revenue?period=12m", "/churn", "/seo?period=3m", "/briefing"]) {
+      for (
+        const path of [
+          "/analytics?period=today",
+          "/analytics?period=yesterday",
+          "/analytics?period=7d",
+          "/analytics",
+          "/analytics?period=all",
+          "/signals",
+          "/revenue?period=12m",
+          "/churn",
+          "/seo?period=3m",
+          "/briefing"
+        ]
+      ) {
         const first = yield* get(path)
         assert.strictEqual(first.status, 200, first.body)
         yield* settle
@@ -156,7 +177,9 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
 
       // Every endpoint with a fast path in the contract was measured served by the one statement, and only those:
       // one that loses its annotation (or gains one without being measured here) fails.
-      const annotated = getEndpoints.filter(({ endpoint }) => fastPathOf(endpoint) !== undefined).map(({ endpoint }) => endpoint.identifier)
+      const annotated = getEndpoints.filter(({ endpoint }) => fastPathOf(endpoint) !== undefined).map(({ endpoint }) =>
+        endpoint.identifier
+      )
       assert.sameMembers([...measured], annotated)
 
       // A stored answer of an earlier local day is not served: the next day's read computes again.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { allEndpoints, h, TestApp, type CallResult } from "../support/TestApp.ts"
+import { allEndpoints, type CallResult, h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("System", (it) => {
   const expect404 = (r: CallResult) => {
@@ -23,7 +23,9 @@ layer(TestApp.layer())("System", (it) => {
   const contractRoutes = (): Array<readonly [string, string]> =>
     allEndpoints("{id}").map(([method, path]) => {
       let template: string = path.split("?")[0]
-      if (template.startsWith("/api/v1/tokens/") && template !== "/api/v1/tokens/current") template = "/api/v1/tokens/{id}"
+      if (template.startsWith("/api/v1/tokens/") && template !== "/api/v1/tokens/current") {
+        template = "/api/v1/tokens/{id}"
+      }
       template = template
         .replace(/\/expenses\/exp_x$/, "/expenses/{expenseId}")
         .replace(/\/integrations\/stripe(\/sync)?$/, (_m, sync) => `/integrations/{provider}${sync ?? ""}`)
@@ -31,194 +33,232 @@ layer(TestApp.layer())("System", (it) => {
     })
 
   describe("probes", () => {
-    it.effect("GET /healthz answers 200 without a token", () => Effect.gen(function*() {
-      const r = yield* h.raw("GET", "/healthz", { token: null })
-      expect(r.status, r.text).toBe(200)
-      expect(r.headers.get("content-type")).toContain("application/json")
-      expect(r.json).toEqual({ status: "ok" })
-    }))
+    it.effect("GET /healthz answers 200 without a token", () =>
+      Effect.gen(function*() {
+        const r = yield* h.raw("GET", "/healthz", { token: null })
+        expect(r.status, r.text).toBe(200)
+        expect(r.headers.get("content-type")).toContain("application/json")
+        expect(r.json).toEqual({ status: "ok" })
+      }))
 
-    it.effect("GET /readyz answers 200 without a token when the store answers, with its checks", () => Effect.gen(function*() {
-      const r = yield* h.raw("GET", "/readyz", { token: null })
-      expect(r.status, r.text).toBe(200)
-      // No worker runs beside this app: `degraded` (worker missing) unless some worker beat in this database.
-      expect(["ready", "degraded"]).toContain(r.json.status)
-      expect(r.json.checks.database).toMatchObject({ status: "ok", latencyMs: expect.any(Number) })
-      expect(["ok", "stale", "missing"]).toContain(r.json.checks.worker.status)
-      expect(r.json.checks.redis).toBeUndefined() // the harness builds its store without AppConfig: no Redis check
-    }))
+    it.effect("GET /readyz answers 200 without a token when the store answers, with its checks", () =>
+      Effect.gen(function*() {
+        const r = yield* h.raw("GET", "/readyz", { token: null })
+        expect(r.status, r.text).toBe(200)
+        // No worker runs beside this app: `degraded` (worker missing) unless some worker beat in this database.
+        expect(["ready", "degraded"]).toContain(r.json.status)
+        expect(r.json.checks.database).toMatchObject({ status: "ok", latencyMs: expect.any(Number) })
+        expect(["ok", "stale", "missing"]).toContain(r.json.checks.worker.status)
+        expect(r.json.checks.redis).toBeUndefined() // the harness builds its store without AppConfig: no Redis check
+      }))
 
-    it.effect("probes ignore a bad token instead of answering 401", () => Effect.gen(function*() {
-      expect((yield* h.raw("GET", "/healthz", { token: "svc_not_a_token" })).status).toBe(200)
-      expect((yield* h.raw("GET", "/readyz", { token: "svc_not_a_token" })).status).toBe(200)
-    }))
+    it.effect("probes ignore a bad token instead of answering 401", () =>
+      Effect.gen(function*() {
+        expect((yield* h.raw("GET", "/healthz", { token: "svc_not_a_token" })).status).toBe(200)
+        expect((yield* h.raw("GET", "/readyz", { token: "svc_not_a_token" })).status).toBe(200)
+      }))
   })
 
   // The served document, fetched once for the tests below.
   class OpenApiDoc extends Context.Service<OpenApiDoc, any>()("test/OpenApiDoc") {}
-  const OpenApiDocLive = Layer.effect(OpenApiDoc, Effect.gen(function*() {
-    const r = yield* h.raw("GET", "/api/v1/openapi.json", { token: null })
-    expect(r.status, r.text.slice(0, 500)).toBe(200)
-    expect(r.headers.get("content-type")).toContain("application/json")
-    return r.json
-  }))
+  const OpenApiDocLive = Layer.effect(
+    OpenApiDoc,
+    Effect.gen(function*() {
+      const r = yield* h.raw("GET", "/api/v1/openapi.json", { token: null })
+      expect(r.status, r.text.slice(0, 500)).toBe(200)
+      expect(r.headers.get("content-type")).toContain("application/json")
+      return r.json
+    })
+  )
 
   it.layer(OpenApiDocLive)("GET /api/v1/openapi.json", (it) => {
-    it.effect("is an OpenAPI 3 document with info and bearer security", () => Effect.gen(function*() {
-      const doc = yield* OpenApiDoc
-      expect(doc).toBeTypeOf("object")
-      expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/)
-      expect(doc.info.title).toBeTypeOf("string")
-      expect(doc.info.version).toBeTypeOf("string")
-      const schemes = Object.values(doc.components.securitySchemes ?? {}) as Array<any>
-      expect(schemes).toContainEqual(expect.objectContaining({ type: "http", scheme: expect.stringMatching(/^bearer$/i) }))
-    }))
+    it.effect("is an OpenAPI 3 document with info and bearer security", () =>
+      Effect.gen(function*() {
+        const doc = yield* OpenApiDoc
+        expect(doc).toBeTypeOf("object")
+        expect(doc.openapi).toMatch(/^3\.\d+\.\d+$/)
+        expect(doc.info.title).toBeTypeOf("string")
+        expect(doc.info.version).toBeTypeOf("string")
+        const schemes = Object.values(doc.components.securitySchemes ?? {}) as Array<any>
+        expect(schemes).toContainEqual(
+          expect.objectContaining({ type: "http", scheme: expect.stringMatching(/^bearer$/i) })
+        )
+      }))
 
-    it.effect("documents every route of the contract, and no other", () => Effect.gen(function*() {
-      const doc = yield* OpenApiDoc
-      const expected = contractRoutes()
-      expect(expected).toHaveLength(20)
-      for (const [method, path] of expected) {
-        expect(doc.paths[path], `${path} is missing`).toBeTypeOf("object")
-        expect(doc.paths[path][method], `${method.toUpperCase()} ${path} is missing`).toBeTypeOf("object")
-      }
-      const documented = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
-        Object.keys(item)
-          .filter((k) => ["get", "post", "put", "patch", "delete", "head", "options"].includes(k))
-          .map((method) => `${method} ${path}`)
-      )
-      expect(documented.sort()).toEqual(expected.map(([m, p]) => `${m} ${p}`).sort())
-    }))
-
-    it.effect("requires the bearer token on every operation and names each one", () => Effect.gen(function*() {
-      const doc = yield* OpenApiDoc
-      const ids = new Set<string>()
-      for (const [method, path] of contractRoutes()) {
-        const op = doc.paths[path][method]
-        const security = op.security ?? doc.security
-        expect(security, `${method} ${path}`).toEqual(expect.arrayContaining([expect.any(Object)]))
-        expect(security.some((s: any) => Object.keys(s).length > 0), `${method} ${path}`).toBe(true)
-        expect(op.operationId).toBeTypeOf("string")
-        ids.add(op.operationId)
-      }
-      expect(ids.size).toBe(20)
-    }))
-
-    it.effect("documents the success statuses: 201 for created expenses, 202 for a queued sync", () => Effect.gen(function*() {
-      const doc = yield* OpenApiDoc
-      expect(Object.keys(doc.paths["/api/v1/projects/{id}/expenses"].post.responses)).toContain("201")
-      expect(Object.keys(doc.paths["/api/v1/projects/{id}/integrations/{provider}/sync"].post.responses)).toContain("202")
-      expect(Object.keys(doc.paths["/api/v1/projects/{id}/health"].get.responses)).toContain("200")
-    }))
-
-    it.effect("documents the error envelope {status:'error', error:{code, message, type}} in its components", () => Effect.gen(function*() {
-      const doc = yield* OpenApiDoc
-      const resolve = (schema: any): any => {
-        let s = schema
-        for (let i = 0; i < 10 && s?.$ref !== undefined; i++) {
-          const name = s.$ref.replace("#/components/schemas/", "")
-          s = doc.components.schemas[name]
+    it.effect("documents every route of the contract, and no other", () =>
+      Effect.gen(function*() {
+        const doc = yield* OpenApiDoc
+        const expected = contractRoutes()
+        expect(expected).toHaveLength(20)
+        for (const [method, path] of expected) {
+          expect(doc.paths[path], `${path} is missing`).toBeTypeOf("object")
+          expect(doc.paths[path][method], `${method.toUpperCase()} ${path} is missing`).toBeTypeOf("object")
         }
-        return s
-      }
-      const errorSchemaOf = (status: string) => {
-        const response = doc.paths["/api/v1/projects/{id}/expenses"].post.responses[status]
-        expect(response, `no ${status} response`).toBeTypeOf("object")
-        expect(response.content["application/json"].schema.$ref).toMatch(/^#\/components\/schemas\//)
-        return resolve(response.content["application/json"].schema)
-      }
-      for (const [status, code] of [
-        ["400", 400],
-        ["401", 401],
-        ["402", "trial_expired"],
-        ["403", 403],
-        ["404", 404],
-        ["429", 429],
-        ["500", 500]
-      ] as const) {
-        const schema = errorSchemaOf(status)
-        expect(schema.type).toBe("object")
-        expect(schema.required).toEqual(expect.arrayContaining(["status", "error"]))
-        expect(resolve(schema.properties.status).enum).toEqual(["error"])
-        const error = resolve(schema.properties.error)
-        expect(error.required, status).toEqual(expect.arrayContaining(["code", "message", "type"]))
-        expect(resolve(error.properties.code).enum, status).toEqual([code])
-        expect(resolve(error.properties.message).type).toBe("string")
-      }
-      const rateLimited = resolve(errorSchemaOf("429").properties.error)
-      expect(rateLimited.required).toEqual(expect.arrayContaining(["limit", "remaining", "reset"]))
-      const badRequest = resolve(errorSchemaOf("400").properties.error)
-      expect(Object.keys(badRequest.properties)).toContain("issues")
-    }))
+        const documented = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+          Object.keys(item)
+            .filter((k) => ["get", "post", "put", "patch", "delete", "head", "options"].includes(k))
+            .map((method) => `${method} ${path}`)
+        )
+        expect(documented.sort()).toEqual(expected.map(([m, p]) => `${m} ${p}`).sort())
+      }))
 
-    it.effect("documents the allowed values of period, dimension and severity", () => Effect.gen(function*() {
-      const doc = yield* OpenApiDoc
-      const param = (path: string, name: string) =>
-        (doc.paths[path].get.parameters as Array<any>).find((p) => p.name === name && p.in === "query")
-      const enumOf = (p: any): Array<string> => {
-        let s = p.schema
-        if (s.$ref) s = doc.components.schemas[s.$ref.replace("#/components/schemas/", "")]
-        return s.enum
-      }
-      expect(enumOf(param("/api/v1/projects/{id}/analytics", "period"))).toEqual(["today", "yesterday", "7d", "30d", "3m", "12m", "all"])
-      expect(enumOf(param("/api/v1/projects/{id}/signals", "dimension"))).toEqual(["traffic", "revenue", "retention", "seo", "profitability"])
-      expect(enumOf(param("/api/v1/projects/{id}/signals", "severity"))).toEqual(["info", "warning", "critical"])
-    }))
+    it.effect("requires the bearer token on every operation and names each one", () =>
+      Effect.gen(function*() {
+        const doc = yield* OpenApiDoc
+        const ids = new Set<string>()
+        for (const [method, path] of contractRoutes()) {
+          const op = doc.paths[path][method]
+          const security = op.security ?? doc.security
+          expect(security, `${method} ${path}`).toEqual(expect.arrayContaining([expect.any(Object)]))
+          expect(security.some((s: any) => Object.keys(s).length > 0), `${method} ${path}`).toBe(true)
+          expect(op.operationId).toBeTypeOf("string")
+          ids.add(op.operationId)
+        }
+        expect(ids.size).toBe(20)
+      }))
+
+    it.effect("documents the success statuses: 201 for created expenses, 202 for a queued sync", () =>
+      Effect.gen(function*() {
+        const doc = yield* OpenApiDoc
+        expect(Object.keys(doc.paths["/api/v1/projects/{id}/expenses"].post.responses)).toContain("201")
+        expect(Object.keys(doc.paths["/api/v1/projects/{id}/integrations/{provider}/sync"].post.responses)).toContain(
+          "202"
+        )
+        expect(Object.keys(doc.paths["/api/v1/projects/{id}/health"].get.responses)).toContain("200")
+      }))
+
+    it.effect("documents the error envelope {status:'error', error:{code, message, type}} in its components", () =>
+      Effect.gen(function*() {
+        const doc = yield* OpenApiDoc
+        const resolve = (schema: any): any => {
+          let s = schema
+          for (let i = 0; i < 10 && s?.$ref !== undefined; i++) {
+            const name = s.$ref.replace("#/components/schemas/", "")
+            s = doc.components.schemas[name]
+          }
+          return s
+        }
+        const errorSchemaOf = (status: string) => {
+          const response = doc.paths["/api/v1/projects/{id}/expenses"].post.responses[status]
+          expect(response, `no ${status} response`).toBeTypeOf("object")
+          expect(response.content["application/json"].schema.$ref).toMatch(/^#\/components\/schemas\//)
+          return resolve(response.content["application/json"].schema)
+        }
+        for (
+          const [status, code] of [
+            ["400", 400],
+            ["401", 401],
+            ["402", "trial_expired"],
+            ["403", 403],
+            ["404", 404],
+            ["429", 429],
+            ["500", 500]
+          ] as const
+        ) {
+          const schema = errorSchemaOf(status)
+          expect(schema.type).toBe("object")
+          expect(schema.required).toEqual(expect.arrayContaining(["status", "error"]))
+          expect(resolve(schema.properties.status).enum).toEqual(["error"])
+          const error = resolve(schema.properties.error)
+          expect(error.required, status).toEqual(expect.arrayContaining(["code", "message", "type"]))
+          expect(resolve(error.properties.code).enum, status).toEqual([code])
+          expect(resolve(error.properties.message).type).toBe("string")
+        }
+        const rateLimited = resolve(errorSchemaOf("429").properties.error)
+        expect(rateLimited.required).toEqual(expect.arrayContaining(["limit", "remaining", "reset"]))
+        const badRequest = resolve(errorSchemaOf("400").properties.error)
+        expect(Object.keys(badRequest.properties)).toContain("issues")
+      }))
+
+    it.effect("documents the allowed values of period, dimension and severity", () =>
+      Effect.gen(function*() {
+        const doc = yield* OpenApiDoc
+        const param = (path: string, name: string) =>
+          (doc.paths[path].get.parameters as Array<any>).find((p) => p.name === name && p.in === "query")
+        const enumOf = (p: any): Array<string> => {
+          let s = p.schema
+          if (s.$ref) s = doc.components.schemas[s.$ref.replace("#/components/schemas/", "")]
+          return s.enum
+        }
+        expect(enumOf(param("/api/v1/projects/{id}/analytics", "period"))).toEqual([
+          "today",
+          "yesterday",
+          "7d",
+          "30d",
+          "3m",
+          "12m",
+          "all"
+        ])
+        expect(enumOf(param("/api/v1/projects/{id}/signals", "dimension"))).toEqual([
+          "traffic",
+          "revenue",
+          "retention",
+          "seo",
+          "profitability"
+        ])
+        expect(enumOf(param("/api/v1/projects/{id}/signals", "severity"))).toEqual(["info", "warning", "critical"])
+      }))
   })
 
   describe("unknown routes and methods", () => {
-    it.effect("answer 404 in the error envelope with code 404, with or without a token", () => Effect.gen(function*() {
-      const { secret } = yield* h.newAccount()
-      for (const token of [secret, null]) {
-        expect404(yield* h.raw("GET", "/api/v1/nope", { token }))
-        expect404(yield* h.raw("GET", "/nope", { token }))
-        expect404(yield* h.raw("PUT", "/api/v1/projects", { token }))
-        expect404(yield* h.raw("PATCH", "/api/v1/tokens", { token }))
-        expect404(yield* h.raw("POST", "/healthz", { token }))
-        expect404(yield* h.raw("GET", "/", { token }))
-      }
-    }))
+    it.effect("answer 404 in the error envelope with code 404, with or without a token", () =>
+      Effect.gen(function*() {
+        const { secret } = yield* h.newAccount()
+        for (const token of [secret, null]) {
+          expect404(yield* h.raw("GET", "/api/v1/nope", { token }))
+          expect404(yield* h.raw("GET", "/nope", { token }))
+          expect404(yield* h.raw("PUT", "/api/v1/projects", { token }))
+          expect404(yield* h.raw("PATCH", "/api/v1/tokens", { token }))
+          expect404(yield* h.raw("POST", "/healthz", { token }))
+          expect404(yield* h.raw("GET", "/", { token }))
+        }
+      }))
 
-    it.effect("a path with a malformed percent-escape is a client error in the envelope (404 or 400), never a 500", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      for (const [method, path, token] of [
-        ["GET", "/%FF", null],
-        ["GET", "/api/v1/projects/%FF/health", secret],
-        ["DELETE", `/api/v1/projects/${projects[0].id}/expenses/exp_%E0%A4%A`, secret]
-      ] as const) {
-        const r = yield* h.raw(method, path, { token })
-        expect(r.status, `${method} ${path}: ${r.text}`).not.toBe(500)
-        expect([400, 404], `${method} ${path}: ${r.text}`).toContain(r.status)
-        expect(r.json).toMatchObject({ status: "error", error: { code: r.status } })
-      }
-    }))
+    it.effect("a path with a malformed percent-escape is a client error in the envelope (404 or 400), never a 500", () =>
+      Effect.gen(function*() {
+        const { projects, secret } = yield* h.newAccount()
+        for (
+          const [method, path, token] of [
+            ["GET", "/%FF", null],
+            ["GET", "/api/v1/projects/%FF/health", secret],
+            ["DELETE", `/api/v1/projects/${projects[0].id}/expenses/exp_%E0%A4%A`, secret]
+          ] as const
+        ) {
+          const r = yield* h.raw(method, path, { token })
+          expect(r.status, `${method} ${path}: ${r.text}`).not.toBe(500)
+          expect([400, 404], `${method} ${path}: ${r.text}`).toContain(r.status)
+          expect(r.json).toMatchObject({ status: "error", error: { code: r.status } })
+        }
+      }))
 
-    it.effect("a wrong method on a known route is 404, not the route's own answer", () => Effect.gen(function*() {
-      const { projects, secret } = yield* h.newAccount()
-      const r = yield* h.raw("PUT", `/api/v1/projects/${projects[0].id}/expenses`, { token: secret, body: {} })
-      expect404(r)
-      expect(r.json.error.type).toBe("route_not_found")
-    }))
+    it.effect("a wrong method on a known route is 404, not the route's own answer", () =>
+      Effect.gen(function*() {
+        const { projects, secret } = yield* h.newAccount()
+        const r = yield* h.raw("PUT", `/api/v1/projects/${projects[0].id}/expenses`, { token: secret, body: {} })
+        expect404(r)
+        expect(r.json.error.type).toBe("route_not_found")
+      }))
   })
 
   describe("OpenAPI operation metadata", () => {
-    it.effect("every operation names its permission, kind and confirm gate as its Operation annotation says", () => Effect.gen(function*() {
-      const { operationByName, operations } = yield* Effect.promise(() => import("@sitehealth/domain/Api"))
-      const spec = (yield* h.raw("GET", "/api/v1/openapi.json", { token: null })).json
-      const seen: Array<string> = []
-      for (const methods of Object.values<any>(spec.paths)) {
-        for (const operation of Object.values<any>(methods)) {
-          const name = String(operation.operationId).split(".").pop()!
-          const expected = operationByName(name)!
-          expect(expected, name).toBeDefined()
-          expect(operation["x-permission"]).toBe(expected.permission)
-          expect(operation["x-kind"]).toBe(expected.kind)
-          expect(operation["x-confirm-gate"]).toBe(expected.confirmGate)
-          expect(operation.summary).toBe(expected.summary)
-          seen.push(name)
+    it.effect("every operation names its permission, kind and confirm gate as its Operation annotation says", () =>
+      Effect.gen(function*() {
+        const { operationByName, operations } = yield* Effect.promise(() => import("@sitehealth/domain/Api"))
+        const spec = (yield* h.raw("GET", "/api/v1/openapi.json", { token: null })).json
+        const seen: Array<string> = []
+        for (const methods of Object.values<any>(spec.paths)) {
+          for (const operation of Object.values<any>(methods)) {
+            const name = String(operation.operationId).split(".").pop()!
+            const expected = operationByName(name)!
+            expect(expected, name).toBeDefined()
+            expect(operation["x-permission"]).toBe(expected.permission)
+            expect(operation["x-kind"]).toBe(expected.kind)
+            expect(operation["x-confirm-gate"]).toBe(expected.confirmGate)
+            expect(operation.summary).toBe(expected.summary)
+            seen.push(name)
+          }
         }
-      }
-      expect(seen.sort()).toEqual(operations.map(([n]) => n).sort())
-    }))
+        expect(seen.sort()).toEqual(operations.map(([n]) => n).sort())
+      }))
   })
 })

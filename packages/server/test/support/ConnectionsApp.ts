@@ -8,27 +8,33 @@
  * tests exercise the group alone; the real middleware's own tests cover cookies and CSRF. `DashboardOrigin`
  * (the cross-site check DashboardApi puts in front of every group) lets these same-origin requests through.
  */
-import { Context, Effect, Layer, Redacted, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
-import { HttpApi, HttpApiBuilder } from "effect/http-api"
-import { inject } from "vitest"
 import { RequestErrors } from "@sitehealth/domain/Authentication"
 import type { AccountId } from "@sitehealth/domain/Common"
-import { CurrentDashboardSession, DASHBOARD_PREFIX, DashboardOrigin, DashboardSession, SESSION_COOKIE } from "@sitehealth/domain/DashboardApi"
-import { DashboardConnectionsApi } from "@sitehealth/domain/DashboardConnections"
 import type { SessionId } from "@sitehealth/domain/Dashboard"
+import {
+  CurrentDashboardSession,
+  DASHBOARD_PREFIX,
+  DashboardOrigin,
+  DashboardSession,
+  SESSION_COOKIE
+} from "@sitehealth/domain/DashboardApi"
+import { DashboardConnectionsApi } from "@sitehealth/domain/DashboardConnections"
 import { Unauthorized } from "@sitehealth/domain/Errors"
-import { createAccount, createProject } from "../../src/accounts/Provisioning.ts"
-import { ROUTER_CONFIG } from "../../src/App.ts"
-import { AppConfig, type AppConfigShape, readConfig } from "../../src/platform/Config.ts"
-import { DashboardConnectionsHttp } from "../../src/dashboard/connections/Http.ts"
-import { pgLayer } from "../../src/platform/Database.ts"
-import { RequestErrorsLive } from "../../src/http/RequestErrors.ts"
-import { MemoryRepos, SqlRepos } from "../../src/Layers.ts"
 import { startFakeGsc } from "@sitehealth/fakes/FakeGsc"
 import { scopedFake } from "@sitehealth/fakes/FakeHttp"
 import { startFakePlausible } from "@sitehealth/fakes/FakePlausible"
 import { fromArray, startFakeStripe } from "@sitehealth/fakes/FakeStripe"
+import { Context, Effect, Layer, Redacted, Scope } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApi, HttpApiBuilder } from "effect/http-api"
+import { inject } from "vitest"
+import { createAccount, createProject } from "../../src/accounts/Provisioning.ts"
+import { ROUTER_CONFIG } from "../../src/App.ts"
+import { DashboardConnectionsHttp } from "../../src/dashboard/connections/Http.ts"
+import { RequestErrorsLive } from "../../src/http/RequestErrors.ts"
+import { MemoryRepos, SqlRepos } from "../../src/Layers.ts"
+import { AppConfig, type AppConfigShape, readConfig } from "../../src/platform/Config.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 import { store } from "./TestApp.ts"
 
 export const STRIPE_KEY = "rk_test_51GoodRestrictedKeyAbCdEf0123456789"
@@ -81,16 +87,40 @@ export interface CallResult {
 }
 
 const makeApp = Effect.gen(function*() {
-  const stripe = yield* scopedFake(() => startFakeStripe(
-    { customers: fromArray([]), subscriptions: fromArray([]), invoices: fromArray([]), charges: fromArray([]), refunds: fromArray([]) },
-    { keys: [STRIPE_KEY] }
-  ))
+  const stripe = yield* scopedFake(() =>
+    startFakeStripe(
+      {
+        customers: fromArray([]),
+        subscriptions: fromArray([]),
+        invoices: fromArray([]),
+        charges: fromArray([]),
+        refunds: fromArray([])
+      },
+      { keys: [STRIPE_KEY] }
+    )
+  )
   const plausible = yield* Effect.acquireRelease(
-    Effect.promise(() => startFakePlausible({ apiKey: PLAUSIBLE_KEY, siteId: PLAUSIBLE_SITE, data: { days: {}, hours: {}, pages: [], sources: [], uniques: {} } })),
+    Effect.promise(() =>
+      startFakePlausible({
+        apiKey: PLAUSIBLE_KEY,
+        siteId: PLAUSIBLE_SITE,
+        data: { days: {}, hours: {}, pages: [], sources: [], uniques: {} }
+      })
+    ),
     (f) => Effect.promise(() => f.close())
   )
   const google = yield* Effect.acquireRelease(
-    Effect.promise(() => startFakeGsc({ ...GOOGLE, rows: [], totals: {}, sites: [{ siteUrl: GOOGLE.siteUrl, permissionLevel: "siteOwner" }, { siteUrl: "https://other.example/", permissionLevel: "siteFullUser" }, { siteUrl: "https://unverified.example/", permissionLevel: "siteUnverifiedUser" }] })),
+    Effect.promise(() =>
+      startFakeGsc({
+        ...GOOGLE,
+        rows: [],
+        totals: {},
+        sites: [{ siteUrl: GOOGLE.siteUrl, permissionLevel: "siteOwner" }, {
+          siteUrl: "https://other.example/",
+          permissionLevel: "siteFullUser"
+        }, { siteUrl: "https://unverified.example/", permissionLevel: "siteUnverifiedUser" }]
+      })
+    ),
     (f) => Effect.promise(() => f.close())
   )
   const base = readConfig({})
@@ -109,7 +139,9 @@ const makeApp = Effect.gen(function*() {
       gscApiBase: google.url
     }
   }
-  const repos: Layer.Layer<any, any> = store === "memory" ? MemoryRepos : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl"))))
+  const repos: Layer.Layer<any, any> = store === "memory"
+    ? MemoryRepos
+    : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl"))))
   const scope = yield* Scope.Scope
   const context = yield* (Layer.buildWithScope(repos, scope) as Effect.Effect<Context.Context<any>>)
   const app = HttpApiBuilder.layer(TestDashboardApi).pipe(
@@ -122,7 +154,8 @@ const makeApp = Effect.gen(function*() {
   const { dispose, handler } = HttpRouter.toWebHandler(app as any, { disableLogger: true, routerConfig: ROUTER_CONFIG })
   yield* Effect.addFinalizer(() => Effect.promise(() => dispose()))
 
-  const run = <A, E>(effect: Effect.Effect<A, E, any>) => effect.pipe(Effect.provideContext(context)) as Effect.Effect<A, E>
+  const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+    effect.pipe(Effect.provideContext(context)) as Effect.Effect<A, E>
 
   /** A request as the web app sends it: JSON, the session cookie naming the account (null: logged out). */
   const call = (method: string, path: string, account: string | null, body?: unknown): Effect.Effect<CallResult> =>
@@ -130,9 +163,13 @@ const makeApp = Effect.gen(function*() {
       const headers: Record<string, string> = {}
       if (account !== null) headers.cookie = `${SESSION_COOKIE}=${account}`
       if (body !== undefined) headers["content-type"] = "application/json"
-      const response = await handler(new Request(`http://localhost${DASHBOARD_PREFIX}${path}`, {
-        method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) })
-      }))
+      const response = await handler(
+        new Request(`http://localhost${DASHBOARD_PREFIX}${path}`, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        })
+      )
       const text = await response.text()
       let json: any
       try {
@@ -152,6 +189,8 @@ const makeApp = Effect.gen(function*() {
   return { stripe, plausible, google, config, run, call, newWebsite }
 })
 
-export class ConnectionsApp extends Context.Service<ConnectionsApp, Effect.Success<typeof makeApp>>()("test/ConnectionsApp") {
+export class ConnectionsApp
+  extends Context.Service<ConnectionsApp, Effect.Success<typeof makeApp>>()("test/ConnectionsApp")
+{
   static readonly layer = Layer.effect(ConnectionsApp, makeApp)
 }

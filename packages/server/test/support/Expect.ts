@@ -23,5 +23,9 @@ export const expectFailure = <A, E, R>(effect: Effect.Effect<A, E, R>, pattern: 
   Effect.gen(function*() {
     const exit = yield* Effect.exit(effect)
     expect(Exit.isFailure(exit), "expected a failure").toBe(true)
-    if (Exit.isFailure(exit)) expect(() => { throw Cause.squash(exit.cause) }).toThrow(pattern)
+    if (Exit.isFailure(exit)) {
+      expect(() => {
+        throw Cause.squash(exit.cause)
+      }).toThrow(pattern)
+    }
   })

@@ -7,10 +7,10 @@
  * schema to their wire form. fast-check chooses that seed, the mutations and their inputs: one fast-check
  * seed reproduces the whole request sequence.
  */
+import { PROVIDERS } from "@sitehealth/domain/Integrations"
 import { Arbitrary, Effect, Schema, type SchemaAST } from "effect"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import fc from "fast-check"
-import { PROVIDERS } from "@sitehealth/domain/Integrations"
 
 // ---------------------------------------------------------------------------------------------------------
 // Raw JSON: body text that JSON.stringify cannot produce (NaN, -0, 1e400, 10k-deep nesting, bad syntax).
@@ -109,7 +109,9 @@ export const endpointsOf = <Id extends string, Groups extends HttpApiGroup.Const
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
       const segments = endpoint.path.split("/")
-      const params = segments.flatMap((s, i) => s.startsWith(":") ? [{ name: s.slice(1), collection: segments[i - 1] }] : [])
+      const params = segments.flatMap((s, i) =>
+        s.startsWith(":") ? [{ name: s.slice(1), collection: segments[i - 1] }] : []
+      )
       const payloads = [...endpoint.payload.values()].flatMap((p) => p.schemas as ReadonlyArray<Schema.Top>)
       const payloadFields = new Set(payloads.flatMap((schema) => fieldNames(schema.ast)))
       out.push({
@@ -441,14 +443,23 @@ const interestingStrings = (world: World): ReadonlyArray<string> => [
   "projects:read"
 ]
 
-const segmentFor = (spec: EndpointSpec, param: { readonly name: string; readonly collection: string }): fc.Arbitrary<Segment> => {
-  const hostile = { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS).map((text): Segment => ({ kind: "raw", text })) }
+const segmentFor = (
+  spec: EndpointSpec,
+  param: { readonly name: string; readonly collection: string }
+): fc.Arbitrary<Segment> => {
+  const hostile = {
+    weight: 2,
+    arbitrary: fc.constantFrom(...HOSTILE_SEGMENTS).map((text): Segment => ({ kind: "raw", text }))
+  }
   // The contract's own schema for the parameter: any string, percent-encoded whatever it holds.
   const fromContract = spec.paramsSchema === undefined
     ? []
     : [{
       weight: 1,
-      arbitrary: fromSchema(spec.paramsSchema).map((p): Segment => ({ kind: "raw", text: percentEncode(String((p as any)[param.name])) }))
+      arbitrary: fromSchema(spec.paramsSchema).map((p): Segment => ({
+        kind: "raw",
+        text: percentEncode(String((p as any)[param.name]))
+      }))
     }]
   const ref = (ref: Extract<Segment, { kind: "ref" }>["ref"], weight: number) => ({
     weight,
@@ -471,12 +482,19 @@ const segmentFor = (spec: EndpointSpec, param: { readonly name: string; readonly
 const queryFor = (spec: EndpointSpec): fc.Arbitrary<Query> => {
   const base: fc.Arbitrary<Array<readonly [string, string]>> = spec.query === undefined
     ? fc.constant([])
-    : fromSchema(spec.query).map((q) => Object.entries(q as Record<string, string>).map(([k, v]) => [k, percentEncode(v)] as const))
+    : fromSchema(spec.query).map((q) =>
+      Object.entries(q as Record<string, string>).map(([k, v]) => [k, percentEncode(v)] as const)
+    )
   const hostileQueryValue = fc.oneof(
     fc.constantFrom(...HOSTILE_QUERIES).map((q) => q.split("=").slice(1).join("=")),
     fc.string({ unit: "binary", maxLength: 30 }).map(percentEncode)
   )
-  const mutated = fc.tuple(base, fc.nat(), hostileQueryValue, fc.constantFrom("limit", "cursor", "period", "confirm", "x", "__proto__"))
+  const mutated = fc.tuple(
+    base,
+    fc.nat(),
+    hostileQueryValue,
+    fc.constantFrom("limit", "cursor", "period", "confirm", "x", "__proto__")
+  )
     .map(([pairs, i, value, key]): Query => {
       if (pairs.length === 0) return { kind: "pairs", pairs: [[key, value]] }
       const out = [...pairs]
@@ -504,7 +522,10 @@ const bodyFor = (spec: EndpointSpec): fc.Arbitrary<Body> => {
   const hostileBody = fc.constantFrom(...HOSTILE_BODIES).map(([, text]): Body => ({ kind: "raw", text }))
   if (spec.payload === undefined) {
     // Endpoints without a body: usually none, sometimes junk that must be ignored or refused.
-    return fc.oneof({ weight: 8, arbitrary: fc.constant<Body>({ kind: "none" }) }, { weight: 1, arbitrary: hostileBody })
+    return fc.oneof({ weight: 8, arbitrary: fc.constant<Body>({ kind: "none" }) }, {
+      weight: 1,
+      arbitrary: hostileBody
+    })
   }
   return fc.oneof(
     { weight: 3, arbitrary: fromSchema(spec.payload).map((value): Body => ({ kind: "json", value, ops: [] })) },
@@ -520,8 +541,13 @@ const bodyFor = (spec: EndpointSpec): fc.Arbitrary<Body> => {
 
 export const draftFor = (spec: EndpointSpec): fc.Arbitrary<Draft> =>
   fc.record({
-    method: fc.oneof({ weight: 30, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...FOREIGN_METHODS) }),
-    params: fc.record(Object.fromEntries(spec.params.map((p) => [p.name, segmentFor(spec, p)]))) as fc.Arbitrary<Record<string, Segment>>,
+    method: fc.oneof({ weight: 30, arbitrary: fc.constant(undefined) }, {
+      weight: 1,
+      arbitrary: fc.constantFrom(...FOREIGN_METHODS)
+    }),
+    params: fc.record(Object.fromEntries(spec.params.map((p) => [p.name, segmentFor(spec, p)]))) as fc.Arbitrary<
+      Record<string, Segment>
+    >,
     query: queryFor(spec),
     body: bodyFor(spec),
     contentType: fc.oneof(
@@ -535,7 +561,10 @@ export const draftFor = (spec: EndpointSpec): fc.Arbitrary<Draft> =>
       { weight: 2, arbitrary: fc.nat().map((n) => `fuzz-${n}`) },
       { weight: 1, arbitrary: fc.constantFrom(...IDEMPOTENCY_KEYS) }
     ),
-    headers: fc.oneof({ weight: 12, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.constantFrom(...ODD_HEADERS) }),
+    headers: fc.oneof({ weight: 12, arbitrary: fc.constant({}) }, {
+      weight: 1,
+      arbitrary: fc.constantFrom(...ODD_HEADERS)
+    }),
     repeat: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) })
   })
 
@@ -597,7 +626,11 @@ const resolveSegment = (segment: Segment, collection: string, world: World, para
       return pick(world.projects)
     case "foreign":
       // The other account's object of the collection the parameter names.
-      return collection === "expenses" ? world.foreignExpense : collection === "tokens" ? world.foreignToken : world.foreignProject
+      return collection === "expenses"
+        ? world.foreignExpense
+        : collection === "tokens"
+        ? world.foreignToken
+        : world.foreignProject
     case "victim":
       return pick(world.victims)
     case "self":
@@ -648,7 +681,9 @@ export const materialize = (spec: EndpointSpec, draft: Draft, world: World): Sen
     bodyText,
     bodyValue,
     headers,
-    description: `${method} ${short(fullPath)} ${short(JSON.stringify(headers))} body=${bodyText === undefined ? "none" : short(bodyText)}`
+    description: `${method} ${short(fullPath)} ${short(JSON.stringify(headers))} body=${
+      bodyText === undefined ? "none" : short(bodyText)
+    }`
   }
 }
 
@@ -698,7 +733,9 @@ export const violation = (status: number, text: string, json: any): string | nul
   if (keys !== "error,status" || json.status !== "error") return "not an error envelope"
   const error = json.error
   if (typeof error !== "object" || error === null) return "error is not an object"
-  if (error.code !== (status === 402 ? "trial_expired" : status)) return `error.code ${JSON.stringify(error.code)} ≠ ${status}`
+  if (error.code !== (status === 402 ? "trial_expired" : status)) {
+    return `error.code ${JSON.stringify(error.code)} ≠ ${status}`
+  }
   if (typeof error.message !== "string" || error.message.length === 0) return "error.message missing"
   if (typeof error.type !== "string" || error.type.length === 0) return "error.type missing"
   // An error is read by people and agents (the MCP tools hand it to a model): it quotes input, never all of it.

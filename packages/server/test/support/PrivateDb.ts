@@ -4,9 +4,9 @@
  * first test, dropped after its last.
  */
 import { Context, Effect, Layer } from "effect"
-import { pgLayer } from "../../src/platform/Database.ts"
-import { runMigrations } from "../../src/Migrations.ts"
 import { SqlRepos } from "../../src/Layers.ts"
+import { runMigrations } from "../../src/Migrations.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 import { type PrivateDatabase, privateDatabase } from "./ScaleOut.ts"
 
 export class PrivateDb extends Context.Service<PrivateDb, PrivateDatabase>()("test/PrivateDb") {

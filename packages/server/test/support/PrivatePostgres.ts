@@ -9,10 +9,10 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { pgLayer } from "../../src/platform/Database.ts"
-import { runMigrations } from "../../src/Migrations.ts"
-import { startEmbeddedPostgres } from "../../src/platform/EmbeddedPostgres.ts"
 import { SqlRepos } from "../../src/Layers.ts"
+import { runMigrations } from "../../src/Migrations.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
+import { startEmbeddedPostgres } from "../../src/platform/EmbeddedPostgres.ts"
 import { freePort } from "./postgresGlobalSetup.ts"
 
 export type Instance = (<A>(effect: Effect.Effect<A, any, any>) => Promise<A>) & {

@@ -19,7 +19,11 @@ export { freePort }
 
 // The general helpers and the Plausible stand-in are the fault scripts' (scripts/faults/lib/): one copy.
 export { eventually, sleep } from "@sitehealth/faults/lib/common"
-export { type FakePlausible as FakeProvider, type PlausibleCall as ProviderCall, startFakePlausible as startFakeProvider } from "@sitehealth/faults/lib/fake-plausible"
+export {
+  type FakePlausible as FakeProvider,
+  type PlausibleCall as ProviderCall,
+  startFakePlausible as startFakeProvider
+} from "@sitehealth/faults/lib/fake-plausible"
 import { eventually } from "@sitehealth/faults/lib/common"
 import { redisServerBinary, startPrivateRedis } from "@sitehealth/faults/lib/redis"
 import { canConnect } from "./Ports.ts"
@@ -35,7 +39,9 @@ export interface PrivateDatabase {
 
 const runStatement = (url: string, statement: string) =>
   Effect.runPromise(
-    Effect.scoped(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(pgLayer(url)))) as Effect.Effect<unknown>
+    Effect.scoped(
+      Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(pgLayer(url)))
+    ) as Effect.Effect<unknown>
   )
 
 /**
@@ -50,7 +56,9 @@ export const privateDatabase = async (): Promise<PrivateDatabase> => {
     try {
       await runStatement(external, `CREATE DATABASE ${name}`)
     } catch (e) {
-      throw new Error(`cannot create a private database on DATABASE_URL's server (the role needs CREATEDB): ${String(e)}`)
+      throw new Error(
+        `cannot create a private database on DATABASE_URL's server (the role needs CREATEDB): ${String(e)}`
+      )
     }
     const url = new URL(external)
     url.pathname = `/${name}`
@@ -80,7 +88,9 @@ export type PrivateRedis =
 export const privateRedis = async (): Promise<PrivateRedis> => {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, description: "REDIS_URL", stop: () => {} }
   const binary = redisServerBinary()
-  if (binary === null) return { url: null, description: "REDIS_URL is unset and there is no redis-server on PATH", stop: () => {} }
+  if (binary === null) {
+    return { url: null, description: "REDIS_URL is unset and there is no redis-server on PATH", stop: () => {} }
+  }
   const redis = await startPrivateRedis(binary)
   return { url: redis.url, description: `a private redis-server on port ${redis.port}`, stop: () => void redis.kill() }
 }
@@ -114,7 +124,9 @@ export const spawnNode = (name: string, script: string, cwd: string, env: Record
   let output = ""
   child.stdout!.on("data", (d) => (output += d))
   child.stderr!.on("data", (d) => (output += d))
-  const exited = new Promise<Exited>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() })))
+  const exited = new Promise<Exited>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))
+  )
   const proc: Proc = {
     name,
     child,
@@ -123,7 +135,9 @@ export const spawnNode = (name: string, script: string, cwd: string, env: Record
     waitFor: async (text, timeoutMs) => {
       await eventually(`${name} to print "${text}"`, timeoutMs, () => {
         if (output.includes(text)) return true
-        if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before printing "${text}":\n${output}`)
+        if (child.exitCode !== null) {
+          throw new Error(`${name} exited (${child.exitCode}) before printing "${text}":\n${output}`)
+        }
         return undefined
       })
     }
@@ -183,7 +197,12 @@ export interface SlowRequest {
  * An HTTP/1.1 POST whose headers and first half of the body are sent now and the rest on `finish()`: the
  * server has the request (its handler is waiting for the body) for as long as the test likes.
  */
-export const slowPost = async (port: number, path: string, headers: Record<string, string>, body: string): Promise<SlowRequest> => {
+export const slowPost = async (
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: string
+): Promise<SlowRequest> => {
   const socket = Net.connect(port, "127.0.0.1")
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", resolve)

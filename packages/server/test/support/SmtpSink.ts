@@ -23,9 +23,14 @@ const decodeBody = (raw: string): string => {
   const [head = "", ...rest] = raw.split(/\r?\n\r?\n/)
   const body = rest.join("\n\n")
   if (/content-transfer-encoding:\s*quoted-printable/i.test(head)) {
-    return body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    return body.replace(/=\r?\n/g, "").replace(
+      /=([0-9A-F]{2})/gi,
+      (_, hex: string) => String.fromCharCode(parseInt(hex, 16))
+    )
   }
-  if (/content-transfer-encoding:\s*base64/i.test(head)) return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")
+  if (/content-transfer-encoding:\s*base64/i.test(head)) {
+    return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8")
+  }
   return body
 }
 
@@ -49,9 +54,13 @@ export class SmtpSink extends Context.Service<SmtpSink, SmtpSinkShape>()("test/S
         }
       })
       const port = yield* Effect.promise(() =>
-        new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.server.address() as { port: number }).port)))
+        new Promise<number>((resolve) =>
+          server.listen(0, "127.0.0.1", () => resolve((server.server.address() as { port: number }).port))
+        )
       )
-      yield* Effect.addFinalizer(() => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve()))))
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+      )
       return SmtpSink.of({
         url: `smtp://127.0.0.1:${port}`,
         messages,

@@ -5,12 +5,12 @@
  */
 import { Deferred, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { addDays, eachDay, todayIn } from "../../src/metrics/Dates.ts"
 import type { Connector } from "../../src/integrations/Connector.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { ProviderError, ProviderHttp } from "../../src/integrations/ProviderHttp.ts"
-import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
+import { addDays, eachDay, todayIn } from "../../src/metrics/Dates.ts"
 import type { TrafficDay } from "../../src/store/Series.ts"
+import { TrafficRepo } from "../../src/traffic/TrafficRepo.ts"
 
 export const TEST_KEY = new Uint8Array(32).map((_, i) => i + 1)
 export const OTHER_KEY = new Uint8Array(32).map((_, i) => 200 - i)
@@ -35,7 +35,9 @@ export interface FakeConnector {
   readonly connector: Connector<TrafficRepo>
   behaviour: Behaviour
   /** Every sync invocation: the state and mode it was given. */
-  readonly calls: Array<{ readonly projectId: string; readonly state: unknown; readonly mode: string; readonly apiKey: string | undefined }>
+  readonly calls: Array<
+    { readonly projectId: string; readonly state: unknown; readonly mode: string; readonly apiKey: string | undefined }
+  >
   /** How many syncs are inside `sync` right now, per project, and the most ever at once. */
   inFlight: Map<string, number>
   maxInFlight: number
@@ -64,10 +66,14 @@ export const makeFakeConnector = (options: { readonly slowMs?: number } = {}): F
         fake.maxInFlight = Math.max(fake.maxInFlight, n)
         return yield* Effect.gen(function*() {
           if (ctx.credentials.apiKey !== SECRET) {
-            return yield* Effect.fail(new ProviderError({ kind: "unauthorized", status: 401, message: "http://fake/api answered 401" }))
+            return yield* Effect.fail(
+              new ProviderError({ kind: "unauthorized", status: 401, message: "http://fake/api answered 401" })
+            )
           }
           const b = fake.behaviour
-          if (b.kind === "fail") return yield* Effect.fail(new ProviderError({ kind: b.error, status: null, message: b.message }))
+          if (b.kind === "fail") {
+            return yield* Effect.fail(new ProviderError({ kind: b.error, status: null, message: b.message }))
+          }
           if (b.kind === "hang") {
             yield* Deferred.succeed(b.started, undefined)
             yield* Deferred.await(b.release)
@@ -81,7 +87,9 @@ export const makeFakeConnector = (options: { readonly slowMs?: number } = {}): F
           const days = from <= to ? eachDay(from, to).map(fakeDay) : []
           yield* (yield* TrafficRepo).write(ctx.projectId, { days })
           return { counts: { days: days.length }, state: { lastDay: days.length > 0 ? to : last ?? null } }
-        }).pipe(Effect.ensuring(Effect.sync(() => void fake.inFlight.set(ctx.projectId, (fake.inFlight.get(ctx.projectId) ?? 1) - 1))))
+        }).pipe(Effect.ensuring(Effect.sync(() =>
+          void fake.inFlight.set(ctx.projectId, (fake.inFlight.get(ctx.projectId) ?? 1) - 1)
+        )))
       })
   }
   ;(fake as { connector: Connector<TrafficRepo> }).connector = connector
@@ -92,6 +100,14 @@ export const makeFakeConnector = (options: { readonly slowMs?: number } = {}): F
 export const storedDays = (projectId: string, from: string, to: string) =>
   Effect.map(
     Effect.flatMap(Effect.service(TrafficRepo), (t) =>
-      t.read(projectId, { hoursFrom: `${from}T00:00:00Z`, hoursTo: `${to}T00:00:00Z`, from, to, topFrom: from, topTo: to, top: 1 })),
+      t.read(projectId, {
+        hoursFrom: `${from}T00:00:00Z`,
+        hoursTo: `${to}T00:00:00Z`,
+        from,
+        to,
+        topFrom: from,
+        topTo: to,
+        top: 1
+      })),
     (w) => w.days
   )

@@ -13,22 +13,22 @@
  * windows, expiries and `computedAt`), while the app's own sleeps (pool timeouts, background writes) take
  * real time, since no test drives them.
  */
+import { SiteHealthApi } from "@sitehealth/domain/Api"
+import { Authentication } from "@sitehealth/domain/Authentication"
+import type { Permission } from "@sitehealth/domain/Permissions"
 import { Clock, Console, Context, Duration, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { FetchHttpClient, HttpClientRequest, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { TestClock } from "effect/testing"
 import { inject } from "vitest"
-import { Authentication } from "@sitehealth/domain/Authentication"
-import { SiteHealthApi } from "@sitehealth/domain/Api"
-import type { Permission } from "@sitehealth/domain/Permissions"
 import { AccountsRepo } from "../../src/accounts/AccountsRepo.ts"
 import { createAccount, createProject, mintToken } from "../../src/accounts/Provisioning.ts"
 import { ROUTER_CONFIG } from "../../src/App.ts"
-import { readConfig, type AppConfigShape } from "../../src/platform/Config.ts"
-import { pgLayer } from "../../src/platform/Database.ts"
 import { appLayer, MemoryRepos, SqlRepos } from "../../src/Layers.ts"
 import { MetricsRepo } from "../../src/metrics/MetricsRepo.ts"
+import { type AppConfigShape, readConfig } from "../../src/platform/Config.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 
 /** The store the test project selects (vitest.workspace.ts): the in-memory repositories or PostgreSQL. */
 export const store = (process.env.SITEHEALTH_TEST_STORE ?? "memory") as "memory" | "postgres"
@@ -58,33 +58,35 @@ export const callResultOf = async (response: Response): Promise<CallResult> => {
 }
 
 /** The routes under /projects/{id} that take no body, for sweeping scope rules across them. */
-export const projectRoutes = (projectId: string) => [
-  ["GET", `/api/v1/projects/${projectId}/health`],
-  ["GET", `/api/v1/projects/${projectId}/briefing`],
-  ["GET", `/api/v1/projects/${projectId}/signals`],
-  ["GET", `/api/v1/projects/${projectId}/analytics?period=7d`],
-  ["GET", `/api/v1/projects/${projectId}/revenue`],
-  ["GET", `/api/v1/projects/${projectId}/churn`],
-  ["GET", `/api/v1/projects/${projectId}/seo`],
-  ["GET", `/api/v1/projects/${projectId}/integrations`],
-  ["POST", `/api/v1/projects/${projectId}/integrations/stripe/sync`],
-  ["GET", `/api/v1/projects/${projectId}/expenses`],
-  ["DELETE", `/api/v1/projects/${projectId}/expenses/exp_x`]
-] as const
+export const projectRoutes = (projectId: string) =>
+  [
+    ["GET", `/api/v1/projects/${projectId}/health`],
+    ["GET", `/api/v1/projects/${projectId}/briefing`],
+    ["GET", `/api/v1/projects/${projectId}/signals`],
+    ["GET", `/api/v1/projects/${projectId}/analytics?period=7d`],
+    ["GET", `/api/v1/projects/${projectId}/revenue`],
+    ["GET", `/api/v1/projects/${projectId}/churn`],
+    ["GET", `/api/v1/projects/${projectId}/seo`],
+    ["GET", `/api/v1/projects/${projectId}/integrations`],
+    ["POST", `/api/v1/projects/${projectId}/integrations/stripe/sync`],
+    ["GET", `/api/v1/projects/${projectId}/expenses`],
+    ["DELETE", `/api/v1/projects/${projectId}/expenses/exp_x`]
+  ] as const
 
 /** Every endpoint of the contract, with a path for the given project, for sweeping rules across all. */
-export const allEndpoints = (projectId: string) => [
-  ["GET", "/api/v1/projects"],
-  ...projectRoutes(projectId),
-  ["POST", `/api/v1/projects/${projectId}/expenses`],
-  ["GET", "/api/v1/tokens"],
-  ["GET", "/api/v1/tokens/current"],
-  ["POST", "/api/v1/tokens"],
-  ["DELETE", "/api/v1/tokens/tok_x"],
-  ["DELETE", `/api/v1/projects/${projectId}`],
-  ["POST", `/api/v1/projects/${projectId}/integrations/stripe`],
-  ["DELETE", `/api/v1/projects/${projectId}/integrations/stripe`]
-] as const
+export const allEndpoints = (projectId: string) =>
+  [
+    ["GET", "/api/v1/projects"],
+    ...projectRoutes(projectId),
+    ["POST", `/api/v1/projects/${projectId}/expenses`],
+    ["GET", "/api/v1/tokens"],
+    ["GET", "/api/v1/tokens/current"],
+    ["POST", "/api/v1/tokens"],
+    ["DELETE", "/api/v1/tokens/tok_x"],
+    ["DELETE", `/api/v1/projects/${projectId}`],
+    ["POST", `/api/v1/projects/${projectId}/integrations/stripe`],
+    ["DELETE", `/api/v1/projects/${projectId}/integrations/stripe`]
+  ] as const
 
 /** Per request: the bearer token (null: none) and extra headers (e.g. Idempotency-Key). */
 export interface RequestOptions {
@@ -117,11 +119,14 @@ const CurrentRequest = Context.Reference<{ readonly token: string | null; readon
 )
 
 // The contract marks Authentication as required by clients: this is where the bearer token goes.
-const ClientAuthentication = HttpApiMiddleware.layerClient(Authentication, ({ next, request }) =>
-  Effect.flatMap(CurrentRequest, ({ headers, token }) => {
-    const withHeaders = HttpClientRequest.setHeaders(request, headers)
-    return next(token === null ? withHeaders : HttpClientRequest.bearerToken(withHeaders, token))
-  }))
+const ClientAuthentication = HttpApiMiddleware.layerClient(
+  Authentication,
+  ({ next, request }) =>
+    Effect.flatMap(CurrentRequest, ({ headers, token }) => {
+      const withHeaders = HttpClientRequest.setHeaders(request, headers)
+      return next(token === null ? withHeaders : HttpClientRequest.bearerToken(withHeaders, token))
+    })
+)
 
 /**
  * An in-process request has no socket, so no client address: a test names one with this header (taken off the
@@ -159,10 +164,18 @@ export interface TestAppShape {
   ) => Effect.Effect<{ account: Account; projects: Array<Project>; token: Minted["token"]; secret: string }>
   readonly mint: (
     accountId: string,
-    options?: { projects?: ReadonlyArray<string> | null; permissions?: ReadonlyArray<Permission>; expiresAt?: Date | null }
+    options?: {
+      projects?: ReadonlyArray<string> | null
+      permissions?: ReadonlyArray<Permission>
+      expiresAt?: Date | null
+    }
   ) => Effect.Effect<Minted>
   readonly endTrial: (accountId: string) => Effect.Effect<void>
-  readonly setSubscription: (accountId: string, status: "none" | "active" | "canceled", until: Date | null) => Effect.Effect<void>
+  readonly setSubscription: (
+    accountId: string,
+    status: "none" | "active" | "canceled",
+    until: Date | null
+  ) => Effect.Effect<void>
   readonly metrics: Effect.Effect<MetricsRepo["Service"]>
   /** The token sent when a request names none. */
   readonly useToken: (secret: string | null) => Effect.Effect<void>
@@ -199,7 +212,11 @@ export const makeTestApp = (
       sleep: (d: Duration.Duration) => live.sleep(d)
     }
     // Rate-limit counters go to Redis when REDIS_URL is set, as in production; else memory.
-    const config: AppConfigShape = { ...readConfig({}), redisUrl: process.env.REDIS_URL === undefined ? null : Redacted.make(process.env.REDIS_URL), ...overrides }
+    const config: AppConfigShape = {
+      ...readConfig({}),
+      redisUrl: process.env.REDIS_URL === undefined ? null : Redacted.make(process.env.REDIS_URL),
+      ...overrides
+    }
     const repos: Layer.Layer<any, any> = options.repos ?? (store === "memory"
       ? MemoryRepos
       : SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl")))))
@@ -257,31 +274,44 @@ export const makeTestApp = (
       Effect.provideService(FetchHttpClient.Fetch, fetchViaHandler)
     )
     const fromClient = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<CallResult> =>
-      Effect.map(Effect.orDie(response.text), (text) =>
-        ({ status: response.status, headers: new Headers(response.headers as Record<string, string>), json: parseJson(text), text }))
-    const api = Object.fromEntries(Object.entries(client).map(([group, endpoints]) => [
-      group,
-      Object.fromEntries(Object.entries(endpoints as unknown as Record<string, (request: any) => Effect.Effect<any, any>>).map((
-        [name, method]
-      ) => [
-        name,
-        (request: Record<string, unknown> | void, options: RequestOptions = {}) =>
-          Effect.suspend(() =>
-            method({ ...request, responseMode: "response-only" }).pipe(
-              Effect.orDie,
-              Effect.flatMap(fromClient),
-              Effect.provideService(CurrentRequest, { token: tokenOf(options), headers: options.headers ?? {} })
-            )
-          )
-      ]))
-    ])) as unknown as TypedApi
+      Effect.map(
+        Effect.orDie(response.text),
+        (text) => ({
+          status: response.status,
+          headers: new Headers(response.headers as Record<string, string>),
+          json: parseJson(text),
+          text
+        })
+      )
+    const api = Object.fromEntries(
+      Object.entries(client).map(([group, endpoints]) => [
+        group,
+        Object.fromEntries(
+          Object.entries(endpoints as unknown as Record<string, (request: any) => Effect.Effect<any, any>>).map((
+            [name, method]
+          ) => [
+            name,
+            (request: Record<string, unknown> | void, options: RequestOptions = {}) =>
+              Effect.suspend(() =>
+                method({ ...request, responseMode: "response-only" }).pipe(
+                  Effect.orDie,
+                  Effect.flatMap(fromClient),
+                  Effect.provideService(CurrentRequest, { token: tokenOf(options), headers: options.headers ?? {} })
+                )
+              )
+          ])
+        )
+      ])
+    ) as unknown as TypedApi
 
     const newAccount: TestAppShape["newAccount"] = (options = {}) =>
       Effect.gen(function*() {
         const account = yield* run(createAccount({ name: "Test account", trialDays: options.trialDays ?? 14 }))
         const projects = []
         for (let i = 0; i < (options.projects ?? 1); i++) {
-          projects.push(yield* run(createProject({ accountId: account.id, name: `Site ${i}`, domain: `site${i}.example` })))
+          projects.push(
+            yield* run(createProject({ accountId: account.id, name: `Site ${i}`, domain: `site${i}.example` }))
+          )
         }
         const { secret, token } = yield* run(mintToken({ accountId: account.id, name: "root" }))
         return { account, projects, token, secret }
@@ -293,12 +323,14 @@ export const makeTestApp = (
       raw,
       run,
       newAccount,
-      mint: (accountId, options = {}) => Effect.orDie(run(mintToken({ accountId, ...options }))),
+      mint: (accountId, options = {}) =>
+        Effect.orDie(run(mintToken({ accountId, ...options }))),
       endTrial: (accountId) =>
         Effect.orDie(run(Effect.flatMap(AccountsRepo, (a) =>
           a.setTrial(accountId, new Date(testClock.currentTimeMillisUnsafe() - 1000))))),
       setSubscription: (accountId, status, until) =>
-        Effect.orDie(run(Effect.flatMap(AccountsRepo, (a) => a.setSubscription(accountId, status, until)))),
+        Effect.orDie(run(Effect.flatMap(AccountsRepo, (a) =>
+          a.setSubscription(accountId, status, until)))),
       metrics: run(MetricsRepo),
       useToken: (secret) => Effect.sync(() => void (defaultToken = secret))
     } satisfies TestAppShape

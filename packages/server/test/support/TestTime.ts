@@ -10,5 +10,9 @@ import { TestClock } from "effect/testing"
 export const followRealTimeFrom = (start: number) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(start)
-    yield* TestClock.withLive(Effect.sleep(10)).pipe(Effect.andThen(TestClock.adjust(10)), Effect.forever, Effect.forkScoped)
+    yield* TestClock.withLive(Effect.sleep(10)).pipe(
+      Effect.andThen(TestClock.adjust(10)),
+      Effect.forever,
+      Effect.forkScoped
+    )
   })

@@ -7,8 +7,8 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { TestProject } from "vitest/node"
-import { pgLayer } from "../../src/platform/Database.ts"
 import { runMigrations } from "../../src/Migrations.ts"
+import { pgLayer } from "../../src/platform/Database.ts"
 import { startEmbeddedPostgres } from "../../src/platform/EmbeddedPostgres.ts"
 import { freePort } from "./Ports.ts"
 
@@ -21,8 +21,9 @@ export { freePort }
  * run would exit 0 (and CI would pass it). Keep whatever failure code was set.
  */
 const exitWithCode = process.exit
-process.exit = ((code?: number | string | null) =>
-  exitWithCode(code === 0 || code === undefined || code === null ? process.exitCode : code)) as typeof process.exit
+process.exit =
+  ((code?: number | string | null) =>
+    exitWithCode(code === 0 || code === undefined || code === null ? process.exitCode : code)) as typeof process.exit
 
 export default async function setup(project: TestProject) {
   let url = process.env.DATABASE_URL

@@ -27,7 +27,9 @@ export interface TimeSeriesProps {
   /** The current period's values, one per label; null where there is no value. */
   readonly values: ReadonlyArray<number | null>
   /** The previous period's values, bucket by bucket, with its own labels (for the legend and the table). */
-  readonly previous?: { readonly labels: ReadonlyArray<string>; readonly values: ReadonlyArray<number | null> } | undefined
+  readonly previous?:
+    | { readonly labels: ReadonlyArray<string>; readonly values: ReadonlyArray<number | null> }
+    | undefined
   /** How a value is written (legend, table, axis); default: the locale's number. */
   readonly format?: ((value: number) => string) | undefined
   /** A shorter label for the x axis; default: the label itself. */
@@ -43,7 +45,8 @@ export interface TimeSeriesProps {
 }
 
 const defaultFormat = (v: number) => v.toLocaleString()
-const cssVar = (el: Element, name: string, fallback: string) => getComputedStyle(el).getPropertyValue(name).trim() || fallback
+const cssVar = (el: Element, name: string, fallback: string) =>
+  getComputedStyle(el).getPropertyValue(name).trim() || fallback
 
 /** Same length as `n`: a previous series longer than the current is cut, a shorter one padded with null. */
 const aligned = (values: ReadonlyArray<number | null>, n: number): Array<number | null> =>
@@ -93,7 +96,12 @@ export const TimeSeries = (props: TimeSeriesProps) => {
     const data: uPlot.AlignedData = previous === undefined
       ? [xs, aligned(values, n)]
       : [xs, aligned(values, n), aligned(previous.values, n)]
-    const axisStyle = { stroke: axis, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 }, font: "12px system-ui, sans-serif" }
+    const axisStyle = {
+      stroke: axis,
+      grid: { stroke: grid, width: 1 },
+      ticks: { stroke: grid, width: 1 },
+      font: "12px system-ui, sans-serif"
+    }
     const opts: uPlot.Options = {
       width: Math.max(200, target.clientWidth),
       height,
@@ -105,14 +113,17 @@ export const TimeSeries = (props: TimeSeriesProps) => {
           ...axisStyle,
           incrs: [1, 2, 3, 4, 6, 7, 12, 14, 24, 30, 48, 60, 90, 120, 180, 365],
           space: 56,
-          values: (_u, splits) => splits.map((s) => (Number.isInteger(s) && labels[s] !== undefined ? axisLabel(labels[s]) : ""))
+          values: (_u, splits) =>
+            splits.map((s) => (Number.isInteger(s) && labels[s] !== undefined ? axisLabel(labels[s]) : ""))
         },
         { ...axisStyle, size: 64, values: (_u, splits) => splits.map((s) => format(s)) }
       ],
       series: [
         {},
         { label: currentName, stroke: current, width: 2, points: { show: n <= 1 } },
-        ...(previous === undefined ? [] : [{ label: previousName, stroke: prev, width: 1.5, dash: [6, 4], points: { show: false } }])
+        ...(previous === undefined
+          ? []
+          : [{ label: previousName, stroke: prev, width: 1.5, dash: [6, 4], points: { show: false } }])
       ],
       hooks: {
         setCursor: [(u) => setIndex(u.cursor.idx ?? null)],
@@ -151,7 +162,10 @@ export const TimeSeries = (props: TimeSeriesProps) => {
     if (next === null) return
     event.preventDefault()
     const y = values[next]
-    chart.setCursor({ left: chart.valToPos(next, "x"), top: y === null || y === undefined ? 0 : chart.valToPos(y, "y") })
+    chart.setCursor({
+      left: chart.valToPos(next, "x"),
+      top: y === null || y === undefined ? 0 : chart.valToPos(y, "y")
+    })
     setIndex(next)
   }
 
@@ -168,7 +182,9 @@ export const TimeSeries = (props: TimeSeriesProps) => {
               className="chart-plot"
               role="img"
               tabIndex={0}
-              aria-label={`${title}: chart of ${n} points${shown === null ? "" : `, ${labels[shown]} ${valueText(values[shown])}`}. Use the left and right arrow keys to read each point; the figures are also in the table below.`}
+              aria-label={`${title}: chart of ${n} points${
+                shown === null ? "" : `, ${labels[shown]} ${valueText(values[shown])}`
+              }. Use the left and right arrow keys to read each point; the figures are also in the table below.`}
               aria-describedby={tableId}
               onKeyDown={onKey}
               onMouseLeave={() => setIndex(null)}
@@ -176,9 +192,20 @@ export const TimeSeries = (props: TimeSeriesProps) => {
             <figcaption className="chart-legend" aria-live="off">
               {shown === null ? null : (
                 <>
-                  <span><span className="swatch current" />{currentName}, {labels[shown]}: <span className="value" data-series="current">{valueText(values[shown])}</span></span>
+                  <span>
+                    <span className="swatch current" />
+                    {currentName}, {labels[shown]}:{" "}
+                    <span className="value" data-series="current">{valueText(values[shown])}</span>
+                  </span>
                   {previous !== undefined
-                    ? <span><span className="swatch previous" />{previousName}{previous.labels[shown] !== undefined ? `, ${previous.labels[shown]}` : ""}: <span className="value" data-series="previous">{valueText(previous.values[shown])}</span></span>
+                    ? (
+                      <span>
+                        <span className="swatch previous" />
+                        {previousName}
+                        {previous.labels[shown] !== undefined ? `, ${previous.labels[shown]}` : ""}:{" "}
+                        <span className="value" data-series="previous">{valueText(previous.values[shown])}</span>
+                      </span>
+                    )
                     : null}
                 </>
               )}
@@ -192,7 +219,14 @@ export const TimeSeries = (props: TimeSeriesProps) => {
                     <tr>
                       <th scope="col">{previous !== undefined ? currentName : "When"}</th>
                       <th scope="col" className="num">{title}</th>
-                      {previous !== undefined ? <><th scope="col">{previousName}</th><th scope="col" className="num">{title}, before</th></> : null}
+                      {previous !== undefined
+                        ? (
+                          <>
+                            <th scope="col">{previousName}</th>
+                            <th scope="col" className="num">{title}, before</th>
+                          </>
+                        )
+                        : null}
                     </tr>
                   </thead>
                   <tbody>
@@ -201,7 +235,12 @@ export const TimeSeries = (props: TimeSeriesProps) => {
                         <th scope="row">{label}</th>
                         <td className="num" data-value={values[i] ?? ""}>{valueText(values[i])}</td>
                         {previous !== undefined
-                          ? <><td>{previous.labels[i] ?? "—"}</td><td className="num">{valueText(previous.values[i])}</td></>
+                          ? (
+                            <>
+                              <td>{previous.labels[i] ?? "—"}</td>
+                              <td className="num">{valueText(previous.values[i])}</td>
+                            </>
+                          )
                           : null}
                       </tr>
                     ))}

@@ -3,9 +3,9 @@
  * its security: the password and two-factor sign-in (Security.tsx).
  */
 import { useAtomValue } from "@effect/atom-react"
-import { accountAtom } from "../tokensClient.ts"
-import { Result } from "../forms.tsx"
 import { formatDate } from "../format.ts"
+import { Result } from "../forms.tsx"
+import { accountAtom } from "../tokensClient.ts"
 import { ChangePassword, TwoFactor } from "./Security.tsx"
 
 export const AccountPage = () => {
@@ -21,25 +21,50 @@ export const AccountPage = () => {
                 <div className="alert error" role="alert">
                   <strong>Your free trial has ended.</strong>
                   <p>{a.message}</p>
-                  <p>Until you subscribe, the API, the CLI and MCP clients answer “trial expired” (HTTP 402). Your websites and data are kept.</p>
+                  <p>
+                    Until you subscribe, the API, the CLI and MCP clients answer “trial expired” (HTTP 402). Your
+                    websites and data are kept.
+                  </p>
                 </div>
               )
               : a.entitlement === "trial"
               ? (
                 <div className={a.trialDaysLeft <= 3 ? "alert warn" : "alert ok"} role="status">
-                  <strong>{a.trialDaysLeft === 1 ? "1 day left" : `${a.trialDaysLeft} days left`} in your free trial.</strong>
+                  <strong>
+                    {a.trialDaysLeft === 1 ? "1 day left" : `${a.trialDaysLeft} days left`} in your free trial.
+                  </strong>
                   {/* The server's message says the same days again; the date and what it means are new. */}
-                  <p>It ends on {formatDate(a.trialEndsAt)}. Until then the dashboard, the API, the CLI and MCP clients work in full.</p>
+                  <p>
+                    It ends on{" "}
+                    {formatDate(a.trialEndsAt)}. Until then the dashboard, the API, the CLI and MCP clients work in
+                    full.
+                  </p>
                 </div>
               )
-              : <div className="alert ok" role="status"><strong>{a.message}</strong></div>}
+              : (
+                <div className="alert ok" role="status">
+                  <strong>{a.message}</strong>
+                </div>
+              )}
             <div className="panel">
               <dl className="facts">
-                <dt>Email</dt><dd>{a.email}</dd>
-                <dt>Account</dt><dd><code>{a.accountId}</code></dd>
-                <dt>Plan</dt><dd>{a.entitlement === "trial" ? "Free trial" : a.entitlement === "subscribed" ? "Subscribed" : "Ended"}</dd>
-                <dt>Trial ends</dt><dd>{formatDate(a.trialEndsAt)}</dd>
-                <dt>Subscription</dt><dd>{a.subscription.status}{a.subscription.until !== null ? ` until ${formatDate(a.subscription.until)}` : ""}</dd>
+                <dt>Email</dt>
+                <dd>{a.email}</dd>
+                <dt>Account</dt>
+                <dd>
+                  <code>{a.accountId}</code>
+                </dd>
+                <dt>Plan</dt>
+                <dd>
+                  {a.entitlement === "trial" ? "Free trial" : a.entitlement === "subscribed" ? "Subscribed" : "Ended"}
+                </dd>
+                <dt>Trial ends</dt>
+                <dd>{formatDate(a.trialEndsAt)}</dd>
+                <dt>Subscription</dt>
+                <dd>
+                  {a.subscription.status}
+                  {a.subscription.until !== null ? ` until ${formatDate(a.subscription.until)}` : ""}
+                </dd>
               </dl>
             </div>
           </>

@@ -4,16 +4,16 @@
  * and for MCP clients (stdio through this checkout's server, or the remote `/mcp` URL).
  */
 import { useAtomValue } from "@effect/atom-react"
+import type { ProjectId } from "@sitehealth/domain/Common"
+import { type Permission, PERMISSION_DESCRIPTIONS, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { Exit } from "effect"
 import { useState } from "react"
-import { PERMISSION_DESCRIPTIONS, PERMISSIONS, type Permission } from "@sitehealth/domain/Permissions"
-import type { ProjectId } from "@sitehealth/domain/Common"
 import { Keys, websitesAtom } from "../client.ts"
-import { createToken, revokeToken, tokensAtom } from "../tokensClient.ts"
-import { useMutation } from "../hooks.ts"
-import { CopyButton, Field, formValues, Result } from "../forms.tsx"
-import { MutationStatus } from "../ui.tsx"
 import { formatDate } from "../format.ts"
+import { CopyButton, Field, formValues, Result } from "../forms.tsx"
+import { useMutation } from "../hooks.ts"
+import { createToken, revokeToken, tokensAtom } from "../tokensClient.ts"
+import { MutationStatus } from "../ui.tsx"
 
 const READ_ONLY: ReadonlyArray<Permission> = PERMISSIONS.filter((p) => p.endsWith(":read") && p !== "tokens:read")
 
@@ -24,19 +24,38 @@ export const cliSetup = (secret: string) =>
 
 export const mcpStdio = (secret: string) =>
   JSON.stringify(
-    { mcpServers: { sitehealth: { command: __SITEHEALTH_NODE__, args: [__SITEHEALTH_MCP_BIN__], env: { SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: origin() } } } },
+    {
+      mcpServers: {
+        sitehealth: {
+          command: __SITEHEALTH_NODE__,
+          args: [__SITEHEALTH_MCP_BIN__],
+          env: { SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: origin() }
+        }
+      }
+    },
     null,
     2
   )
 
 export const mcpRemote = (secret: string) =>
   JSON.stringify(
-    { mcpServers: { sitehealth: { type: "http", url: `${origin()}/mcp`, headers: { Authorization: `Bearer ${secret}` } } } },
+    {
+      mcpServers: {
+        sitehealth: { type: "http", url: `${origin()}/mcp`, headers: { Authorization: `Bearer ${secret}` } }
+      }
+    },
     null,
     2
   )
 
-const Snippet = ({ title, text, hint, copy }: { readonly title: string; readonly text: string; readonly hint: string; readonly copy: string }) => (
+const Snippet = (
+  { title, text, hint, copy }: {
+    readonly title: string
+    readonly text: string
+    readonly hint: string
+    readonly copy: string
+  }
+) => (
   <div>
     <h3>{title}</h3>
     <p className="muted">{hint}</p>
@@ -50,10 +69,31 @@ const SetUp = ({ secret }: { readonly secret: string | null }) => {
   return (
     <section className="panel" aria-labelledby="setup-heading">
       <h2 id="setup-heading">Set up the CLI and MCP clients</h2>
-      {secret === null ? <p className="muted">Create a token first: the snippets below then carry it. Until then they show <code>svc_YOUR_TOKEN</code>.</p> : null}
-      <Snippet title="CLI" copy="Copy the CLI command" hint="Stores the token in your sitehealth profile (the secret is piped, not typed on the command line's history)." text={cliSetup(s)} />
-      <Snippet title="MCP over stdio" copy="Copy the stdio configuration" hint="Claude Desktop, Cursor, VS Code: add to the client's MCP configuration. Runs this checkout's MCP server." text={mcpStdio(s)} />
-      <Snippet title="MCP over HTTP" copy="Copy the HTTP configuration" hint={`Clients that speak Streamable HTTP connect to ${origin()}/mcp with the token as a Bearer header.`} text={mcpRemote(s)} />
+      {secret === null
+        ? (
+          <p className="muted">
+            Create a token first: the snippets below then carry it. Until then they show <code>svc_YOUR_TOKEN</code>.
+          </p>
+        )
+        : null}
+      <Snippet
+        title="CLI"
+        copy="Copy the CLI command"
+        hint="Stores the token in your sitehealth profile (the secret is piped, not typed on the command line's history)."
+        text={cliSetup(s)}
+      />
+      <Snippet
+        title="MCP over stdio"
+        copy="Copy the stdio configuration"
+        hint="Claude Desktop, Cursor, VS Code: add to the client's MCP configuration. Runs this checkout's MCP server."
+        text={mcpStdio(s)}
+      />
+      <Snippet
+        title="MCP over HTTP"
+        copy="Copy the HTTP configuration"
+        hint={`Clients that speak Streamable HTTP connect to ${origin()}/mcp with the token as a Bearer header.`}
+        text={mcpRemote(s)}
+      />
     </section>
   )
 }
@@ -95,11 +135,23 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (secret: string, name:
             <fieldset>
               <legend>Websites</legend>
               <label className="check">
-                <input type="radio" name="scope" value="some" checked={scope === "some"} onChange={() => setScope("some")} />
+                <input
+                  type="radio"
+                  name="scope"
+                  value="some"
+                  checked={scope === "some"}
+                  onChange={() => setScope("some")}
+                />
                 Only the websites checked below
               </label>
               <label className="check">
-                <input type="radio" name="scope" value="all" checked={scope === "all"} onChange={() => setScope("all")} />
+                <input
+                  type="radio"
+                  name="scope"
+                  value="all"
+                  checked={scope === "all"}
+                  onChange={() => setScope("all")}
+                />
                 Every website, including ones added later
               </label>
               {scope === "some"
@@ -118,7 +170,9 @@ const CreateToken = ({ onCreated }: { readonly onCreated: (secret: string, name:
               {PERMISSIONS.map((p) => (
                 <label className="check" key={p}>
                   <input type="checkbox" name="permission" value={p} defaultChecked={READ_ONLY.includes(p)} />
-                  <span><code>{p}</code> <span className="muted">{PERMISSION_DESCRIPTIONS[p]}</span></span>
+                  <span>
+                    <code>{p}</code> <span className="muted">{PERMISSION_DESCRIPTIONS[p]}</span>
+                  </span>
                 </label>
               ))}
             </fieldset>
@@ -151,20 +205,38 @@ const TokenList = () => {
               <table className="cards">
                 <thead>
                   <tr>
-                    <th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Websites</th><th scope="col">Permissions</th>
-                    <th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span className="sr-only">Actions</span></th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Prefix</th>
+                    <th scope="col">Websites</th>
+                    <th scope="col">Permissions</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
                   {tokens.map((t) => (
                     <tr key={t.id}>
                       <td data-label="Name">{t.name}</td>
-                      <td data-label="Prefix"><code>{t.prefix}</code></td>
-                      <td data-label="Websites">{t.websites === null ? "Every website" : t.websites.length === 0 ? "None (its websites were deleted)" : t.websites.map(nameOf).join(", ")}</td>
+                      <td data-label="Prefix">
+                        <code>{t.prefix}</code>
+                      </td>
+                      <td data-label="Websites">
+                        {t.websites === null
+                          ? "Every website"
+                          : t.websites.length === 0
+                          ? "None (its websites were deleted)"
+                          : t.websites.map(nameOf).join(", ")}
+                      </td>
                       <td data-label="Permissions">{t.permissions.join(", ")}</td>
                       <td data-label="Created">{formatDate(t.createdAt)}</td>
                       <td data-label="Last used">{t.lastUsedAt === null ? "Never" : formatDate(t.lastUsedAt)}</td>
-                      <td data-label="Status"><span className="badge">{t.status}</span></td>
+                      <td data-label="Status">
+                        <span className="badge">{t.status}</span>
+                      </td>
                       <td>
                         {t.status !== "active"
                           ? null
@@ -184,11 +256,22 @@ const TokenList = () => {
                                 >
                                   Yes, revoke
                                 </button>
-                                <button type="button" className="secondary" onClick={() => setConfirming(null)}>Cancel</button>
+                                <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+                                  Cancel
+                                </button>
                               </div>
                             </div>
                           )
-                          : <button type="button" className="secondary" onClick={() => setConfirming(t.id)} aria-label={`Revoke ${t.name}`}>Revoke</button>}
+                          : (
+                            <button
+                              type="button"
+                              className="secondary"
+                              onClick={() => setConfirming(t.id)}
+                              aria-label={`Revoke ${t.name}`}
+                            >
+                              Revoke
+                            </button>
+                          )}
                       </td>
                     </tr>
                   ))}
@@ -205,11 +288,15 @@ export const ApiSettingsPage = () => {
   return (
     <>
       <h1>API / MCP settings</h1>
-      <p className="muted">Tokens let the CLI, MCP clients and your own scripts read your websites' data through the API.</p>
+      <p className="muted">
+        Tokens let the CLI, MCP clients and your own scripts read your websites' data through the API.
+      </p>
       {created !== null
         ? (
           <div className="alert ok" role="status">
-            <strong>Token “{created.name}” created. Copy it now: it is shown this once and cannot be shown again.</strong>
+            <strong>
+              Token “{created.name}” created. Copy it now: it is shown this once and cannot be shown again.
+            </strong>
             <code className="secret" data-testid="token-secret">{created.secret}</code>
             <div className="row">
               <CopyButton text={created.secret} label="Copy token" />

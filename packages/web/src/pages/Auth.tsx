@@ -7,9 +7,9 @@ import { AsyncResult } from "effect/reactivity"
 import { useId, useState } from "react"
 import { Keys, logIn, logInSecondFactor, setCsrfToken, signUp } from "../client.ts"
 import { errorType } from "../errors.ts"
+import { Field, formValues, NewPasswordField } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, useLocation } from "../navigation.tsx"
-import { Field, formValues, NewPasswordField } from "../forms.tsx"
 import { MutationStatus } from "../ui.tsx"
 
 /** Only a path on this site (never `//evil.example` or a full URL) may be the page to go back to. */
@@ -90,7 +90,9 @@ const PasswordStep = ({ email, onEmail, onSecondStep, onLoggedIn }: {
           </div>
         </form>
       </div>
-      <p>No account yet? <Link href="/signup">Sign up — 14 days free</Link></p>
+      <p>
+        No account yet? <Link href="/signup">Sign up — 14 days free</Link>
+      </p>
     </>
   )
 }
@@ -130,7 +132,9 @@ const CodeStep = ({ step, onRestart, onLoggedIn }: {
                 if (Exit.isSuccess(exit)) onLoggedIn(exit.value.csrfToken)
               }}
             >
-              <p className="muted">Your password was right. Open your authenticator app and type the code it shows for sitehealth.</p>
+              <p className="muted">
+                Your password was right. Open your authenticator app and type the code it shows for sitehealth.
+              </p>
               <MutationStatus result={result} />
               <Field label="6-digit code" hint="Or type one of your recovery codes.">
                 <input
@@ -165,7 +169,9 @@ export const SignUpPage = () => {
         <div className="alert ok" role="status">
           <p>{done}</p>
         </div>
-        <p><Link href="/login">Go to log in</Link></p>
+        <p>
+          <Link href="/login">Go to log in</Link>
+        </p>
       </>
     )
   }
@@ -192,7 +198,9 @@ export const SignUpPage = () => {
           </div>
         </form>
       </div>
-      <p>Already have an account? <Link href="/login">Log in</Link></p>
+      <p>
+        Already have an account? <Link href="/login">Log in</Link>
+      </p>
     </>
   )
 }

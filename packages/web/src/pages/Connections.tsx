@@ -5,22 +5,36 @@
  * Console through Google's consent screen, then the property picked on `/oauth/google/callback`.
  */
 import { useAtomValue } from "@effect/atom-react"
+import type { Connection } from "@sitehealth/domain/DashboardConnections"
 import { Exit } from "effect"
 import { AsyncResult } from "effect/reactivity"
 import { useEffect, useMemo, useRef, useState } from "react"
-import type { Connection } from "@sitehealth/domain/DashboardConnections"
 import { Keys } from "../client.ts"
-import { connectGoogle, connectionsAtom, connectPlausible, connectStripe, disconnect, googleCallback, startGoogle, syncNow } from "../connectionsClient.ts"
+import {
+  connectGoogle,
+  connectionsAtom,
+  connectPlausible,
+  connectStripe,
+  disconnect,
+  googleCallback,
+  startGoogle,
+  syncNow
+} from "../connectionsClient.ts"
 import { formatDate } from "../format.ts"
+import { Field, formValues, Result } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, useLocation } from "../navigation.tsx"
-import { Field, formValues, Result } from "../forms.tsx"
 import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 /** Why Search Console cannot be connected (or reconnected) on this server. */
-const NO_GOOGLE_CLIENT = "This server has no Google OAuth client: its operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET."
+const NO_GOOGLE_CLIENT =
+  "This server has no Google OAuth client: its operator sets GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET."
 
-const when = (d: string | null) => (d === null ? "never" : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
+const when = (
+  d: string | null
+) => (d === null
+  ? "never"
+  : new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d)))
 
 /**
  * Google's consent screen for this website (Search Console): the server starts an OAuth flow (state, PKCE)
@@ -54,17 +68,35 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
   const reconnectable = c.provider === "google-search-console" && googleConfigured
   return (
     <li className="panel">
-      <h3>{c.name} <span className="badge">{c.status.replace("_", " ")}</span></h3>
+      <h3>
+        {c.name} <span className="badge">{c.status.replace("_", " ")}</span>
+      </h3>
       {c.detail !== null ? <p className="muted">{c.detail}</p> : null}
       {c.status !== "not_connected" && syncButton
-        ? <p>Last sync: {when(c.lastSyncAt)}{c.connectedAt !== null ? ` · connected ${formatDate(c.connectedAt)}` : ""}</p>
+        ? (
+          <p>
+            Last sync: {when(c.lastSyncAt)}
+            {c.connectedAt !== null ? ` · connected ${formatDate(c.connectedAt)}` : ""}
+          </p>
+        )
         : null}
-      {c.lastError !== null && syncButton ? <div className="alert error" role="alert"><strong>Last sync failed.</strong><p>{c.lastError}</p></div> : null}
+      {c.lastError !== null && syncButton
+        ? (
+          <div className="alert error" role="alert">
+            <strong>Last sync failed.</strong>
+            <p>{c.lastError}</p>
+          </div>
+        )
+        : null}
       <MutationStatus result={synced} />
       <MutationStatus result={removed} />
       {reconnectable ? <MutationStatus result={reconnecting} /> : null}
       {c.provider === "google-search-console" && c.status === "error" && !googleConfigured
-        ? <p data-testid="reconnect-unavailable">Reconnecting needs Google sign-in. {NO_GOOGLE_CLIENT} Until then you can disconnect it.</p>
+        ? (
+          <p data-testid="reconnect-unavailable">
+            Reconnecting needs Google sign-in. {NO_GOOGLE_CLIENT} Until then you can disconnect it.
+          </p>
+        )
         : null}
       {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
       {c.status !== "not_connected"
@@ -72,14 +104,24 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
           <div className="row">
             {syncButton
               ? (
-                <button type="button" className="secondary" disabled={synced.waiting} onClick={() => sync({ params, reactivityKeys: [Keys.connections] })}>
+                <button
+                  type="button"
+                  className="secondary"
+                  disabled={synced.waiting}
+                  onClick={() => sync({ params, reactivityKeys: [Keys.connections] })}
+                >
                   Sync {c.name} now
                 </button>
               )
               : null}
             {reconnectable
               ? (
-                <button type="button" className={c.status === "error" ? undefined : "secondary"} disabled={reconnecting.waiting} onClick={reconnect}>
+                <button
+                  type="button"
+                  className={c.status === "error" ? undefined : "secondary"}
+                  disabled={reconnecting.waiting}
+                  onClick={reconnect}
+                >
                   Reconnect {c.name}
                 </button>
               )
@@ -88,11 +130,21 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
               ? (
                 <>
                   <span>Disconnect {c.name}? Its stored credentials are deleted.</span>
-                  <button type="button" className="danger" onClick={() => remove({ params, reactivityKeys: [Keys.connections] })}>Yes, disconnect</button>
+                  <button
+                    type="button"
+                    className="danger"
+                    onClick={() => remove({ params, reactivityKeys: [Keys.connections] })}
+                  >
+                    Yes, disconnect
+                  </button>
                   <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
                 </>
               )
-              : <button type="button" className="secondary" onClick={() => setConfirming(true)}>Disconnect {c.name}</button>}
+              : (
+                <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+                  Disconnect {c.name}
+                </button>
+              )}
           </div>
         )
         : null}
@@ -104,7 +156,9 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
  * `syncButtons: false` where the page already shows each provider's sync state and offers "sync now" (the
  * Integrations tab, with its live progress): then only connecting and disconnecting are offered here.
  */
-export const Connections = ({ websiteId, syncButtons = true }: { readonly websiteId: string; readonly syncButtons?: boolean }) => {
+export const Connections = (
+  { websiteId, syncButtons = true }: { readonly websiteId: string; readonly syncButtons?: boolean }
+) => {
   const atom = useMemo(() => connectionsAtom(websiteId), [websiteId])
   const list = useAtomValue(atom)
   const [stripe, runStripe] = useMutation(connectStripe)
@@ -119,24 +173,46 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
           return (
             <>
               <ul className="plain">
-                {l.connections.filter((c) => c.status !== "not_connected").map((c) => <ConnectionRow key={c.provider} websiteId={websiteId} c={c} syncButton={syncButtons} googleConfigured={l.googleConfigured} />)}
+                {l.connections.filter((c) => c.status !== "not_connected").map((c) => (
+                  <ConnectionRow
+                    key={c.provider}
+                    websiteId={websiteId}
+                    c={c}
+                    syncButton={syncButtons}
+                    googleConfigured={l.googleConfigured}
+                  />
+                ))}
               </ul>
               {status("stripe") === "not_connected"
                 ? (
                   <div className="panel">
                     <h3>Connect Stripe</h3>
-                    <p>Create a restricted key in Stripe with read access to: {l.stripePermissions.map((p) => p.label).join(", ")}. It is checked with Stripe before it is stored, encrypted.</p>
+                    <p>
+                      Create a restricted key in Stripe with read access to:{" "}
+                      {l.stripePermissions.map((p) => p.label).join(", ")}. It is checked with Stripe before it is
+                      stored, encrypted.
+                    </p>
                     <form
                       onSubmit={async (e) => {
                         e.preventDefault()
                         const form = e.currentTarget
-                        const exit = await runStripe({ params: { id: websiteId }, payload: { key: formValues(form).get("key").trim() }, reactivityKeys: [Keys.connections] })
+                        const exit = await runStripe({
+                          params: { id: websiteId },
+                          payload: { key: formValues(form).get("key").trim() },
+                          reactivityKeys: [Keys.connections]
+                        })
                         if (Exit.isSuccess(exit)) form.reset()
                       }}
                     >
                       <MutationStatus result={stripe} />
-                      <Field label="Stripe restricted key"><input name="key" required autoComplete="off" spellCheck={false} placeholder="rk_live_…" /></Field>
-                      <div className="row"><button type="submit" disabled={stripe.waiting}>{stripe.waiting ? "Checking…" : "Connect Stripe"}</button></div>
+                      <Field label="Stripe restricted key">
+                        <input name="key" required autoComplete="off" spellCheck={false} placeholder="rk_live_…" />
+                      </Field>
+                      <div className="row">
+                        <button type="submit" disabled={stripe.waiting}>
+                          {stripe.waiting ? "Checking…" : "Connect Stripe"}
+                        </button>
+                      </div>
                     </form>
                   </div>
                 )
@@ -159,9 +235,17 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
                       }}
                     >
                       <MutationStatus result={plausible} />
-                      <Field label="Plausible API key"><input name="apiKey" required autoComplete="off" spellCheck={false} /></Field>
-                      <Field label="Plausible site id" hint="The site's domain as registered in Plausible."><input name="siteId" required spellCheck={false} /></Field>
-                      <div className="row"><button type="submit" disabled={plausible.waiting}>{plausible.waiting ? "Checking…" : "Connect Plausible"}</button></div>
+                      <Field label="Plausible API key">
+                        <input name="apiKey" required autoComplete="off" spellCheck={false} />
+                      </Field>
+                      <Field label="Plausible site id" hint="The site's domain as registered in Plausible.">
+                        <input name="siteId" required spellCheck={false} />
+                      </Field>
+                      <div className="row">
+                        <button type="submit" disabled={plausible.waiting}>
+                          {plausible.waiting ? "Checking…" : "Connect Plausible"}
+                        </button>
+                      </div>
                     </form>
                   </div>
                 )
@@ -175,7 +259,9 @@ export const Connections = ({ websiteId, syncButtons = true }: { readonly websit
                         <>
                           <p>You will sign in with Google and allow read-only access, then pick the property.</p>
                           <MutationStatus result={google} />
-                          <button type="button" disabled={google.waiting} onClick={connectWithGoogle}>Connect with Google</button>
+                          <button type="button" disabled={google.waiting} onClick={connectWithGoogle}>
+                            Connect with Google
+                          </button>
                         </>
                       )
                       : <p>{NO_GOOGLE_CLIENT}</p>}
@@ -208,8 +294,17 @@ export const GoogleCallbackPage = () => {
     return (
       <>
         <h1>Google Search Console</h1>
-        <ErrorMessage error={{ type: "oauth_failed", message: denied !== null ? `Google did not grant access (${denied}).` : "This page needs the code and state Google sends back. Start again from the website's page." }} />
-        <p><Link href="/websites">Back to your websites</Link></p>
+        <ErrorMessage
+          error={{
+            type: "oauth_failed",
+            message: denied !== null
+              ? `Google did not grant access (${denied}).`
+              : "This page needs the code and state Google sends back. Start again from the website's page."
+          }}
+        />
+        <p>
+          <Link href="/websites">Back to your websites</Link>
+        </p>
       </>
     )
   }
@@ -217,11 +312,25 @@ export const GoogleCallbackPage = () => {
     <>
       <h1>Google Search Console</h1>
       {AsyncResult.isFailure(authorized)
-        ? <><ErrorMessage cause={authorized.cause} title="Google's answer could not be used." /><p><Link href="/websites">Back to your websites</Link></p></>
+        ? (
+          <>
+            <ErrorMessage cause={authorized.cause} title="Google's answer could not be used." />
+            <p>
+              <Link href="/websites">Back to your websites</Link>
+            </p>
+          </>
+        )
         : AsyncResult.isSuccess(authorized)
         ? (
           authorized.value.properties.length === 0
-            ? <p>This Google account has no Search Console property. <Link href={`/websites/${encodeURIComponent(authorized.value.websiteId)}/integrations`}>Back to the website</Link></p>
+            ? (
+              <p>
+                This Google account has no Search Console property.{" "}
+                <Link href={`/websites/${encodeURIComponent(authorized.value.websiteId)}/integrations`}>
+                  Back to the website
+                </Link>
+              </p>
+            )
             : (
               <form
                 className="panel"
@@ -241,11 +350,14 @@ export const GoogleCallbackPage = () => {
                   <legend>Pick the property for this website</legend>
                   {authorized.value.properties.map((p, i) => (
                     <label className="check" key={p.siteUrl}>
-                      <input type="radio" name="siteUrl" value={p.siteUrl} defaultChecked={i === 0} /> {p.siteUrl} <span className="muted">({p.permissionLevel})</span>
+                      <input type="radio" name="siteUrl" value={p.siteUrl} defaultChecked={i === 0} /> {p.siteUrl}{" "}
+                      <span className="muted">({p.permissionLevel})</span>
                     </label>
                   ))}
                 </fieldset>
-                <div className="row"><button type="submit" disabled={chosen.waiting}>Connect this property</button></div>
+                <div className="row">
+                  <button type="submit" disabled={chosen.waiting}>Connect this property</button>
+                </div>
               </form>
             )
         )

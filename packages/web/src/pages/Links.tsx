@@ -6,9 +6,9 @@ import { Exit } from "effect"
 import { AsyncResult } from "effect/reactivity"
 import { useEffect, useRef, useState } from "react"
 import { Keys, requestReset, resetPassword, verifyEmail } from "../client.ts"
+import { Field, formValues, NewPasswordField } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, useLocation } from "../navigation.tsx"
-import { Field, formValues, NewPasswordField } from "../forms.tsx"
 import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 export const VerifyEmailPage = () => {
@@ -24,7 +24,12 @@ export const VerifyEmailPage = () => {
     return (
       <>
         <h1>Verify your email</h1>
-        <ErrorMessage error={{ message: "This link has no token. Open the link from the mail exactly as it was sent.", type: "invalid_link" }} />
+        <ErrorMessage
+          error={{
+            message: "This link has no token. Open the link from the mail exactly as it was sent.",
+            type: "invalid_link"
+          }}
+        />
       </>
     )
   }
@@ -35,14 +40,19 @@ export const VerifyEmailPage = () => {
         ? (
           <div className="alert ok" role="status">
             <strong>Your email {result.value.email} is verified.</strong>
-            <p><Link href="/login">Log in</Link> to add your first website.</p>
+            <p>
+              <Link href="/login">Log in</Link> to add your first website.
+            </p>
           </div>
         )
         : AsyncResult.isFailure(result)
         ? (
           <>
             <ErrorMessage cause={result.cause} title="This link did not verify your email." />
-            <p>Links work once and expire. <Link href="/login">Log in</Link> to get a new one, or <Link href="/signup">sign up again</Link>.</p>
+            <p>
+              Links work once and expire. <Link href="/login">Log in</Link> to get a new one, or{" "}
+              <Link href="/signup">sign up again</Link>.
+            </p>
           </>
         )
         : <Loading what="the verification" />}
@@ -62,7 +72,11 @@ const RequestReset = () => {
     <>
       <h1>Reset your password</h1>
       {done !== null
-        ? <div className="alert ok" role="status"><strong>{done}</strong></div>
+        ? (
+          <div className="alert ok" role="status">
+            <strong>{done}</strong>
+          </div>
+        )
         : (
           <div className="panel">
             <form
@@ -83,7 +97,9 @@ const RequestReset = () => {
             </form>
           </div>
         )}
-      <p><Link href="/login">Back to log in</Link></p>
+      <p>
+        <Link href="/login">Back to log in</Link>
+      </p>
     </>
   )
 }
@@ -97,7 +113,9 @@ const ChooseNewPassword = ({ token }: { readonly token: string }) => {
         ? (
           <div className="alert ok" role="status">
             <strong>{result.value.message}</strong>
-            <p>Every session was logged out. <Link href="/login">Log in</Link> with the new password.</p>
+            <p>
+              Every session was logged out. <Link href="/login">Log in</Link> with the new password.
+            </p>
           </div>
         )
         : (

@@ -7,12 +7,20 @@ import { useAtomValue } from "@effect/atom-react"
 import { Exit } from "effect"
 import { useState } from "react"
 import { Keys } from "../client.ts"
-import { changePassword, twoFactorAtom } from "../securityClient.ts"
-import { useMutation } from "../hooks.ts"
-import { formValues, NewPasswordField, Result } from "../forms.tsx"
-import { MutationStatus } from "../ui.tsx"
 import { formatDate } from "../format.ts"
-import { type Codes, CurrentPassword, NewRecoveryCodes, RecoveryCodes, TurnOff, TurnOn, Username } from "./TwoFactorForms.tsx"
+import { formValues, NewPasswordField, Result } from "../forms.tsx"
+import { useMutation } from "../hooks.ts"
+import { changePassword, twoFactorAtom } from "../securityClient.ts"
+import { MutationStatus } from "../ui.tsx"
+import {
+  type Codes,
+  CurrentPassword,
+  NewRecoveryCodes,
+  RecoveryCodes,
+  TurnOff,
+  TurnOn,
+  Username
+} from "./TwoFactorForms.tsx"
 
 export const ChangePassword = () => {
   const [result, run] = useMutation(changePassword)
@@ -67,17 +75,34 @@ export const TwoFactor = () => {
                   ? (
                     <>
                       <p>
-                        <strong>On</strong> since {formatDate(s.enabledAt)},{" "}
-                        {s.recoveryCodesLeft === 1 ? "1 recovery code left" : `${s.recoveryCodesLeft} recovery codes left`}.
+                        <strong>On</strong> since {formatDate(s.enabledAt)}, {s.recoveryCodesLeft === 1
+                          ? "1 recovery code left"
+                          : `${s.recoveryCodesLeft} recovery codes left`}.
                       </p>
-                      {s.recoveryCodesLeft <= 3 ? <p className="alert warn">Few recovery codes left: make new ones below.</p> : null}
+                      {s.recoveryCodesLeft <= 3
+                        ? <p className="alert warn">Few recovery codes left: make new ones below.</p>
+                        : null}
                       <div className="pair">
-                        <NewRecoveryCodes onCodes={(c) => { setNotice(null); setCodes(c) }} />
-                        <TurnOff onOff={() => setNotice("Two-factor sign-in is off: log-in asks for your password only.")} />
+                        <NewRecoveryCodes
+                          onCodes={(c) => {
+                            setNotice(null)
+                            setCodes(c)
+                          }}
+                        />
+                        <TurnOff
+                          onOff={() => setNotice("Two-factor sign-in is off: log-in asks for your password only.")}
+                        />
                       </div>
                     </>
                   )
-                  : <TurnOn onOn={(c) => { setNotice(null); setCodes(c) }} />}
+                  : (
+                    <TurnOn
+                      onOn={(c) => {
+                        setNotice(null)
+                        setCodes(c)
+                      }}
+                    />
+                  )}
               </>
             )}
           </Result>
@@ -85,4 +110,3 @@ export const TwoFactor = () => {
     </section>
   )
 }
-

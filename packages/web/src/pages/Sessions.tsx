@@ -3,11 +3,12 @@ import { useAtomValue } from "@effect/atom-react"
 import { Exit } from "effect"
 import { useState } from "react"
 import { Keys, logOutOthers, revokeSession, sessionsAtom } from "../client.ts"
-import { useMutation } from "../hooks.ts"
 import { Result } from "../forms.tsx"
+import { useMutation } from "../hooks.ts"
 import { MutationStatus } from "../ui.tsx"
 
-const when = (d: string) => new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d))
+const when = (d: string) =>
+  new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(new Date(d))
 
 export const SessionsPage = () => {
   const sessions = useAtomValue(sessionsAtom)
@@ -27,7 +28,13 @@ export const SessionsPage = () => {
           disabled={others.waiting}
           onClick={async () => {
             const exit = await endOthers({ reactivityKeys: [Keys.sessions] })
-            if (Exit.isSuccess(exit)) setNotice(exit.value.revoked === 1 ? "1 other session logged out." : `${exit.value.revoked} other sessions logged out.`)
+            if (Exit.isSuccess(exit)) {
+              setNotice(
+                exit.value.revoked === 1
+                  ? "1 other session logged out."
+                  : `${exit.value.revoked} other sessions logged out.`
+              )
+            }
           }}
         >
           Log out other sessions
@@ -37,12 +44,22 @@ export const SessionsPage = () => {
         {({ sessions }) => (
           <table className="cards">
             <thead>
-              <tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Started</th><th scope="col">Last seen</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
+              <tr>
+                <th scope="col">Browser</th>
+                <th scope="col">Address</th>
+                <th scope="col">Started</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {sessions.map((s) => (
                 <tr key={s.id}>
-                  <td data-label="Browser">{s.userAgent ?? "Unknown"} {s.current ? <span className="badge">this session</span> : null}</td>
+                  <td data-label="Browser">
+                    {s.userAgent ?? "Unknown"} {s.current ? <span className="badge">this session</span> : null}
+                  </td>
                   <td data-label="Address">{s.address ?? "—"}</td>
                   <td data-label="Started">{when(s.createdAt)}</td>
                   <td data-label="Last seen">{when(s.lastSeenAt)}</td>
@@ -53,7 +70,7 @@ export const SessionsPage = () => {
                         className="secondary"
                         onClick={() => endOne({ params: { id: s.id }, reactivityKeys: [Keys.sessions] })}
                       >
-                        End<span className="sr-only"> this session</span>
+                        End<span className="sr-only">this session</span>
                       </button>
                     )}
                   </td>

@@ -8,9 +8,9 @@ import { Exit } from "effect"
 import type { AsyncResult } from "effect/reactivity"
 import { type ReactNode, useEffect, useId, useRef, useState } from "react"
 import { Keys, sessionAtom } from "../client.ts"
-import { disableTwoFactor, enableTwoFactor, regenerateRecoveryCodes, setUpTwoFactor } from "../securityClient.ts"
-import { useMutation } from "../hooks.ts"
 import { CopyButton, Field, formValues } from "../forms.tsx"
+import { useMutation } from "../hooks.ts"
+import { disableTwoFactor, enableTwoFactor, regenerateRecoveryCodes, setUpTwoFactor } from "../securityClient.ts"
 import { MutationStatus } from "../ui.tsx"
 
 /** A hidden username beside the password fields, so that password managers know which account they are for. */
@@ -28,7 +28,15 @@ export const CurrentPassword = () => (
 
 const CodeField = ({ label, hint }: { readonly label: string; readonly hint?: string }) => (
   <Field label={label} {...(hint !== undefined ? { hint } : {})}>
-    <input name="code" inputMode="numeric" autoComplete="one-time-code" autoCapitalize="off" spellCheck={false} maxLength={40} required />
+    <input
+      name="code"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      autoCapitalize="off"
+      spellCheck={false}
+      maxLength={40}
+      required
+    />
   </Field>
 )
 
@@ -55,7 +63,11 @@ export const RecoveryCodes = ({ codes, onDone }: { readonly codes: Codes; readon
       password manager, or printed.
     </p>
     <ol className="codes" aria-label="Recovery codes">
-      {codes.codes.map((c) => <li key={c}><code>{c}</code></li>)}
+      {codes.codes.map((c) => (
+        <li key={c}>
+          <code>{c}</code>
+        </li>
+      ))}
     </ol>
     <div className="row">
       <CopyButton text={codes.codes.join("\n")} label="Copy the codes" />
@@ -73,7 +85,10 @@ export const TurnOn = ({ onOn }: { readonly onOn: (codes: Codes) => void }) => {
   if (setup === null) {
     return (
       <>
-        <p><strong>Off.</strong> Turned on, log-in asks for a code from an authenticator app on your phone after your password.</p>
+        <p>
+          <strong>Off.</strong>{" "}
+          Turned on, log-in asks for a code from an authenticator app on your phone after your password.
+        </p>
         <form
           aria-label="Turn on two-factor sign-in"
           onSubmit={async (event) => {
@@ -96,7 +111,13 @@ export const TurnOn = ({ onOn }: { readonly onOn: (codes: Codes) => void }) => {
     <FocusOnShow className="setup">
       <h3 id={stepsId}>Add sitehealth to your authenticator app</h3>
       <div className="qr-row">
-        <img src={"data:image/svg+xml;utf8," + encodeURIComponent(setup.qrSvg)} alt="QR code for your authenticator app" width={200} height={200} className="qr" />
+        <img
+          src={"data:image/svg+xml;utf8," + encodeURIComponent(setup.qrSvg)}
+          alt="QR code for your authenticator app"
+          width={200}
+          height={200}
+          className="qr"
+        />
         <div>
           <p>1. Scan this QR code with the app (Google Authenticator, 1Password, Authy, Bitwarden…).</p>
           <p>Or type this key into it by hand:</p>
@@ -107,8 +128,16 @@ export const TurnOn = ({ onOn }: { readonly onOn: (codes: Codes) => void }) => {
         aria-labelledby={stepsId}
         onSubmit={async (event) => {
           event.preventDefault()
-          const exit = await runEnable({ payload: { code: formValues(event.currentTarget).get("code").trim() }, reactivityKeys: [Keys.twoFactor] })
-          if (Exit.isSuccess(exit)) onOn({ title: "Two-factor sign-in is on. Here are your ten recovery codes.", codes: exit.value.recoveryCodes })
+          const exit = await runEnable({
+            payload: { code: formValues(event.currentTarget).get("code").trim() },
+            reactivityKeys: [Keys.twoFactor]
+          })
+          if (Exit.isSuccess(exit)) {
+            onOn({
+              title: "Two-factor sign-in is on. Here are your ten recovery codes.",
+              codes: exit.value.recoveryCodes
+            })
+          }
         }}
       >
         <MutationStatus result={enabled} />
@@ -166,7 +195,12 @@ export const NewRecoveryCodes = ({ onCodes }: { readonly onCodes: (codes: Codes)
       result={result}
       onSubmit={async (payload) => {
         const exit = await run({ payload, reactivityKeys: [Keys.twoFactor] })
-        if (Exit.isSuccess(exit)) onCodes({ title: "New recovery codes: the old ones no longer work.", codes: exit.value.recoveryCodes })
+        if (Exit.isSuccess(exit)) {
+          onCodes({
+            title: "New recovery codes: the old ones no longer work.",
+            codes: exit.value.recoveryCodes
+          })
+        }
         return Exit.isSuccess(exit)
       }}
     />

@@ -3,14 +3,14 @@
  * website's settings tab: edit its settings, or delete it after typing its domain.
  */
 import { useAtomValue } from "@effect/atom-react"
+import type { Website } from "@sitehealth/domain/Dashboard"
 import { Exit } from "effect"
 import { useState } from "react"
-import type { Website } from "@sitehealth/domain/Dashboard"
 import { createWebsite, deleteWebsite, Keys, updateWebsite, websitesAtom } from "../client.ts"
 import { formatDate } from "../format.ts"
+import { Field, formValues, Result } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, setQuery, useLocation } from "../navigation.tsx"
-import { Field, formValues, Result } from "../forms.tsx"
 import { MutationStatus } from "../ui.tsx"
 
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"
@@ -23,7 +23,6 @@ const zones = (): ReadonlyArray<string> => {
 }
 const CURRENCIES = ["USD", "EUR", "GBP", "CAD", "AUD", "CHF", "JPY", "SEK", "NOK", "DKK", "PLN", "BRL", "INR"]
 
-
 const WebsiteFields = ({ website }: { readonly website?: Website }) => {
   const zone = website?.timezone ?? browserZone()
   const list = zones().includes(zone) ? zones() : [zone, ...zones()]
@@ -34,7 +33,14 @@ const WebsiteFields = ({ website }: { readonly website?: Website }) => {
         <input name="name" required maxLength={100} defaultValue={website?.name ?? ""} />
       </Field>
       <Field label="Domain" hint="The bare host name, e.g. example.com">
-        <input name="domain" required maxLength={253} defaultValue={website?.domain ?? ""} autoCapitalize="none" spellCheck={false} />
+        <input
+          name="domain"
+          required
+          maxLength={253}
+          defaultValue={website?.domain ?? ""}
+          autoCapitalize="none"
+          spellCheck={false}
+        />
       </Field>
       <Field label="Time zone" hint="Days and weeks in reports start at midnight here.">
         <select name="timezone" defaultValue={zone}>
@@ -43,7 +49,9 @@ const WebsiteFields = ({ website }: { readonly website?: Website }) => {
       </Field>
       <Field label="Reporting currency">
         <select name="currency" defaultValue={currency}>
-          {(CURRENCIES.includes(currency) ? CURRENCIES : [currency, ...CURRENCIES]).map((c) => <option key={c} value={c}>{c}</option>)}
+          {(CURRENCIES.includes(currency) ? CURRENCIES : [currency, ...CURRENCIES]).map((c) => (
+            <option key={c} value={c}>{c}</option>
+          ))}
         </select>
       </Field>
     </>
@@ -52,7 +60,12 @@ const WebsiteFields = ({ website }: { readonly website?: Website }) => {
 
 const read = (form: HTMLFormElement) => {
   const v = formValues(form)
-  return { name: v.get("name").trim(), domain: v.get("domain").trim(), timezone: v.get("timezone"), currency: v.get("currency") }
+  return {
+    name: v.get("name").trim(),
+    domain: v.get("domain").trim(),
+    timezone: v.get("timezone"),
+    currency: v.get("currency")
+  }
 }
 
 const AddWebsite = () => {
@@ -96,12 +109,20 @@ export const WebsitesPage = () => {
             : (
               <table className="cards">
                 <thead>
-                  <tr><th scope="col">Name</th><th scope="col">Domain</th><th scope="col">Time zone</th><th scope="col">Currency</th><th scope="col">Added</th></tr>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Domain</th>
+                    <th scope="col">Time zone</th>
+                    <th scope="col">Currency</th>
+                    <th scope="col">Added</th>
+                  </tr>
                 </thead>
                 <tbody>
                   {websites.map((w) => (
                     <tr key={w.id}>
-                      <td data-label="Name"><Link href={`/websites/${encodeURIComponent(w.id)}`}>{w.name}</Link></td>
+                      <td data-label="Name">
+                        <Link href={`/websites/${encodeURIComponent(w.id)}`}>{w.name}</Link>
+                      </td>
                       <td data-label="Domain">{w.domain}</td>
                       <td data-label="Time zone">{w.timezone}</td>
                       <td data-label="Currency">{w.currency}</td>
@@ -117,7 +138,9 @@ export const WebsitesPage = () => {
 }
 
 /** A website's settings tab (`/websites/:id/settings`): edit it, or delete it after typing its domain. */
-export const WebsiteSettings = ({ website }: { readonly website: Website }) => <WebsiteDetail key={website.id} website={website} />
+export const WebsiteSettings = ({ website }: { readonly website: Website }) => (
+  <WebsiteDetail key={website.id} website={website} />
+)
 
 const WebsiteDetail = ({ website }: { readonly website: Website }) => {
   const [saved, save] = useMutation(updateWebsite)
@@ -133,7 +156,11 @@ const WebsiteDetail = ({ website }: { readonly website: Website }) => {
           onSubmit={async (event) => {
             event.preventDefault()
             setNotice(null)
-            const exit = await save({ params: { id: website.id }, payload: read(event.currentTarget), reactivityKeys: [Keys.websites] })
+            const exit = await save({
+              params: { id: website.id },
+              payload: read(event.currentTarget),
+              reactivityKeys: [Keys.websites]
+            })
             if (Exit.isSuccess(exit)) setNotice("Saved.")
           }}
         >
@@ -145,7 +172,10 @@ const WebsiteDetail = ({ website }: { readonly website: Website }) => {
           </div>
         </form>
       </section>
-      <p>Providers are connected on the <Link href={`/websites/${encodeURIComponent(website.id)}/integrations`}>Integrations</Link> tab.</p>
+      <p>
+        Providers are connected on the{" "}
+        <Link href={`/websites/${encodeURIComponent(website.id)}/integrations`}>Integrations</Link> tab.
+      </p>
       <section className="panel" aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete this website</h2>
         <p>
@@ -165,7 +195,14 @@ const WebsiteDetail = ({ website }: { readonly website: Website }) => {
         >
           <MutationStatus result={deleted} />
           <Field label={`Type ${website.domain} to confirm`}>
-            <input name="confirmDomain" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="off" autoCapitalize="none" spellCheck={false} />
+            <input
+              name="confirmDomain"
+              value={confirm}
+              onChange={(e) => setConfirm(e.target.value)}
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+            />
           </Field>
           <div className="row">
             <button type="submit" className="danger" disabled={confirm.trim() !== website.domain || deleted.waiting}>

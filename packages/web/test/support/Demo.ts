@@ -5,12 +5,8 @@
  * minted for the test (read permissions only) to compare the pages' figures with the API's.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter } from "effect/http"
-import * as Http from "node:http"
 import { mintToken } from "@sitehealth/server/accounts/Provisioning"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
-import { type AppConfigShape, AppConfig, readConfig } from "@sitehealth/server/platform/Config"
 import { magicLinkFor } from "@sitehealth/server/dashboard/Auth"
 import { Signing } from "@sitehealth/server/dashboard/Links"
 import { DemoProviders } from "@sitehealth/server/demo/Providers"
@@ -18,7 +14,11 @@ import { seedDemo } from "@sitehealth/server/demo/Seed"
 import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
 import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { freePort } from "@sitehealth/server/test/support/Ports"
+import { Effect, Exit, Layer, Scope } from "effect"
+import { HttpRouter } from "effect/http"
+import * as Http from "node:http"
 
 export const startDemoServer = async () => {
   const port = await freePort()
@@ -32,7 +32,11 @@ export const startDemoServer = async () => {
   const context = await Effect.runPromise(Layer.buildWithScope(MemoryRepos, scope))
   // The demo's local providers for the server's life, as `npm start` runs them.
   const demoServices = await Effect.runPromise(Layer.buildWithScope(
-    Layer.mergeAll(DemoProviders.layer({ epoch: new Date(), broken: false }), CredentialsCipher.fromConfig, ProviderHttp.layer({ timeoutMs: 60_000 })).pipe(
+    Layer.mergeAll(
+      DemoProviders.layer({ epoch: new Date(), broken: false }),
+      CredentialsCipher.fromConfig,
+      ProviderHttp.layer({ timeoutMs: 60_000 })
+    ).pipe(
       Layer.provide(AppConfig.layer(config))
     ),
     scope
@@ -49,7 +53,10 @@ export const startDemoServer = async () => {
       return { projectIds: demo.projectIds, link, secret: minted.secret }
     }).pipe(Effect.provide(Signing.layer), Effect.provide(AppConfig.layer(config)), Effect.provideContext(context))
   )
-  const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
+  const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), {
+    disableLogger: true,
+    routerConfig: ROUTER_CONFIG
+  }).pipe(
     Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
   )
   // The app's layer is typed with the whole context it is built in (`any`); the repositories are all there.

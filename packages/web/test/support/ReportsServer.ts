@@ -6,11 +6,7 @@
  * heartbeat); over memory, reads recompute what is behind (recompute/Freshness.ts), as they do anyway.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Deferred, Effect, Fiber, Layer } from "effect"
-import { HttpRouter } from "effect/http"
-import * as Http from "node:http"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
-import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { magicLinkFor } from "@sitehealth/server/dashboard/Auth"
 import { Signing } from "@sitehealth/server/dashboard/Links"
 import { DemoProviders } from "@sitehealth/server/demo/Providers"
@@ -18,8 +14,12 @@ import { seedDemo } from "@sitehealth/server/demo/Seed"
 import { CredentialsCipher } from "@sitehealth/server/integrations/Crypto"
 import { ProviderHttp } from "@sitehealth/server/integrations/ProviderHttp"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 import { runSyncWorker } from "@sitehealth/server/worker/SyncRunner"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import * as Http from "node:http"
 
 export interface DemoServer {
   readonly base: string
@@ -46,15 +46,24 @@ export const startDemoServer = async (): Promise<DemoServer> => {
       effect.pipe(Effect.provide(AppConfig.layer(config)), Effect.provideContext(context as any)) as Effect.Effect<A, E>
     // The demo's local providers for the server's life, as `npm start` runs them; the worker syncs from them.
     const demoServices = yield* Layer.build(
-      Layer.mergeAll(DemoProviders.layer({ epoch: new Date(), broken: false }), CredentialsCipher.fromConfig, ProviderHttp.layer({ timeoutMs: 60_000 })).pipe(
+      Layer.mergeAll(
+        DemoProviders.layer({ epoch: new Date(), broken: false }),
+        CredentialsCipher.fromConfig,
+        ProviderHttp.layer({ timeoutMs: 60_000 })
+      ).pipe(
         Layer.provide(AppConfig.layer(config))
       )
     )
     const demo = yield* withConfig(seedDemo().pipe(Effect.provideContext(demoServices)))
-    const loginLink = yield* withConfig(magicLinkFor(demo.account.id, "demo@sitehealth.local", base).pipe(Effect.provide(Signing.layer)))
+    const loginLink = yield* withConfig(
+      magicLinkFor(demo.account.id, "demo@sitehealth.local", base).pipe(Effect.provide(Signing.layer))
+    )
     yield* Effect.forkScoped(withConfig(runSyncWorker))
     yield* Layer.build(
-      HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
+      HttpRouter.serve(appLayer(config, Layer.succeedContext(context)), {
+        disableLogger: true,
+        routerConfig: ROUTER_CONFIG
+      }).pipe(
         Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
       ) as unknown as Layer.Layer<never>
     )

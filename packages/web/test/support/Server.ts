@@ -4,6 +4,11 @@
  * going over SMTP to a local `smtp-server` sink the test reads links from.
  */
 import { NodeHttpServer } from "@effect/platform-node"
+import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
+import { ROUTER_CONFIG } from "@sitehealth/server/App"
+import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
+import { type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
+import { freePort } from "@sitehealth/server/test/support/Ports"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { spawnSync } from "node:child_process"
@@ -12,11 +17,6 @@ import * as Http from "node:http"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { SMTPServer } from "smtp-server"
-import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
-import { ROUTER_CONFIG } from "@sitehealth/server/App"
-import { freePort } from "@sitehealth/server/test/support/Ports"
-import { type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
-import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 
 export const WEB_ROOT = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
 export const CHROMIUM = "/usr/bin/chromium"
@@ -60,7 +60,10 @@ export const startSmtpSink = async () => {
       const chunks: Array<Buffer> = []
       stream.on("data", (c: Buffer) => chunks.push(c))
       stream.on("end", () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(","), raw: Buffer.concat(chunks).toString("utf8") })
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address).join(","),
+          raw: Buffer.concat(chunks).toString("utf8")
+        })
         for (const w of waiters.splice(0)) w()
         callback()
       })
@@ -80,7 +83,12 @@ export const startSmtpSink = async () => {
       })
     }
   }
-  return { url: `smtp://127.0.0.1:${port}`, mails, waitFor, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    mails,
+    waitFor,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
 }
 
 /** The link in a mail's text (quoted-printable soft breaks and `=3D` undone). */
@@ -130,9 +138,10 @@ export const startServer = async (
       })
     }
   }
-  const server = HttpRouter.serve(appLayer(config, MemoryRepos), { disableLogger: true, routerConfig: ROUTER_CONFIG }).pipe(
-    Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
-  )
+  const server = HttpRouter.serve(appLayer(config, MemoryRepos), { disableLogger: true, routerConfig: ROUTER_CONFIG })
+    .pipe(
+      Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
+    )
   const fiber = Effect.runFork(Layer.launch(server as any) as Effect.Effect<never>)
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 100; i++) {

@@ -7,21 +7,32 @@
  * Errors in words: a malformed key is 400, a key the provider refuses 422 (`missing` names a restricted key's
  * missing permissions), a provider that cannot be reached 502 — nothing is stored in any of these cases.
  */
-import { createHash } from "node:crypto"
+import {
+  type Connection,
+  CredentialsRejected,
+  ProviderUnavailable,
+  STRIPE_READ_PERMISSIONS
+} from "@sitehealth/domain/DashboardConnections"
+import { badRequest, notFound, Unavailable } from "@sitehealth/domain/Errors"
+import { LISTED_PROVIDERS, type Provider, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import { type Connection, CredentialsRejected, ProviderUnavailable, STRIPE_READ_PERMISSIONS } from "@sitehealth/domain/DashboardConnections"
-import { badRequest, notFound, Unavailable } from "@sitehealth/domain/Errors"
-import { LISTED_PROVIDERS, type Provider, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
-import { AppConfig } from "../../platform/Config.ts"
+import { createHash } from "node:crypto"
+import { isProvider, presentRun, PROVIDER_KIND } from "../../api/Integrations.ts"
 import { type Credentials, resolveBaseUrl } from "../../integrations/Connector.ts"
 import { type CredentialsCipherShape, makeCipher, oldSecretKey, resolveSecretKey } from "../../integrations/Crypto.ts"
-import { authorizeUrl, challengeOf, exchangeCode, listSites, newState, newVerifier, verifyGscProperty } from "../../integrations/gsc/GoogleOAuth.ts"
-import { gscConnector } from "../../integrations/gsc/GscConnector.ts"
+import {
+  authorizeUrl,
+  challengeOf,
+  exchangeCode,
+  listSites,
+  newState,
+  newVerifier,
+  verifyGscProperty
+} from "../../integrations/gsc/GoogleOAuth.ts"
 import { DEFAULT_GOOGLE_TOKEN_URL } from "../../integrations/gsc/GoogleToken.ts"
-import { readProviderUrl } from "../../platform/ProviderUrls.ts"
-import { isProvider, PROVIDER_KIND, presentRun } from "../../api/Integrations.ts"
+import { gscConnector } from "../../integrations/gsc/GscConnector.ts"
 import { IntegrationsRepo } from "../../integrations/IntegrationsRepo.ts"
 import { plausibleConnector } from "../../integrations/plausible/PlausibleConnector.ts"
 import { plausibleInputProblem, verifyPlausible } from "../../integrations/plausible/PlausibleVerify.ts"
@@ -30,12 +41,14 @@ import { stripeConnector } from "../../integrations/stripe/StripeConnector.ts"
 import { stripeKeyProblem, verifyStripeKey } from "../../integrations/stripe/StripeVerify.ts"
 import { SyncQueue } from "../../integrations/SyncQueue.ts"
 import type { VerifyFailure } from "../../integrations/Verify.ts"
+import { AppConfig } from "../../platform/Config.ts"
+import { GSC_SCOPE } from "../../platform/ConnectionSettings.ts"
+import { readProviderUrl } from "../../platform/ProviderUrls.ts"
 import { ProjectsRepo } from "../../projects/ProjectsRepo.ts"
-import { isoOrNull } from "../../store/Present.ts"
 import { randomBase62 } from "../../store/Ids.ts"
+import { isoOrNull } from "../../store/Present.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../../store/Records.ts"
 import { OAuthFlowsRepo } from "./OAuthFlowsRepo.ts"
-import { GSC_SCOPE } from "../../platform/ConnectionSettings.ts"
 
 /** How long a Google sign-in may take, start to property choice. */
 export const OAUTH_FLOW_MS = 15 * 60_000
@@ -48,7 +61,11 @@ export const toApiError = (e: VerifyFailure): CredentialsRejected | ProviderUnav
     ? new ProviderUnavailable({ message: e.message, type: "provider_unavailable" })
     : new CredentialsRejected({
       message: e.message,
-      type: e.kind === "missing_permissions" ? "missing_permissions" : e.kind === "not_found" ? "site_not_found" : "credentials_rejected",
+      type: e.kind === "missing_permissions"
+        ? "missing_permissions"
+        : e.kind === "not_found"
+        ? "site_not_found"
+        : "credentials_rejected",
       ...(e.missing.length > 0 ? { missing: e.missing } : {})
     })
 
@@ -80,7 +97,13 @@ export const makeConnections = Effect.gen(function*() {
     } catch (e) {
       return Effect.andThen(
         Effect.logError("dashboard connections: no credentials key", (e as Error).message),
-        Effect.fail(new Unavailable({ message: "This server cannot store credentials: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's log says which).", type: "secret_key_unavailable" }))
+        Effect.fail(
+          new Unavailable({
+            message:
+              "This server cannot store credentials: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's log says which).",
+            type: "secret_key_unavailable"
+          })
+        )
       )
     }
   })
@@ -88,8 +111,13 @@ export const makeConnections = Effect.gen(function*() {
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
   const ownWebsite = (accountId: string, id: string) =>
-    Effect.flatMap(projects.find(id), (project) =>
-      project === null || project.accountId !== accountId ? Effect.fail(notFound(`Website ${id}`)) : Effect.succeed(project))
+    Effect.flatMap(
+      projects.find(id),
+      (project) =>
+        project === null || project.accountId !== accountId
+          ? Effect.fail(notFound(`Website ${id}`))
+          : Effect.succeed(project)
+    )
 
   /** What the row is connected to, when that is no secret (Plausible's site id, Search Console's property). */
   const detailOf = (projectId: string, provider: string) =>
@@ -104,7 +132,12 @@ export const makeConnections = Effect.gen(function*() {
         return (provider === "plausible" ? creds.value.site_id : creds.value.site_url) ?? null
       }).pipe(Effect.catch(() => Effect.succeed(null)))
 
-  const present = (provider: Provider, row: IntegrationRecord | undefined, lastRun: SyncRunRecord | undefined, detail: string | null): Connection => ({
+  const present = (
+    provider: Provider,
+    row: IntegrationRecord | undefined,
+    lastRun: SyncRunRecord | undefined,
+    detail: string | null
+  ): Connection => ({
     provider,
     name: PROVIDER_NAMES[provider],
     kind: PROVIDER_KIND[provider],
@@ -132,18 +165,29 @@ export const makeConnections = Effect.gen(function*() {
     Effect.gen(function*() {
       const c = yield* cipher
       const at = yield* now
-      yield* integrations.connect({ projectId, provider, credentials: c.encrypt(credentials), baseUrl: null, syncIntervalMinutes: null, now: at })
+      yield* integrations.connect({
+        projectId,
+        provider,
+        credentials: c.encrypt(credentials),
+        baseUrl: null,
+        syncIntervalMinutes: null,
+        now: at
+      })
       const { sync } = yield* queue.request({ projectId, provider, mode: "full", requestedBy: REQUESTED_BY, now: at })
       return { connection: yield* connectionOf(projectId, provider), sync: presentRun(sync) }
     })
 
   const googleClient = Effect.suspend(() =>
     settings.googleClientId === null || settings.googleClientSecret === null
-      ? Effect.fail(new Unavailable({
-        message: "Search Console cannot be connected on this server yet: the operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (docs/dashboard.md).",
-        type: "google_not_configured"
-      }))
-      : Effect.succeed({ clientId: settings.googleClientId, clientSecret: Redacted.value(settings.googleClientSecret) }))
+      ? Effect.fail(
+        new Unavailable({
+          message:
+            "Search Console cannot be connected on this server yet: the operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (docs/dashboard.md).",
+          type: "google_not_configured"
+        })
+      )
+      : Effect.succeed({ clientId: settings.googleClientId, clientSecret: Redacted.value(settings.googleClientSecret) })
+  )
 
   /**
    * The provider's API base: this server's override, else the one the sync worker uses. An invariant, not a
@@ -183,9 +227,10 @@ export const makeConnections = Effect.gen(function*() {
         const problem = stripeKeyProblem(key)
         if (problem !== null) return yield* Effect.fail(badRequest(problem, "invalid_key_format"))
         const credentials = { secret_key: key.trim() }
-        yield* verifyStripeKey({ baseUrl: yield* baseOf(settings.stripeApiBase, stripeConnector), credentials, http }).pipe(
-          Effect.mapError(toApiError)
-        )
+        yield* verifyStripeKey({ baseUrl: yield* baseOf(settings.stripeApiBase, stripeConnector), credentials, http })
+          .pipe(
+            Effect.mapError(toApiError)
+          )
         return yield* store(project.id, "stripe", credentials)
       }),
 
@@ -195,7 +240,11 @@ export const makeConnections = Effect.gen(function*() {
         const problem = plausibleInputProblem(apiKey, siteId)
         if (problem !== null) return yield* Effect.fail(badRequest(problem, "invalid_credentials_format"))
         const credentials = { api_key: apiKey.trim(), site_id: siteId.trim() }
-        yield* verifyPlausible({ baseUrl: yield* baseOf(settings.plausibleApiBase, plausibleConnector), credentials, http }).pipe(
+        yield* verifyPlausible({
+          baseUrl: yield* baseOf(settings.plausibleApiBase, plausibleConnector),
+          credentials,
+          http
+        }).pipe(
           Effect.mapError(toApiError)
         )
         return yield* store(project.id, "plausible", credentials)
@@ -237,7 +286,14 @@ export const makeConnections = Effect.gen(function*() {
       Effect.gen(function*() {
         const client = yield* googleClient
         if (state.length === 0 || state.length > 512) return yield* Effect.fail(stateInvalid())
-        if (code.length === 0 || code.length > 2048) return yield* Effect.fail(badRequest("The redirect from Google carried no authorization code. Start connecting Search Console again.", "oauth_code_missing"))
+        if (code.length === 0 || code.length > 2048) {
+          return yield* Effect.fail(
+            badRequest(
+              "The redirect from Google carried no authorization code. Start connecting Search Console again.",
+              "oauth_code_missing"
+            )
+          )
+        }
         const c = yield* cipher
         // Claimed once, by the account that started it: a replayed or foreign state is refused here.
         const flow = yield* flows.claim(sha256(state), accountId, yield* now)
@@ -252,7 +308,11 @@ export const makeConnections = Effect.gen(function*() {
           code,
           verifier,
           redirectUri: settings.googleRedirectUri
-        }).pipe(Effect.mapError((e) => e.kind === "unavailable" ? toApiError(e) : new CredentialsRejected({ message: e.message, type: "oauth_failed" })))
+        }).pipe(Effect.mapError((e) =>
+          e.kind === "unavailable"
+            ? toApiError(e)
+            : new CredentialsRejected({ message: e.message, type: "oauth_failed" })
+        ))
         yield* flows.complete(flow.id, c.encrypt({ verifier, refresh_token: tokens.refreshToken }))
         const properties = yield* listSites(http, yield* gscBase, tokens.accessToken).pipe(Effect.mapError(toApiError))
         return { websiteId: flow.projectId, flow: flow.id, properties }
@@ -266,13 +326,23 @@ export const makeConnections = Effect.gen(function*() {
         const at = yield* now
         // A flow id is ours (`oaf_` and base62): anything else is unknown without asking the database.
         const flow = /^oaf_[A-Za-z0-9]{1,64}$/.test(flowId) ? yield* flows.find(flowId) : null
-        if (flow === null || flow.accountId !== accountId || flow.projectId !== project.id || flow.exchangedAt === null || flow.expiresAt.getTime() <= at.getTime()) {
-          return yield* Effect.fail(badRequest("This Google sign-in is unknown, unfinished or older than 15 minutes. Start connecting Search Console again.", "oauth_flow_invalid"))
+        if (
+          flow === null || flow.accountId !== accountId || flow.projectId !== project.id || flow.exchangedAt === null ||
+          flow.expiresAt.getTime() <= at.getTime()
+        ) {
+          return yield* Effect.fail(
+            badRequest(
+              "This Google sign-in is unknown, unfinished or older than 15 minutes. Start connecting Search Console again.",
+              "oauth_flow_invalid"
+            )
+          )
         }
         const secrets = yield* c.decrypt(flow.secrets).pipe(Effect.catch(() => Effect.fail(stateInvalid())))
         if (secrets.refresh_token === undefined) return yield* Effect.fail(stateInvalid())
         const site = siteUrl.trim()
-        if (site.length === 0 || site.length > 2048) return yield* Effect.fail(badRequest("Choose a Search Console property.", "invalid_request"))
+        if (site.length === 0 || site.length > 2048) {
+          return yield* Effect.fail(badRequest("Choose a Search Console property.", "invalid_request"))
+        }
         const credentials: Credentials = {
           client_id: client.clientId,
           client_secret: client.clientSecret,
@@ -302,7 +372,13 @@ export const makeConnections = Effect.gen(function*() {
         if (!isProvider(provider) || (yield* integrations.connection(project.id, provider)) === null) {
           return yield* Effect.fail(notFound(`Connection "${provider}" of this website (connect it first)`))
         }
-        const result = yield* queue.request({ projectId: project.id, provider, mode: "incremental", requestedBy: REQUESTED_BY, now: yield* now })
+        const result = yield* queue.request({
+          projectId: project.id,
+          provider,
+          mode: "incremental",
+          requestedBy: REQUESTED_BY,
+          now: yield* now
+        })
         return { sync: presentRun(result.sync), alreadyQueued: result.alreadyQueued }
       })
   }

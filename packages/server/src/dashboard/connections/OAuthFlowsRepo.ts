@@ -47,7 +47,9 @@ const toFlow = (r: typeof Row.Type): OAuthFlow => ({
   expiresAt: r.expires_at
 })
 
-export class OAuthFlowsRepo extends Context.Service<OAuthFlowsRepo, OAuthFlowsRepoShape>()("sitehealth/OAuthFlowsRepo") {
+export class OAuthFlowsRepo
+  extends Context.Service<OAuthFlowsRepo, OAuthFlowsRepoShape>()("sitehealth/OAuthFlowsRepo")
+{
   static readonly sql = Layer.effect(
     OAuthFlowsRepo,
     Effect.gen(function*() {
@@ -57,15 +59,26 @@ export class OAuthFlowsRepo extends Context.Service<OAuthFlowsRepo, OAuthFlowsRe
         create: Effect.fn("OAuthFlowsRepo.create")(function*(f, now) {
           yield* sql`DELETE FROM oauth_flows WHERE expires_at <= ${now}`
           yield* sql`INSERT INTO oauth_flows (id, state_sha256, account_id, project_id, secrets, expires_at)
-            VALUES (${f.id}, ${Buffer.from(f.stateSha256)}, ${f.accountId}, ${f.projectId}, ${Buffer.from(f.secrets)}, ${f.expiresAt})`
+            VALUES (${f.id}, ${Buffer.from(f.stateSha256)}, ${f.accountId}, ${f.projectId}, ${
+            Buffer.from(f.secrets)
+          }, ${f.expiresAt})`
         }, dieOnSqlError),
         claim: Effect.fn("OAuthFlowsRepo.claim")(function*(hash, accountId, now) {
           return yield* sql`UPDATE oauth_flows SET exchanged_at = ${now}
-              WHERE state_sha256 = ${Buffer.from(hash)} AND account_id = ${accountId} AND exchanged_at IS NULL AND expires_at > ${now}
-              RETURNING ${cols}`.pipe(Effect.flatMap(decodeFirst), Effect.map((r) => (r === null ? null : toFlow(r))), dieOnSqlError)
+              WHERE state_sha256 = ${
+            Buffer.from(hash)
+          } AND account_id = ${accountId} AND exchanged_at IS NULL AND expires_at > ${now}
+              RETURNING ${cols}`.pipe(
+            Effect.flatMap(decodeFirst),
+            Effect.map((r) => (r === null ? null : toFlow(r))),
+            dieOnSqlError
+          )
         }),
         complete: Effect.fn("OAuthFlowsRepo.complete")(function*(id, secrets) {
-          return yield* sql`UPDATE oauth_flows SET secrets = ${Buffer.from(secrets)} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+          return yield* sql`UPDATE oauth_flows SET secrets = ${Buffer.from(secrets)} WHERE id = ${id}`.pipe(
+            Effect.asVoid,
+            dieOnSqlError
+          )
         }),
         find: Effect.fn("OAuthFlowsRepo.find")(function*(id) {
           return yield* sql`SELECT ${cols} FROM oauth_flows WHERE id = ${id}`.pipe(
@@ -90,29 +103,36 @@ export class OAuthFlowsRepo extends Context.Service<OAuthFlowsRepo, OAuthFlowsRe
           for (const [id, r] of rows) if (r.expiresAt.getTime() <= now.getTime()) rows.delete(id)
           const { stateSha256, ...flow } = f
           rows.set(f.id, { ...flow, stateHex: Buffer.from(stateSha256).toString("hex") })
-        })),
+        })
+      ),
       claim: Effect.fn("OAuthFlowsRepo.claim")((hash, accountId, now) =>
         Effect.sync(() => {
           const hex = Buffer.from(hash).toString("hex")
           const row = [...rows.values()].find((r) => r.stateHex === hex)
-          if (row === undefined || row.accountId !== accountId || row.exchangedAt !== null || row.expiresAt.getTime() <= now.getTime()) return null
+          if (
+            row === undefined || row.accountId !== accountId || row.exchangedAt !== null ||
+            row.expiresAt.getTime() <= now.getTime()
+          ) return null
           const claimed = { ...row, exchangedAt: now }
           rows.set(row.id, claimed)
           const { stateHex: _, ...flow } = claimed
           return flow
-        })),
+        })
+      ),
       complete: Effect.fn("OAuthFlowsRepo.complete")((id, secrets) =>
         Effect.sync(() => {
           const row = rows.get(id)
           if (row !== undefined) rows.set(id, { ...row, secrets })
-        })),
+        })
+      ),
       find: Effect.fn("OAuthFlowsRepo.find")((id) =>
         Effect.sync(() => {
           const row = rows.get(id)
           if (row === undefined) return null
           const { stateHex: _, ...flow } = row
           return flow
-        })),
+        })
+      ),
       remove: Effect.fn("OAuthFlowsRepo.remove")((id) => Effect.sync(() => void rows.delete(id)))
     })
   })

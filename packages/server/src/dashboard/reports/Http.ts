@@ -6,14 +6,14 @@
  * permission, as the dashboard is the account's owner. Scope is then judged as on /api/v1 (another account's
  * website is 404). The entitlement is checked as /api/v1's Entitlement middleware does (402 `trial_expired`).
  */
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import type { TokenId } from "@sitehealth/domain/Common"
 import { CurrentDashboardSession, DashboardApi, type DashboardPrincipal } from "@sitehealth/domain/DashboardApi"
 import { TrialExpired } from "@sitehealth/domain/Errors"
 import { PERMISSIONS } from "@sitehealth/domain/Permissions"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { AccountsRepo, isEntitled } from "../../accounts/AccountsRepo.ts"
 import { expensesOperations } from "../../api/Expenses.ts"
 import { integrationsOperations } from "../../api/Integrations.ts"
@@ -46,7 +46,9 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
       Effect.gen(function*() {
         const session = yield* CurrentDashboardSession
         const account = yield* accounts.find(session.accountId)
-        if (account === null || !isEntitled(account, new Date(yield* Clock.currentTimeMillis))) return yield* TrialExpired.of()
+        if (
+          account === null || !isEntitled(account, new Date(yield* Clock.currentTimeMillis))
+        ) return yield* TrialExpired.of()
         return yield* Effect.provideService(operation, CurrentPrincipal, principalOf(session))
       })
     return handlers.handleAll({

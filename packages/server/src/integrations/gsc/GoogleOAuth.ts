@@ -4,9 +4,9 @@
  * the code exchange at the token endpoint (with the `code_verifier`), and the account's properties
  * (`GET /webmasters/v3/sites`, sites.list). Nothing here logs or returns a token in an error.
  */
-import { createHash, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { createHash, randomBytes } from "node:crypto"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect } from "../Decode.ts"
 import type { ProviderHttpShape } from "../ProviderHttp.ts"
@@ -75,20 +75,28 @@ export const exchangeCode = (http: ProviderHttpShape, o: {
       isUnavailable(e)
         ? unavailable("Google", e)
         : e.kind === "unauthorized"
-        ? new VerifyFailure({ kind: "rejected", message: "Google refused this server's OAuth client (check GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET).", missing: [] })
+        ? new VerifyFailure({
+          kind: "rejected",
+          message: "Google refused this server's OAuth client (check GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET).",
+          missing: []
+        })
         : new VerifyFailure({
           kind: "rejected",
-          message: "Google refused the authorization (the code was already used, expired, or does not match this sign-in). Start the connection again.",
+          message:
+            "Google refused the authorization (the code was already used, expired, or does not match this sign-in). Start the connection again.",
           missing: []
         })
     ))
     const body = yield* decodeToken(res.json, "token endpoint").pipe(Effect.mapError((e) => unavailable("Google", e)))
     if (body.refresh_token === undefined || body.refresh_token.length === 0) {
-      return yield* Effect.fail(new VerifyFailure({
-        kind: "rejected",
-        message: "Google gave no refresh token, so this server could not sync later. Remove sitehealth's access at myaccount.google.com/permissions and connect again.",
-        missing: []
-      }))
+      return yield* Effect.fail(
+        new VerifyFailure({
+          kind: "rejected",
+          message:
+            "Google gave no refresh token, so this server could not sync later. Remove sitehealth's access at myaccount.google.com/permissions and connect again.",
+          missing: []
+        })
+      )
     }
     return { accessToken: body.access_token, refreshToken: body.refresh_token }
   })
@@ -100,13 +108,23 @@ const decodeSites = decodeEffect("google-search-console", SiteList)
 
 /** The properties the account can read (sites.list), unverified ones left out (they give no data). */
 export const listSites = (http: ProviderHttpShape, apiBase: string, accessToken: string) =>
-  http.request({ method: "GET", url: `${apiBase}/webmasters/v3/sites`, headers: { authorization: `Bearer ${accessToken}` } }).pipe(
+  http.request({
+    method: "GET",
+    url: `${apiBase}/webmasters/v3/sites`,
+    headers: { authorization: `Bearer ${accessToken}` }
+  }).pipe(
     Effect.mapError((e) =>
       isUnavailable(e)
         ? unavailable("Search Console", e)
-        : new VerifyFailure({ kind: "rejected", message: `Search Console refused to list this Google account's properties (HTTP ${e.status ?? "?"}).`, missing: [] })
+        : new VerifyFailure({
+          kind: "rejected",
+          message: `Search Console refused to list this Google account's properties (HTTP ${e.status ?? "?"}).`,
+          missing: []
+        })
     ),
-    Effect.flatMap((res) => decodeSites(res.json, "sites.list").pipe(Effect.mapError((e) => unavailable("Search Console", e)))),
+    Effect.flatMap((res) =>
+      decodeSites(res.json, "sites.list").pipe(Effect.mapError((e) => unavailable("Search Console", e)))
+    ),
     Effect.map((list) =>
       (list.siteEntry ?? [])
         .filter((s) => s.permissionLevel !== "siteUnverifiedUser")
@@ -125,9 +143,23 @@ export const verifyGscProperty = (ctx: ConnectionContext): Effect.Effect<void, V
       isUnavailable(e)
         ? unavailable("Google", e)
         : e.kind === "forbidden"
-        ? new VerifyFailure({ kind: "rejected", message: `This Google account cannot read the Search Console property ${ctx.credentials.site_url ?? ""}: pick one of its verified properties.`, missing: [] })
+        ? new VerifyFailure({
+          kind: "rejected",
+          message: `This Google account cannot read the Search Console property ${
+            ctx.credentials.site_url ?? ""
+          }: pick one of its verified properties.`,
+          missing: []
+        })
         : e.kind === "not_found"
-        ? new VerifyFailure({ kind: "not_found", message: `Search Console has no property ${ctx.credentials.site_url ?? ""}.`, missing: [] })
-        : new VerifyFailure({ kind: "rejected", message: "Google refused the authorization it just gave (revoked?). Start the connection again.", missing: [] })
+        ? new VerifyFailure({
+          kind: "not_found",
+          message: `Search Console has no property ${ctx.credentials.site_url ?? ""}.`,
+          missing: []
+        })
+        : new VerifyFailure({
+          kind: "rejected",
+          message: "Google refused the authorization it just gave (revoked?). Start the connection again.",
+          missing: []
+        })
     )
   )

@@ -4,15 +4,15 @@
  * expire or revoke an access token early — let the caller drop it and ask again once after a 401.
  * The cache key holds a digest of the refresh token, never the token itself; nothing here is logged.
  */
-import { createHash } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { createHash } from "node:crypto"
+import { readProviderUrl } from "../../platform/ProviderUrls.ts"
 import type { ConnectionContext } from "../Connector.ts"
 import { decodeEffect } from "../Decode.ts"
 import { ProviderError } from "../ProviderHttp.ts"
-import { readProviderUrl } from "../../platform/ProviderUrls.ts"
 
 export const DEFAULT_GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
 /** Renew this long before Google's expiry, so a token never dies between the check and the call. */
@@ -34,7 +34,13 @@ export const googleCredential = (ctx: ConnectionContext, key: string): Effect.Ef
   const v = ctx.credentials[key]
   return typeof v === "string" && v.length > 0
     ? Effect.succeed(v)
-    : Effect.fail(new ProviderError({ kind: "invalid_request", status: null, message: `The Search Console credentials have no "${key}"` }))
+    : Effect.fail(
+      new ProviderError({
+        kind: "invalid_request",
+        status: null,
+        message: `The Search Console credentials have no "${key}"`
+      })
+    )
 }
 
 /**
@@ -44,9 +50,17 @@ export const googleCredential = (ctx: ConnectionContext, key: string): Effect.Ef
  */
 const explainTokenFailure = (e: ProviderError): ProviderError =>
   e.status === 400 || e.kind === "invalid_request"
-    ? new ProviderError({ kind: "unauthorized", status: e.status, message: `Google refused the refresh token (${e.message}): the refresh token was revoked; reconnect` })
+    ? new ProviderError({
+      kind: "unauthorized",
+      status: e.status,
+      message: `Google refused the refresh token (${e.message}): the refresh token was revoked; reconnect`
+    })
     : e.kind === "unauthorized" || e.kind === "forbidden"
-    ? new ProviderError({ kind: "unauthorized", status: e.status, message: `Google rejected the OAuth client (${e.message}): check client_id and client_secret` })
+    ? new ProviderError({
+      kind: "unauthorized",
+      status: e.status,
+      message: `Google rejected the OAuth client (${e.message}): check client_id and client_secret`
+    })
     : e
 
 /** The token endpoint's answer (RFC 6749 §5.1): the fields we use. */
@@ -79,7 +93,9 @@ export const makeTokenSource = (env?: Record<string, string | undefined>): Token
   let exchanges = 0
   const provider = env === undefined ? undefined : ConfigProvider.fromEnvRecord(env)
   const tokenUrl = (ctx: ConnectionContext) =>
-    provider === undefined ? tokenUrlFor(ctx) : Effect.provideService(tokenUrlFor(ctx), ConfigProvider.ConfigProvider, provider)
+    provider === undefined
+      ? tokenUrlFor(ctx)
+      : Effect.provideService(tokenUrlFor(ctx), ConfigProvider.ConfigProvider, provider)
   const keyOf = (ctx: ConnectionContext, url: string) =>
     createHash("sha256")
       .update(`${url}\u0000${ctx.credentials.client_id ?? ""}\u0000${ctx.credentials.refresh_token ?? ""}`)
@@ -94,13 +110,21 @@ export const makeTokenSource = (env?: Record<string, string | undefined>): Token
       const res = yield* ctx.http.request({
         method: "POST",
         url,
-        form: { grant_type: "refresh_token", client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }
+        form: {
+          grant_type: "refresh_token",
+          client_id: clientId,
+          client_secret: clientSecret,
+          refresh_token: refreshToken
+        }
       }).pipe(Effect.mapError(explainTokenFailure))
       const body = yield* decodeToken(res.json, "token endpoint")
       const expiresIn = body.expires_in ?? 3600
       const now = yield* Clock.currentTimeMillis
       // A short-lived token (a test's, or a policy's) keeps half its life rather than none.
-      return { accessToken: body.access_token, expiresAtMs: now + expiresIn * 1000 - Math.min(EXPIRY_MARGIN_MS, expiresIn * 500) }
+      return {
+        accessToken: body.access_token,
+        expiresAtMs: now + expiresIn * 1000 - Math.min(EXPIRY_MARGIN_MS, expiresIn * 500)
+      }
     })
 
   return {

@@ -27,11 +27,25 @@ export interface GscQuery {
 const explain = (e: ProviderError): ProviderError => {
   switch (e.kind) {
     case "unauthorized":
-      return new ProviderError({ kind: e.kind, status: e.status, message: `Search Console refused the access token even after a refresh (${e.message}): reconnect` })
+      return new ProviderError({
+        kind: e.kind,
+        status: e.status,
+        message: `Search Console refused the access token even after a refresh (${e.message}): reconnect`
+      })
     case "forbidden":
-      return new ProviderError({ kind: e.kind, status: e.status, message: `Search Console refused access (${e.message}): the Google account behind the refresh token cannot read this property (site_url)` })
+      return new ProviderError({
+        kind: e.kind,
+        status: e.status,
+        message:
+          `Search Console refused access (${e.message}): the Google account behind the refresh token cannot read this property (site_url)`
+      })
     case "not_found":
-      return new ProviderError({ kind: e.kind, status: e.status, message: `Search Console has no such property (${e.message}): check site_url ("https://example.com/" or "sc-domain:example.com")` })
+      return new ProviderError({
+        kind: e.kind,
+        status: e.status,
+        message:
+          `Search Console has no such property (${e.message}): check site_url ("https://example.com/" or "sc-domain:example.com")`
+      })
     default:
       return e
   }
@@ -51,19 +65,35 @@ const rowName = rowNamedBy("keys")
 
 /** The rows of one answer, each decoded and checked against the dimensions asked; an error names the row by its keys. */
 export const parseRows = (json: unknown, dimensions: number): Effect.Effect<Array<GscRow>, ProviderError> =>
-  Effect.flatMap(decodeAnswer(json, "searchAnalytics/query"), (answer) =>
-    decodeRows(PROVIDER, Row, answer.rows ?? [], rowName, (row) =>
-      row.keys.length !== dimensions ? `keys: expected ${dimensions} values, got ${row.keys.length}` : undefined))
+  Effect.flatMap(
+    decodeAnswer(json, "searchAnalytics/query"),
+    (answer) =>
+      decodeRows(
+        PROVIDER,
+        Row,
+        answer.rows ?? [],
+        rowName,
+        (row) =>
+          row.keys.length !== dimensions ? `keys: expected ${dimensions} values, got ${row.keys.length}` : undefined
+      )
+  )
 
 export interface GscClient {
   /** Every row of a query, page after page, each handed to `onRows` (so the caller can keep only the top). */
-  readonly queryAll: (q: GscQuery, onRows: (rows: ReadonlyArray<GscRow>) => void) => Effect.Effect<number, ProviderError>
+  readonly queryAll: (
+    q: GscQuery,
+    onRows: (rows: ReadonlyArray<GscRow>) => void
+  ) => Effect.Effect<number, ProviderError>
   /** GET the property: proves the token and the account's access. */
   readonly site: () => Effect.Effect<{ readonly permissionLevel: string | null }, ProviderError>
   readonly requests: () => number
 }
 
-export const makeGscClient = (ctx: ConnectionContext, tokens: TokenSource, rowLimit = GSC_ROW_LIMIT): Effect.Effect<GscClient, ProviderError> =>
+export const makeGscClient = (
+  ctx: ConnectionContext,
+  tokens: TokenSource,
+  rowLimit = GSC_ROW_LIMIT
+): Effect.Effect<GscClient, ProviderError> =>
   Effect.gen(function*() {
     const siteUrl = yield* googleCredential(ctx, "site_url")
     const sitePath = `${ctx.baseUrl}/webmasters/v3/sites/${encodeURIComponent(siteUrl)}`
@@ -90,14 +120,22 @@ export const makeGscClient = (ctx: ConnectionContext, tokens: TokenSource, rowLi
           const res = yield* authed({
             method: "POST",
             url: `${sitePath}/searchAnalytics/query`,
-            json: { startDate: q.startDate, endDate: q.endDate, dimensions: q.dimensions, rowLimit, startRow: page * rowLimit }
+            json: {
+              startDate: q.startDate,
+              endDate: q.endDate,
+              dimensions: q.dimensions,
+              rowLimit,
+              startRow: page * rowLimit
+            }
           })
           const rows = yield* parseRows(res.json, q.dimensions.length)
           onRows(rows)
           total += rows.length
           if (rows.length < rowLimit) return total
         }
-        return yield* Effect.fail(malformed(PROVIDER, "searchAnalytics/query", `more than ${MAX_PAGES} pages of ${rowLimit} rows`))
+        return yield* Effect.fail(
+          malformed(PROVIDER, "searchAnalytics/query", `more than ${MAX_PAGES} pages of ${rowLimit} rows`)
+        )
       })
 
     const site = () =>
@@ -105,7 +143,14 @@ export const makeGscClient = (ctx: ConnectionContext, tokens: TokenSource, rowLi
         Effect.flatMap((res) =>
           Effect.flatMap(decodeSite(res.json, "site"), ({ permissionLevel }) =>
             permissionLevel === "siteUnverifiedUser"
-              ? Effect.fail(new ProviderError({ kind: "forbidden", status: res.status, message: "The Google account is not a verified user of this Search Console property: verify it, or use an account that is" }))
+              ? Effect.fail(
+                new ProviderError({
+                  kind: "forbidden",
+                  status: res.status,
+                  message:
+                    "The Google account is not a verified user of this Search Console property: verify it, or use an account that is"
+                })
+              )
               : Effect.succeed({ permissionLevel: permissionLevel ?? null }))
         )
       )

@@ -15,8 +15,8 @@ import * as Schema from "effect/Schema"
 import { addDays, addMonths, todayIn, zonedInstant } from "../../metrics/Dates.ts"
 import { SearchRepo } from "../../search/SearchRepo.ts"
 import type { Connector, SyncContext } from "../Connector.ts"
-import { GSC_ROW_LIMIT, makeGscClient } from "./GscApi.ts"
 import { makeTokenSource, type TokenSource } from "./GoogleToken.ts"
+import { GSC_ROW_LIMIT, makeGscClient } from "./GscApi.ts"
 import { type GscRow, keyedOf, lastDay, makeTopPerDay, pageRows, queryRows, totalRows } from "./GscMap.ts"
 
 export interface GscOptions {
@@ -41,7 +41,8 @@ export interface GscState {
 const StoredState = Schema.Struct({ dataThrough: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/)) })
 const decodeState = Schema.decodeUnknownOption(StoredState)
 
-export const readGscState = (state: unknown): { readonly dataThrough: string } | null => Option.getOrNull(decodeState(state))
+export const readGscState = (state: unknown): { readonly dataThrough: string } | null =>
+  Option.getOrNull(decodeState(state))
 
 /** Search Console's days are Pacific Time dates. */
 export const GSC_TIMEZONE = "America/Los_Angeles"
@@ -104,11 +105,13 @@ export const makeGscConnector = (options: GscOptions = {}): Connector<SearchRepo
 
         // Everything is fetched before anything is written: a failure leaves the stored data as it was.
         const totalsRaw: Array<GscRow> = []
-        yield* client.queryAll({ startDate: from, endDate: to, dimensions: ["date"] }, (rows) => void totalsRaw.push(...rows))
+        yield* client.queryAll({ startDate: from, endDate: to, dimensions: ["date"] }, (rows) =>
+          void totalsRaw.push(...rows))
         const queries = makeTopPerDay()
         const fetchedQueries = yield* client.queryAll(
           { startDate: from, endDate: to, dimensions: ["date", "query"] },
-          (rows) => rows.forEach((r) => queries.add(keyedOf(r)))
+          (rows) =>
+            rows.forEach((r) => queries.add(keyedOf(r)))
         )
         const pages = makeTopPerDay()
         const fetchedPages = yield* client.queryAll(
@@ -116,17 +119,29 @@ export const makeGscConnector = (options: GscOptions = {}): Connector<SearchRepo
           (rows) => rows.forEach((r) => pages.add(keyedOf(r)))
         )
 
-        const write = { totals: totalRows(totalsRaw), queries: queryRows(queries.rows()), pages: pageRows(pages.rows()) }
+        const write = {
+          totals: totalRows(totalsRaw),
+          queries: queryRows(queries.rows()),
+          pages: pageRows(pages.rows())
+        }
         // Pacific dates → the website's days; the cursor stays in Search Console's own dates.
         const shift = pacificDayShift(ctx.timezone, ctx.now)
         const local = <R extends { readonly day: string }>(rows: ReadonlyArray<R>): Array<R> =>
           shift === 0 ? [...rows] : rows.map((r) => ({ ...r, day: addDays(r.day, shift) }))
         const repo = yield* SearchRepo
-        yield* repo.write(ctx.projectId, { totals: local(write.totals), queries: local(write.queries), pages: local(write.pages) })
+        yield* repo.write(ctx.projectId, {
+          totals: local(write.totals),
+          queries: local(write.queries),
+          pages: local(write.pages)
+        })
         const previous = readGscState(ctx.state)?.dataThrough ?? null
         const fetchedThrough = lastDay(write.totals)
         const state: GscState = {
-          dataThrough: fetchedThrough === null ? previous : previous !== null && previous > fetchedThrough ? previous : fetchedThrough
+          dataThrough: fetchedThrough === null
+            ? previous
+            : previous !== null && previous > fetchedThrough
+            ? previous
+            : fetchedThrough
         }
         return {
           counts: {

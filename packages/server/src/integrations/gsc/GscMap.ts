@@ -43,7 +43,7 @@ export const makeTopPerDay = (cap: number = SEARCH_ROWS_PER_DAY) => {
   return {
     add: (row: Keyed) => {
       let list = days.get(row.day)
-      if (list === undefined) days.set(row.day, (list = []))
+      if (list === undefined) days.set(row.day, list = [])
       list.push(row)
       if (list.length >= 2 * cap) trim(list)
     },
@@ -62,10 +62,22 @@ export const makeTopPerDay = (cap: number = SEARCH_ROWS_PER_DAY) => {
 export const keyedOf = (r: GscRow): Keyed => ({ day: r.keys[0], key: r.keys[1], ...weighted(r) })
 
 export const queryRows = (rows: ReadonlyArray<Keyed>): Array<SearchQueryDay> =>
-  rows.map((r) => ({ day: r.day, query: r.key, clicks: r.clicks, impressions: r.impressions, positionWeighted: r.positionWeighted }))
+  rows.map((r) => ({
+    day: r.day,
+    query: r.key,
+    clicks: r.clicks,
+    impressions: r.impressions,
+    positionWeighted: r.positionWeighted
+  }))
 
 export const pageRows = (rows: ReadonlyArray<Keyed>): Array<SearchPageDay> =>
-  rows.map((r) => ({ day: r.day, page: r.key, clicks: r.clicks, impressions: r.impressions, positionWeighted: r.positionWeighted }))
+  rows.map((r) => ({
+    day: r.day,
+    page: r.key,
+    clicks: r.clicks,
+    impressions: r.impressions,
+    positionWeighted: r.positionWeighted
+  }))
 
 /** The property's daily totals from ["date"] rows. Days GSC has no data for yet are absent, not zero. */
 export const totalRows = (rows: ReadonlyArray<GscRow>): Array<SearchDay> =>

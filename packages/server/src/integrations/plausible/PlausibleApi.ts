@@ -27,18 +27,37 @@ export const credential = (ctx: ConnectionContext, key: string): Effect.Effect<s
   const v = ctx.credentials[key]
   return typeof v === "string" && v.length > 0
     ? Effect.succeed(v)
-    : Effect.fail(new ProviderError({ kind: "invalid_request", status: null, message: `The Plausible credentials have no "${key}"` }))
+    : Effect.fail(
+      new ProviderError({
+        kind: "invalid_request",
+        status: null,
+        message: `The Plausible credentials have no "${key}"`
+      })
+    )
 }
 
 /** Turns the client's generic failures into what an operator can act on. */
 const explain = (e: ProviderError): ProviderError => {
   switch (e.kind) {
     case "unauthorized":
-      return new ProviderError({ kind: e.kind, status: e.status, message: `Plausible refused the API key (${e.message}): the key is wrong or was revoked; create a Stats API key and reconnect` })
+      return new ProviderError({
+        kind: e.kind,
+        status: e.status,
+        message:
+          `Plausible refused the API key (${e.message}): the key is wrong or was revoked; create a Stats API key and reconnect`
+      })
     case "forbidden":
-      return new ProviderError({ kind: e.kind, status: e.status, message: `Plausible refused access (${e.message}): the key cannot read this site's stats` })
+      return new ProviderError({
+        kind: e.kind,
+        status: e.status,
+        message: `Plausible refused access (${e.message}): the key cannot read this site's stats`
+      })
     case "not_found":
-      return new ProviderError({ kind: e.kind, status: e.status, message: `Plausible does not know this site (${e.message}): check site_id (the site's domain as in Plausible)` })
+      return new ProviderError({
+        kind: e.kind,
+        status: e.status,
+        message: `Plausible does not know this site (${e.message}): check site_id (the site's domain as in Plausible)`
+      })
     default:
       return e
   }
@@ -57,14 +76,21 @@ const rowName = rowNamedBy("dimensions")
  * The rows of one answer, each decoded and checked against the query's shape. An error names the row by
  * its dimension values (its date, page or source).
  */
-export const parseResults = (json: unknown, dimensions: number, metrics: number): Effect.Effect<Array<PlausibleRow>, ProviderError> =>
-  Effect.flatMap(decodeAnswer(json, "/api/v2/query"), (answer) =>
-    decodeRows(PROVIDER, Row, answer.results, rowName, (row) =>
-      row.dimensions.length !== dimensions
-        ? `dimensions: expected ${dimensions} values, got ${row.dimensions.length}`
-        : row.metrics.length !== metrics
-        ? `metrics: expected ${metrics} values, got ${row.metrics.length}`
-        : undefined))
+export const parseResults = (
+  json: unknown,
+  dimensions: number,
+  metrics: number
+): Effect.Effect<Array<PlausibleRow>, ProviderError> =>
+  Effect.flatMap(
+    decodeAnswer(json, "/api/v2/query"),
+    (answer) =>
+      decodeRows(PROVIDER, Row, answer.results, rowName, (row) =>
+        row.dimensions.length !== dimensions
+          ? `dimensions: expected ${dimensions} values, got ${row.dimensions.length}`
+          : row.metrics.length !== metrics
+          ? `metrics: expected ${metrics} values, got ${row.metrics.length}`
+          : undefined)
+  )
 
 export interface PlausibleClient {
   /** One query; with `paged`, every page of it. */
@@ -92,7 +118,10 @@ const knownZone = (zone: string): boolean => {
   }
 }
 
-export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBLE_PAGE_LIMIT): Effect.Effect<PlausibleClient, ProviderError> =>
+export const makePlausibleClient = (
+  ctx: ConnectionContext,
+  pageLimit = PLAUSIBLE_PAGE_LIMIT
+): Effect.Effect<PlausibleClient, ProviderError> =>
   Effect.gen(function*() {
     const apiKey = yield* credential(ctx, "api_key")
     const siteId = yield* credential(ctx, "site_id")
@@ -123,7 +152,9 @@ export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBL
           all.push(...rows)
           if (rows.length < pageLimit) return all
         }
-        return yield* Effect.fail(malformed(PROVIDER, "/api/v2/query", `more than ${MAX_PAGES} pages of ${pageLimit} rows`))
+        return yield* Effect.fail(
+          malformed(PROVIDER, "/api/v2/query", `more than ${MAX_PAGES} pages of ${pageLimit} rows`)
+        )
       })
     const siteTimezone = ctx.http.request({
       method: "GET",
@@ -136,7 +167,13 @@ export const makePlausibleClient = (ctx: ConnectionContext, pageLimit = PLAUSIBL
         return site !== null && knownZone(site.timezone) ? site.timezone : null
       }),
       // Not a Sites API key (or the site is not visible to it): the stats still work, the zone is unknown.
-      Effect.catchIf((e) => e.kind === "unauthorized" || e.kind === "forbidden" || e.kind === "not_found", () => Effect.succeed(null))
+      Effect.catchIf((e) => e.kind === "unauthorized" || e.kind === "forbidden" || e.kind === "not_found", () =>
+        Effect.succeed(null))
     )
-    return { query, requests: () => requests, siteTimezone }
+    return {
+      query,
+      requests: () =>
+        requests,
+      siteTimezone
+    }
   })

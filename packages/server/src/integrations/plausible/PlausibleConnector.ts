@@ -101,7 +101,9 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
         // The lookup is not worth a failed sync: a provider fault there (the queries will meet it too, and
         // fail the run as they should) leaves the zone the last run read, else the project's.
         const read = yield* client.siteTimezone.pipe(
-          Effect.catch((e) => Effect.as(Effect.logWarning(`plausible: the site's time zone could not be read (${e.message})`), undefined))
+          Effect.catch((e) =>
+            Effect.as(Effect.logWarning(`plausible: the site's time zone could not be read (${e.message})`), undefined)
+          )
         )
         const siteTimezone = read === undefined ? readPlausibleState(ctx.state)?.siteTimezone ?? null : read
         const timezone = siteTimezone ?? ctx.timezone
@@ -115,9 +117,21 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
 
         // Everything is fetched before anything is written: a failure leaves the stored data as it was.
         const days = yield* client.query({ metrics: TRAFFIC_METRICS, dateRange: range, dimensions: ["time:day"] }, true)
-        const hours = yield* client.query({ metrics: TRAFFIC_METRICS, dateRange: [hoursFrom, today], dimensions: ["time:hour"] }, true)
-        const pages = yield* client.query({ metrics: PAGE_METRICS, dateRange: range, dimensions: ["time:day", "event:page"] }, true)
-        const sources = yield* client.query({ metrics: SOURCE_METRICS, dateRange: range, dimensions: ["time:day", "visit:source"] }, true)
+        const hours = yield* client.query({
+          metrics: TRAFFIC_METRICS,
+          dateRange: [hoursFrom, today],
+          dimensions: ["time:hour"]
+        }, true)
+        const pages = yield* client.query({
+          metrics: PAGE_METRICS,
+          dateRange: range,
+          dimensions: ["time:day", "event:page"]
+        }, true)
+        const sources = yield* client.query({
+          metrics: SOURCE_METRICS,
+          dateRange: range,
+          dimensions: ["time:day", "visit:source"]
+        }, true)
         const countries = yield* client.query(
           { metrics: COUNTRY_METRICS, dateRange: range, dimensions: ["time:day", "visit:country"] },
           true

@@ -8,7 +8,14 @@
  *   sessions = visits, bounces = round(bounce_rate% × visits / 100), durationSeconds = round(visit_duration × visits)
  */
 import { addDays, addMonths, eachDay, startOfDayIn, startOfMonth, zonedInstant } from "../../metrics/Dates.ts"
-import type { TrafficCountryDay, TrafficDay, TrafficHour, TrafficPageDay, TrafficSourceDay, TrafficUniques } from "../../traffic/Types.ts"
+import type {
+  TrafficCountryDay,
+  TrafficDay,
+  TrafficHour,
+  TrafficPageDay,
+  TrafficSourceDay,
+  TrafficUniques
+} from "../../traffic/Types.ts"
 import { TOP_PER_DAY } from "../../traffic/Types.ts"
 
 /** One result row of POST /api/v2/query: dimension values and metric values, in the order asked. */
@@ -98,7 +105,9 @@ export const hourRows = (
   const start = startOfDayIn(from, timezone)
   const end = Math.min(startOfDayIn(addDays(to, 1), timezone), Math.floor(nowMs / HOUR_MS) * HOUR_MS + HOUR_MS)
   const out: Array<TrafficHour> = []
-  for (let t = start; t < end; t += HOUR_MS) out.push({ hour: new Date(t).toISOString(), ...(byHour.get(t) ?? zeroSums) })
+  for (let t = start; t < end; t += HOUR_MS) {
+    out.push({ hour: new Date(t).toISOString(), ...(byHour.get(t) ?? zeroSums) })
+  }
   // A row outside the span (a clock that disagrees with ours) is still the provider's figure: keep it.
   for (const [t, s] of byHour) if (t < start || t >= end) out.push({ hour: new Date(t).toISOString(), ...s })
   return out
@@ -127,13 +136,21 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
  * two metrics are added up, first and second, for duplicates of a key.
  */
 const sumPerDay = (rows: ReadonlyArray<PlausibleRow>, keyOf: (dimension: string) => string) => {
-  const merged = new Map<string, { readonly day: string; readonly key: string; readonly first: number; readonly second: number }>()
+  const merged = new Map<
+    string,
+    { readonly day: string; readonly key: string; readonly first: number; readonly second: number }
+  >()
   for (const r of rows) {
     const day = r.dimensions[0].slice(0, 10)
     const key = keyOf(r.dimensions[1])
     const id = `${day}\u0000${key}`
     const prev = merged.get(id)
-    merged.set(id, { day, key, first: (prev?.first ?? 0) + count(r.metrics[0]), second: (prev?.second ?? 0) + count(r.metrics[1]) })
+    merged.set(id, {
+      day,
+      key,
+      first: (prev?.first ?? 0) + count(r.metrics[0]),
+      second: (prev?.second ?? 0) + count(r.metrics[1])
+    })
   }
   return [...merged.values()]
 }
@@ -141,7 +158,12 @@ const sumPerDay = (rows: ReadonlyArray<PlausibleRow>, keyOf: (dimension: string)
 /** Top pages per day, from ["time:day", "event:page"] rows of PAGE_METRICS; duplicates of a key are summed. */
 export const pageRows = (rows: ReadonlyArray<PlausibleRow>): Array<TrafficPageDay> =>
   topPerDay(
-    sumPerDay(rows, (path) => path).map(({ day, first, key, second }) => ({ day, path: key, visitors: first, pageviews: second })),
+    sumPerDay(rows, (path) => path).map(({ day, first, key, second }) => ({
+      day,
+      path: key,
+      visitors: first,
+      pageviews: second
+    })),
     (a, b) => b.pageviews - a.pageviews || b.visitors - a.visitors || byText(a.path, b.path)
   )
 
@@ -186,7 +208,10 @@ export const monthSpans = (from: string, to: string): Array<{ readonly from: str
 }
 
 /** One month's uniques from the aggregate query (no dimension: one row, or none when there were no visits). */
-export const uniquesRow = (span: { readonly from: string; readonly to: string }, rows: ReadonlyArray<PlausibleRow>): TrafficUniques => ({
+export const uniquesRow = (
+  span: { readonly from: string; readonly to: string },
+  rows: ReadonlyArray<PlausibleRow>
+): TrafficUniques => ({
   from: span.from,
   to: span.to,
   visitors: count(rows[0]?.metrics[0])

@@ -17,9 +17,9 @@ import {
   Panel,
   PERIOD_LABELS,
   PeriodPicker,
-  usePeriod,
   useMetricParam,
   usePageReport,
+  usePeriod
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 
@@ -48,12 +48,50 @@ const hasTraffic = (a: Analytics) =>
 
 const Totals = ({ a }: { readonly a: Analytics }) => (
   <ul className="reports-figures">
-    <Figure name="visitors" raw={a.totals.visitors} label="Visitors" value={formatInteger(a.totals.visitors)} change={<Change value={a.change.visitors} />} />
-    <Figure name="pageviews" raw={a.totals.pageviews} label="Page views" value={formatInteger(a.totals.pageviews)} change={<Change value={a.change.pageviews} />} />
-    <Figure name="sessions" raw={a.totals.sessions} label="Sessions" value={formatInteger(a.totals.sessions)} change={<Change value={a.change.sessions} />} />
-    <Figure name="bounceRate" raw={a.totals.bounceRate} label="Bounce rate" value={formatPercent(a.totals.bounceRate)} change={<Change value={a.change.bounceRate} betterWhen="down" />} />
-    <Figure name="avgSessionSeconds" raw={a.totals.avgSessionSeconds} label="Session length" value={formatSeconds(a.totals.avgSessionSeconds)} change={<Change value={a.change.avgSessionSeconds} />} />
-    <Figure name="pagesPerSession" raw={a.totals.pagesPerSession} label="Pages per session" value={a.totals.pagesPerSession === null ? "—" : a.totals.pagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 2 })} change={<Change value={a.change.pagesPerSession} />} />
+    <Figure
+      name="visitors"
+      raw={a.totals.visitors}
+      label="Visitors"
+      value={formatInteger(a.totals.visitors)}
+      change={<Change value={a.change.visitors} />}
+    />
+    <Figure
+      name="pageviews"
+      raw={a.totals.pageviews}
+      label="Page views"
+      value={formatInteger(a.totals.pageviews)}
+      change={<Change value={a.change.pageviews} />}
+    />
+    <Figure
+      name="sessions"
+      raw={a.totals.sessions}
+      label="Sessions"
+      value={formatInteger(a.totals.sessions)}
+      change={<Change value={a.change.sessions} />}
+    />
+    <Figure
+      name="bounceRate"
+      raw={a.totals.bounceRate}
+      label="Bounce rate"
+      value={formatPercent(a.totals.bounceRate)}
+      change={<Change value={a.change.bounceRate} betterWhen="down" />}
+    />
+    <Figure
+      name="avgSessionSeconds"
+      raw={a.totals.avgSessionSeconds}
+      label="Session length"
+      value={formatSeconds(a.totals.avgSessionSeconds)}
+      change={<Change value={a.change.avgSessionSeconds} />}
+    />
+    <Figure
+      name="pagesPerSession"
+      raw={a.totals.pagesPerSession}
+      label="Pages per session"
+      value={a.totals.pagesPerSession === null
+        ? "—"
+        : a.totals.pagesPerSession.toLocaleString(undefined, { maximumFractionDigits: 2 })}
+      change={<Change value={a.change.pagesPerSession} />}
+    />
   </ul>
 )
 
@@ -62,29 +100,55 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
   const labels = useMemo(() => a.series.map((p) => p.label), [a])
   const values = useMemo(() => a.series.map((p) => p[metric]), [a, metric])
   const previous = useMemo(
-    () => a.previous === null ? undefined : { labels: a.previous.series.map((p) => p.label), values: a.previous.series.map((p) => p[metric]) },
+    () =>
+      a.previous === null
+        ? undefined
+        : { labels: a.previous.series.map((p) => p.label), values: a.previous.series.map((p) => p[metric]) },
     [a, metric]
   )
   return (
     <>
-      {!hasTraffic(a) ? null : <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
-        {METRICS.map(([m, name]) => (
-          <button key={m} type="button" aria-pressed={m === metric} onClick={() => setQuery("metric", m === "visitors" ? null : m)}>{name}</button>
-        ))}
-      </div>}
+      {!hasTraffic(a) ? null : (
+        <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
+          {METRICS.map(([m, name]) => (
+            <button
+              key={m}
+              type="button"
+              aria-pressed={m === metric}
+              onClick={() => setQuery("metric", m === "visitors" ? null : m)}
+            >
+              {name}
+            </button>
+          ))}
+        </div>
+      )}
       <TimeSeries
         title={label}
         labels={labels}
         values={values}
         previous={previous}
         axisLabel={shortLabel}
-        currentName={`${PERIOD_LABELS[a.period]} (${a.range.from}${a.range.to !== a.range.from ? ` – ${a.range.to}` : ""})`}
-        previousName={a.previous === null ? undefined : `Previous (${a.previous.range.from}${a.previous.range.to !== a.previous.range.from ? ` – ${a.previous.range.to}` : ""})`}
-        empty={hasTraffic(a) ? undefined : <p>No traffic in this period. Connect Plausible on the Integrations tab to see traffic, or pick a longer period.</p>}
+        currentName={`${PERIOD_LABELS[a.period]} (${a.range.from}${
+          a.range.to !== a.range.from ? ` – ${a.range.to}` : ""
+        })`}
+        previousName={a.previous === null
+          ? undefined
+          : `Previous (${a.previous.range.from}${
+            a.previous.range.to !== a.previous.range.from ? ` – ${a.previous.range.to}` : ""
+          })`}
+        empty={hasTraffic(a)
+          ? undefined
+          : (
+            <p>
+              No traffic in this period. Connect Plausible on the Integrations tab to see traffic, or pick a longer
+              period.
+            </p>
+          )}
       />
       <p className="muted">
-        Granularity: {a.granularity}; days in {a.range.timezone}.{" "}
-        {a.totals.visitorsMethod !== "range_uniques" ? "Visitors are summed per bucket (a visitor on two days counts twice)." : ""}
+        Granularity: {a.granularity}; days in {a.range.timezone}. {a.totals.visitorsMethod !== "range_uniques"
+          ? "Visitors are summed per bucket (a visitor on two days counts twice)."
+          : ""}
       </p>
     </>
   )
@@ -103,13 +167,25 @@ const TopPages = ({ a }: { readonly a: Analytics }) =>
     : (
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Top pages, table">
         <table className="cards" data-table="topPages">
-          <thead><tr><th scope="col">Page</th><th scope="col" className="num">Page views</th><th scope="col" className="num">Change</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Share</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Page</th>
+              <th scope="col" className="num">Page views</th>
+              <th scope="col" className="num">Change</th>
+              <th scope="col" className="num">Visitors</th>
+              <th scope="col" className="num">Share</th>
+            </tr>
+          </thead>
           <tbody>
             {a.topPages.map((p) => (
               <tr key={p.path}>
-                <td data-label="Page"><code>{p.path}</code></td>
+                <td data-label="Page">
+                  <code>{p.path}</code>
+                </td>
                 <td data-label="Page views" className="num">{formatInteger(p.pageviews)}</td>
-                <td data-label="Change in page views" className="num"><TopChange value={p.pageviewsChange} previous={p.previousPageviews} /></td>
+                <td data-label="Change in page views" className="num">
+                  <TopChange value={p.pageviewsChange} previous={p.previousPageviews} />
+                </td>
                 <td data-label="Visitors" className="num">{formatInteger(p.visitors)}</td>
                 <td data-label="Share" className="num">{formatPercent(p.share)}</td>
               </tr>
@@ -125,13 +201,23 @@ const TopSources = ({ a }: { readonly a: Analytics }) =>
     : (
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Top sources, table">
         <table className="cards" data-table="topSources">
-          <thead><tr><th scope="col">Source</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Change</th><th scope="col" className="num">Sessions</th><th scope="col" className="num">Share</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Source</th>
+              <th scope="col" className="num">Visitors</th>
+              <th scope="col" className="num">Change</th>
+              <th scope="col" className="num">Sessions</th>
+              <th scope="col" className="num">Share</th>
+            </tr>
+          </thead>
           <tbody>
             {a.topSources.map((s) => (
               <tr key={s.source}>
                 <td data-label="Source">{s.source}</td>
                 <td data-label="Visitors" className="num">{formatInteger(s.visitors)}</td>
-                <td data-label="Change in visitors" className="num"><TopChange value={s.visitorsChange} previous={s.previousVisitors} /></td>
+                <td data-label="Change in visitors" className="num">
+                  <TopChange value={s.visitorsChange} previous={s.previousVisitors} />
+                </td>
                 <td data-label="Sessions" className="num">{formatInteger(s.sessions)}</td>
                 <td data-label="Share" className="num">{formatPercent(s.share)}</td>
               </tr>
@@ -160,17 +246,32 @@ const countryName = (code: string) => {
 
 const TopCountries = ({ a }: { readonly a: Analytics }) =>
   a.topCountries.length === 0
-    ? <p className="muted">No countries in this period. Countries come from Plausible; self-collected events carry none.</p>
+    ? (
+      <p className="muted">
+        No countries in this period. Countries come from Plausible; self-collected events carry none.
+      </p>
+    )
     : (
       <div className="table-scroll" tabIndex={0} role="region" aria-label="Top countries, table">
         <table className="cards" data-table="topCountries">
-          <thead><tr><th scope="col">Country</th><th scope="col" className="num">Visitors</th><th scope="col" className="num">Change</th><th scope="col" className="num">Share</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Country</th>
+              <th scope="col" className="num">Visitors</th>
+              <th scope="col" className="num">Change</th>
+              <th scope="col" className="num">Share</th>
+            </tr>
+          </thead>
           <tbody>
             {a.topCountries.map((c) => (
               <tr key={c.country}>
-                <td data-label="Country" data-country={c.country}>{countryName(c.country)} <span className="muted">({c.country})</span></td>
+                <td data-label="Country" data-country={c.country}>
+                  {countryName(c.country)} <span className="muted">({c.country})</span>
+                </td>
                 <td data-label="Visitors" className="num">{formatInteger(c.visitors)}</td>
-                <td data-label="Change in visitors" className="num"><TopChange value={c.visitorsChange} previous={c.previousVisitors} /></td>
+                <td data-label="Change in visitors" className="num">
+                  <TopChange value={c.visitorsChange} previous={c.previousVisitors} />
+                </td>
                 <td data-label="Share" className="num">{formatPercent(c.share)}</td>
               </tr>
             ))}
@@ -188,7 +289,13 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
     <>
       <h1>Analytics</h1>
       <PeriodPicker period={period} />
-      <Panel id="traffic" title={`Traffic, ${PERIOD_LABELS[period].toLowerCase()}`} what="the traffic" result={result} retry={retry}>
+      <Panel
+        id="traffic"
+        title={`Traffic, ${PERIOD_LABELS[period].toLowerCase()}`}
+        what="the traffic"
+        result={result}
+        retry={retry}
+      >
         {(a) => (
           <>
             <Totals a={a} />
@@ -197,9 +304,15 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
         )}
       </Panel>
       <div className="reports-grid">
-        <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>{(a) => <TopPages a={a} />}</Panel>
-        <Panel id="top-sources" title="Top sources" what="the top sources" result={result} retry={retry}>{(a) => <TopSources a={a} />}</Panel>
-        <Panel id="top-countries" title="Top countries" what="the top countries" result={result} retry={retry}>{(a) => <TopCountries a={a} />}</Panel>
+        <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>
+          {(a) => <TopPages a={a} />}
+        </Panel>
+        <Panel id="top-sources" title="Top sources" what="the top sources" result={result} retry={retry}>
+          {(a) => <TopSources a={a} />}
+        </Panel>
+        <Panel id="top-countries" title="Top countries" what="the top countries" result={result} retry={retry}>
+          {(a) => <TopCountries a={a} />}
+        </Panel>
       </div>
     </>
   )

@@ -6,11 +6,11 @@
  * new since yesterday). Each panel loads and fails on its own.
  */
 import { useAtomValue } from "@effect/atom-react"
+import type { Briefing, Health, KeyFigure, Signal } from "@sitehealth/domain/Projects"
 import { AsyncResult } from "effect/reactivity"
 import { useMemo } from "react"
-import type { Briefing, Health, KeyFigure, Signal } from "@sitehealth/domain/Projects"
-import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../reportsClient.ts"
 import { Link, websiteHref } from "../../navigation.tsx"
+import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../reportsClient.ts"
 import {
   Busy,
   dimensionLabel,
@@ -35,36 +35,57 @@ const RATE_METRICS = new Set(["logo_churn", "profit_margin", "mrr_growth"])
 /** A signal's figure as words: "actual 412 visitors, expected 820 (640–990), −49.8 %". */
 export const Evidence = ({ signal, currency }: { readonly signal: Signal; readonly currency: string }) => {
   const show = (n: number | null | undefined) =>
-    MONEY_METRICS.has(signal.metric) ? formatMoney(n, currency) : RATE_METRICS.has(signal.metric) ? formatPercent(n) : formatNumber(n, 2)
+    MONEY_METRICS.has(signal.metric)
+      ? formatMoney(n, currency)
+      : RATE_METRICS.has(signal.metric)
+      ? formatPercent(n)
+      : formatNumber(n, 2)
   return (
     <dl className="facts evidence">
       <dt>Metric</dt>
-      <dd>{signal.metric.replaceAll("_", " ")}{signal.subject !== null && signal.subject !== signal.metric ? ` · ${signal.subject}` : ""}</dd>
+      <dd>
+        {signal.metric.replaceAll("_", " ")}
+        {signal.subject !== null && signal.subject !== signal.metric ? ` · ${signal.subject}` : ""}
+      </dd>
       <dt>Actual</dt>
       <dd data-testid="actual">{show(signal.actual)}</dd>
       <dt>Expected</dt>
       <dd data-testid="expected">
         {signal.expected === null
           ? "—"
-          : <>{show(signal.expected.value)}{signal.expected.low !== null && signal.expected.high !== null ? ` (normal ${show(signal.expected.low)}–${show(signal.expected.high)})` : ""}</>}
+          : (
+            <>
+              {show(signal.expected.value)}
+              {signal.expected.low !== null && signal.expected.high !== null
+                ? ` (normal ${show(signal.expected.low)}–${show(signal.expected.high)})`
+                : ""}
+            </>
+          )}
       </dd>
       <dt>Change</dt>
       <dd>{formatChange(signal.change)}</dd>
       <dt>Day</dt>
       <dd>{formatDay(signal.day)}</dd>
       {signal.moneyAtStake !== null
-        ? <><dt>At stake</dt><dd>{formatMoney(signal.moneyAtStake.amount, signal.moneyAtStake.currency)}</dd></>
+        ? (
+          <>
+            <dt>At stake</dt>
+            <dd>{formatMoney(signal.moneyAtStake.amount, signal.moneyAtStake.currency)}</dd>
+          </>
+        )
         : null}
     </dl>
   )
 }
 
-const Priorities = ({ website, briefing }: { readonly website: WebsitePageProps["website"]; readonly briefing: Briefing }) => {
+const Priorities = (
+  { website, briefing }: { readonly website: WebsitePageProps["website"]; readonly briefing: Briefing }
+) => {
   const signals = useMemo(() => signalsAtom(website.id, { active: "true" }), [website.id])
   const list = useAtomValue(signals)
   const byId = new Map<string, Signal>()
   for (const s of briefing.whatChanged) byId.set(s.id, s)
-  if (AsyncResult.isSuccess(list)) for (const s of list.value.signals) byId.set(s.id, s)
+  if (AsyncResult.isSuccess(list)) { for (const s of list.value.signals) byId.set(s.id, s) }
   if (briefing.priorities.length === 0) {
     return <p>Nothing needs your attention today. The figures below are within their usual range.</p>
   }
@@ -78,17 +99,28 @@ const Priorities = ({ website, briefing }: { readonly website: WebsitePageProps[
             <h3>
               <span className={`badge sev-${p.severity}`}>{p.severity}</span> {p.title}
             </h3>
-            <p><strong>What to do:</strong> {p.action}</p>
-            {p.moneyAtStake !== null ? <p>At stake: {formatMoney(p.moneyAtStake.amount, p.moneyAtStake.currency)}</p> : null}
+            <p>
+              <strong>What to do:</strong> {p.action}
+            </p>
+            {p.moneyAtStake !== null
+              ? <p>At stake: {formatMoney(p.moneyAtStake.amount, p.moneyAtStake.currency)}</p>
+              : null}
             {signal !== undefined
-              ? <><p className="muted">{signal.detail}</p><Evidence signal={signal} currency={website.currency} /></>
+              ? (
+                <>
+                  <p className="muted">{signal.detail}</p>
+                  <Evidence signal={signal} currency={website.currency} />
+                </>
+              )
               : AsyncResult.isFailure(list)
               ? <p className="muted">The evidence could not be loaded.</p>
               : <p className="loading">Loading the evidence…</p>}
             <p>
               <Link href={websiteHref(website.id, tab)}>See it on the {tabLabel(tab)} page</Link>
               {" · "}
-              <Link href={websiteHref(website.id, "signals", { dimension: p.dimension })}>{dimensionLabel[p.dimension]} signals</Link>
+              <Link href={websiteHref(website.id, "signals", { dimension: p.dimension })}>
+                {dimensionLabel[p.dimension]} signals
+              </Link>
             </p>
           </li>
         )
@@ -106,23 +138,36 @@ const FIGURES: ReadonlyArray<readonly [keyof Briefing["yesterday"], string, bool
   ["mrr", "MRR", true, "revenue"]
 ]
 
-const Yesterday = ({ website, briefing }: { readonly website: WebsitePageProps["website"]; readonly briefing: Briefing }) => {
+const Yesterday = (
+  { website, briefing }: { readonly website: WebsitePageProps["website"]; readonly briefing: Briefing }
+) => {
   const y = briefing.yesterday
   const show = (f: KeyFigure, money: boolean) => (money ? formatMoney(f.value, y.currency) : formatNumber(f.value))
   return (
     <table className="cards figures">
-      <caption className="sr-only">Yesterday ({y.date}) against the usual: the median of the same weekday over the previous 4 weeks</caption>
+      <caption className="sr-only">
+        Yesterday ({y.date}) against the usual: the median of the same weekday over the previous 4 weeks
+      </caption>
       <thead>
-        <tr><th scope="col">Figure</th><th scope="col">Yesterday</th><th scope="col">Usual</th><th scope="col">Change</th></tr>
+        <tr>
+          <th scope="col">Figure</th>
+          <th scope="col">Yesterday</th>
+          <th scope="col">Usual</th>
+          <th scope="col">Change</th>
+        </tr>
       </thead>
       <tbody>
         {FIGURES.map(([key, label, money, tab]) => {
           const f = y[key] as KeyFigure
           return (
             <tr key={key} data-figure={key}>
-              <th scope="row" data-label="Figure"><Link href={websiteHref(website.id, tab)}>{label}</Link></th>
+              <th scope="row" data-label="Figure">
+                <Link href={websiteHref(website.id, tab)}>{label}</Link>
+              </th>
               <td data-label="Yesterday" data-testid="value">{show(f, money)}</td>
-              <td data-label="Usual">{f.usual === null ? "—" : money ? formatMoney(f.usual, y.currency) : formatNumber(f.usual)}</td>
+              <td data-label="Usual">
+                {f.usual === null ? "—" : money ? formatMoney(f.usual, y.currency) : formatNumber(f.usual)}
+              </td>
               <td data-label="Change">{formatChange(f.change)}</td>
             </tr>
           )
@@ -132,9 +177,13 @@ const Yesterday = ({ website, briefing }: { readonly website: WebsitePageProps["
   )
 }
 
-const HealthPanel = ({ website, health }: { readonly website: WebsitePageProps["website"]; readonly health: Health }) => {
+const HealthPanel = (
+  { website, health }: { readonly website: WebsitePageProps["website"]; readonly health: Health }
+) => {
   const overview = useAtomValue(overviewAtom)
-  const trend = AsyncResult.isSuccess(overview) ? overview.value.projects.find((p) => p.id === website.id)?.trend : undefined
+  const trend = AsyncResult.isSuccess(overview)
+    ? overview.value.projects.find((p) => p.id === website.id)?.trend
+    : undefined
   const c = health.confidenceFactors
   // What pulls the score down the most: each scored dimension's distance below 75 (healthy) times its weight.
   const pulling = health.dimensions
@@ -149,42 +198,72 @@ const HealthPanel = ({ website, health }: { readonly website: WebsitePageProps["
             <strong>No data yet.</strong>
             <p>
               Connect Plausible to see traffic, Stripe for revenue and churn, Search Console for search, on the{" "}
-              <Link href={websiteHref(website.id, "integrations")}>Integrations</Link> tab; the score appears with the first sync.
+              <Link href={websiteHref(website.id, "integrations")}>Integrations</Link>{" "}
+              tab; the score appears with the first sync.
             </p>
           </div>
         )
         : null}
       <p className="big-score">
         <span className={`score status-${health.status}`} data-testid="health-score">{health.score ?? "—"}</span>
-        <span> / 100 · {statusLabel[health.status]}</span>
+        <span>/ 100 · {statusLabel[health.status]}</span>
       </p>
       <p>
         Confidence <strong data-testid="confidence">{formatPercent(health.confidence)}</strong>{" "}
-        <span className="muted">(coverage {formatPercent(c.coverage)}, freshness {formatPercent(c.freshness)}, history {formatPercent(c.history)})</span>
+        <span className="muted">
+          (coverage {formatPercent(c.coverage)}, freshness {formatPercent(c.freshness)}, history{" "}
+          {formatPercent(c.history)})
+        </span>
       </p>
-      <p className="muted">Comparing {formatDay(health.window.current.from)}–{formatDay(health.window.current.to)} with {formatDay(health.window.previous.from)}–{formatDay(health.window.previous.to)}.</p>
+      <p className="muted">
+        Comparing {formatDay(health.window.current.from)}–{formatDay(health.window.current.to)} with{" "}
+        {formatDay(health.window.previous.from)}–{formatDay(health.window.previous.to)}.
+      </p>
       <h3>What moved it</h3>
       <ul>
         {trend !== undefined
-          ? <li>Since last week: <strong>{trend.scoreChange7d === null ? "no score a week ago" : `${trend.scoreChange7d > 0 ? "+" : ""}${trend.scoreChange7d} points`}</strong>; over 30 days: {trend.scoreChange30d === null ? "—" : `${trend.scoreChange30d > 0 ? "+" : ""}${trend.scoreChange30d} points`}.</li>
+          ? (
+            <li>
+              Since last week:{" "}
+              <strong>
+                {trend.scoreChange7d === null
+                  ? "no score a week ago"
+                  : `${trend.scoreChange7d > 0 ? "+" : ""}${trend.scoreChange7d} points`}
+              </strong>; over 30 days: {trend.scoreChange30d === null
+                ? "—"
+                : `${trend.scoreChange30d > 0 ? "+" : ""}${trend.scoreChange30d} points`}.
+            </li>
+          )
           : null}
         {pulling.filter((p) => p.pull < 0).slice(0, 3).map(({ d }) => (
-          <li key={d.name}><strong>{dimensionLabel[d.name]}</strong> ({d.score}): {d.reason}</li>
+          <li key={d.name}>
+            <strong>{dimensionLabel[d.name]}</strong> ({d.score}): {d.reason}
+          </li>
         ))}
         {pulling.every((p) => p.pull >= 0) ? <li>Every dimension with data is healthy.</li> : null}
       </ul>
       <table className="cards dimensions">
         <caption className="sr-only">The health score's dimensions</caption>
         <thead>
-          <tr><th scope="col">Dimension</th><th scope="col">Score</th><th scope="col">Weight</th><th scope="col">Why</th><th scope="col">Last data</th></tr>
+          <tr>
+            <th scope="col">Dimension</th>
+            <th scope="col">Score</th>
+            <th scope="col">Weight</th>
+            <th scope="col">Why</th>
+            <th scope="col">Last data</th>
+          </tr>
         </thead>
         <tbody>
           {health.dimensions.map((d) => (
             <tr key={d.name} data-dimension={d.name}>
-              <th scope="row" data-label="Dimension"><Link href={websiteHref(website.id, dimensionTab[d.name] ?? "signals")}>{dimensionLabel[d.name]}</Link></th>
-              <td data-label="Score" data-testid="dimension-score">{d.score ?? "—"} <span className="muted">{statusLabel[d.status]}</span></td>
+              <th scope="row" data-label="Dimension">
+                <Link href={websiteHref(website.id, dimensionTab[d.name] ?? "signals")}>{dimensionLabel[d.name]}</Link>
+              </th>
+              <td data-label="Score" data-testid="dimension-score">
+                {d.score ?? "—"} <span className="muted">{statusLabel[d.status]}</span>
+              </td>
               <td data-label="Weight">{formatPercent(d.weight)}</td>
-              <td data-label="Why">{d.reason}{d.stale ? <strong> (stale data)</strong> : null}</td>
+              <td data-label="Why">{d.reason}{d.stale ? <strong>(stale data)</strong> : null}</td>
               <td data-label="Last data">{formatDay(d.lastDataOn)}</td>
             </tr>
           ))}
@@ -204,7 +283,11 @@ export default function BriefingPage({ website }: WebsitePageProps) {
       <h1>Morning briefing</h1>
       <Busy busy={!(settled(b) && settled(h))} />
       <Outcome atom={briefing} result={b} what="the briefing">
-        {(value) => <p className="headline" data-testid="headline">{value.headline} <span className="muted">({formatDay(value.date)})</span></p>}
+        {(value) => (
+          <p className="headline" data-testid="headline">
+            {value.headline} <span className="muted">({formatDay(value.date)})</span>
+          </p>
+        )}
       </Outcome>
       <div className="grid-2">
         <section className="panel" aria-labelledby="priorities-heading">

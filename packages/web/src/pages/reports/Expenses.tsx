@@ -5,27 +5,31 @@
  * (`profitability`), converted into the reporting currency with the stored rates.
  */
 import { useAtomValue } from "@effect/atom-react"
-import { Exit } from "effect"
-import { Atom, AsyncResult } from "effect/reactivity"
-import { useMemo, useState } from "react"
 import type { Period } from "@sitehealth/domain/Common"
+import { type Expense, EXPENSE_CATEGORIES } from "@sitehealth/domain/Expenses"
 import type { Revenue } from "@sitehealth/domain/Revenue"
-import { EXPENSE_CATEGORIES, type Expense } from "@sitehealth/domain/Expenses"
-import { createExpense, deleteExpense, expensesAtom, ReportKeys, revenueAtom } from "../../reportsClient.ts"
+import { Exit } from "effect"
+import { AsyncResult, Atom } from "effect/reactivity"
+import { useMemo, useState } from "react"
+import { Field, formValues } from "../../forms.tsx"
 import { useMutation } from "../../hooks.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
-import { Field, formValues } from "../../forms.tsx"
+import { createExpense, deleteExpense, expensesAtom, ReportKeys, revenueAtom } from "../../reportsClient.ts"
 import { MutationStatus } from "../../ui.tsx"
 import { Busy, formatDay, formatMoney, formatPercent, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
 
 const RECURRENCE = { one_off: "One-off", monthly: "Monthly", yearly: "Yearly" } as const
 const COMMON_CURRENCIES = ["USD", "EUR", "GBP", "CAD", "AUD", "CHF", "JPY", "SEK", "NOK", "DKK", "PLN", "BRL", "INR"]
-const PROFIT_PERIODS: ReadonlyArray<readonly [Period, string]> = [["7d", "Last 7 days"], ["30d", "Last 30 days"], ["3m", "Last 3 months"], ["12m", "Last 12 months"]]
+const PROFIT_PERIODS: ReadonlyArray<readonly [Period, string]> = [["7d", "Last 7 days"], ["30d", "Last 30 days"], [
+  "3m",
+  "Last 3 months"
+], ["12m", "Last 12 months"]]
 
 /** Minor units per major unit of a currency (100 for EUR, 1 for JPY). */
 const minorPerMajor = (currency: string) => {
   try {
-    return 10 ** (new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2)
+    return 10 **
+      (new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2)
   } catch {
     return 100
   }
@@ -70,12 +74,23 @@ const AddExpense = ({ website }: WebsitePageProps) => {
         <MutationStatus result={result} />
         {notice !== null ? <div className="alert ok" role="status">{notice}</div> : null}
         <div className="form-grid">
-          <Field label="Description"><input name="description" required maxLength={500} /></Field>
+          <Field label="Description">
+            <input name="description" required maxLength={500} />
+          </Field>
           <Field label="Amount" hint="In the currency below, e.g. 49.90">
             <input name="amount" required inputMode="decimal" pattern="[0-9]+([.,][0-9]{1,3})?" />
           </Field>
           <Field label="Currency" hint="Any ISO 4217 code">
-            <input name="currency" required defaultValue={website.currency} list="expense-currencies" pattern="[A-Za-z]{3}" maxLength={3} autoCapitalize="characters" spellCheck={false} />
+            <input
+              name="currency"
+              required
+              defaultValue={website.currency}
+              list="expense-currencies"
+              pattern="[A-Za-z]{3}"
+              maxLength={3}
+              autoCapitalize="characters"
+              spellCheck={false}
+            />
           </Field>
           <Field label="Category">
             <select name="category" defaultValue="software">
@@ -90,21 +105,30 @@ const AddExpense = ({ website }: WebsitePageProps) => {
           <Field label="Date" hint="When it was incurred (the first occurrence of a recurring one)">
             <input name="incurredOn" type="date" required defaultValue={today()} />
           </Field>
-          <Field label="Vendor (optional)"><input name="vendor" maxLength={200} /></Field>
+          <Field label="Vendor (optional)">
+            <input name="vendor" maxLength={200} />
+          </Field>
         </div>
         <datalist id="expense-currencies">{COMMON_CURRENCIES.map((c) => <option key={c} value={c} />)}</datalist>
-        <div className="row"><button type="submit" disabled={result.waiting}>{result.waiting ? "Adding…" : "Add expense"}</button></div>
+        <div className="row">
+          <button type="submit" disabled={result.waiting}>{result.waiting ? "Adding…" : "Add expense"}</button>
+        </div>
       </form>
     </section>
   )
 }
 
-const ExpenseRow = ({ website, expense }: { readonly website: WebsitePageProps["website"]; readonly expense: Expense }) => {
+const ExpenseRow = (
+  { website, expense }: { readonly website: WebsitePageProps["website"]; readonly expense: Expense }
+) => {
   const [result, run] = useMutation(deleteExpense)
   const [confirming, setConfirming] = useState(false)
   return (
     <tr data-expense={expense.id}>
-      <th scope="row" data-label="Expense">{expense.description}{expense.vendor !== null ? <div className="muted small">{expense.vendor}</div> : null}</th>
+      <th scope="row" data-label="Expense">
+        {expense.description}
+        {expense.vendor !== null ? <div className="muted small">{expense.vendor}</div> : null}
+      </th>
       <td data-label="Amount" className="num">{formatMoney(expense.amount, expense.currency)}</td>
       <td data-label="Recurrence">{RECURRENCE[expense.recurrence]}</td>
       <td data-label="Category">{expense.category.replace("_", " ")}</td>
@@ -118,14 +142,24 @@ const ExpenseRow = ({ website, expense }: { readonly website: WebsitePageProps["
                 type="button"
                 className="danger"
                 disabled={result.waiting}
-                onClick={() => run({ params: { id: website.id, expenseId: expense.id }, reactivityKeys: [ReportKeys.expenses] })}
+                onClick={() =>
+                  run({ params: { id: website.id, expenseId: expense.id }, reactivityKeys: [ReportKeys.expenses] })}
               >
                 Yes, delete
               </button>
               <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
             </div>
           )
-          : <button type="button" className="secondary" onClick={() => setConfirming(true)} aria-label={`Delete ${expense.description}`}>Delete</button>}
+          : (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => setConfirming(true)}
+              aria-label={`Delete ${expense.description}`}
+            >
+              Delete
+            </button>
+          )}
       </td>
     </tr>
   )
@@ -133,14 +167,23 @@ const ExpenseRow = ({ website, expense }: { readonly website: WebsitePageProps["
 
 const ProfitCells = ({ profit: p }: { readonly profit: Revenue["profitability"] }) => (
   <>
-    <td data-label="Net revenue" className="num" data-testid="revenue">{formatMoney(p.revenueNet.amount, p.revenueNet.currency)}</td>
+    <td data-label="Net revenue" className="num" data-testid="revenue">
+      {formatMoney(p.revenueNet.amount, p.revenueNet.currency)}
+    </td>
     <td data-label="Expenses" className="num" data-testid="expenses">
       {formatMoney(p.expenses.amount, p.expenses.currency)}
       {p.unconvertedExpenses.length > 0
-        ? <div className="muted small">plus {p.unconvertedExpenses.map((m) => formatMoney(m.amount, m.currency)).join(", ")} without an exchange rate</div>
+        ? (
+          <div className="muted small">
+            plus {p.unconvertedExpenses.map((m) => formatMoney(m.amount, m.currency)).join(", ")}{" "}
+            without an exchange rate
+          </div>
+        )
         : null}
     </td>
-    <td data-label="Profit" className={`num ${p.profit.amount < 0 ? "negative" : ""}`} data-testid="profit">{formatMoney(p.profit.amount, p.profit.currency)}</td>
+    <td data-label="Profit" className={`num ${p.profit.amount < 0 ? "negative" : ""}`} data-testid="profit">
+      {formatMoney(p.profit.amount, p.profit.currency)}
+    </td>
     <td data-label="Margin" className="num">{formatPercent(p.margin)}</td>
   </>
 )
@@ -153,7 +196,13 @@ const Profit = ({ website }: WebsitePageProps) => {
     <table className="cards profit">
       <caption className="sr-only">Profit: net revenue minus expenses, in {website.currency}</caption>
       <thead>
-        <tr><th scope="col">Period</th><th scope="col">Net revenue</th><th scope="col">Expenses</th><th scope="col">Profit</th><th scope="col">Margin</th></tr>
+        <tr>
+          <th scope="col">Period</th>
+          <th scope="col">Net revenue</th>
+          <th scope="col">Expenses</th>
+          <th scope="col">Profit</th>
+          <th scope="col">Margin</th>
+        </tr>
       </thead>
       <tbody>
         {PROFIT_PERIODS.map(([period, label], i) => (
@@ -163,7 +212,9 @@ const Profit = ({ website }: WebsitePageProps) => {
               ? <ProfitCells profit={results[i]!.value.profitability} />
               : (
                 <td colSpan={4}>
-                  <Outcome atom={atoms[i]!} result={results[i]!} what={`the profit of the ${label.toLowerCase()}`}>{() => null}</Outcome>
+                  <Outcome atom={atoms[i]!} result={results[i]!} what={`the profit of the ${label.toLowerCase()}`}>
+                    {() => null}
+                  </Outcome>
                 </td>
               )}
           </tr>
@@ -189,13 +240,17 @@ export default function ExpensesPage({ website }: WebsitePageProps) {
         ? (
           <>
             <AddExpense website={website} />
-            <p><button type="button" className="secondary" onClick={() => setQuery("add", null)}>Close the form</button></p>
+            <p>
+              <button type="button" className="secondary" onClick={() => setQuery("add", null)}>Close the form</button>
+            </p>
           </>
         )
         : null}
       <section className="panel" aria-labelledby="profit-heading">
         <h2 id="profit-heading">Profit</h2>
-        <p className="muted">Net revenue (charges − refunds) minus the expenses attributed to each period, in {website.currency}.</p>
+        <p className="muted">
+          Net revenue (charges − refunds) minus the expenses attributed to each period, in {website.currency}.
+        </p>
         <Profit website={website} />
       </section>
       <section className="panel" aria-labelledby="expenses-heading">
@@ -207,16 +262,31 @@ export default function ExpensesPage({ website }: WebsitePageProps) {
               : (
                 <table className="cards expenses">
                   <thead>
-                    <tr><th scope="col">Expense</th><th scope="col">Amount</th><th scope="col">Recurrence</th><th scope="col">Category</th><th scope="col">Date</th><th scope="col"><span className="sr-only">Actions</span></th></tr>
+                    <tr>
+                      <th scope="col">Expense</th>
+                      <th scope="col">Amount</th>
+                      <th scope="col">Recurrence</th>
+                      <th scope="col">Category</th>
+                      <th scope="col">Date</th>
+                      <th scope="col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
                   </thead>
                   <tbody>
                     {expenses.map((e) => <ExpenseRow key={e.id} website={website} expense={e} />)}
                   </tbody>
-                  {nextCursor !== null ? <caption>The newest {expenses.length} expenses (every expense counts in the profit).</caption> : null}
+                  {nextCursor !== null
+                    ? <caption>The newest {expenses.length} expenses (every expense counts in the profit).</caption>
+                    : null}
                 </table>
               )}
         </Outcome>
-        <p className="muted">Profit uses the revenue from <Link href={websiteHref(website.id, "revenue")}>Revenue</Link>; expenses in another currency are converted with the stored exchange rates.</p>
+        <p className="muted">
+          Profit uses the revenue from{" "}
+          <Link href={websiteHref(website.id, "revenue")}>Revenue</Link>; expenses in another currency are converted
+          with the stored exchange rates.
+        </p>
       </section>
     </>
   )

@@ -5,11 +5,11 @@
  * second while a run is queued or running — and, below, connecting and disconnecting providers.
  */
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
+import { type Integration, PROVIDER_NAMES, type SyncRun } from "@sitehealth/domain/Integrations"
 import { AsyncResult } from "effect/reactivity"
 import { useEffect, useMemo } from "react"
-import { type Integration, PROVIDER_NAMES, type SyncRun } from "@sitehealth/domain/Integrations"
-import { integrationsAtom, ReportKeys, syncIntegration } from "../../reportsClient.ts"
 import { useMutation } from "../../hooks.ts"
+import { integrationsAtom, ReportKeys, syncIntegration } from "../../reportsClient.ts"
 import { MutationStatus } from "../../ui.tsx"
 import { Connections } from "../Connections.tsx"
 import { Busy, formatWhen, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
@@ -22,19 +22,27 @@ const WHAT: Record<string, string> = {
 
 const pending = (run: SyncRun | null) => run !== null && (run.status === "queued" || run.status === "running")
 
-const time = (d: string | null) => (d === null ? "—" : new Intl.DateTimeFormat(undefined, { timeStyle: "medium" }).format(new Date(d)))
+const time = (
+  d: string | null
+) => (d === null ? "—" : new Intl.DateTimeFormat(undefined, { timeStyle: "medium" }).format(new Date(d)))
 
 /** The last run in words: what it is doing, or how it ended. */
 /** `errorShown`: the alert above already says the run's error, so it is not repeated here. */
 const RunProgress = ({ run, errorShown }: { readonly run: SyncRun; readonly errorShown: boolean }) => {
   if (run.status === "queued") return <>Sync queued at {time(run.requestedAt)}, waiting for the worker…</>
   if (run.status === "running") return <>Syncing since {time(run.startedAt)}…</>
-  if (run.status === "failed") return <>The sync of {formatWhen(run.finishedAt)} failed{run.error !== null && !errorShown ? `: ${run.error}` : "."}</>
+  if (run.status === "failed") {
+    return (
+      <>The sync of {formatWhen(run.finishedAt)} failed{run.error !== null && !errorShown ? `: ${run.error}` : "."}</>
+    )
+  }
   const counts = Object.entries(run.counts ?? {}).map(([k, n]) => `${n} ${k}`).join(", ")
   return <>Sync finished at {time(run.finishedAt)}{counts !== "" ? `: ${counts}` : ""}.</>
 }
 
-const IntegrationCard = ({ websiteId, integration: i }: { readonly websiteId: string; readonly integration: Integration }) => {
+const IntegrationCard = (
+  { websiteId, integration: i }: { readonly websiteId: string; readonly integration: Integration }
+) => {
   const [synced, sync] = useMutation(syncIntegration)
   const name = PROVIDER_NAMES[i.provider]
   const connected = i.status !== "not_connected"
@@ -51,16 +59,33 @@ const IntegrationCard = ({ websiteId, integration: i }: { readonly websiteId: st
             <dd data-testid="last-sync">{formatWhen(i.lastSuccessAt)}</dd>
             <dt>Connected</dt>
             <dd>{formatWhen(i.connectedAt)}</dd>
-            {i.syncIntervalMinutes !== null ? <><dt>Syncs</dt><dd>every {i.syncIntervalMinutes} minutes</dd></> : null}
+            {i.syncIntervalMinutes !== null
+              ? (
+                <>
+                  <dt>Syncs</dt>
+                  <dd>every {i.syncIntervalMinutes} minutes</dd>
+                </>
+              )
+              : null}
           </dl>
         )
         : <p>Not connected: connect it below to see {WHAT[i.kind] ?? "its data"}.</p>}
       {i.lastError !== null && i.status === "error"
-        ? <div className="alert error" role="alert"><strong>The last sync failed.</strong><p>{i.lastError}</p></div>
+        ? (
+          <div className="alert error" role="alert">
+            <strong>The last sync failed.</strong>
+            <p>{i.lastError}</p>
+          </div>
+        )
         : null}
       <p role="status" aria-live="polite" data-testid="progress" className={pending(i.lastRun) ? "progress" : "muted"}>
         {i.lastRun !== null
-          ? <RunProgress run={i.lastRun} errorShown={i.status === "error" && i.lastError !== null && i.lastError === i.lastRun.error} />
+          ? (
+            <RunProgress
+              run={i.lastRun}
+              errorShown={i.status === "error" && i.lastError !== null && i.lastError === i.lastRun.error}
+            />
+          )
           : null}
       </p>
       <MutationStatus result={synced} />
@@ -69,7 +94,12 @@ const IntegrationCard = ({ websiteId, integration: i }: { readonly websiteId: st
           <button
             type="button"
             disabled={synced.waiting || pending(i.lastRun)}
-            onClick={() => sync({ params: { id: websiteId, provider: i.provider }, payload: null, reactivityKeys: [ReportKeys.integrations] })}
+            onClick={() =>
+              sync({
+                params: { id: websiteId, provider: i.provider },
+                payload: null,
+                reactivityKeys: [ReportKeys.integrations]
+              })}
           >
             {pending(i.lastRun) ? "Syncing…" : `Sync ${name} now`}
           </button>

@@ -14,12 +14,12 @@
  * trend), each website's briefing and integrations.
  */
 import { useAtomValue } from "@effect/atom-react"
-import { Atom, AsyncResult } from "effect/reactivity"
-import { useMemo } from "react"
-import type { Briefing, Project } from "@sitehealth/domain/Projects"
 import { type IntegrationList, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
-import { overviewAtom, overviewBriefingAtom, overviewIntegrationsAtom } from "../../overviewClient.ts"
+import type { Briefing, Project } from "@sitehealth/domain/Projects"
+import { AsyncResult, Atom } from "effect/reactivity"
+import { useMemo } from "react"
 import { Link, websiteHref } from "../../navigation.tsx"
+import { overviewAtom, overviewBriefingAtom, overviewIntegrationsAtom } from "../../overviewClient.ts"
 import { Busy, Outcome, settled, Sparkline, statusLabel, useBusy } from "./outcome.tsx"
 
 const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2 }
@@ -53,7 +53,11 @@ const Rows = ({ projects }: { readonly projects: ReadonlyArray<Project> }) => {
     return Atom.make((get) => atoms.map(([b, i]) => [get(b), get(i)] as const))
   }, [ids])
   const results = useAtomValue(all)
-  const rows: Array<Row> = projects.map((project, i) => ({ project, briefing: results[i]![0], integrations: results[i]![1] }))
+  const rows: Array<Row> = projects.map((project, i) => ({
+    project,
+    briefing: results[i]![0],
+    integrations: results[i]![1]
+  }))
   const done = rows.every((r) => settled(r.briefing) && settled(r.integrations))
   const sorted = done
     ? [...rows].sort(byAttention)
@@ -94,12 +98,19 @@ const OverviewRow = ({ row }: { readonly row: Row }) => {
         <div className="muted small">{project.domain}</div>
       </th>
       <td data-label="Health">
-        <span className={`score status-${project.health.status}`} data-testid="score">{project.health.score ?? "—"}</span>{" "}
+        <span className={`score status-${project.health.status}`} data-testid="score">
+          {project.health.score ?? "—"}
+        </span>{" "}
         <span className="muted">{statusLabel[project.health.status]}</span>
       </td>
       <td data-label="Since last week">
-        <Sparkline points={week.map((p) => p.score)} label={`Health score, day by day since a week ago: ${week.map((p) => p.score ?? "no data").join(", ")}`} />{" "}
-        <span data-testid="change7d">{change === null ? "—" : `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change)}`}</span>
+        <Sparkline
+          points={week.map((p) => p.score)}
+          label={`Health score, day by day since a week ago: ${week.map((p) => p.score ?? "no data").join(", ")}`}
+        />{" "}
+        <span data-testid="change7d">
+          {change === null ? "—" : `${change > 0 ? "+" : change < 0 ? "−" : "±"}${Math.abs(change)}`}
+        </span>
       </td>
       <td data-label="Top priority">
         {AsyncResult.isFailure(briefing)
@@ -146,11 +157,19 @@ export default function OverviewPage() {
             ? <EmptyOverview />
             : <Rows projects={projects} />}
       </Outcome>
-      {AsyncResult.isSuccess(overview) && overview.value.projects.length > 0 ? null : <Busy busy={!settled(overview)} />}
+      {AsyncResult.isSuccess(overview) && overview.value.projects.length > 0
+        ? null
+        : <Busy busy={!settled(overview)} />}
     </>
   )
 }
 
 const EmptyOverview = () => {
-  return <p>No website yet. <Link href="/websites?add=1">Add one</Link>, then connect Plausible, Stripe or Search Console to see its health here.</p>
+  return (
+    <p>
+      No website yet.{" "}
+      <Link href="/websites?add=1">Add one</Link>, then connect Plausible, Stripe or Search Console to see its health
+      here.
+    </p>
+  )
 }

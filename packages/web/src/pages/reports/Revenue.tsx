@@ -24,7 +24,7 @@ import {
   revenueAtom,
   usePageReport,
   usePeriod,
-  useReport,
+  useReport
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 
@@ -37,9 +37,19 @@ const Headline = ({ r }: { readonly r: Revenue }) => (
     <Figure name="customers" raw={r.customers} label="Paying customers" value={formatInteger(r.customers)} />
     <Figure name="arpu" raw={r.arpu} label="ARPU" value={r.arpu === null ? "—" : formatMoney(r.arpu)} />
     <Figure name="ltv" raw={r.ltv} label="LTV" value={r.ltv === null ? "—" : formatMoney(r.ltv)} />
-    <Figure name="monthlyChurnRate" raw={r.monthlyChurnRate} label="Churn, last 30 days" value={formatPercent(r.monthlyChurnRate)} />
+    <Figure
+      name="monthlyChurnRate"
+      raw={r.monthlyChurnRate}
+      label="Churn, last 30 days"
+      value={formatPercent(r.monthlyChurnRate)}
+    />
     <Figure name="nrr" raw={r.nrr} label="Net revenue retention" value={formatPercent(r.nrr)} />
-    <Figure name="quickRatio" raw={r.quickRatio} label="Quick ratio" value={r.quickRatio === null ? "—" : r.quickRatio.toLocaleString(undefined, { maximumFractionDigits: 2 })} />
+    <Figure
+      name="quickRatio"
+      raw={r.quickRatio}
+      label="Quick ratio"
+      value={r.quickRatio === null ? "—" : r.quickRatio.toLocaleString(undefined, { maximumFractionDigits: 2 })}
+    />
   </ul>
 )
 
@@ -53,7 +63,9 @@ const MrrChart = ({ r }: { readonly r: Revenue }) => {
       values={values}
       format={formatMoneyIn(r.currency)}
       currentName="Month-end MRR"
-      empty={noPayments(r) ? <p>No payment data yet. Connect Stripe on the Integrations tab to see revenue.</p> : undefined}
+      empty={noPayments(r)
+        ? <p>No payment data yet. Connect Stripe on the Integrations tab to see revenue.</p>
+        : undefined}
     />
   )
 }
@@ -73,7 +85,13 @@ const Movements = ({ r }: { readonly r: Revenue }) => (
   <>
     <p className="muted">{r.window.from} – {r.window.to} ({r.timezone})</p>
     <table data-table="movements">
-      <thead><tr><th scope="col">Movement</th><th scope="col" className="num">MRR</th><th scope="col" className="num">Customers</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">Movement</th>
+          <th scope="col" className="num">MRR</th>
+          <th scope="col" className="num">Customers</th>
+        </tr>
+      </thead>
       <tbody>
         {MOVEMENTS.map(([key, label, count]) => {
           const m = r.movements[key] as Money
@@ -97,16 +115,36 @@ const Movements = ({ r }: { readonly r: Revenue }) => (
 const Cash = ({ r }: { readonly r: Revenue }) => (
   <>
     <table data-table="cash">
-      <thead><tr><th scope="col" /><th scope="col" className="num">Last 30 days</th><th scope="col" className="num">30 days before</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col" />
+          <th scope="col" className="num">Last 30 days</th>
+          <th scope="col" className="num">30 days before</th>
+        </tr>
+      </thead>
       <tbody>
-        <tr><th scope="row">Charges</th><td className="num">{formatMoney(r.last30Days.gross)}</td><td className="num">{formatMoney(r.previous30Days.gross)}</td></tr>
-        <tr><th scope="row">Refunds</th><td className="num">{formatMoney(r.last30Days.refunds)}</td><td className="num">{formatMoney(r.previous30Days.refunds)}</td></tr>
-        <tr data-value={r.last30Days.net.amount}><th scope="row">Net</th><td className="num">{formatMoney(r.last30Days.net)} <Change value={r.change.net} /></td><td className="num">{formatMoney(r.previous30Days.net)}</td></tr>
+        <tr>
+          <th scope="row">Charges</th>
+          <td className="num">{formatMoney(r.last30Days.gross)}</td>
+          <td className="num">{formatMoney(r.previous30Days.gross)}</td>
+        </tr>
+        <tr>
+          <th scope="row">Refunds</th>
+          <td className="num">{formatMoney(r.last30Days.refunds)}</td>
+          <td className="num">{formatMoney(r.previous30Days.refunds)}</td>
+        </tr>
+        <tr data-value={r.last30Days.net.amount}>
+          <th scope="row">Net</th>
+          <td className="num">
+            {formatMoney(r.last30Days.net)} <Change value={r.change.net} />
+          </td>
+          <td className="num">{formatMoney(r.previous30Days.net)}</td>
+        </tr>
       </tbody>
     </table>
     <p>
       Failed payments, last 30 days: <strong>{formatInteger(r.failedPayments.count)}</strong>
-      {r.failedPayments.count > 0 ? <> ({formatMoney(r.failedPayments.amount)})</> : null}
+      {r.failedPayments.count > 0 ? <>({formatMoney(r.failedPayments.amount)})</> : null}
     </p>
   </>
 )
@@ -114,15 +152,18 @@ const Cash = ({ r }: { readonly r: Revenue }) => (
 const CurrencyNote = ({ r }: { readonly r: Revenue }) => (
   <div className={r.unconverted.length > 0 ? "alert warn" : "muted"} data-currency={r.currency}>
     <p>
-      All amounts are in {r.currency}, the website's reporting currency. Amounts in other currencies are converted
-      with the stored exchange rate of their day.
+      All amounts are in{" "}
+      {r.currency}, the website's reporting currency. Amounts in other currencies are converted with the stored exchange
+      rate of their day.
       {r.dataThrough !== null ? ` Payment data through ${r.dataThrough}.` : ""}
     </p>
     {r.unconverted.length > 0
       ? (
         <p>
           Left out for want of an exchange rate:{" "}
-          {r.unconverted.map((u) => `${formatMoney(u.mrr)} MRR, ${formatMoney(u.gross)} charges, ${formatMoney(u.refunds)} refunds`).join("; ")}.
+          {r.unconverted.map((u) =>
+            `${formatMoney(u.mrr)} MRR, ${formatMoney(u.gross)} charges, ${formatMoney(u.refunds)} refunds`
+          ).join("; ")}.
         </p>
       )
       : null}
@@ -132,10 +173,33 @@ const CurrencyNote = ({ r }: { readonly r: Revenue }) => (
 const ChurnRates = ({ c }: { readonly c: Churn }) => (
   <>
     <ul className="reports-figures">
-      <Figure name="customerChurnRate" raw={c.customerChurnRate} label="Customer churn" value={formatPercent(c.customerChurnRate)} before={formatPercent(c.previous.customerChurnRate)} />
-      <Figure name="grossMrrChurnRate" raw={c.grossMrrChurnRate} label="Gross MRR churn" value={formatPercent(c.grossMrrChurnRate)} before={formatPercent(c.previous.grossMrrChurnRate)} />
-      <Figure name="netMrrChurnRate" raw={c.netMrrChurnRate} label="Net MRR churn" value={formatPercent(c.netMrrChurnRate)} before={formatPercent(c.previous.netMrrChurnRate)} />
-      <Figure name="churnedCustomers" raw={c.churnedCustomers} label="Churned customers" value={`${formatInteger(c.churnedCustomers)} of ${formatInteger(c.customersAtStart)}`} />
+      <Figure
+        name="customerChurnRate"
+        raw={c.customerChurnRate}
+        label="Customer churn"
+        value={formatPercent(c.customerChurnRate)}
+        before={formatPercent(c.previous.customerChurnRate)}
+      />
+      <Figure
+        name="grossMrrChurnRate"
+        raw={c.grossMrrChurnRate}
+        label="Gross MRR churn"
+        value={formatPercent(c.grossMrrChurnRate)}
+        before={formatPercent(c.previous.grossMrrChurnRate)}
+      />
+      <Figure
+        name="netMrrChurnRate"
+        raw={c.netMrrChurnRate}
+        label="Net MRR churn"
+        value={formatPercent(c.netMrrChurnRate)}
+        before={formatPercent(c.previous.netMrrChurnRate)}
+      />
+      <Figure
+        name="churnedCustomers"
+        raw={c.churnedCustomers}
+        label="Churned customers"
+        value={`${formatInteger(c.churnedCustomers)} of ${formatInteger(c.customersAtStart)}`}
+      />
       <Figure name="churnedMrr" raw={c.churnedMrr} label="MRR lost to churn" value={formatMoney(c.churnedMrr)} />
     </ul>
     <p className="muted">
@@ -150,11 +214,20 @@ const Churned = ({ c }: { readonly c: Churn }) =>
     : (
       <div className="table-scroll tall" tabIndex={0} role="region" aria-label="Churned customers, table">
         <table className="cards" data-table="churned">
-          <thead><tr><th scope="col">Customer</th><th scope="col">Day</th><th scope="col" className="num">MRR lost</th><th scope="col">Reason</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Customer</th>
+              <th scope="col">Day</th>
+              <th scope="col" className="num">MRR lost</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
           <tbody>
             {c.churned.map((x, i) => (
               <tr key={`${x.customerId}-${x.date}-${i}`}>
-                <td data-label="Customer"><code>{x.customerId}</code></td>
+                <td data-label="Customer">
+                  <code>{x.customerId}</code>
+                </td>
                 <td data-label="Day">{x.date}</td>
                 <td data-label="MRR lost" className="num">{formatMoney(x.mrrLost)}</td>
                 <td data-label="Reason">{x.reason ?? <span className="muted">none given</span>}</td>
@@ -179,14 +252,24 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
         {(r) => (
           <>
             <Headline r={r} />
-            <p className="muted">MRR, ARR, customers and ARPU as of {r.asOf}; the chart shows each month's closing MRR over the last 12 months. The period applies to the movements and the churn below.</p>
+            <p className="muted">
+              MRR, ARR, customers and ARPU as of{" "}
+              {r.asOf}; the chart shows each month's closing MRR over the last 12 months. The period applies to the
+              movements and the churn below.
+            </p>
             <MrrChart r={r} />
             <CurrencyNote r={r} />
           </>
         )}
       </Panel>
       <div className="reports-grid">
-        <Panel id="movements" title={`MRR movements, ${span}`} what="the MRR movements" result={revenue.result} retry={revenue.retry}>
+        <Panel
+          id="movements"
+          title={`MRR movements, ${span}`}
+          what="the MRR movements"
+          result={revenue.result}
+          retry={revenue.retry}
+        >
           {(r) => <Movements r={r} />}
         </Panel>
         <Panel id="cash" title="Cash collected" what="the payments" result={revenue.result} retry={revenue.retry}>
@@ -196,7 +279,13 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
       <Panel id="churn" title={`Churn, ${span}`} what="the churn" result={churn.result} retry={churn.retry}>
         {(c) => <ChurnRates c={c} />}
       </Panel>
-      <Panel id="churned" title="Churned customers" what="the churned customers" result={churn.result} retry={churn.retry}>
+      <Panel
+        id="churned"
+        title="Churned customers"
+        what="the churned customers"
+        result={churn.result}
+        retry={churn.retry}
+      >
         {(c) => <Churned c={c} />}
       </Panel>
     </>

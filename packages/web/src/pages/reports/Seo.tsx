@@ -18,9 +18,9 @@ import {
   PERIOD_LABELS,
   PeriodPicker,
   seoAtom,
-  usePeriod,
   useMetricParam,
   usePageReport,
+  usePeriod
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 
@@ -32,9 +32,15 @@ const METRICS = [
 ] as const
 type Metric = (typeof METRICS)[number][0]
 
-const formatPosition = (p: number | null) => (p === null ? "—" : p.toLocaleString(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 2 }))
+const formatPosition = (
+  p: number | null
+) => (p === null ? "—" : p.toLocaleString(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 2 }))
 const formatOf = (metric: Metric) =>
-  metric === "ctr" ? (v: number) => formatPercent(v, 2) : metric === "averagePosition" ? (v: number) => formatPosition(v) : (v: number) => formatInteger(v)
+  metric === "ctr"
+    ? (v: number) => formatPercent(v, 2)
+    : metric === "averagePosition"
+    ? (v: number) => formatPosition(v)
+    : (v: number) => formatInteger(v)
 
 const Lag = ({ s }: { readonly s: Seo }) =>
   s.dataThrough === null
@@ -50,10 +56,34 @@ const Lag = ({ s }: { readonly s: Seo }) =>
 
 const Totals = ({ s }: { readonly s: Seo }) => (
   <ul className="reports-figures">
-    <Figure name="clicks" raw={s.totals.clicks} label="Clicks" value={formatInteger(s.totals.clicks)} change={<Change value={s.change.clicks} />} />
-    <Figure name="impressions" raw={s.totals.impressions} label="Impressions" value={formatInteger(s.totals.impressions)} change={<Change value={s.change.impressions} />} />
-    <Figure name="ctr" raw={s.totals.ctr} label="CTR" value={formatPercent(s.totals.ctr, 2)} change={<Change value={s.change.ctr} kind="points" digits={2} />} />
-    <Figure name="averagePosition" raw={s.totals.averagePosition} label="Average position" value={formatPosition(s.totals.averagePosition)} change={<Change value={s.change.averagePosition} kind="plain" betterWhen="down" />} />
+    <Figure
+      name="clicks"
+      raw={s.totals.clicks}
+      label="Clicks"
+      value={formatInteger(s.totals.clicks)}
+      change={<Change value={s.change.clicks} />}
+    />
+    <Figure
+      name="impressions"
+      raw={s.totals.impressions}
+      label="Impressions"
+      value={formatInteger(s.totals.impressions)}
+      change={<Change value={s.change.impressions} />}
+    />
+    <Figure
+      name="ctr"
+      raw={s.totals.ctr}
+      label="CTR"
+      value={formatPercent(s.totals.ctr, 2)}
+      change={<Change value={s.change.ctr} kind="points" digits={2} />}
+    />
+    <Figure
+      name="averagePosition"
+      raw={s.totals.averagePosition}
+      label="Average position"
+      value={formatPosition(s.totals.averagePosition)}
+      change={<Change value={s.change.averagePosition} kind="plain" betterWhen="down" />}
+    />
   </ul>
 )
 
@@ -61,14 +91,28 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
   const label = METRICS.find(([m]) => m === metric)![1]
   const labels = useMemo(() => s.series.map((p) => p.day), [s])
   const values = useMemo(() => s.series.map((p) => p[metric]), [s, metric])
-  const previous = useMemo(() => ({ labels: s.previous.series.map((p) => p.day), values: s.previous.series.map((p) => p[metric]) }), [s, metric])
+  const previous = useMemo(
+    () => ({ labels: s.previous.series.map((p) => p.day), values: s.previous.series.map((p) => p[metric]) }),
+    [s, metric]
+  )
   return (
     <>
-      {s.dataThrough === null ? null : <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
-        {METRICS.map(([m, name]) => (
-          <button key={m} type="button" aria-pressed={m === metric} onClick={() => setQuery("metric", m === "clicks" ? null : m)}>{name}</button>
-        ))}
-      </div>}
+      {s.dataThrough === null ?
+        null :
+        (
+          <div className="metric-picker" role="group" aria-label="Metric shown in the chart">
+            {METRICS.map(([m, name]) => (
+              <button
+                key={m}
+                type="button"
+                aria-pressed={m === metric}
+                onClick={() => setQuery("metric", m === "clicks" ? null : m)}
+              >
+                {name}
+              </button>
+            ))}
+          </div>
+        )}
       <TimeSeries
         title={label}
         labels={labels}
@@ -80,10 +124,17 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
         currentName={`${s.window.from} – ${s.window.to}`}
         previousName={`${s.previous.window.from} – ${s.previous.window.to}`}
         empty={s.dataThrough === null
-          ? <p>No search data yet. Connect Google Search Console on the Integrations tab; Search Console data arrives with a 2–3 day delay.</p>
+          ? (
+            <p>
+              No search data yet. Connect Google Search Console on the Integrations tab; Search Console data arrives
+              with a 2–3 day delay.
+            </p>
+          )
           : undefined}
       />
-      {metric === "averagePosition" ? <p className="muted">Position 1 is the top of the results: the axis is drawn with 1 at the top.</p> : null}
+      {metric === "averagePosition"
+        ? <p className="muted">Position 1 is the top of the results: the axis is drawn with 1 at the top.</p>
+        : null}
     </>
   )
 }
@@ -114,10 +165,14 @@ const RowTable = <R extends Seo["topQueries"][number] | Seo["topPages"][number]>
               <tr key={keyOf(r)}>
                 <td data-label={heading} className="key">{keyOf(r)}</td>
                 <td data-label="Clicks" className="num">{formatInteger(r.clicks)}</td>
-                <td data-label="Change in clicks" className="num"><Change value={r.clicksChange} /></td>
+                <td data-label="Change in clicks" className="num">
+                  <Change value={r.clicksChange} />
+                </td>
                 <td data-label="Impressions" className="num">{formatInteger(r.impressions)}</td>
                 <td data-label="CTR" className="num">{formatPercent(r.ctr, 2)}</td>
-                <td data-label="Position" className="num">{formatPosition(r.position)} <Change value={r.positionChange} kind="plain" betterWhen="down" /></td>
+                <td data-label="Position" className="num">
+                  {formatPosition(r.position)} <Change value={r.positionChange} kind="plain" betterWhen="down" />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -134,7 +189,13 @@ export default function SeoPage({ website: w }: WebsitePageProps) {
     <>
       <h1>Search</h1>
       <PeriodPicker period={period} />
-      <Panel id="search" title={`Google Search, ${PERIOD_LABELS[period].toLowerCase()}`} what="the search report" result={result} retry={retry}>
+      <Panel
+        id="search"
+        title={`Google Search, ${PERIOD_LABELS[period].toLowerCase()}`}
+        what="the search report"
+        result={result}
+        retry={retry}
+      >
         {(s) => (
           <>
             <Lag s={s} />

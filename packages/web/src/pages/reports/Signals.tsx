@@ -4,13 +4,22 @@
  * started. The list is /api/v1's listSignals with the same filters.
  */
 import { useAtomValue } from "@effect/atom-react"
+import { type Dimension, DIMENSIONS, SEVERITIES, type Severity } from "@sitehealth/domain/Projects"
 import { useMemo } from "react"
-import { DIMENSIONS, type Dimension, SEVERITIES, type Severity } from "@sitehealth/domain/Projects"
-import { signalsAtom } from "../../reportsClient.ts"
-import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
 import { Field } from "../../forms.tsx"
+import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
+import { signalsAtom } from "../../reportsClient.ts"
 import { Evidence } from "./Briefing.tsx"
-import { Busy, dimensionLabel, dimensionTab, formatWhen, Outcome, settled, tabLabel, type WebsitePageProps } from "./shared.tsx"
+import {
+  Busy,
+  dimensionLabel,
+  dimensionTab,
+  formatWhen,
+  Outcome,
+  settled,
+  tabLabel,
+  type WebsitePageProps
+} from "./shared.tsx"
 
 const STATES = { active: "Active", resolved: "Resolved", all: "All" } as const
 type State = keyof typeof STATES
@@ -51,7 +60,10 @@ export default function SignalsPage({ website }: WebsitePageProps) {
           </select>
         </Field>
         <Field label="State">
-          <select value={state} onChange={(e) => setQuery("state", e.target.value === "active" ? null : e.target.value)}>
+          <select
+            value={state}
+            onChange={(e) => setQuery("state", e.target.value === "active" ? null : e.target.value)}
+          >
             {Object.entries(STATES).map(([k, label]) => <option key={k} value={k}>{label}</option>)}
           </select>
         </Field>
@@ -66,27 +78,39 @@ export default function SignalsPage({ website }: WebsitePageProps) {
                 {severity !== undefined ? ` of severity ${severity}` : ""}.{" "}
                 {dimension !== undefined || severity !== undefined || state !== "all"
                   ? <Link href={websiteHref(website.id, "signals", { state: "all" })}>Show every signal</Link>
-                  : <>Signals appear when a figure leaves its usual range; connect providers on the <Link href={websiteHref(website.id, "integrations")}>Integrations</Link> tab.</>}
+                  : (
+                    <>
+                      Signals appear when a figure leaves its usual range; connect providers on the{" "}
+                      <Link href={websiteHref(website.id, "integrations")}>Integrations</Link> tab.
+                    </>
+                  )}
               </p>
             )
             : (
               <>
                 <p className="muted" role="status">
-                  {nextCursor !== null ? `The first ${signals.length} signals (narrow the filters to see the others)` : `${signals.length} signal${signals.length === 1 ? "" : "s"}`}
+                  {nextCursor !== null
+                    ? `The first ${signals.length} signals (narrow the filters to see the others)`
+                    : `${signals.length} signal${signals.length === 1 ? "" : "s"}`}
                 </p>
                 <ul className="plain signals">
                   {signals.map((s) => (
                     <li key={s.id} className="panel signal" data-signal={s.id}>
                       <h2 className="h3">
-                        <span className={`badge sev-${s.severity}`}>{s.severity}</span>{" "}
-                        {s.title}
+                        <span className={`badge sev-${s.severity}`}>{s.severity}</span> {s.title}
                       </h2>
                       <p className="muted">
-                        {dimensionLabel[s.dimension]} · started {formatWhen(s.detectedAt)} · {s.active ? `still active (last seen ${formatWhen(s.lastSeenAt)})` : `resolved ${formatWhen(s.resolvedAt)}`}
+                        {dimensionLabel[s.dimension]} · started {formatWhen(s.detectedAt)} · {s.active
+                          ? `still active (last seen ${formatWhen(s.lastSeenAt)})`
+                          : `resolved ${formatWhen(s.resolvedAt)}`}
                       </p>
                       <p>{s.detail}</p>
                       <Evidence signal={s} currency={website.currency} />
-                      <p><Link href={websiteHref(website.id, dimensionTab[s.dimension] ?? "")}>See it on the {tabLabel(dimensionTab[s.dimension] ?? "")} page</Link></p>
+                      <p>
+                        <Link href={websiteHref(website.id, dimensionTab[s.dimension] ?? "")}>
+                          See it on the {tabLabel(dimensionTab[s.dimension] ?? "")} page
+                        </Link>
+                      </p>
                     </li>
                   ))}
                 </ul>

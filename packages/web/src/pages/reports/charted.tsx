@@ -10,17 +10,20 @@ import { PERIODS } from "@sitehealth/domain/Common"
 import type { Money } from "@sitehealth/domain/Common"
 import { AsyncResult, type Atom } from "effect/reactivity"
 import { type ReactNode, useEffect, useMemo } from "react"
-import { DashboardReports } from "../../reportsClient.ts"
 import { Link, useLocation } from "../../navigation.tsx"
+import { DashboardReports } from "../../reportsClient.ts"
 import { ErrorMessage, Loading } from "../../ui.tsx"
 import "../../charts/charts.css"
 
 // The queries: one atom per (website, period), shared by every component asking for the same one.
 export const analyticsAtom = (id: string, period: Period) =>
   DashboardReports.query("reports", "getAnalytics", { params: { id }, query: { period } })
-export const revenueAtom = (id: string, period: Period) => DashboardReports.query("reports", "getRevenue", { params: { id }, query: { period } })
-export const churnAtom = (id: string, period: Period) => DashboardReports.query("reports", "getChurn", { params: { id }, query: { period } })
-export const seoAtom = (id: string, period: Period) => DashboardReports.query("reports", "getSeo", { params: { id }, query: { period } })
+export const revenueAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getRevenue", { params: { id }, query: { period } })
+export const churnAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getChurn", { params: { id }, query: { period } })
+export const seoAtom = (id: string, period: Period) =>
+  DashboardReports.query("reports", "getSeo", { params: { id }, query: { period } })
 
 /** An atom's result with its retry; the atom is made once per argument set. */
 export const useReport = <A, E>(make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>, deps: ReadonlyArray<unknown>) => {
@@ -49,7 +52,9 @@ export const usePeriod = (fallback: Period = "30d"): Period => {
 }
 
 /** Links (not buttons): each period is a URL, so reload, back and a pasted link show the same report. */
-export const PeriodPicker = ({ period, periods = PERIODS }: { readonly period: Period; readonly periods?: ReadonlyArray<Period> }) => {
+export const PeriodPicker = (
+  { period, periods = PERIODS }: { readonly period: Period; readonly periods?: ReadonlyArray<Period> }
+) => {
   const { path, query } = useLocation()
   const href = (p: Period) => {
     const q = new URLSearchParams(query)
@@ -68,7 +73,10 @@ export const PeriodPicker = ({ period, periods = PERIODS }: { readonly period: P
 }
 
 /** The page's primary report (its result and retry); `main[aria-busy]` while it loads. */
-export const usePageReport = <A, E>(make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>, deps: ReadonlyArray<unknown>) => {
+export const usePageReport = <A, E>(
+  make: () => Atom.Atom<AsyncResult.AsyncResult<A, E>>,
+  deps: ReadonlyArray<unknown>
+) => {
   const report = useReport(make, deps)
   useMainBusy(AsyncResult.isInitial(report.result) || report.result.waiting)
   return report
@@ -124,7 +132,8 @@ export const formatInteger = (n: number) => n.toLocaleString()
 
 const digitsOf = (currency: string) => {
   try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+    return new Intl.NumberFormat(undefined, { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??
+      2
   } catch {
     return 2
   }
@@ -135,7 +144,9 @@ export const majorUnits = (minor: number, currency: string) => minor / 10 ** dig
 
 export const formatMoney = (m: Money) => {
   try {
-    return new Intl.NumberFormat(undefined, { style: "currency", currency: m.currency }).format(majorUnits(m.amount, m.currency))
+    return new Intl.NumberFormat(undefined, { style: "currency", currency: m.currency }).format(
+      majorUnits(m.amount, m.currency)
+    )
   } catch {
     return `${(m.amount / 100).toFixed(2)} ${m.currency}`
   }
@@ -150,7 +161,13 @@ export const formatMoneyIn = (currency: string) => (major: number) => {
 }
 
 export const formatPercent = (r: number | null, digits = 1) =>
-  r === null ? "—" : new Intl.NumberFormat(undefined, { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits }).format(r)
+  r === null
+    ? "—"
+    : new Intl.NumberFormat(undefined, {
+      style: "percent",
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits
+    }).format(r)
 
 /** A relative change (0.25 = +25 %) with its direction in words for screen readers; "—" when the API gives none. */
 export const Change = ({ value, betterWhen = "up", kind = "relative", digits = 1 }: {
@@ -191,7 +208,13 @@ export const Figure = ({ label, value, raw, change, before, name }: {
   <li data-figure={name} data-value={JSON.stringify(raw)}>
     <span className="label">{label}</span>
     <span className="figure">{value}</span>
-    {change !== undefined ? <span>{change} <span className="muted">vs previous</span></span> : null}
+    {change !== undefined
+      ? (
+        <span>
+          {change} <span className="muted">vs previous</span>
+        </span>
+      )
+      : null}
     {before !== undefined ? <span className="muted before">previous: {before}</span> : null}
   </li>
 )

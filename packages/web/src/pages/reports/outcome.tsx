@@ -25,7 +25,8 @@ export const Busy = ({ busy }: { readonly busy: boolean }) => {
 }
 
 /** True once the result has settled (a value or a failure): what `useBusy` waits for. */
-export const settled = (result: AsyncResult.AsyncResult<unknown, unknown>) => !AsyncResult.isInitial(result) && !result.waiting
+export const settled = (result: AsyncResult.AsyncResult<unknown, unknown>) =>
+  !AsyncResult.isInitial(result) && !result.waiting
 
 /** Loading / failure with a retry / the value of an atom's result (no frame). */
 export function Outcome<A, E>({ atom, result, what, children }: {
@@ -48,11 +49,17 @@ export function Outcome<A, E>({ atom, result, what, children }: {
 }
 
 export const statusLabel: Record<string, string> = {
-  healthy: "Healthy", watch: "Watch", at_risk: "At risk", critical: "Critical", no_data: "No data"
+  healthy: "Healthy",
+  watch: "Watch",
+  at_risk: "At risk",
+  critical: "Critical",
+  no_data: "No data"
 }
 
 /** A small inline SVG line of scores (0–100), with its values as text for screen readers. */
-export const Sparkline = ({ points, label }: { readonly points: ReadonlyArray<number | null>; readonly label: string }) => {
+export const Sparkline = (
+  { points, label }: { readonly points: ReadonlyArray<number | null>; readonly label: string }
+) => {
   const w = 96
   const h = 24
   const values = points.map((p, i) => [i, p] as const).filter((p): p is readonly [number, number] => p[1] !== null)

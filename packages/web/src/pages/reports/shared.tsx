@@ -4,10 +4,10 @@
  * busy flag (`main[aria-busy]`, false once its primary data is in), and number formatting.
  */
 import { useAtomValue } from "@effect/atom-react"
+import type { Website } from "@sitehealth/domain/Dashboard"
 import type { Atom } from "effect/reactivity"
 import { AsyncResult } from "effect/reactivity"
 import { type ReactNode, useId } from "react"
-import type { Website } from "@sitehealth/domain/Dashboard"
 import { websitesAtom } from "../../client.ts"
 import { Link, WEBSITE_TAB_NAMES, websiteHref } from "../../navigation.tsx"
 import { Outcome } from "./outcome.tsx"
@@ -30,7 +30,11 @@ export function Panel<A, E>({ atom, title, what, children, className }: {
   const result = useAtomValue(atom)
   const id = useId()
   return (
-    <section className={`panel ${className ?? ""}`} aria-labelledby={id} aria-busy={AsyncResult.isInitial(result) || result.waiting}>
+    <section
+      className={`panel ${className ?? ""}`}
+      aria-labelledby={id}
+      aria-busy={AsyncResult.isInitial(result) || result.waiting}
+    >
       <h2 id={id}>{title}</h2>
       <Outcome atom={atom} result={result} what={what}>{children}</Outcome>
     </section>
@@ -52,18 +56,27 @@ export const WebsiteFrame = ({ id, tab, children }: {
           return (
             <>
               <h1>Website not found</h1>
-              <p>No website of yours has the id <code>{id}</code>; it may have been deleted. <Link href="/overview">All websites</Link></p>
+              <p>
+                No website of yours has the id <code>{id}</code>; it may have been deleted.{" "}
+                <Link href="/overview">All websites</Link>
+              </p>
             </>
           )
         }
         return (
           <>
-            <p className="site-line"><Link href="/overview">← Overview</Link> <span className="muted">·</span> <strong>{website.name}</strong> <span className="muted">{website.domain}</span></p>
+            <p className="site-line">
+              <Link href="/overview">← Overview</Link> <span className="muted">·</span> <strong>{website.name}</strong>
+              {" "}
+              <span className="muted">{website.domain}</span>
+            </p>
             <nav aria-label={`${website.name} reports`} className="tabs">
               <ul>
                 {WEBSITE_TAB_NAMES.map((t) => (
                   <li key={t.tab}>
-                    <Link href={websiteHref(website.id, t.tab)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</Link>
+                    <Link href={websiteHref(website.id, t.tab)} aria-current={t.tab === tab ? "page" : undefined}>
+                      {t.label}
+                    </Link>
                   </li>
                 ))}
               </ul>
@@ -82,26 +95,45 @@ export const formatNumber = (n: number | null | undefined, digits = 0) =>
 /** Minor units → the currency's own format (2 decimals for most, 0 for JPY…). */
 export const formatMoney = (minor: number | null | undefined, currency: string) => {
   if (minor === null || minor === undefined) return "—"
-  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+  const digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??
+    2
   return new Intl.NumberFormat(locale, { style: "currency", currency }).format(minor / 10 ** digits)
 }
 /** A ratio as a signed percentage: 0.123 → "+12.3 %". */
 export const formatChange = (r: number | null | undefined) =>
-  r === null || r === undefined ? "—" : `${r > 0 ? "+" : r < 0 ? "−" : "±"}${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(Math.abs(r * 100))} %`
+  r === null || r === undefined
+    ? "—"
+    : `${r > 0 ? "+" : r < 0 ? "−" : "±"}${
+      new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(Math.abs(r * 100))
+    } %`
 export const formatPercent = (r: number | null | undefined) =>
-  r === null || r === undefined ? "—" : `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(r * 100)} %`
+  r === null || r === undefined
+    ? "—"
+    : `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(r * 100)} %`
 export const formatDay = (d: string | null | undefined) =>
-  d === null || d === undefined ? "—" : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(`${d}T00:00:00Z`))
+  d === null || d === undefined
+    ? "—"
+    : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(new Date(`${d}T00:00:00Z`))
 export const formatWhen = (d: string | null | undefined) =>
-  d === null || d === undefined ? "never" : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" }).format(new Date(d))
+  d === null || d === undefined
+    ? "never"
+    : new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" }).format(new Date(d))
 
 export const dimensionLabel: Record<string, string> = {
-  traffic: "Traffic", revenue: "Revenue", retention: "Retention", seo: "SEO", profitability: "Profitability"
+  traffic: "Traffic",
+  revenue: "Revenue",
+  retention: "Retention",
+  seo: "SEO",
+  profitability: "Profitability"
 }
 /** A tab's label ("SEO" for "seo"). */
 export const tabLabel = (tab: string) => WEBSITE_TAB_NAMES.find((t) => t.tab === tab)?.label ?? tab
 
 /** Which page shows a dimension's figures. */
 export const dimensionTab: Record<string, string> = {
-  traffic: "analytics", revenue: "revenue", retention: "revenue", seo: "seo", profitability: "expenses"
+  traffic: "analytics",
+  revenue: "revenue",
+  retention: "revenue",
+  seo: "seo",
+  profitability: "expenses"
 }

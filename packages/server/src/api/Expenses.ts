@@ -1,6 +1,5 @@
 /** Handlers of the expenses group. */
 import { ExpensesApi, SiteHealthApi } from "@sitehealth/domain/Api"
-import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { notFound } from "@sitehealth/domain/Errors"
 import * as Clock from "effect/Clock"

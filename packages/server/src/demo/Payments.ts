@@ -222,7 +222,7 @@ export const generatePayments = (
       }
     }
 
-    for (const s of [...live]) {
+    for (const s of live.slice()) { // a copy: ending a subscription takes it out of `live`
       if (s.status === "trialing" && s.trialEndMs !== null && s.trialEndMs < dayEnd) {
         const end = s.trialEndMs
         if (rand() < p.trialConversion) {

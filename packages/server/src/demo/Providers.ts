@@ -81,7 +81,7 @@ export const startDemoProviders = (
             const stripe = yield* acquire(async () => {
               const fake = await startFakeStripe(EMPTY_STRIPE, { keys: [key] })
               // Read per request: the data of the current hour.
-              Object.defineProperty(fake, "data", { get: () => feed.stripe(now()), set: () => undefined })
+              Object.defineProperty(fake, "data", { get: () => feed.stripe(now()), set: () => {} })
               return { fake, close: fake.stop }
             })
             connections.push({ provider: "stripe", baseUrl: stripe.fake.url, credentials: { secret_key: key } })

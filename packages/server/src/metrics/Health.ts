@@ -5,7 +5,7 @@
  */
 import type { Dimension, Health, HealthDimension, HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import type { FxRate } from "../fx/Fx.ts"
-import type { ExpenseRow, ProjectSeriesInput, RevenueDay } from "../store/Series.ts"
+import type { ProjectSeriesInput, RevenueDay } from "../store/Series.ts"
 import { addDays, daysBetween } from "./Dates.ts"
 import {
   changeOf,

@@ -13,7 +13,7 @@ import { looksLikeId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { ProjectWithSeries } from "../store/Records.ts"
 import { ProjectRow, revenueColumns, toProjectRecord } from "../store/Rows.ts"
-import type { ExpenseRow, ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../store/Series.ts"
+import type { ProjectSeries, RevenueDay, SearchDay, TrafficDay } from "../store/Series.ts"
 import { dieOnSqlError, firstOf, JsonArray, rowsOf, singleOf, tuplesOf } from "../store/Sql.ts"
 
 export interface DailyRows {

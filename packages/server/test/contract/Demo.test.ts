@@ -4,7 +4,7 @@
  * endpoint, and the events planted in it (demo/Profiles.ts) come out of the reports and signals — computed,
  * not written in. Runs on both stores.
  */
-import { describe, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { PERIODS } from "@sitehealth/domain/Common"
 import { Context, Effect, Layer } from "effect"
 import { addDays } from "../../src/metrics/Dates.ts"

@@ -103,7 +103,8 @@ export const targetsOf = (rows: ReadonlyArray<Row>, ratios: Ratios, rate: number
       )
       return {
         target:
-          `every read ≤ ${TARGETS.readServerUs} µs server CPU and ≤ ${TARGETS.readPostgresUs} µs PostgreSQL CPU per request`,
+          `every read ≤ ${TARGETS.readServerUs} µs server CPU and ≤ ${TARGETS.readPostgresUs} µs PostgreSQL CPU per ` +
+          `request`,
         measured: reads.length === 0 ? "not run" : over.length === 0
           ? `all ${reads.length} reads within`
           : `over: ${over.map((r) => `${r.scenario} ${show(r.cpuServerUs)}/${show(r.cpuPostgresUs)} µs`).join(", ")}`,
@@ -151,7 +152,8 @@ const beforeAfter = (rows: ReadonlyArray<Row>): Array<string> => {
     return xs.length === 0 ? null : xs[Math.floor((xs.length - 1) / 2)]
   }
   return [
-    "| scenario | req/s before → after | p99 ms before → after | CPU µs/req (median round) before → after | peak RSS MB before → after |",
+    "| scenario | req/s before → after | p99 ms before → after | CPU µs/req (median round) before → after | peak RSS " +
+    "MB before → after |",
     "|---|---|---|---|---|",
     ...pairs.map(([a, b]) =>
       `| ${a.scenario} | ${show(b.requestsPerSecond)} → ${show(a.requestsPerSecond)} (${
@@ -187,7 +189,8 @@ export const markdown = (input: {
       ]
       : []),
     "",
-    "| scenario | server | endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | CPU µs/req server | CPU µs/req postgres | note |",
+    "| scenario | server | endpoint | req/s | p50 ms | p99 ms | non-2xx | errors | peak RSS MB | CPU µs/req server | " +
+    "CPU µs/req postgres | note |",
     "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...input.rows.map((r) =>
       `| ${r.scenario} | ${r.server} | ${r.endpoint} | ${

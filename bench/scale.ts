@@ -26,165 +26,37 @@
  *
  * Everything runs on this machine against a loopback database; the script refuses any other host.
  */
-import { createAccount, createProject, mintToken } from "@sitehealth/server/accounts/Provisioning"
+import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
 import { DEMO_PROJECTS } from "@sitehealth/server/demo/Profiles"
 import { type DemoProvidersShape, startDemoProviders } from "@sitehealth/server/demo/Providers"
 import { makeCipher } from "@sitehealth/server/integrations/Crypto"
 import { IntegrationsRepo } from "@sitehealth/server/integrations/IntegrationsRepo"
 import { SyncQueue } from "@sitehealth/server/integrations/SyncQueue"
-import { SqlRepos } from "@sitehealth/server/Layers"
-import { runMigrations } from "@sitehealth/server/Migrations"
-import { pgLayer } from "@sitehealth/server/platform/Database"
 import { freePort } from "@sitehealth/server/test/support/Ports"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as Os from "node:os"
-import * as Path from "node:path"
-import { parseArgs } from "node:util"
 import { startServer } from "./processes.ts"
-
-const REPO_ROOT = Path.resolve(import.meta.dirname, "..")
-const CHUNK = 1_000
-const ZONES = ["Europe/Berlin", "America/New_York", "UTC", "Asia/Tokyo", "Australia/Sydney"]
-
-const { values } = parseArgs({
-  options: {
-    websites: { type: "string", default: "10000" },
-    days: { type: "string", default: "365" },
-    scoped: { type: "string", default: "500" },
-    "page-size": { type: "string", default: "100" },
-    passes: { type: "string", default: "10" },
-    "recompute-seconds": { type: "string", default: "60" },
-    syncs: { type: "string", default: "100" },
-    "sync-workers": { type: "string", default: "2" },
-    skip: { type: "string", default: "" }
-  }
-})
-const int = (name: string, raw: string) => {
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`)
-  return n
-}
-const WEBSITES = int("websites", values.websites)
-const DAYS = int("days", values.days)
-const SCOPED = Math.min(WEBSITES, int("scoped", values.scoped))
-const PAGE_SIZE = int("page-size", values["page-size"])
-const PASSES = int("passes", values.passes)
-const RECOMPUTE_SECONDS = int("recompute-seconds", values["recompute-seconds"])
-const SYNCS = int("syncs", values.syncs)
-const SYNC_WORKERS = int("sync-workers", values["sync-workers"])
-const SKIP = new Set(values.skip.split(",").filter((s) => s !== ""))
-
-const url = (process.env.DATABASE_URL ?? "").trim()
-if (url === "") {
-  throw new Error("bench:scale needs DATABASE_URL (a database of its own: it adds an account with every website)")
-}
-if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(url).hostname)) {
-  throw new Error("bench:scale runs against a loopback database only")
-}
-
-const log = (m: string) => process.stderr.write(`bench scale ${new Date().toISOString().slice(11, 19)}: ${m}\n`)
-const run = <A, E>(effect: Effect.Effect<A, E, any>): Promise<A> =>
-  Effect.runPromise(
-    effect.pipe(Effect.provide(SqlRepos.pipe(Layer.provideMerge(pgLayer(url))))) as Effect.Effect<A, E, never>
-  )
-const label = `websites-${WEBSITES}-days-${DAYS}`
-/** The credentials key of this run: the bench encrypts the sync websites' credentials, the workers decrypt them. */
-const SECRET_KEY = randomBytes(32)
-
-interface Seeded {
-  readonly accountId: string
-  readonly scopedSecret: string
-  readonly seedSeconds: number | null
-}
-
-/** Seeds once; later runs reuse the websites but mint a new scoped token (secrets are never stored). */
-const seed = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  yield* runMigrations
-  yield* sql`CREATE TABLE IF NOT EXISTS scale_seed (label text PRIMARY KEY, account_id text NOT NULL, finished_at timestamptz)`
-  const done = yield* sql<
-    { account_id: string; finished_at: Date | null }
-  >`SELECT account_id, finished_at FROM scale_seed WHERE label = ${label}`
-  let accountId: string
-  let seedSeconds: number | null = null
-  if (done.length === 1 && done[0].finished_at !== null) {
-    accountId = done[0].account_id
-    log(`reusing the seed of ${done[0].finished_at.toISOString()} (${label})`)
-  } else {
-    if (done.length === 1) {
-      log("the last seed did not finish: removing it")
-      yield* sql`DELETE FROM accounts WHERE id = ${done[0].account_id}`
-      yield* sql`DELETE FROM scale_seed WHERE label = ${label}`
-    }
-    const t0 = Date.now()
-    const account = yield* createAccount({ name: "Scale account", trialDays: 3650 })
-    accountId = account.id
-    yield* sql`INSERT INTO scale_seed (label, account_id) VALUES (${label}, ${accountId})`
-    const today = new Date().toISOString().slice(0, 10)
-    for (let from = 1; from <= WEBSITES; from += CHUNK) {
-      const to = Math.min(WEBSITES, from + CHUNK - 1)
-      // Ids of the API's shape (prj_ + base62); created a second apart, so the list's order is the number's, and
-      // at millisecond precision as the API creates them (the list's cursor carries milliseconds).
-      yield* sql`INSERT INTO projects (id, account_id, name, domain, timezone, currency, created_at)
-          SELECT 'prj_scale' || lpad(i::text, 7, '0'), ${accountId}, 'Website ' || i, 'site' || i || '.example',
-            (${ZONES})[1 + i % ${ZONES.length}], CASE WHEN i % 3 = 0 THEN 'USD' ELSE 'EUR' END,
-            date_trunc('milliseconds', now()) - make_interval(secs => ${WEBSITES} - i)
-          FROM generate_series(${from}::int, ${to}::int) AS i`
-      // Per website and day: traffic with a weekly rhythm and a per-site size; revenue of a growing MRR;
-      // search clicks and impressions. Deterministic, so a reseed writes the same rows.
-      const series = sql`FROM generate_series(${from}::int, ${to}::int) AS i
-          CROSS JOIN generate_series(${today}::date - ${DAYS}::int, ${today}::date - 1, interval '1 day') AS d
-          CROSS JOIN LATERAL (SELECT 'prj_scale' || lpad(i::text, 7, '0') AS id, (10 + i % 997) AS size,
-            extract(isodow FROM d)::int AS dow, (${today}::date - d::date) AS age) AS x`
-      yield* sql`INSERT INTO traffic_daily (project_id, day, visitors, pageviews, sessions, bounces, duration_seconds)
-          SELECT id, d::date, size * (8 - dow % 7), size * (8 - dow % 7) * 3, size * (8 - dow % 7), size * (8 - dow % 7) / 2,
-            size * (8 - dow % 7) * 45 ${series}`
-      yield* sql`INSERT INTO revenue_daily (project_id, day, gross_minor, refunds_minor, failed_payments, failed_minor, mrr_minor,
-            customers, new_mrr_minor, expansion_mrr_minor, contraction_mrr_minor, churned_mrr_minor, reactivation_mrr_minor,
-            new_customers, churned_customers, reactivated_customers)
-          SELECT id, d::date, size * 900, size * (age % 11), age % 3, (age % 3) * 1900, size * 1000 * (400 - age) / 400,
-            size * (400 - age) / 40, size * 300, size * 20, size * 10, size * 150, 0, size / 100 + 1, size / 200, 0 ${series}`
-      yield* sql`INSERT INTO search_daily (project_id, day, clicks, impressions, position_weighted)
-          SELECT id, d::date, size * (8 - dow % 7) / 4, size * (8 - dow % 7) * 12, size * (8 - dow % 7) * 12 * (8 + i % 20) ${series}`
-      log(`  ${to.toLocaleString("en-US")} / ${WEBSITES.toLocaleString("en-US")} websites`)
-    }
-    yield* sql`ANALYZE`
-    yield* sql`UPDATE scale_seed SET finished_at = now() WHERE label = ${label}`
-    seedSeconds = Math.round((Date.now() - t0) / 100) / 10
-    log(`seeded in ${seedSeconds} s`)
-  }
-  const scope = (yield* sql<{ id: string }>`SELECT id FROM projects WHERE account_id = ${accountId}
-      ORDER BY created_at, id LIMIT ${SCOPED}`).map((r) => r.id)
-  const { secret } = yield* mintToken({
-    accountId,
-    name: `scale ${SCOPED}`,
-    projects: scope,
-    permissions: ["projects:read"]
-  })
-  return { accountId, scopedSecret: secret, seedSeconds } satisfies Seeded
-})
-
-/** Per table: bytes (heap, indexes, TOAST), rows; per website and per website-year. */
-const sizes = (accountId: string) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const websites = Number(
-      (yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects WHERE account_id = ${accountId}`)[0].n
-    )
-    const all = Number((yield* sql<{ n: string }>`SELECT count(*)::text AS n FROM projects`)[0].n)
-    const rows = yield* sql<{ table: string; bytes: string; rows: string }>`
-        SELECT c.relname AS table, pg_total_relation_size(c.oid)::text AS bytes, c.reltuples::bigint::text AS rows
-        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY pg_total_relation_size(c.oid) DESC`
-    return {
-      websites,
-      allWebsites: all,
-      tables: rows.map((r) => ({ table: r.table, bytes: Number(r.bytes), rows: Number(r.rows) }))
-    }
-  })
+import {
+  DAYS,
+  log,
+  PAGE_SIZE,
+  PASSES,
+  RECOMPUTE_SECONDS,
+  REPO_ROOT,
+  run,
+  SCOPED,
+  SECRET_KEY,
+  seed,
+  sizes,
+  SKIP,
+  SYNC_WORKERS,
+  SYNCS,
+  url,
+  WEBSITES
+} from "./scale-setup.ts"
 
 let WEBSITES_IN_DB = Number.POSITIVE_INFINITY
 const jobsDoneSince = (since: Date) =>
@@ -389,7 +261,8 @@ const main = async () => {
       log(`recompute: ${workers} worker(s) for ${RECOMPUTE_SECONDS} s…`)
       const r = await recomputeRun(workers, RECOMPUTE_SECONDS)
       console.log(
-        `\nrecompute, ${workers} worker(s), ${r.seconds} s: ${r.done} websites → ${r.perMinutePerWorker} websites/minute/worker`
+        `\nrecompute, ${workers} worker(s), ${r.seconds} s: ${r.done} websites → ${r.perMinutePerWorker} ` +
+          `websites/minute/worker`
       )
       out[`recompute${workers}`] = r
     }
@@ -479,7 +352,8 @@ const main = async () => {
     await Promise.all(workers.map((w) => w.stop()))
     await Effect.runPromise(Scope.close(providersScope, Exit.void))
     console.log(
-      `\nsize of a website with a year of the demo's provider data (all tables, heap + indexes + TOAST, delta / ${SYNCS}):`
+      `\nsize of a website with a year of the demo's provider data (all tables, heap + indexes + TOAST, delta / ` +
+        `${SYNCS}):`
     )
     console.log(
       `  after its sync: ${((bytesSynced - bytes0) / SYNCS / 1e6).toFixed(2)} MB; after the history rebuild${
@@ -487,9 +361,10 @@ const main = async () => {
       }: ${((bytesRebuilt - bytes0) / SYNCS / 1e6).toFixed(2)} MB`
     )
     console.log(
-      `\nsync queue: ${queued} full syncs (${SYNCS} websites' Stripe, Plausible, Search Console), ${SYNC_WORKERS} workers: drained in ${
-        (drainMs / 1000).toFixed(1)
-      } s (${JSON.stringify(counts)}), ${(queued / (drainMs / 60_000)).toFixed(1)} syncs/minute`
+      `\nsync queue: ${queued} full syncs (${SYNCS} websites' Stripe, Plausible, Search Console), ` +
+        `${SYNC_WORKERS} workers: drained in ${(drainMs / 1000).toFixed(1)} s (${JSON.stringify(counts)}), ${
+          (queued / (drainMs / 60_000)).toFixed(1)
+        } syncs/minute`
     )
     out.sync = {
       websites: SYNCS,

@@ -179,7 +179,8 @@ const seed = (events: number, log: (m: string) => void) =>
       const to = Math.min(events, from + CHUNK) - 1
       // Event i at start + i/N of the year; 4 events per session (so a session spans seconds), sessions
       // spread over N/40 visitors; a skewed choice of 300 paths; 5 sources, one of them none (direct).
-      yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source, duration_seconds)
+      yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source,
+          duration_seconds)
         SELECT ${project.id}, ${
         new Date(start).toISOString()
       }::timestamptz + make_interval(secs => i * ${spanSeconds}::float8 / ${events}),
@@ -204,7 +205,8 @@ const seed = (events: number, log: (m: string) => void) =>
     log("adding countries per day (events carry none)…")
     yield* sql`INSERT INTO traffic_countries_daily (project_id, day, country, visitors)
       SELECT d.project_id, d.day, c.country, round(d.visitors * c.share)::int
-      FROM traffic_daily d CROSS JOIN (VALUES ('DE', 0.34), ('US', 0.18), ('GB', 0.09), ('FR', 0.08), ('AT', 0.06), ('CH', 0.05),
+      FROM traffic_daily d CROSS JOIN (VALUES ('DE', 0.34), ('US', 0.18), ('GB', 0.09), ('FR', 0.08), ('AT', 0.06),
+        ('CH', 0.05),
         ('NL', 0.05), ('PL', 0.04), ('SE', 0.03), ('ES', 0.03), ('IT', 0.03), ('CA', 0.02)) AS c(country, share)
       WHERE d.project_id = ${project.id}
       ON CONFLICT (project_id, day, country) DO UPDATE SET visitors = EXCLUDED.visitors`

@@ -256,9 +256,8 @@ export const runPostgresOutage = (overrides: Partial<OutageOptions> = {}): Promi
     const held = retriedAtOnce.filter((x) => x.status === 409).map((x) => x.tag!)
     if (held.length > 0) {
       await query(db.url, (sql) =>
-        sql`UPDATE idempotency_keys SET created_at = created_at - interval '1 hour' WHERE status = 'running' AND key IN ${
-          sql.in(held)
-        }`)
+        sql`UPDATE idempotency_keys SET created_at = created_at - interval '1 hour' WHERE status = 'running' AND key IN
+            ${sql.in(held)}`)
     }
     const retriedLater: Array<Outcome> = []
     for (let i = 0; i < held.length; i += 8) {
@@ -267,7 +266,8 @@ export const runPostgresOutage = (overrides: Partial<OutageOptions> = {}): Promi
     const finalRows = await query<{ description: string; n: number }>(
       db.url,
       (sql) =>
-        sql`SELECT description, count(*)::int AS n FROM expenses WHERE project_id = ${projectId} AND deleted_at IS NULL GROUP BY description`
+        sql`SELECT description, count(*)::int AS n FROM expenses WHERE project_id = ${projectId} AND deleted_at IS NULL
+            GROUP BY description`
     )
     const finalCount = new Map(finalRows.map((r) => [r.description, r.n]))
     const notOnce = posts.filter((x) =>

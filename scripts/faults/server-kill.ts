@@ -85,7 +85,8 @@ export const runServerKill = (overrides: Partial<ServerKillOptions> = {}): Promi
       const r = await query<{ n: number }>(
         db.url,
         (sql) =>
-          sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'sitehealth' AND pid <> pg_backend_pid()`
+          sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'sitehealth' AND pid <>
+              pg_backend_pid()`
       )
       return r[0].n === 0 ? 0 : undefined
     }).catch(() => -1)
@@ -112,7 +113,8 @@ export const runServerKill = (overrides: Partial<ServerKillOptions> = {}): Promi
     >(
       db.url,
       (sql) =>
-        sql`SELECT description, amount_minor::text, category, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on, recurrence, currency
+        sql`SELECT description, amount_minor::text, category, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on,
+            recurrence, currency
           FROM expenses WHERE project_id = ${projectId}`
     )
     const stored = new Map(rows.map((r) => [r.description, r]))
@@ -191,7 +193,8 @@ export const runServerKill = (overrides: Partial<ServerKillOptions> = {}): Promi
         `${cut.length} retried at once: ${
           formatCounts(statusCounts(retried))
         } (${replayedTags.size} replayed, of ${cutButCommitted} that had committed;` +
-          ` ${replayMismatch} replayed when not committed or run again when committed); stored twice: ${duplicated.length}, missing: ${missing.length}`
+          ` ${replayMismatch} replayed when not committed or run again when committed); stored twice: ` +
+          `${duplicated.length}, missing: ${missing.length}`
       )
     )
     // Nothing of an unfinished request survives the crash: no key row without its answer.

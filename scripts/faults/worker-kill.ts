@@ -132,7 +132,8 @@ export const runWorkerKill = (overrides: Partial<WorkerKillOptions> = {}): Promi
       check(
         "worker B leaves the run alone while the lease holds",
         whileLeased.status === "running" && whileLeased.attempts === 1 && bCallsWhileLeased === 0,
-        `after ${o.leaseWatchMs} ms: status ${whileLeased.status}, attempts ${whileLeased.attempts}, B's provider calls ${bCallsWhileLeased}`
+        `after ${o.leaseWatchMs} ms: status ${whileLeased.status}, attempts ${whileLeased.attempts}, B's provider ` +
+          `calls ${bCallsWhileLeased}`
       )
     )
 

@@ -9,7 +9,8 @@ export const VERSION = "0.1.0"
 
 export const sitehealth = Command.make("sitehealth").pipe(
   Command.withDescription(
-    "The sitehealth API from the terminal. Token: --token, else SITEHEALTH_TOKEN, else `sitehealth auth login`. Server: --base-url, else SITEHEALTH_URL, else the profile, else http://127.0.0.1:8787."
+    "The sitehealth API from the terminal. Token: --token, else SITEHEALTH_TOKEN, else `sitehealth auth login`. " +
+      "Server: --base-url, else SITEHEALTH_URL, else the profile, else http://127.0.0.1:8787."
   ),
   Command.withExamples([
     { command: "sitehealth auth login", description: "Store a token (prompted, not echoed)" },

@@ -51,7 +51,8 @@ export const health = (s: Style, h: Health) =>
       status(s, h.status)
     }  confidence ${decimal(h.confidence)}`,
     s.dim(
-      `window ${h.window.current.from} … ${h.window.current.to}, compared with ${h.window.previous.from} … ${h.window.previous.to}`
+      `window ${h.window.current.from} … ${h.window.current.to}, compared with ${h.window.previous.from} … ` +
+        `${h.window.previous.to}`
     ),
     "",
     table(

@@ -149,7 +149,8 @@ export const assertSafeTransport = (baseUrl: string, insecureHttp: boolean): voi
   const url = new URL(baseUrl)
   if (url.protocol === "http:" && !isLoopback(url.hostname) && !insecureHttp) {
     throw usage(
-      `refusing to send a token over plain http:// to ${url.host}: use https://, or pass --insecure-http if you accept that anyone on the network can read it`
+      `refusing to send a token over plain http:// to ${url.host}: use https://, or pass --insecure-http if you ` +
+        `accept that anyone on the network can read it`
     )
   }
 }

@@ -5,7 +5,9 @@ import { DateOnly, Integer, Period, ProjectId, Rate, Timestamp } from "./Common.
 export const VisitorsMethod = Schema.Literals(["range_uniques", "sum_of_daily_uniques", "sum_of_hourly_uniques"])
   .annotate({
     description:
-      "How `visitors` was obtained: range_uniques = the provider's unique visitors for exactly this range; sum_of_daily_uniques = the sum of each local day's uniques (a visitor seen on two days counts twice); sum_of_hourly_uniques = the sum of each hour's uniques (today's partial-day comparison)"
+      "How `visitors` was obtained: range_uniques = the provider's unique visitors for exactly this range; " +
+      "sum_of_daily_uniques = the sum of each local day's uniques (a visitor seen on two days counts twice); " +
+      "sum_of_hourly_uniques = the sum of each hour's uniques (today's partial-day comparison)"
   })
 export type VisitorsMethod = typeof VisitorsMethod.Type
 
@@ -17,7 +19,8 @@ export const AnalyticsRange = Schema.Struct({
   start: Timestamp.annotate({ description: "First instant of the range (local midnight of `from`), ISO 8601 UTC" }),
   end: Timestamp.annotate({
     description:
-      "End of the range, EXCLUSIVE: local midnight after `to`; for today, the request time; for the previous period of today, yesterday at the same local wall-clock time"
+      "End of the range, EXCLUSIVE: local midnight after `to`; for today, the request time; for the previous period " +
+      "of today, yesterday at the same local wall-clock time"
   }),
   timezone: Schema.String.annotate({ description: "The project's IANA time zone every day boundary is taken in" }),
   from: DateOnly.annotate({ description: "First local calendar day of the range" }),
@@ -42,7 +45,8 @@ export type TrafficTotals = typeof TrafficTotals.Type
 export const AnalyticsPoint = Schema.Struct({
   label: Schema.String.annotate({
     description:
-      "Local bucket label: hour \"2026-03-29T03:00+02:00\" (local time and UTC offset), day \"2026-03-29\", month \"2026-03\""
+      "Local bucket label: hour \"2026-03-29T03:00+02:00\" (local time and UTC offset), day \"2026-03-29\", month " +
+      "\"2026-03\""
   }),
   start: Timestamp.annotate({ description: "First instant of the bucket" }),
   from: DateOnly.annotate({ description: "First local day the bucket covers" }),
@@ -60,7 +64,9 @@ const Change = Rate.annotate({
 const Previous = (what: string) =>
   Schema.NullOr(Integer).annotate({
     description:
-      `${what} in the previous period (same days as \`previous\`; today: yesterday's figure × the share of yesterday's hourly ${what.toLowerCase()} before the cutoff); 0 when absent then; null for period=all (and for today without hourly figures yesterday)`
+      `${what} in the previous period (same days as \`previous\`; today: yesterday's figure × the share of ` +
+      `yesterday's hourly ${what.toLowerCase()} before the cutoff); 0 when absent then; null for period=all (and ` +
+      `for today without hourly figures yesterday)`
   })
 const TopChange = (what: string) =>
   Rate.annotate({ description: `(${what} − previous) / previous; null when the previous is 0 or null` })
@@ -102,11 +108,14 @@ export const Analytics = Schema.Struct({
     totals: TrafficTotals,
     series: Schema.Array(AnalyticsPoint).annotate({
       description:
-        "The previous period's points, same granularity and bucket rules as `series`, to overlay bucket by bucket; for today: yesterday's hours up to the same local hour, each hour whole (only `totals` prorates the last one)"
+        "The previous period's points, same granularity and bucket rules as `series`, to overlay bucket by bucket; " +
+        "for today: yesterday's hours up to the same local hour, each hour whole (only `totals` prorates the last " +
+        "one)"
     })
   })).annotate({
     description:
-      "The previous period of equal length just before `range` (today: yesterday up to the same local time; yesterday: the day before); null for period=all"
+      "The previous period of equal length just before `range` (today: yesterday up to the same local time; " +
+      "yesterday: the day before); null for period=all"
   }),
   change: Schema.Struct({
     visitors: Change,
@@ -118,13 +127,14 @@ export const Analytics = Schema.Struct({
   }).annotate({ description: "Relative change of each total against `previous` (0.25 = +25%)" }),
   series: Schema.Array(AnalyticsPoint).annotate({
     description:
-      "One point per bucket of the range, zero-filled; hours are the UTC hours starting inside the local day (23 or 25 on DST days)"
+      "One point per bucket of the range, zero-filled; hours are the UTC hours starting inside the local day (23 or " +
+      "25 on DST days)"
   }),
   topPages: Schema.Array(TopPage).annotate({ description: "Up to 10 pages of the range by page views" }),
   topSources: Schema.Array(TopSource).annotate({ description: "Up to 10 sources of the range by visitors" }),
   topCountries: Schema.Array(TopCountry).annotate({
-    description:
-      "Up to 10 countries of the range by visitors; from the analytics provider (Plausible), empty for self-collected events, which carry no country"
+    description: "Up to 10 countries of the range by visitors; from the analytics provider (Plausible), empty for " +
+      "self-collected events, which carry no country"
   })
 }).annotate({ identifier: "Analytics" })
 export type Analytics = typeof Analytics.Type

@@ -45,7 +45,9 @@ export class SiteHealthApi extends documentedApi(
   {
     title: "sitehealth API",
     description:
-      "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, type}}."
+      "Health, briefing, signals, analytics, revenue, churn, SEO, integrations and expenses of websites. Every " +
+      "response under /api/v1 is an envelope: {status:'success', data} or {status:'error', error:{code, message, " +
+      "type}}."
   }
 ) {}
 

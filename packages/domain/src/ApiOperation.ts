@@ -22,7 +22,8 @@ import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permission
  * the token, its account and the project the path names (docs/architecture.md, "A request, from socket to
  * envelope"):
  * - `"health"`: the project's stored health snapshots of today (getHealth, listSignals), served as stored when current;
- * - `"projectList"`: the caller's page of projects, each with its kept list entry (listProjects; a path without a project).
+ * - `"projectList"`: the caller's page of projects, each with its kept list entry (listProjects; a path without a
+ * project).
  */
 export type PreRead = "health" | "projectList"
 
@@ -112,7 +113,8 @@ export const op = <
   const gate = operation.confirmGate ? " Changes nothing and answers a preview unless confirmed." : ""
   const idempotent = [...endpoint.middlewares].some((middleware) => middleware.key === Idempotency.key)
   const retry = idempotent
-    ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer (`Idempotent-Replayed: true`) instead of acting twice."
+    ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer " +
+      "(`Idempotent-Replayed: true`) instead of acting twice."
     : ""
   const annotated = endpoint.annotate(OperationAnnotation, operation)
   return (spec.fastPath === undefined
@@ -144,7 +146,9 @@ const withIdempotencyKeyParameter = (operation: Record<string, unknown>): Record
       in: "header",
       required: false,
       description:
-        "Optional; 1–255 printable ASCII characters, unique per intended action (a UUID). Kept 24 h per token: the same key and body replays the stored answer; another body answers 422; a key whose first request is still running answers 409 with Retry-After.",
+        "Optional; 1–255 printable ASCII characters, unique per intended action (a UUID). Kept 24 h per token: the " +
+        "same key and body replays the stored answer; another body answers 422; a key whose first request is still " +
+        "running answers 409 with Retry-After.",
       schema: { type: "string", minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: "^[\\x20-\\x7E]+$" }
     }
   ]

@@ -30,7 +30,8 @@ export const PERIODS = ["today", "yesterday", "7d", "30d", "3m", "12m", "all"] a
 export type Period = (typeof PERIODS)[number]
 export const Period = Schema.Literals(PERIODS).annotate({
   description:
-    "Reporting period. today/yesterday are calendar days in the project's time zone; Nd the last N days including today; 3m/12m the last 3/12 calendar months to date; all since the first stored day. Default 30d."
+    "Reporting period. today/yesterday are calendar days in the project's time zone; Nd the last N days including " +
+    "today; 3m/12m the last 3/12 calendar months to date; all since the first stored day. Default 30d."
 })
 
 /*

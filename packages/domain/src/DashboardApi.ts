@@ -45,6 +45,7 @@ export class DashboardApi extends documentedApi(
   {
     title: "sitehealth dashboard API",
     description:
-      "The web dashboard's API: session cookie auth, CSRF token on every state-changing request, same envelope as /api/v1."
+      "The web dashboard's API: session cookie auth, CSRF token on every state-changing request, same envelope as " +
+      "/api/v1."
   }
 ) {}

@@ -43,7 +43,9 @@ export class CredentialsRejected extends ApiError<CredentialsRejected>()("Creden
   status: 422,
   identifier: "CredentialsRejectedError",
   description:
-    "The provider refused the credentials (`credentials_rejected`: wrong, revoked or expired; `missing_permissions`: a restricted key lacks read access, `missing` lists what; `site_not_found`; `oauth_failed`). Nothing was stored.",
+    "The provider refused the credentials (`credentials_rejected`: wrong, revoked or expired; `missing_permissions`: " +
+    "a restricted key lacks read access, `missing` lists what; `site_not_found`; `oauth_failed`). Nothing was " +
+    "stored.",
   fields: { missing: Schema.optionalKey(Schema.Array(Schema.String)) }
 }) {}
 
@@ -52,7 +54,8 @@ export class ProviderUnavailable extends ApiError<ProviderUnavailable>()("Provid
   status: 502,
   identifier: "ProviderUnavailableError",
   description:
-    "The provider could not be reached, timed out, or answered with a server error or something that is not its API (`provider_unavailable`). Nothing was stored; try again.",
+    "The provider could not be reached, timed out, or answered with a server error or something that is not its API " +
+    "(`provider_unavailable`). Nothing was stored; try again.",
   fields: {}
 }) {}
 
@@ -186,7 +189,8 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         error: [BadRequest, CredentialsRejected, ProviderUnavailable, Unavailable]
       }),
       "Finish Google's OAuth flow: exchanges the code (with the PKCE verifier) and lists the account's properties",
-      "400 `oauth_state_invalid` for a state this session did not start, already used or expired; 422 `oauth_failed` when Google refuses the code."
+      "400 `oauth_state_invalid` for a state this session did not start, already used or expired; 422 `oauth_failed` " +
+        "when Google refuses the code."
     ),
     doc(
       HttpApiEndpoint.post("connectGoogle", "/websites/:id/connections/google-search-console", {

@@ -118,7 +118,8 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         error: [BadRequest, RateLimited]
       }),
       "Create an account (starts the 14-day trial) and mail a verification link",
-      "Answers the same whether or not the email is already registered; a registered address gets a mail saying so instead."
+      "Answers the same whether or not the email is already registered; a registered address gets a mail saying so " +
+        "instead."
     ),
     doc(
       HttpApiEndpoint.post("logIn", "/auth/login", {
@@ -127,7 +128,12 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         error: [BadRequest, Unauthorized, Forbidden, RateLimited]
       }),
       "Log in: sets a new session cookie (a new id every time) and answers the session with its CSRF token",
-      "401 `invalid_credentials` for an unknown email or a wrong password alike; 403 `email_not_verified` once the password is right but the address is not verified. With two-factor sign-in on, no session yet: `{secondFactorRequired: true, challenge}` for `POST /auth/login/second-factor`. 429 (with Retry-After) while this address is slowed down for this account after repeated failures, after too many failures from the address, or while the account is under attack (over 100 failures in an hour) for a browser that has not logged in to it before. docs/security.md."
+      "401 `invalid_credentials` for an unknown email or a wrong password alike; 403 `email_not_verified` once the " +
+        "password is right but the address is not verified. With two-factor sign-in on, no session yet: " +
+        "`{secondFactorRequired: true, challenge}` for `POST /auth/login/second-factor`. 429 (with Retry-After) " +
+        "while this address is slowed down for this account after repeated failures, after too many failures from " +
+        "the address, or while the account is under attack (over 100 failures in an hour) for a browser that has not " +
+        "logged in to it before. docs/security.md."
     ),
     doc(
       HttpApiEndpoint.post("logInSecondFactor", "/auth/login/second-factor", {
@@ -136,7 +142,8 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         error: [BadRequest, Unauthorized, RateLimited]
       }),
       "Log in, second step: the challenge from log-in and a code from the authenticator app (or a recovery code)",
-      "401 `invalid_code` for a wrong, reused or expired code; 400 `invalid_link` when the challenge is malformed, expired (5 minutes) or already used; 429 with Retry-After, throttled as log-in is."
+      "401 `invalid_code` for a wrong, reused or expired code; 400 `invalid_link` when the challenge is malformed, " +
+        "expired (5 minutes) or already used; 429 with Retry-After, throttled as log-in is."
     ),
     doc(
       HttpApiEndpoint.post("requestPasswordReset", "/auth/password-reset", {
@@ -231,7 +238,8 @@ export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
         error: [BadRequest, NotFound]
       }),
       "Delete a website, its data and credentials; takes it out of every token's scope",
-      "`confirmDomain` must equal the website's domain (400 `confirmation_mismatch` otherwise). A token scoped to this website alone stops working for it."
+      "`confirmDomain` must equal the website's domain (400 `confirmation_mismatch` otherwise). A token scoped to " +
+        "this website alone stops working for it."
     )
   )
   .middleware(DashboardSession)

@@ -52,7 +52,8 @@ export class DashboardReportsApi extends HttpApiGroup.make("reports")
   .annotateMerge(OpenApi.annotations({
     title: "Reports",
     description:
-      "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses) for the logged-in account's websites"
+      "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, " +
+      "expenses) for the logged-in account's websites"
   }))
 {}
 

@@ -65,7 +65,8 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         error: [BadRequest, RateLimited]
       }),
       "Change the password, giving the current one; ends every other session and mails the owner",
-      "400 `wrong_password` when the current password is wrong (throttled as log-in is: 429 with Retry-After), `weak_password` when the new one is common, breached or made of the address."
+      "400 `wrong_password` when the current password is wrong (throttled as log-in is: 429 with Retry-After), " +
+        "`weak_password` when the new one is common, breached or made of the address."
     ),
     doc(
       HttpApiEndpoint.get("twoFactor", "/security/two-factor", {
@@ -89,7 +90,8 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         error: [BadRequest, Conflict, RateLimited]
       }),
       "Turn two-factor sign-in on with a first code from the app; answers the ten recovery codes, once",
-      "400 `invalid_code` for a wrong code; 400 `no_setup` without a setup started in the last 15 minutes; 409 `two_factor_enabled`. Mails the owner."
+      "400 `invalid_code` for a wrong code; 400 `no_setup` without a setup started in the last 15 minutes; 409 " +
+        "`two_factor_enabled`. Mails the owner."
     ),
     doc(
       HttpApiEndpoint.post("disableTwoFactor", "/security/two-factor/disable", {

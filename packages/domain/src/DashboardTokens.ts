@@ -52,7 +52,8 @@ export const DashboardTokenRevoked = Schema.Struct({ revoked: Schema.Literal(tru
 
 export const EntitlementState = Schema.Literals(["trial", "subscribed", "ended"]).annotate({
   description:
-    "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 trial_expired"
+    "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 " +
+    "trial_expired"
 })
 export const AccountView = Schema.Struct({
   accountId: AccountId,
@@ -110,7 +111,10 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
   .annotateMerge(OpenApi.annotations({ title: "Account", description: "Trial and subscription" }))
 {}
 
-/** The tokens and account groups alone, as `DashboardApi` serves them: the web app's client for the API and account pages. */
+/**
+ * The tokens and account groups alone, as `DashboardApi` serves them: the web app's client for the API and account
+ * pages.
+ */
 export class DashboardTokensHttpApi extends HttpApi.make("dashboard")
   .add(DashboardTokensApi, DashboardAccountApi)
   .middleware(DashboardOrigin)

@@ -68,7 +68,8 @@ export class BadRequest extends ApiError<BadRequest>()("BadRequest", {
   status: 400,
   identifier: "BadRequestError",
   description:
-    "The request is malformed: invalid JSON (`invalid_json`), a missing, unknown or wrongly typed field or value (`invalid_request`, with `issues`).",
+    "The request is malformed: invalid JSON (`invalid_json`), a missing, unknown or wrongly typed field or value " +
+    "(`invalid_request`, with `issues`).",
   fields: { issues: Schema.optionalKey(Schema.Array(Issue)) }
 }) {}
 
@@ -107,7 +108,9 @@ export class Forbidden extends ApiError<Forbidden>()("Forbidden", {
   status: 403,
   identifier: "ForbiddenError",
   description:
-    "The token lacks a permission (`type: missing_permission`, `permission` names it), the project is outside the token's scope (`project_out_of_scope`), the action is dashboard-only (`dashboard_only`), or the token would grant more than it has (`escalation`).",
+    "The token lacks a permission (`type: missing_permission`, `permission` names it), the project is outside the " +
+    "token's scope (`project_out_of_scope`), the action is dashboard-only (`dashboard_only`), or the token would " +
+    "grant more than it has (`escalation`).",
   fields: { permission: Schema.optionalKey(Schema.String) }
 }) {}
 
@@ -159,7 +162,8 @@ export class RateLimited extends ApiError<RateLimited>()("RateLimited", {
   status: 429,
   identifier: "RateLimitedError",
   description:
-    "The token used up its requests for the current window. `limit`, `remaining` and `reset` (epoch seconds when the window ends) mirror the X-RateLimit-* headers.",
+    "The token used up its requests for the current window. `limit`, `remaining` and `reset` (epoch seconds when the " +
+    "window ends) mirror the X-RateLimit-* headers.",
   fields: { limit: Schema.Int, remaining: Schema.Int, reset: Schema.Int }
 }) {}
 
@@ -171,7 +175,8 @@ export class InternalError extends ApiError<InternalError>()("InternalError", {
   status: 500,
   identifier: "InternalServerError",
   description:
-    "An unexpected server error. Nothing about its cause is sent; it is logged on the server under `requestId` (also the X-Request-Id header).",
+    "An unexpected server error. Nothing about its cause is sent; it is logged on the server under `requestId` (also " +
+    "the X-Request-Id header).",
   fields: { requestId: Schema.optionalKey(Schema.String) }
 }) {
   static readonly of = () => new InternalError({ message: "Unexpected server error", type: "internal_error" })

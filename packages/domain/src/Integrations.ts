@@ -54,11 +54,13 @@ export const Integration = Schema.Struct({
   lastError: Schema.NullOr(Schema.String),
   syncIntervalMinutes: Schema.NullOr(Schema.Finite).annotate({
     description:
-      "Minutes between scheduled syncs (the integration's own, else its provider's cadence: Stripe and Plausible 60, Search Console 1440); null when not connected"
+      "Minutes between scheduled syncs (the integration's own, else its provider's cadence: Stripe and Plausible 60, " +
+      "Search Console 1440); null when not connected"
   }),
   nextSyncAt: Schema.NullOr(Timestamp).annotate({
     description:
-      "When the next scheduled sync is due (its slot in the interval, or later while backing off after failures); null when not connected"
+      "When the next scheduled sync is due (its slot in the interval, or later while backing off after failures); " +
+      "null when not connected"
   }),
   consecutiveFailures: Schema.Finite.annotate({
     description: "Sync runs in a row that failed (0 after a success; 0 when not connected): the back-off grows with it"

@@ -84,7 +84,8 @@ export const onWebsite = <E extends HttpApiEndpoint.Constraint & EndpointParts>(
   return doc(
     copy,
     operationOf(endpoint)?.summary ?? endpoint.identifier,
-    `The same operation as \`${endpoint.method} /api/v1${endpoint.path}\` (same schemas, same figures), for a website of the logged-in account. ` +
+    `The same operation as \`${endpoint.method} /api/v1${endpoint.path}\` (same schemas, same figures), for a ` +
+      `website of the logged-in account. ` +
       "402 `trial_expired` when the account's entitlement has ended."
   ) as unknown as OnWebsite<E>
 }

@@ -61,7 +61,8 @@ export const Revenue = Schema.Struct({
   movements: MrrMovements,
   nrr: Rate.annotate({
     description:
-      "Net revenue retention over the window: Σ MRR at the end of customers paying at the start ÷ Σ their MRR at the start"
+      "Net revenue retention over the window: Σ MRR at the end of customers paying at the start ÷ Σ their MRR at the " +
+      "start"
   }),
   grr: Rate.annotate({
     description: "Gross revenue retention: as NRR with each customer's end MRR capped at its start MRR"
@@ -90,7 +91,8 @@ export const Revenue = Schema.Struct({
     revenueNet: Money.annotateKey({ description: "Succeeded charges − refunds of the window's days" }),
     expenses: Money.annotateKey({
       description:
-        "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month or year each occurrence covers), converted with the stored FX rates"
+        "Expenses attributed to the window (one-off on their day; recurring ones spread over the days of the month " +
+        "or year each occurrence covers), converted with the stored FX rates"
     }),
     unconvertedExpenses: Schema.Array(Money).annotate({
       description:

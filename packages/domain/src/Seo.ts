@@ -5,7 +5,8 @@ import { Window } from "./Projects.ts"
 
 const Position = Schema.NullOr(Schema.Finite).annotate({
   description:
-    "Impression-weighted average position, Σ(position × impressions) ÷ Σ impressions, rounded to 2 decimals (1 = top); null without impressions"
+    "Impression-weighted average position, Σ(position × impressions) ÷ Σ impressions, rounded to 2 decimals (1 = " +
+    "top); null without impressions"
 })
 
 export const SeoTotals = Schema.Struct({
@@ -29,7 +30,8 @@ export const SeoChange = Schema.Struct({
   }),
   averagePosition: Schema.NullOr(Schema.Finite).annotate({
     description:
-      "Average position minus the previous one (2 decimals); positive = ranking worse (further down); null when either is null"
+      "Average position minus the previous one (2 decimals); positive = ranking worse (further down); null when " +
+      "either is null"
   })
 }).annotate({ identifier: "SeoChange" })
 
@@ -95,8 +97,8 @@ export const Seo = Schema.Struct({
   change: SeoChange,
   series: Schema.Array(SeoPoint).annotate({ description: "One point per day of `window`, oldest first, zero-filled" }),
   topQueries: Schema.Array(SeoQuery).annotate({
-    description:
-      "Up to 10 queries with the most clicks in the window (then impressions, then query), with their previous-window figures"
+    description: "Up to 10 queries with the most clicks in the window (then impressions, then query), with their " +
+      "previous-window figures"
   }),
   topPages: Schema.Array(SeoPage).annotate({
     description: "Up to 10 pages with the most clicks in the window, with their previous-window figures"

@@ -39,7 +39,8 @@ export const CreateTokenPayload = Schema.Struct({
   }),
   expiresAt: Schema.optionalKey(Schema.NullOr(Schema.String)).annotate({
     description:
-      "ISO 8601 instant in the future. Omitted: the caller's own expiry. null: never (only for a caller that never expires)"
+      "ISO 8601 instant in the future. Omitted: the caller's own expiry. null: never (only for a caller that never " +
+      "expires)"
   })
 }).annotate({ identifier: "CreateTokenRequest" })
 export type CreateTokenPayload = typeof CreateTokenPayload.Type
@@ -60,8 +61,8 @@ export const TokenPreview = Schema.Struct({
 export const TokenMinted = Schema.Struct({
   token: TokenMetadata,
   secret: Schema.NullOr(Schema.String).annotate({
-    description:
-      "The token itself, `svc_…`. Shown once; store it now. null only in a replay of the mint (same Idempotency-Key), which never shows the secret again"
+    description: "The token itself, `svc_…`. Shown once; store it now. null only in a replay of the mint (same " +
+      "Idempotency-Key), which never shows the secret again"
   }),
   secretRedacted: Schema.optionalKey(Schema.Boolean).annotate({
     description:

@@ -1,7 +1,8 @@
 /**
  * The overview's narrow client API describes requests the server already answers: each of its endpoints is the
  * reports group's endpoint of the same name in DashboardApi (method, path with the prefix, schemas, errors,
- * middlewares: HttpApi's prefix and middlewares are carried by each endpoint). A change to the reports group that the overview's copy missed fails here.
+ * middlewares: HttpApi's prefix and middlewares are carried by each endpoint). A change to the reports group that the
+ * overview's copy missed fails here.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { DashboardApi } from "@sitehealth/domain/DashboardApi"

@@ -31,17 +31,21 @@ const cases = [
       issues: [{ path: "body.amount", message: "Expected an integer" }]
     }),
     400,
-    "{\"status\":\"error\",\"error\":{\"code\":400,\"message\":\"Invalid request\",\"type\":\"invalid_request\",\"issues\":[{\"path\":\"body.amount\",\"message\":\"Expected an integer\"}]}}"
+    "{\"status\":\"error\",\"error\":{\"code\":400,\"message\":\"Invalid " +
+    "request\",\"type\":\"invalid_request\",\"issues\":[{\"path\":\"body.amount\",\"message\":\"Expected an " +
+    "integer\"}]}}"
   ],
   [
     Unauthorized.of("invalid_token"),
     401,
-    "{\"status\":\"error\",\"error\":{\"code\":401,\"message\":\"Invalid or expired token\",\"type\":\"invalid_token\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":401,\"message\":\"Invalid or expired " +
+    "token\",\"type\":\"invalid_token\"}}"
   ],
   [
     TrialExpired.of(),
     402,
-    "{\"status\":\"error\",\"error\":{\"code\":\"trial_expired\",\"message\":\"Your trial or subscription has ended; subscribe to continue using the API.\",\"type\":\"trial_expired\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":\"trial_expired\",\"message\":\"Your trial or subscription has ended; " +
+    "subscribe to continue using the API.\",\"type\":\"trial_expired\"}}"
   ],
   [
     new Forbidden({
@@ -50,7 +54,8 @@ const cases = [
       permission: "tokens:write"
     }),
     403,
-    "{\"status\":\"error\",\"error\":{\"code\":403,\"message\":\"Missing permission tokens:write\",\"type\":\"missing_permission\",\"permission\":\"tokens:write\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":403,\"message\":\"Missing permission " +
+    "tokens:write\",\"type\":\"missing_permission\",\"permission\":\"tokens:write\"}}"
   ],
   [
     notFound("Project prj_x"),
@@ -60,7 +65,8 @@ const cases = [
   [
     new Conflict({ message: "A token cannot revoke itself", type: "self_revoke" }),
     409,
-    "{\"status\":\"error\",\"error\":{\"code\":409,\"message\":\"A token cannot revoke itself\",\"type\":\"self_revoke\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":409,\"message\":\"A token cannot revoke " +
+    "itself\",\"type\":\"self_revoke\"}}"
   ],
   [
     new PayloadTooLarge({ message: "Too large", type: "payload_too_large" }),
@@ -70,7 +76,8 @@ const cases = [
   [
     IdempotencyKeyReused.of(),
     422,
-    "{\"status\":\"error\",\"error\":{\"code\":422,\"message\":\"This Idempotency-Key was already used for a different request (another body or endpoint); use a new key\",\"type\":\"idempotency_key_reused\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":422,\"message\":\"This Idempotency-Key was already used for a " +
+    "different request (another body or endpoint); use a new key\",\"type\":\"idempotency_key_reused\"}}"
   ],
   [
     new RateLimited({
@@ -81,17 +88,20 @@ const cases = [
       reset: 1700000000
     }),
     429,
-    "{\"status\":\"error\",\"error\":{\"code\":429,\"message\":\"Rate limit exceeded\",\"type\":\"rate_limited\",\"limit\":60,\"remaining\":0,\"reset\":1700000000}}"
+    "{\"status\":\"error\",\"error\":{\"code\":429,\"message\":\"Rate limit " +
+    "exceeded\",\"type\":\"rate_limited\",\"limit\":60,\"remaining\":0,\"reset\":1700000000}}"
   ],
   [
     new InternalError({ message: "Unexpected server error", type: "internal_error", requestId: "req_1" }),
     500,
-    "{\"status\":\"error\",\"error\":{\"code\":500,\"message\":\"Unexpected server error\",\"type\":\"internal_error\",\"requestId\":\"req_1\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":500,\"message\":\"Unexpected server " +
+    "error\",\"type\":\"internal_error\",\"requestId\":\"req_1\"}}"
   ],
   [
     new Unavailable({ message: "Database unavailable", type: "database_unavailable" }),
     503,
-    "{\"status\":\"error\",\"error\":{\"code\":503,\"message\":\"Database unavailable\",\"type\":\"database_unavailable\"}}"
+    "{\"status\":\"error\",\"error\":{\"code\":503,\"message\":\"Database " +
+    "unavailable\",\"type\":\"database_unavailable\"}}"
   ]
 ] as const
 

@@ -252,7 +252,8 @@ export const startFakeGsc = async (options: FakeGscOptions): Promise<FakeGsc> =>
         res,
         401,
         "UNAUTHENTICATED",
-        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid " +
+          "authentication credential."
       )
     }
     token.usesLeft--

@@ -152,8 +152,8 @@ export const startFakePlausible = async (options: {
       siteRequests.push({ at: Date.now(), authorization: req.headers.authorization, body: null })
       if (revoked || options.siteTimezone === undefined || req.headers.authorization !== `Bearer ${options.apiKey}`) {
         return send(res, 401, {
-          error:
-            "Invalid API key. Please make sure you're using a valid API key with access to the resource you've requested."
+          error: "Invalid API key. Please make sure you're using a valid API key with access to the resource you've " +
+            "requested."
         })
       }
       return send(res, 200, { domain: options.siteId, timezone: options.siteTimezone, custom_properties: [] })
@@ -165,7 +165,8 @@ export const startFakePlausible = async (options: {
     if (revoked || req.headers.authorization !== `Bearer ${options.apiKey}` || body?.site_id !== options.siteId) {
       return send(res, 401, {
         error:
-          "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've requested."
+          "Invalid API key or site ID. Please make sure you're using a valid API key with access to the site you've " +
+          "requested."
       })
     }
     if (!Array.isArray(body.date_range) || !Array.isArray(body.metrics)) {

@@ -206,9 +206,10 @@ export const startFakeStripe = async (
         403,
         stripeError(
           "invalid_request_error",
-          `The provided key 'rk_test_***' does not have the required permissions for this endpoint on account 'acct_fake'. Having the 'rak_${
-            resource.replace(/s$/, "")
-          }_read' permission would allow this request to continue.`
+          "The provided key 'rk_test_***' does not have the required permissions for this endpoint on account " +
+            `'acct_fake'. Having the 'rak_${
+              resource.replace(/s$/, "")
+            }_read' permission would allow this request to continue.`
         )
       )
     }

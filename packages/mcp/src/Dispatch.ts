@@ -23,7 +23,10 @@ export interface ApiRequest {
     readonly query: Record<string, unknown>
     readonly payload?: Record<string, unknown>
   }
-  /** A request the server makes to list or discover (whoami, resources/list), not a tool call: at `/mcp` it spends no rate limit. */
+  /**
+   * A request the server makes to list or discover (whoami, resources/list), not a tool call: at `/mcp` it spends no
+   * rate limit.
+   */
   readonly discovery?: boolean
 }
 

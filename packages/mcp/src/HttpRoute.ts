@@ -174,7 +174,8 @@ export const mcpRoute = (checkBearer: BearerCheck) =>
             return jsonRpcError(
               400,
               -32600,
-              "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send one message per request"
+              "Invalid Request: JSON-RPC batches are not supported from protocol 2025-06-18 on; send one message per " +
+                "request"
             )
           }
           const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)

@@ -10,10 +10,13 @@ export const CAPABILITIES = { tools: {}, prompts: {}, resources: {} } as const
 
 /** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
 export const INSTRUCTIONS =
-  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of websites. " +
+  "sitehealth: health, briefing, signals, analytics, revenue, churn, SEO, integrations, expenses and tokens of " +
+  "websites. " +
   "Start with list_projects; every other project tool takes its `id` (prj_…). " +
   "A result is the API's `data` as compact JSON (also in structuredContent) followed by a one-line summary. " +
-  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} — " +
+  "An error is a result with isError whose text is the API's envelope {status:'error', error:{code, type, message}} " +
+  "— " +
   "`issues` on 400, `permission` on 403, `limit`/`remaining`/`reset` (epoch seconds) on 429: wait until reset. " +
-  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with confirm: true. " +
+  "Lists are paginated: pass `nextCursor` back as `cursor`. Tools with `confirm` only preview unless called with " +
+  "confirm: true. " +
   "Field meanings: docs/api.md or GET /api/v1/openapi.json."

@@ -6,7 +6,9 @@ export interface McpOptions {
   readonly send: Send
   /** Only read tools (`--read-only`, `?read_only=true`, `X-MCP-Readonly`). */
   readonly readOnly?: boolean
-  /** Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`). */
+  /**
+   * Only these toolsets (the contract's groups); null or omitted: all (`--toolsets`, `?toolsets=`, `X-MCP-Toolsets`).
+   */
   readonly toolsets?: ReadonlyArray<string> | null
   /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
   readonly retry?: RetryPolicy

@@ -20,7 +20,8 @@ const scalar = (value: unknown): string | null => {
 export const summaryOf = (spec: ToolSpec, data: Record<string, unknown>): string => {
   const name = spec.definition.name
   if (spec.confirmGate && data.preview === true) {
-    return `Nothing changed: this is a preview. To do it, call ${name} again with the same arguments and "confirm": true.`
+    return `Nothing changed: this is a preview. To do it, call ${name} again with the same arguments and "confirm": ` +
+      `true.`
   }
   const parts: Array<string> = []
   for (const [key, value] of Object.entries(data)) {

@@ -98,7 +98,8 @@ const REVEAL_SECRET_PROPERTY = {
   type: "boolean",
   default: false,
   description:
-    "true: the result includes the new token's secret, which then sits in this conversation's context. false (default): the secret is withheld and cannot be shown again."
+    "true: the result includes the new token's secret, which then sits in this conversation's context. false " +
+    "(default): the secret is withheld and cannot be shown again."
 }
 const MCP_ONLY_PROPERTIES: Record<string, JsonObject> = { [REVEAL_SECRET]: REVEAL_SECRET_PROPERTY }
 const mcpOnlyInput = (endpointName: string): JsonObject =>
@@ -256,7 +257,8 @@ const describe = (operation: Operation, endpointName: string): string => {
     ? " Confirmation gate: without `confirm: true` it changes nothing and answers a preview."
     : ""
   const secret = endpointName === "createToken"
-    ? " The new token's secret is returned only with `reveal_secret: true`, and then it is in the model's context (and any transcript of this conversation); without it the secret is withheld for good."
+    ? " The new token's secret is returned only with `reveal_secret: true`, and then it is in the model's context " +
+      "(and any transcript of this conversation); without it the secret is withheld for good."
     : ""
   const access = operation.permission === AUTHENTICATED
     ? "Any token may call it"

@@ -2,7 +2,8 @@
  * What the stdio bundle loads before it answers `initialize`: the entry and the chunks it imports statically
  * hold our light front only (main.ts, EarlyInitialize.ts, Identity.ts, StdioInput.ts) — not the MCP SDK, no
  * Effect, no contract or domain module, no Ajv, none of the handlers, the settings or the tool table, which
- * come in chunks loaded after it (the speed itself is measured by `npm run bench:mcp`, not here). The bundle built here, in a
+ * come in chunks loaded after it (the speed itself is measured by `npm run bench:mcp`, not here). The bundle built
+ * here, in a
  * temporary folder, then serves a real server through the SDK client: the lazy chunks load and Ajv's absence
  * costs nothing.
  */
@@ -42,7 +43,8 @@ describe("the stdio bundle", () => {
       Path.basename(i)
     ).sort()
     expect(ours).toEqual(["EarlyInitialize.ts", "Identity.ts", "StdioInput.ts", "main.ts"])
-    // Not even the MCP SDK, nor Effect, the domain or Ajv: initialize is answered before they load (EarlyInitialize.ts).
+    // Not even the MCP SDK, nor Effect, the domain or Ajv: initialize is answered before they load
+    // (EarlyInitialize.ts).
     expect(inputs.filter((i) => i.includes("node_modules/") || i.includes("packages/domain/"))).toEqual([])
     // They are in the chunks loaded later.
     const later = inputsOf(metafile, Object.keys(metafile.outputs).filter((o) => !atStart.includes(o)))

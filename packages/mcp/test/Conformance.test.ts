@@ -246,7 +246,8 @@ describe("protocol versions", () => {
 
 describe("stdio, raw lines", () => {
   it(
-    "a batch line is answered -32600 (the SDK used to drop it unanswered); the lines around it are served; stdin's end ends the process",
+    "a batch line is answered -32600 (the SDK used to drop it unanswered); the lines around it are served; stdin's " +
+      "end ends the process",
     async () => {
       const { secret } = await srv.newAccount()
       const child = spawn(process.execPath, [BIN], {
@@ -491,7 +492,8 @@ describe("fuzzing the tool arguments (fast-check over the input schemas)", () =>
       { numRuns: FUZZ_RUNS, seed: FUZZ_SEED }
     )
     console.log(
-      `fuzz (FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS} to replay): ${reached.length} of ${calls} calls reached the API:`,
+      `fuzz (FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS} to replay): ${reached.length} of ${calls} calls reached ` +
+        `the API:`,
       [...new Set(reached)].sort().join(", ")
     )
     expect(reached.length).toBeGreaterThan(20)

@@ -23,7 +23,10 @@ afterAll(async () => {
   await srv.close()
 })
 
-/** What the SDK server (Server.ts, as every transport builds it) answers to this one message, as a line; null: nothing within 2 s. */
+/**
+ * What the SDK server (Server.ts, as every transport builds it) answers to this one message, as a line; null: nothing
+ * within 2 s.
+ */
 const sdkAnswer = async (message: unknown): Promise<string | null> => {
   const server = makeMcpServer({ send: async () => ({ status: 500, body: null }) })
   const [client, serverSide] = InMemoryTransport.createLinkedPair()

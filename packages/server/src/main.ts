@@ -158,7 +158,8 @@ const serve = (config: AppConfigShape) =>
               "",
               `    ${demo.secret}`,
               "",
-              `  Try: curl -H "Authorization: Bearer $(cat ${file})" http://${config.host}:${config.port}/api/v1/projects`,
+              `  Try: curl -H "Authorization: Bearer $(cat ${file})" ` +
+              `http://${config.host}:${config.port}/api/v1/projects`,
               ""
             ].join("\n") + "\n"
           )
@@ -198,9 +199,10 @@ const serve = (config: AppConfigShape) =>
     )
     yield* Layer.build(server)
     yield* Effect.logInfo(
-      `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, rate limit ${config.rateLimit}/min per token, ${
-        config.redisUrl ? "redis" : "in-memory"
-      } counters, worker ${worker === null ? "off: run `npm run worker`" : "in-process"})`
+      `sitehealth: serving http://${config.host}:${config.port}/api/v1 (OpenAPI: ${OPENAPI_PATH}, ` +
+        `rate limit ${config.rateLimit}/min per token, ${config.redisUrl ? "redis" : "in-memory"} counters, worker ${
+          worker === null ? "off: run `npm run worker`" : "in-process"
+        })`
     )
     // Finalizers run last-added first: this one runs before the HTTP server's, the worker's, the pool's and
     // the embedded Postgres's.

@@ -94,7 +94,9 @@ const principal = (accountId: AccountId, overrides: Partial<Principal> = {}): Pr
   ...overrides
 })
 
-/** The write of last_used_at is detached from the answer: let the app's fibers run (until `done`, at most ~50 turns). */
+/**
+ * The write of last_used_at is detached from the answer: let the app's fibers run (until `done`, at most ~50 turns).
+ */
 const settled = (done: () => boolean) =>
   Effect.promise(async () => {
     for (let i = 0; i < 50 && !done(); i++) await new Promise((resolve) => setImmediate(resolve))

@@ -220,7 +220,8 @@ describe("tops with their previous figures and change", () => {
       hour("2026-11-19T15:00:00.000Z", 20, 100, 20, 0, 0), // yesterday 16:00: after it
       hour("2026-11-19T23:00:00.000Z", 5, 10, 5, 0, 0) // today 00:00
     ]
-    // Yesterday before the cutoff: visitors 10 + 10 = 20 of 10 + 20 + 20 = 50 → 0.4; pageviews 20 + 20 = 40 of 160 → 0.25
+    // Yesterday before the cutoff: visitors 10 + 10 = 20 of 10 + 20 + 20 = 50 → 0.4; pageviews 20 + 20 = 40 of 160 →
+    // 0.25
     const plan = planAnalytics("today", "Europe/Berlin", Date.parse("2026-11-20T09:30:00Z"))
     expect([plan.query.prevTopFrom, plan.query.prevTopTo]).toEqual(["2026-11-19", "2026-11-19"])
     const a = report("today", "Europe/Berlin", "2026-11-20T09:30:00Z", {

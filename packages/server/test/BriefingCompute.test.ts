@@ -39,7 +39,8 @@ const sig = (
 describe("briefing", () => {
   const series = {
     traffic: plantedTraffic(30),
-    // MRR 50 000 until 11-12, 45 000 from 11-13; 2 000 net revenue on Thursdays, 1 000 other days; 1 new customer yesterday.
+    // MRR 50 000 until 11-12, 45 000 from 11-13; 2 000 net revenue on Thursdays, 1 000 other days; 1 new customer
+    // yesterday.
     revenue: eachDay("2026-09-20", YESTERDAY).map((d) =>
       revenue(d, {
         mrrMinor: d <= "2026-11-12" ? 50_000 : 45_000,
@@ -97,7 +98,8 @@ describe("briefing", () => {
   it("yesterday's figures against the median of the same weekday over the previous 4 weeks", () => {
     const b = briefing({ projectId: PRJ_X, today: TODAY, now: NOW, currency: "USD", series, health: h, signals: [] })
     expect(b.yesterday.date).toBe(YESTERDAY)
-    // Thursdays 11-12, 11-05, 10-29, 10-22 → 100, 104, 96, 102 → median (100 + 102) / 2 = 101; (30 − 101) / 101 = −0.70297
+    // Thursdays 11-12, 11-05, 10-29, 10-22 → 100, 104, 96, 102 → median (100 + 102) / 2 = 101; (30 − 101) / 101 =
+    // −0.70297
     expect(b.yesterday.visitors).toEqual({ value: 30, usual: 101, change: -0.703 })
     // Thursdays net 2 000 each; yesterday 2 000 − 500 refund = 1 500 → (1 500 − 2 000) / 2 000 = −0.25
     expect(b.yesterday.netRevenue).toEqual({ value: 1_500, usual: 2_000, change: -0.25 })

@@ -52,7 +52,8 @@ describe("Node's parser refusals are answered in the envelope", () => {
     expect(headers["content-type"]).toBe("application/json")
     expect(Number(headers["content-length"])).toBe(Buffer.byteLength(body))
     expect(body).toBe(
-      "{\"status\":\"error\",\"error\":{\"code\":431,\"message\":\"Request headers are too large\",\"type\":\"headers_too_large\"}}"
+      "{\"status\":\"error\",\"error\":{\"code\":431,\"message\":\"Request headers are too " +
+        "large\",\"type\":\"headers_too_large\"}}"
     )
     expect(served).toBe(before)
   })

@@ -21,7 +21,8 @@ describe("SITEHEALTH_WORKER", () => {
     "%j is refused at start-up with the accepted values, not read as on or off",
     (value) => {
       expect(() => readConfig({ SITEHEALTH_WORKER: value })).toThrow(
-        `SITEHEALTH_WORKER must be one of 1, on, true, yes (run the background worker in this process) or 0, off, false, no (leave it to \`npm run worker\`), got "${value}"`
+        `SITEHEALTH_WORKER must be one of 1, on, true, yes (run the background worker in this process) or 0, off, ` +
+          `false, no (leave it to \`npm run worker\`), got "${value}"`
       )
     }
   )
@@ -61,7 +62,8 @@ describe("SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS", () => {
     "%j is refused at start-up, naming the variable and the form",
     (value) => {
       expect(() => readConfig({ SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS: value })).toThrow(
-        `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${value}"`
+        `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got ` +
+          `"${value}"`
       )
     }
   )

@@ -75,7 +75,8 @@ describe("which database failures answer 503 (retry) rather than 500", () => {
 
 describe("Postgres stopped and restarted under load (scripts/faults/postgres-outage.ts, shortened)", () => {
   it(
-    "503 + Retry-After during the outage, no 500, /readyz red then green, recovers by itself, no acknowledged write lost",
+    "503 + Retry-After during the outage, no 500, /readyz red then green, recovers by itself, no acknowledged write " +
+      "lost",
     async () => {
       const outcome = await runPostgresOutage({
         warmMs: 1_500,
@@ -225,7 +226,8 @@ const syncedWithLastGood = Effect.gen(function*() {
 
 describe("a provider that hangs, stalls or drops the connection", () => {
   it.effect(
-    "each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor stay",
+    "each attempt times out (bounded), is retried later, and the third fails the run; the last good data and cursor " +
+      "stay",
     () =>
       Effect.gen(function*() {
         const { before, projectId, run } = yield* syncedWithLastGood
@@ -285,7 +287,8 @@ describe("a provider that hangs, stalls or drops the connection", () => {
 
 describe("a provider that answers garbage mid-run", () => {
   it.effect(
-    "fails the run at once (not retried): integration error, nothing of the run written, the last good data and cursor stay",
+    "fails the run at once (not retried): integration error, nothing of the run written, the last good data and " +
+      "cursor stay",
     () =>
       Effect.gen(function*() {
         const { before, projectId, run } = yield* syncedWithLastGood

@@ -1,4 +1,6 @@
-/** Password strength (ASVS 2.1.7): the bundled list of common passwords, loaded on first use, and the rules beside it. */
+/**
+ * Password strength (ASVS 2.1.7): the bundled list of common passwords, loaded on first use, and the rules beside it.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"

@@ -33,7 +33,10 @@ let db: PrivateDatabase
 const sql = <A>(f: (s: SqlClient.SqlClient) => Effect.Effect<A, any>) =>
   Effect.scoped(Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(pgLayer(db.url)))) as Effect.Effect<A>
 
-/** The app as the server builds it (AppConfig present while the repositories are built, as in main.ts); gone with the scope. */
+/**
+ * The app as the server builds it (AppConfig present while the repositories are built, as in main.ts); gone with the
+ * scope.
+ */
 const app = Effect.fnUntraced(function*(overrides: Partial<AppConfigShape> = {}) {
   const config: AppConfigShape = { ...readConfig({}), databaseUrl: Redacted.make(db.url), ...overrides }
   const context = (yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(db.url)))).pipe(

@@ -238,7 +238,8 @@ describe("the revenue report (30d) on the golden dataset", () => {
   })
 
   it("applies the period: 7d = 11-14..11-20", () => {
-    // Start = end of 11-13 = 26 900 − 3 000 (D back 11-15) + 4 000 (E left 11-18) = 27 900; D +3 000 reactivation, E −4 000.
+    // Start = end of 11-13 = 26 900 − 3 000 (D back 11-15) + 4 000 (E left 11-18) = 27 900; D +3 000 reactivation, E −4
+    // 000.
     const r = report("7d")
     expect(r.window).toEqual({ from: "2026-11-14", to: TODAY })
     expect(r.movements.start.amount).toBe(27900)

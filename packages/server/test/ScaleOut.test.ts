@@ -289,7 +289,8 @@ describe("several instances on one Postgres and one Redis", () => {
   )
 
   it(
-    "(d) SIGTERM: /readyz 503, listener closed, in-flight request completes, its sync released to another worker, exit 0",
+    "(d) SIGTERM: /readyz 503, listener closed, in-flight request completes, its sync released to another worker, " +
+      "exit 0",
     async () => {
       const held = provider!.hold("site-hold")
       const holdId = await projectWithPlausible("site-hold")

@@ -111,7 +111,10 @@ const syncError = (projectId: string): Effect.Effect<ProviderError, never, Payme
 const revenueRows = (projectId: string) =>
   Effect.flatMap(MetricsRepo, (m) => m.loadProject(projectId, null)).pipe(Effect.map((p) => p!.series.revenue))
 
-/** A fake Stripe serving the golden account `maxPageSize` objects a page, a new project synced from it once, and its revenue rows. */
+/**
+ * A fake Stripe serving the golden account `maxPageSize` objects a page, a new project synced from it once, and its
+ * revenue rows.
+ */
 const syncedOnce = (maxPageSize: number) =>
   Effect.gen(function*() {
     fake = yield* Effect.promise(() => startFakeStripe(goldenStripe(), { maxPageSize }))

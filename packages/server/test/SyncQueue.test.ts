@@ -86,7 +86,8 @@ describe("SyncQueue on PostgreSQL", () => {
   )
 
   it.effect(
-    "a worker killed mid-run: its run is taken over after the lease and ends with the same data as an uninterrupted run",
+    "a worker killed mid-run: its run is taken over after the lease and ends with the same data as an uninterrupted " +
+      "run",
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(START)
@@ -126,7 +127,8 @@ describe("SyncQueue on PostgreSQL", () => {
   )
 
   it.effect(
-    "two instances scheduling at once: each due integration gets one run, at its own slot, and the runs record the next slot",
+    "two instances scheduling at once: each due integration gets one run, at its own slot, and the runs record the " +
+      "next slot",
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(START)
@@ -161,7 +163,8 @@ describe("SyncQueue on PostgreSQL", () => {
   )
 
   it.effect(
-    "credentials are ciphertext at rest: no plaintext in the row, nonce + tag around it, and they decrypt only with the key",
+    "credentials are ciphertext at rest: no plaintext in the row, nonce + tag around it, and they decrypt only with " +
+      "the key",
     () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(START)

@@ -1,4 +1,7 @@
-/** Two-factor sign-in crypto: RFC 4226 / 6238 vectors, base32, the code check with drift and replay, URI, QR, recovery codes. */
+/**
+ * Two-factor sign-in crypto: RFC 4226 / 6238 vectors, base32, the code check with drift and replay, URI, QR, recovery
+ * codes.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import {
   base32Decode,

@@ -165,7 +165,8 @@ const fakeConnector: Connector = {
 layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((it) => {
   describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     it.effect(
-      "one request: the route-named server span with its status, SQL and the recomputation beneath it; a sync run with its provider call; no secret anywhere",
+      "one request: the route-named server span with its status, SQL and the recomputation beneath it; a sync run " +
+        "with its provider call; no secret anywhere",
       () =>
         Effect.gen(function*() {
           const config = readTracingConfig({
@@ -442,7 +443,8 @@ layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((i
 
   describe("what is not traced", () => {
     it.effect(
-      "probes and the scrape make no span, nor a worker's idle polls; a recomputation by the worker is a trace of its own",
+      "probes and the scrape make no span, nor a worker's idle polls; a recomputation by the worker is a trace of " +
+        "its own",
       () =>
         Effect.gen(function*() {
           bodies.length = 0
@@ -529,7 +531,8 @@ layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((i
 
   describe("tracing off (no endpoint)", () => {
     it.effect(
-      "not one span is created for a request, its SQL or its recomputation — where Effect's default tracer makes dozens",
+      "not one span is created for a request, its SQL or its recomputation — where Effect's default tracer makes " +
+        "dozens",
       () =>
         Effect.gen(function*() {
           const made: Array<string> = []

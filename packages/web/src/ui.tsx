@@ -29,7 +29,8 @@ export const ErrorMessage = (
  * "Usable": the page's `<main>` carries `aria-busy="true"` while anything inside it is still loading, and
  * `aria-busy="false"` once it is not — for assistive technology, and the convention the browser bench
  * (bench/web.ts) measures "usable" by. Every `<Loading>` (a page's primary data through `<Result>`, a lazy
- * page's chunk through `lazyComponent`, routes.tsx) counts as busy while shown; a page can add its own with `useBusy(true)`.
+ * page's chunk through `lazyComponent`, routes.tsx) counts as busy while shown; a page can add its own with
+ * `useBusy(true)`.
  * A chart container sets `data-drawn="true"` once drawn (the bench's "charts drawn").
  */
 const BusyContext = createContext<(delta: 1 | -1) => void>(() => {})

@@ -136,7 +136,8 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
         expect(await row.getByRole("link", { name: /failing/ }).textContent()).toContain(`${f.failing} failing`)
       }
     }
-    // Calm Notes' Search Console fails (the demo's planted fault: its grant was revoked after the first sync): badged, by the provider's name.
+    // Calm Notes' Search Console fails (the demo's planted fault: its grant was revoked after the first sync): badged,
+    // by the provider's name.
     await page.locator(`tr[data-website="${ids["Calm Notes"]}"]`).getByRole("link", {
       name: "1 failing: Google Search Console",
       exact: true

@@ -123,7 +123,8 @@ export const createTokenCommand = (name: string) =>
             return yield* localFailure(
               EXIT.failure,
               "secret_lost",
-              `minted ${minted.token.id} (${minted.token.name}), but its answer was lost in transit and the secret cannot be shown again: revoke it (sitehealth tokens revoke ${minted.token.id}) and mint another`
+              `minted ${minted.token.id} (${minted.token.name}), but its answer was lost in transit and the secret ` +
+                `cannot be shown again: revoke it (sitehealth tokens revoke ${minted.token.id}) and mint another`
             )
           }
           if (json) yield* printJson(minted)

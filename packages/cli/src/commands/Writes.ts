@@ -166,7 +166,8 @@ export const createExpenseCommand = (name: string) =>
     Command.withDescription("Record an expense"),
     Command.withExamples([{
       command:
-        "sitehealth expenses create prj_3kTMd9qXyVbN2LwP --amount 2900 --category hosting --description \"VPS\" --recurrence monthly",
+        "sitehealth expenses create prj_3kTMd9qXyVbN2LwP --amount 2900 --category hosting --description \"VPS\" " +
+        "--recurrence monthly",
       description: "A 29.00 monthly hosting bill"
     }])
   )

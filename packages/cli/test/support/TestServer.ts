@@ -174,7 +174,10 @@ export const serverForFile = (
   })
 }
 
-/** The contract's typed client for `baseUrl`, sending `token` as the bearer: responses decoded by the contract's schemas. */
+/**
+ * The contract's typed client for `baseUrl`, sending `token` as the bearer: responses decoded by the contract's
+ * schemas.
+ */
 export const apiClient = (baseUrl: string, token: string) =>
   HttpApiClient.make(SiteHealthApi, { baseUrl }).pipe(
     Effect.provide(

@@ -39,7 +39,9 @@ export const stdioClient = async (env: Record<string, string>, args: ReadonlyArr
   return client
 }
 
-/** `connect`'s client, closed with the test's scope — also when an assertion fails first (no stdio child left behind). */
+/**
+ * `connect`'s client, closed with the test's scope — also when an assertion fails first (no stdio child left behind).
+ */
 export const scopedClient = (connect: () => Promise<Client>) =>
   Effect.acquireRelease(Effect.promise(connect), (client) => Effect.promise(() => client.close()))
 

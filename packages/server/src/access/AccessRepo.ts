@@ -2,7 +2,8 @@
  * The hot path's one database round trip: the token (by the SHA-256 of its secret) with its account's
  * entitlement fields and — when the endpoint names a project — that project, its data_version and, for the
  * health endpoint, the stored snapshot of the project's local today, already encoded as the response's JSON —
- * or, for a report, its stored answer, already the response's body (the success envelope around it, UTF-8). Nothing here is cached between requests: a revoked token, a project moved out
+ * or, for a report, its stored answer, already the response's body (the success envelope around it, UTF-8). Nothing
+ * here is cached between requests: a revoked token, a project moved out
  * of scope or a new data_version is seen by the very next request on every instance.
  *
  * The project is joined on the token's own account, so a project of another account comes back as
@@ -142,7 +143,10 @@ const healthDays = (now: Date) => {
   return lastHealthDays
 }
 
-/** A row of the lookup as the driver returns it: the token's columns, its account's, then the project's and snapshot's (absent from the narrower queries, null when the LEFT JOIN found nothing). */
+/**
+ * A row of the lookup as the driver returns it: the token's columns, its account's, then the project's and snapshot's
+ * (absent from the narrower queries, null when the LEFT JOIN found nothing).
+ */
 interface AccessRow extends TokenRow {
   readonly trial_ends_at: Date
   readonly subscription_status: SubscriptionStatus
@@ -260,7 +264,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
       const tokenColumns = sql.literal("t.*, a.trial_ends_at, a.subscription_status, a.subscription_until")
       const projectColumns = sql.literal(
         `p.id AS p_id, p.account_id AS p_account_id, p.name AS p_name, p.domain AS p_domain,
-        p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at, p.data_version::text AS p_version`
+        p.timezone AS p_timezone, p.currency AS p_currency, p.created_at AS p_created_at, p.data_version::text AS
+          p_version`
       )
       return AccessRepo.of({
         lookup: (hash, lookup, now, list) => {
@@ -281,7 +286,8 @@ export class AccessRepo extends Context.Service<AccessRepo, AccessRepoShape>()("
                 LEFT JOIN LATERAL (
                   (SELECT * FROM projects WHERE t.projects IS NULL AND account_id = t.account_id ${page})
                   UNION ALL
-                  (SELECT * FROM projects WHERE t.projects IS NOT NULL AND id = ANY(t.projects) AND account_id = t.account_id ${page})
+                  (SELECT * FROM projects WHERE t.projects IS NOT NULL AND id = ANY(t.projects) AND account_id =
+                    t.account_id ${page})
                 ) p ON true
                 LEFT JOIN stored_answers e ON e.project_id = p.id AND e.key = ${PROJECT_LIST_ENTRY}
                   AND e.day = (${now}::timestamptz AT TIME ZONE p.timezone)::date

@@ -8,7 +8,8 @@
  * from. The authentication lookup reads the caller's page of projects (scope, order and cursor applied in SQL,
  * so an added, deleted or re-scoped project is seen by the very next request) with each project's entry when it
  * is of its local today (access/AccessRepo.ts): writing any snapshot deletes the entry (SnapshotsRepo.putHealth),
- * so an entry that is there was built from the snapshots stored now, and the lookup joins no snapshot. When every entry of
+ * so an entry that is there was built from the snapshots stored now, and the lookup joins no snapshot. When every entry
+ * of
  * the page is there and that snapshot is current (Freshness), the page is written from the project columns and
  * the entries' text: one statement, no decoding or schema encoding. Otherwise the handler computes the page
  * (api/Projects.ts) and keeps the entries for the next read.

@@ -221,8 +221,8 @@ const projectsCreateCommand = Command.make(
   Command.withDescription("Create a project (website) in an account"),
   Command.withExamples([
     {
-      command:
-        "admin projects create --account acc_123 --name Shop --domain shop.example --timezone Europe/Berlin --currency EUR",
+      command: "admin projects create --account acc_123 --name Shop --domain shop.example --timezone Europe/Berlin " +
+        "--currency EUR",
       description: "A project counted in Berlin days, reporting in euros"
     }
   ])
@@ -279,8 +279,8 @@ const tokensMintCommand = Command.make(
   Command.withDescription("Mint an API token; prints its secret once"),
   Command.withExamples([
     {
-      command:
-        "admin tokens mint --account acc_123 --name ci --projects prj_1,prj_2 --permissions projects:read,analytics:read",
+      command: "admin tokens mint --account acc_123 --name ci --projects prj_1,prj_2 --permissions " +
+        "projects:read,analytics:read",
       description: "A read-only token for two projects"
     }
   ])
@@ -348,7 +348,8 @@ const integrationsConnectCommand = Command.make(
     provider: integrationProvider,
     credentialsFile: Flag.String("credentials-file").pipe(
       Flag.withDescription(
-        "A JSON object file of the provider's credentials (an error names any field that is missing); not needed for demo"
+        "A JSON object file of the provider's credentials (an error names any field that is missing); not needed for " +
+          "demo"
       ),
       Flag.optional
     ),
@@ -411,7 +412,8 @@ const secretKeyRotateCommand = Command.make(
 ).pipe(
   Command.withDescription(
     "Re-encrypt every stored integration credential from the old key to SITEHEALTH_SECRET_KEY, in one transaction " +
-      "(already re-encrypted ones are left; one that neither key opens stops it, nothing changed). See docs/operations.md"
+      "(already re-encrypted ones are left; one that neither key opens stops it, nothing changed). See " +
+      "docs/operations.md"
   ),
   Command.withExamples([{
     command: "SITEHEALTH_SECRET_KEY=$NEW SITEHEALTH_SECRET_KEY_OLD=$OLD npm run admin -- secret-key rotate",
@@ -428,7 +430,8 @@ const secretKey = Command.make("secret-key").pipe(
 
 export const admin = Command.make("admin").pipe(
   Command.withDescription(
-    "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in SITEHEALTH_DATA_DIR), whether or not the server is running."
+    "sitehealth operator CLI. Works on the database directly (DATABASE_URL, or the embedded one in " +
+      "SITEHEALTH_DATA_DIR), whether or not the server is running."
   ),
   Command.withSubcommands([accounts, projects, tokens, fx, integrations, secretKey]),
   Command.withGlobalFlags([Json])

@@ -78,7 +78,8 @@ export const parseInstant = (flag: string, raw: string) =>
     const text = raw.trim()
     const m = ISO_SHAPE.exec(text)
     const hint =
-      `${flag} must be an ISO 8601 date or instant with an offset, e.g. 2025-01-31 or 2025-01-31T12:00:00Z; got "${raw}"`
+      `${flag} must be an ISO 8601 date or instant with an offset, e.g. 2025-01-31 or 2025-01-31T12:00:00Z; got ` +
+      `"${raw}"`
     if (m === null) return Effect.fail(invalid(hint))
     const [, y, mo, d, h, mi, s] = m
     const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)))
@@ -229,7 +230,9 @@ const requireAccount = (accountId: string) =>
 
 /** A command: validation (no database), answering the work to run against the database. */
 export type AdminCommand = Effect.Effect<Effect.Effect<Output, AdminError, Repos>, AdminError>
-/** What withDatabase (Cli.ts) provides: the repositories, and the SqlClient for work across tables (secret-key rotate). */
+/**
+ * What withDatabase (Cli.ts) provides: the repositories, and the SqlClient for work across tables (secret-key rotate).
+ */
 export type Repos =
   | AccountsRepo
   | ProjectsRepo

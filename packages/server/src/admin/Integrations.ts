@@ -202,8 +202,8 @@ export const integrationsDisconnect = (
       }
       return {
         json: { disconnected: true, projectId: input.projectId, provider },
-        text:
-          `Disconnected ${provider} from ${input.projectId}: credentials deleted, queued syncs dropped; the data already synced stays.`
+        text: `Disconnected ${provider} from ${input.projectId}: credentials deleted, queued syncs dropped; the data ` +
+          `already synced stays.`
       }
     })
   })

@@ -70,15 +70,18 @@ export const reencryptCredentials = (from: CredentialsCipherShape, to: Credentia
           return yield* new AdminError({
             type: "config",
             message:
-              `integration ${id} (project ${row.project_id}, provider ${row.provider}): its stored credentials decrypt ` +
-              "with neither the new key (SITEHEALTH_SECRET_KEY) nor the old one; nothing was changed. Find the key they " +
+              `integration ${id} (project ${row.project_id}, provider ${row.provider}): its stored credentials ` +
+              `decrypt ` +
+              "with neither the new key (SITEHEALTH_SECRET_KEY) nor the old one; nothing was changed. Find the key " +
+              "they " +
               `were stored with, or reconnect it (admin integrations disconnect / connect) and run this again`
           })
         }
         updates.push({ projectId: row.project_id, provider: row.provider, sealed: to.encrypt(opened.success) })
       }
       for (const u of updates) {
-        yield* sql`UPDATE integrations SET credentials = ${u.sealed} WHERE project_id = ${u.projectId} AND provider = ${u.provider}`
+        yield* sql`UPDATE integrations SET credentials = ${u.sealed} WHERE project_id = ${u.projectId} AND provider =
+            ${u.provider}`
       }
       const users = yield* reencryptTwoFactor(from, to)
       return {
@@ -127,7 +130,8 @@ const reencryptTwoFactor = (from: CredentialsCipherShape, to: CredentialsCipherS
             type: "config",
             message:
               `dashboard user ${row.id}: its two-factor secret decrypts with neither the new key nor the old one; ` +
-              "nothing was changed. Find the key it was stored with, or turn the user's two-factor sign-in off in the database and run this again"
+              "nothing was changed. Find the key it was stored with, or turn the user's two-factor sign-in off in " +
+              "the database and run this again"
           })
         }
         sealed[column] = to.encrypt(opened.success)
@@ -137,7 +141,8 @@ const reencryptTwoFactor = (from: CredentialsCipherShape, to: CredentialsCipherS
         unchanged.push(`user ${row.id}`)
         continue
       }
-      yield* sql`UPDATE dashboard_users SET totp_secret = ${sealed.totp_secret}, totp_pending = ${sealed.totp_pending} WHERE id = ${row.id}`
+      yield* sql`UPDATE dashboard_users SET totp_secret = ${sealed.totp_secret}, totp_pending = ${sealed.totp_pending}
+          WHERE id = ${row.id}`
       reencrypted.push(`user ${row.id}`)
     }
     return { reencrypted, unchanged }
@@ -155,7 +160,8 @@ export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined
     })
     if (oldKey === null) {
       return yield* configError(
-        "the old key is needed: set SITEHEALTH_SECRET_KEY_OLD to the key the credentials are encrypted with now, or pass " +
+        "the old key is needed: set SITEHEALTH_SECRET_KEY_OLD to the key the credentials are encrypted with now, or " +
+          "pass " +
           "--old-key-file; SITEHEALTH_SECRET_KEY (or the data dir's key file) is the new key"
       )
     }
@@ -170,7 +176,8 @@ export const secretKeyRotate = (input: { readonly oldKeyFile: string | undefined
         } and two-factor secret${result.reencrypted.length === 1 ? "" : "s"} with the new key` +
         (result.unchanged.length === 0 ? "." : `; ${result.unchanged.length} already used it (left as they were).`),
         ...result.reencrypted.map((id) => `  ${id}`),
-        "Every server and worker needs SITEHEALTH_SECRET_KEY = the new key; SITEHEALTH_SECRET_KEY_OLD can now be removed."
+        "Every server and worker needs SITEHEALTH_SECRET_KEY = the new key; SITEHEALTH_SECRET_KEY_OLD can now be " +
+        "removed."
       ].join("\n")
     }))
   })

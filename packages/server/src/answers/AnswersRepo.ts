@@ -67,7 +67,10 @@ export class AnswersRepo extends Context.Service<AnswersRepo, AnswersRepoShape>(
     })
   )
 
-  /** Tests: the same, in a map of the memory store (where SnapshotsRepo.memory forgets list entries, as the SQL one does). */
+  /**
+   * Tests: the same, in a map of the memory store (where SnapshotsRepo.memory forgets list entries, as the SQL one
+   * does).
+   */
   static readonly memory = Layer.effect(
     AnswersRepo,
     Effect.gen(function*() {

@@ -123,7 +123,8 @@ export const integrationsOperations = Effect.gen(function*() {
         const connection = yield* integrations.connection(project.id, params.provider)
         if (connection === null) {
           return yield* Effect.fail(notFound(
-            `Integration "${params.provider}" of this project (it is not connected; the owner connects it in the dashboard, under the website's integrations)`
+            `Integration "${params.provider}" of this project (it is not connected; the owner connects it in the ` +
+              `dashboard, under the website's integrations)`
           ))
         }
         const now = new Date(yield* Clock.currentTimeMillis)

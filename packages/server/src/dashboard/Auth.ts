@@ -115,7 +115,8 @@ export const signUp = (input: { readonly email: string; readonly password: strin
         to: email,
         subject: "Verify your email address for sitehealth",
         text:
-          `Welcome to sitehealth. Your 14-day trial has started.\n\nVerify this address to log in:\n${url}\n\nThe link works once, for 24 hours.`
+          `Welcome to sitehealth. Your 14-day trial has started.\n\nVerify this address to log in:\n${url}\n\nThe ` +
+          `link works once, for 24 hours.`
       }))
     } else {
       const url = `${yield* publicBase(yield* AppConfig)}${RESET_PASSWORD_PAGE}`
@@ -123,7 +124,8 @@ export const signUp = (input: { readonly email: string; readonly password: strin
         to: email,
         subject: "You already have a sitehealth account",
         text:
-          `Someone (you?) tried to sign up to sitehealth with this address, which already has an account.\n\nLog in, or reset your password at:\n${url}`
+          `Someone (you?) tried to sign up to sitehealth with this address, which already has an account.\n\nLog in, ` +
+          `or reset your password at:\n${url}`
       }))
     }
     return { message: SIGNED_UP }
@@ -139,7 +141,10 @@ export const deviceCookieName = (
   config: AppConfigShape
 ) => (isHttps(config) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE)
 
-/** Sets a cookie on this request's response; `maxAgeSeconds` null: a browser-session cookie (ends when the browser closes). */
+/**
+ * Sets a cookie on this request's response; `maxAgeSeconds` null: a browser-session cookie (ends when the browser
+ * closes).
+ */
 const setCookie = (name: string, value: string, maxAgeSeconds: number | null, sameSite: "lax" | "strict" = "lax") =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -154,7 +159,10 @@ const setCookie = (name: string, value: string, maxAgeSeconds: number | null, sa
     )
   })
 
-/** Sets (or, with null, clears) the session cookie on this request's response; `maxAgeSeconds` null: until the browser closes. */
+/**
+ * Sets (or, with null, clears) the session cookie on this request's response; `maxAgeSeconds` null: until the browser
+ * closes.
+ */
 export const setSessionCookie = (secret: string | null, maxAgeSeconds: number | null = null) =>
   Effect.flatMap(
     AppConfig,
@@ -297,7 +305,8 @@ export const logInSecondFactor = (
       yield* throttle.failed("second-factor", user.email)
       return yield* new Unauthorized({
         message:
-          "This code is not right, was already used or has expired; type the current one from the app, or a recovery code",
+          "This code is not right, was already used or has expired; type the current one from the app, or a recovery " +
+          "code",
         type: "invalid_code"
       })
     }
@@ -318,7 +327,8 @@ export const mailPasswordChanged = (user: UserRecord, how: "changed" | "reset") 
       to: user.email,
       subject: "Your sitehealth password was changed",
       text: `The password of your sitehealth account was ${way} on ${at} UTC (from ${address}). ` +
-        `Every other session has been logged out.\n\nIf this was not you, reset your password now at:\n${base}${RESET_PASSWORD_PAGE}\n\n` +
+        `Every other session has been logged out.\n\nIf this was not you, reset your password now ` +
+        `at:\n${base}${RESET_PASSWORD_PAGE}\n\n` +
         "and then turn on two-factor sign-in on the account page."
     }))
   })
@@ -336,7 +346,8 @@ export const requestPasswordReset = (input: { readonly email: string }) =>
         to: email,
         subject: "Reset your sitehealth password",
         text:
-          `Set a new password here:\n${url}\n\nThe link works once, for one hour. If you did not ask for it, ignore this message.`
+          `Set a new password here:\n${url}\n\nThe link works once, for one hour. If you did not ask for it, ignore ` +
+          `this message.`
       }))
     }
     return { message: RESET_REQUESTED }

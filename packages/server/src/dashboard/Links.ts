@@ -49,7 +49,9 @@ export const isCanonicalBase64Url = (text: string): boolean =>
 export interface SigningShape {
   readonly mac: (data: string) => Buffer
   readonly sign: (purpose: LinkPurpose, userId: string, now: number, version?: number) => string
-  /** The link's user and expiry; null when forged, malformed, not canonically spelled, of another purpose or expired. */
+  /**
+   * The link's user and expiry; null when forged, malformed, not canonically spelled, of another purpose or expired.
+   */
   readonly verify: (purpose: LinkPurpose, token: string, now: number) => SignedLink | null
   /** The CSRF token of a session: an HMAC of its secret's hash, so it needs no storage and dies with it. */
   readonly csrfToken: (sessionSecretSha256: string) => string
@@ -68,7 +70,8 @@ export class Signing extends Context.Service<Signing, SigningShape>()("sitehealt
       if (config.signingKey === null && !warnedAboutProcessKey) {
         warnedAboutProcessKey = true
         yield* Effect.logWarning(
-          "SITEHEALTH_SIGNING_KEY is not set: email links and CSRF tokens are signed with a random key that dies with this process"
+          "SITEHEALTH_SIGNING_KEY is not set: email links and CSRF tokens are signed with a random key that dies " +
+            "with this process"
         )
       }
       const mac = (data: string) => Crypto.createHmac("sha256", key).update(data).digest()

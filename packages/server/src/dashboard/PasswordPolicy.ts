@@ -38,15 +38,19 @@ export const MIN_ENTRY_LENGTH = 6
 
 export const WEAK_PASSWORD_REASONS = {
   email:
-    "This password contains your email address or the name in it, which an attacker who knows your address tries first; choose another (a few unrelated words work well)",
+    "This password contains your email address or the name in it, which an attacker who knows your address tries " +
+    "first; choose another (a few unrelated words work well)",
   repeated:
-    "This password repeats one character or one group of characters, which makes it no stronger than that group alone; choose another (a few unrelated words work well)",
+    "This password repeats one character or one group of characters, which makes it no stronger than that group " +
+    "alone; choose another (a few unrelated words work well)",
   sequence:
-    "This password is a straight run of digits, letters or keys (like 123456… or qwerty…), which attackers try first; choose another (a few unrelated words work well)",
+    "This password is a straight run of digits, letters or keys (like 123456… or qwerty…), which attackers try " +
+    "first; choose another (a few unrelated words work well)",
   common:
     "This password is among the most common ones attackers try first; choose another (a few unrelated words work well)",
   commonWithAdditions:
-    "This password is a common password with digits or symbols added before or after it, which attackers try early; choose another (a few unrelated words work well)"
+    "This password is a common password with digits or symbols added before or after it, which attackers try early; " +
+    "choose another (a few unrelated words work well)"
 } as const
 
 interface CommonPasswords {

@@ -124,7 +124,8 @@ export class AuthThrottle
             return yield* refuse(
               seconds((stats.accountOldest ?? now) + FAILURE_WINDOW_MS),
               MAX_FAILURES_PER_ACCOUNT,
-              "Too many failed attempts on this account: only a browser that has logged in to it before can log in now, or reset the password"
+              "Too many failed attempts on this account: only a browser that has logged in to it before can log in " +
+                "now, or reset the password"
             )
           }
         }),

@@ -118,7 +118,8 @@ export const verifyTotp = (
 }
 
 /**
- * The Google Authenticator key URI: `otpauth://totp/<issuer>:<account>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`,
+ * The Google Authenticator key URI:
+ * `otpauth://totp/<issuer>:<account>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30`,
  * label parts and parameter values percent-encoded (encodeURIComponent: a space is %20, never `+`).
  */
 export const otpauthUri = (

@@ -44,7 +44,8 @@ const cipher = Effect.gen(function*() {
     yield* Effect.logError("two-factor sign-in: no secret key", (e as Error).message)
     return yield* new Unavailable({
       message:
-        "This server cannot keep two-factor secrets: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's log says which).",
+        "This server cannot keep two-factor secrets: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's " +
+        "log says which).",
       type: "secret_key_unavailable"
     })
   }

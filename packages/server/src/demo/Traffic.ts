@@ -1,7 +1,7 @@
 /**
  * Demo traffic as an analytics provider (Plausible) reports it: local-day totals, UTC hours, top pages and
- * sources and countries per day, and unique visitors per calendar month. Additive figures (pageviews, sessions, bounces,
- * duration) of the hours, pages and sources add up to the day exactly; unique visitors do not add up
+ * sources and countries per day, and unique visitors per calendar month. Additive figures (pageviews, sessions,
+ * bounces, duration) of the hours, pages and sources add up to the day exactly; unique visitors do not add up
  * (an hour's uniques summed over a day exceed the day's, a month's uniques are below the sum of its days),
  * as with real data.
  */
@@ -61,7 +61,10 @@ export interface DemoDay {
   readonly googleVisitors: number
 }
 
-/** The expected visitors of a day `daysAgo` before T (the epoch's day; negative after it), before noise: trend × weekday × planted events. */
+/**
+ * The expected visitors of a day `daysAgo` before T (the epoch's day; negative after it), before noise: trend × weekday
+ * × planted events.
+ */
 const expectedVisitors = (spec: DemoProjectSpec, day: string, daysAgo: number) => {
   const t = spec.traffic
   const trend = t.baseVisitors * t.yearGrowth ** (-daysAgo / 365)

@@ -58,7 +58,8 @@ export class ExpensesRepo extends Context.Service<ExpensesRepo, ExpensesRepoShap
       return ExpensesRepo.of({
         insert: Effect.fn("ExpensesRepo.insert")(function*(e) {
           return yield* sql`WITH bump AS (UPDATE projects SET data_version = data_version + 1 WHERE id = ${e.projectId})
-              INSERT INTO expenses (id, project_id, amount_minor, currency, category, description, vendor, incurred_on, recurrence, created_at)
+              INSERT INTO expenses (id, project_id, amount_minor, currency, category, description, vendor, incurred_on,
+                recurrence, created_at)
               VALUES (${e.id}, ${e.projectId}, ${e.amountMinor}, ${e.currency}, ${e.category}, ${e.description},
                       ${e.vendor}, ${e.incurredOn}::date, ${e.recurrence}, ${e.createdAt})
               RETURNING *, to_char(incurred_on, 'YYYY-MM-DD') AS incurred_on`.pipe(

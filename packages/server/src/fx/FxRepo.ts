@@ -42,7 +42,8 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
       const sql = yield* SqlClient.SqlClient
       return FxRepo.of({
         all: Effect.fn("FxRepo.all")(function*() {
-          return yield* sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base, quote, day`
+          return yield* sql`SELECT base, quote, to_char(day, 'YYYY-MM-DD') AS day, rate FROM fx_rates ORDER BY base,
+              quote, day`
             .pipe(
               Effect.flatMap(decodeRates),
               dieOnSqlError
@@ -52,7 +53,8 @@ export class FxRepo extends Context.Service<FxRepo, FxRepoShape>()("sitehealth/F
           if (rates.length === 0) return
           return yield* sql.withTransaction(Effect.gen(function*() {
             for (const r of rates.map(normalise)) {
-              yield* sql`INSERT INTO fx_rates (base, quote, day, rate) VALUES (${r.base}, ${r.quote}, ${r.day}::date, ${r.rate})
+              yield* sql`INSERT INTO fx_rates (base, quote, day, rate) VALUES (${r.base}, ${r.quote}, ${r.day}::date,
+                  ${r.rate})
                 ON CONFLICT (base, quote, day) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now()`
             }
             yield* sql`UPDATE projects SET data_version = data_version + 1`

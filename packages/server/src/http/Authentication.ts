@@ -2,7 +2,8 @@
  * Authentication: who is calling. The Bearer token is looked up in the hot path's one database round trip
  * (access/AccessRepo.ts: the token joined with its account and, when the path names a project, that project
  * and what the endpoint's `FastPath` annotation asks for — today's stored snapshot, the request's stored answer —,
- * or for the projects list the caller's page; see LookupPlan); 401 when it is missing, unknown, revoked or expired. No positive
+ * or for the projects list the caller's page; see LookupPlan); 401 when it is missing, unknown, revoked or expired. No
+ * positive
  * cache, so a revocation takes effect on the very next request on every instance. What the lookup found is
  * handed to the checks that follow (RateLimit, Entitlement, ProjectAccess, TokenUsage: the files next to
  * this one), which therefore query nothing.
@@ -151,7 +152,8 @@ export const AuthenticationLive = Layer.effect(
                 found
               ): Effect.Effect<Effect.Success<typeof httpEffect>, Effect.Error<typeof httpEffect> | Unauthorized> => {
                 if (found === null) return Effect.fail(Unauthorized.of("invalid_token"))
-                // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the account's.
+                // For the request's log line (http/RequestLog.ts): ids only, and the project only if it is the
+                // account's.
                 const log = fiber.getRef(CurrentRequestLog)
                 log.tokenId = found.token.id
                 log.projectId = found.project?.project?.id ?? null

@@ -226,8 +226,8 @@ export const IdempotencyLive = Layer.effect(
         if (key === undefined) return yield* httpEffect
         if (!isValidIdempotencyKey(key)) {
           return yield* new BadRequest({
-            message:
-              `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters (got ${key.length} characters${
+            message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters ` +
+              `(got ${key.length} characters${
                 key.length > 0 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH ? ", not all printable ASCII" : ""
               })`,
             type: "invalid_idempotency_key"

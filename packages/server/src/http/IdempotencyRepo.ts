@@ -182,7 +182,8 @@ export class IdempotencyRepo
           // (it takes no advisory lock): fail, and the whole request rolls back rather than act twice.
           const stored = yield* sql`INSERT INTO idempotency_keys
                 (token_id, key, request_hash, status, response_status, response_body, created_at)
-              VALUES (${input.tokenId}, ${input.key}, ${input.requestHash}, 'done', ${response.status}, ${response.body}, ${input.now})
+              VALUES (${input.tokenId}, ${input.key}, ${input.requestHash}, 'done', ${response.status},
+                ${response.body}, ${input.now})
               ON CONFLICT (token_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = 'done',
                 response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
                 created_at = EXCLUDED.created_at

@@ -1,6 +1,7 @@
 /**
  * RateLimit: every authenticated request counts against its token's budget (http/RateLimiter.ts), accepted
- * or not — except the MCP server's in-process listing requests (`RateLimitExempt`); X-RateLimit-Limit/-Remaining/-Reset on every answer that passed authentication, Retry-After on
+ * or not — except the MCP server's in-process listing requests (`RateLimitExempt`); X-RateLimit-Limit/-Remaining/-Reset
+ * on every answer that passed authentication, Retry-After on
  * the 429.
  */
 import { CurrentPrincipal } from "@sitehealth/domain/Authentication"

@@ -83,7 +83,10 @@ const precompressed = (path: string, body: Uint8Array): Uint8Array | undefined =
 
 const smaller = (a: Uint8Array | undefined, b: Uint8Array) => (a !== undefined && a.length <= b.length ? a : b)
 
-/** Every file of the build by its URL path ("/index.html", "/assets/index-3f2a.js"); the `.gz` copies are not files of their own. */
+/**
+ * Every file of the build by its URL path ("/index.html", "/assets/index-3f2a.js"); the `.gz` copies are not files of
+ * their own.
+ */
 export const loadBuild = (dir: string): ReadonlyMap<string, StaticFile> => {
   const files = new Map<string, StaticFile>()
   if (!Fs.existsSync(Path.join(dir, "index.html"))) return files

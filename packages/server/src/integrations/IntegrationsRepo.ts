@@ -30,7 +30,10 @@ export interface ConnectInput {
   readonly baseUrl: string | null
   readonly syncIntervalMinutes: number | null
   readonly now: Date
-  /** The demo seed: the first sync it ran itself (demo/Seed.ts) counts as this connection's last success, with its `state`. */
+  /**
+   * The demo seed: the first sync it ran itself (demo/Seed.ts) counts as this connection's last success, with its
+   * `state`.
+   */
   readonly synced?: { readonly at: Date; readonly state: unknown }
 }
 
@@ -111,7 +114,8 @@ const toIntegration = (r: typeof IntegrationRow.Type): IntegrationRecord => ({
 })
 
 const PUBLIC_COLUMNS =
-  "project_id, provider, status, connected_at, last_success_at, last_error, base_url, sync_interval_minutes, next_sync_at, failures"
+  "project_id, provider, status, connected_at, last_success_at, last_error, base_url, sync_interval_minutes, " +
+  "next_sync_at, failures"
 
 export class IntegrationsRepo extends Context.Service<IntegrationsRepo, IntegrationsRepoShape>()(
   "sitehealth/IntegrationsRepo"
@@ -145,11 +149,13 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
         }),
         upsert: Effect.fn("IntegrationsRepo.upsert")(
           function*(i) {
-            yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at, last_error,
+            yield* sql`INSERT INTO integrations (project_id, provider, status, connected_at, last_success_at,
+                last_error,
                 base_url, sync_interval_minutes)
               VALUES (${i.projectId}, ${i.provider}, ${i.status}, ${i.connectedAt}, ${i.lastSyncedAt}, ${i.lastError},
                 ${i.baseUrl ?? null}, ${i.syncIntervalMinutes ?? null})
-              ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status, connected_at = EXCLUDED.connected_at,
+              ON CONFLICT (project_id, provider) DO UPDATE SET status = EXCLUDED.status, connected_at =
+                EXCLUDED.connected_at,
                 last_success_at = EXCLUDED.last_success_at, last_error = EXCLUDED.last_error,
                 base_url = EXCLUDED.base_url, sync_interval_minutes = EXCLUDED.sync_interval_minutes`
             yield* bump(i.projectId)
@@ -165,9 +171,11 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
               VALUES (${c.projectId}, ${c.provider}, 'connected', ${c.now}, ${c.synced?.at ?? null}, NULL,
                 ${c.credentials === null ? null : Buffer.from(c.credentials)}, ${c.baseUrl},
                 ${c.synced === undefined ? null : JSON.stringify(c.synced.state)}::jsonb, ${c.syncIntervalMinutes})
-              ON CONFLICT (project_id, provider) DO UPDATE SET status = 'connected', connected_at = EXCLUDED.connected_at,
+              ON CONFLICT (project_id, provider) DO UPDATE SET status = 'connected', connected_at =
+                EXCLUDED.connected_at,
                 last_success_at = COALESCE(EXCLUDED.last_success_at, integrations.last_success_at),
-                last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state = EXCLUDED.state,
+                last_error = NULL, credentials = EXCLUDED.credentials, base_url = EXCLUDED.base_url, state =
+                  EXCLUDED.state,
                 sync_interval_minutes = EXCLUDED.sync_interval_minutes, next_sync_at = NULL, failures = 0
               RETURNING ${cols}`.pipe(Effect.flatMap(decodeSingle))
             yield* bump(c.projectId)
@@ -192,9 +200,11 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
         disconnect: Effect.fn("IntegrationsRepo.disconnect")(
           function*(projectId, provider) {
             const gone =
-              yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING provider`
+              yield* sql`DELETE FROM integrations WHERE project_id = ${projectId} AND provider = ${provider} RETURNING
+                  provider`
             if (gone.length === 0) return false
-            yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status = 'queued'`
+            yield* sql`DELETE FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status =
+                'queued'`
             yield* bump(projectId)
             return true
           },
@@ -202,21 +212,24 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
           dieOnSqlError
         ),
         historyPending: Effect.fn("IntegrationsRepo.historyPending")(function*(limit) {
-          return yield* sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY min(connected_at), project_id
+          return yield* sql`SELECT project_id FROM integrations WHERE history_pending GROUP BY project_id ORDER BY
+              min(connected_at), project_id
               LIMIT ${limit}`.pipe(
             Effect.map((rows) => rows.map((r) => String((r as { project_id: unknown }).project_id))),
             dieOnSqlError
           )
         }),
         takeHistoryPending: Effect.fn("IntegrationsRepo.takeHistoryPending")(function*(projectId) {
-          return yield* sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND history_pending RETURNING provider`
+          return yield* sql`UPDATE integrations SET history_pending = false WHERE project_id = ${projectId} AND
+              history_pending RETURNING provider`
             .pipe(
               Effect.map((rows) => rows.length > 0),
               dieOnSqlError
             )
         }),
         connection: Effect.fn("IntegrationsRepo.connection")(function*(projectId, provider) {
-          return yield* sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND provider = ${provider}`
+          return yield* sql`SELECT ${cols}, credentials, state FROM integrations WHERE project_id = ${projectId} AND
+              provider = ${provider}`
             .pipe(
               Effect.flatMap(decodeConnection),
               Effect.map((r) =>

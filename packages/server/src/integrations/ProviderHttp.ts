@@ -136,7 +136,10 @@ const kindOfStatus = (status: number): ProviderErrorKind =>
     "server"
     : "invalid_request"
 
-/** What providers put in an error body (Stripe: error.message; Google: error.message / error_description; Plausible: error). */
+/**
+ * What providers put in an error body (Stripe: error.message; Google: error.message / error_description; Plausible:
+ * error).
+ */
 const ErrorBody = Schema.Struct({
   error: Schema.optional(Schema.Union([
     Schema.String,

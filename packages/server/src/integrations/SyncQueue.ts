@@ -175,7 +175,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const pendingOf = (projectId: string, provider: string) =>
-        sql`SELECT * FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status IN ('queued','running')`
+        sql`SELECT * FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status IN
+            ('queued','running')`
           .pipe(Effect.flatMap(decodeRun))
       const insertRun = (i: RequestSyncInput) =>
         sql`INSERT INTO sync_runs (id, project_id, provider, mode, status, requested_at, requested_by)
@@ -196,7 +197,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
         }, dieOnSqlError),
         latestRuns: Effect.fn("SyncQueue.latestRuns")(function*(projectId) {
           return yield* sql`SELECT DISTINCT ON (provider) * FROM sync_runs WHERE project_id = ${projectId}
-              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST, id DESC`
+              ORDER BY provider, requested_at DESC, (status IN ('queued','running')) DESC, finished_at DESC NULLS FIRST,
+                id DESC`
             .pipe(
               Effect.flatMap(decodeRuns),
               Effect.map((rows) => rows.map(toRun)),
@@ -265,7 +267,8 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             const done = retryAt !== null
               ? yield* sql`UPDATE sync_runs SET status = 'queued', lease_until = ${retryAt}, error = ${error}
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
-              : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error = ${error}
+              : yield* sql`UPDATE sync_runs SET status = 'failed', finished_at = ${now}, lease_until = NULL, error =
+                  ${error}
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
             if (done.length === 0) return false
             if (retryAt === null) {

@@ -134,8 +134,10 @@ export class MetricsRepo extends Context.Service<MetricsRepo, MetricsRepoShape>(
           FROM revenue_daily WHERE project_id = ${projectRef} AND (day >= ${from}::date
             -- the last row before the range too: MRR and customers are states that carry forward over days
             -- without a row, so the start of any window in the range is known.
-            OR day = (SELECT max(b.day) FROM revenue_daily b WHERE b.project_id = ${projectRef} AND b.day < ${from}::date))) AS revenue,
-        (SELECT coalesce(json_agg(json_build_array(day, clicks, impressions, position_weighted) ORDER BY day), '[]'::json)
+            OR day = (SELECT max(b.day) FROM revenue_daily b WHERE b.project_id = ${projectRef} AND b.day <
+              ${from}::date))) AS revenue,
+        (SELECT coalesce(json_agg(json_build_array(day, clicks, impressions, position_weighted) ORDER BY day),
+          '[]'::json)
           FROM search_daily WHERE project_id = ${projectRef} AND day >= ${from}::date) AS search,
         (SELECT coalesce(json_agg(json_build_array(amount_minor, currency, incurred_on, recurrence)), '[]'::json)
           FROM expenses WHERE project_id = ${projectRef} AND deleted_at IS NULL) AS expenses`

@@ -1,4 +1,6 @@
-/** Shared helpers of the reports: windows, ratios, changes, rounding, formatting. See Compute.ts for the conventions. */
+/**
+ * Shared helpers of the reports: windows, ratios, changes, rounding, formatting. See Compute.ts for the conventions.
+ */
 import type { Money, Period } from "@sitehealth/domain/Common"
 import type { Health } from "@sitehealth/domain/Projects"
 import { addDays, addMonths, daysBetween, startOfMonth } from "./Dates.ts"

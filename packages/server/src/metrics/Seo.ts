@@ -45,7 +45,8 @@ export interface SeoWindows {
  * The period's window, computed as if "today" were the last day with data (never later than today):
  * today → [anchor, anchor]; yesterday → [min(today − 1, dataThrough)]; 7d/30d → the last 7/30 days to the
  * anchor; 3m/12m → calendar months to date of the anchor; all → the first stored day to the anchor.
- * Without data the anchor is today; a stored day after today counts as today. The previous window has the same number of days, just before.
+ * Without data the anchor is today; a stored day after today counts as today. The previous window has the same number
+ * of days, just before.
  */
 export const seoWindows = (
   period: Period,

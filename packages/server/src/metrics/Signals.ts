@@ -380,8 +380,8 @@ export const rankingSignals = (input: SignalInput): Array<SignalCandidate> => {
         dimension: "seo",
         severity: drop >= RANKING_DROP_CRITICAL ? "critical" : "warning",
         title: `"${query}" fell ${drop} places (from ${previousPosition} to ${position})`,
-        detail:
-          `Average position of "${query}" over ${cur.from}–${cur.to}: ${position} (previous 7 days ${previousPosition}); ` +
+        detail: `Average position of "${query}" over ${cur.from}–${cur.to}: ${position} (previous 7 days ` +
+          `${previousPosition}); ` +
           `clicks ${a.c[0]} vs ${a.p[0]}.`,
         metric: "position",
         day: through,

@@ -1,7 +1,8 @@
 /**
  * What replacing some subscriptions' stored versions with new ones writes (PaymentsFacts.replaceVersions) and
  * marks (DirtyTracking.marksOf): the stored versions whose start is no longer a start (deleted), the new versions
- * that are not stored as they are (upserted), and the subscriptions either touches. Versions are compared as Postgres stores them: a
+ * that are not stored as they are (upserted), and the subscriptions either touches. Versions are compared as Postgres
+ * stores them: a
  * version is keyed by subscription and start INSTANT (not its text), the currency upper-case, instants by time.
  */
 import type { SubscriptionVersion } from "./Types.ts"

@@ -177,7 +177,8 @@ export const loadAppConfig = (
       isPostgresMemorySize(raw)
         ? Result.succeed(raw)
         : Result.fail(
-          `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got "${raw}"`
+          `SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS must be a whole number with kB, MB or GB, such as 512MB or 1GB, got ` +
+            `"${raw}"`
         )),
     secretKey: secret("SITEHEALTH_SECRET_KEY", secretKeyProblem("SITEHEALTH_SECRET_KEY")),
     secretKeyOld: secret("SITEHEALTH_SECRET_KEY_OLD", secretKeyProblem("SITEHEALTH_SECRET_KEY_OLD")),
@@ -190,7 +191,8 @@ export const loadAppConfig = (
     metricsToken: secret("METRICS_TOKEN", (token) =>
       token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token)
         // The value itself is not repeated: it is a secret, and start-up errors end up in logs.
-        ? `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand -hex 32\`)`
+        ? `METRICS_TOKEN must be at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand ` +
+          `-hex 32\`)`
         : null),
     tracing: tracingSettings,
     // Only checked here: the workers read them where a connection is made (ProviderUrls.ts).

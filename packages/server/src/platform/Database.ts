@@ -36,7 +36,8 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
     // Start-up: without its database the process cannot serve; main.ts reports the defect and exits.
   ).pipe(Effect.orDie)
   yield* Effect.logInfo(
-    `database: embedded postgres on 127.0.0.1:${config.embeddedPgPort}, data in ${config.dataDir}/pg (set DATABASE_URL to use your own)`
+    `database: embedded postgres on 127.0.0.1:${config.embeddedPgPort}, data in ${config.dataDir}/pg (set ` +
+      `DATABASE_URL to use your own)`
   )
   return { kind: "embedded" as const, url: handle.url }
 })

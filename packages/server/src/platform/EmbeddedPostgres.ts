@@ -93,7 +93,8 @@ const loadEmbeddedPostgres = async () => {
 }
 
 /**
- * The embedded cluster's shared buffers unless SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS says otherwise (platform/Config.ts).
+ * The embedded cluster's shared buffers unless SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS says otherwise
+ * (platform/Config.ts).
  * Postgres's own default (128 MB) is smaller than a 100,000-subscription Stripe account's working set (its staged
  * documents alone ~450 MB): an incremental sync's backend then evicts dirty pages itself, each eviction waiting
  * for the WAL to be flushed first (docs/benchmarks.md, "Stripe sync"). A Postgres of your own (DATABASE_URL) is

@@ -141,7 +141,8 @@ const recomputeDue = Metric.gauge("recompute_projects_due", {
 })
 const DB_STATES = ["active", "idle", "idle_in_transaction"] as const
 const dbDescription =
-  "Connections to the database with application_name 'sitehealth' (every instance and worker), by state, from pg_stat_activity"
+  "Connections to the database with application_name 'sitehealth' (every instance and worker), by state, from " +
+  "pg_stat_activity"
 const dbConnections = Object.fromEntries(
   DB_STATES.map((
     state
@@ -174,7 +175,8 @@ const sqlGauges = (sql: SqlClient.SqlClient) =>
       (SELECT count(*) FROM sync_runs WHERE status = 'queued')::int AS sync_queued,
       (SELECT count(*) FROM sync_runs WHERE status = 'running')::int AS sync_running,
       (SELECT count(*) FROM projects p LEFT JOIN project_jobs j ON j.project_id = p.id
-        WHERE j.project_id IS NULL OR j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= now())::int AS recompute_due,
+        WHERE j.project_id IS NULL OR j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= now())::int AS
+          recompute_due,
       count(*) FILTER (WHERE state IS NULL OR state NOT LIKE 'idle%')::int AS db_active,
       count(*) FILTER (WHERE state = 'idle')::int AS db_idle,
       count(*) FILTER (WHERE state LIKE 'idle in transaction%')::int AS db_idle_in_tx

@@ -21,7 +21,8 @@ export const withProcessServices =
       // Outside the work's scope: spans still buffered are flushed after the servers and the pool have closed.
       // OTEL_EXPORTER_OTLP_ENDPOINT unset: tracing off altogether (platform/Tracing.ts).
       Effect.provide(tracingLayer(config.tracing, role)),
-      // LOG_FORMAT / LOG_LEVEL (platform/Logging.ts); outermost, so that every layer's logs, the tracer's too, go through it.
+      // LOG_FORMAT / LOG_LEVEL (platform/Logging.ts); outermost, so that every layer's logs, the tracer's too, go
+      // through it.
       Effect.provide(loggingLayer(config))
     )
 

@@ -1,5 +1,6 @@
 /**
- * The building blocks every program's settings are read with (platform/Config.ts, platform/Tracing.ts): Effect's `Config` over
+ * The building blocks every program's settings are read with (platform/Config.ts, platform/Tracing.ts): Effect's
+ * `Config` over
  * the current `ConfigProvider` (the environment by default, a record in tests), with our conventions on top —
  * a blank variable counts as unset, a secret is `Redacted` from the moment it is read, and an invalid value is a
  * sentence that names the variable (never echoing a secret's value).

@@ -1,6 +1,7 @@
 /**
  * The OTEL_* variables (docs/operations.md; what each does is described in platform/Tracing.ts), read through Effect's
- * Config with the others (platform/Config.ts). Apart from platform/Tracing.ts so that reading the settings — every program does,
+ * Config with the others (platform/Config.ts). Apart from platform/Tracing.ts so that reading the settings — every
+ * program does,
  * the admin CLI on each run — does not load the OTLP exporter.
  */
 import * as Effect from "effect/Effect"
@@ -119,7 +120,8 @@ export const tracingSettings: Effect.Effect<TracingConfig | null, SettingsError>
       sampleRatio = Number(env.samplerArg)
       if (!Number.isFinite(sampleRatio) || sampleRatio <= 0 || sampleRatio > 1) {
         problems.push(
-          `OTEL_TRACES_SAMPLER_ARG must be a ratio above 0 and at most 1 (e.g. 0.1 keeps one trace in ten), got "${env.samplerArg}"`
+          `OTEL_TRACES_SAMPLER_ARG must be a ratio above 0 and at most 1 (e.g. 0.1 keeps one trace in ten), got ` +
+            `"${env.samplerArg}"`
         )
       }
     }

@@ -151,7 +151,8 @@ export class SearchRepo extends Context.Service<SearchRepo, SearchRepoShape>()("
           dieOnSqlError
         ),
         loadTotals: Effect.fn("SearchRepo.loadTotals")(function*(projectId, fromDay, toDay) {
-          return yield* sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM search_daily
+          return yield* sql`SELECT to_char(day, 'YYYY-MM-DD') AS day, clicks, impressions, position_weighted FROM
+              search_daily
               WHERE project_id = ${projectId} AND day BETWEEN ${fromDay}::date AND ${toDay}::date ORDER BY day`.pipe(
             Effect.flatMap(decodeTotals),
             Effect.map((rows): ReadonlyArray<SearchDay> => rows.map(rowOf)),

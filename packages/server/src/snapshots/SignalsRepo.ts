@@ -166,7 +166,8 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
               yield* sql`UPDATE signals SET severity = ${c.severity}, dimension = ${c.dimension}, body = ${body}::jsonb,
                   last_seen_at = ${now} WHERE id = ${id}`
             } else {
-              yield* sql`INSERT INTO signals (id, project_id, fingerprint, kind, dimension, severity, body, detected_at, last_seen_at)
+              yield* sql`INSERT INTO signals (id, project_id, fingerprint, kind, dimension, severity, body, detected_at,
+                  last_seen_at)
                   VALUES (${newSignalId()}, ${projectId}, ${c.fingerprint}, ${c.kind}, ${c.dimension}, ${c.severity},
                     ${body}::jsonb, ${now}, ${now})`
             }
@@ -179,7 +180,8 @@ export class SignalsRepo extends Context.Service<SignalsRepo, SignalsRepoShape>(
           yield* sql`UPDATE signals SET resolved_at = NULL WHERE project_id = ${projectId} AND resolved_at >= ${from}`
         }, dieOnSqlError),
         active: Effect.fn("SignalsRepo.active")(function*(projectId) {
-          return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY ${key}`
+          return yield* sql`SELECT * FROM signals WHERE project_id = ${projectId} AND resolved_at IS NULL ORDER BY
+              ${key}`
             .pipe(
               Effect.flatMap(decodeSignals),
               Effect.map((rows) => rows.map(toSignal)),

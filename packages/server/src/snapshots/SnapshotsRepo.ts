@@ -124,8 +124,10 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
         // history) may be one of its trend points. So the list's lookup reads the entry alone, with no join of
         // the snapshot it was built from.
         putHealth: Effect.fn("SnapshotsRepo.putHealth")(function*(r) {
-          return yield* sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key = ${PROJECT_LIST_ENTRY})
-              INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body, encoded,
+          return yield* sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${r.projectId} AND key =
+              ${PROJECT_LIST_ENTRY})
+              INSERT INTO health_snapshots (project_id, day, computed_at, data_version, score, confidence, status, body,
+                encoded,
                 encoded_computed_at)
               VALUES (${r.projectId}, ${r.day}::date, ${r.computedAt}, ${r.dataVersion}::bigint, ${r.health.score},
                 ${r.health.confidence}, ${r.health.status}, ${JSON.stringify(r.health)}::jsonb, ${
@@ -211,7 +213,8 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
           )
         }),
         briefingOf: Effect.fn("SnapshotsRepo.briefingOf")(function*(projectId, localDate) {
-          return yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+          return yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date =
+              ${localDate}::date`
             .pipe(
               Effect.flatMap(decodeBriefing),
               Effect.flatMap((

@@ -84,7 +84,8 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
         Effect.map(decodeFirst(rows), (r) => (r === null ? null : toTokenRecord(r)))
       return TokensRepo.of({
         insert: Effect.fn("TokensRepo.insert")(function*(t) {
-          return yield* sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions, created_at, expires_at)
+          return yield* sql`INSERT INTO tokens (id, account_id, name, secret_sha256, last4, projects, permissions,
+              created_at, expires_at)
               VALUES (${t.id}, ${t.accountId}, ${t.name}, ${Buffer.from(t.secretSha256, "hex")}, ${t.last4},
                       ${t.projects === null ? null : [...t.projects]}, ${[...t.permissions]},
                       ${t.createdAt}, ${t.expiresAt})

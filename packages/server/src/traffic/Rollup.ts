@@ -53,13 +53,15 @@ export const rollupSql = (sql: SqlClient.SqlClient, projectId: string, timezone:
       FROM traffic_events e
       JOIN (SELECT value::timestamptz AS hour FROM json_array_elements_text(${hours}::json)) a
         ON a.hour = date_trunc('hour', e.occurred_at, 'UTC')
-      WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.hours.lo}::timestamptz AND e.occurred_at < ${b.hours.hi}::timestamptz`
+      WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.hours.lo}::timestamptz AND e.occurred_at <
+        ${b.hours.hi}::timestamptz`
     const dayEvents = sql`SELECT a.day, e.occurred_at, e.visitor_id, e.session_id, e.path,
         coalesce(e.source, 'direct') AS source
       FROM traffic_events e
       JOIN (SELECT value::date AS day FROM json_array_elements_text(${days}::json)) a
         ON a.day = (e.occurred_at AT TIME ZONE ${timezone})::date
-      WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.days.lo}::timestamptz AND e.occurred_at < ${b.days.hi}::timestamptz`
+      WHERE e.project_id = ${projectId} AND e.occurred_at >= ${b.days.lo}::timestamptz AND e.occurred_at <
+        ${b.days.hi}::timestamptz`
 
     yield* upsertTotals("traffic_hourly", "hour", hourEvents, sql`date_trunc('hour', min(e.occurred_at), 'UTC')`)
     yield* upsertTotals("traffic_daily", "day", dayEvents, sql`(min(e.occurred_at) AT TIME ZONE ${timezone})::date`)
@@ -87,7 +89,8 @@ export const rollupSql = (sql: SqlClient.SqlClient, projectId: string, timezone:
           AND occurred_at < ${b.months.hi}::timestamptz),
       months AS (SELECT (value || '-01')::date AS from_day FROM json_array_elements_text(${months}::json))
       INSERT INTO traffic_uniques (project_id, from_day, to_day, visitors)
-      SELECT ${projectId}, m.from_day, (m.from_day + interval '1 month' - interval '1 day')::date, count(DISTINCT ev.visitor_id)
+      SELECT ${projectId}, m.from_day, (m.from_day + interval '1 month' - interval '1 day')::date, count(DISTINCT
+        ev.visitor_id)
       FROM ev JOIN months m ON m.from_day = date_trunc('month', ev.day::timestamp)::date
       GROUP BY m.from_day
       ON CONFLICT (project_id, from_day, to_day) DO UPDATE SET visitors = EXCLUDED.visitors`

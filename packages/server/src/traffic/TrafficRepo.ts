@@ -126,15 +126,19 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
           SELECT
           (SELECT coalesce(json_agg(json_build_array(hour, visitors, pageviews, sessions, bounces, duration_seconds)
               ORDER BY hour), '[]'::json) FROM traffic_hourly
-            WHERE project_id = ${projectId} AND hour >= ${q.hoursFrom}::timestamptz AND hour < ${q.hoursTo}::timestamptz) AS hours,
+            WHERE project_id = ${projectId} AND hour >= ${q.hoursFrom}::timestamptz AND hour <
+              ${q.hoursTo}::timestamptz) AS hours,
           (SELECT coalesce(json_agg(json_build_array(day, visitors, pageviews, sessions, bounces, duration_seconds)
               ORDER BY day), '[]'::json) FROM traffic_daily
             WHERE project_id = ${projectId} AND day >= ${q.from}::date AND day <= ${q.to}::date) AS days,
-          (SELECT coalesce(json_agg(json_build_array(path, visitors, pageviews) ORDER BY pageviews DESC, path COLLATE "C"), '[]'::json)
+          (SELECT coalesce(json_agg(json_build_array(path, visitors, pageviews) ORDER BY pageviews DESC, path COLLATE
+            "C"), '[]'::json)
             FROM top_pages) AS pages,
-          (SELECT coalesce(json_agg(json_build_array(source, visitors, sessions) ORDER BY visitors DESC, source COLLATE "C"), '[]'::json)
+          (SELECT coalesce(json_agg(json_build_array(source, visitors, sessions) ORDER BY visitors DESC, source COLLATE
+            "C"), '[]'::json)
             FROM top_sources) AS sources,
-          (SELECT coalesce(json_agg(json_build_array(country, visitors) ORDER BY visitors DESC, country COLLATE "C"), '[]'::json)
+          (SELECT coalesce(json_agg(json_build_array(country, visitors) ORDER BY visitors DESC, country COLLATE "C"),
+            '[]'::json)
             FROM top_countries) AS countries,
           (SELECT coalesce(json_agg(json_build_array(from_day, to_day, visitors)), '[]'::json) FROM traffic_uniques
             WHERE project_id = ${projectId} AND from_day >= ${q.from}::date AND to_day <= ${q.to}::date) AS uniques,
@@ -198,7 +202,8 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
           function*(projectId, rows) {
             yield* bump(projectId)
             if (rows.hours?.length) {
-              yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions, x.bounces,
+              yield* sql`INSERT INTO traffic_hourly SELECT ${projectId}, x.hour, x.visitors, x.pageviews, x.sessions,
+                  x.bounces,
                 x."durationSeconds" FROM json_to_recordset(${
                 json(rows.hours)
               }::json) AS x(hour timestamptz, visitors int,
@@ -207,7 +212,8 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
                 sessions = EXCLUDED.sessions, bounces = EXCLUDED.bounces, duration_seconds = EXCLUDED.duration_seconds`
             }
             if (rows.days?.length) {
-              yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions, x.bounces,
+              yield* sql`INSERT INTO traffic_daily SELECT ${projectId}, x.day, x.visitors, x.pageviews, x.sessions,
+                  x.bounces,
                 x."durationSeconds" FROM json_to_recordset(${json(rows.days)}::json) AS x(day date, visitors int,
                 pageviews int, sessions int, bounces int, "durationSeconds" bigint)
               ON CONFLICT (project_id, day) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews,
@@ -216,14 +222,16 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
             if (rows.pages?.length) {
               yield* sql`INSERT INTO traffic_pages_daily SELECT ${projectId}, x.day, x.path, x.visitors, x.pageviews
               FROM json_to_recordset(${json(rows.pages)}::json) AS x(day date, path text, visitors int, pageviews int)
-              ON CONFLICT (project_id, day, path) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews = EXCLUDED.pageviews`
+              ON CONFLICT (project_id, day, path) DO UPDATE SET visitors = EXCLUDED.visitors, pageviews =
+                EXCLUDED.pageviews`
             }
             if (rows.sources?.length) {
               yield* sql`INSERT INTO traffic_sources_daily SELECT ${projectId}, x.day, x.source, x.visitors, x.sessions
               FROM json_to_recordset(${
                 json(rows.sources)
               }::json) AS x(day date, source text, visitors int, sessions int)
-              ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions = EXCLUDED.sessions`
+              ON CONFLICT (project_id, day, source) DO UPDATE SET visitors = EXCLUDED.visitors, sessions =
+                EXCLUDED.sessions`
             }
             if (rows.countries?.length) {
               yield* sql`INSERT INTO traffic_countries_daily SELECT ${projectId}, x.day, x.country, x.visitors
@@ -248,7 +256,8 @@ export class TrafficRepo extends Context.Service<TrafficRepo, TrafficRepoShape>(
                 ...e,
                 durationSeconds: e.durationSeconds ?? 0
               }))
-              yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source, duration_seconds)
+              yield* sql`INSERT INTO traffic_events (project_id, occurred_at, visitor_id, session_id, path, source,
+                  duration_seconds)
                 SELECT ${projectId}, x.at, x."visitorId", x."sessionId", x.path, x.source, x."durationSeconds"
                 FROM json_to_recordset(${json(chunk)}::json) AS x(at timestamptz, "visitorId" text, "sessionId" text,
                   path text, source text, "durationSeconds" int)`

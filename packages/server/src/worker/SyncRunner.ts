@@ -16,7 +16,8 @@
  * and puts its next scheduled run after the back-off (Schedule.ts); a success resets both and schedules
  * the next slot. The first success of a connection (or a full resync) rebuilds the project's history
  * (recompute/Recompute.ts rebuildHistory), recorded as pending with the success so it is not lost.
- * A worker that dies mid-run leaves a lease that expires; the next claim takes the run over (and counts the attempt). A worker that is
+ * A worker that dies mid-run leaves a lease that expires; the next claim takes the run over (and counts the attempt). A
+ * worker that is
  * STOPPED mid-run (its fiber interrupted: SIGTERM) interrupts the connector and releases the run back to the
  * queue at once (SyncQueue.release), so another worker takes it within one poll, not after the lease.
  */
@@ -93,7 +94,8 @@ export const withDeadline = <A, R>(
             kind: "timeout",
             status: null,
             message:
-              `the sync ran past its deadline of ${minutes} min (SITEHEALTH_SYNC_DEADLINE_MINUTES) and was stopped; what it committed stays, and the next attempt continues from there`
+              `the sync ran past its deadline of ${minutes} min (SITEHEALTH_SYNC_DEADLINE_MINUTES) and was stopped; ` +
+              `what it committed stays, and the next attempt continues from there`
           })
         )
     })
@@ -357,7 +359,8 @@ export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number
 export const runSyncWorker = Effect.gen(function*() {
   const config = yield* AppConfig
   yield* Effect.logInfo(
-    `sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min for a provider without one)`
+    `sitehealth: sync worker started (scheduled syncs at each provider's cadence; ${config.syncIntervalMinutes} min ` +
+      `for a provider without one)`
   )
   return yield* scheduleSyncs({ defaultIntervalMinutes: config.syncIntervalMinutes }).pipe(
     Effect.withTracerEnabled(false), // every 5 s, and nothing to see unless it queued a run (traced when run)

@@ -547,7 +547,8 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       const matrix = VIEW_NAMES.length * OPERATION_NAMES.length
       // Printed so the figure can be quoted (docs/security.md: "cases in the matrix").
       console.info(
-        `authorization matrix (${h.store}): ${VIEW_NAMES.length} views × ${OPERATION_NAMES.length} operations = ${matrix} cells; ${cases} cases asserted with the object-access checks`
+        `authorization matrix (${h.store}): ${VIEW_NAMES.length} views × ${OPERATION_NAMES.length} operations = ` +
+          `${matrix} cells; ${cases} cases asserted with the object-access checks`
       )
       expect(cases).toBeGreaterThanOrEqual(matrix + 20)
     })

@@ -192,7 +192,10 @@ const logIn = (email: string) =>
     return { cookie, csrf: r.json.data.csrfToken as string, sessionId: r.json.data.sessionId as string }
   })
 
-/** The victim: a website with Plausible connected (credentials encrypted, as the admin CLI does), a token, a Google sign-in under way. */
+/**
+ * The victim: a website with Plausible connected (credentials encrypted, as the admin CLI does), a token, a Google
+ * sign-in under way.
+ */
 const makeWorld = Effect.gen(function*() {
   const user = yield* newUser
   const write = headersOf(user.cookie, { "x-csrf-token": user.csrf })
@@ -419,7 +422,8 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix (generated from
       const expected = 5 * sessionEndpoints.length + sessionEndpoints.length + sessionEndpoints.length +
         ENDPOINTS.filter((e) => STATE_CHANGING.has(e.method)).length
       console.info(
-        `dashboard authorization matrix (${h.store}): ${ENDPOINTS.length} endpoints (${sessionEndpoints.length} behind the session); ${cells} cells asserted`
+        `dashboard authorization matrix (${h.store}): ${ENDPOINTS.length} endpoints (${sessionEndpoints.length} ` +
+          `behind the session); ${cells} cells asserted`
       )
       expect(cells).toBeGreaterThanOrEqual(expected)
     })

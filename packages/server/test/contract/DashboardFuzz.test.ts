@@ -589,7 +589,8 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
   disposable = yield* mintSession(mainUser)
   nowIso = new Date(yield* h.now).toISOString()
   console.log(
-    `[dashboard-fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} (FUZZ_SEED=${SEED} to replay)`
+    `[dashboard-fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} ` +
+      `(FUZZ_SEED=${SEED} to replay)`
   )
 })).pipe(Layer.provideMerge(App))
 
@@ -815,7 +816,10 @@ const standIns = Effect.gen(function*() {
   } as Record<string, Schema.Top>
 })
 
-/** The endpoint's spec as the drafts are generated from it (a stand-in payload where the contract's cannot be generated). */
+/**
+ * The endpoint's spec as the drafts are generated from it (a stand-in payload where the contract's cannot be
+ * generated).
+ */
 const generatable = (e: Endpoint) =>
   Effect.gen(function*() {
     if (!PUBLIC.has(e.key)) return e.spec
@@ -1063,13 +1067,16 @@ afterAll(() => {
   const share = stats.public.sent === 0 ? 0 : (100 * stats.public.throttled) / stats.public.sent
   const known = [...stats.knownBugs.entries()].map(([id, n]) => `${id}:${n}`).join(" ")
   console.log(
-    `[dashboard-fuzz] store=${store} seed=${SEED} requests=${stats.sent} (by session ${stats.session.sent}, logged out ${stats.public.sent}) ` +
+    `[dashboard-fuzz] store=${store} seed=${SEED} requests=${stats.sent} (by session ${stats.session.sent}, logged ` +
+      `out ${stats.public.sent}) ` +
       `5xx=${stats.serverErrors} leaks=${stats.leaks} statuses={${histogram}} in ${seconds}s\n` +
       `[dashboard-fuzz] known server bugs hit (5xx, see the tests at the end): ${known === "" ? "none" : known}\n` +
       `[dashboard-fuzz] logged out: ${stats.public.throttled} answered 429 (${share.toFixed(1)}%); ` +
-      `by session: ${stats.session.sessionsEnded} sessions legitimately ended (logOut, revokeSession), ${stats.session.websitesDeleted} websites deleted\n` +
+      `by session: ${stats.session.sessionsEnded} sessions legitimately ended (logOut, revokeSession), ` +
+      `${stats.session.websitesDeleted} websites deleted\n` +
       `[dashboard-fuzz] 2xx/sent by endpoint: ${perEndpoint}\n` +
-      `[dashboard-fuzz] mass-assignment bodies: ${stats.massAssignment.sent} sent, ${stats.massAssignment.refused} refused, ` +
+      `[dashboard-fuzz] mass-assignment bodies: ${stats.massAssignment.sent} sent, ${stats.massAssignment.refused} ` +
+      `refused, ` +
       `${stats.massAssignment.ignored} accepted with the fields ignored`
   )
 })
@@ -1149,7 +1156,8 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Dashboard fuzz", (it) => {
     })
 
   /**
-   * Found by the fuzz, fixed (all stores): DashboardOriginLive (src/dashboard/Middleware.ts) takes `new URL(value).origin` of
+   * Found by the fuzz, fixed (all stores): DashboardOriginLive (src/dashboard/Middleware.ts) takes `new
+   * URL(value).origin` of
    * the Origin header (or, without one, of the Referer), which for a URL with an opaque origin (javascript:,
    * data:, file:, about:) is the string "null" — then `new URL(origin).host` throws "TypeError: Invalid URL",
    * a defect: every state-changing endpoint, public or not, answers 500 internal_error instead of 403
@@ -1182,7 +1190,8 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Dashboard fuzz", (it) => {
     }))
 
   /**
-   * Found by the fuzz, fixed (Postgres): a session id with a NUL byte reaches Postgres, which refuses the text ("invalid byte
+   * Found by the fuzz, fixed (Postgres): a session id with a NUL byte reaches Postgres, which refuses the text
+   * ("invalid byte
    * sequence for encoding UTF8: 0x00"): DELETE /app/api/auth/sessions/%00 (or …/ses_%00) → 500 instead of 404.
    * Known bug `nul-in-session-id` above.
    */
@@ -1197,7 +1206,8 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Dashboard fuzz", (it) => {
     }))
 
   /**
-   * Found by the fuzz, fixed (Postgres): connectGoogle looks the body's `flow` up (OAuthFlowsRepo.find) as it came: with a NUL
+   * Found by the fuzz, fixed (Postgres): connectGoogle looks the body's `flow` up (OAuthFlowsRepo.find) as it came:
+   * with a NUL
    * byte, Postgres refuses the text and the answer is 500 instead of 400 oauth_flow_invalid.
    *   POST /app/api/websites/<own website>/connections/google-search-console {"flow":"a\u0000b","siteUrl":"x"} → 500
    * Known bug `nul-in-google-flow` above.
@@ -1213,8 +1223,10 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Dashboard fuzz", (it) => {
     }))
 
   /**
-   * Found by the fuzz, fixed (all stores): connectPlausible sends the body's `apiKey` as a header to Plausible; a key that
-   * cannot be a header value (a lone surrogate, NUL, a character above U+00FF; CR/LF is refused with a 4xx) makes the request throw
+   * Found by the fuzz, fixed (all stores): connectPlausible sends the body's `apiKey` as a header to Plausible; a key
+   * that
+   * cannot be a header value (a lone surrogate, NUL, a character above U+00FF; CR/LF is refused with a 4xx) makes the
+   * request throw
    * before it leaves, and that is answered 502 provider_unavailable ("Plausible could not be reached… Try
    * again in a minute") — a 5xx blaming the provider for the client's input, instead of a 4xx about the key.
    *   POST /app/api/websites/<own website>/connections/plausible {"apiKey":"\ud800","siteId":"fuzz-site.example"} → 502

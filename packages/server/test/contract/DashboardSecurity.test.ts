@@ -133,7 +133,9 @@ const resetLink = (email: string, nth = 0) =>
     throw new Error(`no reset mail #${nth} to ${email}`)
   })
 
-/** Every other spelling of a token that Node's base64url decoder reads as the same bytes, or that a client might send. */
+/**
+ * Every other spelling of a token that Node's base64url decoder reads as the same bytes, or that a client might send.
+ */
 const respellings = (token: string): Array<string> => {
   const [payload, signature] = token.split(".")
   const flipUnusedBits = (part: string) => {

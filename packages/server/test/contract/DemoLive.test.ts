@@ -29,7 +29,9 @@ const get = (path: string) =>
     return r.json.data
   })
 
-/** Queues a sync of each of the project's providers and runs them all, as the worker does; returns the project's runs. */
+/**
+ * Queues a sync of each of the project's providers and runs them all, as the worker does; returns the project's runs.
+ */
 const syncAll = (
   projectId: string,
   mode: "incremental" | "full" = "incremental",
@@ -138,7 +140,8 @@ layer(DemoLive, { timeout: "240 seconds" })("the live demo", (it) => {
   )
 
   it.effect(
-    "hours later an incremental Stripe sync reads the new payments from the account's events, and agrees with a full listing",
+    "hours later an incremental Stripe sync reads the new payments from the account's events, and agrees with a full " +
+      "listing",
     () =>
       Effect.gen(function*() {
         const { projectIds } = yield* Demo

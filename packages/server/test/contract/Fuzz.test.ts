@@ -358,7 +358,8 @@ const FuzzWorld = Layer.effectDiscard(Effect.gen(function*() {
     nowIso: new Date(yield* h.now).toISOString()
   }
   console.log(
-    `[fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} (FUZZ_SEED=${SEED} to replay)`
+    `[fuzz] store=${store} seed=${SEED} runs/endpoint=${RUNS} endpoints=${ENDPOINTS.length} (FUZZ_SEED=${SEED} to ` +
+      `replay)`
   )
 })).pipe(Layer.provideMerge(TestApp.layer({ rateLimit: 1_000_000, maxBodyBytes: MAX_BODY_BYTES })))
 
@@ -367,7 +368,8 @@ afterAll(() => {
   const seconds = ((Date.now() - stats.started) / 1000).toFixed(1)
   const perEndpoint = [...stats.endpoints.entries()].map(([name, e]) => `${name}:${e.ok}/${e.sent}`).join(" ")
   console.log(
-    `[fuzz] store=${store} seed=${SEED} requests=${stats.sent} 5xx=${stats.serverErrors} leaks=${stats.leaks} statuses={${histogram}} ` +
+    `[fuzz] store=${store} seed=${SEED} requests=${stats.sent} 5xx=${stats.serverErrors} leaks=${stats.leaks} ` +
+      `statuses={${histogram}} ` +
       `idempotent-replays=${stats.replays} in ${seconds}s\n[fuzz] 2xx/sent by endpoint: ${perEndpoint}\n` +
       `[fuzz] mass-assignment bodies: ${stats.massAssignment.sent} sent, ${stats.massAssignment.refused} refused, ` +
       `${stats.massAssignment.ignored} accepted with the fields ignored\n` +

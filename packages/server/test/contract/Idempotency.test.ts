@@ -90,7 +90,8 @@ layer(TestApp.layer())("Idempotency", (it) => {
 
         // The same JSON with its fields in another order and other whitespace is the same request.
         const reordered =
-          `{ "recurrence": "monthly", "incurredOn": "2026-11-01",\n "description": "VPS for November", "category": "hosting", "amount": 4999 }`
+          `{ "recurrence": "monthly", "incurredOn": "2026-11-01",\n "description": "VPS for November", "category": ` +
+          `"hosting", "amount": 4999 }`
         const third = yield* h.raw("POST", expensesPath(projects[0].id), {
           token: secret,
           rawBody: reordered,

@@ -42,7 +42,8 @@ layer(TestApp.layer())("ProjectsHealth", (it) => {
         const first = yield* get(`/api/v1/projects/${id}/health`, secret)
         expect(first.date).toBe("2026-11-20")
         expect(first.window.current).toEqual({ from: "2026-10-21", to: YESTERDAY })
-        // traffic only: coverage 0.3; first row 2026-09-24 → 57 days of history → 57/60 = 0.95; 0.3 × 1 × 0.95 = 0.285 → 0.29
+        // traffic only: coverage 0.3; first row 2026-09-24 → 57 days of history → 57/60 = 0.95; 0.3 × 1 × 0.95 = 0.285
+        // → 0.29
         expect(first.confidenceFactors).toEqual({ value: 0.29, coverage: 0.3, freshness: 1, history: 0.95 })
         yield* TestClock.adjust(60_000)
         const again = yield* get(`/api/v1/projects/${id}/health`, secret)

@@ -64,7 +64,8 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
           pagesPerSession: 2
         })
         // yesterday 11:00 whole + 12:00 × 30/3600 = 1/120: visitors 10 + 1 = 11, views 20 + 2 = 22, sessions 10 + 1,
-        // bounces 5 + 0.5 = 5.5 → 5.5/11 = 0.5, seconds 1000 + 100 = 1100 → 100; the 13:00 row (999) is after the cutoff
+        // bounces 5 + 0.5 = 5.5 → 5.5/11 = 0.5, seconds 1000 + 100 = 1100 → 100; the 13:00 row (999) is after the
+        // cutoff
         const { series: previousSeries, ...previous } = a.previous
         expect(previous).toEqual({
           range: {
@@ -110,7 +111,8 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
         // today's pages: "/" 15 of 22 views, "/pricing" 7; sources: google 7 of 11 visitors, direct 4.
         // Previous = yesterday's daily top × the share of yesterday's hourly figure before 12:00:30: page views
         // (20 + 240/120) / (20 + 240 + 999) = 22/1259, visitors (10 + 120/120) / (10 + 120 + 999) = 11/1129.
-        // "/": 200 × 22/1259 = 3.49 → 3, (15−3)/3 = 4; google: 70 × 11/1129 = 0.68 → 1, (7−1)/1 = 6; "/pricing", direct: none
+        // "/": 200 × 22/1259 = 3.49 → 3, (15−3)/3 = 4; google: 70 × 11/1129 = 0.68 → 1, (7−1)/1 = 6; "/pricing",
+        // direct: none
         expect(a.topPages).toEqual([
           { path: "/", visitors: 8, pageviews: 15, share: 0.6818, previousPageviews: 3, pageviewsChange: 4 },
           { path: "/pricing", visitors: 3, pageviews: 7, share: 0.3182, previousPageviews: 0, pageviewsChange: null }
@@ -204,19 +206,23 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
           pagesPerSession: 1.9052
         })
         expect(a.change.visitors).toBe(-0.475) // (105 − 200)/200
-        // "/" 200+15 = 215 views (share 215/402 = 0.5348), 60+8 = 68 visitors; "/docs" 40+100 = 140 (0.3483), 20+30 = 50;
-        // "/pricing" 7 (0.0174). Previous 11-07 … 11-13 (11-10): "/" 172 → 43/172 = 0.25, "/docs" 80 → 60/80 = 0.75, "/pricing" none
+        // "/" 200+15 = 215 views (share 215/402 = 0.5348), 60+8 = 68 visitors; "/docs" 40+100 = 140 (0.3483), 20+30 =
+        // 50;
+        // "/pricing" 7 (0.0174). Previous 11-07 … 11-13 (11-10): "/" 172 → 43/172 = 0.25, "/docs" 80 → 60/80 = 0.75,
+        // "/pricing" none
         expect(a.topPages).toEqual([
           { path: "/", visitors: 68, pageviews: 215, share: 0.5348, previousPageviews: 172, pageviewsChange: 0.25 },
           { path: "/docs", visitors: 50, pageviews: 140, share: 0.3483, previousPageviews: 80, pageviewsChange: 0.75 },
           { path: "/pricing", visitors: 3, pageviews: 7, share: 0.0174, previousPageviews: 0, pageviewsChange: null }
         ])
-        // google 10+70+7 = 87 of 105 visitors = 0.8286, sessions 12+90+7 = 109, previous 58 → 29/58 = 0.5; direct 4/105 = 0.0381
+        // google 10+70+7 = 87 of 105 visitors = 0.8286, sessions 12+90+7 = 109, previous 58 → 29/58 = 0.5; direct 4/105
+        // = 0.0381
         expect(a.topSources).toEqual([
           { source: "google", visitors: 87, sessions: 109, share: 0.8286, previousVisitors: 58, visitorsChange: 0.5 },
           { source: "direct", visitors: 4, sessions: 4, share: 0.0381, previousVisitors: 0, visitorsChange: null }
         ])
-        // DE 20+60+6 = 86 (86/105 = 0.819), previous 120 → −34/120 = −0.2833; US 40 (0.381), 80 → −0.5; FR 5 (0.0476), none
+        // DE 20+60+6 = 86 (86/105 = 0.819), previous 120 → −34/120 = −0.2833; US 40 (0.381), 80 → −0.5; FR 5 (0.0476),
+        // none
         expect(a.topCountries).toEqual([
           { country: "DE", visitors: 86, share: 0.819, previousVisitors: 120, visitorsChange: -0.2833 },
           { country: "US", visitors: 40, share: 0.381, previousVisitors: 80, visitorsChange: -0.5 },
@@ -472,7 +478,8 @@ layer(TestApp.layer())("ReportsAnalytics", (it) => {
           from: "2026-11-20",
           to: "2026-11-20"
         })
-        // hours 23:00Z (2,2,1,1,20) + 00:00Z (1,1,0,0,0) + 08:00Z (1,1,1,1,10): 4 hourly visitors, 4 views, 2 sessions, 2 bounces
+        // hours 23:00Z (2,2,1,1,20) + 00:00Z (1,1,0,0,0) + 08:00Z (1,1,1,1,10): 4 hourly visitors, 4 views, 2 sessions,
+        // 2 bounces
         expect(a.totals).toEqual({
           visitors: 4,
           visitorsMethod: "sum_of_hourly_uniques",

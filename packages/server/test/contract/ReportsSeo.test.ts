@@ -40,7 +40,8 @@ layer(TestApp.layer())("ReportsSeo", (it) => {
         expect(d.totals).toEqual(SEO_EXPECTED_7D.totals)
         const { series: previousSeries, ...previous } = d.previous
         expect(previous).toEqual({ window: SEO_EXPECTED_7D.previousWindow, totals: SEO_EXPECTED_7D.previousTotals })
-        // One point per day of each window, zero-filled: 11-04 (10 clicks) and 11-10 (20) before, 11-11 (30) and 11-17 (45) now.
+        // One point per day of each window, zero-filled: 11-04 (10 clicks) and 11-10 (20) before, 11-11 (30) and 11-17
+        // (45) now.
         expect(previousSeries.map((p: any) => [p.day, p.clicks])).toEqual([
           ["2026-11-04", 10],
           ["2026-11-05", 0],

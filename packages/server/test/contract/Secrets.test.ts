@@ -220,7 +220,8 @@ layer(Layer.mergeAll(TestApp.layer(), SecretsEnvLive))("Secrets", (it) => {
               secrets["second minted token"] = again.json.data.secret // no idempotency yet: a second token, searched for too
             }
 
-            // 2. Connect Stripe as the admin CLI does: a credentials file, checked against the provider, stored encrypted.
+            // 2. Connect Stripe as the admin CLI does: a credentials file, checked against the provider, stored
+            // encrypted.
             const file = Path.join(dir, "stripe.json")
             Fs.writeFileSync(file, JSON.stringify({ secret_key: STRIPE_KEY }))
             const connect = (projectId: string) =>
@@ -259,7 +260,8 @@ layer(Layer.mergeAll(TestApp.layer(), SecretsEnvLive))("Secrets", (it) => {
               })
             }))
 
-            // 3. Syncs: p1's first full sync (queued by connect), p2's through the API; the runner carries both to their end.
+            // 3. Syncs: p1's first full sync (queued by connect), p2's through the API; the runner carries both to
+            // their end.
             const queued = yield* call("sync p2", "POST", `/api/v1/projects/${p2}/integrations/stripe/sync`, {
               token,
               body: { mode: "full" }

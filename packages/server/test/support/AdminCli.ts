@@ -15,7 +15,9 @@ export interface AdminRun {
   readonly body: any
 }
 
-/** Runs `admin <args>` from the repository root with exactly `env`; the child is killed if the effect is interrupted. */
+/**
+ * Runs `admin <args>` from the repository root with exactly `env`; the child is killed if the effect is interrupted.
+ */
 export const runAdmin = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
   Effect.callback<AdminRun>((resume) => {
     const child = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })

@@ -79,7 +79,8 @@ const SetUp = ({ secret }: { readonly secret: string | null }) => {
       <Snippet
         title="CLI"
         copy="Copy the CLI command"
-        hint="Stores the token in your sitehealth profile (the secret is piped, not typed on the command line's history)."
+        hint={"Stores the token in your sitehealth profile " +
+          "(the secret is piped, not typed on the command line's history)."}
         text={cliSetup(s)}
       />
       <Snippet

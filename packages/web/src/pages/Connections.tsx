@@ -1,6 +1,7 @@
 /**
  * A website's connections (dashboard-only): each provider's status, last sync and last error in words,
- * "sync now", disconnect, and reconnect for Search Console (Google's consent again); forms to connect Stripe (a restricted key, with the read permissions it needs)
+ * "sync now", disconnect, and reconnect for Search Console (Google's consent again); forms to connect Stripe (a
+ * restricted key, with the read permissions it needs)
  * and Plausible (API key + site id), both checked live by the server before anything is stored; Search
  * Console through Google's consent screen, then the property picked on `/oauth/google/callback`.
  */

@@ -73,7 +73,8 @@ const sha256 = (text: string) => new Uint8Array(createHash("sha256").update(text
 
 const stateInvalid = () =>
   badRequest(
-    "This Google sign-in was not started from this session, was already used, or took longer than 15 minutes. Start connecting Search Console again.",
+    "This Google sign-in was not started from this session, was already used, or took longer than 15 minutes. Start " +
+      "connecting Search Console again.",
     "oauth_state_invalid"
   )
 
@@ -100,7 +101,8 @@ export const makeConnections = Effect.gen(function*() {
         Effect.fail(
           new Unavailable({
             message:
-              "This server cannot store credentials: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's log says which).",
+              "This server cannot store credentials: its SITEHEALTH_SECRET_KEY is missing or invalid (the operator's " +
+              "log says which).",
             type: "secret_key_unavailable"
           })
         )
@@ -182,7 +184,8 @@ export const makeConnections = Effect.gen(function*() {
       ? Effect.fail(
         new Unavailable({
           message:
-            "Search Console cannot be connected on this server yet: the operator must set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET (docs/dashboard.md).",
+            "Search Console cannot be connected on this server yet: the operator must set GOOGLE_CLIENT_ID and " +
+            "GOOGLE_CLIENT_SECRET (docs/dashboard.md).",
           type: "google_not_configured"
         })
       )
@@ -191,7 +194,8 @@ export const makeConnections = Effect.gen(function*() {
 
   /**
    * The provider's API base: this server's override, else the one the sync worker uses. An invariant, not a
-   * request error: the provider URL variables were checked at start-up (platform/Config.ts), so reading one cannot fail.
+   * request error: the provider URL variables were checked at start-up (platform/Config.ts), so reading one cannot
+   * fail.
    */
   const baseOf = (override: string | null, connector: Parameters<typeof resolveBaseUrl>[0]) =>
     override !== null ? Effect.succeed(override) : resolveBaseUrl(connector, null).pipe(Effect.orDie)
@@ -332,7 +336,8 @@ export const makeConnections = Effect.gen(function*() {
         ) {
           return yield* Effect.fail(
             badRequest(
-              "This Google sign-in is unknown, unfinished or older than 15 minutes. Start connecting Search Console again.",
+              "This Google sign-in is unknown, unfinished or older than 15 minutes. Start connecting Search Console " +
+                "again.",
               "oauth_flow_invalid"
             )
           )
@@ -348,7 +353,8 @@ export const makeConnections = Effect.gen(function*() {
           client_secret: client.clientSecret,
           refresh_token: secrets.refresh_token,
           site_url: site,
-          // Stored only when this server overrides it; otherwise the sync reads GOOGLE_TOKEN_URL, as for any connection.
+          // Stored only when this server overrides it; otherwise the sync reads GOOGLE_TOKEN_URL, as for any
+          // connection.
           ...(settings.googleTokenUrl === null ? {} : { token_uri: settings.googleTokenUrl })
         }
         yield* verifyGscProperty({ baseUrl: yield* gscBase, credentials, http }).pipe(Effect.mapError(toApiError))

@@ -83,7 +83,8 @@ export const exchangeCode = (http: ProviderHttpShape, o: {
         : new VerifyFailure({
           kind: "rejected",
           message:
-            "Google refused the authorization (the code was already used, expired, or does not match this sign-in). Start the connection again.",
+            "Google refused the authorization (the code was already used, expired, or does not match this sign-in). " +
+            "Start the connection again.",
           missing: []
         })
     ))
@@ -92,8 +93,8 @@ export const exchangeCode = (http: ProviderHttpShape, o: {
       return yield* Effect.fail(
         new VerifyFailure({
           kind: "rejected",
-          message:
-            "Google gave no refresh token, so this server could not sync later. Remove sitehealth's access at myaccount.google.com/permissions and connect again.",
+          message: "Google gave no refresh token, so this server could not sync later. Remove sitehealth's access at " +
+            "myaccount.google.com/permissions and connect again.",
           missing: []
         })
       )

@@ -1,6 +1,6 @@
 /**
  * Search Console's Search Analytics API under an OAuth2 access token:
- *   POST {base}/webmasters/v3/sites/{siteUrl}/searchAnalytics/query {startDate, endDate, dimensions, rowLimit, startRow}
+ * POST {base}/webmasters/v3/sites/{siteUrl}/searchAnalytics/query {startDate, endDate, dimensions, rowLimit, startRow}
  * paged with startRow until a page returns fewer than rowLimit rows, and GET {base}/webmasters/v3/sites/{siteUrl}
  * to check access. A 401 drops the cached access token, fetches a new one and retries once. Every answer is
  * decoded before use; a body of another shape is a `malformed` failure naming the row.
@@ -37,14 +37,15 @@ const explain = (e: ProviderError): ProviderError => {
         kind: e.kind,
         status: e.status,
         message:
-          `Search Console refused access (${e.message}): the Google account behind the refresh token cannot read this property (site_url)`
+          `Search Console refused access (${e.message}): the Google account behind the refresh token cannot read ` +
+          `this property (site_url)`
       })
     case "not_found":
       return new ProviderError({
         kind: e.kind,
         status: e.status,
-        message:
-          `Search Console has no such property (${e.message}): check site_url ("https://example.com/" or "sc-domain:example.com")`
+        message: `Search Console has no such property (${e.message}): check site_url ("https://example.com/" or ` +
+          `"sc-domain:example.com")`
       })
     default:
       return e
@@ -63,7 +64,9 @@ const decodeAnswer = decodeEffect(PROVIDER, Answer)
 const decodeSite = decodeEffect(PROVIDER, Site)
 const rowName = rowNamedBy("keys")
 
-/** The rows of one answer, each decoded and checked against the dimensions asked; an error names the row by its keys. */
+/**
+ * The rows of one answer, each decoded and checked against the dimensions asked; an error names the row by its keys.
+ */
 export const parseRows = (json: unknown, dimensions: number): Effect.Effect<Array<GscRow>, ProviderError> =>
   Effect.flatMap(
     decodeAnswer(json, "searchAnalytics/query"),
@@ -148,7 +151,8 @@ export const makeGscClient = (
                   kind: "forbidden",
                   status: res.status,
                   message:
-                    "The Google account is not a verified user of this Search Console property: verify it, or use an account that is"
+                    "The Google account is not a verified user of this Search Console property: verify it, or use an " +
+                    "account that is"
                 })
               )
               : Effect.succeed({ permissionLevel: permissionLevel ?? null }))

@@ -44,7 +44,8 @@ const explain = (e: ProviderError): ProviderError => {
         kind: e.kind,
         status: e.status,
         message:
-          `Plausible refused the API key (${e.message}): the key is wrong or was revoked; create a Stats API key and reconnect`
+          `Plausible refused the API key (${e.message}): the key is wrong or was revoked; create a Stats API key and ` +
+          `reconnect`
       })
     case "forbidden":
       return new ProviderError({

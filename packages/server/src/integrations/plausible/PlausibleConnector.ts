@@ -2,7 +2,8 @@
  * Plausible (traffic) over the Stats API v2. A run asks, for the local days [from, today]:
  *   daily totals (["time:day"]), hourly totals (["time:hour"], the last `hourlyDays` days only — hours
  *   serve the today/yesterday reports), top pages (["time:day","event:page"], paged), top sources
- *   (["time:day","visit:source"], paged), top countries (["time:day","visit:country"], paged) and one aggregate query per calendar month (range uniques);
+ * (["time:day","visit:source"], paged), top countries (["time:day","visit:country"], paged) and one aggregate query per
+ * calendar month (range uniques);
  * then writes everything in ONE TrafficRepo.write (one transaction that bumps data_version).
  * A full run goes back `historyMonths` calendar months; an incremental run starts two days before the
  * last day the previous run fetched, because Plausible's recent days still change (late events).
@@ -109,7 +110,8 @@ export const makePlausibleConnector = (options: PlausibleOptions = {}): Connecto
         const timezone = siteTimezone ?? ctx.timezone
         if (siteTimezone !== null && siteTimezone !== ctx.timezone) {
           yield* Effect.logWarning(
-            `plausible: the site's time zone is ${siteTimezone}, the project's ${ctx.timezone}: hours are placed exactly; days, pages and sources are the site's days`
+            `plausible: the site's time zone is ${siteTimezone}, the project's ${ctx.timezone}: hours are placed ` +
+              `exactly; days, pages and sources are the site's days`
           )
         }
         const { from, today, hoursFrom } = plausibleRange({ ...ctx, timezone }, o)

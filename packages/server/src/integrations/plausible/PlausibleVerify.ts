@@ -51,7 +51,8 @@ export const verifyPlausible = (ctx: ConnectionContext): Effect.Effect<void, Ver
           ? new VerifyFailure({
             kind: "rejected",
             message:
-              `Plausible rejected this API key for "${site}": the key is wrong or was revoked, or its account cannot read that site. Check the key and the site id, then try again.`,
+              `Plausible rejected this API key for "${site}": the key is wrong or was revoked, or its account cannot ` +
+              `read that site. Check the key and the site id, then try again.`,
             missing: []
           })
           : new VerifyFailure({

@@ -154,7 +154,10 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
   )
 }
 
-/** The change of a top row, its previous figure in the tooltip; "—" when the API gives none (no previous period, or 0 then). */
+/**
+ * The change of a top row, its previous figure in the tooltip; "—" when the API gives none (no previous period, or 0
+ * then).
+ */
 const TopChange = ({ value, previous }: { readonly value: number | null; readonly previous: number | null }) => (
   <span title={previous === null ? "No previous period" : `Previous period: ${formatInteger(previous)}`}>
     <Change value={value} />

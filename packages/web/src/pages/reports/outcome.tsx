@@ -9,7 +9,9 @@ import { AsyncResult } from "effect/reactivity"
 import { type ReactNode, useEffect } from "react"
 import { ErrorMessage, Loading } from "../../ui.tsx"
 
-/** Sets `main[aria-busy]`: true until the page's primary data has loaded (or failed: then there is nothing to wait for). */
+/**
+ * Sets `main[aria-busy]`: true until the page's primary data has loaded (or failed: then there is nothing to wait for).
+ */
 export const useBusy = (busy: boolean) => {
   useEffect(() => {
     const main = document.getElementById("main")

@@ -12,7 +12,8 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
-import { memorySide, SyncQueue } from "./SyncQueue.ts"
+import { SyncQueue } from "./SyncQueue.ts"
+import { memorySide } from "./SyncState.ts"
 
 /** What a sync needs of an integration besides its public record. */
 export interface IntegrationConnection {
@@ -246,7 +247,7 @@ export class IntegrationsRepo extends Context.Service<IntegrationsRepo, Integrat
     })
   )
 
-  /** Tests only. Rows in MemoryDb.integrations; credentials and cursors beside them (SyncQueue.memorySide). */
+  /** Tests only. Rows in MemoryDb.integrations; credentials and cursors beside them (SyncState.ts memorySide). */
   static readonly memory = Layer.effect(
     IntegrationsRepo,
     Effect.gen(function*() {

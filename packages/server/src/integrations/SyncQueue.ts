@@ -16,10 +16,10 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { newId } from "../store/Ids.ts"
-import { MemoryDb, type MemoryTables } from "../store/MemoryDb.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
-import { intervalMinutesOf, nextSlot } from "./Schedule.ts"
+import { isDue, memorySide } from "./SyncState.ts"
 
 export interface RequestSyncInput {
   readonly projectId: string
@@ -84,10 +84,12 @@ export interface SyncQueueShape {
   /**
    * Queues an incremental run for every integration that can sync (stored credentials: every connector needs
    * some), has no pending run and is due: its next_sync_at has come, or — never scheduled yet —
-   * its first slot after it was connected (Schedule.ts). Returns the runs queued.
+   * its first slot after it was connected (Schedule.ts). Returns the runs queued. `projectIds`: only these
+   * projects' integrations (a test on a database other test files share), as `claim` takes them; every
+   * project's when omitted, as the worker schedules.
    */
   readonly schedule: (
-    input: { readonly now: Date; readonly defaultIntervalMinutes: number }
+    input: { readonly now: Date; readonly defaultIntervalMinutes: number; readonly projectIds?: ReadonlyArray<string> }
   ) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
 }
 
@@ -121,27 +123,6 @@ const decodeDue = rowsOf(
   })
 )
 
-/** Due now: its next_sync_at has come, or (never scheduled) its first slot after the connection. */
-const isDue = (
-  i: {
-    readonly projectId: string
-    readonly provider: string
-    readonly connectedAt: Date
-    readonly nextSyncAt: Date | null
-    readonly syncIntervalMinutes: number | null
-  },
-  defaultIntervalMinutes: number,
-  now: Date
-) =>
-  (i.nextSyncAt ??
-    nextSlot(
-      i.projectId,
-      i.provider,
-      intervalMinutesOf(i.provider, i.syncIntervalMinutes, defaultIntervalMinutes),
-      i.connectedAt
-    ))
-    .getTime() <= now.getTime()
-
 const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
   id: r.id,
   projectId: r.project_id,
@@ -157,17 +138,6 @@ const toRun = (r: typeof RunRow.Type): SyncRunRecord => ({
   error: r.error,
   requestedBy: r.requested_by
 })
-
-/** Memory store only: credentials and cursors of integrations, beside MemoryDb's rows (one per MemoryDb). */
-const sides = new WeakMap<
-  MemoryTables,
-  { credentials: Map<string, Uint8Array | null>; states: Map<string, unknown>; historyPending: Set<string> }
->()
-export const memorySide = (db: MemoryTables) => {
-  let side = sides.get(db)
-  if (side === undefined) sides.set(db, side = { credentials: new Map(), states: new Map(), historyPending: new Set() })
-  return side
-}
 
 export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sitehealth/SyncQueue") {
   static readonly sql = Layer.effect(
@@ -282,13 +252,14 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
           sql.withTransaction,
           dieOnSqlError
         ),
-        schedule: Effect.fn("SyncQueue.schedule")(function*({ defaultIntervalMinutes, now }) {
+        schedule: Effect.fn("SyncQueue.schedule")(function*({ defaultIntervalMinutes, now, projectIds }) {
           // next_sync_at NULL (never scheduled): the slot is computed here, from connected_at.
           const candidates =
             yield* sql`SELECT i.project_id, i.provider, i.connected_at, i.next_sync_at, i.sync_interval_minutes
               FROM integrations i
               WHERE i.credentials IS NOT NULL
                 AND (i.next_sync_at IS NULL OR i.next_sync_at <= ${now})
+                ${projectIds === undefined ? sql`` : sql`AND i.project_id = ANY(${projectIds})`}
                 AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.project_id = i.project_id AND r.provider = i.provider
                   AND r.status IN ('queued','running'))
               ORDER BY i.next_sync_at NULLS FIRST, i.project_id, i.provider`.pipe(Effect.flatMap(decodeDue))
@@ -469,7 +440,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
             return true
           })
         ),
-        schedule: Effect.fn("SyncQueue.schedule")(({ defaultIntervalMinutes, now }) =>
+        schedule: Effect.fn("SyncQueue.schedule")(({ defaultIntervalMinutes, now, projectIds }) =>
           Effect.sync(() => {
             const queued: Array<SyncRunRecord> = []
             for (
@@ -478,6 +449,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               )
             ) {
               const k = `${i.projectId}/${i.provider}`
+              if (projectIds !== undefined && !projectIds.includes(i.projectId)) continue
               if ((side.credentials.get(k) ?? null) === null) continue
               if (pendingOf(i.projectId, i.provider)) continue
               const due = isDue(

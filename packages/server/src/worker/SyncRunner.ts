@@ -342,12 +342,18 @@ export const drainSyncs = (options: RunnerOptions & { readonly max?: number } = 
     return done
   })
 
-/** Queues the scheduled syncs that are due (see SyncQueue.schedule and Schedule.ts). */
-export const scheduleSyncs = (options: { readonly defaultIntervalMinutes: number }) =>
+/**
+ * Queues the scheduled syncs that are due (see SyncQueue.schedule and Schedule.ts); `projectIds` as in
+ * RunnerOptions: only these projects' integrations, every project's when omitted (the worker).
+ */
+export const scheduleSyncs = (
+  options: { readonly defaultIntervalMinutes: number; readonly projectIds?: ReadonlyArray<string> }
+) =>
   Effect.gen(function*() {
     return yield* (yield* SyncQueue).schedule({
       now: yield* nowDate,
-      defaultIntervalMinutes: options.defaultIntervalMinutes
+      defaultIntervalMinutes: options.defaultIntervalMinutes,
+      ...(options.projectIds === undefined ? {} : { projectIds: options.projectIds })
     })
   })
 

@@ -20,7 +20,10 @@ import { h, TestApp } from "../support/TestApp.ts"
 layer(TestApp.layer())("Integrations", (it) => {
   const fake = makeFakeConnector()
   const lookup = (provider: string) => (provider === "plausible" ? fake.connector : undefined)
-  const drain = () => h.run(drainSyncs({ connectors: lookup }).pipe(Effect.provide(runnerLayer())))
+  // These projects' runs only: the postgres contract files share one database, and another file's runs (the
+  // demo's real connections among them) are not this file's to run with these fakes.
+  const drain = (...projectIds: [string, ...Array<string>]) =>
+    h.run(drainSyncs({ connectors: lookup, projectIds }).pipe(Effect.provide(runnerLayer())))
 
   /** Connects like the admin CLI does: credentials encrypted with the test key. */
   const connectEncrypted = (
@@ -88,7 +91,7 @@ layer(TestApp.layer())("Integrations", (it) => {
       fake.behaviour = { kind: "ok" }
       const connected = yield* withPlausible()
       yield* requestSync(connected.projectId, "plausible", connected.secret)
-      yield* drain()
+      yield* drain(connected.projectId)
       return connected
     })
 
@@ -328,8 +331,12 @@ layer(TestApp.layer())("Integrations", (it) => {
         expect(done.map((r) => [r.projectId, r.status])).toEqual([[mine.projectId, "succeeded"]])
         const [, plausible] = yield* listIntegrations(other.projectId, other.secret)
         expect(plausible.lastRun).toMatchObject({ id: otherRun.sync.id, status: "queued" })
-        // The unscoped drain (the worker's) takes it.
-        expect((yield* drain()).filter((r) => r.projectId === other.projectId).map((r) => r.status)).toEqual([
+        // A drain whose scope holds it takes it (the worker's holds every project).
+        expect(
+          (yield* drain(mine.projectId, other.projectId)).filter((r) => r.projectId === other.projectId).map((r) =>
+            r.status
+          )
+        ).toEqual([
           "succeeded"
         ])
       }))
@@ -340,7 +347,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         const { projectId, secret } = yield* withPlausible()
         const queued = yield* requestSync(projectId, "plausible", secret)
         yield* TestClock.adjust(5_000)
-        const done = (yield* drain()).filter((r) => r.projectId === projectId)
+        const done = (yield* drain(projectId)).filter((r) => r.projectId === projectId)
         expect(done.map((r) => r.status)).toEqual(["succeeded"])
         // First run: no cursor → the 6 days 2026-11-14 … 2026-11-19 (yesterday).
         expect(fake.calls.filter((c) => c.projectId === projectId)).toEqual([{
@@ -367,7 +374,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         // A day later: the connector is handed its cursor and writes only 2026-11-20.
         yield* TestClock.adjust(86_400_000)
         yield* requestSync(projectId, "plausible", secret)
-        yield* drain()
+        yield* drain(projectId)
         expect(fake.calls.filter((c) => c.projectId === projectId).at(-1)).toMatchObject({
           state: { lastDay: "2026-11-19" }
         })
@@ -389,7 +396,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         }
         yield* TestClock.adjust(1_000)
         const r = yield* requestSync(projectId, "plausible", secret, { mode: "full" })
-        yield* drain()
+        yield* drain(projectId)
         const [, plausible] = yield* listIntegrations(projectId, secret)
         expect(plausible).toMatchObject({ status: "error", lastError: "http://fake/api answered 401: Invalid API key" })
         expect(plausible.lastRun).toMatchObject({
@@ -404,7 +411,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         fake.behaviour = { kind: "ok" }
         yield* TestClock.adjust(1_000)
         yield* requestSync(projectId, "plausible", secret)
-        yield* drain()
+        yield* drain(projectId)
         expect((yield* listIntegrations(projectId, secret))[1]).toMatchObject({ status: "connected", lastError: null })
       }))
 
@@ -414,9 +421,12 @@ layer(TestApp.layer())("Integrations", (it) => {
         const { projects, secret } = yield* h.newAccount()
         yield* connectEncrypted(projects[0].id, "plausible")
         yield* requestSync(projects[0].id, "plausible", secret)
-        const [run] =
-          (yield* h.run(drainSyncs({ connectors: lookup }).pipe(Effect.provide(runnerLayer(new Uint8Array(32))))))
-            .filter((r) => r.projectId === projects[0].id)
+        const [run] = (yield* h.run(
+          drainSyncs({ connectors: lookup, projectIds: [projects[0].id] }).pipe(
+            Effect.provide(runnerLayer(new Uint8Array(32)))
+          )
+        ))
+          .filter((r) => r.projectId === projects[0].id)
         expect(run.status).toBe("failed")
         expect(run.error).toMatch(/cannot be decrypted with this server's SITEHEALTH_SECRET_KEY/)
       }))
@@ -428,7 +438,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         const { sync } = yield* requestSync(projectId, "plausible", secret)
         const mine = () =>
           Effect.gen(function*() {
-            return (yield* drain()).filter((r) => r.projectId === projectId)
+            return (yield* drain(projectId)).filter((r) => r.projectId === projectId)
           })
         expect((yield* mine()).map((r) => [r.status, r.attempts])).toEqual([["queued", 1]])
         // Not before its retry time (1 min after attempt 1, 2 min after attempt 2).
@@ -461,7 +471,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         yield* upsert(projectId, "stripe") // a display row without credentials is never scheduled
         const schedule = () =>
           Effect.gen(function*() {
-            return (yield* h.run(scheduleSyncs({ defaultIntervalMinutes: 60 }))).filter((r) =>
+            return (yield* h.run(scheduleSyncs({ defaultIntervalMinutes: 60, projectIds: [projectId] }))).filter((r) =>
               r.projectId === projectId
             )
           })
@@ -483,13 +493,13 @@ layer(TestApp.layer())("Integrations", (it) => {
           requestedBy: "scheduler"
         })
         expect(yield* schedule()).toEqual([])
-        yield* drain()
+        yield* drain(projectId)
         // The next one at the next slot, 30 min later.
         yield* TestClock.adjust(30 * 60_000 - 1_000)
         expect(yield* schedule()).toEqual([])
         yield* TestClock.adjust(1_000)
         expect((yield* schedule()).map((r) => r.provider)).toEqual(["plausible"])
-        yield* drain()
+        yield* drain(projectId)
         yield* TestClock.adjust(start - (yield* h.now))
       }))
 
@@ -500,7 +510,7 @@ layer(TestApp.layer())("Integrations", (it) => {
         expect(
           yield* h.run(Effect.flatMap(Effect.service(IntegrationsRepo), (r) => r.disconnect(projectId, "plausible")))
         ).toBe(true)
-        expect((yield* drain()).filter((r) => r.projectId === projectId)).toEqual([])
+        expect((yield* drain(projectId)).filter((r) => r.projectId === projectId)).toEqual([])
         expect((yield* listIntegrations(projectId, secret))[1]).toMatchObject({ status: "not_connected" })
         expect(yield* h.run(storedDays(projectId, "2026-11-19", "2026-11-19"))).toEqual([fakeDay("2026-11-19")])
         expectError(

@@ -82,6 +82,7 @@ import {
   type EndpointSpec,
   FOREIGN_METHODS,
   fromSchema,
+  fuzzBudget,
   HOSTILE_BODIES,
   HOSTILE_CONTENT_TYPES,
   HOSTILE_QUERIES,
@@ -99,19 +100,8 @@ import {
 } from "../support/Fuzz.ts"
 import { type CallResult, h, store, TEST_ADDRESS_HEADER, TestApp } from "../support/TestApp.ts"
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10)
-/** Fixed unless FUZZ_SEED says otherwise; `random` explores new inputs each run. */
-const SEED = process.env.FUZZ_SEED === undefined
-  ? 20_261_121
-  : process.env.FUZZ_SEED === "random"
-  ? Math.floor(Math.random() * 2 ** 31)
-  : Number(process.env.FUZZ_SEED)
-if (!Number.isSafeInteger(SEED)) {
-  throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
-}
-if (!(Number.isSafeInteger(RUNS) && RUNS >= 0)) {
-  throw new Error(`FUZZ_RUNS must be a whole number, not ${process.env.FUZZ_RUNS}`)
-}
+/** FUZZ_RUNS and FUZZ_SEED (support/Fuzz.ts); the fixed seed keeps `npm test` reproducible. */
+const { runs: RUNS, seed: SEED } = fuzzBudget(10, 20_261_121)
 const MAX_BODY_BYTES = 64 * 1024
 /** Generous: scrypt-bound endpoints take ~90 ms a request, Postgres more per request than memory. */
 const TIMEOUT_MS = 90_000 + RUNS * 400

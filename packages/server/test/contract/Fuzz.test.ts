@@ -35,6 +35,7 @@ import {
   fieldNames,
   FOREIGN_METHODS,
   fromSchema,
+  fuzzBudget,
   HOSTILE_BODIES,
   HOSTILE_CONTENT_TYPES,
   HOSTILE_QUERIES,
@@ -51,19 +52,8 @@ import {
 } from "../support/Fuzz.ts"
 import { h, store, TestApp } from "../support/TestApp.ts"
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200)
-/** Fixed unless FUZZ_SEED says otherwise; `random` (what `npm run fuzz` passes) explores new inputs each run. */
-const SEED = process.env.FUZZ_SEED === undefined
-  ? 20_261_120
-  : process.env.FUZZ_SEED === "random"
-  ? Math.floor(Math.random() * 2 ** 31)
-  : Number(process.env.FUZZ_SEED)
-if (!Number.isSafeInteger(SEED)) {
-  throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
-}
-if (!(Number.isSafeInteger(RUNS) && RUNS >= 0)) {
-  throw new Error(`FUZZ_RUNS must be a whole number, not ${process.env.FUZZ_RUNS}`)
-}
+/** FUZZ_RUNS and FUZZ_SEED (support/Fuzz.ts); the fixed seed keeps `npm test` reproducible. */
+const { runs: RUNS, seed: SEED } = fuzzBudget(200, 20_261_120)
 const MAX_BODY_BYTES = 64 * 1024
 /** Generous: a large FUZZ_RUNS against Postgres takes minutes per endpoint. */
 const TIMEOUT_MS = 60_000 + RUNS * 100

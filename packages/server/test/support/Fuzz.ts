@@ -743,3 +743,26 @@ export const violation = (status: number, text: string, json: any): string | nul
   if (text.length > MAX_ERROR_BODY) return `the error body is ${text.length} characters`
   return null
 }
+
+/**
+ * A fuzz suite's budget from the environment: FUZZ_RUNS generated requests per endpoint (else `defaultRuns`) and
+ * FUZZ_SEED (else `defaultSeed`, fixed so `npm test` is reproducible; `random` explores new inputs each run).
+ */
+export const fuzzBudget = (
+  defaultRuns: number,
+  defaultSeed: number
+): { readonly runs: number; readonly seed: number } => {
+  const runs = Number(process.env.FUZZ_RUNS ?? defaultRuns)
+  const seed = process.env.FUZZ_SEED === undefined
+    ? defaultSeed
+    : process.env.FUZZ_SEED === "random"
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.FUZZ_SEED)
+  if (!Number.isSafeInteger(seed)) {
+    throw new Error(`FUZZ_SEED must be an integer or "random", not ${process.env.FUZZ_SEED}`)
+  }
+  if (!(Number.isSafeInteger(runs) && runs >= 0)) {
+    throw new Error(`FUZZ_RUNS must be a whole number, not ${process.env.FUZZ_RUNS}`)
+  }
+  return { runs, seed }
+}

@@ -123,4 +123,19 @@ export const status = (style: Style, s: string): string =>
     ? style.red(s)
     : style.dim(s)
 
+/**
+ * Text from outside (a customer's name as a payment provider holds it) made safe to print: control characters
+ * (escape sequences that would drive the terminal) and bidirectional overrides become U+FFFD.
+ */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
+export const printable = (s: string): string => s.replace(UNPRINTABLE, "\uFFFD")
+
+/** A customer by its name, else its email address, else its id; a charge without a customer is a guest checkout. */
+export const customerLabel = (c: {
+  readonly customerId: string | null
+  readonly name: string | null
+  readonly email: string | null
+}): string => printable(c.name ?? c.email ?? c.customerId ?? "guest checkout")
+
 export const orDash = (s: string | null | undefined): string => (s === null || s === undefined || s === "" ? "—" : s)

@@ -8,12 +8,14 @@ import type { Analytics, Churn, Revenue, Seo } from "@sitehealth/domain/Reports"
 import type { TokenMetadata } from "@sitehealth/domain/Tokens"
 import {
   change,
+  customerLabel,
   decimal,
   fields,
   integer,
   money,
   orDash,
   percent,
+  printable,
   severity,
   sparkline,
   status,
@@ -205,9 +207,29 @@ export const revenue = (s: Style, r: Revenue) => {
     ),
     ...(r.unconverted.length === 0
       ? []
-      : ["", s.yellow(`not converted (no FX rate): ${r.unconverted.map((u) => u.currency).join(", ")}`)])
+      : ["", s.yellow(`not converted (no FX rate): ${r.unconverted.map((u) => u.currency).join(", ")}`)]),
+    ...(r.failedPayments.recent.length === 0 ? [] : [
+      "",
+      s.bold(
+        r.failedPayments.recent.length < r.failedPayments.count
+          ? `Failed payments, the newest ${r.failedPayments.recent.length}`
+          : "Failed payments"
+      ),
+      table(
+        s,
+        ["DAY", "CUSTOMER", "ID", "AMOUNT"],
+        r.failedPayments.recent.map((f) => [f.day, customerLabel(f), idBeside(s, f), money(f.amount)]),
+        ["l", "l", "l", "r"]
+      )
+    ])
   ].join("\n")
 }
+
+/** The customer's id beside its name or email address (dim); nothing when the id is what CUSTOMER shows. */
+const idBeside = (
+  s: Style,
+  c: { readonly customerId: string | null; readonly name: string | null; readonly email: string | null }
+) => (c.customerId === null || (c.name ?? c.email) === null ? "" : s.dim(printable(c.customerId)))
 
 export const churn = (s: Style, c: Churn) =>
   [
@@ -230,9 +252,9 @@ export const churn = (s: Style, c: Churn) =>
     s.bold("Churned customers"),
     table(
       s,
-      ["DATE", "CUSTOMER", "MRR LOST", "REASON"],
-      c.churned.map((x) => [x.date, x.customerId, money(x.mrrLost), orDash(x.reason)]),
-      ["l", "l", "r", "l"]
+      ["DATE", "CUSTOMER", "ID", "MRR LOST", "REASON"],
+      c.churned.map((x) => [x.date, customerLabel(x), idBeside(s, x), money(x.mrrLost), orDash(x.reason)]),
+      ["l", "l", "l", "r", "l"]
     )
   ].join("\n")
 

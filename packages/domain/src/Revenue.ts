@@ -35,6 +35,27 @@ export const UnconvertedAmount = Schema.Struct({
   refunds: Money.annotateKey({ description: "Refunds of the last 30 days in this currency without a rate" })
 }).annotate({ identifier: "UnconvertedAmount", description: "Amounts never summed into the converted figures" })
 
+const customerName = Schema.NullOr(Schema.String).annotate({
+  description: "The customer's name as the payment provider holds it; null when it holds none"
+})
+const customerEmail = Schema.NullOr(Schema.String).annotate({
+  description: "The customer's email address as the payment provider holds it; null when it holds none"
+})
+
+export const FailedPayment = Schema.Struct({
+  chargeId: Schema.String.annotate({ description: "The payment provider's charge id" }),
+  customerId: Schema.NullOr(Schema.String).annotate({
+    description: "The payment provider's customer id; null for a charge without a customer (a guest checkout)"
+  }),
+  name: customerName,
+  email: customerEmail,
+  amount: Money.annotateKey({ description: "The charge's amount in its own currency, as the provider holds it" }),
+  day: DateOnly.annotate({ description: "The local day of the attempt (project time zone)" })
+}).annotate({ identifier: "FailedPayment", description: "One failed charge attempt" })
+
+/** How many failed payments `failedPayments.recent` lists at most. */
+export const RECENT_FAILED_PAYMENTS = 20
+
 export const Revenue = Schema.Struct({
   projectId: ProjectId,
   period: Period,
@@ -77,7 +98,10 @@ export const Revenue = Schema.Struct({
   }).annotate({ description: "Changes against the previous 30 days" }),
   failedPayments: Schema.Struct({
     count: Integer.annotate({ description: "Failed charge attempts in the last 30 days" }),
-    amount: Money.annotateKey({ description: `Their amount, ${converted}` })
+    amount: Money.annotateKey({ description: `Their amount, ${converted}` }),
+    recent: Schema.Array(FailedPayment).annotate({
+      description: `The newest ${RECENT_FAILED_PAYMENTS} of them at most, newest first, each with its customer`
+    })
   }).annotate({ description: "Failed payments of the last 30 days" }),
   mrrSeries: Schema.Array(Schema.Struct({
     month: Schema.String.annotate({ description: "Calendar month YYYY-MM" }),
@@ -106,6 +130,8 @@ export type Revenue = typeof Revenue.Type
 
 export const ChurnedCustomer = Schema.Struct({
   customerId: Schema.String.annotate({ description: "The payment provider's customer id" }),
+  name: customerName,
+  email: customerEmail,
   date: DateOnly.annotate({ description: "The local day the customer's MRR went to 0" }),
   mrrLost: Money.annotateKey({ description: "Its MRR the day before" }),
   reason: Schema.NullOr(Schema.String).annotate({ description: "The cancel reason the provider gave; null when none" })

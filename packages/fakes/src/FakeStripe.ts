@@ -324,7 +324,12 @@ export const price = (
   recurring: { interval, interval_count: intervalCount }
 })
 
-export const customer = (id: string, created: number): Obj => ({ id, object: "customer", created })
+/** A customer; like Stripe's, it has `name` and `email` always, null when the account holds none. */
+export const customer = (
+  id: string,
+  created: number,
+  details: { readonly name?: string | null; readonly email?: string | null } = {}
+): Obj => ({ id, object: "customer", created, name: details.name ?? null, email: details.email ?? null })
 
 export const subscription = (s: {
   id: string

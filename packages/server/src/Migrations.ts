@@ -13,6 +13,7 @@ import { demoLiveMigration } from "./demo/Migration.ts"
 import { idempotencyMigration } from "./http/IdempotencyMigration.ts"
 import { integrationsMigration } from "./integrations/Migration.ts"
 import { syncScheduleMigration } from "./integrations/ScheduleMigration.ts"
+import { customerContactsMigration } from "./payments/ContactsMigration.ts"
 import { paymentsIncrementalMigration } from "./payments/IncrementalMigration.ts"
 import { paymentsMigration } from "./payments/Migration.ts"
 import { paymentsStagingMigration } from "./payments/StagingMigration.ts"
@@ -167,7 +168,8 @@ export const migrations = Migrator.fromRecord({
   "0019_payments_incremental": paymentsIncrementalMigration,
   "0020_stored_answers_gzip": answersGzipMigration,
   // 0021 was written and reverted (git log): a database that ran it must still run this one.
-  "0022_dashboard_security": dashboardSecurityMigration
+  "0022_dashboard_security": dashboardSecurityMigration,
+  "0023_customer_contacts": customerContactsMigration
 })
 
 /**

@@ -162,7 +162,13 @@ describe("the revenue report (30d) on the golden dataset", () => {
       currency: "USD",
       revenue: golden.revenueDays
     }
-    return revenue({ ...input, cohort: cohortOf(golden, "2026-10-21", TODAY), unconverted: golden.unconverted })
+    return revenue({
+      ...input,
+      cohort: cohortOf(golden, "2026-10-21", TODAY),
+      unconverted: golden.unconverted,
+      // What PaymentsRepo.failedCharges reads for the last 30 days (the contract suite checks that read).
+      failedCharges: EXPECTED_REVENUE_30D.failedRecent.map(({ amount, ...f }) => ({ ...f, amountMinor: amount }))
+    })
   }
   const e = EXPECTED_REVENUE_30D
   const usd = (amount: number) => ({ amount, currency: "USD" })
@@ -209,7 +215,18 @@ describe("the revenue report (30d) on the golden dataset", () => {
       net: usd(123000)
     })
     expect(r.change.net).toBe(e.changeNet)
-    expect(r.failedPayments).toEqual({ count: 1, amount: usd(4000) })
+    expect(r.failedPayments).toEqual({
+      count: 1,
+      amount: usd(4000),
+      recent: [{
+        chargeId: "ch_E1",
+        customerId: "cus_E",
+        name: null,
+        email: "ap@e-corp.example",
+        amount: usd(4000),
+        day: "2026-11-18"
+      }]
+    })
     expect(r.unconverted).toEqual([{
       currency: "GBP",
       mrr: { amount: 2000, currency: "GBP" },
@@ -353,7 +370,8 @@ describe("the churn report (30d) on the golden dataset", () => {
     timezone: "UTC",
     currency: "USD",
     revenue: golden.revenueDays,
-    churnEvents: golden.churnEvents
+    churnEvents: golden.churnEvents,
+    contacts: GOLDEN.customers.map((c) => ({ customerId: c.id, name: c.name ?? null, email: c.email ?? null }))
   })
   const e = EXPECTED_CHURN_30D
   const usd = (amount: number) => ({ amount, currency: "USD" })
@@ -370,6 +388,27 @@ describe("the churn report (30d) on the golden dataset", () => {
     expect(r.grossMrrChurnRate).toBe(e.grossMrrChurnRate)
     expect(r.netMrrChurnRate).toBe(e.netMrrChurnRate)
     expect(r.churned).toEqual(e.churned.map((c) => ({ ...c, mrrLost: usd(c.mrrLost) })))
+  })
+  it("names each churned customer as stored: name and email, null where the provider holds none", () => {
+    expect(r.churned.map((c) => [c.customerId, c.name, c.email])).toEqual([
+      ["cus_D", "Dora Ruiz", "dora@ruiz.example"],
+      ["cus_E", null, "ap@e-corp.example"]
+    ])
+    // A customer the store does not know (no contact read for it) has neither.
+    const unknown = churn({
+      projectId: "prj_1" as ProjectId,
+      period: "30d",
+      today: TODAY,
+      timezone: "UTC",
+      currency: "USD",
+      revenue: golden.revenueDays,
+      churnEvents: golden.churnEvents,
+      contacts: [{ customerId: "cus_D", name: "Dora Ruiz", email: null }]
+    })
+    expect(unknown.churned.map((c) => [c.customerId, c.name, c.email])).toEqual([
+      ["cus_D", "Dora Ruiz", null],
+      ["cus_E", null, null]
+    ])
   })
   it("has null rates in a previous window that started with no customers", () => {
     expect(r.previous).toMatchObject({ window: { from: "2026-09-22", to: "2026-10-21" }, ...e.previous })

@@ -28,7 +28,15 @@ import { MetricsRepo } from "../src/metrics/MetricsRepo.ts"
 import { customerChurnRate, movementsIn, mrrAtEndOf, payingCustomersAtEndOf } from "../src/metrics/Revenue.ts"
 import { PaymentsRepo } from "../src/payments/PaymentsRepo.ts"
 import type { Charge, Customer, PaymentsData, Refund, SubscriptionVersion } from "../src/payments/Types.ts"
-import { EXPECTED_MRR, goldenStripe, goldenStripeChanged, LATER, NOW } from "./fixtures/stripeFixtures.ts"
+import {
+  CONTACTS,
+  EXPECTED_MRR,
+  goldenStripe,
+  goldenStripeChanged,
+  LATER,
+  NOW,
+  RENAMED_B
+} from "./fixtures/stripeFixtures.ts"
 
 const KEY = "sk_test_fake"
 const http = makeProviderHttp({ backoffBaseMs: 1, maxWaitMs: 20, timeoutMs: 5_000, maxAttempts: 4 })
@@ -209,7 +217,10 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
           amountMinor: 2000,
           currency: "USD"
         }])
-        expect(w.customers!.map((c) => c.id).sort()).toEqual(["cus_a", "cus_b", "cus_c", "cus_d", "cus_e"])
+        // Each customer with its name and email as Stripe holds them (C has no name, E no email).
+        expect(w.customers!.map((c) => [c.id, c.name, c.email]).sort()).toEqual(
+          ["cus_a", "cus_b", "cus_c", "cus_d", "cus_e"].map((id) => [id, CONTACTS[id]!.name, CONTACTS[id]!.email])
+        )
 
         const rows = yield* revenueRows(projectId)
         for (const [day, mrr, customers] of EXPECTED_MRR) {
@@ -490,8 +501,8 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         expect(fake.requests.some((r) => r.url.startsWith("/v1/subscriptions/sub_a") && r.version === "2024-06-20"))
           .toBe(true)
         expect(second.counts).toMatchObject({
-          events: 12,
-          customers: 1,
+          events: 13,
+          customers: 2, // F created, B updated
           subscriptions: 3,
           invoices: 1,
           charges: 2,
@@ -511,6 +522,12 @@ layer(MemoryRepos, { excludeTestServices: true })((it) => {
         expect(yield* payments.cohort(projectId, "2026-10-01", "2026-11-20")).toEqual(
           yield* payments.cohort(fresh, "2026-10-01", "2026-11-20")
         )
+        // customer.updated renamed B, customer.created brought F: the contacts a full listing reads.
+        const ids = ["cus_a", "cus_b", "cus_c", "cus_d", "cus_e", "cus_f"]
+        const contacts = yield* payments.contacts(projectId, ids)
+        expect(contacts).toEqual(yield* payments.contacts(fresh, ids))
+        expect(contacts.find((c) => c.customerId === "cus_b")).toEqual({ customerId: "cus_b", ...RENAMED_B })
+        expect(contacts).toHaveLength(6)
         // And what changed shows: F new (4 000), C churned (missing_features), re_b1 no longer refunded, re_a1 is.
         expect(mrrAtEndOf(rows, "2026-11-20")).toBe(30000 + 4000 - 4000)
         expect(rows.find((r) => r.day === "2026-07-20")?.refundsMinor ?? 0).toBe(0)

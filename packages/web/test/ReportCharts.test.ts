@@ -193,6 +193,15 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       expect(movements[key], key).toBe(revenue.movements[key].amount)
     }
     expect(await page.locator("table[data-table=\"churned\"] tbody tr").count()).toBe(churn.churned.length)
+    // People, not ids: each churned customer and recent failed payment by its name, else email, else id.
+    const customers = (table: string) =>
+      page.locator(`table[data-table="${table}"] tbody [data-customer]`).allTextContents()
+    expect(await customers("churned")).toEqual(churn.churned.map((c: any) => c.name ?? c.email ?? c.customerId))
+    // A guest checkout with neither shows "Guest checkout", no customer.
+    const recent = revenue.failedPayments.recent.filter((f: any) =>
+      f.customerId !== null || (f.name ?? f.email) !== null
+    )
+    expect(await customers("failedPayments")).toEqual(recent.map((f: any) => f.name ?? f.email ?? f.customerId))
     expect(await page.locator("[data-currency]").getAttribute("data-currency")).toBe(revenue.currency)
     expect(await page.locator("[data-currency]").textContent()).toContain(`in ${revenue.currency}`)
     const digits = revenue.currency === "JPY" ? 0 : 2

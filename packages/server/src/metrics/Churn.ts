@@ -3,7 +3,7 @@
  * for how states and flows are read, and docs/metrics.md ("Churn") for the definitions.
  */
 import type { Churn } from "@sitehealth/domain/Revenue"
-import type { ChurnEvent, RevenueDay } from "../store/Series.ts"
+import type { ChurnEvent, CustomerContact, RevenueDay } from "../store/Series.ts"
 import { addDays } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { inWindow, money, previousWindow, ratio } from "./Numbers.ts"
@@ -20,6 +20,8 @@ export interface ChurnInput extends PaymentsReportScope {
   readonly revenue: ReadonlyArray<RevenueDay>
   /** Churn events of the period's window (others are ignored). */
   readonly churnEvents: ReadonlyArray<ChurnEvent>
+  /** The stored name and email of the churned customers; a customer not in it has neither (null). */
+  readonly contacts?: ReadonlyArray<CustomerContact>
 }
 
 /**
@@ -45,6 +47,7 @@ export const churnRates = (rows: ReadonlyArray<RevenueDay>, w: DayWindow, curren
 
 export const churn = (input: ChurnInput): Churn => {
   const window = revenuePeriodWindow(input.period, input.today, input.revenue)
+  const contacts = new Map((input.contacts ?? []).map((c) => [c.customerId, c] as const))
   return {
     projectId: input.projectId,
     period: input.period,
@@ -55,6 +58,8 @@ export const churn = (input: ChurnInput): Churn => {
       .filter((e) => inWindow(e.day, window))
       .map((e) => ({
         customerId: e.customerId,
+        name: contacts.get(e.customerId)?.name ?? null,
+        email: contacts.get(e.customerId)?.email ?? null,
         date: e.day,
         mrrLost: money(e.mrrLostMinor, input.currency),
         reason: e.reason

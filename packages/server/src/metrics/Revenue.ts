@@ -10,7 +10,7 @@
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
 import type { Revenue } from "@sitehealth/domain/Revenue"
 import type { FxRate } from "../fx/Fx.ts"
-import type { CohortRow, ExpenseRow, RevenueDay, UnconvertedDay } from "../store/Series.ts"
+import type { CohortRow, ExpenseRow, FailedCharge, RevenueDay, UnconvertedDay } from "../store/Series.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
@@ -35,6 +35,11 @@ export interface RevenueInput extends PaymentsReportScope {
   /** The project's expenses (not deleted) and the FX rates: the period's profitability. None → no expenses. */
   readonly expenses?: ReadonlyArray<ExpenseRow>
   readonly rates?: ReadonlyArray<FxRate>
+  /**
+   * The newest failed charges of the last 30 days (at most RECENT_FAILED_PAYMENTS, newest first: the repository
+   * reads them so), listed as they are. None → an empty list.
+   */
+  readonly failedCharges?: ReadonlyArray<FailedCharge>
 }
 
 /** The first day with payment data (the start of period `all`), or null. */
@@ -205,7 +210,15 @@ export const revenue = (input: RevenueInput): Revenue => {
     change: { net: changeOf(cur.net.amount, prev.net.amount) },
     failedPayments: {
       count: Math.round(sumIn(rows, last30, (r) => r.failedPayments)),
-      amount: money(sumIn(rows, last30, (r) => r.failedMinor), currency)
+      amount: money(sumIn(rows, last30, (r) => r.failedMinor), currency),
+      recent: (input.failedCharges ?? []).map((f) => ({
+        chargeId: f.chargeId,
+        customerId: f.customerId,
+        name: f.name,
+        email: f.email,
+        amount: money(f.amountMinor, f.currency),
+        day: f.day
+      }))
     },
     mrrSeries: monthlyMrrSeries(rows, today, currency),
     unconverted: unconvertedSummary(input.unconverted, last30, today),

@@ -68,12 +68,16 @@ const upsertVersions = (sql: SqlClient.SqlClient, projectId: string, rows: Reado
 const upsertFacts = Effect.fnUntraced(
   function*(sql: SqlClient.SqlClient, projectId: string, data: Partial<PaymentsData>) {
     for (const rows of chunks(data.customers ?? [])) {
-      const json = JSON.stringify(rows.map((c) => ({ id: c.id, created_at: c.createdAt })))
-      yield* sql`INSERT INTO customers (project_id, id, created_at)
-      SELECT ${projectId}, u.id, u.created_at
-      FROM jsonb_to_recordset(${json}::jsonb) AS u(id text, created_at timestamptz)
-      ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at
-      WHERE customers.created_at IS DISTINCT FROM EXCLUDED.created_at`
+      const json = JSON.stringify(
+        rows.map((c) => ({ id: c.id, created_at: c.createdAt, name: c.name ?? null, email: c.email ?? null }))
+      )
+      yield* sql`INSERT INTO customers (project_id, id, created_at, name, email)
+      SELECT ${projectId}, u.id, u.created_at, u.name, u.email
+      FROM jsonb_to_recordset(${json}::jsonb) AS u(id text, created_at timestamptz, name text, email text)
+      ON CONFLICT (project_id, id) DO UPDATE SET created_at = EXCLUDED.created_at, name = EXCLUDED.name,
+        email = EXCLUDED.email
+      WHERE (customers.created_at, customers.name, customers.email)
+        IS DISTINCT FROM (EXCLUDED.created_at, EXCLUDED.name, EXCLUDED.email)`
     }
     for (const rows of chunks(data.subscriptionVersions ?? [])) yield* upsertVersions(sql, projectId, rows)
     for (const rows of chunks(data.charges ?? [])) {

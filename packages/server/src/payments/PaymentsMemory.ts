@@ -6,7 +6,9 @@
  */
 import * as Effect from "effect/Effect"
 import { FxRepo } from "../fx/FxRepo.ts"
+import { todayIn } from "../metrics/Dates.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
+import type { FailedCharge } from "../store/Series.ts"
 import {
   applyFlowMarks,
   basisOf,
@@ -116,6 +118,13 @@ export const makePaymentsMemory: Effect.Effect<PaymentsRepoShape, never, MemoryD
   const staged = new Map<string, Map<string, StagedDoc>>() // project → `${kind}|${id}` → doc
   const progress = new Map<string, unknown>() // `${project}|${provider}` → progress
   const parts = new Map<string, Parts>()
+  /**
+   * Projects whose customers' names or emails changed since their last rollup. The SQL store's rollup bumps
+   * data_version, which makes the stored answers (churn, revenue) stale; this twin has no data_version (the memory
+   * JobsRepo fingerprints the reported rows instead, and contacts are not in them), so its rollup forgets the
+   * project's stored answers when a contact changed.
+   */
+  const contactsChanged = new Set<string>()
 
   const rawOf = (projectId: string): Raw => {
     const r = raw.get(projectId) ??
@@ -138,7 +147,13 @@ export const makePaymentsMemory: Effect.Effect<PaymentsRepoShape, never, MemoryD
   }
   const upsert = (projectId: string, data: Partial<PaymentsData>) => {
     const r = rawOf(projectId)
-    for (const c of data.customers ?? []) r.customers.set(c.id, c)
+    // As the SQL store keeps them: a name or email not given is stored as null.
+    for (const c of data.customers ?? []) {
+      const next = { ...c, name: c.name ?? null, email: c.email ?? null }
+      const was = r.customers.get(c.id)
+      if ((was?.name ?? null) !== next.name || (was?.email ?? null) !== next.email) contactsChanged.add(projectId)
+      r.customers.set(c.id, next)
+    }
     for (const v of data.subscriptionVersions ?? []) r.versions.set(versionKey(v), { ...v, currency: up(v.currency) })
     for (const c of data.charges ?? []) r.charges.set(c.id, { ...c, currency: up(c.currency) })
     for (const f of data.refunds ?? []) r.refunds.set(f.id, { ...f, currency: up(f.currency) })
@@ -257,6 +272,9 @@ export const makePaymentsMemory: Effect.Effect<PaymentsRepoShape, never, MemoryD
     }
     derived.set(projectId, out)
     db.revenue.set(projectId, new Map(out.revenueDays.map((d) => [d.day, d] as const)))
+    if (contactsChanged.delete(projectId)) {
+      for (const key of db.answers.keys()) if (key.startsWith(`${projectId}|`)) db.answers.delete(key)
+    }
   })
 
   return {
@@ -310,6 +328,38 @@ export const makePaymentsMemory: Effect.Effect<PaymentsRepoShape, never, MemoryD
       (projectId: string, fromDay: string, toDay: string) =>
         (derived.get(projectId)?.churnEvents ?? []).filter((e) => e.day >= fromDay && e.day <= toDay)
     ),
+    contacts: named("PaymentsRepo.contacts", (projectId: string, customerIds: ReadonlyArray<string>) => {
+      const customers = rawOf(projectId).customers
+      return [...new Set(customerIds)].sort(byText).flatMap((id) => {
+        const c = customers.get(id)
+        return c === undefined ? [] : [{ customerId: id, name: c.name ?? null, email: c.email ?? null }]
+      })
+    }),
+    failedCharges: named("PaymentsRepo.failedCharges", (
+      projectId: string,
+      window: { readonly fromDay: string; readonly toDay: string; readonly timezone: string },
+      limit: number
+    ) => {
+      const r = rawOf(projectId)
+      return [...r.charges.values()]
+        .filter((c) => c.status === "failed")
+        .map((c) => ({ c, at: Date.parse(c.at), day: todayIn(window.timezone, new Date(c.at)) }))
+        .filter((x) => x.day >= window.fromDay && x.day <= window.toDay)
+        .sort((a, b) => b.at - a.at || byText(b.c.id, a.c.id))
+        .slice(0, limit)
+        .map(({ c, day }): FailedCharge => {
+          const customer = c.customerId === "" ? undefined : r.customers.get(c.customerId)
+          return {
+            chargeId: c.id,
+            customerId: c.customerId === "" ? null : c.customerId,
+            name: customer?.name ?? null,
+            email: customer?.email ?? null,
+            day,
+            amountMinor: c.amountMinor,
+            currency: c.currency
+          }
+        })
+    }),
     unconverted: named("PaymentsRepo.unconverted", (projectId: string, fromDay: string, toDay: string) => {
       const rows = (derived.get(projectId)?.unconverted ?? []).filter((u) => u.day <= toDay)
       const lastBefore = new Map<string, UnconvertedDay>()

@@ -4,7 +4,7 @@
  * (PaymentsReads.ts), the memory twin (PaymentsMemory.ts) — is written against the one interface.
  */
 import type * as Effect from "effect/Effect"
-import type { CohortRow } from "../store/Series.ts"
+import type { CohortRow, CustomerContact, FailedCharge } from "../store/Series.ts"
 import type { ChurnEvent, UnconvertedDay } from "./Rollup.ts"
 import type { PaymentsData } from "./Types.ts"
 
@@ -83,6 +83,20 @@ export interface PaymentsRepoShape {
   readonly cohort: (projectId: string, startDay: string, endDay: string) => Effect.Effect<ReadonlyArray<CohortRow>>
   /** Churn events with fromDay ≤ day ≤ toDay, by day then customer. */
   readonly churnEvents: (projectId: string, fromDay: string, toDay: string) => Effect.Effect<ReadonlyArray<ChurnEvent>>
+  /** The stored name and email of these customers (ids not stored are left out), by id. */
+  readonly contacts: (
+    projectId: string,
+    customerIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<CustomerContact>>
+  /**
+   * The newest `limit` failed charges whose local day (in `timezone`) is within [fromDay, toDay], newest first
+   * (same instant: the greater charge id first), each with its customer's stored name and email.
+   */
+  readonly failedCharges: (
+    projectId: string,
+    window: { readonly fromDay: string; readonly toDay: string; readonly timezone: string },
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<FailedCharge>>
   /** Unconverted rows with day ≤ toDay that are on or after fromDay, or the last one before it per currency. */
   readonly unconverted: (
     projectId: string,

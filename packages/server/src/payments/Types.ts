@@ -7,6 +7,12 @@
 export interface Customer {
   readonly id: string // provider id, unique per project
   readonly createdAt: string // ISO instant
+  /**
+   * Name and email address as the provider holds them (null: it holds none). Absent: the writer does not know
+   * them (the demo's generator), stored as null. Shown beside the id (churned customers, failed payments).
+   */
+  readonly name?: string | null
+  readonly email?: string | null
 }
 
 export type SubscriptionStatus = "trialing" | "active" | "past_due" | "unpaid" | "canceled" | "incomplete"

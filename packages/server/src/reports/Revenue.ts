@@ -1,5 +1,6 @@
 /** GET /projects/{id}/revenue and /churn: derived rows only, a handful of round trips, O(days in the window). */
 import type { Period } from "@sitehealth/domain/Common"
+import { RECENT_FAILED_PAYMENTS } from "@sitehealth/domain/Revenue"
 import * as Effect from "effect/Effect"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { type LoadedProject, loadProjectWith } from "../http/ProjectPolicy.ts"
@@ -45,15 +46,21 @@ export const makeRevenueReports = Effect.gen(function*() {
         const p = yield* loadProject(projectId, lookback === null ? null : Math.max(lookback, REVENUE_MIN_LOOKBACK))
         const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
         const last30 = Compute.lastDays(p.today, 30)
-        const [cohort, unconverted] = yield* Effect.all([
+        const [cohort, unconverted, failedCharges] = yield* Effect.all([
           payments.cohort(p.project.id, addDays(window.from, -1), window.to),
-          payments.unconverted(p.project.id, last30.from, p.today)
-        ], { concurrency: 2 })
+          payments.unconverted(p.project.id, last30.from, p.today),
+          payments.failedCharges(
+            p.project.id,
+            { fromDay: last30.from, toDay: p.today, timezone: p.project.timezone },
+            RECENT_FAILED_PAYMENTS
+          )
+        ], { concurrency: 3 })
         const rates = yield* fx.all()
         return Compute.revenue({
           ...scopeOf(p, period),
           cohort,
           unconverted,
+          failedCharges,
           expenses: p.series.expenses,
           rates
         })
@@ -63,9 +70,13 @@ export const makeRevenueReports = Effect.gen(function*() {
         const p = yield* loadProject(projectId, PERIOD_LOOKBACK[period])
         const window = Compute.revenuePeriodWindow(period, p.today, p.series.revenue)
         const churnEvents = yield* payments.churnEvents(p.project.id, window.from, window.to)
+        const contacts = churnEvents.length === 0
+          ? []
+          : yield* payments.contacts(p.project.id, churnEvents.map((e) => e.customerId))
         return Compute.churn({
           ...scopeOf(p, period),
-          churnEvents
+          churnEvents,
+          contacts
         })
       })
   }

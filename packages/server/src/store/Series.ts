@@ -167,6 +167,24 @@ export interface UnconvertedDay {
   readonly failedMinor: number
 }
 
+/** A customer's name and email address as the payment provider holds them (null: it holds none, or not stored). */
+export interface CustomerContact {
+  readonly customerId: string
+  readonly name: string | null
+  readonly email: string | null
+}
+
+/** A failed charge attempt with its customer's contact (raw facts, read by payments/PaymentsReads). */
+export interface FailedCharge {
+  readonly chargeId: string
+  readonly customerId: string | null // null: a charge without a customer (a guest checkout)
+  readonly name: string | null
+  readonly email: string | null
+  readonly day: string // local day of the attempt
+  readonly amountMinor: number
+  readonly currency: string // the charge's own
+}
+
 /** A customer paying at the start of a window, with its MRR then and at the window's end (0 if gone). */
 export interface CohortRow {
   readonly customerId: string

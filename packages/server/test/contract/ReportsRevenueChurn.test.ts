@@ -97,7 +97,11 @@ layer(AppWithRates)("GET /projects/{id}/revenue and /churn", (it) => {
           net: usd(123000)
         },
         change: { net: e.changeNet },
-        failedPayments: { count: 1, amount: usd(4000) },
+        failedPayments: {
+          count: 1,
+          amount: usd(4000),
+          recent: e.failedRecent.map(({ amount, currency, ...f }) => ({ ...f, amount: { amount, currency } }))
+        },
         mrrSeries: expect.any(Array),
         unconverted: [{
           currency: "HUF",
@@ -233,10 +237,113 @@ layer(AppWithRates)("GET /projects/{id}/revenue and /churn", (it) => {
         ]
       })
       const c = yield* get(`/api/v1/projects/${p.id}/churn?period=7d`, secret)
-      expect(c.churned).toEqual([{ customerId: "c1", date: "2026-11-18", mrrLost: usd(5000), reason: "switched" }])
+      // c1 was never written as a customer: no name, no email.
+      expect(c.churned).toEqual([
+        { customerId: "c1", name: null, email: null, date: "2026-11-18", mrrLost: usd(5000), reason: "switched" }
+      ])
       const r = yield* get(`/api/v1/projects/${p.id}/revenue?period=7d`, secret)
       expect(r.timezone).toBe("Europe/Berlin")
       expect(r.movements).toMatchObject({ start: usd(0), new: usd(5000), churned: usd(5000), end: usd(0) }) // window 11-14..11-20
+    }))
+
+  it.effect("churned customers and failed payments carry the name and email stored last", () =>
+    Effect.gen(function*() {
+      const { projects, secret } = yield* h.newAccount()
+      const id = projects[0].id
+      yield* write(id, DATA)
+      const churned = (yield* get(`/api/v1/projects/${id}/churn`, secret)).churned
+      expect(churned.map((x: any) => [x.customerId, x.name, x.email])).toEqual([
+        ["cus_D", "Dora Ruiz", "dora@ruiz.example"],
+        ["cus_E", null, "ap@e-corp.example"]
+      ])
+      // E gives a name and changes its address; D clears its email: both show at once (a write bumps the data).
+      const at = "2026-09-30T00:00:00Z"
+      yield* write(id, {
+        customers: [
+          { id: "cus_E", createdAt: at, name: "Elif Demir", email: "elif@e-corp.example" },
+          { id: "cus_D", createdAt: at, name: "Dora Ruiz", email: null }
+        ]
+      })
+      const after = yield* get(`/api/v1/projects/${id}/churn`, secret)
+      expect(after.churned.map((x: any) => [x.customerId, x.name, x.email])).toEqual([
+        ["cus_D", "Dora Ruiz", null],
+        ["cus_E", "Elif Demir", "elif@e-corp.example"]
+      ])
+      const r = yield* get(`/api/v1/projects/${id}/revenue`, secret)
+      expect(r.failedPayments.recent).toEqual([{
+        chargeId: "ch_E1",
+        customerId: "cus_E",
+        name: "Elif Demir",
+        email: "elif@e-corp.example",
+        amount: usd(4000),
+        day: "2026-11-18"
+      }])
+    }))
+
+  it.effect("failed payments: the newest 20 of the last 30 local days, newest first, in their own currency", () =>
+    Effect.gen(function*() {
+      const { account, secret } = yield* h.newAccount({ projects: 0 })
+      const p = yield* h.run(
+        createProject({ accountId: account.id, name: "Tokyo", domain: "tokyo.example", timezone: "Asia/Tokyo" })
+      )
+      // 23 failed attempts of cus_T at 20:00 UTC on 10-20 … 11-11 (05:00 the next day in Tokyo: 10-21 … 11-12),
+      // one at 16:00 UTC on 10-21 (01:00 on 10-22 in Tokyo: the window's first local day), a guest's in EUR on
+      // 11-19, and a succeeded charge (not listed).
+      const failed = (cid: string, customerId: string, at: string, amount: number, currency = "USD") =>
+        charge(cid, customerId, at, amount, currency, "failed")
+      const series = Array.from({ length: 23 }, (_, i) => {
+        const day = new Date(Date.parse("2026-10-20T20:00:00Z") + i * 86_400_000).toISOString()
+        return failed(`ch_t${String(i).padStart(2, "0")}`, "cus_T", day, 100 + i)
+      })
+      yield* write(p.id, {
+        customers: [{ id: "cus_T", createdAt: "2026-01-01T00:00:00Z", name: "Taro Sato", email: "taro@sato.example" }],
+        charges: [
+          ...series,
+          failed("ch_edge", "cus_T", "2026-10-21T16:00:00Z", 999),
+          failed("ch_guest", "", "2026-11-19T09:00:00Z", 2500, "EUR"),
+          // 00:30 on 11-21 in Tokyo: after the window's last local day.
+          failed("ch_late", "cus_T", "2026-11-20T15:30:00Z", 50),
+          charge("ch_ok", "cus_T", "2026-11-19T10:00:00Z", 700)
+        ]
+      })
+      // The repository's read, unbounded: exactly the window's local days, newest first.
+      const all = yield* h.run(
+        Effect.flatMap(
+          PaymentsRepo,
+          (repo) => repo.failedCharges(p.id, { fromDay: "2026-10-22", toDay: TODAY, timezone: "Asia/Tokyo" }, 100)
+        )
+      )
+      expect(all.map((f) => f.chargeId)).toEqual([
+        "ch_guest",
+        ...Array.from({ length: 22 }, (_, i) => `ch_t${String(22 - i).padStart(2, "0")}`),
+        "ch_edge"
+      ])
+      const r = yield* get(`/api/v1/projects/${p.id}/revenue`, secret)
+      // Last 30 local days: 10-22 … 11-20 (Tokyo). In it: ch_t01 … ch_t22 (10-22 … 11-12), ch_edge, the guest's.
+      expect(r.failedPayments.count).toBe(24)
+      const recent = r.failedPayments.recent
+      expect(recent).toHaveLength(20)
+      expect(recent[0]).toEqual({
+        chargeId: "ch_guest",
+        customerId: null,
+        name: null,
+        email: null,
+        amount: { amount: 2500, currency: "EUR" },
+        day: "2026-11-19"
+      })
+      expect(recent[1]).toEqual({
+        chargeId: "ch_t22",
+        customerId: "cus_T",
+        name: "Taro Sato",
+        email: "taro@sato.example",
+        amount: usd(122),
+        day: "2026-11-12"
+      })
+      // Newest first: ch_t22 … ch_t04; ch_t03 … ch_t01 and ch_edge are older than the 20th.
+      expect(recent.slice(1).map((f: any) => f.chargeId)).toEqual(
+        Array.from({ length: 19 }, (_, i) => `ch_t${String(22 - i).padStart(2, "0")}`)
+      )
+      expect(recent.map((f: any) => f.day)).toEqual(recent.map((f: any) => f.day).sort().reverse())
     }))
 
   it.effect("carries MRR forward from a row older than the loaded range", () =>

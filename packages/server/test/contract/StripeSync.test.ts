@@ -63,7 +63,7 @@ const get = (path: string, token: string) =>
 const allRawRows = (projectId: string) =>
   h.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.all({
-      customers: sql`SELECT id, created_at FROM customers WHERE project_id = ${projectId} ORDER BY id`,
+      customers: sql`SELECT id, created_at, name, email FROM customers WHERE project_id = ${projectId} ORDER BY id`,
       versions:
         sql`SELECT subscription_id, customer_id, valid_from, valid_to, status, currency, unit_amount_minor, quantity, interval,
         interval_count, discount_percent_off, discount_amount_off_minor, cancel_reason
@@ -133,6 +133,8 @@ layer(Layer.mergeAll(TestApp.layer(), StripeLive))("Stripe sync → revenue and 
       const churn = yield* get(`/api/v1/projects/${id}/churn?period=3m`, secret)
       expect(churn.churned).toEqual([{
         customerId: "cus_b",
+        name: "Bruno Okafor",
+        email: "bruno@okafor.example",
         date: "2026-10-10",
         mrrLost: usd(6000),
         reason: "too_expensive"

@@ -37,7 +37,13 @@ type Price = typeof Price.Type
 const Coupon = Schema.Struct({ percent_off: OptNumber, amount_off: OptNumber })
 const Discount = Schema.Struct({ coupon: Schema.optional(Schema.NullOr(Coupon)) })
 
-export const StripeCustomer = Schema.Struct({ id: Schema.String, created: Schema.Number })
+/** `name` and `email` are null when the account holds none (absent on a customer rendered without them). */
+export const StripeCustomer = Schema.Struct({
+  id: Schema.String,
+  created: Schema.Number,
+  name: OptString,
+  email: OptString
+})
 
 export const StripeSubscription = Schema.Struct({
   id: Schema.String,
@@ -112,9 +118,16 @@ const rounded = (v: number | null | undefined): number | null => (v === null || 
 
 export const idOfExpandable = idOf
 
+/** A text Stripe holds, or null when it holds none or only blanks (which name no one). */
+const textOrNull = (v: string | null | undefined): string | null =>
+  v === null || v === undefined || v.trim() === "" ? null : v
+
+/** A customer, with its name and email as Stripe holds them (null when it holds none). */
 export const readCustomer = (o: typeof StripeCustomer.Type): Customer => ({
   id: o.id,
-  createdAt: isoOf(Math.round(o.created))
+  createdAt: isoOf(Math.round(o.created)),
+  name: textOrNull(o.name),
+  email: textOrNull(o.email)
 })
 
 /** A recurring price's interval, or a reason it is not one. */

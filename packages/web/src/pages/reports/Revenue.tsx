@@ -2,8 +2,10 @@
  * Revenue and churn of one website: MRR over the last 12 months, its movements over the period (`?period=`),
  * ARR, ARPU, customers; churn rates against the previous window and the churned customers. All in the
  * website's reporting currency, as the API converted them (the conversion is noted, unconverted amounts
- * listed). Figures are the dashboard's `reports.revenue` and `reports.churn`: GET /api/v1/projects/{id}/revenue
- * and /churn for the same period.
+ * listed). Churned customers and recent failed payments name the customer as the payment provider holds it
+ * (its name, else its email address, else its id), with the id beside it in muted type. Figures are the
+ * dashboard's `reports.revenue` and `reports.churn`: GET /api/v1/projects/{id}/revenue and /churn for the same
+ * period.
  */
 import type { Money } from "@sitehealth/domain/Common"
 import type { Churn, Revenue } from "@sitehealth/domain/Revenue"
@@ -29,6 +31,29 @@ import {
 import type { WebsitePageProps } from "./shared.tsx"
 
 const noPayments = (r: Revenue) => r.dataThrough === null
+
+/** A customer as the report names it: `customerId` null is a charge without a customer (a guest checkout). */
+interface Named {
+  readonly customerId: string | null
+  readonly name: string | null
+  readonly email: string | null
+}
+
+/** The name, else the email address, else the id; the id as a muted detail under a name or an address. */
+const Customer = ({ c }: { readonly c: Named }) => {
+  const label = c.name ?? c.email
+  if (c.customerId === null) {
+    return label === null ? <span className="muted">Guest checkout</span> : <span data-customer>{label}</span>
+  }
+  if (label === null) return <code data-customer>{c.customerId}</code>
+  return (
+    <>
+      <span data-customer>{label}</span>
+      <br />
+      <code className="muted" data-customer-id>{c.customerId}</code>
+    </>
+  )
+}
 
 const Headline = ({ r }: { readonly r: Revenue }) => (
   <ul className="reports-figures">
@@ -146,8 +171,43 @@ const Cash = ({ r }: { readonly r: Revenue }) => (
       Failed payments, last 30 days: <strong>{formatInteger(r.failedPayments.count)}</strong>
       {r.failedPayments.count > 0 ? <>({formatMoney(r.failedPayments.amount)})</> : null}
     </p>
+    <FailedPayments r={r} />
   </>
 )
+
+const FailedPayments = ({ r }: { readonly r: Revenue }) => {
+  const recent = r.failedPayments.recent
+  if (recent.length === 0) return null
+  return (
+    <div className="table-scroll" tabIndex={0} role="region" aria-label="Recent failed payments, table">
+      <table className="cards" data-table="failedPayments">
+        <caption className="muted">
+          {recent.length < r.failedPayments.count
+            ? `The newest ${formatInteger(recent.length)}, newest first`
+            : "Newest first"}; amounts in the charge's currency
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Customer</th>
+            <th scope="col">Day</th>
+            <th scope="col" className="num">Amount</th>
+          </tr>
+        </thead>
+        <tbody>
+          {recent.map((f) => (
+            <tr key={f.chargeId}>
+              <td data-label="Customer">
+                <Customer c={f} />
+              </td>
+              <td data-label="Day">{f.day}</td>
+              <td data-label="Amount" className="num">{formatMoney(f.amount)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}
 
 const CurrencyNote = ({ r }: { readonly r: Revenue }) => (
   <div className={r.unconverted.length > 0 ? "alert warn" : "muted"} data-currency={r.currency}>
@@ -226,7 +286,7 @@ const Churned = ({ c }: { readonly c: Churn }) =>
             {c.churned.map((x, i) => (
               <tr key={`${x.customerId}-${x.date}-${i}`}>
                 <td data-label="Customer">
-                  <code>{x.customerId}</code>
+                  <Customer c={x} />
                 </td>
                 <td data-label="Day">{x.date}</td>
                 <td data-label="MRR lost" className="num">{formatMoney(x.mrrLost)}</td>

@@ -1,8 +1,12 @@
 /**
  * The web dashboard's static build (packages/web/dist), served at `/`:
  * - `/assets/*` are content-hashed by the build: `Cache-Control: public, max-age=31536000, immutable`;
- * - every other GET outside the APIs (`/api`, `/app/api`, `/mcp`) from a browser (`Accept: text/html`) is the
- *   single-page app: index.html with `no-cache` (revalidated each time, so a new build is picked up at once),
+ * - `/` (GET or HEAD) is the app for every client that does not ask for JSON alone: a browser, and curl's
+ *   default Accept (any type) or none at all, so a first `curl -sI http://127.0.0.1:8787/` finds the
+ *   dashboard, not a 404. A client asking for JSON (`Accept: application/json`, no `text/html`) keeps the
+ *   envelope's 404;
+ * - every other GET or HEAD outside the APIs (`/api`, `/app/api`, `/mcp`) from a browser (`Accept: text/html`) is
+ *   the single-page app: index.html with `no-cache` (revalidated each time, so a new build is picked up at once),
  *   routes resolved in the browser. Any other client (curl, an API client with a typo) keeps the envelope's
  *   404 `route_not_found`, as before the dashboard existed;
  * - a strict Content-Security-Policy on every page: no inline script, nothing from another origin.
@@ -162,23 +166,43 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest) => {
   }
 }
 
+/** A browser's navigation: its Accept names HTML. */
+const asksForHtml = (accept: string) => accept.includes("text/html")
+
 /**
- * The single-page app's answer to a GET that matched no route, or undefined (then the caller's 404): a page
- * of the app (index.html) for a browser navigation outside the APIs, a top-level file of the build
- * (favicon, robots.txt), or the 503 saying the dashboard is not built.
+ * A client that asks for JSON and not for HTML (`Accept: application/json`, an API client's `…+json`): the
+ * envelope's 404 at `/` stays its answer. Any other Accept (none, curl's any type, a browser's) gets the app.
+ */
+export const asksForJsonOnly = (accept: string | undefined): boolean => {
+  const value = (accept ?? "").toLowerCase()
+  return /\bjson\b/.test(value) && !asksForHtml(value)
+}
+
+/**
+ * The single-page app's answer to a GET (or HEAD) that matched no route, or undefined (then the caller's 404): a
+ * page of the app (index.html) for a browser navigation outside the APIs, or for any client at `/` that does not
+ * ask for JSON alone; a top-level file of the build (favicon, robots.txt); or the 503 saying the dashboard is not
+ * built.
  */
 export const spaAnswer = (
   request: HttpServerRequest.HttpServerRequest,
   dir: string = WEB_DIST
 ): HttpServerResponse.HttpServerResponse | undefined => {
-  if (request.method !== "GET") return undefined
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined
   const path = pathOf(request)
-  if (path === undefined || isApiPath(path) || path.startsWith("/assets/")) return undefined
+  if (path === undefined || isApiPath(path)) return undefined
   const files = buildIn(dir)
-  const file = path !== "/index.html" ? files.get(path) : undefined
+  if (path.startsWith("/assets/")) {
+    // A GET is the route's below; a HEAD reaches the catch-all first (it matches every method) and lands here.
+    const asset = request.method === "HEAD" ? files.get(path) : undefined
+    return asset === undefined ? undefined : send(asset, request, IMMUTABLE)
+  }
+  const file = path !== "/index.html" && path !== "/" ? files.get(path) : undefined
   // Its name has no hash: revalidated, not immutable.
   if (file !== undefined) return send(file, request, "no-cache")
-  if (!(request.headers["accept"] ?? "").includes("text/html")) return undefined
+  const accept = request.headers["accept"] ?? ""
+  const page = path === "/" ? !asksForJsonOnly(accept) : asksForHtml(accept)
+  if (!page) return undefined
   const index = files.get("/index.html")
   if (index === undefined) {
     return HttpServerResponse.text(
@@ -190,9 +214,10 @@ export const spaAnswer = (
 }
 
 /**
- * `GET /` (the app, for a browser) and `GET /assets/*` (hashed files, immutable). Every other page of the app
- * is answered by the router's catch-all through `spaAnswer` — a "GET /*" route here would take the
- * catch-all's pattern (and its `unmatched` in the request log and metrics).
+ * `GET /` (the app, for any client but one asking for JSON alone) and `GET /assets/*` (hashed files, immutable);
+ * the router answers their HEAD with these routes too. Every other page of the app is answered by the router's
+ * catch-all through `spaAnswer` — a "GET /*" route here would take the catch-all's pattern (and its `unmatched`
+ * in the request log and metrics).
  */
 export const staticRoutes = (dir: string = WEB_DIST) =>
   HttpRouter.addAll([

@@ -4,6 +4,9 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { WEB_DIST } from "../../src/http/Static.ts"
 import { allEndpoints, type CallResult, h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("System", (it) => {
@@ -210,7 +213,20 @@ layer(TestApp.layer())("System", (it) => {
           expect404(yield* h.raw("PUT", "/api/v1/projects", { token }))
           expect404(yield* h.raw("PATCH", "/api/v1/tokens", { token }))
           expect404(yield* h.raw("POST", "/healthz", { token }))
-          expect404(yield* h.raw("GET", "/", { token }))
+          // `/` stays the envelope's 404 for a client asking for JSON alone (everyone else gets the app, below).
+          expect404(yield* h.raw("GET", "/", { token, headers: { accept: "application/json" } }))
+          expect((yield* h.raw("HEAD", "/", { token, headers: { accept: "application/json" } })).status).toBe(404)
+        }
+      }))
+
+    it.effect("`/` is the app for a client that does not ask for JSON alone (curl, by GET or HEAD), not a 404", () =>
+      Effect.gen(function*() {
+        // The dashboard's build, or the 503 saying how to make one when this checkout has none.
+        const built = Fs.existsSync(Path.join(WEB_DIST, "index.html"))
+        for (const [method, accept] of [["GET", undefined], ["HEAD", "*/*"], ["GET", "text/html"]] as const) {
+          const r = yield* h.raw(method, "/", { token: null, headers: accept === undefined ? {} : { accept } })
+          expect(r.status, `${method} / Accept ${accept}`).toBe(built ? 200 : 503)
+          if (built) expect(r.headers.get("content-type")).toBe("text/html; charset=utf-8")
         }
       }))
 

@@ -7,8 +7,10 @@
  * $SITEHEALTH_DATA_DIR/demo-token. From then on the normal schedule syncs the connections (Schedule.ts),
  * and every new day brings new data: the demo never goes stale.
  */
+import { type Provider, PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as References from "effect/References"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { createAccount, createProject, mintToken } from "../accounts/Provisioning.ts"
@@ -38,6 +40,24 @@ export const DEMO_ACCOUNT_NAME = "Demo account"
 const HEALTH_TREND_DAYS = 30
 
 const nowDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/**
+ * The start-up line of a connection the demo breaks on purpose (Profiles.ts, `breaksAfterFirstSync`): info, not a
+ * warning, saying it is planted and why the sync failed. A planted failure that did not happen is a fault of the
+ * demo: a warning.
+ */
+const plantedFailure = (projectName: string, projectId: string, provider: Provider) =>
+  Effect.gen(function*() {
+    const connection = yield* (yield* IntegrationsRepo).connection(projectId, provider)
+    const name = `the ${PROVIDER_NAMES[provider]} sync of ${projectName}`
+    if (connection?.integration.status === "error") {
+      return yield* Effect.logInfo(
+        `demo: ${name} fails on purpose, planted so the demo shows a failing integration ` +
+          `(its grant is revoked after the first sync; the sync said: ${connection.integration.lastError})`
+      )
+    }
+    return yield* Effect.logWarning(`demo: ${name} was planted to fail, but it did not`)
+  })
 
 /**
  * Connects a demo project to one of the demo's providers: its first full sync through the provider's
@@ -138,8 +158,12 @@ export const seedDemo = (options: { readonly trialDays?: number } = {}) =>
           now: yield* nowDate
         })
         // This project's run only: on a database with other work queued (a shared test database), the oldest
-        // run may be anyone's.
-        yield* runNextSync({ projectIds: [projects[i].id] })
+        // run may be anyone's. Its failure is planted, not a fault: the sync's own warning is left out and
+        // plantedFailure says what happened, at info level.
+        yield* runNextSync({ projectIds: [projects[i].id] }).pipe(
+          Effect.provideService(References.MinimumLogLevel, "Error")
+        )
+        yield* plantedFailure(spec.name, projects[i].id, integration.provider)
       }
     }
     // A month of daily health snapshots, so the projects list shows a trend from the first start.

@@ -6,7 +6,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { PERIODS } from "@sitehealth/domain/Common"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Logger } from "effect"
 import { addDays } from "../../src/metrics/Dates.ts"
 import { seedDemoIn } from "../support/DemoSeed.ts"
 import { h, TestApp } from "../support/TestApp.ts"
@@ -14,13 +14,27 @@ import { h, TestApp } from "../support/TestApp.ts"
 /** The demo account, seeded once for the file: its token and its three projects. */
 class Demo extends Context.Service<
   Demo,
-  { readonly token: string; readonly ids: { acme: string; bolt: string; calm: string } }
+  {
+    readonly token: string
+    readonly ids: { acme: string; bolt: string; calm: string }
+    /** What the seed logged, as `npm start` prints it at a first start. */
+    readonly logs: ReadonlyArray<{ readonly level: string; readonly message: string }>
+  }
 >()("test/Demo") {}
 const DemoLive = Layer.effect(
   Demo,
   Effect.gen(function*() {
-    const demo = yield* seedDemoIn(h.run)
-    return { token: demo.secret, ids: { acme: demo.projectIds[0], bolt: demo.projectIds[1], calm: demo.projectIds[2] } }
+    const logs: Array<{ level: string; message: string }> = []
+    const capture = Logger.layer([Logger.make((options) => {
+      const message = (Array.isArray(options.message) ? options.message : [options.message]).map(String).join(" ")
+      logs.push({ level: options.logLevel, message })
+    })])
+    const demo = yield* seedDemoIn(h.run).pipe(Effect.provide(capture))
+    return {
+      token: demo.secret,
+      ids: { acme: demo.projectIds[0], bolt: demo.projectIds[1], calm: demo.projectIds[2] },
+      logs
+    }
   })
 ).pipe(Layer.provideMerge(TestApp.layer()))
 
@@ -134,6 +148,18 @@ layer(DemoLive, { timeout: "120 seconds" })("the demo account", (it) => {
       const revenue = yield* get(`/projects/${ids.calm}/revenue`)
       expect(revenue.profitability.profit.amount).toBeLessThan(0)
       expect(revenue.profitability.margin).toBeLessThan(0)
+    }))
+
+  it.effect("logs the failing Search Console at start-up as planted on purpose (info), with no warning", () =>
+    Effect.gen(function*() {
+      const { logs } = yield* Demo
+      const planted = logs.filter((l) => /Search Console|google-search-console/.test(l.message))
+      expect(planted.map((l) => l.level)).toEqual(["Info"])
+      expect(planted[0].message).toMatch(
+        /^demo: the Google Search Console sync of Calm Notes fails on purpose, planted so the demo shows a failing /
+      )
+      expect(planted[0].message).toMatch(/revoked/)
+      expect(logs.filter((l) => l.level === "Warn" || l.level === "Error")).toEqual([])
     }))
 
   it.effect("the briefing is the same when asked again the same local day", () =>

@@ -14,6 +14,13 @@ export const PROVIDER_NAMES: Record<Provider, string> = {
   "google-search-console": "Google Search Console"
 }
 
+/**
+ * What a provider is called where a person reads it (signals, the briefing, the dashboard): "Google Search
+ * Console" for `google-search-console`; an id this version does not know, as it is.
+ */
+export const providerName = (provider: string): string =>
+  (PROVIDERS as ReadonlyArray<string>).includes(provider) ? PROVIDER_NAMES[provider as Provider] : provider
+
 /** The providers every project's list shows (connected or not). */
 export const LISTED_PROVIDERS = ["stripe", "plausible", "google-search-console"] as const
 

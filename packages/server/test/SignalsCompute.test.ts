@@ -1,6 +1,7 @@
 /** Golden tests of signal detection (fixtures/signals.ts has the baseline arithmetic). */
 import { describe, expect, it } from "@effect/vitest"
 import { anomalyOn, mad, median } from "../src/metrics/Anomaly.ts"
+import { actionFor } from "../src/metrics/Briefing.ts"
 import { eachDay } from "../src/metrics/Dates.ts"
 import { detectSignals, type SignalInput } from "../src/metrics/Signals.ts"
 import type { ProjectSeries } from "../src/store/Series.ts"
@@ -154,6 +155,32 @@ describe("rule signals", () => {
       ["integration_failing|stripe", "critical", "revenue", null],
       ["integration_stale|plausible", "warning", "traffic", 49] // 2026-11-18T11:00 → 2026-11-20T12:00 = 49 h
     ])
+  })
+
+  it("integration signals and their briefing actions name the provider as people do, not by its id", () => {
+    const signals = detectSignals(input({}, {
+      integrations: [
+        { provider: "google-search-console", status: "error", lastSyncedAt: null, lastError: "invalid_grant" },
+        { provider: "plausible", status: "connected", lastSyncedAt: null, lastError: null }
+      ]
+    }))
+    // The subject stays the id (the signal's identity); what a person reads says the name.
+    expect(signals.map((s) => [s.subject, s.title, s.detail])).toEqual([
+      [
+        "google-search-console",
+        "Google Search Console sync is failing",
+        "The last sync of Google Search Console failed: invalid_grant."
+      ],
+      ["plausible", "Plausible has not synced yet", "Plausible is connected but has never synced."]
+    ])
+    expect(signals.map(actionFor)).toEqual([
+      "Reconnect Google Search Console in the dashboard: its last sync failed, so its figures are not updating.",
+      "Trigger a sync of Plausible and check its credentials."
+    ])
+    // An id this version does not know is written as it is.
+    expect(actionFor({ kind: "integration_stale", subject: "matomo", dimension: "traffic" })).toBe(
+      "Trigger a sync of matomo and check its credentials."
+    )
   })
 
   it("a connection whose first sync has not come yet is stale only once it is more than 48 h old", () => {

@@ -10,7 +10,7 @@ import { addDays } from "./Dates.ts"
 import { mrrAt } from "./Health.ts"
 import { snapshot } from "./Health.ts"
 import { changeOf, roundTo } from "./Numbers.ts"
-import { compareCandidates } from "./Signals.ts"
+import { compareCandidates, integrationName } from "./Signals.ts"
 
 export interface BriefingInput extends ProjectSeriesInput {
   readonly health: Health
@@ -51,10 +51,10 @@ export const actionFor = (s: Pick<Signal, "kind" | "subject" | "dimension">): st
       return "Find the source of the spike (a campaign, a mention, bots) and make the most of it if it is real."
     case "integration_failing":
       return `Reconnect ${
-        s.subject ?? "the integration"
+        integrationName(s.subject)
       } in the dashboard: its last sync failed, so its figures are not updating.`
     case "integration_stale":
-      return `Trigger a sync of ${s.subject ?? "the integration"} and check its credentials.`
+      return `Trigger a sync of ${integrationName(s.subject)} and check its credentials.`
     case "mrr_decline":
       return "Review churned and downgraded customers of the last 30 days and reach out to the largest."
     case "churn_spike":

@@ -4,6 +4,7 @@
  * Pure: returns CANDIDATES (the conditions present now); snapshots/SignalsRepo.ts turns them into stored,
  * de-duplicated signals (same fingerprint = same signal). Thresholds: docs/metrics.md, "Signals".
  */
+import { providerName } from "@sitehealth/domain/Integrations"
 import type { Dimension, Severity } from "@sitehealth/domain/Projects"
 import type { FxRate } from "../fx/Fx.ts"
 import type { ProjectSeries, SearchQueryDay } from "../store/Series.ts"
@@ -165,10 +166,18 @@ export const anomalySignals = (input: SignalInput): Array<SignalCandidate> => {
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 const weekdayName = (day: string): string => WEEKDAYS[new Date(`${day}T00:00:00Z`).getUTCDay()]
 
+/**
+ * An integration signal's subject (a provider id, kept as the signal's identity) as people read it: "Google
+ * Search Console", not `google-search-console`; the briefing's actions (Briefing.ts) say it the same way.
+ */
+export const integrationName = (subject: string | null): string =>
+  subject === null ? "the integration" : providerName(subject)
+
 export const integrationSignals = (input: SignalInput): Array<SignalCandidate> => {
   const out: Array<SignalCandidate> = []
   for (const i of input.integrations) {
     const dimension = PROVIDER_DIMENSION[i.provider] ?? "traffic"
+    const name = integrationName(i.provider)
     if (i.status === "error") {
       out.push(
         make({
@@ -176,8 +185,8 @@ export const integrationSignals = (input: SignalInput): Array<SignalCandidate> =
           subject: i.provider,
           dimension,
           severity: "critical",
-          title: `${i.provider} sync is failing`,
-          detail: `The last sync of ${i.provider} failed: ${i.lastError ?? "no error message"}.`,
+          title: `${name} sync is failing`,
+          detail: `The last sync of ${name} failed: ${i.lastError ?? "no error message"}.`,
           metric: "integration_status",
           day: null,
           actual: null,
@@ -202,10 +211,10 @@ export const integrationSignals = (input: SignalInput): Array<SignalCandidate> =
           subject: i.provider,
           dimension,
           severity: "warning",
-          title: `${i.provider} has not synced ${hours === null ? "yet" : `for ${Math.floor(hours)} hours`}`,
+          title: `${name} has not synced ${hours === null ? "yet" : `for ${Math.floor(hours)} hours`}`,
           detail: i.lastSyncedAt === null ?
-            `${i.provider} is connected but has never synced.`
-            : `Last successful sync ${i.lastSyncedAt.toISOString()}; figures from ${i.provider} may be out of date.`,
+            `${name} is connected but has never synced.`
+            : `Last successful sync ${i.lastSyncedAt.toISOString()}; figures from ${name} may be out of date.`,
           metric: "hours_since_sync",
           day: null,
           actual: hours === null ? null : roundTo(hours, 1),

@@ -70,6 +70,13 @@ export const SeoPoint = Schema.Struct({
   ...SeoTotals.fields
 }).annotate({ identifier: "SeoPoint", description: "One day's totals, computed as `totals` is for the window" })
 
+/**
+ * Search Console revises its recent days: each sync asks again for the days from the last day with data − 3 on
+ * (integrations/gsc/GscConnector.ts), so those days' figures may still change, and the report marks them
+ * provisional (`provisionalFrom`).
+ */
+export const SEARCH_REVISED_DAYS = 3
+
 export const Seo = Schema.Struct({
   projectId: ProjectId,
   period: Period,
@@ -83,6 +90,11 @@ export const Seo = Schema.Struct({
   }),
   lagDays: Schema.NullOr(Integer).annotate({
     description: "Days between dataThrough and today in the project's time zone (2–3 is normal); null without data"
+  }),
+  provisionalFrom: Schema.NullOr(DateOnly).annotate({
+    description:
+      "The first provisional day: the days from here through dataThrough (dataThrough − 3 … dataThrough) are ones " +
+      "Google still revises, and the next sync fetches them again, so their figures may change. Null without data"
   }),
   totals: SeoTotals,
   previous: Schema.Struct({

@@ -34,6 +34,11 @@ describe("seo", () => {
     expect(r.period).toBe("7d")
   })
 
+  it("marks the last days with data provisional: 11-14 … 11-17, the days Google revises and a sync asks again", () => {
+    expect(seo(input).provisionalFrom).toBe("2026-11-14")
+    expect(seoWindows("30d", "2026-11-20", "2026-11-18", null).provisionalFrom).toBe("2026-11-15")
+  })
+
   it("computes clicks, impressions, CTR and impression-weighted position exactly, with changes", () => {
     const r = seo(input)
     expect(r.totals).toEqual(SEO_EXPECTED_7D.totals)
@@ -83,6 +88,7 @@ describe("seo", () => {
     expect(r.window).toEqual({ from: "2026-11-14", to: "2026-11-20" })
     expect(r.dataThrough).toBeNull()
     expect(r.lagDays).toBeNull()
+    expect(r.provisionalFrom).toBeNull()
     expect(r.totals).toEqual({ clicks: 0, impressions: 0, ctr: null, averagePosition: null })
     expect(r.change).toEqual({ clicks: null, impressions: null, ctr: null, averagePosition: null })
     expect(r.topQueries).toEqual([])

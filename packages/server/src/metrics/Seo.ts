@@ -2,10 +2,11 @@
  * The SEO report, computed from Search Console rows. See Compute.ts for the conventions.
  *
  * Search data lags 2–3 days, so the window ends at `dataThrough` (the last day with data), not today:
- * a window ending today would compare two empty days against two full ones and show a false drop.
+ * a window ending today would compare two empty days against two full ones and show a false drop. The last days
+ * with data are provisional (`provisionalFrom`): Google still revises them, and the next sync fetches them again.
  */
 import type { Period, ProjectId } from "@sitehealth/domain/Common"
-import type { Seo } from "@sitehealth/domain/Seo"
+import { SEARCH_REVISED_DAYS, type Seo } from "@sitehealth/domain/Seo"
 import type { SearchDay, SearchPageDay, SearchQueryDay } from "../store/Series.ts"
 import { addDays, daysBetween, eachDay } from "./Dates.ts"
 import { changeOf, inWindow, num, periodWindow, previousWindow, ratio, roundTo, sumIn } from "./Numbers.ts"
@@ -39,6 +40,8 @@ export interface SeoWindows {
   readonly previous: DayWindow
   readonly dataThrough: string | null
   readonly lagDays: number | null
+  /** dataThrough − SEARCH_REVISED_DAYS: from this day on, Google may still revise the figures. */
+  readonly provisionalFrom: string | null
 }
 
 /**
@@ -68,7 +71,8 @@ export const seoWindows = (
     window,
     previous: previousWindow(window),
     dataThrough,
-    lagDays: dataThrough === null ? null : daysBetween(dataThrough, today)
+    lagDays: dataThrough === null ? null : daysBetween(dataThrough, today),
+    provisionalFrom: dataThrough === null ? null : addDays(dataThrough, -SEARCH_REVISED_DAYS)
   }
 }
 
@@ -232,7 +236,7 @@ const difference = (a: number | null, b: number | null, decimals: number): numbe
   a === null || b === null ? null : roundTo(a - b, decimals)
 
 export const seo = (input: SeoInput): Seo => {
-  const { window, previous, dataThrough, lagDays } = seoWindows(
+  const { window, previous, dataThrough, lagDays, provisionalFrom } = seoWindows(
     input.period,
     input.today,
     input.dataThrough,
@@ -251,6 +255,7 @@ export const seo = (input: SeoInput): Seo => {
     window,
     dataThrough,
     lagDays,
+    provisionalFrom,
     totals,
     previous: { window: previous, totals: prev, series: seoSeries(input.totals, previous) },
     change: {

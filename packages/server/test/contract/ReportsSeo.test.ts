@@ -37,6 +37,8 @@ layer(TestApp.layer())("ReportsSeo", (it) => {
         expect(d.window).toEqual(SEO_EXPECTED_7D.window)
         expect(d.dataThrough).toBe("2026-11-17")
         expect(d.lagDays).toBe(3)
+        // The last days with data, which Google still revises (and the next sync fetches again): 11-14 … 11-17.
+        expect(d.provisionalFrom).toBe("2026-11-14")
         expect(d.totals).toEqual(SEO_EXPECTED_7D.totals)
         const { series: previousSeries, ...previous } = d.previous
         expect(previous).toEqual({ window: SEO_EXPECTED_7D.previousWindow, totals: SEO_EXPECTED_7D.previousTotals })
@@ -75,6 +77,7 @@ layer(TestApp.layer())("ReportsSeo", (it) => {
         expect(empty.window).toEqual({ from: "2026-10-22", to: "2026-11-20" })
         expect(empty.dataThrough).toBeNull()
         expect(empty.lagDays).toBeNull()
+        expect(empty.provisionalFrom).toBeNull()
         expect(empty.totals).toEqual({ clicks: 0, impressions: 0, ctr: null, averagePosition: null })
         expect(empty.topQueries).toEqual([])
         expect((yield* h.raw("GET", `/api/v1/projects/${id}/seo?period=5d`, { token: secret })).status).toBe(400)

@@ -9,6 +9,7 @@
  * an incremental run starts three days before the last day stored, because GSC revises recent days.
  * Docs: docs/integrations-gsc.md.
  */
+import { SEARCH_REVISED_DAYS } from "@sitehealth/domain/Seo"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -81,7 +82,8 @@ export const makeGscConnector = (options: GscOptions = {}): Connector<SearchRepo
     rowLimit: options.rowLimit ?? GSC_ROW_LIMIT,
     historyMonths: options.historyMonths ?? 16,
     lagDays: options.lagDays ?? 2,
-    reviseDays: options.reviseDays ?? 3
+    // The days the SEO report marks provisional are the ones asked again (domain/Seo.ts).
+    reviseDays: options.reviseDays ?? SEARCH_REVISED_DAYS
   }
   const tokens = options.tokens ?? makeTokenSource()
   return {

@@ -109,6 +109,12 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       rows.map((r) => [r.querySelector("th")!.textContent, r.querySelector("td")!.getAttribute("data-value")])
     )
 
+  /** The labels of the chart's points marked as not final ("so far", "provisional"). */
+  const partialRows = (title: string) =>
+    page.locator(`table[data-points="${title}"] tbody tr[data-partial]`).evaluateAll((rows) =>
+      rows.map((r) => r.querySelector("th")!.textContent)
+    )
+
   /** A top table's rows: the first cell's text and the change shown (null where the page shows "—"). */
   const topRows = (name: string) =>
     page.locator(`table[data-table="${name}"] tbody tr`).evaluateAll((rows) =>
@@ -132,11 +138,23 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     )
     expect(await chartRows("Visitors")).toEqual(api30.series.map((p: any) => [p.label, String(p.visitors)]))
     expect(api30.previous.series).toHaveLength(api30.series.length)
+    // Today is not over: its point, the last, is drawn dashed and marked "so far" (legend, table), not as a drop.
+    const localToday = new Intl.DateTimeFormat("en-CA", { timeZone: api30.range.timezone }).format(new Date())
+    expect(api30.series.at(-1).label).toBe(localToday)
+    expect(await partialRows("Visitors")).toEqual([localToday])
+    expect(await page.locator(".chart-legend [data-partial]").textContent()).toContain(`${localToday} (so far):`)
+    expect(await page.locator("[data-partial-note]").textContent()).toBe("dashed: today so far, not over yet")
     expect(await page.locator("table[data-table=\"topPages\"] tbody tr").count()).toBe(api30.topPages.length)
     expect(await page.locator("table[data-table=\"topPages\"] tbody tr").first().locator("td").nth(1).textContent())
       .toBe(api30.topPages[0].pageviews.toLocaleString("en-US"))
     // The tops' change columns and the countries table show the API's rows and changes as they are.
     expect(await topRows("topPages")).toEqual(api30.topPages.map((p: any) => [p.path, p.pageviewsChange]))
+    // Every path reads whole, on one line, here at 1,100 px as at 1,280 (it once wrapped a character a line).
+    expect(
+      await page.locator("table[data-table=\"topPages\"] td.path code").evaluateAll((els) =>
+        els.map((e) => e.getClientRects().length)
+      )
+    ).toEqual(api30.topPages.map(() => 1))
     expect(await topRows("topSources")).toEqual(api30.topSources.map((s: any) => [s.source, s.visitorsChange]))
     expect(api30.topPages.some((p: any) => p.pageviewsChange !== null)).toBe(true) // the demo has a previous period
     const names = new Intl.DisplayNames(["en-US"], { type: "region" })
@@ -233,6 +251,15 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
     expect(seo.series).toHaveLength(30)
     expect(seo.previous.series).toHaveLength(30)
     expect(await page.locator("[data-lag]").textContent()).toContain(`data through ${seo.dataThrough}`)
+    // The last days with data, which Google still revises, are marked provisional: dataThrough − 3 … dataThrough.
+    const revised = new Date(Date.parse(`${seo.dataThrough}T00:00:00Z`) - 3 * 86_400_000).toISOString().slice(0, 10)
+    expect(seo.provisionalFrom).toBe(revised)
+    expect(await partialRows("Clicks")).toEqual(seo.series.map((p: any) => p.day).filter((d: string) => d >= revised))
+    expect(await partialRows("Clicks")).toHaveLength(4)
+    expect(await page.locator("[data-provisional-from]").textContent()).toContain(`Days from ${revised} on`)
+    expect(await page.locator(".chart-legend [data-partial]").textContent()).toContain(
+      `${seo.dataThrough} (provisional)`
+    )
     expect(await page.locator("table[data-table=\"topQueries\"] tbody tr").count()).toBe(seo.topQueries.length)
     expect(await page.locator("table[data-table=\"topQueries\"] tbody tr td.key").first().textContent()).toBe(
       seo.topQueries[0].query

@@ -5,6 +5,9 @@
  *   in the legend and in the table, so nothing is re-bucketed or re-zoned in the browser.
  * - `previous`: the previous period's values drawn dashed under the current ones, bucket i against bucket i
  *   (the API returns the previous period with the same number and kind of buckets).
+ * - `partial`: the last points are not final (today so far, days Google still revises): the current line goes on
+ *   to them dashed, in its own colour, each such point drawn hollow; the legend and the table mark them with
+ *   `partial.label` ("so far"), and the legend says what the dashed end means.
  * - The legend under the chart shows the exact values of the bucket under the pointer, or the one chosen
  *   with ← → (Home/End) when the chart has keyboard focus; otherwise the last bucket.
  * - Colours come from CSS variables (charts.css), read at each draw; a change of the system's colour scheme
@@ -39,6 +42,11 @@ export interface TimeSeriesProps {
   readonly previousName?: string | undefined
   /** Lower values are better (average position): the y axis is drawn upside down. */
   readonly invert?: boolean | undefined
+  /**
+   * Points from index `from` on are not final yet: drawn dashed and hollow, marked `label` ("so far") in the
+   * legend and the table; `note` is the legend's key to it ("dashed: today, so far").
+   */
+  readonly partial?: { readonly from: number; readonly label: string; readonly note: string } | undefined
   /** When given, shown instead of the chart (and the table): "connect Plausible to see traffic". */
   readonly empty?: ReactNode | undefined
   readonly height?: number | undefined
@@ -54,6 +62,8 @@ const aligned = (values: ReadonlyArray<number | null>, n: number): Array<number 
 
 export const TimeSeries = (props: TimeSeriesProps) => {
   const { title, labels, values, previous, empty } = props
+  const partial = props.partial !== undefined && props.partial.from < labels.length ? props.partial : undefined
+  const isPartial = (i: number) => partial !== undefined && i >= partial.from
   const format = props.format ?? defaultFormat
   const axisLabel = props.axisLabel ?? ((l: string) => l)
   const currentName = props.currentName ?? "This period"
@@ -67,7 +77,7 @@ export const TimeSeries = (props: TimeSeriesProps) => {
   const tableId = useId()
   const n = labels.length
   const shown = index ?? (n > 0 ? n - 1 : null)
-  const drawn = JSON.stringify([labels, values, previous?.values ?? null])
+  const drawn = JSON.stringify([labels, values, previous?.values ?? null, partial?.from ?? null])
 
   // A change of the system's colour scheme redraws with the other palette.
   useEffect(() => {
@@ -92,10 +102,16 @@ export const TimeSeries = (props: TimeSeriesProps) => {
     const prev = cssVar(container, "--chart-previous", "#6b7280")
     const grid = cssVar(container, "--chart-grid", "#e3e6eb")
     const axis = cssVar(container, "--chart-axis", "#545b66")
+    const panel = cssVar(container, "--panel", "#ffffff")
     const xs = Array.from({ length: n }, (_, i) => i)
+    const all = aligned(values, n)
+    // The final points solid; the partial ones a series of their own from the last final point on, so the line
+    // carries on into them dashed.
+    const solid = partial === undefined ? all : all.map((v, i) => (i < partial.from ? v : null))
+    const tail = partial === undefined ? [] : [all.map((v, i) => (i >= partial.from - 1 ? v : null))]
     const data: uPlot.AlignedData = previous === undefined
-      ? [xs, aligned(values, n)]
-      : [xs, aligned(values, n), aligned(previous.values, n)]
+      ? [xs, solid, ...tail]
+      : [xs, solid, aligned(previous.values, n), ...tail]
     const axisStyle = {
       stroke: axis,
       grid: { stroke: grid, width: 1 },
@@ -123,7 +139,21 @@ export const TimeSeries = (props: TimeSeriesProps) => {
         { label: currentName, stroke: current, width: 2, points: { show: n <= 1 } },
         ...(previous === undefined
           ? []
-          : [{ label: previousName, stroke: prev, width: 1.5, dash: [6, 4], points: { show: false } }])
+          : [{ label: previousName, stroke: prev, width: 1.5, dash: [6, 4], points: { show: false } }]),
+        ...(partial === undefined ? [] : [{
+          label: `${currentName}, ${partial.label}`,
+          stroke: current,
+          width: 2,
+          dash: [3, 4],
+          // The partial points themselves, hollow (not the last final point the dashes start from).
+          points: {
+            show: true,
+            filter: () => Array.from({ length: n - partial.from }, (_, k) => partial.from + k),
+            fill: panel,
+            size: 7,
+            width: 2
+          }
+        }])
       ],
       hooks: {
         setCursor: [(u) => setIndex(u.cursor.idx ?? null)],
@@ -170,6 +200,8 @@ export const TimeSeries = (props: TimeSeriesProps) => {
   }
 
   const valueText = (v: number | null | undefined) => (v === null || v === undefined ? "—" : format(v))
+  /** " (so far)" after a partial point's label. */
+  const mark = (i: number) => (isPartial(i) ? ` (${partial!.label})` : "")
 
   return (
     <figure className="chart" ref={containerRef} data-chart={title}>
@@ -183,7 +215,9 @@ export const TimeSeries = (props: TimeSeriesProps) => {
               role="img"
               tabIndex={0}
               aria-label={`${title}: chart of ${n} points${
-                shown === null ? "" : `, ${labels[shown]} ${valueText(values[shown])}`
+                shown === null ? "" : `, ${labels[shown]}${mark(shown)} ${valueText(values[shown])}`
+              }${
+                partial === undefined ? "" : `; ${partial.note}`
               }. Use the left and right arrow keys to read each point; the figures are also in the table below.`}
               aria-describedby={tableId}
               onKeyDown={onKey}
@@ -192,10 +226,10 @@ export const TimeSeries = (props: TimeSeriesProps) => {
             <figcaption className="chart-legend" aria-live="off">
               {shown === null ? null : (
                 <>
-                  <span>
-                    <span className="swatch current" />
-                    {currentName}, {labels[shown]}:{" "}
-                    <span className="value" data-series="current">{valueText(values[shown])}</span>
+                  <span data-partial={isPartial(shown) ? "true" : undefined}>
+                    <span className={`swatch current${isPartial(shown) ? " dashed" : ""}`} />
+                    {currentName}, {labels[shown]}
+                    {mark(shown)}: <span className="value" data-series="current">{valueText(values[shown])}</span>
                   </span>
                   {previous !== undefined
                     ? (
@@ -208,6 +242,12 @@ export const TimeSeries = (props: TimeSeriesProps) => {
                     )
                     : null}
                 </>
+              )}
+              {partial === undefined ? null : (
+                <span className="partial-note muted" data-partial-note>
+                  <span className="swatch current dashed" />
+                  {partial.note}
+                </span>
               )}
             </figcaption>
             <details>
@@ -231,9 +271,12 @@ export const TimeSeries = (props: TimeSeriesProps) => {
                   </thead>
                   <tbody>
                     {labels.map((label, i) => (
-                      <tr key={label + i}>
+                      <tr key={label + i} data-partial={isPartial(i) ? "true" : undefined}>
                         <th scope="row">{label}</th>
-                        <td className="num" data-value={values[i] ?? ""}>{valueText(values[i])}</td>
+                        <td className="num" data-value={values[i] ?? ""}>
+                          {valueText(values[i])}
+                          {isPartial(i) ? <span className="partial-mark">{mark(i)}</span> : null}
+                        </td>
                         {previous !== undefined
                           ? (
                             <>

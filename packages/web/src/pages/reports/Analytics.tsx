@@ -5,7 +5,8 @@
  * is the dashboard's `reports.analytics`, i.e. GET /api/v1/projects/{id}/analytics for the same period.
  */
 import type { Analytics } from "@sitehealth/domain/Analytics"
-import { useMemo } from "react"
+import { Fragment, useMemo } from "react"
+import { ongoingFrom } from "../../charts/partial.ts"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
 import { setQuery } from "../../navigation.tsx"
 import {
@@ -36,6 +37,8 @@ const shortLabel = (label: string) => {
   if (hour !== null) return hour[1]!
   return /^\d{4}-\d\d-\d\d$/.test(label) ? label.slice(5) : label
 }
+
+const ONGOING_WORDS = { hour: "this hour", day: "today", month: "this month" } as const
 
 const formatSeconds = (s: number | null) => {
   if (s === null) return "—"
@@ -106,6 +109,13 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
         : { labels: a.previous.series.map((p) => p.label), values: a.previous.series.map((p) => p[metric]) },
     [a, metric]
   )
+  // The bucket holding now (today, this hour, this month) is still filling: drawn as "so far", not as a drop.
+  const ongoing = ongoingFrom(a.series, a.granularity, a.range.timezone)
+  const partial = ongoing === null ? undefined : {
+    from: ongoing,
+    label: "so far",
+    note: `dashed: ${ONGOING_WORDS[a.granularity]} so far, not over yet`
+  }
   return (
     <>
       {!hasTraffic(a) ? null : (
@@ -127,6 +137,7 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
         labels={labels}
         values={values}
         previous={previous}
+        partial={partial}
         axisLabel={shortLabel}
         currentName={`${PERIOD_LABELS[a.period]} (${a.range.from}${
           a.range.to !== a.range.from ? ` – ${a.range.to}` : ""
@@ -164,6 +175,18 @@ const TopChange = ({ value, previous }: { readonly value: number | null; readonl
   </span>
 )
 
+/** A page's path, with a line-break opportunity after each "/": a long one wraps between its segments. */
+const PathText = ({ path }: { readonly path: string }) => (
+  <code>
+    {path.split(/(?<=\/)/).map((part, i) => (
+      <Fragment key={i}>
+        {i > 0 ? <wbr /> : null}
+        {part}
+      </Fragment>
+    ))}
+  </code>
+)
+
 const TopPages = ({ a }: { readonly a: Analytics }) =>
   a.topPages.length === 0
     ? <p className="muted">No page views in this period.</p>
@@ -182,8 +205,8 @@ const TopPages = ({ a }: { readonly a: Analytics }) =>
           <tbody>
             {a.topPages.map((p) => (
               <tr key={p.path}>
-                <td data-label="Page">
-                  <code>{p.path}</code>
+                <td data-label="Page" className="path">
+                  <PathText path={p.path} />
                 </td>
                 <td data-label="Page views" className="num">{formatInteger(p.pageviews)}</td>
                 <td data-label="Change in page views" className="num">
@@ -306,7 +329,7 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
           </>
         )}
       </Panel>
-      <div className="reports-grid">
+      <div className="reports-grid tops">
         <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>
           {(a) => <TopPages a={a} />}
         </Panel>

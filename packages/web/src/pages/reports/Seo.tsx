@@ -2,11 +2,13 @@
  * Search (SEO) of one website: clicks, impressions, CTR and average position per day over the period
  * (`?period=`, `?metric=`) with the previous window overlaid, the totals with their change, the top queries
  * and pages with theirs. The window ends at the last day Search Console has data for (it lags 2–3 days), and
- * the page says how far behind it is. Everything is the dashboard's `reports.seo`, i.e.
+ * the page says how far behind it is; its last days, which Google still revises (`provisionalFrom`), are drawn
+ * dashed and marked provisional. Everything is the dashboard's `reports.seo`, i.e.
  * GET /api/v1/projects/{id}/seo for the same period.
  */
 import type { Seo } from "@sitehealth/domain/Seo"
 import { useMemo } from "react"
+import { firstDayFrom } from "../../charts/partial.ts"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
 import { setQuery } from "../../navigation.tsx"
 import {
@@ -51,6 +53,13 @@ const Lag = ({ s }: { readonly s: Seo }) =>
         {s.lagDays !== null ? ` (${s.lagDays} day${s.lagDays === 1 ? "" : "s"} ago)` : ""}, so this window is{" "}
         {s.window.from} – {s.window.to}, compared with {s.previous.window.from} – {s.previous.window.to}.
         {s.lagDays !== null && s.lagDays > 3 ? " That is longer than usual: check the Search Console connection." : ""}
+        {s.provisionalFrom !== null
+          ? (
+            <span data-provisional-from={s.provisionalFrom}>
+              {" "}Days from {s.provisionalFrom} on are provisional: Google may still revise them.
+            </span>
+          )
+          : null}
       </p>
     )
 
@@ -95,6 +104,10 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
     () => ({ labels: s.previous.series.map((p) => p.day), values: s.previous.series.map((p) => p[metric]) }),
     [s, metric]
   )
+  const provisional = firstDayFrom(labels, s.provisionalFrom)
+  const partial = provisional === null
+    ? undefined
+    : { from: provisional, label: "provisional", note: "dashed: provisional, Google may still revise these days" }
   return (
     <>
       {s.dataThrough === null ?
@@ -118,6 +131,7 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
         labels={labels}
         values={values}
         previous={previous}
+        partial={partial}
         format={formatOf(metric)}
         invert={metric === "averagePosition"}
         axisLabel={(l) => l.slice(5)}

@@ -156,7 +156,11 @@ export const startEmbeddedPostgres = async (options: {
     options.log(`embedded postgres: initialising a new cluster in ${clusterDir}`)
     await pg.initialise()
   }
-  const url = `postgres://sitehealth:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`
+  // connect_timeout: the cluster is on this machine, so a connection that is slow to start is one waiting for a CPU
+  // (a loaded machine: a test suite, a build beside it), not a network gone: wait 30 s for it rather than the
+  // client's 5 s default, which failed a whole test file's connections on a 2-core machine under load.
+  const url = `postgres://sitehealth:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres` +
+    "?connect_timeout=30"
   // The process that started the cluster writes its pid here. While it lives (a running server, say),
   // others — the admin CLI — use its cluster instead of starting their own, and leave it running.
   const ownerFile = Path.join(options.dataDir, "pg-owner.pid")

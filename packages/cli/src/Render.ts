@@ -72,17 +72,18 @@ export const health = (s: Style, h: Health) =>
     )
   ].join("\n")
 
-const keyFigure = (
-  f: { value: number; usual: number | null; change: number | null },
-  format: (n: number | null) => string
-) => [format(f.value), format(f.usual)]
+type Figure = Briefing["yesterday"]["visitors"]
+/** What a figure that is not data says: its source is not connected, or still on its first sync (no data ≠ 0). */
+const NOT_DATA: Record<Figure["state"], string> = {
+  connected: "—",
+  syncing: "syncing…",
+  not_connected: "not connected"
+}
 
 export const briefing = (s: Style, b: Briefing) => {
   const y = b.yesterday
   const asMoney = (n: number | null) => (n === null ? "—" : money({ amount: n, currency: y.currency }))
-  const rows: Array<
-    [string, { value: number; usual: number | null; change: number | null }, (n: number | null) => string]
-  > = [
+  const rows: Array<[string, Figure, (n: number | null) => string]> = [
     ["visitors", y.visitors, integer],
     ["pageviews", y.pageviews, integer],
     ["net revenue", y.netRevenue, asMoney],
@@ -90,9 +91,13 @@ export const briefing = (s: Style, b: Briefing) => {
     ["churned customers", y.churnedCustomers, integer],
     ["MRR", y.mrr, asMoney]
   ]
+  const keyFigure = (f: Figure, format: (n: number | null) => string) =>
+    f.state === "connected" ? [format(f.value), format(f.usual)] : [s.dim(NOT_DATA[f.state]), ""]
   return [
     s.bold(b.headline),
-    `health ${b.health.score ?? "—"} ${status(s, b.health.status)}  (${b.date})`,
+    `health ${b.health.score ?? "—"} ${status(s, b.health.status)}  (${b.date}${
+      b.updatedAt === null ? "" : `, updated ${b.updatedAt.slice(11, 16)} UTC`
+    })`,
     "",
     s.bold(`Yesterday, ${y.date}`),
     table(

@@ -150,8 +150,32 @@ export const Priority = Schema.Struct({
 }).annotate({ identifier: "Priority" })
 export type Priority = typeof Priority.Type
 
+/**
+ * Where a figure's data stands: `connected` (its provider has synced at least once, or its data is there),
+ * `syncing` (connected, the first sync not finished yet), `not_connected` (no provider of that kind). A figure
+ * whose source is not `connected` is not data: its `state` says so, and it is shown as such, never as 0.
+ */
+export const DATA_STATES = ["connected", "syncing", "not_connected"] as const
+export const DataState = Schema.Literals(DATA_STATES).annotate({ identifier: "DataState" })
+export type DataState = typeof DataState.Type
+
+/** Each kind of data's state: analytics (Plausible), payments (Stripe), search (Search Console). */
+export const DataSources = Schema.Struct({
+  analytics: DataState,
+  payments: DataState,
+  search: DataState
+}).annotate({ identifier: "DataSources" })
+export type DataSources = typeof DataSources.Type
+
 export const KeyFigure = Schema.Struct({
-  value: Schema.Finite,
+  value: Schema.Finite.annotate({
+    description: "The figure; 0 when its source is not connected or still syncing (state says so: no data is not zero)"
+  }),
+  state: DataState.annotate({
+    description:
+      "Whether the figure is data: connected; syncing (its provider's first sync has not finished); not_connected. " +
+      "Only a connected figure's value is a figure; show the others as what they are"
+  }),
   usual: Schema.NullOr(Schema.Finite).annotate({ description: "Median of the same weekday over the previous 4 weeks" }),
   change: Schema.NullOr(Schema.Finite).annotate({
     description: "(value − usual) / |usual|; null when usual is 0 or missing"
@@ -162,9 +186,17 @@ export type KeyFigure = typeof KeyFigure.Type
 export const Briefing = Schema.Struct({
   projectId: ProjectId,
   date: DateOnly.annotate({ description: "Today in the project's time zone" }),
-  generatedAt: Timestamp,
+  generatedAt: Timestamp.annotate({ description: "When the day's first edition (the morning's) was written" }),
+  updatedAt: Schema.NullOr(Timestamp).annotate({
+    description:
+      "When the briefing was last recomposed during the day (a first sync landed, a new critical signal); null " +
+      "while it is the edition first written"
+  }),
   headline: Schema.String,
-  health: HealthSnapshot,
+  health: HealthSnapshot.annotateKey({ description: "The health snapshot the briefing was composed from" }),
+  sources: DataSources.annotateKey({
+    description: "Where each kind of data stood when the briefing was composed (each figure's state is its kind's)"
+  }),
   yesterday: Schema.Struct({
     date: DateOnly,
     currency: Schema.String,

@@ -20,6 +20,7 @@ import { paymentsStagingMigration } from "./payments/StagingMigration.ts"
 import { ddlMigration } from "./platform/Ddl.ts"
 import { heartbeatMigration } from "./platform/HeartbeatMigration.ts"
 import { searchMigration } from "./search/Migration.ts"
+import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration.ts"
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 
@@ -169,7 +170,8 @@ export const migrations = Migrator.fromRecord({
   "0020_stored_answers_gzip": answersGzipMigration,
   // 0021 was written and reverted (git log): a database that ran it must still run this one.
   "0022_dashboard_security": dashboardSecurityMigration,
-  "0023_customer_contacts": customerContactsMigration
+  "0023_customer_contacts": customerContactsMigration,
+  "0024_briefing_editions": briefingEditionsMigration
 })
 
 /**

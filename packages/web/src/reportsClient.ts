@@ -25,10 +25,17 @@ export const overviewAtom = DashboardReports.query("reports", "listProjects", {
   query: { limit: 100 },
   reactivityKeys: [ReportKeys.reports, Keys.websites]
 })
+// A provider connected or disconnected (Keys.connections) changes what the briefing and the health can say.
 export const healthAtom = (id: string) =>
-  DashboardReports.query("reports", "getHealth", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+  DashboardReports.query("reports", "getHealth", {
+    params: { id },
+    reactivityKeys: [ReportKeys.reports, Keys.connections]
+  })
 export const briefingAtom = (id: string) =>
-  DashboardReports.query("reports", "getBriefing", { params: { id }, reactivityKeys: [ReportKeys.reports] })
+  DashboardReports.query("reports", "getBriefing", {
+    params: { id },
+    reactivityKeys: [ReportKeys.reports, Keys.connections]
+  })
 export const signalsAtom = (
   id: string,
   query: { readonly dimension?: Dimension; readonly severity?: Severity; readonly active?: "true" | "false" }

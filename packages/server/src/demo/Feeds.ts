@@ -40,6 +40,46 @@ const HOUR_MS = 3_600_000
 const TRIAL_MS = 14 * 86_400_000
 
 /** The Search Console property of a demo project (a domain property). */
+
+const FIRST_NAMES = [
+  "Ada",
+  "Grace",
+  "Alan",
+  "Edsger",
+  "Barbara",
+  "Donald",
+  "Frances",
+  "Radia",
+  "Ken",
+  "Margaret",
+  "Linus"
+]
+const LAST_NAMES = [
+  "Lovelace",
+  "Hopper",
+  "Turing",
+  "Dijkstra",
+  "Liskov",
+  "Knuth",
+  "Allen",
+  "Perlman",
+  "Thompson",
+  "Hamilton"
+]
+/**
+ * A demo customer's name and email as the account would hold them, from its id (deterministic): so the demo's
+ * churned customers and failed payments read as people, as a real account's do. One in ten has no name (an email
+ * only), as many real Stripe customers do.
+ */
+export const contactOf = (id: string): { readonly name: string | null; readonly email: string } => {
+  let hash = 0
+  for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) >>> 0
+  const first = FIRST_NAMES[hash % FIRST_NAMES.length]!
+  const last = LAST_NAMES[(hash >>> 8) % LAST_NAMES.length]!
+  const email = `${first}.${last}.${hash % 1000}@example.com`.toLowerCase()
+  return { name: hash % 10 === 0 ? null : `${first} ${last}`, email }
+}
+
 export const demoSiteUrl = (spec: DemoProjectSpec) => `sc-domain:${spec.domain}`
 
 const round2 = (x: number) => Math.round(x * 100) / 100
@@ -202,7 +242,9 @@ export const stripeDataOf = (spec: DemoProjectSpec, payments: PaymentsData, cutM
       ...(coupon === null ? {} : { coupon })
     }))
   }
-  const customers = payments.customers.filter((c) => before(c.createdAt)).map((c) => customer(c.id, ts(c.createdAt)))
+  const customers = payments.customers.filter((c) => before(c.createdAt)).map((c) =>
+    customer(c.id, ts(c.createdAt), contactOf(c.id))
+  )
   const charges = payments.charges.filter((c) => before(c.at)).map((c) =>
     charge(c.id, c.customerId, ts(c.at), c.amountMinor, c.status, c.currency.toLowerCase())
   )

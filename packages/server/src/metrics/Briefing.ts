@@ -3,7 +3,8 @@
  * figures against the usual, what changed, and priorities. Pure: the caller passes the stored health and
  * signals and `now`; snapshots/ stores the result once per local date. Definitions: docs/metrics.md, "Briefing".
  */
-import type { Briefing, Health, KeyFigure, Priority, Signal } from "@sitehealth/domain/Projects"
+import { PROVIDER_NAMES } from "@sitehealth/domain/Integrations"
+import type { Briefing, DataSources, DataState, Health, KeyFigure, Priority, Signal } from "@sitehealth/domain/Projects"
 import type { ProjectSeriesInput } from "../store/Series.ts"
 import { median } from "./Anomaly.ts"
 import { addDays } from "./Dates.ts"
@@ -16,6 +17,10 @@ export interface BriefingInput extends ProjectSeriesInput {
   readonly health: Health
   /** The stored signals that are active now. */
   readonly signals: ReadonlyArray<Signal>
+  /** Where each kind of data stands (metrics/Sources.ts): a figure of a kind not connected is null, not 0. */
+  readonly sources: DataSources
+  /** Set when the day's briefing is recomposed: the first edition's generatedAt, and now. */
+  readonly edition?: { readonly generatedAt: string; readonly updatedAt: string }
 }
 
 /** Weeks of same-weekday values the "usual" is the median of. */
@@ -27,7 +32,7 @@ export const keyFigure = <R extends { readonly day: string }>(
   rows: ReadonlyArray<R>,
   day: string,
   f: (r: R) => number
-): KeyFigure => {
+): Omit<KeyFigure, "state"> => {
   const byDay = new Map(rows.map((r) => [r.day, f(r)] as const))
   const value = byDay.get(day) ?? 0
   const usualPoints: Array<number> = []
@@ -99,6 +104,27 @@ export const rankSignals = (signals: ReadonlyArray<Signal>): Array<Signal> =>
     )
   )
 
+/**
+ * A figure of a kind whose state is `state`: the figure itself when connected; otherwise no usual, no change, and a
+ * value of 0 that its state says is not data (v1's value stays a number: docs/api.md, Versioning).
+ */
+const figureOf = (state: DataState, figure: () => Omit<KeyFigure, "state">): KeyFigure =>
+  state === "connected" ? { ...figure(), state } : { value: 0, usual: null, change: null, state }
+
+const KIND_NAMES: Record<keyof DataSources, string> = {
+  analytics: PROVIDER_NAMES.plausible,
+  payments: PROVIDER_NAMES.stripe,
+  search: PROVIDER_NAMES["google-search-console"]
+}
+/** "Stripe is still on its first sync", "Stripe and Plausible are still on their first sync". */
+const syncingText = (sources: DataSources): string => {
+  const names = (Object.keys(sources) as Array<keyof DataSources>).filter((k) => sources[k] === "syncing")
+    .map((k) => KIND_NAMES[k])
+  return names.length <= 1
+    ? `${names.join("")} is still on its first sync`
+    : `${names.slice(0, -1).join(", ")} and ${names.at(-1)} are still on their first sync`
+}
+
 export const briefing = (input: BriefingInput): Briefing => {
   const { currency, health: h, series } = input
   const y = addDays(input.today, -1)
@@ -119,11 +145,17 @@ export const briefing = (input: BriefingInput): Briefing => {
   const scoreText = h.score === null ? "no health score yet" : `health ${h.score}/100 (${STATUS_WORDS[h.status]})`
   const bad = ranked.filter((s) => s.severity !== "info")
   const top = ranked[0]
+  const { sources } = input
+  const states = Object.values(sources)
   const headline = bad.length > 0
     ? `${bad[0].title}` + (bad.length > 1 ? ` and ${bad.length - 1} more issue${bad.length > 2 ? "s" : ""}` : "") +
       `; ${scoreText}.`
     : top !== undefined
     ? `Good news: ${top.title.charAt(0).toLowerCase()}${top.title.slice(1)}; ${scoreText}.`
+    : states.includes("syncing")
+    ? `Importing your data: ${syncingText(sources)}; this briefing is rewritten as soon as it lands.`
+    : states.every((s) => s === "not_connected")
+    ? "No data yet: connect Stripe, Plausible or Search Console and the briefing follows within a minute."
     : `All quiet: ${scoreText}, nothing unusual yesterday.`
 
   // MRR is a level, not a flow: a day without a row carries the last MRR over.
@@ -132,24 +164,49 @@ export const briefing = (input: BriefingInput): Briefing => {
     mrr: mrrAt(series.revenue, addDays(y, -7 * w))
   }))
   const hasRevenue = series.revenue.some((r) => r.day <= y)
+  const analytics = sources.analytics
+  const payments = sources.payments
 
   return {
     projectId: input.projectId,
     date: input.today,
-    generatedAt: input.now,
+    generatedAt: input.edition?.generatedAt ?? input.now,
+    updatedAt: input.edition?.updatedAt ?? null,
     headline,
     health: snapshot(h),
+    sources,
     yesterday: {
       date: y,
       currency,
-      visitors: keyFigure(series.traffic, y, (r) => r.visitors),
-      pageviews: keyFigure(series.traffic, y, (r) => r.pageviews),
-      netRevenue: keyFigure(series.revenue, y, (r) => r.grossMinor - r.refundsMinor),
-      newCustomers: keyFigure(series.revenue, y, (r) => r.newCustomers),
-      churnedCustomers: keyFigure(series.revenue, y, (r) => r.churnedCustomers),
-      mrr: hasRevenue ? keyFigure(mrrRows, y, (r) => r.mrr) : { value: 0, usual: null, change: null }
+      visitors: figureOf(analytics, () => keyFigure(series.traffic, y, (r) => r.visitors)),
+      pageviews: figureOf(analytics, () => keyFigure(series.traffic, y, (r) => r.pageviews)),
+      netRevenue: figureOf(payments, () => keyFigure(series.revenue, y, (r) => r.grossMinor - r.refundsMinor)),
+      newCustomers: figureOf(payments, () => keyFigure(series.revenue, y, (r) => r.newCustomers)),
+      churnedCustomers: figureOf(payments, () => keyFigure(series.revenue, y, (r) => r.churnedCustomers)),
+      mrr: figureOf(
+        payments,
+        () => (hasRevenue ? keyFigure(mrrRows, y, (r) => r.mrr) : { value: 0, usual: null, change: null })
+      )
     },
     whatChanged,
     priorities
   }
+}
+
+/**
+ * Why today's stored briefing `b` no longer tells the truth, or null when it still does (and must not be
+ * recomposed): a kind of data whose state changed since (a provider connected, its first sync landed), a first
+ * health score where there was none, or a critical signal active now that the briefing does not name.
+ */
+export const recomposeReason = (
+  b: Briefing,
+  next: { readonly health: Health; readonly sources: DataSources; readonly signals: ReadonlyArray<Signal> }
+): string | null => {
+  for (const kind of Object.keys(next.sources) as Array<keyof DataSources>) {
+    if (b.sources[kind] !== next.sources[kind]) return `${kind}: ${b.sources[kind]} → ${next.sources[kind]}`
+  }
+  if (b.health.status === "no_data" && next.health.status !== "no_data") return "a first health score"
+  const named = new Set([...b.priorities.map((p) => p.signalId), ...b.whatChanged.map((s) => s.id)])
+  const fresh = next.signals.find((s) => s.active && s.severity === "critical" && !named.has(s.id))
+  return fresh === undefined ? null : `a new critical signal: ${fresh.title}`
 }

@@ -4,16 +4,18 @@
  * (JobsRepo), so a worker and a request never compute one project at the same time. Readers call
  * `ensureFresh` before answering: they never serve a snapshot older than the data.
  */
-import type { Briefing } from "@sitehealth/domain/Projects"
+import { ProjectsApi } from "@sitehealth/domain/ApiProjects"
+import type { Briefing, Signal } from "@sitehealth/domain/Projects"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { FxRepo } from "../fx/FxRepo.ts"
 import { IntegrationsRepo } from "../integrations/IntegrationsRepo.ts"
-import { briefing } from "../metrics/Briefing.ts"
+import { briefing, recomposeReason } from "../metrics/Briefing.ts"
 import { addDays, todayIn } from "../metrics/Dates.ts"
 import { health } from "../metrics/Health.ts"
 import { MetricsRepo } from "../metrics/MetricsRepo.ts"
 import { detectSignals, RANKING_DAYS } from "../metrics/Signals.ts"
+import { dataSources } from "../metrics/Sources.ts"
 import { SearchRepo } from "../search/SearchRepo.ts"
 import { SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type StoredHealth } from "../snapshots/SnapshotsRepo.ts"
@@ -22,6 +24,8 @@ import { JobsRepo, type JobState } from "./JobsRepo.ts"
 
 /** Days of rows loaded: the 60-day comparison ending yesterday, 8 weeks of weekday baseline, a margin. */
 export const LOOKBACK_DAYS = 75
+/** The stored answer of the briefing read (access/StoredAnswers.ts keys it by its endpoint's name). */
+const BRIEFING_ANSWER = ProjectsApi.endpoints.getBriefing.identifier
 /** Local hour from which the worker writes the day's briefing. */
 export const BRIEFING_HOUR = 6
 /** A stored computation older than this is redone even if the data did not change (clock-driven rules). */
@@ -105,22 +109,39 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
 
     let wroteBriefing = false
     const morning = localTime(project.timezone, now).hour >= BRIEFING_HOUR
-    if ((morning || options.forceBriefing === true) && (yield* snapshots.briefingOf(projectId, today)) === null) {
-      const active = yield* signalsRepo.active(projectId)
-      yield* snapshots.insertBriefing(
-        projectId,
+    const sources = dataSources(series, integrations)
+    const compose = (signals: ReadonlyArray<Signal>, edition?: { generatedAt: string; updatedAt: string }) =>
+      briefing({
+        projectId: project.id,
         today,
-        briefing({
-          projectId: project.id,
-          today,
-          now: now.toISOString(),
-          currency: project.currency,
-          series,
-          health: h,
-          signals: active
-        })
-      )
-      wroteBriefing = true
+        now: now.toISOString(),
+        currency: project.currency,
+        series,
+        health: h,
+        signals,
+        sources,
+        ...(edition === undefined ? {} : { edition })
+      })
+    const existing = yield* snapshots.briefingOf(projectId, today)
+    if (existing === null) {
+      if (morning || options.forceBriefing === true) {
+        yield* snapshots.insertBriefing(projectId, today, compose(yield* signalsRepo.active(projectId)))
+        wroteBriefing = true
+      }
+    } else {
+      // The briefing follows its data: written before the data landed, or blind to a critical signal that opened
+      // since, it is recomposed (the morning edition is kept as it was sent). The active signals are read only
+      // when a critical one may be among them.
+      const critical = candidates.some((c) => c.severity === "critical")
+      const active = critical ? yield* signalsRepo.active(projectId) : []
+      const reason = recomposeReason(existing, { health: h, sources, signals: active })
+      if (reason !== null) {
+        const signals = critical ? active : yield* signalsRepo.active(projectId)
+        const edition = { generatedAt: existing.generatedAt, updatedAt: now.toISOString() }
+        yield* snapshots.replaceBriefing(projectId, today, compose(signals, edition), BRIEFING_ANSWER)
+        yield* Effect.logDebug(`briefing of ${projectId} recomposed: ${reason}`)
+        wroteBriefing = true
+      }
     }
     yield* jobs.markComputed(projectId, version, today, now, nextDue(project.timezone, now))
     return { projectId, day: today, version, signals: candidates.length, briefing: wroteBriefing } satisfies Recomputed
@@ -151,15 +172,19 @@ export const ensureFresh = (projectId: string, timezone: string) =>
       }))
   })
 
-/** The briefing of the project's local date: the stored one, or generated now (once) and stored. */
+/**
+ * The briefing of the project's local date: the stored one, or generated now (once) and stored. The project is
+ * made fresh first, so a briefing whose data moved (a sync landed since) is recomposed before it is read: the
+ * briefing and the health read beside it come from the same computation.
+ */
 export const ensureBriefing = (projectId: string, timezone: string) =>
   Effect.gen(function*() {
     const snapshots = yield* SnapshotsRepo
+    yield* ensureFresh(projectId, timezone)
     const now = new Date(yield* Clock.currentTimeMillis)
     const today = todayIn(timezone, now)
     const stored = yield* snapshots.briefingOf(projectId, today)
     if (stored !== null) return stored
-    yield* ensureFresh(projectId, timezone)
     return yield* (yield* JobsRepo).withProjectLock(projectId, () =>
       Effect.gen(function*() {
         const again = yield* snapshots.briefingOf(projectId, today)
@@ -283,6 +308,8 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
           return { from: null, to: null, days: 0 }
         }
         const rates = yield* (yield* FxRepo).all()
+        // Past days' briefings show the kinds of data the project has now (the history the sync brought).
+        const sources = dataSources(series, (yield* integrations.list(projectId)).integrations)
         yield* signalsRepo.rewind(projectId, new Date(Date.parse(`${from}T00:00:00Z`)))
         let days = 0
         // Search queries of the ranking window of each day, loaded a chunk of days at a time (bounded memory,
@@ -333,7 +360,8 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
                 currency: project.currency,
                 series,
                 health: h,
-                signals: active
+                signals: active,
+                sources
               })
             )
           }

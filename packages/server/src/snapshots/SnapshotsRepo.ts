@@ -1,6 +1,6 @@
 /**
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
- * per project and local date, written once). Written by recompute/Recompute.ts under the project lock.
+ * per project and local date: the morning edition written once, recomposed during the day as its data lands). Written by recompute/Recompute.ts under the project lock.
  */
 import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import * as Context from "effect/Context"
@@ -66,8 +66,21 @@ export interface SnapshotsRepoShape {
     readonly versions: ReadonlyMap<string, string>
   }>
   readonly briefingOf: (projectId: string, localDate: string) => Effect.Effect<Briefing | null>
-  /** INSERT … ON CONFLICT DO NOTHING, then read: the first briefing of the local date wins, for good. */
+  /** INSERT … ON CONFLICT DO NOTHING, then read: the first briefing of the local date wins the morning edition. */
   readonly insertBriefing: (projectId: string, localDate: string, briefing: Briefing) => Effect.Effect<Briefing>
+  /**
+   * Replaces the date's briefing with a recomposed one (recompute/Recompute.ts, "The briefing follows its data"),
+   * keeping the edition first written as the morning's (what alerts send stays as sent), and forgets the stored
+   * answer `answerKey` of the project (the briefing read's), which no longer holds.
+   */
+  readonly replaceBriefing: (
+    projectId: string,
+    localDate: string,
+    briefing: Briefing,
+    answerKey: string
+  ) => Effect.Effect<void>
+  /** The date's morning edition: the briefing as first written, whatever was recomposed since. */
+  readonly morningBriefingOf: (projectId: string, localDate: string) => Effect.Effect<Briefing | null>
 }
 
 /** jsonb arrives parsed; text (the `encoded` column) is parsed here. Either is then decoded by its schema. */
@@ -231,7 +244,24 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             yield* sql`SELECT body FROM briefings WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
               .pipe(Effect.flatMap(decodeInsertedBriefing))
           return yield* bodyOf("briefings", decodeBriefingBody, row.body)
-        }, dieOnSqlError)
+        }, dieOnSqlError),
+        replaceBriefing: Effect.fn("SnapshotsRepo.replaceBriefing")(function*(projectId, localDate, b, answerKey) {
+          yield* sql`WITH forget AS (DELETE FROM stored_answers WHERE project_id = ${projectId} AND key = ${answerKey})
+              UPDATE briefings SET morning_body = COALESCE(morning_body, body), body = ${JSON.stringify(b)}::jsonb,
+                updated_at = ${b.updatedAt ?? b.generatedAt}::timestamptz
+              WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+        }, dieOnSqlError),
+        morningBriefingOf: Effect.fn("SnapshotsRepo.morningBriefingOf")(function*(projectId, localDate) {
+          return yield* sql`SELECT COALESCE(morning_body, body) AS body FROM briefings
+              WHERE project_id = ${projectId} AND local_date = ${localDate}::date`
+            .pipe(
+              Effect.flatMap(decodeBriefing),
+              Effect.flatMap((
+                r
+              ) => (r === null ? Effect.succeed(null) : bodyOf("briefings", decodeBriefingBody, r.body))),
+              dieOnSqlError
+            )
+        })
       })
     })
   )
@@ -242,6 +272,7 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
       const db = yield* MemoryDb
       const health = new Map<string, StoredHealth>() // project|day
       const briefings = new Map<string, Briefing>() // project|date
+      const mornings = new Map<string, Briefing>() // project|date, once recomposed: the edition first written
       return SnapshotsRepo.of({
         putHealth: Effect.fn("SnapshotsRepo.putHealth")((r) =>
           Effect.sync(() => {
@@ -301,6 +332,22 @@ export class SnapshotsRepo extends Context.Service<SnapshotsRepo, SnapshotsRepoS
             const key = `${projectId}|${localDate}`
             if (!briefings.has(key)) briefings.set(key, structuredClone(b))
             return structuredClone(briefings.get(key)!)
+          })
+        ),
+        replaceBriefing: Effect.fn("SnapshotsRepo.replaceBriefing")((projectId, localDate, b, answerKey) =>
+          Effect.sync(() => {
+            const key = `${projectId}|${localDate}`
+            const old = briefings.get(key)
+            if (old === undefined) return
+            if (!mornings.has(key)) mornings.set(key, old)
+            briefings.set(key, structuredClone(b))
+            db.answers.delete(`${projectId}|${answerKey}`)
+          })
+        ),
+        morningBriefingOf: Effect.fn("SnapshotsRepo.morningBriefingOf")((projectId, localDate) =>
+          Effect.sync(() => {
+            const key = `${projectId}|${localDate}`
+            return structuredClone(mornings.get(key) ?? briefings.get(key) ?? null)
           })
         )
       })

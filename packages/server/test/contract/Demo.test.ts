@@ -81,6 +81,9 @@ layer(DemoLive, { timeout: "120 seconds" })("the demo account", (it) => {
         const churn = yield* get(`/projects/${id}/churn?period=3m`)
         expect(churn.churned.length).toBeGreaterThan(0)
         expect(churn.churnedCustomers).toBe(churn.churned.length)
+        // People, not ids: the demo's Stripe holds its customers' emails (and most of their names), as a real one does.
+        expect(churn.churned.every((c: any) => /^[a-z]+\.[a-z]+\.\d+@example\.com$/.test(c.email))).toBe(true)
+        expect(churn.churned.some((c: any) => c.name !== null)).toBe(true)
         const seo = yield* get(`/projects/${id}/seo`)
         expect(seo.totals.clicks).toBeGreaterThan(0)
         expect(seo.topQueries.length).toBeGreaterThan(0)

@@ -7,8 +7,9 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { GOOGLE_CALLBACK_PAGE } from "@sitehealth/domain/DashboardConnections"
 import { ROUTER_CONFIG } from "@sitehealth/server/App"
 import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
-import { type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
+import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { freePort } from "@sitehealth/server/test/support/Ports"
+import { runSyncWorker } from "@sitehealth/server/worker/SyncRunner"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { spawnSync } from "node:child_process"
@@ -114,7 +115,8 @@ export interface GoogleSettings {
  */
 export const startServer = async (
   smtpUrl: string,
-  providers: { readonly stripe: string; readonly plausible: string; readonly google?: GoogleSettings }
+  providers: { readonly stripe: string; readonly plausible: string; readonly google?: GoogleSettings },
+  options: { readonly worker?: boolean } = {}
 ) => {
   const port = await freePort()
   const defaults = readConfig({ SMTP_URL: smtpUrl, SITEHEALTH_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") })
@@ -138,11 +140,24 @@ export const startServer = async (
       })
     }
   }
-  const server = HttpRouter.serve(appLayer(config, MemoryRepos), { disableLogger: true, routerConfig: ROUTER_CONFIG })
-    .pipe(
-      Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" }))
-    )
-  const fiber = Effect.runFork(Layer.launch(server as any) as Effect.Effect<never>)
+  // One set of repositories for the server and, when asked, the worker's syncs (as `npm start` runs them in
+  // process: a connection's first sync runs within SYNC_POLL_INTERVAL and recomposes the briefing when it lands).
+  const app = Effect.gen(function*() {
+    const repos = yield* Layer.build(MemoryRepos)
+    if (options.worker === true) {
+      yield* Effect.forkScoped(
+        runSyncWorker.pipe(Effect.provideContext(repos), Effect.provide(AppConfig.layer(config))) as Effect.Effect<
+          never
+        >
+      )
+    }
+    const server = HttpRouter.serve(appLayer(config, Layer.succeedContext(repos)), {
+      disableLogger: true,
+      routerConfig: ROUTER_CONFIG
+    }).pipe(Layer.provide(NodeHttpServer.layer(() => Http.createServer(), { port, host: "127.0.0.1" })))
+    return yield* Layer.launch(server as any)
+  })
+  const fiber = Effect.runFork(Effect.scoped(app) as Effect.Effect<never>)
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 100; i++) {
     const ok = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)

@@ -162,7 +162,11 @@ export const makeConnections = Effect.gen(function*() {
       )
     })
 
-  /** Stores the checked credentials encrypted and queues the first full sync. */
+  /**
+   * Stores the checked credentials encrypted and queues the first full sync. The syncs go where the credentials
+   * were checked: a base URL set in the settings (a test's local fake) is kept with the connection; without one
+   * (production) both resolve the provider's environment variable or its default.
+   */
   const store = (projectId: string, provider: Provider, credentials: Credentials) =>
     Effect.gen(function*() {
       const c = yield* cipher
@@ -171,7 +175,11 @@ export const makeConnections = Effect.gen(function*() {
         projectId,
         provider,
         credentials: c.encrypt(credentials),
-        baseUrl: null,
+        baseUrl: provider === "stripe"
+          ? settings.stripeApiBase
+          : provider === "plausible"
+          ? settings.plausibleApiBase
+          : settings.gscApiBase,
         syncIntervalMinutes: null,
         now: at
       })

@@ -23,6 +23,7 @@ import {
   usePeriod
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
+import { SourceGate } from "./SourceGate.tsx"
 
 const METRICS = [
   ["visitors", "Visitors"],
@@ -315,31 +316,33 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
     <>
       <h1>Analytics</h1>
       <PeriodPicker period={period} />
-      <Panel
-        id="traffic"
-        title={`Traffic, ${PERIOD_LABELS[period].toLowerCase()}`}
-        what="the traffic"
-        result={result}
-        retry={retry}
-      >
-        {(a) => (
-          <>
-            <Totals a={a} />
-            <Series a={a} metric={metric} />
-          </>
-        )}
-      </Panel>
-      <div className="reports-grid tops">
-        <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>
-          {(a) => <TopPages a={a} />}
+      <SourceGate website={w} kind="analytics" what="traffic">
+        <Panel
+          id="traffic"
+          title={`Traffic, ${PERIOD_LABELS[period].toLowerCase()}`}
+          what="the traffic"
+          result={result}
+          retry={retry}
+        >
+          {(a) => (
+            <>
+              <Totals a={a} />
+              <Series a={a} metric={metric} />
+            </>
+          )}
         </Panel>
-        <Panel id="top-sources" title="Top sources" what="the top sources" result={result} retry={retry}>
-          {(a) => <TopSources a={a} />}
-        </Panel>
-        <Panel id="top-countries" title="Top countries" what="the top countries" result={result} retry={retry}>
-          {(a) => <TopCountries a={a} />}
-        </Panel>
-      </div>
+        <div className="reports-grid tops">
+          <Panel id="top-pages" title="Top pages" what="the top pages" result={result} retry={retry}>
+            {(a) => <TopPages a={a} />}
+          </Panel>
+          <Panel id="top-sources" title="Top sources" what="the top sources" result={result} retry={retry}>
+            {(a) => <TopSources a={a} />}
+          </Panel>
+          <Panel id="top-countries" title="Top countries" what="the top countries" result={result} retry={retry}>
+            {(a) => <TopCountries a={a} />}
+          </Panel>
+        </div>
+      </SourceGate>
     </>
   )
 }

@@ -5,12 +5,13 @@
  * what moved it (the score's change over 7 and 30 days, the dimensions pulling it down the most, the signals
  * new since yesterday). Each panel loads and fails on its own.
  */
-import { useAtomValue } from "@effect/atom-react"
+import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
 import type { Briefing, Health, KeyFigure, Signal } from "@sitehealth/domain/Projects"
 import { AsyncResult } from "effect/reactivity"
-import { useMemo } from "react"
+import { useEffect, useMemo, useRef } from "react"
 import { Link, websiteHref } from "../../navigation.tsx"
 import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../reportsClient.ts"
+import { FirstSync } from "./FirstSync.tsx"
 import {
   Busy,
   dimensionLabel,
@@ -83,9 +84,20 @@ const Priorities = (
 ) => {
   const signals = useMemo(() => signalsAtom(website.id, { active: "true" }), [website.id])
   const list = useAtomValue(signals)
+  const refresh = useAtomRefresh(signals)
   const byId = new Map<string, Signal>()
   for (const s of briefing.whatChanged) byId.set(s.id, s)
   if (AsyncResult.isSuccess(list)) { for (const s of list.value.signals) byId.set(s.id, s) }
+  // A briefing recomposed since the list was read (a first sync landed) names signals the list has not seen yet:
+  // read it again, once per edition.
+  const edition = `${briefing.generatedAt}|${briefing.updatedAt ?? ""}`
+  const missing = AsyncResult.isSuccess(list) && briefing.priorities.some((p) => !byId.has(p.signalId))
+  const refreshedFor = useRef("")
+  useEffect(() => {
+    if (!missing || refreshedFor.current === edition) return
+    refreshedFor.current = edition
+    refresh()
+  }, [missing, edition, refresh])
   if (briefing.priorities.length === 0) {
     return <p>Nothing needs your attention today. The figures below are within their usual range.</p>
   }
@@ -114,6 +126,8 @@ const Priorities = (
               )
               : AsyncResult.isFailure(list)
               ? <p className="muted">The evidence could not be loaded.</p>
+              : AsyncResult.isSuccess(list) && !list.waiting && refreshedFor.current === edition
+              ? null
               : <p className="loading">Loading the evidence…</p>}
             <p>
               <Link href={websiteHref(website.id, tab)}>See it on the {tabLabel(tab)} page</Link>
@@ -129,14 +143,31 @@ const Priorities = (
   )
 }
 
-const FIGURES: ReadonlyArray<readonly [keyof Briefing["yesterday"], string, boolean, string]> = [
-  ["visitors", "Visitors", false, "analytics"],
-  ["pageviews", "Page views", false, "analytics"],
-  ["netRevenue", "Net revenue", true, "revenue"],
-  ["newCustomers", "New customers", false, "revenue"],
-  ["churnedCustomers", "Churned customers", false, "revenue"],
-  ["mrr", "MRR", true, "revenue"]
+const FIGURES: ReadonlyArray<readonly [keyof Briefing["yesterday"], string, boolean, string, string]> = [
+  ["visitors", "Visitors", false, "analytics", "Plausible"],
+  ["pageviews", "Page views", false, "analytics", "Plausible"],
+  ["netRevenue", "Net revenue", true, "revenue", "Stripe"],
+  ["newCustomers", "New customers", false, "revenue", "Stripe"],
+  ["churnedCustomers", "Churned customers", false, "revenue", "Stripe"],
+  ["mrr", "MRR", true, "revenue", "Stripe"]
 ]
+
+/** A figure that is not data (docs/first-five-minutes.md, "No data is not zero"): why, and where to fix it. */
+const NotData = (
+  { website, state, provider }: {
+    readonly website: WebsitePageProps["website"]
+    readonly state: KeyFigure["state"]
+    readonly provider: string
+  }
+) =>
+  state === "syncing"
+    ? <span className="muted" data-state="syncing">Syncing {provider}…</span>
+    : (
+      <span data-state={state}>
+        <span className="muted">Not connected</span> ·{" "}
+        <Link href={websiteHref(website.id, "integrations")}>Connect {provider}</Link>
+      </span>
+    )
 
 const Yesterday = (
   { website, briefing }: { readonly website: WebsitePageProps["website"]; readonly briefing: Briefing }
@@ -157,14 +188,18 @@ const Yesterday = (
         </tr>
       </thead>
       <tbody>
-        {FIGURES.map(([key, label, money, tab]) => {
+        {FIGURES.map(([key, label, money, tab, provider]) => {
           const f = y[key] as KeyFigure
           return (
             <tr key={key} data-figure={key}>
               <th scope="row" data-label="Figure">
                 <Link href={websiteHref(website.id, tab)}>{label}</Link>
               </th>
-              <td data-label="Yesterday" data-testid="value">{show(f, money)}</td>
+              <td data-label="Yesterday" data-testid="value">
+                {f.state === "connected"
+                  ? show(f, money)
+                  : <NotData website={website} state={f.state} provider={provider} />}
+              </td>
               <td data-label="Usual">
                 {f.usual === null ? "—" : money ? formatMoney(f.usual, y.currency) : formatNumber(f.usual)}
               </td>
@@ -208,6 +243,7 @@ const HealthPanel = (
         <span className={`score status-${health.status}`} data-testid="health-score">{health.score ?? "—"}</span>
         <span>/ 100 · {statusLabel[health.status]}</span>
       </p>
+      <p className="muted" data-testid="health-as-of">As of {formatTime(health.computedAt)}.</p>
       <p>
         Confidence <strong data-testid="confidence">{formatPercent(health.confidence)}</strong>{" "}
         <span className="muted">
@@ -273,6 +309,24 @@ const HealthPanel = (
   )
 }
 
+/** "14:05" in the viewer's time zone. */
+const formatTime = (iso: string) => new Intl.DateTimeFormat(undefined, { timeStyle: "short" }).format(new Date(iso))
+
+/**
+ * When the briefing was written, and updated; and, when the score has moved since (new data during the day), that
+ * the Health panel beside it is newer: the page never shows two figures as one without saying "as of".
+ */
+const Edition = ({ briefing, health }: { readonly briefing: Briefing; readonly health: Health | null }) => (
+  <span className="muted" data-testid="edition">
+    ({formatDay(briefing.date)}; {briefing.updatedAt === null
+      ? `written ${formatTime(briefing.generatedAt)}`
+      : `updated ${formatTime(briefing.updatedAt)}`}
+    {health !== null && health.score !== briefing.health.score
+      ? `; as of then the score was ${briefing.health.score ?? "—"}, now ${health.score ?? "—"}`
+      : ""})
+  </span>
+)
+
 export default function BriefingPage({ website }: WebsitePageProps) {
   const briefing = useMemo(() => briefingAtom(website.id), [website.id])
   const health = useMemo(() => healthAtom(website.id), [website.id])
@@ -282,10 +336,11 @@ export default function BriefingPage({ website }: WebsitePageProps) {
     <>
       <h1>Morning briefing</h1>
       <Busy busy={!(settled(b) && settled(h))} />
+      <FirstSync website={website} briefing={briefing} health={health} />
       <Outcome atom={briefing} result={b} what="the briefing">
         {(value) => (
           <p className="headline" data-testid="headline">
-            {value.headline} <span className="muted">({formatDay(value.date)})</span>
+            {value.headline} <Edition briefing={value} health={AsyncResult.isSuccess(h) ? h.value : null} />
           </p>
         )}
       </Outcome>

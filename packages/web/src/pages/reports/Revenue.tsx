@@ -29,6 +29,7 @@ import {
   useReport
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
+import { SourceGate } from "./SourceGate.tsx"
 
 const noPayments = (r: Revenue) => r.dataThrough === null
 
@@ -308,46 +309,48 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
     <>
       <h1>Revenue and churn</h1>
       <PeriodPicker period={period} />
-      <Panel id="mrr" title="Recurring revenue" what="the revenue" result={revenue.result} retry={revenue.retry}>
-        {(r) => (
-          <>
-            <Headline r={r} />
-            <p className="muted">
-              MRR, ARR, customers and ARPU as of{" "}
-              {r.asOf}; the chart shows each month's closing MRR over the last 12 months. The period applies to the
-              movements and the churn below.
-            </p>
-            <MrrChart r={r} />
-            <CurrencyNote r={r} />
-          </>
-        )}
-      </Panel>
-      <div className="reports-grid">
+      <SourceGate website={w} kind="payments" what="revenue, MRR and churn">
+        <Panel id="mrr" title="Recurring revenue" what="the revenue" result={revenue.result} retry={revenue.retry}>
+          {(r) => (
+            <>
+              <Headline r={r} />
+              <p className="muted">
+                MRR, ARR, customers and ARPU as of{" "}
+                {r.asOf}; the chart shows each month's closing MRR over the last 12 months. The period applies to the
+                movements and the churn below.
+              </p>
+              <MrrChart r={r} />
+              <CurrencyNote r={r} />
+            </>
+          )}
+        </Panel>
+        <div className="reports-grid">
+          <Panel
+            id="movements"
+            title={`MRR movements, ${span}`}
+            what="the MRR movements"
+            result={revenue.result}
+            retry={revenue.retry}
+          >
+            {(r) => <Movements r={r} />}
+          </Panel>
+          <Panel id="cash" title="Cash collected" what="the payments" result={revenue.result} retry={revenue.retry}>
+            {(r) => <Cash r={r} />}
+          </Panel>
+        </div>
+        <Panel id="churn" title={`Churn, ${span}`} what="the churn" result={churn.result} retry={churn.retry}>
+          {(c) => <ChurnRates c={c} />}
+        </Panel>
         <Panel
-          id="movements"
-          title={`MRR movements, ${span}`}
-          what="the MRR movements"
-          result={revenue.result}
-          retry={revenue.retry}
+          id="churned"
+          title="Churned customers"
+          what="the churned customers"
+          result={churn.result}
+          retry={churn.retry}
         >
-          {(r) => <Movements r={r} />}
+          {(c) => <Churned c={c} />}
         </Panel>
-        <Panel id="cash" title="Cash collected" what="the payments" result={revenue.result} retry={revenue.retry}>
-          {(r) => <Cash r={r} />}
-        </Panel>
-      </div>
-      <Panel id="churn" title={`Churn, ${span}`} what="the churn" result={churn.result} retry={churn.retry}>
-        {(c) => <ChurnRates c={c} />}
-      </Panel>
-      <Panel
-        id="churned"
-        title="Churned customers"
-        what="the churned customers"
-        result={churn.result}
-        retry={churn.retry}
-      >
-        {(c) => <Churned c={c} />}
-      </Panel>
+      </SourceGate>
     </>
   )
 }

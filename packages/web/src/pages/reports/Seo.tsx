@@ -25,6 +25,7 @@ import {
   usePeriod
 } from "./charted.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
+import { SourceGate } from "./SourceGate.tsx"
 
 const METRICS = [
   ["clicks", "Clicks"],
@@ -203,27 +204,29 @@ export default function SeoPage({ website: w }: WebsitePageProps) {
     <>
       <h1>Search</h1>
       <PeriodPicker period={period} />
-      <Panel
-        id="search"
-        title={`Google Search, ${PERIOD_LABELS[period].toLowerCase()}`}
-        what="the search report"
-        result={result}
-        retry={retry}
-      >
-        {(s) => (
-          <>
-            <Lag s={s} />
-            <Totals s={s} />
-            <Series s={s} metric={metric} />
-          </>
-        )}
-      </Panel>
-      <Panel id="top-queries" title="Top queries" what="the top queries" result={result} retry={retry}>
-        {(s) => <RowTable rows={s.topQueries} keyOf={(r) => r.query} heading="Query" name="topQueries" />}
-      </Panel>
-      <Panel id="top-search-pages" title="Top pages in search" what="the top pages" result={result} retry={retry}>
-        {(s) => <RowTable rows={s.topPages} keyOf={(r) => r.page} heading="Page" name="topPages" />}
-      </Panel>
+      <SourceGate website={w} kind="search" what="search clicks, impressions and rankings">
+        <Panel
+          id="search"
+          title={`Google Search, ${PERIOD_LABELS[period].toLowerCase()}`}
+          what="the search report"
+          result={result}
+          retry={retry}
+        >
+          {(s) => (
+            <>
+              <Lag s={s} />
+              <Totals s={s} />
+              <Series s={s} metric={metric} />
+            </>
+          )}
+        </Panel>
+        <Panel id="top-queries" title="Top queries" what="the top queries" result={result} retry={retry}>
+          {(s) => <RowTable rows={s.topQueries} keyOf={(r) => r.query} heading="Query" name="topQueries" />}
+        </Panel>
+        <Panel id="top-search-pages" title="Top pages in search" what="the top pages" result={result} retry={retry}>
+          {(s) => <RowTable rows={s.topPages} keyOf={(r) => r.page} heading="Page" name="topPages" />}
+        </Panel>
+      </SourceGate>
     </>
   )
 }

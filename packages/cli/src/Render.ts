@@ -267,6 +267,10 @@ export const seo = (s: Style, r: Seo) =>
   [
     `${s.bold(`Search of ${r.projectId}`)}  ${r.period}: ${r.window.from} … ${r.window.to}${
       r.lagDays === null ? "" : `, data ${r.lagDays} days behind`
+    }${
+      r.provisionalFrom === null || r.dataThrough === null
+        ? ""
+        : `\n${s.dim(`${r.provisionalFrom} … ${r.dataThrough} are provisional: Google still revises them`)}`
     }`,
     "",
     table(

@@ -82,11 +82,17 @@ const Headline = ({ r }: { readonly r: Revenue }) => (
 const MrrChart = ({ r }: { readonly r: Revenue }) => {
   const labels = useMemo(() => r.mrrSeries.map((p) => p.month), [r])
   const values = useMemo(() => r.mrrSeries.map((p) => majorUnits(p.mrr.amount, p.mrr.currency)), [r])
+  // This month has not closed: its point is MRR as of today, drawn as "so far", not as a month-end.
+  const last = r.mrrSeries.length - 1
+  const partial = last >= 0 && r.mrrSeries[last]!.month === r.asOf.slice(0, 7)
+    ? { from: last, label: "so far", note: `dashed: this month so far, MRR as of ${r.asOf}` }
+    : undefined
   return (
     <TimeSeries
       title={`MRR (${r.currency})`}
       labels={labels}
       values={values}
+      partial={partial}
       format={formatMoneyIn(r.currency)}
       currentName="Month-end MRR"
       empty={noPayments(r)

@@ -102,7 +102,15 @@ describe.skipIf(!hasChromium)("a new owner's first minutes, in chromium", () => 
         website: { name: "Crisis Shop", domain: "crisis.example.com" },
         stripeKey: STRIPE_KEY,
         headline: /Customer churn at 10\.5/,
-        after: check(page, "crisis")
+        after: async (step) => {
+          if (step === "home-empty") {
+            // Before any data: the page does not say all is well; it says what to connect.
+            const priorities = page.locator("section[aria-labelledby=priorities-heading]")
+            expect(await priorities.textContent()).toContain("Nothing to rank yet")
+            expect(await page.getByTestId("headline").textContent()).toMatch(/^No data yet: connect Stripe/)
+          }
+          await check(page, "crisis")(step)
+        }
       })
       console.info(
         `journey (churn crisis): ${times.total.toFixed(1)} s from sign-up, ${times.afterConnect.toFixed(1)} s`

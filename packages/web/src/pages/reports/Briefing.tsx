@@ -99,7 +99,18 @@ const Priorities = (
     refresh()
   }, [missing, edition, refresh])
   if (briefing.priorities.length === 0) {
-    return <p>Nothing needs your attention today. The figures below are within their usual range.</p>
+    const states = Object.values(briefing.sources)
+    // Nothing to rank is not "all is well" when there is nothing to rank from yet.
+    return states.every((state) => state === "not_connected")
+      ? (
+        <p>
+          Nothing to rank yet: the priorities come from your data. Connect a provider on the{" "}
+          <Link href={websiteHref(website.id, "integrations")}>Integrations</Link> tab.
+        </p>
+      )
+      : states.includes("syncing")
+      ? <p>The priorities follow the first import, as soon as it lands.</p>
+      : <p>Nothing needs your attention today. The figures below are within their usual range.</p>
   }
   return (
     <ol className="priorities">
@@ -276,7 +287,11 @@ const HealthPanel = (
             <strong>{dimensionLabel[d.name]}</strong> ({d.score}): {d.reason}
           </li>
         ))}
-        {pulling.every((p) => p.pull >= 0) ? <li>Every dimension with data is healthy.</li> : null}
+        {pulling.length === 0
+          ? <li>No dimension has data yet.</li>
+          : pulling.every((p) => p.pull >= 0)
+          ? <li>Every dimension with data is healthy.</li>
+          : null}
       </ul>
       <table className="cards dimensions">
         <caption className="sr-only">The health score's dimensions</caption>

@@ -1,6 +1,7 @@
 /**
  * Stored health snapshots (one per project and local day, latest computation wins) and briefings (one
- * per project and local date: the morning edition written once, recomposed during the day as its data lands). Written by recompute/Recompute.ts under the project lock.
+ * per project and local date: the morning edition written once, recomposed during the day as its data lands).
+ * Written by recompute/Recompute.ts under the project lock.
  */
 import { Briefing, Health, type HealthSnapshot, HealthStatus } from "@sitehealth/domain/Projects"
 import * as Context from "effect/Context"

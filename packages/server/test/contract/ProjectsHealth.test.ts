@@ -238,8 +238,8 @@ layer(TestApp.layer())("ProjectsHealth", (it) => {
         expect(b1.generatedAt).toBe(new Date(START).toISOString())
         expect(b1.yesterday.date).toBe("2026-11-20")
         // usual = median of the 4 previous Fridays (shifted Thursdays 100, 104, 96, 102) = (100 + 102) / 2 = 101
-        expect(b1.yesterday.visitors).toEqual({ value: 200, usual: 101, change: 0.9802 })
-        expect(b1.yesterday.pageviews).toEqual({ value: 300, usual: 300, change: 0 })
+        expect(b1.yesterday.visitors).toEqual({ value: 200, usual: 101, change: 0.9802, state: "connected" })
+        expect(b1.yesterday.pageviews).toEqual({ value: 300, usual: 300, change: 0, state: "connected" })
         expect(b1.priorities.map((x: any) => [x.rank, x.severity])).toEqual([[1, "info"]])
         expect(b1.headline).toMatch(/^Good news: visitors up 99% on a usual Friday/)
         expect(b1.whatChanged.map((s: any) => s.kind)).toEqual(["anomaly_spike"])

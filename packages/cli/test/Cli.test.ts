@@ -511,7 +511,9 @@ describe("integrations sync --wait", () => {
           CredentialsCipher.layer(TEST_KEY),
           ProviderHttp.layer({ maxAttempts: 1, timeoutMs: 60_000 })
         )
-        const [run] = yield* server.provide(drainSyncs({ connectors: connectorFor }).pipe(Effect.provide(runner)))
+        const [run] = yield* server.provide(
+          drainSyncs({ connectors: connectorFor, projectIds: [project.id] }).pipe(Effect.provide(runner))
+        )
         expect(run?.status).toBe("succeeded")
         const done = yield* Fiber.join(cli)
         expect(done.code, done.stderr).toBe(0)

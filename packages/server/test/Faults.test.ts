@@ -189,7 +189,8 @@ const syncedProject = (run: Instance) =>
         now: at
       })))
     yield* request(run, project.id, "full")
-    const first = yield* run.provide(runNextSync({ connectors }))
+    // This file's runs only: another suite on the same database (DATABASE_URL) queues its own, with its own key.
+    const first = yield* run.provide(runNextSync({ connectors, projectIds: [project.id] }))
     expect(first?.status, first?.error ?? "").toBe("succeeded")
     return project.id
   })
@@ -244,7 +245,7 @@ describe("a provider that hangs, stalls or drops the connection", () => {
           served.length = 0
           const t = Date.now()
           attempts.push({
-            run: yield* run.provide(runNextSync({ connectors })),
+            run: yield* run.provide(runNextSync({ connectors, projectIds: [projectId] })),
             ms: Date.now() - t,
             served: [...served]
           })
@@ -276,7 +277,7 @@ describe("a provider that hangs, stalls or drops the connection", () => {
 
         // The provider is back: the next run succeeds from the kept cursor, and the error clears.
         yield* request(run, projectId)
-        const recovered = yield* run.provide(runNextSync({ connectors }))
+        const recovered = yield* run.provide(runNextSync({ connectors, projectIds: [projectId] }))
         expect(recovered?.status, recovered?.error ?? "").toBe("succeeded")
         expect(yield* integrationOf(run, projectId)).toMatchObject({ status: "connected", lastError: null })
         fake.data = PLAUSIBLE_DATA()
@@ -297,7 +298,7 @@ describe("a provider that answers garbage mid-run", () => {
         // The first pages come back fine, the third is an HTML page with status 200.
         plan.push("pass", "pass", "garbage")
         served.length = 0
-        const failed = yield* run.provide(runNextSync({ connectors }))
+        const failed = yield* run.provide(runNextSync({ connectors, projectIds: [projectId] }))
         expect(served.slice(0, 3)).toEqual(["pass", "pass", "garbage"])
         expect([failed?.id, failed?.status, failed?.attempts]).toEqual([sync.id, "failed", 1])
         expect(failed?.error).toMatch(/answered 200 with a body that is not JSON/)

@@ -70,9 +70,10 @@ describe("SyncQueue on PostgreSQL", () => {
           concurrency: "unbounded"
         })
         expect(requested.filter((r) => !r.alreadyQueued)).toHaveLength(ids.length)
+        // This test's runs only: another suite on the same database (DATABASE_URL) queues its own.
         const [doneA, doneB] = yield* Effect.all([
-          a.provide(drainSyncs({ connectors })),
-          b.provide(drainSyncs({ connectors }))
+          a.provide(drainSyncs({ connectors, projectIds: ids })),
+          b.provide(drainSyncs({ connectors, projectIds: ids }))
         ], { concurrency: 2 })
         const ours = [...doneA, ...doneB].filter((r) => ids.includes(r.projectId))
         expect(ours.map((r) => r.projectId).sort()).toEqual([...ids].sort())
@@ -96,25 +97,28 @@ describe("SyncQueue on PostgreSQL", () => {
         const [killed, control] = yield* setup(a, 2)
         const fake = makeFakeConnector()
         const connectors = () => fake.connector
+        const projectIds = [killed, control]
         // The control project syncs without interruption.
         yield* a.provide(request(control))
-        yield* a.provide(drainSyncs({ connectors }))
+        yield* a.provide(drainSyncs({ connectors, projectIds }))
         // Worker A takes the run and hangs inside the connector; then it is killed (no release: a crash).
         const started = Deferred.makeUnsafe<void>()
         const release = Deferred.makeUnsafe<void>()
         fake.behaviour = { kind: "hang", started, release }
         const { sync } = yield* a.provide(request(killed))
-        const fiber = yield* Effect.forkChild(a.provide(runNextSync({ connectors, releaseOnInterrupt: false })))
+        const fiber = yield* Effect.forkChild(
+          a.provide(runNextSync({ connectors, releaseOnInterrupt: false, projectIds }))
+        )
         yield* Deferred.await(started)
         yield* Fiber.interrupt(fiber)
         fake.behaviour = { kind: "ok" }
         const stuck = yield* b.provide(Effect.flatMap(Effect.service(SyncQueue), (q) => q.find(sync.id)))
         expect([stuck?.status, stuck?.attempts]).toEqual(["running", 1])
         // B finds nothing to do while the lease holds…
-        expect((yield* b.provide(drainSyncs({ connectors }))).filter((r) => r.id === sync.id)).toEqual([])
+        expect((yield* b.provide(drainSyncs({ connectors, projectIds }))).filter((r) => r.id === sync.id)).toEqual([])
         // …and takes the run over once it has expired.
         yield* TestClock.adjust(LEASE_MS + 1_000)
-        const [taken] = (yield* b.provide(drainSyncs({ connectors }))).filter((r) => r.id === sync.id)
+        const [taken] = (yield* b.provide(drainSyncs({ connectors, projectIds }))).filter((r) => r.id === sync.id)
         expect([taken.status, taken.attempts]).toEqual(["succeeded", 2])
         const from = "2026-11-14"
         const to = "2026-11-19"
@@ -139,14 +143,17 @@ describe("SyncQueue on PostgreSQL", () => {
         const connectors = () => fake.connector
         const mine = (runs: ReadonlyArray<{ readonly projectId: string }>) =>
           runs.filter((r) => ids.includes(r.projectId))
-        const schedule = (i: Instance) => i.provide(scheduleSyncs({ defaultIntervalMinutes: 60 }))
+        const schedule = (i: Instance) => i.provide(scheduleSyncs({ defaultIntervalMinutes: 60, projectIds: ids }))
         // Nothing is due before the slots; after an hour every one of them has come, whatever its minute.
         expect(mine(yield* schedule(a))).toEqual([])
         yield* TestClock.adjust(60 * 60_000)
         const [fromA, fromB] = yield* Effect.all([schedule(a), schedule(b)], { concurrency: 2 })
         expect([...mine(fromA), ...mine(fromB)].map((r) => r.projectId).sort()).toEqual([...ids].sort())
         // Both instances drain: each run once; each integration's next run is its next slot.
-        yield* Effect.all([a.provide(drainSyncs({ connectors })), b.provide(drainSyncs({ connectors }))], {
+        yield* Effect.all([
+          a.provide(drainSyncs({ connectors, projectIds: ids })),
+          b.provide(drainSyncs({ connectors, projectIds: ids }))
+        ], {
           concurrency: 2
         })
         const at = new Date(yield* Clock.currentTimeMillis)

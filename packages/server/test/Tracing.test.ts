@@ -210,7 +210,11 @@ layer(PrivateDb.layer, { excludeTestServices: true, timeout: "120 seconds" })((i
                   requestedBy: null,
                   now: new Date()
                 })
-                const run = yield* runNextSync({ connectors: (p) => (p === "stripe" ? fakeConnector : undefined) })
+                // This test's run only: another suite on the same database (DATABASE_URL) queues its own.
+                const run = yield* runNextSync({
+                  connectors: (p) => (p === "stripe" ? fakeConnector : undefined),
+                  projectIds: [seeded.project.id]
+                })
                 expect(run?.status).toBe("succeeded")
               }).pipe(Effect.provide([CredentialsCipher.layer(SECRET_KEY), ProviderHttp.layer({ maxAttempts: 1 })]))
             )

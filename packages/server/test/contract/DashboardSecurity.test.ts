@@ -389,34 +389,38 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         expect((yield* tryLogIn(attacker, email, PASSWORD)).status).toBe(200)
       }))
 
-    it.effect(`past ${MAX_FAILURES_PER_ACCOUNT} failures an hour, only a browser that logged in before may try`, () =>
-      Effect.gen(function*() {
-        const { email } = yield* verifiedUser()
-        const owner = newClient()
-        yield* logIn(email, PASSWORD, owner)
-        expect(owner.device).not.toBeNull()
-        // A botnet: 25 addresses × 4 wrong passwords = the account's hourly budget.
-        for (let bot = 0; bot < MAX_FAILURES_PER_ACCOUNT / 4; bot++) {
-          const client = newClient()
-          for (let i = 0; i < 4; i++) expect((yield* tryLogIn(client, email, `botnet guess ${i}`)).status).toBe(401)
-        }
-        // A fresh address is refused without a password check: the budget is spent.
-        const fresh = yield* tryLogIn(newClient(), email, PASSWORD)
-        const wait = expect429(fresh)
-        expect(wait).toBeGreaterThan(3000)
-        expect(fresh.json.error.message).toMatch(/browser that has logged in/)
-        // The owner's browser (its device cookie), even from a new address, gets in.
-        const travelling: Client = { address: newAddress(), device: owner.device }
-        yield* logIn(email, PASSWORD, travelling)
-        // Another account's device cookie does not count.
-        const other = yield* verifiedUser()
-        const otherBrowser = newClient()
-        yield* logIn(other.email, PASSWORD, otherBrowser)
-        expect429(yield* tryLogIn({ address: newAddress(), device: otherBrowser.device }, email, PASSWORD))
-        // An hour later the budget is back.
-        yield* TestClock.adjust("61 minutes")
-        yield* logIn(email)
-      }))
+    it.effect(
+      `past ${MAX_FAILURES_PER_ACCOUNT} failures an hour, only a browser that logged in before may try`,
+      () =>
+        Effect.gen(function*() {
+          const { email } = yield* verifiedUser()
+          const owner = newClient()
+          yield* logIn(email, PASSWORD, owner)
+          expect(owner.device).not.toBeNull()
+          // A botnet: 25 addresses × 4 wrong passwords = the account's hourly budget.
+          for (let bot = 0; bot < MAX_FAILURES_PER_ACCOUNT / 4; bot++) {
+            const client = newClient()
+            for (let i = 0; i < 4; i++) expect((yield* tryLogIn(client, email, `botnet guess ${i}`)).status).toBe(401)
+          }
+          // A fresh address is refused without a password check: the budget is spent.
+          const fresh = yield* tryLogIn(newClient(), email, PASSWORD)
+          const wait = expect429(fresh)
+          expect(wait).toBeGreaterThan(3000)
+          expect(fresh.json.error.message).toMatch(/browser that has logged in/)
+          // The owner's browser (its device cookie), even from a new address, gets in.
+          const travelling: Client = { address: newAddress(), device: owner.device }
+          yield* logIn(email, PASSWORD, travelling)
+          // Another account's device cookie does not count.
+          const other = yield* verifiedUser()
+          const otherBrowser = newClient()
+          yield* logIn(other.email, PASSWORD, otherBrowser)
+          expect429(yield* tryLogIn({ address: newAddress(), device: otherBrowser.device }, email, PASSWORD))
+          // An hour later the budget is back.
+          yield* TestClock.adjust("61 minutes")
+          yield* logIn(email)
+        }),
+      120_000
+    ) // 100+ password checks (scrypt, by design costly): slow on 2 cores when another suite runs beside
 
     it.effect("every 429 of /app/api carries Retry-After (sign-up's own limit too)", () =>
       Effect.gen(function*() {

@@ -480,7 +480,11 @@ layer(Apps)("Observability", (it) => {
             }))
           const drain = () =>
             h.run(
-              drainSyncs({ connectors: (p) => (p === "plausible" ? fake.connector : undefined) }).pipe(
+              // This test's projects only: another suite on the same database (DATABASE_URL) queues its own runs.
+              drainSyncs({
+                connectors: (p) => (p === "plausible" ? fake.connector : undefined),
+                projectIds: projects.map((p) => p.id)
+              }).pipe(
                 Effect.provide(runnerLayer())
               )
             )

@@ -22,7 +22,7 @@ let counter = 0
 /** A verified dashboard user of the account, logged in: its read and write headers. */
 const logIn = (accountId: AccountId) =>
   Effect.gen(function*() {
-    const email = `reports-${counter++}@example.test`
+    const email = `reports-${Date.now().toString(36)}-${counter++}@example.test` // unique beside another suite
     const passwordHash = yield* hashPassword(PASSWORD)
     yield* h.run(Effect.flatMap(AuthRepo, (repo) =>
       repo.createUser({

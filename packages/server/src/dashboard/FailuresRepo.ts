@@ -2,7 +2,7 @@
  * The failed secrets of the last hour — wrong passwords at log-in and at a password change, wrong second-factor
  * codes — by account (the email as typed, lower-cased: an unknown address is counted exactly like a registered
  * one) and client address, over SQL (every server instance counts the same failures) or in memory (tests).
- * Throttle.ts reads them; rows older than the window are deleted as new ones arrive.
+ * Throttle.ts reads them; rows older than the window are deleted as new ones of the same account or address arrive.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -32,12 +32,20 @@ export interface FailureKey {
 }
 
 export interface FailuresRepoShape {
-  /** Records one failure at `at`, and forgets every failure before `forgetBefore`. */
+  /**
+   * Records one failure at `at`, and forgets the failures before `forgetBefore` of the same account or address
+   * (what the next check of either reads), and any failure older than FORGET_ANY_MS before it. Not every old row
+   * at once: instances' clocks (a test's, a host's off by minutes) are not one clock, and a caller ahead of the
+   * others must not wipe the failures they are still counting.
+   */
   readonly record: (key: FailureKey, at: Date, forgetBefore: Date) => Effect.Effect<void>
   readonly stats: (key: FailureKey, since: Date) => Effect.Effect<FailureStats>
   /** A success from the pair: its failures no longer slow it (the account's and the address's still count). */
   readonly clearPair: (key: FailureKey) => Effect.Effect<void>
 }
+
+/** Rows of any account or address older than this before `forgetBefore` are garbage, whoever's clock says so. */
+export const FORGET_ANY_MS = 30 * 24 * 3_600_000
 
 const StatsRow = Schema.Struct({
   pair: Schema.Number,
@@ -59,7 +67,10 @@ export class FailuresRepo
       const sql = yield* SqlClient.SqlClient
       return FailuresRepo.of({
         record: Effect.fn("FailuresRepo.record")(function*(key, at, forgetBefore) {
-          yield* sql`DELETE FROM dashboard_auth_failures WHERE at < ${forgetBefore}`
+          const garbage = new Date(forgetBefore.getTime() - FORGET_ANY_MS)
+          yield* sql`DELETE FROM dashboard_auth_failures
+            WHERE at < ${garbage} OR (at < ${forgetBefore} AND kind = ${key.kind}
+              AND (account = ${key.account} OR address = ${key.address}))`
           yield* sql`INSERT INTO dashboard_auth_failures (kind, account, address, at)
             VALUES (${key.kind}, ${key.account}, ${key.address}, ${at})`
         }, dieOnSqlError),
@@ -104,7 +115,11 @@ export class FailuresRepo
     return FailuresRepo.of({
       record: Effect.fn("FailuresRepo.record")((key, at, forgetBefore) =>
         Effect.sync(() => {
-          rows = rows.filter((r) => r.at >= forgetBefore.getTime())
+          const mine = (r: FailureKey) =>
+            r.kind === key.kind && (r.account === key.account || r.address === key.address)
+          rows = rows.filter((r) =>
+            r.at >= forgetBefore.getTime() - FORGET_ANY_MS && !(r.at < forgetBefore.getTime() && mine(r))
+          )
           rows.push({ ...key, at: at.getTime() })
         })
       ),

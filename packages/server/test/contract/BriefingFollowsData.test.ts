@@ -180,7 +180,8 @@ layer(TestApp.layer())("The briefing follows its data", (it) => {
           Effect.andThen(
             sql`INSERT INTO briefings (project_id, local_date, generated_at, body)
               VALUES (${id}, '2026-11-01', ${old.generatedAt}::timestamptz, ${JSON.stringify(old)}::jsonb)`,
-            sql.unsafe(UPGRADE_STORED_BRIEFINGS)
+            // The migration's statement on this test's row only: another suite on the same database runs it too.
+            sql.unsafe(`${UPGRADE_STORED_BRIEFINGS} AND project_id = $1`, [id])
           )))
         const read = yield* h.run(Effect.flatMap(SnapshotsRepo, (r) => r.briefingOf(id, "2026-11-01")))
         expect(read?.updatedAt).toBeNull()

@@ -1,7 +1,8 @@
 /**
  * The recompute worker on real PostgreSQL (DATABASE_URL, else a private embedded cluster): two workers
  * draining the queue at once compute every project exactly once and never one project concurrently
- * (project_jobs rows claimed FOR UPDATE SKIP LOCKED); a data write makes a project due again.
+ * (project_jobs rows claimed FOR UPDATE SKIP LOCKED); a data write makes a project due again. Each test
+ * drains only its own projects, so another suite on the same database keeps its own.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -53,8 +54,8 @@ describe("RecomputeWorker", () => {
             }))
           )
         const [doneA, doneB] = yield* Effect.all([
-          a.provide(drainOnce({ compute: observed })),
-          b.provide(drainOnce({ compute: observed }))
+          a.provide(drainOnce({ compute: observed, projectIds: ids })),
+          b.provide(drainOnce({ compute: observed, projectIds: ids }))
         ], { concurrency: 2 })
         const ours = (xs: ReadonlyArray<string>) => xs.filter((x) => ids.includes(x))
         expect(overlaps).toBe(0)
@@ -69,11 +70,11 @@ describe("RecomputeWorker", () => {
         }
 
         // Nothing is due any more; a write to one project makes exactly that one due.
-        expect(ours(yield* a.provide(drainOnce()))).toEqual([])
+        expect(ours(yield* a.provide(drainOnce({ projectIds: ids })))).toEqual([])
         yield* b.provide(
           Effect.flatMap(MetricsRepo, (m) => m.writeDays(ids[3], { traffic: [traffic(YESTERDAY, 100)] }))
         )
-        expect(ours(yield* b.provide(drainOnce()))).toEqual([ids[3]])
+        expect(ours(yield* b.provide(drainOnce({ projectIds: ids })))).toEqual([ids[3]])
         expect(yield* a.provide(Effect.flatMap(SignalsRepo, (s) => s.active(ids[3])))).toEqual([]) // resolved
       }),
     60_000
@@ -90,8 +91,9 @@ describe("RecomputeWorker", () => {
           createProject({ accountId: account.id, name: "Broken", domain: "broken.example" })
         )
         const fine = yield* a.provide(createProject({ accountId: account.id, name: "Fine", domain: "fine.example" }))
-        // Any other project still due from the test above is drained first.
-        yield* a.provide(drainOnce())
+        // Only this test's projects: another suite sharing the database keeps its own (and its own fakes).
+        const projectIds = [broken.id, fine.id]
+        yield* a.provide(drainOnce({ projectIds }))
         yield* a.provide(Effect.flatMap(MetricsRepo, (m) => m.writeDays(broken.id, { traffic: plantedTraffic(30) })))
         yield* a.provide(Effect.flatMap(MetricsRepo, (m) => m.writeDays(fine.id, { traffic: plantedTraffic(30) })))
         const failing = (projectId: string) =>
@@ -102,13 +104,13 @@ describe("RecomputeWorker", () => {
               Effect.as(null)
             ) as unknown as ReturnType<typeof recomputeLocked>
             : recomputeLocked(projectId)
-        const done = yield* a.provide(drainOnce({ compute: failing }))
+        const done = yield* a.provide(drainOnce({ compute: failing, projectIds }))
         expect(done.filter((id) => id === broken.id || id === fine.id).sort()).toEqual([broken.id, fine.id].sort())
         expect((yield* a.provide(Effect.flatMap(SignalsRepo, (s) => s.active(fine.id)))).map((s) => s.kind)).toEqual([
           "anomaly_drop"
         ])
         // Postponed, not retried in a loop: nothing is due until the retry time.
-        expect(yield* a.provide(drainOnce({ compute: failing }))).toEqual([])
+        expect(yield* a.provide(drainOnce({ compute: failing, projectIds }))).toEqual([])
       }),
     60_000
   )

@@ -38,7 +38,15 @@ export interface JobsRepoShape {
    * skipping rows other transactions hold, and runs `f` on it in the same transaction. Returns whether
    * a project was claimed.
    */
-  readonly claimNext: <E, R>(now: Date, f: (job: JobState) => Effect.Effect<void, E, R>) => Effect.Effect<boolean, E, R>
+  /**
+   * Claims one due project and runs `f` on it inside the claim's transaction; false when none is due.
+   * `projectIds`: only these projects (a test that shares its database with another suite drains its own).
+   */
+  readonly claimNext: <E, R>(
+    now: Date,
+    f: (job: JobState) => Effect.Effect<void, E, R>,
+    projectIds?: ReadonlyArray<string>
+  ) => Effect.Effect<boolean, E, R>
   /** Inside `withProjectLock`/`claimNext`: record what was computed and when the project is next due. */
   readonly markComputed: (
     projectId: string,
@@ -119,11 +127,12 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
           dieOnSqlError
         ),
         claimNext: Effect.fn("JobsRepo.claimNext")(
-          function*(now, f) {
+          function*(now, f, projectIds) {
             const rows = yield* sql`SELECT ${sql`j.project_id, j.computed_version::text AS computed_version,
                 to_char(j.computed_day, 'YYYY-MM-DD') AS computed_day, j.last_run_at`}
               FROM project_jobs j JOIN projects p ON p.id = j.project_id
-              WHERE j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= ${now}
+              WHERE (j.computed_version IS DISTINCT FROM p.data_version OR j.due_at <= ${now})
+                ${projectIds === undefined ? sql`` : sql`AND j.project_id = ANY(${[...projectIds]})`}
               ORDER BY j.due_at, j.project_id
               LIMIT 1
               FOR UPDATE OF j SKIP LOCKED`.pipe(dieOnSqlError)
@@ -197,8 +206,9 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
         withProjectLock: Effect.fn("JobsRepo.withProjectLock")(function*(id, f) {
           return yield* lockOf(id).withPermit(Effect.suspend(() => f(jobOf(id))))
         }),
-        claimNext: Effect.fn("JobsRepo.claimNext")(function*(now, f) {
+        claimNext: Effect.fn("JobsRepo.claimNext")(function*(now, f, projectIds) {
           for (const id of [...db.projects.keys()].sort()) {
+            if (projectIds !== undefined && !projectIds.includes(id)) continue
             const j = jobOf(id)
             if (j.computedVersion === versionOf(id) && j.dueAt > now) continue
             const ran = yield* lockOf(id).withPermitsIfAvailable(1)(Effect.suspend(() => f(jobOf(id))))

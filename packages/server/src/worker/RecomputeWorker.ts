@@ -28,6 +28,8 @@ export const drainOnce = (options: {
   readonly compute?: (projectId: string) => ReturnType<typeof recomputeLocked>
   /** Run after each project (runWorker: the heartbeat, so a long round does not look like a dead worker). */
   readonly afterEach?: Effect.Effect<void, never, SqlClient.SqlClient>
+  /** Only these projects (a test on a database shared with another suite); every due project by default. */
+  readonly projectIds?: ReadonlyArray<string>
 } = {}) =>
   Effect.gen(function*() {
     const jobs = yield* JobsRepo
@@ -51,9 +53,13 @@ export const drainOnce = (options: {
           Effect.tap(() =>
             Effect.sync(() => void done.push(job.projectId))
           )
-        ))
-      if (!claimed) break
-      if (options.afterEach !== undefined) yield* options.afterEach
+        ), options.projectIds)
+      if (!claimed) {
+        break
+      }
+      if (options.afterEach !== undefined) {
+        yield* options.afterEach
+      }
     }
     return done
   })

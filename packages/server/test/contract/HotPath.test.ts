@@ -36,10 +36,24 @@ const endpointAt = (url: string): string => {
   return found[0].endpoint.identifier
 }
 
-/** Let the app's detached fibers (the last_used_at write) finish before counting. */
-const settle = Effect.promise(async () => {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 5))
-})
+/**
+ * Let the app's detached fibers (the last_used_at write) finish before counting: at least 100 ms, then until
+ * every recorded span has ended and none began for 50 ms (at most 5 s). A fixed pause was not enough beside
+ * another suite on two cores: a late write of the previous read was counted with the next one.
+ */
+const settleOn = (spans: ReadonlyArray<Tracer.NativeSpan>) =>
+  Effect.promise(async () => {
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 10; i++) await pause()
+    let seen = spans.length
+    let quiet = 0
+    for (let i = 0; i < 500 && quiet < 5; i++) {
+      await pause()
+      const open = spans.some((s) => s.status._tag === "Started")
+      quiet = !open && spans.length === seen ? quiet + 1 : 0
+      seen = spans.length
+    }
+  })
 
 describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
   // Health and, the same way, every report read and the briefing (access/StoredAnswers.ts); and it is so for
@@ -55,6 +69,7 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
           return span
         }
       })
+      const settle = settleOn(spans)
       const statements = () =>
         spans.map((s) => s.attributes.get("db.query.text")).filter((t) => t !== undefined).map(String)
       const repos = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(inject("databaseUrl")))))

@@ -349,6 +349,28 @@ layer(BillingApp)("billing through Stripe", (it) => {
       }
     }))
 
+  it.effect("refusals in the envelope: no yearly price 400, Stripe down 503, the portal before any checkout 409", () =>
+    Effect.gen(function*() {
+      const fake = yield* wire(yield* TestApp)
+      const fresh = yield* owner(yield* TestApp)
+      const portal = yield* fresh.dash("POST", "/account/billing-portal")
+      expect([portal.status, portal.json.error.type]).toEqual([409, "no_customer"])
+      const down = yield* makeTestApp({
+        billing: { ...billingOf(fake)!, priceIdYearly: null, apiBase: "http://127.0.0.1:9" },
+        ...LONG_SESSIONS
+      })
+      const o = yield* owner(down)
+      expect(yield* o.billing).toMatchObject({ yearlyAvailable: false, canSubscribe: true })
+      const yearly = yield* o.dash("POST", "/account/checkout", { plan: "yearly" })
+      expect([yearly.status, yearly.json.error.type]).toEqual([400, "plan_unavailable"])
+      const monthly = yield* o.dash("POST", "/account/checkout", { plan: "monthly" })
+      expect([monthly.status, monthly.json.error.type]).toEqual([503, "billing_unavailable"])
+      expect(monthly.text).not.toContain(fake.secretKey)
+      const bad = yield* o.dash("POST", "/account/checkout", { plan: "weekly" })
+      expect(bad.status).toBe(400)
+      expect(yield* o.apiStatus).toBe(402)
+    }))
+
   describe.skipIf(store !== "postgres")("two instances on one PostgreSQL", () => {
     it.effect("a webhook landing on instance A: instance B answers 200, then 402, on its very next request", () =>
       Effect.gen(function*() {

@@ -36,7 +36,7 @@ export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principa
 /** What the entitlement check needs of the caller's account, read with the token. */
 export interface AccountEntitlement {
   readonly trialEndsAt: Date
-  readonly subscriptionStatus: "none" | "active" | "canceled"
+  readonly subscriptionStatus: "none" | "active" | "past_due" | "canceled"
   /** null with an active subscription: no end date. */
   readonly subscriptionUntil: Date | null
 }

@@ -15,7 +15,7 @@ import { AccountId, Integer, ProjectId, Text, Timestamp, TokenId } from "./Commo
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
-import { BadRequest, Conflict, NotFound } from "./Errors.ts"
+import { BadRequest, Conflict, NotFound, Unavailable } from "./Errors.ts"
 import { Permission } from "./Permissions.ts"
 import { TokenStatus } from "./Tokens.ts"
 
@@ -55,6 +55,31 @@ export const EntitlementState = Schema.Literals(["trial", "subscribed", "ended"]
     "trial: in the free trial; subscribed: a paid subscription is live; ended: neither — /api/v1 answers 402 " +
     "trial_expired"
 })
+export const BillingPlan = Schema.Literals(["monthly", "yearly"])
+export const BillingView = Schema.Struct({
+  managedBy: Schema.Literals(["stripe", "operator"]).annotate({
+    description: "stripe: subscribe and manage billing here (docs/billing.md); operator: this server's operator sets " +
+      "subscriptions (no billing keys)"
+  }),
+  state: Schema.Literals(["trialing", "active", "past_due", "canceling", "ended"]).annotate({
+    description: "trialing: in the free trial; active: subscribed; past_due: a payment failed, the API stays live " +
+      "until graceEndsAt; canceling: canceled, live until periodEnd; ended: /api/v1 answers 402 trial_expired"
+  }),
+  plan: Schema.NullOr(BillingPlan),
+  periodEnd: Schema.NullOr(Timestamp).annotate({
+    description: "active: the next renewal; canceling: when it ends"
+  }),
+  graceEndsAt: Schema.NullOr(Timestamp).annotate({ description: "past_due: when the API stops answering" }),
+  canSubscribe: Schema.Boolean.annotate({ description: "Checkout is open: billing is on and no subscription is live" }),
+  canManage: Schema.Boolean.annotate({ description: "The customer portal is open: a Stripe customer exists" }),
+  yearlyAvailable: Schema.Boolean
+}).annotate({ identifier: "BillingView" })
+export type BillingView = typeof BillingView.Type
+export const CheckoutPayload = Schema.Struct({ plan: BillingPlan }).annotate({ identifier: "CheckoutRequest" })
+export const RedirectView = Schema.Struct({
+  url: Schema.String.annotate({ description: "Where to send the browser: Stripe's page" })
+}).annotate({ identifier: "BillingRedirect" })
+
 export const AccountView = Schema.Struct({
   accountId: AccountId,
   email: Schema.String,
@@ -62,10 +87,11 @@ export const AccountView = Schema.Struct({
   trialEndsAt: Timestamp,
   trialDaysLeft: Integer.annotate({ description: "Whole days left in the trial, rounded up; 0 once it has ended" }),
   subscription: Schema.Struct({
-    status: Schema.Literals(["none", "active", "canceled"]),
+    status: Schema.Literals(["none", "active", "past_due", "canceled"]),
     until: Schema.NullOr(Timestamp)
   }),
-  message: Schema.String.annotate({ description: "The entitlement in words, for the account page" })
+  message: Schema.String.annotate({ description: "The entitlement in words, for the account page" }),
+  billing: BillingView
 }).annotate({ identifier: "AccountView" })
 export type AccountView = typeof AccountView.Type
 
@@ -105,6 +131,25 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
     doc(
       HttpApiEndpoint.get("get", "/account", { success: Envelope("AccountResponse", AccountView) }),
       "Trial days left, subscription state, and whether the entitlement has ended"
+    ),
+    doc(
+      HttpApiEndpoint.post("checkout", "/account/checkout", {
+        payload: CheckoutPayload,
+        success: Envelope("CheckoutResponse", RedirectView),
+        error: [BadRequest, Conflict, Unavailable]
+      }),
+      "Subscribe: a Stripe Checkout page for the monthly or yearly plan",
+      "Creates the account's Stripe customer the first time. 409 `billing_not_configured` without billing keys, " +
+        "`already_subscribed` while a subscription is live (use the portal); 400 `plan_unavailable` for yearly " +
+        "without a yearly price; 503 `billing_unavailable` when Stripe cannot be reached."
+    ),
+    doc(
+      HttpApiEndpoint.post("billingPortal", "/account/billing-portal", {
+        success: Envelope("BillingPortalResponse", RedirectView),
+        error: [Conflict, Unavailable]
+      }),
+      "Manage billing: a Stripe customer portal session (card, invoices, cancel)",
+      "409 `billing_not_configured`, or `no_customer` before the first checkout; 503 `billing_unavailable`."
     )
   )
   .middleware(DashboardSession)

@@ -22,6 +22,8 @@ import { IntegrationsHttp } from "./api/Integrations.ts"
 import { ProjectsHttp } from "./api/Projects.ts"
 import { ReportsHttp } from "./api/Reports.ts"
 import { TokensHttp } from "./api/Tokens.ts"
+import { StripeBilling } from "./billing/StripeBilling.ts"
+import { WebhookRoute } from "./billing/WebhookRoute.ts"
 import { dashboardRoutes, DashboardServices } from "./dashboard/Routes.ts"
 import { bearerRejection } from "./http/Authentication.ts"
 import { IdempotencyLive } from "./http/Idempotency.ts"
@@ -187,6 +189,8 @@ export const appRoutes = (overrides: AppOverrides = {}) =>
     dashboardRoutes.pipe(Layer.provide(DashboardServices), Layer.provide(overrides.freshness ?? Freshness.live)),
     SystemRoutes,
     McpRoutes,
+    // Stripe's subscription events (docs/billing.md): outside /api/v1, the raw body is what is signed.
+    WebhookRoute.pipe(Layer.provide(StripeBilling.layer)),
     MetricsRoute,
     staticRoutes()
   ).pipe(

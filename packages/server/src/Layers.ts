@@ -3,6 +3,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { AccessRepo } from "./access/AccessRepo.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
+import { BillingRepo } from "./accounts/BillingRepo.ts"
 import { AnswersRepo } from "./answers/AnswersRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
@@ -59,7 +60,8 @@ export const SqlRepos = Layer.mergeAll(
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   AnswersRepo.sql,
-  WebsitesRepo.sql
+  WebsitesRepo.sql,
+  BillingRepo.sql
 )
 
 /** Tests only: the same repositories over maps. */
@@ -72,7 +74,8 @@ export const MemoryRepos = Layer.mergeAll(
   AccessRepo.memory.pipe(
     Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])
   ),
-  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory))
+  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory)),
+  BillingRepo.memory // over MemoryDb: writes the accounts' entitlement columns
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

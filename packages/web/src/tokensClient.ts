@@ -19,3 +19,5 @@ export const tokensAtom = DashboardTokens.query("tokens", "list", { reactivityKe
 export const accountAtom = DashboardTokens.query("account", "get", { reactivityKeys: [Keys.account] })
 export const createToken = DashboardTokens.mutation("tokens", "create")
 export const revokeToken = DashboardTokens.mutation("tokens", "revoke")
+export const startCheckout = DashboardTokens.mutation("account", "checkout")
+export const openBillingPortal = DashboardTokens.mutation("account", "billingPortal")

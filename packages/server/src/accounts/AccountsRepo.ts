@@ -14,7 +14,7 @@ const AccountRow = Schema.Struct({
   id: AccountId,
   name: Schema.String,
   trial_ends_at: Instant,
-  subscription_status: Schema.Literals(["none", "active", "canceled"]),
+  subscription_status: Schema.Literals(["none", "active", "past_due", "canceled"]),
   subscription_until: Schema.NullOr(Instant),
   created_at: Instant
 })
@@ -130,14 +130,21 @@ export class AccountsRepo extends Context.Service<AccountsRepo, AccountsRepoShap
   )
 }
 
-/** Live while the trial has not ended, or a subscription is active (or canceled but paid up to `until`). */
+/**
+ * Live while the trial has not ended, or a subscription is active (until its `until`, or open-ended when null),
+ * past due within its grace, or canceled but paid up to `until` (accounts/Billing.ts: `ended` exactly when not).
+ * On the hot path: no allocation, no lookup.
+ */
 export const isEntitled = (
   account: Pick<AccountRecord, "trialEndsAt" | "subscriptionStatus" | "subscriptionUntil">,
   now: Date
 ): boolean => {
-  if (account.trialEndsAt.getTime() > now.getTime()) return true
+  const t = now.getTime()
+  if (account.trialEndsAt.getTime() > t) return true
   const until = account.subscriptionUntil
-  if (account.subscriptionStatus === "active") return until === null || until.getTime() > now.getTime()
-  if (account.subscriptionStatus === "canceled") return until !== null && until.getTime() > now.getTime()
+  if (account.subscriptionStatus === "active") return until === null || until.getTime() > t
+  if (account.subscriptionStatus === "canceled" || account.subscriptionStatus === "past_due") {
+    return until !== null && until.getTime() > t
+  }
   return false
 }

@@ -1,14 +1,12 @@
 /** The dashboard API's handlers: auth, websites, tokens, account. */
 import type { Website } from "@sitehealth/domain/Dashboard"
 import { CurrentDashboardSession, DashboardApi } from "@sitehealth/domain/DashboardApi"
-import type { AccountView } from "@sitehealth/domain/DashboardTokens"
 import { BadRequest, Conflict, notFound } from "@sitehealth/domain/Errors"
 import type { Permission } from "@sitehealth/domain/Permissions"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Layer from "effect/Layer"
-import { AccountsRepo, isEntitled } from "../accounts/AccountsRepo.ts"
 import { createProject, mintToken } from "../accounts/Provisioning.ts"
 import { canonicalCurrency, canonicalDomain, canonicalTimezone } from "../projects/Parse.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
@@ -16,6 +14,7 @@ import { projectView } from "../projects/View.ts"
 import { tokenMetadata } from "../store/Present.ts"
 import type { ProjectRecord, TokenRecord } from "../store/Records.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
+import { DashboardAccountHttp } from "./AccountHttp.ts"
 import * as Auth from "./Auth.ts"
 import { AuthRepo } from "./AuthRepo.ts"
 import { WebsitesRepo } from "./WebsitesRepo.ts"
@@ -206,49 +205,6 @@ export const DashboardTokensHttp = HttpApiBuilder.group(DashboardApi, "tokens", 
         if (revoked === null) return yield* notFound("Token")
         return { revoked: true as const, token: dashboardToken(revoked, at) }
       })))
-
-const DAY_MS = 86_400_000
-
-export const accountView = (accountId: string, email: string) =>
-  Effect.gen(function*() {
-    const account = yield* (yield* AccountsRepo).find(accountId)
-    if (account === null) return yield* Effect.die(new Error("a session's account is gone"))
-    const at = yield* now
-    const trialLeftMs = account.trialEndsAt.getTime() - at.getTime()
-    const inTrial = trialLeftMs > 0
-    const entitled = isEntitled(account, at)
-    const subscribed = entitled && !inTrial
-    const entitlement: AccountView["entitlement"] = !entitled ? "ended" : inTrial ? "trial" : "subscribed"
-    const days = Math.max(0, Math.ceil(trialLeftMs / DAY_MS))
-    const message = entitlement === "trial"
-      ? `Your free trial ends in ${days} day${days === 1 ? "" : "s"}.`
-      : subscribed
-      ? account.subscriptionUntil === null
-        ? "Your subscription is active."
-        : `Your subscription is paid until ${account.subscriptionUntil.toISOString().slice(0, 10)}.`
-      : "Your trial or subscription has ended: the API answers 402 trial_expired until you subscribe."
-    const view: AccountView = {
-      accountId: account.id,
-      email,
-      entitlement,
-      trialEndsAt: account.trialEndsAt.toISOString(),
-      trialDaysLeft: days,
-      subscription: { status: account.subscriptionStatus, until: account.subscriptionUntil?.toISOString() ?? null },
-      message
-    }
-    return view
-  })
-
-export const DashboardAccountHttp = HttpApiBuilder.group(
-  DashboardApi,
-  "account",
-  (h) =>
-    h.handle("get", () =>
-      Effect.gen(function*() {
-        const session = yield* CurrentDashboardSession
-        return yield* accountView(session.accountId, session.email)
-      }))
-)
 
 export const DashboardHttp = Layer.mergeAll(
   DashboardAuthHttp,

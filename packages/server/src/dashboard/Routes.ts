@@ -11,6 +11,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
+import { StripeBilling } from "../billing/StripeBilling.ts"
 import { RequestErrorsLive } from "../http/RequestErrors.ts"
 import type { AppConfig } from "../platform/Config.ts"
 import { magicLogin } from "./Auth.ts"
@@ -32,6 +33,7 @@ export const DashboardServices = Layer.mergeAll(
   Signing.layer,
   Mailer.layer,
   AuthThrottle.layer,
+  StripeBilling.layer,
   // The dummy hash an unknown email is checked against, made before the first log-in rather than during it,
   // so that first answer takes no longer than the rest.
   Layer.effectDiscard(dummyHash)

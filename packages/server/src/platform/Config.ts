@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import type * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Path from "node:path"
+import { type BillingSettings, billingSettings } from "./BillingSettings.ts"
 import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./ConnectionSettings.ts"
 import { EMBEDDED_SHARED_BUFFERS, isPostgresMemorySize } from "./EmbeddedPostgres.ts"
 import { providerUrlSettings } from "./ProviderUrls.ts"
@@ -90,6 +91,8 @@ export interface AppConfigShape {
   readonly sessionRememberDays: number
   /** The dashboard's provider connections: Google OAuth client, provider API bases (platform/ConnectionSettings.ts). */
   readonly connections: ConnectionSettings
+  /** Subscriptions through Stripe Checkout (platform/BillingSettings.ts); null: operator-managed (the admin CLI). */
+  readonly billing: BillingSettings | null
 }
 
 export type LogFormat = "json" | "pretty"
@@ -218,7 +221,8 @@ export const loadAppConfig = (
     sessionIdleMinutes: int("SITEHEALTH_SESSION_IDLE_MINUTES", 30, 1, 7 * 24 * 60),
     sessionMaxHours: int("SITEHEALTH_SESSION_MAX_HOURS", 12, 1, 24 * 365),
     sessionRememberDays: int("SITEHEALTH_SESSION_REMEMBER_DAYS", 14, 1, 365),
-    connections: connectionSettings
+    connections: connectionSettings,
+    billing: billingSettings
   }).pipe(Effect.map(({ log, providerUrls: _, connections, ...rest }) => ({
     ...rest,
     ...log,

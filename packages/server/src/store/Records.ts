@@ -3,7 +3,7 @@ import type { AccountId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domai
 import type { Permission } from "@sitehealth/domain/Permissions"
 import type { ProjectSeries } from "./Series.ts"
 
-export type SubscriptionStatus = "none" | "active" | "canceled"
+export type SubscriptionStatus = "none" | "active" | "past_due" | "canceled"
 
 export interface AccountRecord {
   readonly id: AccountId

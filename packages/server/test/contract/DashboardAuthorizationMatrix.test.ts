@@ -143,7 +143,13 @@ const EXAMPLES: Record<string, Example> = {
     otherAccount: { status: 400, type: "oauth_state_invalid" }
   },
   "connections.connectGoogle": { body: () => ({ flow: "oaf_matrix", siteUrl: "sc-domain:matrix.example.com" }) },
-  "reports.createExpense": { body: () => EXPENSE }
+  "reports.createExpense": { body: () => EXPENSE },
+  // The caller's own billing; this app has no billing keys (docs/billing.md): 409, and Stripe is never asked.
+  "account.checkout": {
+    body: () => ({ plan: "monthly" }),
+    otherAccount: { status: 409, type: "billing_not_configured" }
+  },
+  "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } }
 }
 
 const EXPENSE = {

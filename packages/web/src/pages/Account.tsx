@@ -1,25 +1,44 @@
 /**
- * The account: the trial's days left or the subscription, and plainly when the entitlement has ended; then
- * its security: the password and two-factor sign-in (Security.tsx).
+ * The account: the trial's days left or the subscription, and plainly when the entitlement has ended; the
+ * subscription and the way to pay (Billing.tsx); then its security: the password and two-factor sign-in
+ * (Security.tsx).
  */
 import { useAtomValue } from "@effect/atom-react"
 import { formatDate } from "../format.ts"
 import { Result } from "../forms.tsx"
 import { accountAtom } from "../tokensClient.ts"
+import { BillingPanel, PastDueBanner } from "./Billing.tsx"
 import { ChangePassword, TwoFactor } from "./Security.tsx"
+
+/** Back from Stripe Checkout: the subscription starts when Stripe's webhook lands, seconds later. */
+const checkoutReturn = () => new URLSearchParams(window.location.search).get("checkout")
 
 export const AccountPage = () => {
   const account = useAtomValue(accountAtom)
+  const returned = checkoutReturn()
   return (
     <>
       <h1>Account</h1>
+      {returned === "success"
+        ? (
+          <div className="alert ok" role="status">
+            Thank you for subscribing. Until the state below says Active, Stripe's confirmation is on its way: reload in
+            a few seconds.
+          </div>
+        )
+        : returned === "canceled"
+        ? <div className="alert" role="status">Checkout canceled: nothing was charged.</div>
+        : null}
       <Result result={account} what="your account">
         {(a) => (
           <>
+            <PastDueBanner account={a} />
             {a.entitlement === "ended"
               ? (
                 <div className="alert error" role="alert">
-                  <strong>Your free trial has ended.</strong>
+                  <strong>
+                    {a.subscription.status === "none" ? "Your free trial has ended." : "Your subscription has ended."}
+                  </strong>
                   <p>{a.message}</p>
                   <p>
                     Until you subscribe, the API, the CLI and MCP clients answer “trial expired” (HTTP 402). Your
@@ -54,19 +73,11 @@ export const AccountPage = () => {
                 <dd>
                   <code>{a.accountId}</code>
                 </dd>
-                <dt>Plan</dt>
-                <dd>
-                  {a.entitlement === "trial" ? "Free trial" : a.entitlement === "subscribed" ? "Subscribed" : "Ended"}
-                </dd>
                 <dt>Trial ends</dt>
                 <dd>{formatDate(a.trialEndsAt)}</dd>
-                <dt>Subscription</dt>
-                <dd>
-                  {a.subscription.status}
-                  {a.subscription.until !== null ? ` until ${formatDate(a.subscription.until)}` : ""}
-                </dd>
               </dl>
             </div>
+            <BillingPanel account={a} />
           </>
         )}
       </Result>

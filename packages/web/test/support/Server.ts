@@ -10,7 +10,7 @@ import { appLayer, MemoryRepos } from "@sitehealth/server/Layers"
 import { AppConfig, type AppConfigShape, readConfig } from "@sitehealth/server/platform/Config"
 import { freePort } from "@sitehealth/server/test/support/Ports"
 import { runSyncWorker } from "@sitehealth/server/worker/SyncRunner"
-import { Effect, Fiber, Layer, Redacted } from "effect"
+import { type Context, Effect, Fiber, Layer, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { spawnSync } from "node:child_process"
 import * as Fs from "node:fs"
@@ -116,7 +116,7 @@ export interface GoogleSettings {
 export const startServer = async (
   smtpUrl: string,
   providers: { readonly stripe: string; readonly plausible: string; readonly google?: GoogleSettings },
-  options: { readonly worker?: boolean } = {}
+  options: { readonly worker?: boolean; readonly billing?: AppConfigShape["billing"] } = {}
 ) => {
   const port = await freePort()
   const defaults = readConfig({ SMTP_URL: smtpUrl, SITEHEALTH_SECRET_KEY: Buffer.alloc(32, 9).toString("base64") })
@@ -125,6 +125,7 @@ export const startServer = async (
     host: "127.0.0.1",
     port,
     redisUrl: null,
+    billing: options.billing ?? null,
     connections: {
       ...defaults.connections,
       stripeApiBase: providers.stripe,
@@ -142,8 +143,10 @@ export const startServer = async (
   }
   // One set of repositories for the server and, when asked, the worker's syncs (as `npm start` runs them in
   // process: a connection's first sync runs within SYNC_POLL_INTERVAL and recomposes the briefing when it lands).
+  let context: Context.Context<never> | null = null
   const app = Effect.gen(function*() {
     const repos = yield* Layer.build(MemoryRepos)
+    context = repos as Context.Context<never>
     if (options.worker === true) {
       yield* Effect.forkScoped(
         runSyncWorker.pipe(Effect.provideContext(repos), Effect.provide(AppConfig.layer(config))) as Effect.Effect<
@@ -164,7 +167,13 @@ export const startServer = async (
     if (ok) break
     await new Promise((r) => setTimeout(r, 50))
   }
-  return { base, close: () => Effect.runPromise(Fiber.interrupt(fiber)) }
+  return {
+    base,
+    /** Runs an effect over the server's repositories (a test's setup: an account, its trial). */
+    run: <A>(effect: Effect.Effect<A, unknown, any>): Promise<A> =>
+      Effect.runPromise(Effect.provideContext(effect, context!) as Effect.Effect<A>),
+    close: () => Effect.runPromise(Fiber.interrupt(fiber))
+  }
 }
 
 export const ensureArtifacts = () => Fs.mkdirSync(ARTIFACTS, { recursive: true })

@@ -30,6 +30,8 @@ import { Readiness } from "./http/Readiness.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { spaAnswer, staticRoutes } from "./http/Static.ts"
+import { issuerFor, PROTECTED_RESOURCE_METADATA } from "./oauth/Issuer.ts"
+import { oauthRoutes } from "./oauth/Routes.ts"
 import { AppConfig } from "./platform/Config.ts"
 import { MetricsRoute } from "./platform/Metrics.ts"
 import { Freshness } from "./recompute/Freshness.ts"
@@ -171,7 +173,15 @@ const SafetyNet = HttpRouter.middleware(
  * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
  */
 const McpRoutes = Layer.unwrap(
-  Effect.map(TokensRepo, (tokens) => mcpRoute((secret) => bearerRejection(tokens.findBySecretHash, secret)))
+  Effect.gen(function*() {
+    const tokens = yield* TokensRepo
+    const config = yield* AppConfig
+    return mcpRoute((secret) => bearerRejection(tokens.findBySecretHash, secret), {
+      // Where a client that connects by URL finds how to sign in (the MCP authorization spec; oauth/Routes.ts).
+      resourceMetadataUrl: (request) => `${issuerFor(config.publicUrl, request)}${PROTECTED_RESOURCE_METADATA}/mcp`,
+      allowedOrigins: config.publicUrl === null ? [] : [config.publicUrl]
+    })
+  })
 )
 
 /**
@@ -187,6 +197,7 @@ export const appRoutes = (overrides: AppOverrides = {}) =>
     dashboardRoutes.pipe(Layer.provide(DashboardServices), Layer.provide(overrides.freshness ?? Freshness.live)),
     SystemRoutes,
     McpRoutes,
+    oauthRoutes,
     MetricsRoute,
     staticRoutes()
   ).pipe(

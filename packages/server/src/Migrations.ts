@@ -19,6 +19,7 @@ import { paymentsMigration } from "./payments/Migration.ts"
 import { paymentsStagingMigration } from "./payments/StagingMigration.ts"
 import { ddlMigration } from "./platform/Ddl.ts"
 import { heartbeatMigration } from "./platform/HeartbeatMigration.ts"
+import { oauthServerMigration } from "./oauth/Migration.ts"
 import { searchMigration } from "./search/Migration.ts"
 import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration.ts"
 import { snapshotsMigration } from "./snapshots/Migration.ts"
@@ -171,7 +172,8 @@ export const migrations = Migrator.fromRecord({
   // 0021 was written and reverted (git log): a database that ran it must still run this one.
   "0022_dashboard_security": dashboardSecurityMigration,
   "0023_customer_contacts": customerContactsMigration,
-  "0024_briefing_editions": briefingEditionsMigration
+  "0024_briefing_editions": briefingEditionsMigration,
+  "0030_oauth_server": oauthServerMigration
 })
 
 /**

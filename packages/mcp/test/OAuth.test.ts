@@ -20,6 +20,7 @@ import { AuthRepo, newUserId } from "@sitehealth/server/dashboard/AuthRepo"
 import { hashPassword } from "@sitehealth/server/dashboard/Passwords"
 import { Effect } from "effect"
 import * as Crypto from "node:crypto"
+import { originAllowed } from "../src/HttpRoute.ts"
 
 const PASSWORD = "correct horse battery"
 const REDIRECT = "http://127.0.0.1:53682/callback"
@@ -215,5 +216,27 @@ describe("connecting by URL with the MCP SDK's OAuth client", () => {
     await expect(agent.callTool({ name: "list_projects", arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError)
     expect(provider.authorizationUrl).toBeDefined()
     await agent.close()
+  })
+
+  it("PUBLIC_URL is the issuer, the resource's origin and an allowed Origin of /mcp", async () => {
+    const publicUrl = "https://health.example.com"
+    const other = await startServer({ publicUrl })
+    try {
+      const prm: any = await (await fetch(new URL("/.well-known/oauth-protected-resource/mcp", other.baseUrl))).json()
+      expect(prm).toMatchObject({ resource: `${publicUrl}/mcp`, authorization_servers: [publicUrl] })
+      const as: any = await (await fetch(new URL("/.well-known/oauth-authorization-server", other.baseUrl))).json()
+      expect(as.issuer).toBe(publicUrl)
+      expect(as.token_endpoint).toBe(`${publicUrl}/oauth/token`)
+      const bare = await fetch(new URL("/mcp", other.baseUrl), { method: "POST", body: "{}" })
+      expect(bare.headers.get("www-authenticate")).toContain(
+        `resource_metadata="${publicUrl}/.well-known/oauth-protected-resource/mcp"`
+      )
+    } finally {
+      await other.close()
+    }
+    expect(originAllowed(publicUrl, [publicUrl])).toBe(true)
+    expect(originAllowed("http://localhost:5173", [publicUrl])).toBe(true)
+    expect(originAllowed("https://evil.example", [publicUrl])).toBe(false)
+    expect(originAllowed(publicUrl)).toBe(false)
   })
 })

@@ -30,7 +30,9 @@ const MAX_NAME = 100
 
 /** https anywhere, or http on a loopback host (RFC 8252 §7.3); never a fragment, never credentials in it. */
 export const redirectUriProblem = (raw: unknown): string | null => {
-  if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) return "must be a URL of at most 2000 characters"
+  if (typeof raw !== "string" || raw.length === 0 || raw.length > 2000) {
+    return "must be a URL of at most 2000 characters"
+  }
   let url: URL
   try {
     url = new URL(raw)

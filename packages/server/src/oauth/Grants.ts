@@ -123,7 +123,9 @@ const clientOf = (form: URLSearchParams) =>
     const id = yield* required(form, "client_id")
     const client = yield* (yield* OAuthRepo).findClient(id)
     if (client === null) {
-      return yield* Effect.fail(new OAuthFailure({ status: 401, error: "invalid_client", description: "Unknown client" }))
+      return yield* Effect.fail(
+        new OAuthFailure({ status: 401, error: "invalid_client", description: "Unknown client" })
+      )
     }
     return client
   })

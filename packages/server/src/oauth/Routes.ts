@@ -154,7 +154,9 @@ export const oauthRoutes = Layer.unwrap(
           const checked = yield* withRepos(checkAuthorization(parsed.value, issuerOf(request)))
           switch (checked._tag) {
             case "Invalid":
-              return oauthError(new OAuthFailure({ status: 400, error: "invalid_request", description: checked.message }))
+              return oauthError(
+                new OAuthFailure({ status: 400, error: "invalid_request", description: checked.message })
+              )
             case "Refused":
               return HttpServerResponse.redirect(checked.redirectTo, { status: 302 })
             case "Valid":

@@ -159,7 +159,12 @@ const EXAMPLES: Record<string, Example> = {
   "consent.describe": { query: consentRequest },
   // Grants the victim's website to an MCP client: never the account's to give.
   "consent.decide": {
-    body: (w) => ({ request: consentRequest(w), approve: true, websites: [w.website.id], permissions: ["projects:read"] }),
+    body: (w) => ({
+      request: consentRequest(w),
+      approve: true,
+      websites: [w.website.id],
+      permissions: ["projects:read"]
+    }),
     otherAccount: { status: 404, type: "not_found" }
   }
 }

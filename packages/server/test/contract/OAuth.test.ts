@@ -48,12 +48,18 @@ const owner = Effect.gen(function*() {
     })
     const websites = []
     for (const n of [1, 2]) {
-      websites.push(yield* createProject({ accountId: account.id, name: `Site ${n}`, domain: `${unique("s")}.example` }))
+      websites.push(
+        yield* createProject({ accountId: account.id, name: `Site ${n}`, domain: `${unique("s")}.example` })
+      )
     }
     return { account, websites }
   }))
   yield* TestClock.adjust("1 minute") // a fresh log-in throttle window
-  const r = yield* h.raw("POST", "/app/api/auth/login", { token: null, headers: ORIGIN, body: { email, password: PASSWORD } })
+  const r = yield* h.raw("POST", "/app/api/auth/login", {
+    token: null,
+    headers: ORIGIN,
+    body: { email, password: PASSWORD }
+  })
   expect(r.status, r.text).toBe(200)
   const cookie = /sitehealth_session=([^;]*)/.exec(r.headers.get("set-cookie") ?? "")![1]!
   return {
@@ -89,8 +95,7 @@ const authorizeQuery = (clientId: string, challenge: string, extra: Record<strin
 
 const qs = (query: Record<string, string>) => new URLSearchParams(query).toString()
 
-const authorize = (query: Record<string, string>) =>
-  h.raw("GET", `/oauth/authorize?${qs(query)}`, { token: null })
+const authorize = (query: Record<string, string>) => h.raw("GET", `/oauth/authorize?${qs(query)}`, { token: null })
 
 const decide = (session: Session, request: Record<string, string>, choice: Record<string, unknown>) =>
   h.raw("POST", "/app/api/oauth/consent", {
@@ -256,10 +261,14 @@ layer(TestApp.layer(), { timeout: 60_000 })("MCP authorization server", (it) => 
           requestedPermissions: ["projects:read", "revenue:read"]
         })
         expect(view.json.data.websites.map((w: any) => w.id).sort()).toEqual([...session.websites].sort())
-        const unregistered = yield* h.raw("GET", `/app/api/oauth/consent?${qs({ ...request, redirect_uri: "https://e.example/" })}`, {
-          token: null,
-          headers: session.read
-        })
+        const unregistered = yield* h.raw(
+          "GET",
+          `/app/api/oauth/consent?${qs({ ...request, redirect_uri: "https://e.example/" })}`,
+          {
+            token: null,
+            headers: session.read
+          }
+        )
         expect(unregistered.status).toBe(400)
         expect(unregistered.json.error.type).toBe("invalid_authorization_request")
 
@@ -306,20 +315,24 @@ layer(TestApp.layer(), { timeout: 60_000 })("MCP authorization server", (it) => 
         const projects = yield* h.raw("GET", "/api/v1/projects", { token: r.json.access_token })
         expect(projects.status).toBe(200)
         expect(projects.json.data.projects.map((p: any) => p.id)).toEqual([session.websites[0]])
-        expect((yield* h.raw("GET", `/api/v1/projects/${session.websites[0]}/analytics`, {
-          token: r.json.access_token
-        })).status).toBe(403)
+        expect(
+          (yield* h.raw("GET", `/api/v1/projects/${session.websites[0]}/analytics`, {
+            token: r.json.access_token
+          })).status
+        ).toBe(403)
         const listed = yield* h.raw("GET", "/app/api/tokens", { token: null, headers: session.read })
         const row = listed.json.data.tokens.find((t: any) => t.name === "Agent X (MCP sign-in)")
         expect(row).toMatchObject({ websites: [session.websites[0]], permissions: ["projects:read"], status: "active" })
         // Secrets are kept hashed: no row holds the code, the access or the refresh token (PostgreSQL: the rows as text).
         if (h.store === "postgres") {
-          const stored = yield* h.run(Effect.gen(function*() {
-            const sql = yield* SqlClient.SqlClient
-            const rows = yield* sql<{ row: string }>`SELECT t::text AS row FROM oauth_codes t
+          const stored = yield* h.run(
+            Effect.gen(function*() {
+              const sql = yield* SqlClient.SqlClient
+              const rows = yield* sql<{ row: string }>`SELECT t::text AS row FROM oauth_codes t
                 UNION ALL SELECT t::text FROM oauth_refresh_tokens t UNION ALL SELECT t::text FROM tokens t`
-            return rows.map((x) => x.row).join("\n")
-          }).pipe(Effect.orDie))
+              return rows.map((x) => x.row).join("\n")
+            }).pipe(Effect.orDie)
+          )
           expect(stored).toContain("\\x") // the hashes are there
           for (const secret of [grant.code, r.json.access_token, r.json.refresh_token]) {
             expect(stored).not.toContain(secret)
@@ -385,7 +398,9 @@ layer(TestApp.layer(), { timeout: 60_000 })("MCP authorization server", (it) => 
         expect(rows.filter((t: any) => t.name === "Agent X (MCP sign-in)" && t.status === "active")).toHaveLength(1)
 
         // A refresh for another resource is refused and leaves the refresh token usable.
-        const wrong = yield* refreshWith(grant.clientId, second.json.refresh_token, { resource: "https://x.example/mcp" })
+        const wrong = yield* refreshWith(grant.clientId, second.json.refresh_token, {
+          resource: "https://x.example/mcp"
+        })
         expect(wrong.json.error).toBe("invalid_target")
         const third = (yield* refreshWith(grant.clientId, second.json.refresh_token)).json
         expect(yield* apiStatus(third.access_token)).toBe(200)

@@ -27,6 +27,7 @@ import { promptMessages, PROMPTS } from "./Prompts.ts"
 import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
 import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"
+import { WHAT_CHANGED, whatChanged, whatChangedDefinition } from "./WhatChanged.ts"
 
 /**
  * The tool table (and with it the contract) loads on the first request that needs it, not with the server:
@@ -112,9 +113,18 @@ export const makeHandlers = (options: McpOptions) => {
       : registered.filter((t) => t.permission === AUTHENTICATED || granted.includes(t.permission))
   }
 
-  const listTools = async () => ({ tools: (await visible()).map((t) => t.definition) })
+  /** `what_changed` (WhatChanged.ts, composed of the projects group's reads) is served with that toolset. */
+  const composed = options.toolsets === undefined || options.toolsets === null || options.toolsets.includes("projects")
+  const listTools = async () => {
+    const listed = await visible()
+    const withComposed = composed && (permissions === undefined || permissions.includes("projects:read"))
+    return { tools: [...listed.map((t) => t.definition), ...(withComposed ? [whatChangedDefinition] : [])] }
+  }
 
   const callTool = async (request: CallToolRequest): Promise<ToolResult> => {
+    if (request.params.name === WHAT_CHANGED && composed) {
+      return whatChanged(options.send, request.params.arguments ?? {}, Date.now())
+    }
     const { all, byName } = await tools()
     const spec = byName.get(request.params.name)
     if (spec === undefined) {

@@ -33,6 +33,7 @@ describe("tools/list", () => {
     const expected = contractEndpoints()
       .filter((name) => operationByName(name)?.mcp !== null)
       .map(toolNameOf)
+      .concat("what_changed") // composed of the projects group's reads (WhatChanged.ts)
       .sort()
     expect(listed).toEqual(expected)
     expect(listed).toEqual([
@@ -51,7 +52,8 @@ describe("tools/list", () => {
       "list_signals",
       "list_tokens",
       "revoke_token",
-      "sync_integration"
+      "sync_integration",
+      "what_changed"
     ])
     await client.close()
   })
@@ -95,14 +97,15 @@ describe("tools/list", () => {
       "get_health",
       "list_projects",
       "list_signals",
-      "list_tokens"
+      "list_tokens",
+      "what_changed"
     ])
     await narrow.close()
 
     const { secret: root } = await srv.newAccount()
     const readOnly = await inMemoryClient(srv.baseUrl, root, true)
     const tools = (await readOnly.listTools()).tools
-    expect(tools.length).toBe(11)
+    expect(tools.length).toBe(12)
     for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true)
     const refused = await readOnly.callTool({ name: "create_expense", arguments: {} })
     expect(refused.isError).toBe(true)

@@ -76,7 +76,7 @@ export const ConsentPage = () => {
               }}
             >
               <p>
-                <strong>{consent.client.name}</strong> asks for a token to read your websites through{" "}
+                <strong>{consent.client.name}</strong> asks for access to your websites through{" "}
                 <code>{consent.resource}</code>. After your answer the browser goes back to{" "}
                 <strong>{consent.redirectHost}</strong>. Only approve a client you started yourself.
               </p>

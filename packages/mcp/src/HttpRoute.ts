@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP at `/mcp` on the API server (stateless, JSON responses). Every request needs
- * `Authorization: Bearer …` (else 401 with `WWW-Authenticate`) and an `Origin` that is absent or loopback
- * (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
+ * `Authorization: Bearer …` (else 401 with `WWW-Authenticate`, naming the protected-resource metadata where a
+ * client connecting by URL learns how to sign in) and an `Origin` that is absent, loopback or the server's
+ * PUBLIC_URL (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
  * request dispatched through the app's own router, so auth, rate limit (shared with REST for the token),
  * entitlement and scope are exactly REST's. A bearer that does not authenticate is refused with 401 up front.
  * Only POST is served: being stateless, the server has no stream to offer on GET and no session to end on

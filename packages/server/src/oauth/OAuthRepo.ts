@@ -69,6 +69,7 @@ export interface OAuthRepoShape {
 }
 
 const CLIENT_ID = /^cli_[0-9A-Za-z]{16,64}$/
+const DAY_MS = 86_400_000
 
 const ClientRow = Schema.Struct({
   id: Schema.String,
@@ -163,6 +164,10 @@ export class OAuthRepo extends Context.Service<OAuthRepo, OAuthRepoShape>()("sit
             : { id: row.id, name: row.name, redirectUris: row.redirect_uris, createdAt: row.created_at }
         }),
         insertCode: Effect.fn("OAuthRepo.insertCode")(function*(c) {
+          // Codes a day past their expiry are kept no longer (until then a replay still revokes what it gave).
+          yield* sql`DELETE FROM oauth_codes WHERE expires_at < ${new Date(c.createdAt.getTime() - DAY_MS)}`.pipe(
+            dieOnSqlError
+          )
           yield* sql`INSERT INTO oauth_codes (secret_sha256, client_id, account_id, projects, permissions,
               redirect_uri, code_challenge, resource, created_at, expires_at)
               VALUES (${bytes(c.secretSha256)}, ${c.clientId}, ${c.accountId},
@@ -184,6 +189,8 @@ export class OAuthRepo extends Context.Service<OAuthRepo, OAuthRepoShape>()("sit
           )
         }),
         insertRefresh: Effect.fn("OAuthRepo.insertRefresh")(function*(r) {
+          // An expired refresh token renews nothing and detects nothing any more: it goes.
+          yield* sql`DELETE FROM oauth_refresh_tokens WHERE expires_at < ${r.createdAt}`.pipe(dieOnSqlError)
           yield* sql`INSERT INTO oauth_refresh_tokens (secret_sha256, token_id, client_id, resource, created_at,
               expires_at)
               VALUES (${bytes(r.secretSha256)}, ${r.tokenId}, ${r.clientId}, ${r.resource}, ${r.createdAt},
@@ -221,7 +228,14 @@ export class OAuthRepo extends Context.Service<OAuthRepo, OAuthRepoShape>()("sit
     return OAuthRepo.of({
       insertClient: Effect.fn("OAuthRepo.insertClient")((c) => Effect.sync(() => void clients.set(c.id, c))),
       findClient: Effect.fn("OAuthRepo.findClient")((id) => Effect.sync(() => clients.get(id) ?? null)),
-      insertCode: Effect.fn("OAuthRepo.insertCode")((c) => Effect.sync(() => void codes.set(c.secretSha256, c))),
+      insertCode: Effect.fn("OAuthRepo.insertCode")((c) =>
+        Effect.sync(() => {
+          for (const [hash, old] of codes) {
+            if (old.expiresAt.getTime() < c.createdAt.getTime() - DAY_MS) codes.delete(hash)
+          }
+          codes.set(c.secretSha256, c)
+        })
+      ),
       useCode: Effect.fn("OAuthRepo.useCode")((hash, at) => Effect.sync(() => use(codes, hash, at))),
       setCodeToken: Effect.fn("OAuthRepo.setCodeToken")((hash, tokenId) =>
         Effect.sync(() => {
@@ -230,7 +244,10 @@ export class OAuthRepo extends Context.Service<OAuthRepo, OAuthRepoShape>()("sit
         })
       ),
       insertRefresh: Effect.fn("OAuthRepo.insertRefresh")((r) =>
-        Effect.sync(() => void refreshes.set(r.secretSha256, r))
+        Effect.sync(() => {
+          for (const [hash, old] of refreshes) if (old.expiresAt < r.createdAt) refreshes.delete(hash)
+          refreshes.set(r.secretSha256, r)
+        })
       ),
       useRefresh: Effect.fn("OAuthRepo.useRefresh")((hash, at) => Effect.sync(() => use(refreshes, hash, at))),
       endFamily: Effect.fn("OAuthRepo.endFamily")((tokenId, at) =>

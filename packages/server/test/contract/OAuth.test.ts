@@ -427,7 +427,14 @@ layer(TestApp.layer(), { timeout: 60_000 })("MCP authorization server", (it) => 
         const later = yield* approved(session)
         const kept = (yield* exchange(later)).json
         yield* TestClock.adjust("31 days")
-        expect((yield* refreshWith(later.clientId, kept.refresh_token)).json.error).toBe("invalid_grant")
+        const expired = (yield* refreshWith(later.clientId, kept.refresh_token)).json
+        expect(expired).toMatchObject({ error: "invalid_grant", error_description: "The refresh token has expired" })
+        // The next grant's refresh token is stored, and the expired one is forgotten (nothing grows without end).
+        const fresh = yield* approved(yield* owner) // the session of 31 days ago has ended
+        expect((yield* exchange(fresh)).status).toBe(200)
+        expect((yield* refreshWith(later.clientId, kept.refresh_token)).json.error_description).toBe(
+          "Unknown refresh token"
+        )
       }))
   })
 })

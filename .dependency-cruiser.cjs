@@ -4,7 +4,7 @@
  * server import each other.
  *
  *   platform (store, platform) → data (each feature's repository, migration and pure code) → logic
- *   (integrations, recompute, access, billing) → application (http, api, reports, dashboard, worker) → entry points
+ *   (integrations, recompute, access, billing) → application (http, api, reports, oauth, dashboard, worker) → entry points
  *   (the server's root modules, admin, demo)
  *
  * A folder may import its own layer and the layers before it, never a later one.
@@ -14,7 +14,7 @@ const folders = (names) => `${SRC}(${names.join("|")})/`
 const PLATFORM = ["store", "platform"]
 const DATA = ["accounts", "projects", "tokens", "expenses", "fx", "metrics", "traffic", "search", "answers", "snapshots", "payments"]
 const LOGIC = ["integrations", "recompute", "access", "billing"]
-const APPLICATION = ["http", "api", "reports", "dashboard", "worker"]
+const APPLICATION = ["http", "api", "reports", "oauth", "dashboard", "worker"]
 const ENTRY = `(${SRC}[^/]+\\.ts$|${folders(["admin", "demo"])})`
 
 const above = (name, from, to) => ({

@@ -18,6 +18,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import { RequestErrors } from "./Authentication.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
+import { DashboardConsentApi } from "./DashboardConsent.ts"
 import {
   DASHBOARD_PREFIX,
   DashboardAuthApi,
@@ -37,6 +38,7 @@ export * from "./DashboardTokens.ts"
 export class DashboardApi extends documentedApi(
   HttpApi.make("dashboard")
     .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi, DashboardSecurityApi)
+    .add(DashboardConsentApi)
     .add(DashboardConnectionsApi.middleware(DashboardSession))
     .add(DashboardReportsApi.middleware(DashboardSession))
     .middleware(DashboardOrigin)

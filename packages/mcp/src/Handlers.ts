@@ -10,7 +10,13 @@
  *   the session (a token's permissions never change).
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolRequest, GetPromptRequest, ReadResourceRequest } from "@modelcontextprotocol/sdk/types.js"
+import type {
+  CallToolRequest,
+  CompleteRequest,
+  GetPromptRequest,
+  ReadResourceRequest
+} from "@modelcontextprotocol/sdk/types.js"
+import { PERIODS } from "@sitehealth/domain/Common"
 import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
@@ -21,6 +27,7 @@ import { promptMessages, PROMPTS } from "./Prompts.ts"
 import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
 import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"
+import { WHAT_CHANGED, whatChanged, whatChangedDefinition } from "./WhatChanged.ts"
 
 /**
  * The tool table (and with it the contract) loads on the first request that needs it, not with the server:
@@ -28,6 +35,8 @@ import { validateArguments } from "./Validate.ts"
  */
 let toolsModule: Promise<typeof import("./Tools.ts")> | undefined
 const loadTools = () => (toolsModule ??= import("./Tools.ts"))
+
+const HEALTH_TEMPLATE = "sitehealth://projects/{id}/health"
 
 /** MCP's code for a resource that does not exist (spec, server/resources: error handling). */
 const RESOURCE_NOT_FOUND = -32002
@@ -104,9 +113,18 @@ export const makeHandlers = (options: McpOptions) => {
       : registered.filter((t) => t.permission === AUTHENTICATED || granted.includes(t.permission))
   }
 
-  const listTools = async () => ({ tools: (await visible()).map((t) => t.definition) })
+  /** `what_changed` (WhatChanged.ts, composed of the projects group's reads) is served with that toolset. */
+  const composed = options.toolsets === undefined || options.toolsets === null || options.toolsets.includes("projects")
+  const listTools = async () => {
+    const listed = await visible()
+    const withComposed = composed && (permissions === undefined || permissions.includes("projects:read"))
+    return { tools: [...listed.map((t) => t.definition), ...(withComposed ? [whatChangedDefinition] : [])] }
+  }
 
   const callTool = async (request: CallToolRequest): Promise<ToolResult> => {
+    if (request.params.name === WHAT_CHANGED && composed) {
+      return whatChanged(options.send, request.params.arguments ?? {}, Date.now())
+    }
     const { all, byName } = await tools()
     const spec = byName.get(request.params.name)
     if (spec === undefined) {
@@ -141,14 +159,15 @@ export const makeHandlers = (options: McpOptions) => {
   // Resources: each project's health, readable by URI.
   const listResourceTemplates = async () => ({
     resourceTemplates: [{
-      uriTemplate: "sitehealth://projects/{id}/health",
+      uriTemplate: HEALTH_TEMPLATE,
       name: "project-health",
       title: "Project health",
       description: "Health score, confidence and dimensions of a project (GET /projects/{id}/health)",
       mimeType: "application/json"
     }]
   })
-  const listResources = async () => {
+  /** The first page (100) of the projects the token may see: discovery, no rate-limit unit at /mcp. */
+  const visibleProjects = async (): Promise<ReadonlyArray<Record<string, unknown>>> => {
     const answer = await options.send({
       ...requestFor(await specOf("listProjects"), { limit: "100" }),
       discovery: true
@@ -157,8 +176,12 @@ export const makeHandlers = (options: McpOptions) => {
       isObject(answer.body) && isObject(answer.body.data) && Array.isArray(answer.body.data.projects)
         ? answer.body.data.projects
         : []
+    return listed.filter(isObject)
+  }
+  const listResources = async () => {
+    const listed = await visibleProjects()
     return {
-      resources: listed.filter(isObject).map((p) => ({
+      resources: listed.map((p) => ({
         uri: `sitehealth://projects/${p.id}/health`,
         name: `${p.name ?? p.id} health`,
         description: `Health of ${p.domain ?? p.id}`,
@@ -196,7 +219,38 @@ export const makeHandlers = (options: McpOptions) => {
     return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(answer.body.data, null, 2) }] }
   }
 
-  return { listTools, callTool, listPrompts, getPrompt, listResourceTemplates, listResources, readResource }
+  /**
+   * completion/complete: a prompt's `project` and the health template's `id` complete to the ids of the projects
+   * the token may see whose id, name or domain starts with what was typed (case-insensitive); `period` to the
+   * periods. An unknown prompt or template is -32602, an argument with nothing to offer completes to nothing.
+   */
+  const complete = async (request: CompleteRequest) => {
+    const { argument, ref } = request.params
+    const typed = argument.value.toLowerCase()
+    const none = { completion: { values: [] as Array<string>, hasMore: false } }
+    const known = ref.type === "ref/prompt"
+      ? PROMPTS.some((p) => p.definition.name === ref.name)
+      : ref.uri === HEALTH_TEMPLATE
+    if (!known) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        ref.type === "ref/prompt"
+          ? `Unknown prompt ${clipInput(ref.name, 100)}`
+          : `Unknown resource template ${clipInput(ref.uri, 200)}; the template is ${HEALTH_TEMPLATE}`
+      )
+    }
+    if (argument.name === "period" && ref.type === "ref/prompt") {
+      return { completion: { values: PERIODS.filter((p) => p.startsWith(typed)), hasMore: false } }
+    }
+    if (argument.name !== (ref.type === "ref/prompt" ? "project" : "id")) return none
+    const matches = (await visibleProjects()).filter((p) =>
+      [p.id, p.name, p.domain].some((field) => typeof field === "string" && field.toLowerCase().startsWith(typed))
+    ).map((p) => String(p.id))
+    // MCP caps the values at 100 per answer.
+    return { completion: { values: matches.slice(0, 100), total: matches.length, hasMore: matches.length > 100 } }
+  }
+
+  return { listTools, callTool, listPrompts, getPrompt, listResourceTemplates, listResources, readResource, complete }
 }
 
 export type Handlers = ReturnType<typeof makeHandlers>

@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP at `/mcp` on the API server (stateless, JSON responses). Every request needs
- * `Authorization: Bearer …` (else 401 with `WWW-Authenticate`) and an `Origin` that is absent or loopback
- * (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
+ * `Authorization: Bearer …` (else 401 with `WWW-Authenticate`, naming the protected-resource metadata where a
+ * client connecting by URL learns how to sign in) and an `Origin` that is absent, loopback or the server's
+ * PUBLIC_URL (else 403, against DNS rebinding). Tool calls are not a second implementation: each becomes an internal
  * request dispatched through the app's own router, so auth, rate limit (shared with REST for the token),
  * entitlement and scope are exactly REST's. A bearer that does not authenticate is refused with 401 up front.
  * Only POST is served: being stateless, the server has no stream to offer on GET and no session to end on
@@ -40,10 +41,12 @@ export const MCP_PATH = "/mcp"
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"])
 
-export const originAllowed = (origin: string | undefined): boolean => {
+/** Absent, loopback, or one of `allowed` (the server's PUBLIC_URL): a browser page of another site is refused. */
+export const originAllowed = (origin: string | undefined, allowed: ReadonlyArray<string> = []): boolean => {
   if (origin === undefined || origin === "") return true
   try {
-    return LOOPBACK.has(new URL(origin).hostname)
+    const url = new URL(origin)
+    return LOOPBACK.has(url.hostname) || allowed.includes(url.origin)
   } catch {
     return false
   }
@@ -103,18 +106,30 @@ export const batchRemoved = (message: unknown, header: string | null): boolean =
  */
 export type BearerCheck = (secret: string) => Effect.Effect<null | "invalid_token" | "token_revoked" | "token_expired">
 
-const unauthorized = (type: string) =>
-  json(401, errorBody(401, "Invalid or expired token", type), {
-    "www-authenticate": `Bearer realm="sitehealth", error="invalid_token"`
-  })
+/**
+ * How the server publishes its authorization (the MCP authorization spec): the URL of /mcp's RFC 9728
+ * protected-resource metadata for a request, named in every 401's `WWW-Authenticate`, so a client that
+ * connects by URL alone finds where to sign in; and the origins allowed besides loopback (PUBLIC_URL's).
+ */
+export interface McpAuthorization {
+  readonly resourceMetadataUrl: (request: HttpServerRequest.HttpServerRequest) => string
+  readonly allowedOrigins: ReadonlyArray<string>
+}
 
-export const mcpRoute = (checkBearer: BearerCheck) =>
+const challenge = (metadataUrl: string | null, error: string | null) =>
+  [
+    `Bearer realm="sitehealth"`,
+    ...(metadataUrl === null ? [] : [`resource_metadata="${metadataUrl}"`]),
+    ...(error === null ? [] : [`error="${error}"`])
+  ].join(", ")
+
+export const mcpRoute = (checkBearer: BearerCheck, authorization: McpAuthorization | null = null) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const router = yield* HttpRouter.HttpRouter
       return HttpRouter.add("*", MCP_PATH, (request) =>
         Effect.gen(function*() {
-          if (!originAllowed(request.headers["origin"])) {
+          if (!originAllowed(request.headers["origin"], authorization?.allowedOrigins)) {
             return json(403, errorBody(403, "Origin not allowed", "forbidden_origin"))
           }
           // Stateless: no stream the server could open (GET) and no session to end (DELETE).
@@ -126,23 +141,28 @@ export const mcpRoute = (checkBearer: BearerCheck) =>
               { allow: "POST" }
             )
           }
-          const authorization = request.headers["authorization"] ?? ""
-          const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
+          const metadataUrl = authorization === null ? null : authorization.resourceMetadataUrl(request)
+          const bearer = request.headers["authorization"] ?? ""
+          const token = /^Bearer\s+(\S+)$/i.exec(bearer)?.[1]
           if (token === undefined) {
             return json(401, errorBody(401, "Invalid or expired token", "missing_token"), {
-              "www-authenticate": "Bearer realm=\"sitehealth\""
+              "www-authenticate": challenge(metadataUrl, null)
             })
           }
           const selection = toolSelection(request)
           if ("error" in selection) return json(400, errorBody(400, selection.error, "invalid_request"))
           const refused = yield* checkBearer(token)
-          if (refused !== null) return unauthorized(refused)
+          if (refused !== null) {
+            return json(401, errorBody(401, "Invalid or expired token", refused), {
+              "www-authenticate": challenge(metadataUrl, "invalid_token")
+            })
+          }
           const context = yield* Effect.context<never>()
           const dispatch = (api: ApiRequest): Promise<ApiAnswer> => {
             const inner = new Request(new URL(api.url, "http://internal"), {
               method: api.method,
               headers: {
-                authorization,
+                authorization: bearer,
                 ...(api.body === undefined ? {} : { "content-type": "application/json" }),
                 ...(api.method === "POST" ? { "idempotency-key": api.idempotencyKey ?? crypto.randomUUID() } : {})
               },

@@ -25,15 +25,24 @@ export const PROMPTS: ReadonlyArray<
     definition: {
       name: "morning_briefing",
       title: "Morning briefing",
-      description: "A project's briefing with its top signals",
-      arguments: [PROJECT]
+      description: "The briefing of one project with its top signals, or of every website the token may see",
+      arguments: [{ ...PROJECT, description: "Project id (prj_…); omit for every website", required: false }]
     },
     text: (a) =>
-      `Give me the morning briefing of project ${a.project}. Call ${
-        toolNameOf("getBriefing")
-      } with id "${a.project}" and ` +
-      `${toolNameOf("listSignals")} with id "${a.project}", active "true". Summarise the priorities first, then the ` +
-      `three most severe active signals with what to do about each. Quote figures exactly as the tools return them.`
+      a.project === undefined
+        ? `Give me the morning briefing across all my websites. Call ${toolNameOf("listProjects")} (follow ` +
+          `nextCursor until it is null), then ${
+            toolNameOf("getBriefing")
+          } with the id of each. Rank the websites by the money at stake ` +
+          `their briefings name (largest first), then by health. For each: one line of what changed and the one thing ` +
+          `to do today. Quote figures exactly as the tools return them; say so when a website has no data yet.`
+        : `Give me the morning briefing of project ${a.project}. Call ${
+          toolNameOf("getBriefing")
+        } with id "${a.project}" and ` +
+          `${
+            toolNameOf("listSignals")
+          } with id "${a.project}", active "true". Summarise the priorities first, then the ` +
+          `three most severe active signals with what to do about each. Quote figures exactly as the tools return them.`
   },
   {
     definition: {
@@ -76,7 +85,7 @@ export const promptMessages = (name: string, args: Record<string, string>) => {
   if (unknown.length > 0) {
     throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} takes no argument ${unknown.join(", ")}`)
   }
-  const projectProblem = pathParamOf("/projects/:id", "id").problem(args.project)
+  const projectProblem = args.project === undefined ? null : pathParamOf("/projects/:id", "id").problem(args.project)
   if (projectProblem !== null) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name}: project: ${projectProblem}`)
   if (args.period !== undefined && !PERIODS.some((p) => p === args.period)) {
     throw new McpError(ErrorCode.InvalidParams, `Prompt ${name}: period must be one of ${PERIODS.join(", ")}`)

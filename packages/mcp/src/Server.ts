@@ -8,6 +8,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -59,5 +60,6 @@ export const makeMcpServer = (options: McpOptions | Promise<McpOptions>): Server
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await loaded()).listResourceTemplates())
   server.setRequestHandler(ListResourcesRequestSchema, async () => (await loaded()).listResources())
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => (await loaded()).readResource(request))
+  server.setRequestHandler(CompleteRequestSchema, async (request) => (await loaded()).complete(request))
   return server
 }

@@ -205,7 +205,7 @@ for (const kind of ["stdio", "http"] as const) {
     it("JSON-RPC errors: unknown resource URI and missing prompt argument -32602; an out-of-scope project's resource is an error", async () => {
       expect((await rejection(client.readResource({ uri: "sitehealth://nothing/here" }))).code).toBe(-32602)
       expect((await rejection(client.readResource({ uri: "sitehealth://projects/../health" }))).code).toBe(-32602)
-      expect((await rejection(client.getPrompt({ name: "morning_briefing", arguments: {} }))).code).toBe(-32602)
+      expect((await rejection(client.getPrompt({ name: "diagnose_traffic", arguments: {} }))).code).toBe(-32602)
       expect((await rejection(client.getPrompt({ name: "no_such_prompt", arguments: {} }))).code).toBe(-32602)
       expect(
         (await rejection(client.getPrompt({ name: "diagnose_traffic", arguments: { project, period: "forever" } })))

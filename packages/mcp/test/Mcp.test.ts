@@ -33,6 +33,7 @@ describe("tools/list", () => {
     const expected = contractEndpoints()
       .filter((name) => operationByName(name)?.mcp !== null)
       .map(toolNameOf)
+      .concat("what_changed") // composed of the projects group's reads (WhatChanged.ts)
       .sort()
     expect(listed).toEqual(expected)
     expect(listed).toEqual([
@@ -51,7 +52,8 @@ describe("tools/list", () => {
       "list_signals",
       "list_tokens",
       "revoke_token",
-      "sync_integration"
+      "sync_integration",
+      "what_changed"
     ])
     await client.close()
   })
@@ -95,14 +97,15 @@ describe("tools/list", () => {
       "get_health",
       "list_projects",
       "list_signals",
-      "list_tokens"
+      "list_tokens",
+      "what_changed"
     ])
     await narrow.close()
 
     const { secret: root } = await srv.newAccount()
     const readOnly = await inMemoryClient(srv.baseUrl, root, true)
     const tools = (await readOnly.listTools()).tools
-    expect(tools.length).toBe(11)
+    expect(tools.length).toBe(12)
     for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true)
     const refused = await readOnly.callTool({ name: "create_expense", arguments: {} })
     expect(refused.isError).toBe(true)
@@ -409,8 +412,52 @@ describe("prompts and resources", () => {
       }
     }
     expect(((traffic.messages[0]!.content) as { text: string }).text).toContain("\"30d\"")
-    await expect(client.getPrompt({ name: "morning_briefing", arguments: {} })).rejects.toThrow(/project/)
+    await expect(client.getPrompt({ name: "diagnose_traffic", arguments: {} })).rejects.toThrow(/project/)
+    await expect(client.getPrompt({ name: "morning_briefing", arguments: { project: "nope" } })).rejects.toThrow(
+      /project/
+    )
+    // Without a project: every website the token may see, ranked by money at stake.
+    const all = ((await client.getPrompt({ name: "morning_briefing", arguments: {} })).messages[0]!.content as {
+      text: string
+    }).text
+    expect(all).toContain("all my websites")
+    for (const tool of ["list_projects", "get_briefing"]) {
+      expect(all).toContain(tool)
+      expect(tools.has(tool)).toBe(true)
+    }
+    expect(all).toContain("money at stake")
     await client.close()
+  })
+
+  it("completion/complete: project ids the token may see (by id, name or domain prefix), periods; unknown refs -32602", async () => {
+    const { account, projects, secret } = await srv.newAccount(2)
+    const [first, second] = [projects[0]!, projects[1]!]
+    const { secret: scoped } = await srv.mint(account.id, { projects: [second.id] })
+    const client = await inMemoryClient(srv.baseUrl, secret)
+    expect(client.getServerCapabilities()?.completions).toEqual({})
+    const complete = (c: typeof client, ref: any, name: string, value: string) =>
+      c.complete({ ref, argument: { name, value } }).then((r) => r.completion)
+    const prompt = { type: "ref/prompt", name: "morning_briefing" }
+    const template = { type: "ref/resource", uri: "sitehealth://projects/{id}/health" }
+    expect((await complete(client, prompt, "project", "prj_")).values.sort()).toEqual([first.id, second.id].sort())
+    expect((await complete(client, prompt, "project", first.id.slice(0, 10))).values).toEqual([first.id])
+    expect((await complete(client, template, "id", second.domain.toUpperCase())).values).toEqual([second.id])
+    expect((await complete(client, prompt, "project", "zzz")).values).toEqual([])
+    expect((await complete(client, { type: "ref/prompt", name: "diagnose_traffic" }, "period", "3")).values).toEqual([
+      "30d",
+      "3m"
+    ])
+    // A narrower token completes to its own websites only.
+    const narrow = await inMemoryClient(srv.baseUrl, scoped)
+    expect((await complete(narrow, prompt, "project", "")).values).toEqual([second.id])
+    await expect(complete(client, { type: "ref/prompt", name: "nope" }, "project", "")).rejects.toThrow(
+      /Unknown prompt/
+    )
+    await expect(complete(client, { type: "ref/resource", uri: "sitehealth://x/{id}" }, "id", "")).rejects.toThrow(
+      /Unknown resource template/
+    )
+    await client.close()
+    await narrow.close()
   })
 
   it("each project in the token's scope is a health resource whose content is the API's health data", async () => {

@@ -24,7 +24,7 @@ describe("tools/list cost", () => {
       const { secret } = yield* Effect.promise(() => srv.newAccount())
       const client = yield* scopedClient(() => inMemoryClient(srv.baseUrl, secret))
       const listed = yield* Effect.promise(() => client.listTools())
-      expect(listed.tools.length).toBe(16)
+      expect(listed.tools.length).toBe(17)
       const bytes = Buffer.byteLength(JSON.stringify(listed))
       expect(bytes).toBeLessThanOrEqual(30 * 1024)
       for (const tool of listed.tools) {

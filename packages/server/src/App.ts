@@ -32,6 +32,8 @@ import { Readiness } from "./http/Readiness.ts"
 import { RequestErrorsLive } from "./http/RequestErrors.ts"
 import { RequestLog, RouteCapture } from "./http/RequestLog.ts"
 import { spaAnswer, staticRoutes } from "./http/Static.ts"
+import { issuerFor, PROTECTED_RESOURCE_METADATA } from "./oauth/Issuer.ts"
+import { oauthRoutes } from "./oauth/Routes.ts"
 import { AppConfig } from "./platform/Config.ts"
 import { MetricsRoute } from "./platform/Metrics.ts"
 import { Freshness } from "./recompute/Freshness.ts"
@@ -173,7 +175,15 @@ const SafetyNet = HttpRouter.middleware(
  * route itself only refuses a bearer that does not authenticate, with the API's 401 reasons.
  */
 const McpRoutes = Layer.unwrap(
-  Effect.map(TokensRepo, (tokens) => mcpRoute((secret) => bearerRejection(tokens.findBySecretHash, secret)))
+  Effect.gen(function*() {
+    const tokens = yield* TokensRepo
+    const config = yield* AppConfig
+    return mcpRoute((secret) => bearerRejection(tokens.findBySecretHash, secret), {
+      // Where a client that connects by URL finds how to sign in (the MCP authorization spec; oauth/Routes.ts).
+      resourceMetadataUrl: (request) => `${issuerFor(config.publicUrl, request)}${PROTECTED_RESOURCE_METADATA}/mcp`,
+      allowedOrigins: config.publicUrl === null ? [] : [config.publicUrl]
+    })
+  })
 )
 
 /**
@@ -191,6 +201,7 @@ export const appRoutes = (overrides: AppOverrides = {}) =>
     McpRoutes,
     // Stripe's subscription events (docs/billing.md): outside /api/v1, the raw body is what is signed.
     WebhookRoute.pipe(Layer.provide(StripeBilling.layer)),
+    oauthRoutes,
     MetricsRoute,
     staticRoutes()
   ).pipe(

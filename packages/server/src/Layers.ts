@@ -18,6 +18,7 @@ import { Readiness } from "./http/Readiness.ts"
 import { IntegrationsRepo } from "./integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "./integrations/SyncQueue.ts"
 import { MetricsRepo } from "./metrics/MetricsRepo.ts"
+import { OAuthRepo } from "./oauth/OAuthRepo.ts"
 import { PaymentsRepo } from "./payments/PaymentsRepo.ts"
 import { AppConfig, type AppConfigShape } from "./platform/Config.ts"
 import { ProjectsRepo } from "./projects/ProjectsRepo.ts"
@@ -50,7 +51,8 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
     Readiness[kind],
     AuthRepo[kind],
     FailuresRepo[kind],
-    OAuthFlowsRepo[kind]
+    OAuthFlowsRepo[kind],
+    OAuthRepo[kind]
   ] as const
 
 /** Needs a SqlClient. */

@@ -14,6 +14,7 @@ import { demoLiveMigration } from "./demo/Migration.ts"
 import { idempotencyMigration } from "./http/IdempotencyMigration.ts"
 import { integrationsMigration } from "./integrations/Migration.ts"
 import { syncScheduleMigration } from "./integrations/ScheduleMigration.ts"
+import { oauthServerMigration } from "./oauth/Migration.ts"
 import { customerContactsMigration } from "./payments/ContactsMigration.ts"
 import { paymentsIncrementalMigration } from "./payments/IncrementalMigration.ts"
 import { paymentsMigration } from "./payments/Migration.ts"
@@ -173,7 +174,8 @@ export const migrations = Migrator.fromRecord({
   "0022_dashboard_security": dashboardSecurityMigration,
   "0023_customer_contacts": customerContactsMigration,
   "0024_briefing_editions": briefingEditionsMigration,
-  "0025_billing": billingMigration
+  "0025_billing": billingMigration,
+  "0030_oauth_server": oauthServerMigration
 })
 
 /**

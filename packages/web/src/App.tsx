@@ -27,6 +27,7 @@ const ApiSettings = lazyPage(() => import("./pages/ApiSettings.tsx").then((m) =>
 const ResetPassword = lazyPage(() => import("./pages/Links.tsx").then((m) => m.ResetPasswordPage))
 const VerifyEmail = lazyPage(() => import("./pages/Links.tsx").then((m) => m.VerifyEmailPage))
 const Sessions = lazyPage(() => import("./pages/Sessions.tsx").then((m) => m.SessionsPage))
+const Consent = lazyPage(() => import("./pages/Consent.tsx").then((m) => m.ConsentPage))
 const GoogleCallback = lazyPage(() => import("./pages/Connections.tsx").then((m) => m.GoogleCallbackPage))
 const Websites = lazyPage(() => import("./pages/Websites.tsx").then((m) => m.WebsitesPage))
 // A website's frame (its heading and tabs) is the report pages' code: it loads with them.
@@ -47,6 +48,7 @@ const pageLoads: Record<string, () => Promise<unknown>> = {
   "/settings/api": ApiSettings.load,
   "/account": Account.load,
   "/sessions": Sessions.load,
+  "/consent": Consent.load,
   "/login": LogIn.load,
   "/signup": SignUp.load
 }
@@ -82,6 +84,8 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/settings/api") return <ApiSettings.Component />
   if (path === "/account") return <Account.Component />
   if (path === "/sessions") return <Sessions.Component />
+  // Where /oauth/authorize sends the owner to approve an MCP client (docs/mcp.md).
+  if (path === "/consent") return <Consent.Component />
   // Where Google sends the browser back (the server's default GOOGLE_REDIRECT_URI).
   if (path === GOOGLE_CALLBACK_PAGE) return <GoogleCallback.Component />
   return (

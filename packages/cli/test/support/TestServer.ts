@@ -100,7 +100,12 @@ export const startServer = async (overrides: Partial<AppConfigShape> = {}) => {
       res.end(JSON.stringify(answer!.body))
       return
     }
-    res.writeHead(response.status, Object.fromEntries(response.headers.entries()))
+    // Every Set-Cookie (a log-in sets the session and the device cookie): an object of the entries keeps the last.
+    const cookies = response.headers.getSetCookie()
+    res.writeHead(response.status, {
+      ...Object.fromEntries(response.headers.entries()),
+      ...(cookies.length > 0 ? { "set-cookie": cookies } : {})
+    })
     res.end(Buffer.from(await response.arrayBuffer()))
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

@@ -17,6 +17,7 @@ import type { AppConfig } from "../platform/Config.ts"
 import { magicLogin } from "./Auth.ts"
 import type { AuthRepo } from "./AuthRepo.ts"
 import { DashboardConnectionsHttp } from "./connections/Http.ts"
+import { DashboardConsentHttp } from "./ConsentHttp.ts"
 import { DashboardHttp } from "./Http.ts"
 import { Signing } from "./Links.ts"
 import { Mailer } from "./Mailer.ts"
@@ -61,7 +62,13 @@ const MagicRoute = Layer.unwrap(
 
 export const dashboardRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(DashboardApi, { openapiPath: DASHBOARD_OPENAPI_PATH }).pipe(
-    Layer.provide([DashboardHttp, DashboardConnectionsHttp, DashboardReportsHttp, DashboardSecurityHttp]),
+    Layer.provide([
+      DashboardHttp,
+      DashboardConnectionsHttp,
+      DashboardReportsHttp,
+      DashboardSecurityHttp,
+      DashboardConsentHttp
+    ]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),
   MagicRoute

@@ -32,6 +32,14 @@ export interface TokensRepoShape {
   /** Sets revoked_at unless already set; returns the token as stored afterwards. */
   readonly revoke: (accountId: string, id: string, at: Date) => Effect.Effect<TokenRecord | null>
   readonly touch: (id: TokenId, at: Date) => Effect.Effect<void>
+  /**
+   * A new secret for a token that is not revoked (an OAuth refresh: the old secret stops working at once);
+   * the token as stored afterwards, or null when it is revoked or gone.
+   */
+  readonly rotate: (
+    id: TokenId,
+    secret: { readonly secretSha256: string; readonly last4: string; readonly expiresAt: Date | null }
+  ) => Effect.Effect<TokenRecord | null>
 }
 
 const TokenRow = Schema.Struct({
@@ -141,6 +149,11 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
         }),
         touch: Effect.fn("TokensRepo.touch")(function*(id, at) {
           return yield* sql`UPDATE tokens SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, dieOnSqlError)
+        }),
+        rotate: Effect.fn("TokensRepo.rotate")(function*(id, secret) {
+          return yield* sql`UPDATE tokens SET secret_sha256 = ${Buffer.from(secret.secretSha256, "hex")},
+              last4 = ${secret.last4}, expires_at = ${secret.expiresAt}
+              WHERE id = ${id} AND revoked_at IS NULL RETURNING *`.pipe(Effect.flatMap(one), dieOnSqlError)
         })
       })
     })
@@ -200,6 +213,15 @@ export class TokensRepo extends Context.Service<TokensRepo, TokensRepoShape>()("
           Effect.sync(() => {
             const t = db.tokens.get(id)
             if (t) db.tokens.set(id, { ...t, lastUsedAt: at })
+          })
+        ),
+        rotate: Effect.fn("TokensRepo.rotate")((id, secret) =>
+          Effect.sync(() => {
+            const t = db.tokens.get(id)
+            if (!t || t.revokedAt !== null) return null
+            const next = { ...t, ...secret }
+            db.tokens.set(id, next)
+            return next
           })
         )
       })

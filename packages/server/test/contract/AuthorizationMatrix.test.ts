@@ -24,6 +24,7 @@ import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { generateSecret } from "../../src/store/TokenSecret.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
 import { expectError } from "../support/Expect.ts"
+import { oauthMintedToken } from "../support/OAuthGrant.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"
 import { type CallResult, h, TestApp } from "../support/TestApp.ts"
 
@@ -342,8 +343,13 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       const ended = yield* makeWorld()
       const endedToken = yield* h.mint(ended.accountId, { permissions: READ_ONLY })
       yield* h.endTrial(ended.accountId)
-      const readOnly = yield* h.mint(a, { permissions: READ_ONLY })
-      const restricted = yield* h.mint(a, { projects: [world.p2], permissions: [...PERMISSIONS] })
+      // These two are minted as an MCP client signing in by OAuth gets its token: the same rules hold.
+      const readOnly = {
+        secret: yield* h.run(oauthMintedToken({ accountId: a, projects: null, permissions: READ_ONLY }))
+      }
+      const restricted = {
+        secret: yield* h.run(oauthMintedToken({ accountId: a, projects: [world.p2], permissions: [...PERMISSIONS] }))
+      }
       const stranger = yield* h.newAccount({ projects: 1 })
       const entries: Array<[string, string | null, World]> = [
         ["no token", null, world],

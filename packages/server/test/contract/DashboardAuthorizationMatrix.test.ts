@@ -73,7 +73,19 @@ interface World {
   readonly googleState: string
   /** An expense of the victim's website. */
   readonly expenseId: string
+  /** An MCP client registered with the authorization server (oauth/), for the consent endpoints. */
+  readonly oauthClientId: string
 }
+
+/** An authorization request of the registered client, as /oauth/authorize passes it to the consent page. */
+const consentRequest = (w: World) => ({
+  client_id: w.oauthClientId,
+  redirect_uri: "http://127.0.0.1:7777/callback",
+  response_type: "code",
+  code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+  code_challenge_method: "S256",
+  state: "matrix"
+})
 
 /** How a path parameter is filled: the victim's object the endpoint is about. */
 const fillPath = (e: Endpoint, w: World): string =>
@@ -149,7 +161,18 @@ const EXAMPLES: Record<string, Example> = {
     body: () => ({ plan: "monthly" }),
     otherAccount: { status: 409, type: "billing_not_configured" }
   },
-  "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } }
+  "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } },
+  "consent.describe": { query: consentRequest },
+  // Grants the victim's website to an MCP client: never the account's to give.
+  "consent.decide": {
+    body: (w) => ({
+      request: consentRequest(w),
+      approve: true,
+      websites: [w.website.id],
+      permissions: ["projects:read"]
+    }),
+    otherAccount: { status: 404, type: "not_found" }
+  }
 }
 
 const EXPENSE = {
@@ -241,6 +264,11 @@ const makeWorld = Effect.gen(function*() {
     body: EXPENSE
   })
   expect(expense.status, expense.text).toBe(201)
+  const client = yield* h.raw("POST", "/oauth/register", {
+    token: null,
+    body: { client_name: "Matrix agent", redirect_uris: ["http://127.0.0.1:7777/callback"] }
+  })
+  expect(client.status, client.text).toBe(201)
   return {
     email: user.email,
     cookie: user.cookie,
@@ -249,7 +277,8 @@ const makeWorld = Effect.gen(function*() {
     website,
     token: { id: token.json.data.token.id, secret: token.json.data.secret },
     googleState,
-    expenseId: expense.json.data.id as string
+    expenseId: expense.json.data.id as string,
+    oauthClientId: client.json.client_id as string
   } satisfies World
 })
 

@@ -37,6 +37,10 @@ export const mcpStdio = (secret: string) =>
     2
   )
 
+/** A client that signs in by itself (OAuth, docs/mcp.md "Connecting by URL"): the URL alone, no token. */
+export const mcpByUrl = () =>
+  JSON.stringify({ mcpServers: { sitehealth: { type: "http", url: `${origin()}/mcp` } } }, null, 2)
+
 export const mcpRemote = (secret: string) =>
   JSON.stringify(
     {
@@ -94,6 +98,14 @@ const SetUp = ({ secret }: { readonly secret: string | null }) => {
         copy="Copy the HTTP configuration"
         hint={`Clients that speak Streamable HTTP connect to ${origin()}/mcp with the token as a Bearer header.`}
         text={mcpRemote(s)}
+      />
+      <Snippet
+        title="MCP by URL, with sign-in"
+        copy="Copy the sign-in configuration"
+        hint={"Claude, Cursor, VS Code and other clients that implement MCP sign-in need only the URL: they open " +
+          "a page here where you choose the websites and permissions, and the token they get is listed below " +
+          "(“… (MCP sign-in)”), revocable like any other. No token to paste."}
+        text={mcpByUrl()}
       />
     </section>
   )

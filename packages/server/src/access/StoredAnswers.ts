@@ -59,7 +59,13 @@ export const answerKeyOf = (endpoint: AnswerEndpoint): AnswerKey | null => {
       // One key per period, made once: a lookup per request, no string built (absent = the default, 30d).
       const keys = new Map<unknown, string>(PERIODS.map((period) => [period, `${name}?period=${period}`]))
       const fallback = keys.get("30d")!
-      return (query) => (query.period === undefined ? fallback : keys.get(query.period) ?? null)
+      // A CSV request (`format=csv`, @sitehealth/domain/Csv) is never served a stored answer: none is read for it.
+      return (query) =>
+        query.format !== undefined && query.format !== "json"
+          ? null
+          : query.period === undefined
+          ? fallback
+          : keys.get(query.period) ?? null
     }
     case "signalFilters":
       return (query) => {

@@ -28,6 +28,7 @@ import {
   usePeriod,
   useReport
 } from "./charted.tsx"
+import { CsvDownloads } from "./Downloads.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 import { SourceGate } from "./SourceGate.tsx"
 
@@ -315,6 +316,18 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
     <>
       <h1>Revenue and churn</h1>
       <PeriodPicker period={period} />
+      <CsvDownloads
+        id={id}
+        report="revenue"
+        period={period}
+        tables={[{ table: "mrr", label: "MRR by month" }, { table: "failed_payments", label: "Failed payments" }]}
+      />
+      <CsvDownloads
+        id={id}
+        report="churn"
+        period={period}
+        tables={[{ table: "churned", label: "Churned customers" }]}
+      />
       <SourceGate website={w} kind="payments" what="revenue, MRR and churn">
         <Panel id="mrr" title="Recurring revenue" what="the revenue" result={revenue.result} retry={revenue.retry}>
           {(r) => (

@@ -1,0 +1,122 @@
+/**
+ * The CSV tables of each report (@sitehealth/domain/Csv; the table names are the endpoint's `csv` declaration in
+ * ApiReports.ts). Each is a table of the report's JSON answer as it stands — the same figures, computed once —:
+ * days and buckets as the report labels them (local to the website's time zone), amounts in minor units beside a
+ * `currency` column, rates as the JSON's ratios (0.05 = 5%), absent values as empty cells.
+ */
+import type { Analytics } from "@sitehealth/domain/Analytics"
+import type { Churn, Revenue } from "@sitehealth/domain/Revenue"
+import type { Seo } from "@sitehealth/domain/Seo"
+import type { CsvTable } from "./Csv.ts"
+
+export const analyticsTable = (report: Analytics, table: string): CsvTable => {
+  switch (table) {
+    case "pages":
+      return {
+        header: ["path", "visitors", "pageviews", "share", "previous_pageviews", "pageviews_change"],
+        rows: report.topPages.map((p) => [
+          p.path,
+          p.visitors,
+          p.pageviews,
+          p.share,
+          p.previousPageviews,
+          p.pageviewsChange
+        ])
+      }
+    case "sources":
+      return {
+        header: ["source", "visitors", "sessions", "share", "previous_visitors", "visitors_change"],
+        rows: report.topSources.map((s) => [
+          s.source,
+          s.visitors,
+          s.sessions,
+          s.share,
+          s.previousVisitors,
+          s.visitorsChange
+        ])
+      }
+    case "countries":
+      return {
+        header: ["country", "visitors", "share", "previous_visitors", "visitors_change"],
+        rows: report.topCountries.map((c) => [c.country, c.visitors, c.share, c.previousVisitors, c.visitorsChange])
+      }
+    default:
+      return {
+        header: ["bucket", "from", "to", "visitors", "pageviews", "sessions", "visitors_method"],
+        rows: report.series.map((p) => [p.label, p.from, p.to, p.visitors, p.pageviews, p.sessions, p.visitorsMethod])
+      }
+  }
+}
+
+export const revenueTable = (report: Revenue, table: string): CsvTable => {
+  switch (table) {
+    case "failed_payments":
+      return {
+        header: ["day", "charge_id", "customer_id", "name", "email", "amount", "currency"],
+        rows: report.failedPayments.recent.map((f) => [
+          f.day,
+          f.chargeId,
+          f.customerId,
+          f.name,
+          f.email,
+          f.amount.amount,
+          f.amount.currency
+        ])
+      }
+    default:
+      return {
+        header: ["month", "mrr", "currency"],
+        rows: report.mrrSeries.map((point) => [point.month, point.mrr.amount, point.mrr.currency])
+      }
+  }
+}
+
+export const churnTable = (report: Churn): CsvTable => ({
+  header: ["date", "customer_id", "name", "email", "mrr_lost", "currency", "reason"],
+  rows: report.churned.map((c) => [
+    c.date,
+    c.customerId,
+    c.name,
+    c.email,
+    c.mrrLost.amount,
+    c.mrrLost.currency,
+    c.reason
+  ])
+})
+
+const SEO_ROW_HEADER = [
+  "clicks",
+  "impressions",
+  "ctr",
+  "position",
+  "previous_clicks",
+  "previous_impressions",
+  "previous_position",
+  "clicks_change",
+  "position_change"
+]
+
+export const seoTable = (report: Seo, table: string): CsvTable => {
+  const rowCells = (r: Seo["topQueries"][number] | Seo["topPages"][number]) => [
+    r.clicks,
+    r.impressions,
+    r.ctr,
+    r.position,
+    r.previousClicks,
+    r.previousImpressions,
+    r.previousPosition,
+    r.clicksChange,
+    r.positionChange
+  ]
+  switch (table) {
+    case "queries":
+      return { header: ["query", ...SEO_ROW_HEADER], rows: report.topQueries.map((q) => [q.query, ...rowCells(q)]) }
+    case "pages":
+      return { header: ["page", ...SEO_ROW_HEADER], rows: report.topPages.map((p) => [p.page, ...rowCells(p)]) }
+    default:
+      return {
+        header: ["day", "clicks", "impressions", "ctr", "average_position"],
+        rows: report.series.map((p) => [p.day, p.clicks, p.impressions, p.ctr, p.averagePosition])
+      }
+  }
+}

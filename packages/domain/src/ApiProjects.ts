@@ -62,7 +62,8 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
         cli: ["signals"],
         mcp: "list_signals",
         // The signals are stored with the snapshot: read with the token to tell whether they are current.
-        fastPath: { preRead: "health", storedAnswer: "signalFilters" }
+        fastPath: { preRead: "health", storedAnswer: "signalFilters" },
+        csv: ["signals"]
       }
     ),
     op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)

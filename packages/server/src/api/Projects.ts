@@ -8,7 +8,7 @@ import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { successText } from "@sitehealth/domain/Envelope"
 import { Forbidden } from "@sitehealth/domain/Errors"
-import { Briefing, type HealthSnapshot, type HealthTrend, SignalList } from "@sitehealth/domain/Projects"
+import { Briefing, type HealthSnapshot, type HealthTrend, type Signal, SignalList } from "@sitehealth/domain/Projects"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -26,9 +26,12 @@ import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { projectView } from "../projects/View.ts"
 import { Freshness, type FreshnessShape } from "../recompute/Freshness.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
-import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
+import { CSV_PAGE_SIZE, csvRequestOf, csvResponse } from "../reports/Csv.ts"
+import { signalsTable } from "../reports/CsvTables.ts"
+import { decodeSignalCursor, type SignalKey, SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
 import { decodeCursor } from "../store/Cursor.ts"
+import type { Page } from "../store/Records.ts"
 
 export const dashboardOnly = (what: string) =>
   Effect.fail(
@@ -99,6 +102,7 @@ export const projectsOperations = Effect.gen(function*() {
   // Known by the contract's endpoint objects, whose FastPath annotations key their stored answers.
   const storedBriefing = servedStored(ProjectsApi.endpoints.getBriefing, Briefing)
   const storedSignals = servedStored(ProjectsApi.endpoints.listSignals, SignalList)
+  const csvSignals = csvRequestOf(ProjectsApi.endpoints.listSignals)
   return {
     listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
       Effect.gen(function*() {
@@ -197,20 +201,36 @@ export const projectsOperations = Effect.gen(function*() {
       Effect.gen(function*() {
         const project = yield* requireProject(params.id)
         const after = yield* decodeSignalCursor(query.cursor)
-        const list = Effect.gen(function*() {
+        const filter = {
+          dimension: query.dimension,
+          severity: query.severity,
+          active: query.active === undefined ? undefined : query.active === "true"
+        }
+        const fresh = Effect.gen(function*() {
           // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
           if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const page = yield* signals.list(
-            project.id,
-            {
-              dimension: query.dimension,
-              severity: query.severity,
-              active: query.active === undefined ? undefined : query.active === "true"
-            },
-            { limit: query.limit ?? DEFAULT_PAGE_SIZE, after },
-            now
-          )
+          return new Date(yield* Clock.currentTimeMillis)
+        })
+        if ((yield* csvSignals) !== null) {
+          // A CSV holds every signal of the filter, not a page (never the stored answer, which is JSON).
+          const now = yield* fresh
+          const all: Array<Signal> = []
+          let next: SignalKey | null = null
+          do {
+            const page: Page<Signal> = yield* signals.list(
+              project.id,
+              filter,
+              { limit: CSV_PAGE_SIZE, after: next },
+              now
+            )
+            all.push(...page.items)
+            next = page.nextCursor === null ? null : yield* decodeSignalCursor(page.nextCursor)
+          } while (next !== null)
+          return csvResponse(signalsTable(all), "signals")
+        }
+        const list = Effect.gen(function*() {
+          const now = yield* fresh
+          const page = yield* signals.list(project.id, filter, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
           return { signals: page.items, nextCursor: page.nextCursor }
         })
         // The first page of each filter is kept as a stored answer, as the reports are.

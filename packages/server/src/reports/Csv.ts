@@ -13,6 +13,9 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { AnswerEndpoint } from "../access/StoredAnswers.ts"
 
+/** The page size a list's CSV walks the list by (the API's largest page): a CSV holds the whole list. */
+export const CSV_PAGE_SIZE = 100
+
 export type Cell = string | number | boolean | null
 
 const FORMULA_START = /^[=+\-@\t\r]/u

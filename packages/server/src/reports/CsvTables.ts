@@ -5,6 +5,8 @@
  * `currency` column, rates as the JSON's ratios (0.05 = 5%), absent values as empty cells.
  */
 import type { Analytics } from "@sitehealth/domain/Analytics"
+import type { Expense } from "@sitehealth/domain/Expenses"
+import type { Signal } from "@sitehealth/domain/Projects"
 import type { Churn, Revenue } from "@sitehealth/domain/Revenue"
 import type { Seo } from "@sitehealth/domain/Seo"
 import type { CsvTable } from "./Csv.ts"
@@ -120,3 +122,67 @@ export const seoTable = (report: Seo, table: string): CsvTable => {
       }
   }
 }
+
+/** Every live expense, newest first; `incurred_on` is the local day it was entered for. */
+export const expensesTable = (expenses: ReadonlyArray<Expense>): CsvTable => ({
+  header: ["id", "incurred_on", "amount", "currency", "category", "description", "vendor", "recurrence", "created_at"],
+  rows: expenses.map((e) => [
+    e.id,
+    e.incurredOn,
+    e.amount,
+    e.currency,
+    e.category,
+    e.description,
+    e.vendor,
+    e.recurrence,
+    e.createdAt
+  ])
+})
+
+/** Every signal of the filter, in the list's order; money at stake in minor units beside its currency. */
+export const signalsTable = (signals: ReadonlyArray<Signal>): CsvTable => ({
+  header: [
+    "id",
+    "day",
+    "dimension",
+    "severity",
+    "kind",
+    "subject",
+    "title",
+    "detail",
+    "metric",
+    "actual",
+    "expected",
+    "expected_low",
+    "expected_high",
+    "change",
+    "money_at_stake",
+    "currency",
+    "active",
+    "detected_at",
+    "last_seen_at",
+    "resolved_at"
+  ],
+  rows: signals.map((s) => [
+    s.id,
+    s.day,
+    s.dimension,
+    s.severity,
+    s.kind,
+    s.subject,
+    s.title,
+    s.detail,
+    s.metric,
+    s.actual,
+    s.expected?.value ?? null,
+    s.expected?.low ?? null,
+    s.expected?.high ?? null,
+    s.change,
+    s.moneyAtStake?.amount ?? null,
+    s.moneyAtStake?.currency ?? null,
+    s.active,
+    s.detectedAt,
+    s.lastSeenAt,
+    s.resolvedAt
+  ])
+})

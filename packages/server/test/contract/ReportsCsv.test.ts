@@ -7,9 +7,11 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { FxRepo } from "../../src/fx/FxRepo.ts"
 import { PaymentsRepo } from "../../src/payments/PaymentsRepo.ts"
 import type { PaymentsData } from "../../src/payments/Types.ts"
+import { newId } from "../../src/store/Ids.ts"
 import { GOLDEN, TODAY } from "../fixtures/payments.ts"
 import { expectError } from "../support/Expect.ts"
 import { h, TestApp } from "../support/TestApp.ts"
@@ -135,5 +137,52 @@ layer(AppWithRates)("CSV export of the reports", (it) => {
       const other = yield* h.newAccount()
       expectError(yield* h.raw("GET", `/api/v1/projects/${id}/churn?format=csv`, { token: other.secret }), 404)
       expectError(yield* h.raw("GET", `/api/v1/projects/${id}/churn?format=csv`, { token: null }), 401)
+    }))
+
+  it.effect("lists: every expense (not a page, past 100), text neutralised; signals with the list's filters", () =>
+    Effect.gen(function*() {
+      const { id, secret } = yield* setUp
+      const at = (i: number) => new Date(Date.UTC(2026, 10, 1, 0, i))
+      const ids = Array.from({ length: 103 }, () => newId("exp"))
+      yield* h.run(
+        Effect.flatMap(ExpensesRepo, (repo) =>
+          Effect.forEach(
+            Array.from({ length: 103 }, (_, i) => i),
+            (i) =>
+              repo.insert({
+                id: ids[i],
+                projectId: id,
+                amountMinor: 100 + i,
+                currency: i === 0 ? "EUR" : "USD",
+                category: "software",
+                description: i === 0 ? "=cmd|' /C calc'!A0" : `Tool ${i}`,
+                vendor: i === 0 ? "@vendor, \"quoted\"" : null,
+                incurredOn: "2026-11-01",
+                recurrence: "monthly",
+                createdAt: at(i),
+                deletedAt: null
+              })
+          ))
+      )
+      const lines = (yield* csvOf(`/api/v1/projects/${id}/expenses?format=csv&limit=5`, secret)).split("\r\n")
+      expect(lines[0]).toBe("id,incurred_on,amount,currency,category,description,vendor,recurrence,created_at")
+      expect(lines).toHaveLength(1 + 103 + 1) // every expense: limit does not apply to a CSV
+      // Newest first: the first inserted is the last row, its description and vendor neutralised and quoted.
+      expect(lines[103]).toBe(
+        `${ids[0]},2026-11-01,100,EUR,software,'=cmd|' /C calc'!A0,"'@vendor, ""quoted""",monthly,` +
+          "2026-11-01T00:00:00.000Z"
+      )
+      expect(lines[1]).toBe(`${ids[102]},2026-11-01,202,USD,software,Tool 102,,monthly,2026-11-01T01:42:00.000Z`)
+      // The JSON list still pages.
+      const page = yield* h.raw("GET", `/api/v1/projects/${id}/expenses?limit=5`, { token: secret })
+      expect(page.json.data.expenses).toHaveLength(5)
+      const signals = yield* csvOf(`/api/v1/projects/${id}/signals?severity=critical`, secret, { accept: "text/csv" })
+      expect(signals.split("\r\n")[0]).toBe(
+        "id,day,dimension,severity,kind,subject,title,detail,metric,actual,expected,expected_low,expected_high," +
+          "change,money_at_stake,currency,active,detected_at,last_seen_at,resolved_at"
+      )
+      const json = yield* h.raw("GET", `/api/v1/projects/${id}/signals?severity=critical`, { token: secret })
+      expect(signals.split("\r\n")).toHaveLength(1 + json.json.data.signals.length + 1)
+      expectError(yield* h.raw("GET", `/api/v1/projects/${id}/expenses?format=csv&table=mrr`, { token: secret }), 400)
     }))
 })

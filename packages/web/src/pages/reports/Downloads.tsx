@@ -13,9 +13,10 @@ export interface CsvTableLink {
   readonly label: string
 }
 
-export const csvHref = (id: string, report: string, period: Period, table: string) =>
+/** The CSV of a website's report or list (`report`: its path segment), with the page's own query. */
+export const csvHref = (id: string, report: string, query: Readonly<Record<string, string>>) =>
   `${DASHBOARD_PREFIX}/websites/${encodeURIComponent(id)}/${report}?${
-    new URLSearchParams({ period, format: "csv", table }).toString()
+    new URLSearchParams({ ...query, format: "csv" }).toString()
   }`
 
 export const CsvDownloads = ({ id, report, period, tables }: {
@@ -28,9 +29,26 @@ export const CsvDownloads = ({ id, report, period, tables }: {
   <nav className="csv-downloads" aria-label={`Download ${report} as CSV`}>
     <span className="muted">Download CSV, {PERIOD_LABELS[period].toLowerCase()}:</span>
     {tables.map((t) => (
-      <a key={t.table} href={csvHref(id, report, period, t.table)} download data-csv={`${report}-${t.table}`}>
+      <a
+        key={t.table}
+        href={csvHref(id, report, { period, table: t.table })}
+        download
+        data-csv={`${report}-${t.table}`}
+      >
         {t.label}
       </a>
     ))}
   </nav>
+)
+
+/** A list's one CSV download: every item of the list (not a page), with the filters on screen. */
+export const ListDownload = ({ id, list, query = {}, label }: {
+  readonly id: string
+  readonly list: string
+  readonly query?: Readonly<Record<string, string>>
+  readonly label: string
+}) => (
+  <p className="csv-downloads">
+    <a href={csvHref(id, list, query)} download data-csv={list}>{label}</a>
+  </p>
 )

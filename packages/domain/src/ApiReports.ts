@@ -24,7 +24,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       cli: ["revenue"],
       mcp: "get_revenue",
       fastPath: { storedAnswer: "period" },
-      csv: ["mrr", "failed_payments"]
+      csv: ["mrr", "failed_payments", "forecast"]
     }),
     op(report("getChurn", "/projects/:id/churn", Envelope("ChurnResponse", Churn)), {
       permission: "revenue:read",

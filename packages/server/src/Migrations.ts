@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
-import { answersGzipMigration, answersMigration } from "./answers/AnswersRepo.ts"
+import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
 import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
 import { demoLiveMigration } from "./demo/Migration.ts"
@@ -171,7 +171,8 @@ export const migrations = Migrator.fromRecord({
   // 0021 was written and reverted (git log): a database that ran it must still run this one.
   "0022_dashboard_security": dashboardSecurityMigration,
   "0023_customer_contacts": customerContactsMigration,
-  "0024_briefing_editions": briefingEditionsMigration
+  "0024_briefing_editions": briefingEditionsMigration,
+  "0040_revenue_forecast": revenueForecastAnswersMigration
 })
 
 /**

@@ -52,6 +52,19 @@ export const analyticsTable = (report: Analytics, table: string): CsvTable => {
 
 export const revenueTable = (report: Revenue, table: string): CsvTable => {
   switch (table) {
+    case "forecast":
+      return {
+        header: ["months_ahead", "month", "mrr", "low", "high", "level", "currency"],
+        rows: (report.forecast?.points ?? []).map((p) => [
+          p.months,
+          p.month,
+          p.mrr.amount,
+          p.low.amount,
+          p.high.amount,
+          report.forecast?.level ?? null,
+          p.mrr.currency
+        ])
+      }
     case "failed_payments":
       return {
         header: ["day", "charge_id", "customer_id", "name", "email", "amount", "currency"],

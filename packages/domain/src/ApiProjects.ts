@@ -28,6 +28,7 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       summary: "Projects in the token's scope, each with a health snapshot",
       cli: ["projects", "list"],
       mcp: "list_projects",
+      csv: ["projects"],
       fastPath: { preRead: "projectList" }
     }),
     op(projectGet("getHealth", "/projects/:id/health", Envelope("HealthResponse", Health)), {

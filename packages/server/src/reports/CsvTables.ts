@@ -6,9 +6,10 @@
  */
 import type { Analytics } from "@sitehealth/domain/Analytics"
 import type { Expense } from "@sitehealth/domain/Expenses"
-import type { Signal } from "@sitehealth/domain/Projects"
+import type { Project, Signal } from "@sitehealth/domain/Projects"
 import type { Churn, Revenue } from "@sitehealth/domain/Revenue"
 import type { Seo } from "@sitehealth/domain/Seo"
+import type { TokenMetadata } from "@sitehealth/domain/Tokens"
 import type { CsvTable } from "./Csv.ts"
 
 export const analyticsTable = (report: Analytics, table: string): CsvTable => {
@@ -197,5 +198,65 @@ export const signalsTable = (signals: ReadonlyArray<Signal>): CsvTable => ({
     s.detectedAt,
     s.lastSeenAt,
     s.resolvedAt
+  ])
+})
+
+/** Every project in the caller's reach, oldest first, with its health today and its score changes. */
+export const projectsTable = (projects: ReadonlyArray<Project>): CsvTable => ({
+  header: [
+    "id",
+    "name",
+    "domain",
+    "timezone",
+    "currency",
+    "created_at",
+    "health_score",
+    "health_status",
+    "health_confidence",
+    "score_change_7d",
+    "score_change_30d",
+    "health_computed_at"
+  ],
+  rows: projects.map((p) => [
+    p.id,
+    p.name,
+    p.domain,
+    p.timezone,
+    p.currency,
+    p.createdAt,
+    p.health.score,
+    p.health.status,
+    p.health.confidence,
+    p.trend.scoreChange7d,
+    p.trend.scoreChange30d,
+    p.health.computedAt
+  ])
+})
+
+/** Every token the caller may list (metadata only: never a secret), newest first; lists joined by spaces. */
+export const tokensTable = (tokens: ReadonlyArray<TokenMetadata>): CsvTable => ({
+  header: [
+    "id",
+    "name",
+    "prefix",
+    "status",
+    "projects",
+    "permissions",
+    "created_at",
+    "last_used_at",
+    "expires_at",
+    "revoked_at"
+  ],
+  rows: tokens.map((t) => [
+    t.id,
+    t.name,
+    t.prefix,
+    t.status,
+    t.projects === null ? "all" : t.projects.join(" "),
+    t.permissions.join(" "),
+    t.createdAt,
+    t.lastUsedAt,
+    t.expiresAt,
+    t.revokedAt
   ])
 })

@@ -185,4 +185,37 @@ layer(AppWithRates)("CSV export of the reports", (it) => {
       expect(signals.split("\r\n")).toHaveLength(1 + json.json.data.signals.length + 1)
       expectError(yield* h.raw("GET", `/api/v1/projects/${id}/expenses?format=csv&table=mrr`, { token: secret }), 400)
     }))
+
+  it.effect("account lists: every project in reach with its health, every token's metadata and never a secret", () =>
+    Effect.gen(function*() {
+      const { projects, secret } = yield* h.newAccount()
+      const list = yield* h.raw("GET", "/api/v1/projects?limit=1", { token: secret })
+      const rows = (yield* csvOf("/api/v1/projects?format=csv&limit=1", secret)).split("\r\n")
+      expect(rows[0]).toBe(
+        "id,name,domain,timezone,currency,created_at,health_score,health_status,health_confidence,score_change_7d," +
+          "score_change_30d,health_computed_at"
+      )
+      expect(rows).toHaveLength(1 + projects.length + 1) // every project, though limit=1
+      expect(rows.slice(1, -1).map((r) => r.split(",")[0])).toEqual(projects.map((p: any) => p.id))
+      const first = list.json.data.projects[0]
+      expect(rows[1].split(",").slice(0, 8)).toEqual([
+        first.id,
+        first.name,
+        first.domain,
+        first.timezone,
+        first.currency,
+        first.createdAt,
+        first.health.score === null ? "" : String(first.health.score),
+        first.health.status
+      ])
+      const tokens = yield* csvOf("/api/v1/tokens?format=csv", secret)
+      const tokenRows = tokens.split("\r\n")
+      expect(tokenRows[0]).toBe(
+        "id,name,prefix,status,projects,permissions,created_at,last_used_at,expires_at,revoked_at"
+      )
+      const json = yield* h.raw("GET", "/api/v1/tokens", { token: secret })
+      expect(tokenRows).toHaveLength(1 + json.json.data.tokens.length + 1)
+      expect(tokens).toContain(json.json.data.tokens[0].prefix)
+      expect(tokens).not.toContain(secret)
+    }))
 })

@@ -157,8 +157,7 @@ export const Revenue = Schema.Struct({
     margin: Rate.annotate({ description: "profit ÷ revenueNet; null when revenueNet ≤ 0" })
   }).annotate({ description: "Revenue minus expenses over the period (docs/metrics.md, Profitability)" }),
   forecast: Schema.NullOr(MrrForecast).annotate({
-    description: "MRR 3, 6 and 12 months ahead (docs/metrics.md, Forecasts); null with fewer than 3 complete months " +
-      "of movements after MRR first went above 0"
+    description: "MRR 3, 6, 12 months ahead with a range (docs/metrics.md); null before 3 months of movements"
   }),
   profitRunRate: ProfitRunRate
 }).annotate({ identifier: "Revenue" })

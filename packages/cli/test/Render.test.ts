@@ -114,6 +114,15 @@ describe("revenue", () => {
         unconvertedExpenses: [],
         profit: zero,
         margin: null
+      },
+      forecast: null,
+      profitRunRate: {
+        window,
+        revenueNet: zero,
+        expenses: zero,
+        unconvertedExpenses: [],
+        profit: zero,
+        perMonth: zero
       }
     })
     const text = Render.revenue(s, revenue)

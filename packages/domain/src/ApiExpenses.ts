@@ -23,7 +23,8 @@ export class ExpensesApi extends HttpApiGroup.make("expenses")
         permission: "expenses:read",
         summary: "Expenses of a project",
         cli: ["expenses", "list"],
-        mcp: "list_expenses"
+        mcp: "list_expenses",
+        csv: ["expenses"]
       }
     ),
     op(

@@ -13,6 +13,7 @@ import type * as HttpMethod from "effect/http/HttpMethod"
 import * as Schema from "effect/Schema"
 import { Idempotency, IDEMPOTENCY_KEY_MAX_LENGTH } from "./Authentication.ts"
 import { PageQuery, Period } from "./Common.ts"
+import { type CsvExport, CsvExportAnnotation, withCsvExport } from "./Csv.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Forbidden, NotFound } from "./Errors.ts"
 import { AUTHENTICATED, type Operation, OperationAnnotation } from "./Permissions.ts"
@@ -59,7 +60,7 @@ export class FastPathAnnotation extends Context.Service<FastPathAnnotation, Fast
 export type OperationSpec =
   & Omit<Operation, "kind" | "confirmGate" | "project">
   & Partial<Pick<Operation, "kind" | "confirmGate">>
-  & { readonly fastPath?: Partial<FastPath> }
+  & { readonly fastPath?: Partial<FastPath>; readonly csv?: CsvExport["tables"] }
 
 /**
  * Declares what an endpoint is (its `Operation`: permission, kind, confirm gate, CLI and MCP names) as the
@@ -116,7 +117,13 @@ export const op = <
     ? " Accepts an `Idempotency-Key` header: a retry with the same key and body replays the first answer " +
       "(`Idempotent-Replayed: true`) instead of acting twice."
     : ""
-  const annotated = endpoint.annotate(OperationAnnotation, operation)
+  const operationAnnotated = endpoint.annotate(OperationAnnotation, operation)
+  const csv = spec.csv === undefined ? null : { tables: spec.csv }
+  const annotated = csv === null ? operationAnnotated : operationAnnotated.annotate(CsvExportAnnotation, csv)
+  const transforms = [
+    ...(idempotent ? [withIdempotencyKeyParameter] : []),
+    ...(csv === null ? [] : [withCsvExport(csv)])
+  ]
   return (spec.fastPath === undefined
     ? annotated
     : annotated.annotate(FastPathAnnotation, {
@@ -131,8 +138,11 @@ export const op = <
           "x-kind": operation.kind,
           "x-confirm-gate": operation.confirmGate
         },
-        // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here.
-        ...(idempotent ? { transform: withIdempotencyKeyParameter } : {})
+        // A middleware cannot declare headers, so the Idempotency-Key parameter is added to the document here, and
+        // the CSV parameters and representation (Csv.ts), which the query schema does not carry.
+        ...(transforms.length === 0
+          ? {}
+          : { transform: (o: Record<string, unknown>) => transforms.reduce((acc, f) => f(acc), o) })
       })
     )
 }

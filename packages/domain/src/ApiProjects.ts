@@ -28,6 +28,7 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
       summary: "Projects in the token's scope, each with a health snapshot",
       cli: ["projects", "list"],
       mcp: "list_projects",
+      csv: ["projects"],
       fastPath: { preRead: "projectList" }
     }),
     op(projectGet("getHealth", "/projects/:id/health", Envelope("HealthResponse", Health)), {
@@ -62,7 +63,8 @@ export class ProjectsApi extends HttpApiGroup.make("projects")
         cli: ["signals"],
         mcp: "list_signals",
         // The signals are stored with the snapshot: read with the token to tell whether they are current.
-        fastPath: { preRead: "health", storedAnswer: "signalFilters" }
+        fastPath: { preRead: "health", storedAnswer: "signalFilters" },
+        csv: ["signals"]
       }
     ),
     op(HttpApiEndpoint.delete("deleteProject", "/projects/:id", dashboardOnlyOptions(projectParams)), dashboardOnly)

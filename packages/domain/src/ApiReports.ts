@@ -15,28 +15,32 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       summary: "Traffic analytics for a period",
       cli: ["analytics"],
       mcp: "get_analytics",
-      fastPath: { storedAnswer: "period" }
+      fastPath: { storedAnswer: "period" },
+      csv: ["series", "pages", "sources", "countries"]
     }),
     op(report("getRevenue", "/projects/:id/revenue", Envelope("RevenueResponse", Revenue)), {
       permission: "revenue:read",
       summary: "Revenue report",
       cli: ["revenue"],
       mcp: "get_revenue",
-      fastPath: { storedAnswer: "period" }
+      fastPath: { storedAnswer: "period" },
+      csv: ["mrr", "failed_payments", "forecast"]
     }),
     op(report("getChurn", "/projects/:id/churn", Envelope("ChurnResponse", Churn)), {
       permission: "revenue:read",
       summary: "Churn report",
       cli: ["churn"],
       mcp: "get_churn",
-      fastPath: { storedAnswer: "period" }
+      fastPath: { storedAnswer: "period" },
+      csv: ["churned"]
     }),
     op(report("getSeo", "/projects/:id/seo", Envelope("SeoResponse", Seo)), {
       permission: "seo:read",
       summary: "Search (SEO) report",
       cli: ["seo"],
       mcp: "get_seo",
-      fastPath: { storedAnswer: "period" }
+      fastPath: { storedAnswer: "period" },
+      csv: ["series", "queries", "pages"]
     })
   )
   .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Analytics, revenue, churn and search reports" }))

@@ -26,7 +26,8 @@ export class TokensApi extends HttpApiGroup.make("tokens")
       permission: "tokens:read",
       summary: "Token metadata, never a secret",
       cli: ["tokens", "list"],
-      mcp: "list_tokens"
+      mcp: "list_tokens",
+      csv: ["tokens"]
     }),
     // Before `/tokens/:id` in the group; only `DELETE /tokens/:id` exists, so a GET never matches it anyway.
     op(

@@ -53,6 +53,37 @@ export const FailedPayment = Schema.Struct({
   day: DateOnly.annotate({ description: "The local day of the attempt (project time zone)" })
 }).annotate({ identifier: "FailedPayment", description: "One failed charge attempt" })
 
+export const MrrForecast = Schema.Struct({
+  level: Schema.Finite.annotate({ description: "How sure the range is: 0.8 = an 80% interval" }),
+  basis: Schema.Struct({
+    months: Integer.annotate({ description: "How many monthly movements the forecast is fitted on (3 to 6)" }),
+    from: Schema.String.annotate({ description: "First month (YYYY-MM) of those movements" }),
+    to: Schema.String.annotate({ description: "Last month (YYYY-MM): the last complete calendar month" }),
+    averageChange: Money.annotateKey({ description: "The mean monthly MRR movement: the forecast's drift" }),
+    standardDeviation: Money.annotateKey({
+      description: "The movements' sample standard deviation: how erratic they were; it widens the range"
+    })
+  }).annotate({ description: "What the forecast stands on" }),
+  points: Schema.Array(Schema.Struct({
+    months: Integer.annotate({ description: "Months ahead of today: 3, 6 or 12" }),
+    month: Schema.String.annotate({ description: "The calendar month (YYYY-MM) that many months after this one" }),
+    mrr: Money.annotateKey({ description: "Expected MRR: MRR today + averageChange × months (never below 0)" }),
+    low: Money.annotateKey({ description: "Bottom of the range at `level` (never below 0)" }),
+    high: Money.annotateKey({ description: "Top of the range at `level`" })
+  })).annotate({ description: "One point per horizon, nearest first" })
+}).annotate({ identifier: "MrrForecast", description: `MRR ahead, from the recent monthly movements, ${converted}` })
+
+export const ProfitRunRate = Schema.Struct({
+  window: Window.annotateKey({ description: "The last 90 days, today included" }),
+  revenueNet: Money.annotateKey({ description: "Succeeded charges − refunds of those days" }),
+  expenses: Money.annotateKey({ description: "Expenses attributed to those days, as in profitability" }),
+  unconvertedExpenses: Schema.Array(Money).annotate({
+    description: "Attributed expenses with no FX rate, per currency; not in expenses or profit"
+  }),
+  profit: Money.annotateKey({ description: "revenueNet − expenses over the 90 days" }),
+  perMonth: Money.annotateKey({ description: "profit × 30.4375 ÷ 90: the run-rate per average month" })
+}).annotate({ identifier: "ProfitRunRate", description: "The last 90 days' net profit per month" })
+
 /** How many failed payments `failedPayments.recent` lists at most. */
 export const RECENT_FAILED_PAYMENTS = 20
 
@@ -124,7 +155,11 @@ export const Revenue = Schema.Struct({
     }),
     profit: Money.annotateKey({ description: "revenueNet − expenses" }),
     margin: Rate.annotate({ description: "profit ÷ revenueNet; null when revenueNet ≤ 0" })
-  }).annotate({ description: "Revenue minus expenses over the period (docs/metrics.md, Profitability)" })
+  }).annotate({ description: "Revenue minus expenses over the period (docs/metrics.md, Profitability)" }),
+  forecast: Schema.NullOr(MrrForecast).annotate({
+    description: "MRR 3, 6, 12 months ahead with a range (docs/metrics.md); null before 3 months of movements"
+  }),
+  profitRunRate: ProfitRunRate
 }).annotate({ identifier: "Revenue" })
 export type Revenue = typeof Revenue.Type
 

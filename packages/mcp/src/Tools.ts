@@ -171,11 +171,14 @@ const strictInputProperties = (
  * document. Alternatives (a preview or the result) become `anyOf`. The SDK client still validates every
  * `structuredContent` against it, so the types are the contract's own.
  */
-const outputOf = (endpoint: HttpApiEndpoint.Top): JsonObject & { type: "object" } => {
+const outputOf = (
+  endpoint: HttpApiEndpoint.Top,
+  maxDescription = MAX_DESCRIPTION
+): JsonObject & { type: "object" } => {
   const shapes = [...endpoint.success].map((success) => {
     const doc = jsonSchemaOf(Schema.toEncoded(success))
     const data = resolveRef(objectProperties(doc).properties.data as JsonObject, doc.definitions)
-    return shallow(data, doc.definitions)
+    return shallow(data, doc.definitions, maxDescription)
   })
   return shapes.length === 1 ? shapes[0]! : { type: "object", anyOf: shapes }
 }
@@ -186,6 +189,12 @@ const resolveRef = (schema: JsonObject, definitions: JsonObject): JsonObject => 
 }
 
 const MAX_DESCRIPTION = 120
+/**
+ * What one tool's definition may weigh in tools/list. A tool whose output has many fields (get_revenue) would pass
+ * it with every field's description at MAX_DESCRIPTION: its descriptions are cut shorter, in steps, until it fits.
+ */
+export const MAX_TOOL_BYTES = 4 * 1024
+const SHORTER_DESCRIPTIONS = [100, 80, 60] as const
 
 /** The JSON types a schema allows, or null when it cannot tell (then the field is left untyped). */
 const typesOf = (node: JsonObject, definitions: JsonObject, depth = 0): Set<string> | null => {
@@ -212,7 +221,7 @@ const typesOf = (node: JsonObject, definitions: JsonObject, depth = 0): Set<stri
   return null
 }
 
-const descriptionOf = (node: JsonObject, definitions: JsonObject): string | undefined => {
+const descriptionOf = (node: JsonObject, definitions: JsonObject, max: number): string | undefined => {
   const found = typeof node.description === "string"
     ? node.description
     : [...((node.allOf ?? []) as Array<JsonObject>)].reverse().map((m) => m.description).find((d) =>
@@ -220,15 +229,15 @@ const descriptionOf = (node: JsonObject, definitions: JsonObject): string | unde
     )
   const text = (found ?? resolveRef(node, definitions).description) as string | undefined
   if (typeof text !== "string") return undefined
-  return text.length <= MAX_DESCRIPTION ? text : `${text.slice(0, MAX_DESCRIPTION - 1)}…`
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`
 }
 
-const shallow = (schema: JsonObject, definitions: JsonObject): JsonObject & { type: "object" } => {
+const shallow = (schema: JsonObject, definitions: JsonObject, max: number): JsonObject & { type: "object" } => {
   const properties: JsonObject = {}
   for (const [key, node] of Object.entries((schema.properties ?? {}) as Record<string, JsonObject>)) {
     const types = typesOf(node, definitions)
     const list = types === null ? null : [...types]
-    const description = descriptionOf(node, definitions)
+    const description = descriptionOf(node, definitions, max)
     properties[key] = {
       // One `type` a branch: a `type` array (["string", "null"]) is legal JSON Schema but less portable (the
       // MCP Inspector's --strict lint warns of it: single-`type` dialects such as Gemini's reject it).
@@ -309,6 +318,19 @@ export const selectTools = (
     (selection.toolsets === undefined || selection.toolsets === null || selection.toolsets.includes(t.group))
   )
 
+/** The definition, its output's descriptions cut shorter while it weighs more than MAX_TOOL_BYTES. */
+const fitted = (
+  definition: ToolDefinition,
+  outputWith: (maxDescription: number) => ToolDefinition["outputSchema"]
+): ToolDefinition => {
+  let fit = definition
+  for (const max of SHORTER_DESCRIPTIONS) {
+    if (Buffer.byteLength(JSON.stringify(fit)) <= MAX_TOOL_BYTES) break
+    fit = { ...definition, outputSchema: outputWith(max) }
+  }
+  return fit
+}
+
 /** Every tool of the contract, in the contract's order. */
 export const deriveTools = (api: typeof SiteHealthApi = SiteHealthApi): ReadonlyArray<ToolSpec> => {
   const specs: Array<ToolSpec> = []
@@ -341,14 +363,14 @@ export const deriveTools = (api: typeof SiteHealthApi = SiteHealthApi): Readonly
       permission: operation.permission,
       kind: operation.kind,
       confirmGate: operation.confirmGate,
-      definition: {
+      definition: fitted({
         name,
         title: operation.summary,
         description: describe(operation, endpoint.identifier),
         inputSchema: input.inputSchema,
         outputSchema: outputOf(endpoint),
         annotations: annotationsOf(operation.summary, operation)
-      }
+      }, (max) => outputOf(endpoint, max))
     })
   }
   return specs

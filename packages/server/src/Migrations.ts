@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { billingMigration } from "./accounts/BillingMigration.ts"
-import { answersGzipMigration, answersMigration } from "./answers/AnswersRepo.ts"
+import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
 import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
 import { demoLiveMigration } from "./demo/Migration.ts"
@@ -175,7 +175,8 @@ export const migrations = Migrator.fromRecord({
   "0023_customer_contacts": customerContactsMigration,
   "0024_briefing_editions": briefingEditionsMigration,
   "0025_billing": billingMigration,
-  "0030_oauth_server": oauthServerMigration
+  "0030_oauth_server": oauthServerMigration,
+  "0040_revenue_forecast": revenueForecastAnswersMigration
 })
 
 /**

@@ -28,6 +28,12 @@ const SIGNAL_FILTERS = ["dimension", "severity", "active", "limit"] as const
 
 type Query = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
+/**
+ * A CSV request (`format=csv`, @sitehealth/domain/Csv) has no stored answer (they are JSON): none is read for it.
+ * (A CSV asked by `Accept: text/csv` alone is told apart by the handler, which then computes.)
+ */
+const isCsv = (query: Query) => query.format !== undefined && query.format !== "json"
+
 /** The stored answer's key for a request's (raw) query parameters; null when the query is not one that is kept. */
 export type AnswerKey = (query: Query) => string | null
 
@@ -54,16 +60,16 @@ export const answerKeyOf = (endpoint: AnswerEndpoint): AnswerKey | null => {
     case null:
       return null
     case "whole":
-      return () => name
+      return (query) => (isCsv(query) ? null : name)
     case "period": {
       // One key per period, made once: a lookup per request, no string built (absent = the default, 30d).
       const keys = new Map<unknown, string>(PERIODS.map((period) => [period, `${name}?period=${period}`]))
       const fallback = keys.get("30d")!
-      return (query) => (query.period === undefined ? fallback : keys.get(query.period) ?? null)
+      return (query) => isCsv(query) ? null : query.period === undefined ? fallback : keys.get(query.period) ?? null
     }
     case "signalFilters":
       return (query) => {
-        if (query.cursor !== undefined) return null
+        if (query.cursor !== undefined || isCsv(query)) return null
         const parts: Array<string> = []
         for (const filter of SIGNAL_FILTERS) {
           const value = query[filter]

@@ -107,3 +107,9 @@ export const answersMigration = ddlMigration(`
     PRIMARY KEY (project_id, key)
   );
 `)
+
+/**
+ * Migration 0040_revenue_forecast (Migrations.ts): revenue answers kept before the report had `forecast` and
+ * `profitRunRate` lack them; they are dropped, so the next read computes the new shape (as 0015 did for analytics).
+ */
+export const revenueForecastAnswersMigration = ddlMigration(`DELETE FROM stored_answers WHERE key LIKE 'getRevenue?%';`)

@@ -10,9 +10,12 @@ import { ExpensesRepo } from "../expenses/ExpensesRepo.ts"
 import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { requireProjectWith } from "../http/ProjectPolicy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { CSV_PAGE_SIZE, csvRequestOf, csvResponse } from "../reports/Csv.ts"
+import { expensesTable } from "../reports/CsvTables.ts"
 import { decodeCursor } from "../store/Cursor.ts"
 import { newId } from "../store/Ids.ts"
 import { expense } from "../store/Present.ts"
+import type { ExpenseRecord, Page, PageRequest } from "../store/Records.ts"
 
 type Request<Name extends keyof typeof ExpensesApi.endpoints> = (typeof ExpensesApi.endpoints)[Name]["~Request"]
 
@@ -24,11 +27,24 @@ export const expensesOperations = Effect.gen(function*() {
   const projects = yield* ProjectsRepo
   const expenses = yield* ExpensesRepo
   const requireProject = requireProjectWith(projects)
+  const csvRequest = csvRequestOf(ExpensesApi.endpoints.listExpenses)
+  /** Every live expense of the project, newest first: a CSV holds the whole list, not a page. */
+  const everyExpense = Effect.fn("Expenses.everyExpense")(function*(projectId: string) {
+    const all: Array<ReturnType<typeof expense>> = []
+    let after: PageRequest["after"] = null
+    do {
+      const page: Page<ExpenseRecord> = yield* expenses.list(projectId, { limit: CSV_PAGE_SIZE, after })
+      all.push(...page.items.map(expense))
+      after = page.nextCursor === null ? null : yield* decodeCursor(page.nextCursor)
+    } while (after !== null)
+    return all
+  })
 
   return {
     listExpenses: ({ params, query }: Pick<Request<"listExpenses">, "params" | "query">) =>
       Effect.gen(function*() {
         const project = yield* requireProject(params.id)
+        if ((yield* csvRequest) !== null) return csvResponse(expensesTable(yield* everyExpense(project.id)), "expenses")
         const after = yield* decodeCursor(query.cursor)
         const page = yield* expenses.list(project.id, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after })
         return { expenses: page.items.map(expense), nextCursor: page.nextCursor }

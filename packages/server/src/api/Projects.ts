@@ -4,11 +4,18 @@
  * (recompute/Freshness.ts) when they are behind the data — never stale, never computed twice at once.
  */
 import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
-import { CurrentPrincipal } from "@sitehealth/domain/Authentication"
+import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { successText } from "@sitehealth/domain/Envelope"
 import { Forbidden } from "@sitehealth/domain/Errors"
-import { Briefing, type HealthSnapshot, type HealthTrend, SignalList } from "@sitehealth/domain/Projects"
+import {
+  Briefing,
+  type HealthSnapshot,
+  type HealthTrend,
+  type Project,
+  type Signal,
+  SignalList
+} from "@sitehealth/domain/Projects"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -26,9 +33,12 @@ import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { projectView } from "../projects/View.ts"
 import { Freshness, type FreshnessShape } from "../recompute/Freshness.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
-import { decodeSignalCursor, SignalsRepo } from "../snapshots/SignalsRepo.ts"
+import { CSV_PAGE_SIZE, csvRequestOf, csvResponse } from "../reports/Csv.ts"
+import { projectsTable, signalsTable } from "../reports/CsvTables.ts"
+import { decodeSignalCursor, type SignalKey, SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type TrendRow } from "../snapshots/SnapshotsRepo.ts"
 import { decodeCursor } from "../store/Cursor.ts"
+import type { Page, PageRequest } from "../store/Records.ts"
 
 export const dashboardOnly = (what: string) =>
   Effect.fail(
@@ -99,6 +109,77 @@ export const projectsOperations = Effect.gen(function*() {
   // Known by the contract's endpoint objects, whose FastPath annotations key their stored answers.
   const storedBriefing = servedStored(ProjectsApi.endpoints.getBriefing, Briefing)
   const storedSignals = servedStored(ProjectsApi.endpoints.listSignals, SignalList)
+  const csvSignals = csvRequestOf(ProjectsApi.endpoints.listSignals)
+  const csvProjects = csvRequestOf(ProjectsApi.endpoints.listProjects)
+  /** One page of the caller's projects, computed (each project's list entry kept for the hot path). */
+  const projectsPage = Effect.fn("Projects.page")(function*(
+    principal: Principal,
+    limit: number,
+    after: PageRequest["after"],
+    now: Date
+  ) {
+    // One query: the page of projects with every stored snapshot in the trend range and their data versions.
+    const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
+    const { page, rows, versions } = yield* snapshots.pageWithTrends(principal.accountId, principal.projects, {
+      limit,
+      after
+    }, fromDay)
+    const byProject = new Map<string, Array<TrendRow>>()
+    for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
+    const out = []
+    const entries: Array<{ readonly projectId: string; readonly answer: StoredAnswer }> = []
+    for (const p of page.items) {
+      const today = todayIn(p.timezone, now)
+      const own = byProject.get(p.id) ?? []
+      const latest = own.find((r) => r.day === today) ?? null
+      const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
+      let current: HealthSnapshot
+      // The snapshot the entry is built from, by its computation (what the lookup matches it on).
+      let from: { readonly dataVersion: string; readonly computedAt: Date }
+      if (
+        latest !== null &&
+        freshness.isFresh(
+          { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) },
+          version,
+          now
+        )
+      ) {
+        current = latest.snapshot
+        from = { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }
+      } else {
+        // Missing or behind: compute and store now (the only per-project work the list ever does).
+        const stored = yield* freshness.ensureHealth(p)
+        current = snapshot(stored.health)
+        from = stored
+      }
+      const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })), {
+        day: today,
+        score: current.score
+      }]
+      const item = {
+        ...projectView(p),
+        health: current,
+        trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
+      }
+      out.push(item)
+      entries.push({
+        projectId: p.id,
+        answer: {
+          day: today,
+          dataVersion: from.dataVersion,
+          computedAt: from.computedAt,
+          encoded: encodeEntry(item)
+        }
+      })
+    }
+    // Kept for the next read (ListAnswer.ts); keeping is an optimisation: the answer stands without it.
+    yield* Effect.forEach(entries, (e) => answers.keep(e.projectId, PROJECT_LIST_ENTRY, e.answer), {
+      discard: true
+    }).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("could not keep the projects list's entries", cause))
+    )
+    return { projects: out, nextCursor: page.nextCursor }
+  })
   return {
     listProjects: ({ query }: { readonly query: Query<"listProjects"> }) =>
       Effect.gen(function*() {
@@ -106,73 +187,25 @@ export const projectsOperations = Effect.gen(function*() {
         const after = yield* decodeCursor(query.cursor)
         const now = new Date(yield* Clock.currentTimeMillis)
         const limit = query.limit ?? DEFAULT_PAGE_SIZE
+        if ((yield* csvProjects) !== null) {
+          // Every project in the caller's reach, not a page (never the prefetched page, which is JSON).
+          const all: Array<Project> = []
+          let next: PageRequest["after"] = null
+          do {
+            const page: { readonly projects: ReadonlyArray<Project>; readonly nextCursor: string | null } =
+              yield* projectsPage(principal, CSV_PAGE_SIZE, next, now)
+            all.push(...page.projects)
+            next = page.nextCursor === null ? null : yield* decodeCursor(page.nextCursor)
+          } while (next !== null)
+          return csvResponse(projectsTable(all), "projects")
+        }
         // Hot path: the page came with the token lookup, each project with its kept entry (ListAnswer.ts).
         const prefetched = (yield* RequestAccess)?.list ?? null
         if (prefetched !== null && prefetched.limit === limit && prefetched.cursor === (query.cursor ?? null)) {
           const served = servedList(prefetched, freshness, now)
           if (served !== null) return served
         }
-        // One query: the page of projects with every stored snapshot in the trend range and their data versions.
-        const fromDay = addDays(now.toISOString().slice(0, 10), -(TREND_DAYS + 1))
-        const { page, rows, versions } = yield* snapshots.pageWithTrends(principal.accountId, principal.projects, {
-          limit,
-          after
-        }, fromDay)
-        const byProject = new Map<string, Array<TrendRow>>()
-        for (const r of rows) byProject.set(r.projectId, [...(byProject.get(r.projectId) ?? []), r])
-        const out = []
-        const entries: Array<{ readonly projectId: string; readonly answer: StoredAnswer }> = []
-        for (const p of page.items) {
-          const today = todayIn(p.timezone, now)
-          const own = byProject.get(p.id) ?? []
-          const latest = own.find((r) => r.day === today) ?? null
-          const version = versions.get(p.id) ?? (yield* jobs.dataVersion(p.id))
-          let current: HealthSnapshot
-          // The snapshot the entry is built from, by its computation (what the lookup matches it on).
-          let from: { readonly dataVersion: string; readonly computedAt: Date }
-          if (
-            latest !== null &&
-            freshness.isFresh(
-              { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) },
-              version,
-              now
-            )
-          ) {
-            current = latest.snapshot
-            from = { dataVersion: latest.dataVersion, computedAt: new Date(latest.snapshot.computedAt) }
-          } else {
-            // Missing or behind: compute and store now (the only per-project work the list ever does).
-            const stored = yield* freshness.ensureHealth(p)
-            current = snapshot(stored.health)
-            from = stored
-          }
-          const points = [...own.filter((r) => r.day !== today).map((r) => ({ day: r.day, score: r.snapshot.score })), {
-            day: today,
-            score: current.score
-          }]
-          const item = {
-            ...projectView(p),
-            health: current,
-            trend: trendOf(points.filter((x) => x.day >= addDays(today, -TREND_DAYS)), today, current.score)
-          }
-          out.push(item)
-          entries.push({
-            projectId: p.id,
-            answer: {
-              day: today,
-              dataVersion: from.dataVersion,
-              computedAt: from.computedAt,
-              encoded: encodeEntry(item)
-            }
-          })
-        }
-        // Kept for the next read (ListAnswer.ts); keeping is an optimisation: the answer stands without it.
-        yield* Effect.forEach(entries, (e) => answers.keep(e.projectId, PROJECT_LIST_ENTRY, e.answer), {
-          discard: true
-        }).pipe(
-          Effect.catchCause((cause) => Effect.logWarning("could not keep the projects list's entries", cause))
-        )
-        return { projects: out, nextCursor: page.nextCursor }
+        return yield* projectsPage(principal, limit, after, now)
       }),
     getHealth: ({ params }: ById) =>
       Effect.gen(function*() {
@@ -197,20 +230,36 @@ export const projectsOperations = Effect.gen(function*() {
       Effect.gen(function*() {
         const project = yield* requireProject(params.id)
         const after = yield* decodeSignalCursor(query.cursor)
-        const list = Effect.gen(function*() {
+        const filter = {
+          dimension: query.dimension,
+          severity: query.severity,
+          active: query.active === undefined ? undefined : query.active === "true"
+        }
+        const fresh = Effect.gen(function*() {
           // Signals are stored with the snapshot: fresh when the snapshot read with the token is.
           if ((yield* prefetchedFreshHealth(freshness, project)) === undefined) yield* freshness.ensureHealth(project)
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const page = yield* signals.list(
-            project.id,
-            {
-              dimension: query.dimension,
-              severity: query.severity,
-              active: query.active === undefined ? undefined : query.active === "true"
-            },
-            { limit: query.limit ?? DEFAULT_PAGE_SIZE, after },
-            now
-          )
+          return new Date(yield* Clock.currentTimeMillis)
+        })
+        if ((yield* csvSignals) !== null) {
+          // A CSV holds every signal of the filter, not a page (never the stored answer, which is JSON).
+          const now = yield* fresh
+          const all: Array<Signal> = []
+          let next: SignalKey | null = null
+          do {
+            const page: Page<Signal> = yield* signals.list(
+              project.id,
+              filter,
+              { limit: CSV_PAGE_SIZE, after: next },
+              now
+            )
+            all.push(...page.items)
+            next = page.nextCursor === null ? null : yield* decodeSignalCursor(page.nextCursor)
+          } while (next !== null)
+          return csvResponse(signalsTable(all), "signals")
+        }
+        const list = Effect.gen(function*() {
+          const now = yield* fresh
+          const page = yield* signals.list(project.id, filter, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
           return { signals: page.items, nextCursor: page.nextCursor }
         })
         // The first page of each filter is kept as a stored answer, as the reports are.

@@ -18,6 +18,8 @@ import { requireProjectWith } from "../http/ProjectPolicy.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { Freshness } from "../recompute/Freshness.ts"
 import { makeGetAnalytics } from "../reports/Analytics.ts"
+import { csvRequestOf, csvResponse, type CsvTable } from "../reports/Csv.ts"
+import { analyticsTable, churnTable, revenueTable, seoTable } from "../reports/CsvTables.ts"
 import { makeRevenueReports } from "../reports/Revenue.ts"
 import { makeGetSeo } from "../reports/Seo.ts"
 
@@ -41,25 +43,34 @@ export const reportsOperations = Effect.gen(function*() {
   /**
    * The handler of the report `endpoint` (the contract's endpoint object, whose `FastPath` annotation keys its
    * stored answers): a project's report for a period, its stored answer when current, else computed and kept.
+   * A CSV request (`?format=csv`, `Accept: text/csv`; its `CsvExport` annotation names the tables) is computed
+   * and written as `table` of the report: never the stored answer, which is JSON.
    */
   const report = <S extends AnswerSchema, E, R>(
     endpoint: AnswerEndpoint,
     schema: S,
-    compute: (projectId: string, period: Period) => Effect.Effect<S["Type"], E, R>
+    compute: (projectId: string, period: Period) => Effect.Effect<S["Type"], E, R>,
+    table: (report: S["Type"], table: string) => CsvTable
   ) => {
     const served = servedStored(endpoint, schema)
+    const csvRequest = csvRequestOf(endpoint)
+    const name = endpoint.identifier.replace(/^get/u, "").toLowerCase()
     return ({ params, query }: ReportRequest) =>
-      Effect.flatMap(
-        requireProject(params.id),
-        (project) => served(project, compute(project.id, query.period ?? "30d"))
-      )
+      Effect.gen(function*() {
+        const project = yield* requireProject(params.id)
+        const period = query.period ?? "30d"
+        const csv = yield* csvRequest
+        if (csv === null) return yield* served(project, compute(project.id, period))
+        const value = yield* compute(project.id, period)
+        return csvResponse(table(value, csv.table), `${name}-${period}-${csv.table}`)
+      })
   }
   const endpoints = ReportsApi.endpoints
   return {
-    getAnalytics: report(endpoints.getAnalytics, Analytics, getAnalytics),
-    getRevenue: report(endpoints.getRevenue, Revenue, getRevenue),
-    getChurn: report(endpoints.getChurn, Churn, getChurn),
-    getSeo: report(endpoints.getSeo, Seo, getSeo)
+    getAnalytics: report(endpoints.getAnalytics, Analytics, getAnalytics, analyticsTable),
+    getRevenue: report(endpoints.getRevenue, Revenue, getRevenue, revenueTable),
+    getChurn: report(endpoints.getChurn, Churn, getChurn, churnTable),
+    getSeo: report(endpoints.getSeo, Seo, getSeo, seoTable)
   }
 })
 

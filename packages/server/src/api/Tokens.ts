@@ -3,16 +3,19 @@ import { SiteHealthApi, TokensApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { badRequest, Conflict, Forbidden, notFound, Unauthorized } from "@sitehealth/domain/Errors"
-import type { CreateTokenPayload } from "@sitehealth/domain/Tokens"
+import type { CreateTokenPayload, TokenMetadata } from "@sitehealth/domain/Tokens"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Layer from "effect/Layer"
 import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
+import { CSV_PAGE_SIZE, csvRequestOf, csvResponse } from "../reports/Csv.ts"
+import { tokensTable } from "../reports/CsvTables.ts"
 import { decodeCursor } from "../store/Cursor.ts"
 import { newId } from "../store/Ids.ts"
 import { isoOrNull, tokenMetadata } from "../store/Present.ts"
+import type { Page, PageRequest, TokenRecord } from "../store/Records.ts"
 import { generateSecret, hashSecret } from "../store/TokenSecret.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
 import { expiryWithin, missingPermissions, projectsWithin } from "./TokensPolicy.ts"
@@ -24,6 +27,7 @@ const escalation = (message: string) => new Forbidden({ message, type: "escalati
 const tokensOperations = Effect.gen(function*() {
   const tokens = yield* TokensRepo
   const projects = yield* ProjectsRepo
+  const csvTokens = csvRequestOf(TokensApi.endpoints.listTokens)
 
   /** What would be minted: the request resolved against the caller's own access, or the reason it can't. */
   const resolveDraft = (principal: Principal, body: CreateTokenPayload | undefined, now: Date) =>
@@ -86,13 +90,28 @@ const tokensOperations = Effect.gen(function*() {
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
         const after = yield* decodeCursor(query.cursor)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        if ((yield* csvTokens) !== null) {
+          // Every token the caller may list, not a page.
+          const all: Array<TokenMetadata> = []
+          let next: PageRequest["after"] = null
+          do {
+            const page: Page<TokenRecord> = yield* tokens.list(
+              principal.accountId,
+              { limit: CSV_PAGE_SIZE, after: next },
+              principal.projects
+            )
+            all.push(...page.items.map((t) => tokenMetadata(t, now)))
+            next = page.nextCursor === null ? null : yield* decodeCursor(page.nextCursor)
+          } while (next !== null)
+          return csvResponse(tokensTable(all), "tokens")
+        }
         // A token scoped to some projects sees only the tokens whose scope is within its own (api/TokensPolicy.ts).
         const page = yield* tokens.list(
           principal.accountId,
           { limit: query.limit ?? DEFAULT_PAGE_SIZE, after },
           principal.projects
         )
-        const now = new Date(yield* Clock.currentTimeMillis)
         return { tokens: page.items.map((t) => tokenMetadata(t, now)), nextCursor: page.nextCursor }
       }),
     getCurrentToken: () =>

@@ -12,6 +12,7 @@ import type { Revenue } from "@sitehealth/domain/Revenue"
 import type { FxRate } from "../fx/Fx.ts"
 import type { CohortRow, ExpenseRow, FailedCharge, RevenueDay, UnconvertedDay } from "../store/Series.ts"
 import { addDays, addMonths, startOfMonth } from "./Dates.ts"
+import { mrrForecast, profitRunRate } from "./Forecast.ts"
 import type { DayWindow } from "./Numbers.ts"
 import { changeOf, lastDays, lastRowUpTo, money, num, periodWindow, previousWindow, ratio, sumIn } from "./Numbers.ts"
 import { profitability } from "./Profitability.ts"
@@ -174,6 +175,7 @@ export const revenue = (input: RevenueInput): Revenue => {
   const cur = cashIn(rows, last30, currency)
   const prev = cashIn(rows, prev30, currency)
   const arpu = ratio(mrr, customers, 6)
+  const mrrSeries = monthlyMrrSeries(rows, today, currency)
 
   return {
     projectId: input.projectId,
@@ -220,8 +222,10 @@ export const revenue = (input: RevenueInput): Revenue => {
         day: f.day
       }))
     },
-    mrrSeries: monthlyMrrSeries(rows, today, currency),
+    mrrSeries,
     unconverted: unconvertedSummary(input.unconverted, last30, today),
-    profitability: profitability(rows, input.expenses ?? [], window, currency, input.rates ?? [])
+    profitability: profitability(rows, input.expenses ?? [], window, currency, input.rates ?? []),
+    forecast: mrrForecast(mrrSeries, mrr, today, currency),
+    profitRunRate: profitRunRate(rows, input.expenses ?? [], today, currency, input.rates ?? [])
   }
 }

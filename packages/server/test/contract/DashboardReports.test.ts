@@ -101,6 +101,22 @@ layer(DemoLive, { timeout: "120 seconds" })("the dashboard's report endpoints", 
       }
     }))
 
+  it.effect("CSV: the report pages' downloads are /api/v1's CSV, byte for byte, behind the session", () =>
+    Effect.gen(function*() {
+      const { ids, token, read } = yield* Demo
+      for (
+        const path of ["analytics?period=7d&table=sources", "revenue?period=30d", "churn?period=12m", "seo", "signals"]
+      ) {
+        const query = `${path}${path.includes("?") ? "&" : "?"}format=csv`
+        const v1 = yield* h.raw("GET", `/api/v1/projects/${ids[0]}/${query}`, { token })
+        const dashboard = yield* h.raw("GET", `/app/api/websites/${ids[0]}/${query}`, { token: null, headers: read })
+        expect(dashboard.status, dashboard.text.slice(0, 300)).toBe(200)
+        expect(dashboard.headers.get("content-type")).toBe("text/csv; charset=utf-8")
+        expect(dashboard.text.split("\r\n").length, path).toBeGreaterThan(2) // the demo has rows in each
+        expect(dashboard.text).toBe(v1.text)
+      }
+    }))
+
   it.effect("logged out 401; a bearer token is no session (401); a bad query 400 in the envelope", () =>
     Effect.gen(function*() {
       const { ids, token, read } = yield* Demo

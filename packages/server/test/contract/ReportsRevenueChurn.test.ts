@@ -117,6 +117,18 @@ layer(AppWithRates)("GET /projects/{id}/revenue and /churn", (it) => {
           unconvertedExpenses: [],
           profit: usd(4000),
           margin: 0.7843
+        },
+        // MRR went above 0 at the end of 10 (09 ended at 0), and 11 is not complete: no movement to fit yet.
+        forecast: null,
+        // 08-23…11-20: net 5 100 (last 30 days) + 123 000 (the 30 before; nothing earlier) − the 1 100 expense
+        // = 127 000; per month 127 000 × 30.4375 ÷ 90 = 42 950.69 → 42 951.
+        profitRunRate: {
+          window: { from: "2026-08-23", to: TODAY },
+          revenueNet: usd(128100),
+          expenses: usd(1100),
+          unconvertedExpenses: [],
+          profit: usd(127000),
+          perMonth: usd(42951)
         }
       })
       expect(r.mrrSeries.slice(-3)).toEqual([

@@ -22,6 +22,7 @@ import {
   usePageReport,
   usePeriod
 } from "./charted.tsx"
+import { CsvDownloads } from "./Downloads.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 import { SourceGate } from "./SourceGate.tsx"
 
@@ -316,6 +317,17 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
     <>
       <h1>Analytics</h1>
       <PeriodPicker period={period} />
+      <CsvDownloads
+        id={id}
+        report="analytics"
+        period={period}
+        tables={[
+          { table: "series", label: "Traffic over time" },
+          { table: "pages", label: "Top pages" },
+          { table: "sources", label: "Top sources" },
+          { table: "countries", label: "Top countries" }
+        ]}
+      />
       <SourceGate website={w} kind="analytics" what="traffic">
         <Panel
           id="traffic"

@@ -16,6 +16,7 @@ import { useMutation } from "../../hooks.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
 import { createExpense, deleteExpense, expensesAtom, ReportKeys, revenueAtom } from "../../reportsClient.ts"
 import { MutationStatus } from "../../ui.tsx"
+import { ListDownload } from "./Downloads.tsx"
 import { Busy, formatDay, formatMoney, formatPercent, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
 
 const RECURRENCE = { one_off: "One-off", monthly: "Monthly", yearly: "Yearly" } as const
@@ -235,6 +236,7 @@ export default function ExpensesPage({ website }: WebsitePageProps) {
         <h1>Expenses and profit</h1>
         {adding ? null : <button type="button" onClick={() => setQuery("add", "1")}>Add an expense</button>}
       </div>
+      <ListDownload id={website.id} list="expenses" label="Download every expense as CSV" />
       <Busy busy={!settled(list)} />
       {adding
         ? (

@@ -28,6 +28,7 @@ import {
   usePeriod,
   useReport
 } from "./charted.tsx"
+import { CsvDownloads } from "./Downloads.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 import { SourceGate } from "./SourceGate.tsx"
 
@@ -99,6 +100,68 @@ const MrrChart = ({ r }: { readonly r: Revenue }) => {
         ? <p>No payment data yet. Connect Stripe on the Integrations tab to see revenue.</p>
         : undefined}
     />
+  )
+}
+
+/** Where revenue is heading: MRR 3, 6 and 12 months ahead with its range, and the profit run-rate. */
+const Forecast = ({ r }: { readonly r: Revenue }) => {
+  const f = r.forecast
+  const run = r.profitRunRate
+  return (
+    <>
+      {f === null
+        ? (
+          <p className="muted" data-forecast="none">
+            No MRR forecast yet: it needs at least 3 complete months of movements after MRR first went above zero.
+          </p>
+        )
+        : (
+          <>
+            <table data-table="forecast">
+              <caption className="muted">
+                Fitted on the {f.basis.months} months {f.basis.from} – {f.basis.to}: on average{" "}
+                {formatMoney(f.basis.averageChange)} a month (give or take{" "}
+                {formatMoney(f.basis.standardDeviation)}). The range is where MRR lands {formatPercent(f.level)}{" "}
+                of the time if the months ahead move as those did.
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Ahead</th>
+                  <th scope="col" className="num">Expected MRR</th>
+                  <th scope="col" className="num">Range</th>
+                </tr>
+              </thead>
+              <tbody>
+                {f.points.map((p) => (
+                  <tr key={p.months} data-forecast={p.months} data-value={p.mrr.amount}>
+                    <th scope="row">{p.months} months ({p.month})</th>
+                    <td className="num">{formatMoney(p.mrr)}</td>
+                    <td className="num">{formatMoney(p.low)} – {formatMoney(p.high)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      <ul className="reports-figures">
+        <Figure
+          name="profitRunRate.perMonth"
+          raw={run.perMonth}
+          label="Profit run-rate, per month"
+          value={formatMoney(run.perMonth)}
+        />
+        <Figure
+          name="profitRunRate.profit"
+          raw={run.profit}
+          label="Profit, last 90 days"
+          value={formatMoney(run.profit)}
+        />
+      </ul>
+      <p className="muted">
+        {run.window.from} – {run.window.to}: net revenue {formatMoney(run.revenueNet)} − expenses{" "}
+        {formatMoney(run.expenses)}; per month = 90 days' profit × 30.4375 ÷ 90.
+      </p>
+    </>
   )
 }
 
@@ -315,6 +378,22 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
     <>
       <h1>Revenue and churn</h1>
       <PeriodPicker period={period} />
+      <CsvDownloads
+        id={id}
+        report="revenue"
+        period={period}
+        tables={[
+          { table: "mrr", label: "MRR by month" },
+          { table: "failed_payments", label: "Failed payments" },
+          { table: "forecast", label: "MRR forecast" }
+        ]}
+      />
+      <CsvDownloads
+        id={id}
+        report="churn"
+        period={period}
+        tables={[{ table: "churned", label: "Churned customers" }]}
+      />
       <SourceGate website={w} kind="payments" what="revenue, MRR and churn">
         <Panel id="mrr" title="Recurring revenue" what="the revenue" result={revenue.result} retry={revenue.retry}>
           {(r) => (
@@ -344,6 +423,15 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
             {(r) => <Cash r={r} />}
           </Panel>
         </div>
+        <Panel
+          id="forecast"
+          title="Where revenue is heading"
+          what="the forecast"
+          result={revenue.result}
+          retry={revenue.retry}
+        >
+          {(r) => <Forecast r={r} />}
+        </Panel>
         <Panel id="churn" title={`Churn, ${span}`} what="the churn" result={churn.result} retry={churn.retry}>
           {(c) => <ChurnRates c={c} />}
         </Panel>

@@ -24,6 +24,7 @@ import {
   usePageReport,
   usePeriod
 } from "./charted.tsx"
+import { CsvDownloads } from "./Downloads.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
 import { SourceGate } from "./SourceGate.tsx"
 
@@ -204,6 +205,16 @@ export default function SeoPage({ website: w }: WebsitePageProps) {
     <>
       <h1>Search</h1>
       <PeriodPicker period={period} />
+      <CsvDownloads
+        id={id}
+        report="seo"
+        period={period}
+        tables={[
+          { table: "series", label: "Search over time" },
+          { table: "queries", label: "Top queries" },
+          { table: "pages", label: "Top pages" }
+        ]}
+      />
       <SourceGate website={w} kind="search" what="search clicks, impressions and rankings">
         <Panel
           id="search"

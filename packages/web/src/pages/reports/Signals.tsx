@@ -10,6 +10,7 @@ import { Field } from "../../forms.tsx"
 import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
 import { signalsAtom } from "../../reportsClient.ts"
 import { Evidence } from "./Briefing.tsx"
+import { ListDownload } from "./Downloads.tsx"
 import {
   Busy,
   dimensionLabel,
@@ -32,15 +33,12 @@ export default function SignalsPage({ website }: WebsitePageProps) {
   const dimension = oneOf<Dimension>(DIMENSIONS, query.get("dimension"))
   const severity = oneOf<Severity>(SEVERITIES, query.get("severity"))
   const state: State = oneOf<State>(["active", "resolved", "all"], query.get("state")) ?? "active"
-  const atom = useMemo(
-    () =>
-      signalsAtom(website.id, {
-        ...(dimension !== undefined ? { dimension } : {}),
-        ...(severity !== undefined ? { severity } : {}),
-        ...(state === "all" ? {} : { active: state === "active" ? "true" : "false" })
-      }),
-    [website.id, dimension, severity, state]
-  )
+  const filters = useMemo(() => ({
+    ...(dimension !== undefined ? { dimension } : {}),
+    ...(severity !== undefined ? { severity } : {}),
+    ...(state === "all" ? {} : { active: state === "active" ? ("true" as const) : ("false" as const) })
+  }), [dimension, severity, state])
+  const atom = useMemo(() => signalsAtom(website.id, filters), [website.id, filters])
   const result = useAtomValue(atom)
   return (
     <>
@@ -68,6 +66,7 @@ export default function SignalsPage({ website }: WebsitePageProps) {
           </select>
         </Field>
       </form>
+      <ListDownload id={website.id} list="signals" query={filters} label="Download these signals as CSV" />
       <Outcome atom={atom} result={result} what="the signals">
         {({ signals, nextCursor }) =>
           signals.length === 0

@@ -365,7 +365,7 @@ layer(AppWithSink, { timeout: 120_000 })("Dashboard security", (it) => {
         }
         // The owner, from an address that has not been failing, with no device cookie: in at once.
         yield* logIn(email)
-      }))
+      }), 120_000) // 51 scrypt checks: 13 s beside another suite, and it passed 30 s on two cores at load 8
 
     it.effect("one address failing for an account waits longer after each failure; Retry-After says how long", () =>
       Effect.gen(function*() {

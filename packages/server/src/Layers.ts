@@ -27,6 +27,8 @@ import { SnapshotsRepo } from "./snapshots/SnapshotsRepo.ts"
 import { MemoryDb } from "./store/MemoryDb.ts"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
 import { TrafficRepo } from "./traffic/TrafficRepo.ts"
+import { WebhooksMemory } from "./webhooks/WebhooksMemory.ts"
+import { WebhooksRepo } from "./webhooks/WebhooksRepo.ts"
 
 /**
  * The repositories that come in both kinds and stand alone, SQL or in memory: one list, so the two sets cannot
@@ -59,7 +61,8 @@ export const SqlRepos = Layer.mergeAll(
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   AnswersRepo.sql,
-  WebsitesRepo.sql
+  WebsitesRepo.sql,
+  WebhooksRepo.sql
 )
 
 /** Tests only: the same repositories over maps. */
@@ -72,7 +75,8 @@ export const MemoryRepos = Layer.mergeAll(
   AccessRepo.memory.pipe(
     Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])
   ),
-  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory))
+  WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory)),
+  WebhooksMemory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

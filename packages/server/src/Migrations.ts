@@ -23,6 +23,7 @@ import { searchMigration } from "./search/Migration.ts"
 import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration.ts"
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
+import { webhooksMigration } from "./webhooks/Migration.ts"
 
 const m0001 = ddlMigration(`
     CREATE TABLE accounts (
@@ -171,7 +172,8 @@ export const migrations = Migrator.fromRecord({
   // 0021 was written and reverted (git log): a database that ran it must still run this one.
   "0022_dashboard_security": dashboardSecurityMigration,
   "0023_customer_contacts": customerContactsMigration,
-  "0024_briefing_editions": briefingEditionsMigration
+  "0024_briefing_editions": briefingEditionsMigration,
+  "0035_webhooks": webhooksMigration
 })
 
 /**

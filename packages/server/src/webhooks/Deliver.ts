@@ -55,7 +55,11 @@ export const deliverClaimed = (repo: WebhooksRepoShape, sealer: Sealer, options:
     const step = attempt.ok
       ? null
       : nextStep(attempts, claimed.delivery.firstAttemptAt ?? at, at, (options.random ?? Math.random)())
-    const disable = !attempt.ok && shouldDisable(claimed.webhook.failingSince ?? at, at)
+    const disable = !attempt.ok && shouldDisable(
+      claimed.webhook.failingSince ?? at,
+      at,
+      step?._tag === "giveUp" ? (claimed.delivery.firstAttemptAt ?? at) : null
+    )
     const recorded: DeliveryRecord | null = yield* repo.record(claimed.delivery.id, {
       ok: attempt.ok,
       status: attempt.status,

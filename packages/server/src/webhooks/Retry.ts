@@ -31,6 +31,11 @@ export const nextStep = (attempts: number, firstAttemptAt: Date, now: Date, rand
   return at - firstAttemptAt.getTime() > GIVE_UP_AFTER_MS ? { _tag: "giveUp" } : { _tag: "retry", at: new Date(at) }
 }
 
-/** Whether an endpoint failing since `failingSince` is disabled now. */
-export const shouldDisable = (failingSince: Date | null, now: Date): boolean =>
-  failingSince !== null && now.getTime() - failingSince.getTime() >= GIVE_UP_AFTER_MS
+/**
+ * Whether an endpoint failing since `failingSince` is disabled now: it has failed for 3 days, or a delivery is given
+ * up (`givenUpFrom`: that delivery's first attempt) and every attempt since that delivery's first one has failed.
+ */
+export const shouldDisable = (failingSince: Date | null, now: Date, givenUpFrom: Date | null = null): boolean =>
+  failingSince !== null &&
+  (now.getTime() - failingSince.getTime() >= GIVE_UP_AFTER_MS ||
+    (givenUpFrom !== null && failingSince.getTime() <= givenUpFrom.getTime()))

@@ -57,7 +57,7 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
 /** Needs a SqlClient. */
 export const SqlRepos = Layer.mergeAll(
   ...standalone("sql"),
-  IntegrationsRepo.sql.pipe(Layer.provideMerge(SyncQueue.sql)),
+  IntegrationsRepo.sql.pipe(Layer.provideMerge(SyncQueue.sql), Layer.provide(WebhooksRepo.sql)),
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   AnswersRepo.sql,
@@ -68,7 +68,7 @@ export const SqlRepos = Layer.mergeAll(
 /** Tests only: the same repositories over maps. */
 export const MemoryRepos = Layer.mergeAll(
   ...standalone("memory"),
-  IntegrationsRepo.memory.pipe(Layer.provideMerge(SyncQueue.memory)),
+  IntegrationsRepo.memory.pipe(Layer.provideMerge(SyncQueue.memory), Layer.provide(WebhooksMemory)),
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
   // Composed from the repositories above (the same memoised instances), as the SQL ones join their tables.
   AnswersRepo.memory,

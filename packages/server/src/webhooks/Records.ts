@@ -96,9 +96,12 @@ export interface WebhooksRepoShape {
   readonly remove: (projectId: string, id: string) => Effect.Effect<WebhookRecord | null>
   /**
    * Writes the event to the outbox with one pending delivery per enabled endpoint of its project that takes its
-   * kind (or for `webhookId` alone), due at once. Run it inside `transaction` with the change that caused it.
+   * kind (or for `webhookId` alone), due at once; nothing at all when no endpoint takes it. Run it inside
+   * `transaction` with the change that caused it.
    */
   readonly enqueue: (event: OutboxEvent) => Effect.Effect<ReadonlyArray<DeliveryRecord>>
+  /** The event kinds the project's enabled endpoints take (empty: no event of it needs writing). */
+  readonly subscribed: (projectId: string) => Effect.Effect<ReadonlySet<EventKind>>
   readonly listDeliveries: (webhookId: string, page: PageRequest) => Effect.Effect<Page<DeliveryRecord>>
   readonly findDelivery: (webhookId: string, id: string) => Effect.Effect<DeliveryRecord | null>
   /**

@@ -49,11 +49,11 @@ export const WebhooksMemory = Layer.sync(WebhooksRepo, () => {
     ),
     enqueue: Effect.fn("WebhooksRepo.enqueue")((event) =>
       Effect.sync(() => {
-        events.set(event.id, event)
         const targets = [...webhooks.values()].filter((w) =>
           w.projectId === event.projectId && w.enabled &&
           (event.webhookId === undefined ? w.events.includes(event.type) : w.id === event.webhookId)
         )
+        if (targets.length > 0) events.set(event.id, event)
         return targets.map((w) => {
           const d: StoredDelivery = {
             id: `whd_${randomBase62(24)}`,
@@ -75,6 +75,11 @@ export const WebhooksMemory = Layer.sync(WebhooksRepo, () => {
           return answer(d)
         })
       })
+    ),
+    subscribed: Effect.fn("WebhooksRepo.subscribed")((projectId) =>
+      Effect.sync(() =>
+        new Set([...webhooks.values()].filter((w) => w.projectId === projectId && w.enabled).flatMap((w) => w.events))
+      )
     ),
     listDeliveries: Effect.fn("WebhooksRepo.listDeliveries")((webhookId, page) =>
       Effect.sync(() => {

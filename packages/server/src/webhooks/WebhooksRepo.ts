@@ -177,9 +177,11 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
         }),
         enqueue: Effect.fn("WebhooksRepo.enqueue")(function*(event) {
           const only = event.webhookId
+          const target = only === undefined ? sql`${event.type} = ANY(w.events)` : sql`w.id = ${only}`
           return yield* sql`WITH ev AS (
                 INSERT INTO webhook_events (id, project_id, type, body, created_at)
-                VALUES (${event.id}, ${event.projectId}, ${event.type}, ${event.body}, ${event.createdAt})
+                SELECT ${event.id}, ${event.projectId}, ${event.type}, ${event.body}, ${event.createdAt}
+                WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ${event.projectId} AND w.enabled AND ${target})
                 RETURNING id, type
               ), d AS (
                 INSERT INTO webhook_deliveries (id, event_id, webhook_id, status, next_attempt_at, locked_until,
@@ -187,7 +189,7 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
                 SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), ev.id, w.id, 'pending',
                        ${event.createdAt}, ${event.lockedUntil ?? null}, ${event.createdAt}
                 FROM ev JOIN webhooks w ON w.project_id = ${event.projectId} AND w.enabled
-                WHERE ${only === undefined ? sql`${event.type} = ANY(w.events)` : sql`w.id = ${only}`}
+                WHERE ${target}
                 RETURNING *
               )
               SELECT ${columns} FROM d JOIN ev e ON e.id = d.event_id`.pipe(
@@ -195,6 +197,11 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
             Effect.map((rows) => rows.map(toDelivery)),
             dieOnSqlError
           )
+        }),
+        subscribed: Effect.fn("WebhooksRepo.subscribed")(function*(projectId) {
+          const rows = yield* sql<{ kind: string }>`SELECT DISTINCT unnest(events) AS kind FROM webhooks
+              WHERE project_id = ${projectId} AND enabled`.pipe(dieOnSqlError)
+          return new Set(rows.map((r) => r.kind as EventKind))
         }),
         listDeliveries: Effect.fn("WebhooksRepo.listDeliveries")(function*(webhookId, page) {
           const after = page.after

@@ -3,6 +3,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { AccessRepo } from "./access/AccessRepo.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
+import { BriefingMailRepo } from "./alerts/BriefingMailRepo.ts"
 import { AnswersRepo } from "./answers/AnswersRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
@@ -51,7 +52,8 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
     Readiness[kind],
     AuthRepo[kind],
     FailuresRepo[kind],
-    OAuthFlowsRepo[kind]
+    OAuthFlowsRepo[kind],
+    BriefingMailRepo[kind]
   ] as const
 
 /** Needs a SqlClient. */

@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
+import { alertsMigration } from "./alerts/Migration.ts"
 import { answersGzipMigration, answersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
 import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
@@ -173,7 +174,8 @@ export const migrations = Migrator.fromRecord({
   "0022_dashboard_security": dashboardSecurityMigration,
   "0023_customer_contacts": customerContactsMigration,
   "0024_briefing_editions": briefingEditionsMigration,
-  "0035_webhooks": webhooksMigration
+  "0035_webhooks": webhooksMigration,
+  "0036_alerts": alertsMigration
 })
 
 /**

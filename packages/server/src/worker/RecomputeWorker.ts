@@ -14,6 +14,7 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import { beat, beatIfDue, startHeartbeat } from "../platform/Heartbeat.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
 import { recomputeLocked } from "../recompute/Recompute.ts"
+import { runBriefingMail } from "./BriefingMail.ts"
 import { runSyncWorker } from "./SyncRunner.ts"
 import { runWebhookWorker } from "./WebhookDelivery.ts"
 
@@ -102,16 +103,17 @@ export const runWorker = Effect.gen(function*() {
   )
   const syncs = yield* Effect.forkChild(runSyncWorker)
   const webhooks = yield* Effect.forkChild(runWebhookWorker)
+  const mail = yield* Effect.forkChild(runBriefingMail)
   return yield* Effect.raceFirst(
     Fiber.join(recompute),
-    Effect.raceFirst(Fiber.join(syncs), Fiber.join(webhooks))
+    Effect.raceFirst(Fiber.join(syncs), Effect.raceFirst(Fiber.join(webhooks), Fiber.join(mail)))
   ).pipe(
     // Say why, or an in-process worker that could not start its syncs just stops (and /readyz goes stale).
     Effect.tapCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sitehealth: worker failed", Cause.pretty(cause))
     ),
     Effect.ensuring(Effect.andThen(
-      Fiber.interruptAll([recompute, syncs, webhooks]),
+      Fiber.interruptAll([recompute, syncs, webhooks, mail]),
       Effect.logInfo("sitehealth: worker stopped")
     ))
   )

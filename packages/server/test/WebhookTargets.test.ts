@@ -176,6 +176,16 @@ describe("retry schedule", () => {
 })
 
 describe("signatures", () => {
+  it("match the Standard Webhooks specification's test vector", () => {
+    const headers = signedHeaders(
+      ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+      "msg_p5jXN8AQM9LWM0D4loKWxJek",
+      1614265330,
+      "{\"test\": 2432232314}"
+    )
+    expect(headers["webhook-signature"]).toBe("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+  })
+
   it("verify with the standardwebhooks package, with either secret during a rotation", () => {
     const [current, previous] = [newWebhookSecret(), newWebhookSecret()]
     expect(current).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)

@@ -32,6 +32,14 @@ export const WebhookUrl = Schema.String.check(
   format: "uri"
 })
 
+export const WEBHOOK_FORMATS = ["standard_webhooks", "slack"] as const
+export const WebhookFormat = Schema.Literals(WEBHOOK_FORMATS).annotate({
+  identifier: "WebhookFormat",
+  description: "standard_webhooks: the event as JSON, signed (docs/alerts.md); slack: a Block Kit message for a Slack " +
+    "incoming-webhook URL"
+})
+export type WebhookFormat = typeof WebhookFormat.Type
+
 export const EventKinds = Schema.Array(EventKind).check(Schema.isMinLength(1), Schema.isMaxLength(20)).annotate({
   description: "The event kinds sent to the endpoint"
 })
@@ -40,6 +48,7 @@ export const Webhook = Schema.Struct({
   id: WebhookId,
   projectId: ProjectId,
   url: Schema.String,
+  format: WebhookFormat,
   description: Schema.NullOr(Schema.String),
   events: Schema.Array(EventKind),
   status: Schema.Literals(["enabled", "disabled"]),
@@ -65,6 +74,7 @@ export const CreateWebhookPayload = Schema.Struct({
   confirm: Confirm,
   url: WebhookUrl,
   events: EventKinds,
+  format: Schema.optionalKey(WebhookFormat.annotate({ description: "Default standard_webhooks" })),
   description: Schema.optionalKey(Text(200))
 }).annotate({ identifier: "CreateWebhookRequest" })
 export type CreateWebhookPayload = typeof CreateWebhookPayload.Type
@@ -73,6 +83,7 @@ export const WebhookPreview = Schema.Struct({
   preview: Schema.Literal(true),
   webhook: Schema.Struct({
     url: Schema.String,
+    format: WebhookFormat,
     events: Schema.Array(EventKind),
     description: Schema.NullOr(Schema.String)
   }),

@@ -24,7 +24,7 @@ import { searchMigration } from "./search/Migration.ts"
 import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration.ts"
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
-import { webhooksMigration } from "./webhooks/Migration.ts"
+import { webhookFormatMigration, webhooksMigration } from "./webhooks/Migration.ts"
 
 const m0001 = ddlMigration(`
     CREATE TABLE accounts (
@@ -175,7 +175,8 @@ export const migrations = Migrator.fromRecord({
   "0023_customer_contacts": customerContactsMigration,
   "0024_briefing_editions": briefingEditionsMigration,
   "0035_webhooks": webhooksMigration,
-  "0036_alerts": alertsMigration
+  "0036_alerts": alertsMigration,
+  "0037_webhook_format": webhookFormatMigration
 })
 
 /**

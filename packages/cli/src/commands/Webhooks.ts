@@ -4,7 +4,7 @@
  */
 import { EVENT_KINDS } from "@sitehealth/domain/Events"
 import type { Delivery, Webhook } from "@sitehealth/domain/Webhooks"
-import { CreateWebhookPayload } from "@sitehealth/domain/Webhooks"
+import { CreateWebhookPayload, WEBHOOK_FORMATS } from "@sitehealth/domain/Webhooks"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { EXIT, localFailure } from "../Failure.ts"
@@ -22,6 +22,7 @@ const webhookFields = (s: Style, w: Webhook) =>
   fields(s, [
     ["id", w.id],
     ["url", w.url],
+    ["format", w.format],
     ["events", w.events.join(", ")],
     ["status", status(s, w.status === "enabled" ? "active" : "failed").replace(/active|failed/, w.status)],
     ["description", orDash(w.description)],
@@ -106,6 +107,10 @@ export const createWebhookCommand = (name: string) =>
       project: projectArg,
       url: Flag.String("url").pipe(Flag.withDescription("Where to send the events (https://…)")),
       events: eventsFlag,
+      format: Flag.Literals("format", WEBHOOK_FORMATS).pipe(
+        Flag.withDescription("standard_webhooks (signed JSON, default) or slack (a Slack incoming-webhook URL)"),
+        Flag.optional
+      ),
       description: Flag.String("description").pipe(Flag.withDescription("A label"), Flag.optional),
       yes: yesFlag
     },
@@ -117,6 +122,7 @@ export const createWebhookCommand = (name: string) =>
             {
               url: input.url,
               events: splitList(input.events),
+              ...(Option.isSome(input.format) ? { format: input.format.value } : {}),
               ...(Option.isSome(input.description) ? { description: input.description.value } : {})
             },
             "webhook"

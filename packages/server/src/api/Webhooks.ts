@@ -22,7 +22,7 @@ import { emit, eventBody } from "../webhooks/Outbox.ts"
 import { newWebhookSecret } from "../webhooks/Signing.ts"
 import { urlProblem } from "../webhooks/Targets.ts"
 import { type DeliveryRecord, type WebhookRecord, WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
-import { LEASE_MS, webhookSealer } from "../worker/WebhookDelivery.ts"
+import { dashboardUrlOf, LEASE_MS, webhookSealer } from "../worker/WebhookDelivery.ts"
 
 type Request<Name extends keyof typeof WebhooksApi.endpoints> = (typeof WebhooksApi.endpoints)[Name]["~Request"]
 
@@ -33,6 +33,7 @@ export const presentWebhook = (w: WebhookRecord): Webhook => ({
   id: w.id,
   projectId: w.projectId as Webhook["projectId"],
   url: w.url,
+  format: w.format,
   description: w.description,
   events: [...w.events],
   status: w.enabled ? "enabled" : "disabled",
@@ -98,7 +99,12 @@ export const webhooksOperations = Effect.gen(function*() {
         const project = yield* requireProject(params.id)
         yield* checkUrl(payload.url)
         const events = [...new Set(payload.events)]
-        const draft = { url: payload.url, events, description: payload.description ?? null }
+        const draft = {
+          url: payload.url,
+          format: payload.format ?? "standard_webhooks" as const,
+          events,
+          description: payload.description ?? null
+        }
         if (payload.confirm !== true) {
           return {
             preview: true as const,
@@ -191,7 +197,10 @@ export const webhooksOperations = Effect.gen(function*() {
           lockedUntil: new Date(at.getTime() + LEASE_MS)
         })
         if (queued === undefined) return yield* Effect.fail(notFound("Webhook"))
-        const sent = yield* deliverClaimed(webhooks, seal, { allowPrivate: config.webhooksAllowPrivate })({
+        const sent = yield* deliverClaimed(webhooks, seal, {
+          allowPrivate: config.webhooksAllowPrivate,
+          dashboardUrl: dashboardUrlOf(config)
+        })({
           delivery: queued,
           body: eventBody("webhook.test", data, at),
           webhook

@@ -9,6 +9,7 @@ import type { ClaimedDelivery, DeliveryRecord, WebhooksRepoShape } from "./Recor
 import { nextStep, shouldDisable } from "./Retry.ts"
 import { type Attempt, send, type SendOptions } from "./Send.ts"
 import { signedHeaders } from "./Signing.ts"
+import { slackMessage } from "./Slack.ts"
 
 /** Seals and opens signing secrets (AES-256-GCM under SITEHEALTH_SECRET_KEY, made where the key is read). */
 export interface Sealer {
@@ -20,6 +21,8 @@ export interface Sealer {
 export interface DeliverOptions extends SendOptions {
   /** [0, 1), for the retry's jitter. */
   readonly random?: () => number
+  /** Where a Slack message links to (PUBLIC_URL). */
+  readonly dashboardUrl?: string
 }
 
 /** The secrets a delivery is signed with at `now`: the current one, and the previous one while it overlaps. */
@@ -45,12 +48,14 @@ export const deliverClaimed = (repo: WebhooksRepoShape, sealer: Sealer, options:
         latencyMs: 0,
         excerpt: "not sent: the signing secret cannot be decrypted with this server's SITEHEALTH_SECRET_KEY"
       }
-      : yield* send(
-        claimed.webhook.url,
-        signedHeaders(secrets, claimed.delivery.eventId, Math.floor(at.getTime() / 1000), claimed.body),
-        claimed.body,
-        options
-      )
+      : yield* Effect.suspend(() => {
+        // A Slack endpoint gets the Block Kit message, signed all the same (the headers cost nothing there).
+        const body = claimed.webhook.format === "slack"
+          ? slackMessage(claimed.body, options.dashboardUrl ?? "")
+          : claimed.body
+        const ts = Math.floor(at.getTime() / 1000)
+        return send(claimed.webhook.url, signedHeaders(secrets, claimed.delivery.eventId, ts, body), body, options)
+      })
     const attempts = claimed.delivery.attempts + 1
     const step = attempt.ok
       ? null

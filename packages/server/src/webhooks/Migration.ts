@@ -46,3 +46,9 @@ export const webhooksMigration = ddlMigration(`
     CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
     CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
 `)
+
+/** A webhook's format: the signed event, or a Slack incoming-webhook message (Slack.ts). */
+export const webhookFormatMigration = ddlMigration(`
+    ALTER TABLE webhooks ADD COLUMN format text NOT NULL DEFAULT 'standard_webhooks'
+      CHECK (format IN ('standard_webhooks', 'slack'))
+`)

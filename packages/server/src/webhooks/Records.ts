@@ -1,5 +1,6 @@
 /** What the webhooks repository stores and answers (WebhooksRepo.ts, its SQL and memory twins). */
 import type { EventKind } from "@sitehealth/domain/Events"
+import type { WebhookFormat } from "@sitehealth/domain/Webhooks"
 import type * as Effect from "effect/Effect"
 import type { Page, PageRequest } from "../store/Records.ts"
 
@@ -7,6 +8,8 @@ export interface WebhookRecord {
   readonly id: string
   readonly projectId: string
   readonly url: string
+  /** What is sent: the signed event (Standard Webhooks), or a Slack Block Kit message (Slack.ts). */
+  readonly format: WebhookFormat
   readonly description: string | null
   readonly events: ReadonlyArray<EventKind>
   readonly enabled: boolean

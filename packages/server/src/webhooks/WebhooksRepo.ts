@@ -3,6 +3,7 @@
  * WebhooksMemory.ts. Secrets arrive and leave encrypted: this module never sees one.
  */
 import { EventKind } from "@sitehealth/domain/Events"
+import { WebhookFormat } from "@sitehealth/domain/Webhooks"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -19,6 +20,7 @@ const WebhookRow = Schema.Struct({
   id: Schema.String,
   project_id: Schema.String,
   url: Schema.String,
+  format: WebhookFormat,
   description: Schema.NullOr(Schema.String),
   events: Schema.Array(EventKind),
   enabled: Schema.Boolean,
@@ -35,6 +37,7 @@ const toWebhook = (r: typeof WebhookRow.Type): WebhookRecord => ({
   id: r.id,
   projectId: r.project_id,
   url: r.url,
+  format: r.format,
   description: r.description,
   events: r.events,
   enabled: r.enabled,
@@ -83,6 +86,7 @@ const ClaimedRow = Schema.Struct({
   ...DeliveryRow.fields,
   body: Schema.String,
   w_url: Schema.String,
+  w_format: WebhookFormat,
   w_project_id: Schema.String,
   w_description: Schema.NullOr(Schema.String),
   w_events: Schema.Array(EventKind),
@@ -114,9 +118,11 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
       const columns = sql.unsafe(DELIVERY_COLUMNS)
       return WebhooksRepo.of({
         insert: Effect.fn("WebhooksRepo.insert")(function*(w) {
-          return yield* sql`INSERT INTO webhooks (id, project_id, url, description, events, enabled, disabled_reason,
+          return yield* sql`INSERT INTO webhooks (id, project_id, url, format, description, events, enabled, disabled_reason,
                 failing_since, secret_enc, previous_secret_enc, previous_secret_expires_at, secret_rotated_at, created_at)
-              VALUES (${w.id}, ${w.projectId}, ${w.url}, ${w.description}, ${[...w.events] as Array<string>}::text[],
+              VALUES (${w.id}, ${w.projectId}, ${w.url}, ${w.format}, ${w.description}, ${[...w.events] as Array<
+            string
+          >}::text[],
                 ${w.enabled}, ${w.disabledReason}, ${w.failingSince}, ${w.secretEnc}, ${w.previousSecretEnc},
                 ${w.previousSecretExpiresAt}, ${w.secretRotatedAt}, ${w.createdAt})
               RETURNING *`.pipe(Effect.flatMap(webhookSingle), Effect.map(toWebhook), dieOnSqlError)
@@ -236,7 +242,7 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
               UPDATE webhook_deliveries d SET locked_until = ${until}
               FROM due, webhook_events e, webhooks w
               WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.webhook_id
-              RETURNING ${columns}, e.body, w.url AS w_url, w.project_id AS w_project_id,
+              RETURNING ${columns}, e.body, w.url AS w_url, w.format AS w_format, w.project_id AS w_project_id,
                 w.description AS w_description, w.events AS w_events, w.enabled AS w_enabled,
                 w.disabled_reason AS w_disabled_reason, w.failing_since AS w_failing_since,
                 w.secret_enc AS w_secret_enc, w.previous_secret_enc AS w_previous_secret_enc,
@@ -251,6 +257,7 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
                   id: r.webhook_id,
                   projectId: r.w_project_id,
                   url: r.w_url,
+                  format: r.w_format,
                   description: r.w_description,
                   events: r.w_events,
                   enabled: r.w_enabled,

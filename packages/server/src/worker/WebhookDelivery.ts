@@ -18,6 +18,9 @@ export const BATCH = 50
 const CONCURRENCY = 16
 const IDLE_POLL_MS = 1_000
 
+/** Where messages link to: PUBLIC_URL, else the listener's address. */
+export const dashboardUrlOf = (config: AppConfigShape) => config.publicUrl ?? `http://${config.host}:${config.port}`
+
 const sealers = new WeakMap<AppConfigShape, Sealer>()
 
 /** The sealer of signing secrets; throws a SecretKeyError when this server has no usable key. */
@@ -51,7 +54,11 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
     const sealer = webhookSealer(config)
     const now = new Date(yield* Clock.currentTimeMillis)
     const claimed = yield* repo.claim(now, LEASE_MS, options.limit ?? BATCH, options.webhookIds)
-    const deliver = deliverClaimed(repo, sealer, { allowPrivate: config.webhooksAllowPrivate, ...options })
+    const deliver = deliverClaimed(repo, sealer, {
+      allowPrivate: config.webhooksAllowPrivate,
+      dashboardUrl: dashboardUrlOf(config),
+      ...options
+    })
     yield* Effect.forEach(claimed, deliver, { concurrency: CONCURRENCY, discard: true })
     return claimed.length
   })

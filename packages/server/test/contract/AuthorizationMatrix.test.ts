@@ -107,6 +107,7 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
             id,
             projectId: p1,
             url: "https://127.0.0.1/matrix",
+            format: "standard_webhooks",
             description: null,
             events: ["signal.opened"],
             enabled: true,

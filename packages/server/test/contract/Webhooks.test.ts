@@ -293,6 +293,28 @@ layer(TestApp.layer({ secretKey: SECRET_KEY, webhooksAllowPrivate: true }))("Web
       expect(r.received.filter((x) => x.headers["webhook-id"] === lost!.eventId)).toHaveLength(1)
     }))
 
+  it.effect("a Slack endpoint gets Block Kit messages linking to the website's page", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const r = yield* receiver
+      const { projects, secret: token } = yield* h.newAccount()
+      const projectId = projects[0].id
+      const created = yield* h.raw("POST", `/api/v1/projects/${projectId}/webhooks`, {
+        token,
+        body: { url: `${r.url}/services/T000/B000/xyz`, events: ["health.changed"], format: "slack", confirm: true }
+      })
+      expect(created.json.data.webhook.format).toBe("slack")
+      const id = created.json.data.webhook.id
+      yield* h.raw("POST", `/api/v1/projects/${projectId}/webhooks/${id}/test`, { token })
+      yield* healthChanged(projectId)
+      expect(yield* deliver(id)).toBe(1)
+      const [test, changed] = r.received.map((x) => JSON.parse(x.body))
+      expect(test.text).toBe("A test event from sitehealth")
+      expect(changed.text).toBe("Health score 74 → 61 (-13)")
+      const button = changed.blocks.find((b: any) => b.type === "actions").elements[0]
+      expect(button.url).toMatch(new RegExp(`/websites/${projectId}$`))
+    }))
+
   it.effect("another account's or an unknown endpoint is 404; a read-only token cannot add one", () =>
     Effect.gen(function*() {
       const r = yield* receiver

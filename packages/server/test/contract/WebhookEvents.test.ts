@@ -10,6 +10,7 @@ import { scopedFake } from "@sitehealth/fakes/FakeHttp"
 import { startFakeStripe, ts } from "@sitehealth/fakes/FakeStripe"
 import { CRISIS, generatedAccount } from "@sitehealth/fakes/StripeAccounts"
 import { Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { stripeConnector } from "../../src/integrations/stripe/StripeConnector.ts"
@@ -108,31 +109,35 @@ layer(TestApp.layer({ secretKey: SECRET_KEY }))("Webhook events", (it) => {
     Effect.gen(function*() {
       const { projectId, webhook } = yield* website(["integration.failed", "integration.recovered"])
       yield* connectStripe(projectId, "http://127.0.0.1:9")
+      // A second apart, so the events' order is their time's.
       const run = (end: "fail" | "retry" | "succeed") =>
-        h.run(Effect.gen(function*() {
-          const queue = yield* SyncQueue
-          const now = new Date(yield* h.now)
-          yield* queue.request({ projectId, provider: "stripe", mode: "incremental", requestedBy: null, now })
-          const claimed = (yield* queue.claim(now, 60_000, [projectId]))!
-          const next = new Date(now.getTime() + 3_600_000)
-          if (end === "succeed") {
-            return yield* queue.succeed({
+        Effect.andThen(
+          TestClock.adjust("1 second"),
+          h.run(Effect.gen(function*() {
+            const queue = yield* SyncQueue
+            const now = new Date(yield* h.now)
+            yield* queue.request({ projectId, provider: "stripe", mode: "incremental", requestedBy: null, now })
+            const claimed = (yield* queue.claim(now, 60_000, [projectId]))!
+            const next = new Date(now.getTime() + 3_600_000)
+            if (end === "succeed") {
+              return yield* queue.succeed({
+                run: claimed,
+                counts: {},
+                state: null,
+                now,
+                nextSyncAt: next,
+                historyPending: false
+              })
+            }
+            return yield* queue.fail({
               run: claimed,
-              counts: {},
-              state: null,
+              error: "Stripe answered 401",
               now,
-              nextSyncAt: next,
-              historyPending: false
+              retryAt: end === "retry" ? next : null,
+              nextSyncAt: next
             })
-          }
-          return yield* queue.fail({
-            run: claimed,
-            error: "Stripe answered 401",
-            now,
-            retryAt: end === "retry" ? next : null,
-            nextSyncAt: next
-          })
-        }))
+          }))
+        )
       expect(yield* run("fail")).toBe(true)
       expect(yield* events(webhook)).toEqual(["integration.failed"])
       // Failing again while in error: no second event.

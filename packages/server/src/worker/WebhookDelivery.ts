@@ -16,7 +16,8 @@ import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 export const LEASE_MS = 60_000
 export const BATCH = 50
 const CONCURRENCY = 16
-const IDLE_POLL_MS = 1_000
+/** An idle loop looks again this often: a new event waits this long at most before it is taken. */
+const IDLE_POLL_MS = 250
 
 /** Where messages link to: PUBLIC_URL, else the listener's address. */
 export const dashboardUrlOf = (config: AppConfigShape) => config.publicUrl ?? `http://${config.host}:${config.port}`
@@ -63,7 +64,7 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
     return claimed.length
   })
 
-/** The loop: a full batch is followed by the next at once, an empty one by a second's pause. */
+/** The loop: a full batch is followed by the next at once, a partial one by a pause of IDLE_POLL_MS. */
 export const runWebhookWorker = Effect.gen(function*() {
   yield* Effect.logInfo("sitehealth: webhook delivery started")
   return yield* deliverDue().pipe(

@@ -17,7 +17,7 @@ import { pgLayer } from "@sitehealth/server/platform/Database"
 import { emit } from "@sitehealth/server/webhooks/Outbox"
 import { newWebhookSecret } from "@sitehealth/server/webhooks/Signing"
 import { WebhooksRepo } from "@sitehealth/server/webhooks/WebhooksRepo"
-import { runWebhookWorker, webhookSealer } from "@sitehealth/server/worker/WebhookDelivery"
+import { webhookLoop, webhookSealer } from "@sitehealth/server/worker/WebhookDelivery"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Http from "node:http"
@@ -110,7 +110,9 @@ const main = Effect.gen(function*() {
   // Forked one after the other from this fiber (a concurrent forEach would end each loop with its element's fiber).
   const workers = []
   for (let i = 0; i < WORKERS; i++) {
-    workers.push(yield* Effect.forkChild(runWebhookWorker.pipe(Effect.provideService(AppConfig, config))))
+    workers.push(
+      yield* Effect.forkChild(webhookLoop({ webhookIds: [webhook.id] }).pipe(Effect.provideService(AppConfig, config)))
+    )
   }
   yield* waitFor(EVENTS)
   const drainSeconds = (Math.max(...arrivals.values()) - drainStarted) / 1000

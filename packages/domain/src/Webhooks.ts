@@ -35,7 +35,8 @@ export const WebhookUrl = Schema.String.check(
 export const WEBHOOK_FORMATS = ["standard_webhooks", "slack"] as const
 export const WebhookFormat = Schema.Literals(WEBHOOK_FORMATS).annotate({
   identifier: "WebhookFormat",
-  description: "standard_webhooks: the event as JSON, signed (docs/alerts.md); slack: a Block Kit message for a Slack " +
+  description:
+    "standard_webhooks: the event as JSON, signed (docs/alerts.md); slack: a Block Kit message for a Slack " +
     "incoming-webhook URL"
 })
 export type WebhookFormat = typeof WebhookFormat.Type

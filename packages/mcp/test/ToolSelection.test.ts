@@ -64,7 +64,7 @@ describe("listing by the caller's own identity", () => {
         body: errorBody(429, "Rate limit exceeded", "rate_limited")
       })
       const whileLimited = yield* names(client)
-      expect(whileLimited.length).toBe(16)
+      expect(whileLimited.length).toBe(24) // every tool: 16, and the 8 of webhooks
       expect(srv.requests.at(-1)!.path).toBe("/api/v1/tokens/current")
       // Not remembered: the next tools/list asks again and lists what the token allows.
       expect(yield* names(client)).toEqual(["get_seo"])

@@ -64,18 +64,24 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
     return claimed.length
   })
 
-/** The loop: a full batch is followed by the next at once, a partial one by a pause of IDLE_POLL_MS. */
-export const runWebhookWorker = Effect.gen(function*() {
-  yield* Effect.logInfo("sitehealth: webhook delivery started")
-  return yield* deliverDue().pipe(
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.as(Effect.logError("webhook round failed", Cause.pretty(cause)), 0)
-    ),
-    Effect.flatMap((sent) => sent < BATCH ? Effect.sleep(IDLE_POLL_MS) : Effect.void),
-    Effect.forever,
-    Effect.withTracerEnabled(false),
-    Effect.annotateLogs("worker", "webhooks")
-  )
-})
+/**
+ * The loop: a full batch is followed by the next at once, a partial one by a pause of IDLE_POLL_MS. `webhookIds`
+ * limits it to those endpoints (the bench, on a database other runs use).
+ */
+export const webhookLoop = (options: DeliverDueOptions = {}) =>
+  Effect.gen(function*() {
+    yield* Effect.logInfo("sitehealth: webhook delivery started")
+    return yield* deliverDue(options).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(Effect.logError("webhook round failed", Cause.pretty(cause)), 0)
+      ),
+      Effect.flatMap((sent) => sent < (options.limit ?? BATCH) ? Effect.sleep(IDLE_POLL_MS) : Effect.void),
+      Effect.forever,
+      Effect.withTracerEnabled(false),
+      Effect.annotateLogs("worker", "webhooks")
+    )
+  })
+
+export const runWebhookWorker = webhookLoop()

@@ -19,6 +19,16 @@ import {
 } from "./commands/Reads.ts"
 import { createTokenCommand, listTokensCommand, revokeTokenCommand } from "./commands/Tokens.ts"
 import {
+  createWebhookCommand,
+  deleteWebhookCommand,
+  getWebhookCommand,
+  listWebhookDeliveriesCommand,
+  listWebhooksCommand,
+  redeliverWebhookCommand,
+  testWebhookCommand,
+  updateWebhookCommand
+} from "./commands/Webhooks.ts"
+import {
   createExpenseCommand,
   deleteExpenseCommand,
   listExpensesCommand,
@@ -43,7 +53,15 @@ const IMPLEMENTATIONS = {
   deleteExpense: deleteExpenseCommand,
   listTokens: listTokensCommand,
   createToken: createTokenCommand,
-  revokeToken: revokeTokenCommand
+  revokeToken: revokeTokenCommand,
+  listWebhooks: listWebhooksCommand,
+  createWebhook: createWebhookCommand,
+  getWebhook: getWebhookCommand,
+  updateWebhook: updateWebhookCommand,
+  deleteWebhook: deleteWebhookCommand,
+  testWebhook: testWebhookCommand,
+  listWebhookDeliveries: listWebhookDeliveriesCommand,
+  redeliverWebhook: redeliverWebhookCommand
 } satisfies { readonly [Name in EndpointName]?: (name: string) => unknown }
 
 type Implemented = keyof typeof IMPLEMENTATIONS
@@ -54,7 +72,8 @@ const PARENTS: Readonly<Record<string, string>> = {
   projects: "Projects (websites) in the token's scope",
   integrations: "A project's data providers and their syncs",
   expenses: "Costs recorded per project",
-  tokens: "Access tokens: list, create, revoke"
+  tokens: "Access tokens: list, create, revoke",
+  webhooks: "A website's webhook endpoints, their tests and deliveries"
 }
 
 const isImplemented = (name: EndpointName): name is Implemented => Object.hasOwn(IMPLEMENTATIONS, name)

@@ -4,14 +4,17 @@
  * behind the token middlewares. Everything is re-exported from here.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { ExpensesApi } from "./ApiExpenses.ts"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
 import { operationOf } from "./ApiOperation.ts"
 import { ProjectsApi } from "./ApiProjects.ts"
 import { ReportsApi } from "./ApiReports.ts"
 import { TokensApi } from "./ApiTokens.ts"
+import { WebhooksApi } from "./ApiWebhooks.ts"
 import { Authentication, RequestErrors } from "./Authentication.ts"
 import { documentedApi } from "./Documented.ts"
+import { EVENT_DESCRIPTIONS, EVENT_SCHEMAS, eventIdentifier } from "./Events.ts"
 import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
 import type { Operation } from "./Permissions.ts"
 
@@ -28,20 +31,46 @@ export {
 export { ProjectsApi } from "./ApiProjects.ts"
 export { ReportsApi } from "./ApiReports.ts"
 export { TokensApi } from "./ApiTokens.ts"
+export { WebhooksApi } from "./ApiWebhooks.ts"
+
+/**
+ * OpenAPI 3.1 `webhooks`: one operation per event kind, the request a receiver gets (docs/alerts.md). The
+ * bodies' schemas are the document's components (`SignalOpenedEvent`…), registered with the API's
+ * AdditionalSchemas.
+ */
+const withWebhooks = (spec: Record<string, any>): Record<string, any> => ({
+  ...spec,
+  webhooks: Object.fromEntries(EVENT_SCHEMAS.map(([kind]) => [kind, {
+    post: {
+      operationId: `event.${kind}`,
+      summary: kind,
+      description: `${EVENT_DESCRIPTIONS[kind]}. Signed per Standard Webhooks: \`webhook-id\` (the same on every ` +
+        "attempt), `webhook-timestamp`, `webhook-signature` (docs/alerts.md). Answer any 2xx within 15 seconds; " +
+        "anything else is retried with backoff for 3 days.",
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${eventIdentifier(kind)}` } } }
+      },
+      responses: { "200": { description: "Received (any 2xx)" } }
+    }
+  }]))
+})
 
 // Middleware added first runs innermost: the checks below run bottom-up, RequestErrors outermost, then
 // Authentication (401), RateLimit (429), Entitlement (402), ProjectAccess (403), TokenUsage; every POST's
 // Idempotency is declared on the endpoint itself and so runs inside them all, seeing the authenticated token.
 export class SiteHealthApi extends documentedApi(
   HttpApi.make("sitehealth")
-    .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi)
+    .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi, WebhooksApi)
     .middleware(TokenUsage)
     .middleware(ProjectAccess)
     .middleware(Entitlement)
     .middleware(RateLimit)
     .middleware(Authentication)
     .middleware(RequestErrors)
-    .prefix("/api/v1"),
+    .prefix("/api/v1")
+    .annotate(HttpApi.AdditionalSchemas, EVENT_SCHEMAS.map(([, schema]) => schema))
+    .annotateMerge(OpenApi.annotations({ transform: withWebhooks })),
   {
     title: "sitehealth API",
     description:

@@ -25,6 +25,8 @@ export const AccountId = idShaped("acc").pipe(Schema.brand("AccountId")).annotat
   description: "Account id, `acc_…`"
 })
 export type AccountId = typeof AccountId.Type
+export const WebhookId = idShaped("whk").annotate({ description: "Webhook endpoint id, `whk_…`" })
+export const DeliveryId = idShaped("whd").annotate({ description: "Webhook delivery id, `whd_…`" })
 
 export const PERIODS = ["today", "yesterday", "7d", "30d", "3m", "12m", "all"] as const
 export type Period = (typeof PERIODS)[number]

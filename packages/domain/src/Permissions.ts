@@ -15,7 +15,9 @@ export const PERMISSIONS = [
   "expenses:read",
   "expenses:write",
   "tokens:read",
-  "tokens:write"
+  "tokens:write",
+  "webhooks:read",
+  "webhooks:write"
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 export const Permission = Schema.Literals(PERMISSIONS).annotate({ identifier: "Permission" })
@@ -30,7 +32,9 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   "expenses:read": "List expenses",
   "expenses:write": "Create and delete expenses",
   "tokens:read": "List token metadata",
-  "tokens:write": "Mint and revoke tokens (within the caller's own projects and permissions)"
+  "tokens:write": "Mint and revoke tokens (within the caller's own projects and permissions)",
+  "webhooks:read": "List a project's webhook endpoints and their deliveries (never a secret)",
+  "webhooks:write": "Add, change, test, delete webhook endpoints and redeliver"
 }
 
 /** The `Operation.permission` of an endpoint that any valid token may call, whatever its permissions. */

@@ -21,7 +21,7 @@ import { errorBody, isErrorEnvelope } from "@sitehealth/domain/Envelope"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { AUTHENTICATED, type Permission, PERMISSIONS } from "@sitehealth/domain/Permissions"
 import { type ApiRequest, requestFor, resultOf, type Send, type ToolResult } from "./Dispatch.ts"
-import { REVEAL_SECRET } from "./Names.ts"
+import { REVEAL_SECRET, SECRET_ENDPOINTS } from "./Names.ts"
 import type { McpOptions } from "./Options.ts"
 import { promptMessages, PROMPTS } from "./Prompts.ts"
 import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
@@ -72,19 +72,22 @@ export const discoverPermissions = async (send: Send): Promise<ReadonlyArray<Per
 }
 
 /** A minted token's answer without its secret, unless the call asked for it (`reveal_secret: true`). */
-const withheldSecret = (result: ToolResult): ToolResult => {
+const withheldSecret = (tool: string, result: ToolResult): ToolResult => {
   const data = result.structuredContent
   if (result.isError === true || data === undefined || typeof data.secret !== "string") return result
   const redacted = { ...data, secret: null, secretWithheld: true }
-  const id = isObject(data.token) ? data.token.id : undefined
+  const id = isObject(data.token) ? data.token.id : isObject(data.webhook) ? data.webhook.id : undefined
+  const advice = isObject(data.webhook)
+    ? "Rotate it (update_webhook with rotateSecret) to get another."
+    : "Revoke it if it is not needed."
   return {
     content: [
       { type: "text", text: JSON.stringify(redacted) },
       {
         type: "text",
-        text: `create_token: minted ${
+        text: `${tool}: ${isObject(data.webhook) ? "secret of" : "minted"} ${
           String(id)
-        }; its secret was withheld (call with reveal_secret: true to receive it). Revoke it if it is not needed.`
+        }; its secret was withheld (call with reveal_secret: true to receive it). ${advice}`
       }
     ],
     structuredContent: redacted
@@ -149,7 +152,9 @@ export const makeHandlers = (options: McpOptions) => {
     if (invalid !== null) return resultOf(spec, invalid)
     const { [REVEAL_SECRET]: reveal, ...apiArgs } = args
     const result = resultOf(spec, await sendTool(requestFor(spec, apiArgs)))
-    return spec.endpoint === "createToken" && reveal !== true ? withheldSecret(result) : result
+    return SECRET_ENDPOINTS.includes(spec.endpoint) && reveal !== true
+      ? withheldSecret(spec.definition.name, result)
+      : result
   }
 
   const listPrompts = async () => ({ prompts: PROMPTS.map((p) => p.definition) })

@@ -98,8 +98,8 @@ const REVEAL_SECRET_PROPERTY = {
   type: "boolean",
   default: false,
   description:
-    "true: the result includes the new token's secret, which then sits in this conversation's context. false " +
-    "(default): the secret is withheld and cannot be shown again."
+    "true: the result includes the new secret (token or signing secret), which then sits in this conversation's " +
+    "context. false (default): the secret is withheld and cannot be shown again."
 }
 const MCP_ONLY_PROPERTIES: Record<string, JsonObject> = { [REVEAL_SECRET]: REVEAL_SECRET_PROPERTY }
 const mcpOnlyInput = (endpointName: string): JsonObject =>
@@ -265,7 +265,10 @@ const describe = (operation: Operation, endpointName: string): string => {
   const gate = operation.confirmGate
     ? " Confirmation gate: without `confirm: true` it changes nothing and answers a preview."
     : ""
-  const secret = endpointName === "createToken"
+  const secret = endpointName !== "createToken" && mcpOnlyArguments(endpointName).length > 0
+    ? " A new signing secret is returned only with `reveal_secret: true`, and then it is in the model's context; " +
+      "without it the secret is withheld for good (rotate it to get another)."
+    : endpointName === "createToken"
     ? " The new token's secret is returned only with `reveal_secret: true`, and then it is in the model's context " +
       "(and any transcript of this conversation); without it the secret is withheld for good."
     : ""

@@ -39,20 +39,28 @@ describe("tools/list", () => {
     expect(listed).toEqual([
       "create_expense",
       "create_token",
+      "create_webhook",
       "delete_expense",
+      "delete_webhook",
       "get_analytics",
       "get_briefing",
       "get_churn",
       "get_health",
       "get_revenue",
       "get_seo",
+      "get_webhook",
       "list_expenses",
       "list_integrations",
       "list_projects",
       "list_signals",
       "list_tokens",
+      "list_webhook_deliveries",
+      "list_webhooks",
+      "redeliver_webhook",
       "revoke_token",
       "sync_integration",
+      "test_webhook",
+      "update_webhook",
       "what_changed"
     ])
     await client.close()
@@ -68,10 +76,10 @@ describe("tools/list", () => {
         "readOnlyHint",
         "title"
       ])
-      // Only sync_integration reaches an external provider; reads, revoking and deleting are idempotent.
-      expect(a.openWorldHint).toBe(spec.definition.name === "sync_integration")
+      // Only sync_integration and test_webhook reach beyond sitehealth; reads, revoking and deleting are idempotent.
+      expect(a.openWorldHint).toBe(["sync_integration", "test_webhook"].includes(spec.definition.name))
       expect(a.idempotentHint).toBe(
-        spec.kind === "read" || ["revoke_token", "delete_expense"].includes(spec.definition.name)
+        spec.kind === "read" || ["revoke_token", "delete_expense", "delete_webhook"].includes(spec.definition.name)
       )
       expect(a.readOnlyHint).toBe(spec.kind === "read")
       expect(a.destructiveHint).toBe(spec.kind === "destructive")
@@ -105,7 +113,7 @@ describe("tools/list", () => {
     const { secret: root } = await srv.newAccount()
     const readOnly = await inMemoryClient(srv.baseUrl, root, true)
     const tools = (await readOnly.listTools()).tools
-    expect(tools.length).toBe(12)
+    expect(tools.length).toBe(15)
     for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true)
     const refused = await readOnly.callTool({ name: "create_expense", arguments: {} })
     expect(refused.isError).toBe(true)

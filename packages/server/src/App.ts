@@ -22,6 +22,7 @@ import { IntegrationsHttp } from "./api/Integrations.ts"
 import { ProjectsHttp } from "./api/Projects.ts"
 import { ReportsHttp } from "./api/Reports.ts"
 import { TokensHttp } from "./api/Tokens.ts"
+import { WebhooksHttp } from "./api/Webhooks.ts"
 import { StripeBilling } from "./billing/StripeBilling.ts"
 import { WebhookRoute } from "./billing/WebhookRoute.ts"
 import { dashboardRoutes, DashboardServices } from "./dashboard/Routes.ts"
@@ -55,7 +56,7 @@ export interface AppOverrides {
 
 const apiRoutes = (overrides: AppOverrides) =>
   HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
-    Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp]),
+    Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp, WebhooksHttp]),
     Layer.provide([
       accessMiddleware(overrides.access),
       RequestErrorsLive,

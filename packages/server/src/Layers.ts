@@ -4,6 +4,7 @@ import * as Redacted from "effect/Redacted"
 import { AccessRepo } from "./access/AccessRepo.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { BillingRepo } from "./accounts/BillingRepo.ts"
+import { BriefingMailRepo } from "./alerts/BriefingMailRepo.ts"
 import { AnswersRepo } from "./answers/AnswersRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
@@ -29,6 +30,8 @@ import { SnapshotsRepo } from "./snapshots/SnapshotsRepo.ts"
 import { MemoryDb } from "./store/MemoryDb.ts"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
 import { TrafficRepo } from "./traffic/TrafficRepo.ts"
+import { WebhooksMemory } from "./webhooks/WebhooksMemory.ts"
+import { WebhooksRepo } from "./webhooks/WebhooksRepo.ts"
 
 /**
  * The repositories that come in both kinds and stand alone, SQL or in memory: one list, so the two sets cannot
@@ -52,24 +55,26 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
     AuthRepo[kind],
     FailuresRepo[kind],
     OAuthFlowsRepo[kind],
-    OAuthRepo[kind]
+    OAuthRepo[kind],
+    BriefingMailRepo[kind]
   ] as const
 
 /** Needs a SqlClient. */
 export const SqlRepos = Layer.mergeAll(
   ...standalone("sql"),
-  IntegrationsRepo.sql.pipe(Layer.provideMerge(SyncQueue.sql)),
+  IntegrationsRepo.sql.pipe(Layer.provideMerge(SyncQueue.sql), Layer.provide(WebhooksRepo.sql)),
   PaymentsRepo.sql.pipe(Layer.provide(FxRepo.sql)), // layers are memoised by reference: the same FxRepo
   AccessRepo.sql,
   AnswersRepo.sql,
   WebsitesRepo.sql,
-  BillingRepo.sql
+  BillingRepo.sql,
+  WebhooksRepo.sql
 )
 
 /** Tests only: the same repositories over maps. */
 export const MemoryRepos = Layer.mergeAll(
   ...standalone("memory"),
-  IntegrationsRepo.memory.pipe(Layer.provideMerge(SyncQueue.memory)),
+  IntegrationsRepo.memory.pipe(Layer.provideMerge(SyncQueue.memory), Layer.provide(WebhooksMemory)),
   PaymentsRepo.memory.pipe(Layer.provide(FxRepo.memory)), // the same FxRepo.memory instance (memoised)
   // Composed from the repositories above (the same memoised instances), as the SQL ones join their tables.
   AnswersRepo.memory,
@@ -77,7 +82,8 @@ export const MemoryRepos = Layer.mergeAll(
     Layer.provide([TokensRepo.memory, ProjectsRepo.memory, SnapshotsRepo.memory, JobsRepo.memory, AnswersRepo.memory])
   ),
   WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory)),
-  BillingRepo.memory // over MemoryDb: writes the accounts' entitlement columns
+  BillingRepo.memory, // over MemoryDb: writes the accounts' entitlement columns
+  WebhooksMemory
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

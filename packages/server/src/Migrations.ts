@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { billingMigration } from "./accounts/BillingMigration.ts"
+import { alertsMigration } from "./alerts/Migration.ts"
 import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
 import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
@@ -25,6 +26,7 @@ import { searchMigration } from "./search/Migration.ts"
 import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration.ts"
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
+import { webhookFormatMigration, webhooksMigration } from "./webhooks/Migration.ts"
 
 const m0001 = ddlMigration(`
     CREATE TABLE accounts (
@@ -176,6 +178,9 @@ export const migrations = Migrator.fromRecord({
   "0024_briefing_editions": briefingEditionsMigration,
   "0025_billing": billingMigration,
   "0030_oauth_server": oauthServerMigration,
+  "0035_webhooks": webhooksMigration,
+  "0036_alerts": alertsMigration,
+  "0037_webhook_format": webhookFormatMigration,
   "0040_revenue_forecast": revenueForecastAnswersMigration
 })
 

@@ -5,6 +5,7 @@
  * `limit` a number). Both tools run offline on the document the in-process app serves.
  */
 import { expect, layer } from "@effect/vitest"
+import { EVENT_KINDS, eventIdentifier } from "@sitehealth/domain/Events"
 import { Context, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { execFile } from "node:child_process"
@@ -104,7 +105,7 @@ layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
       const limits = Object.values<any>(doc.paths).flatMap((item) =>
         Object.values<any>(item).flatMap((op) => (op.parameters ?? []).filter((p: any) => p.name === "limit"))
       )
-      expect(limits).toHaveLength(4) // listProjects, listSignals, listExpenses, listTokens
+      expect(limits).toHaveLength(5) // listProjects, listSignals, listExpenses, listTokens, listWebhookDeliveries
       for (const p of limits) {
         expect(p).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100 } })
       }
@@ -121,11 +122,30 @@ layer(Served.layer)("GET /api/v1/openapi.json", (it) => {
         "number",
         "number",
         "number",
+        "number",
         "number"
       ])
       // A response figure that used to be `number | "Infinity" | "-Infinity" | "NaN"`.
       expect(types).toMatch(/\bconfidence: number;/)
     }), 30_000)
+
+  it.effect("lists every event kind under OpenAPI 3.1 webhooks, each body a component of the document", () =>
+    Effect.gen(function*() {
+      const { doc } = yield* Served
+      expect(doc.openapi).toMatch(/^3\.1\./)
+      expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_KINDS].sort())
+      for (const kind of EVENT_KINDS) {
+        const ref: string = doc.webhooks[kind].post.requestBody.content["application/json"].schema.$ref
+        const name = ref.replace("#/components/schemas/", "")
+        expect(name).toBe(eventIdentifier(kind))
+        const schema = doc.components.schemas[name]
+        expect(schema, kind).toMatchObject({ type: "object", required: expect.arrayContaining(["type", "data"]) })
+        expect(schema.properties.type, kind).toMatchObject({ enum: [kind] })
+      }
+      // The new permissions are documented on their endpoints.
+      expect(doc.paths["/api/v1/projects/{id}/webhooks"].post["x-permission"]).toBe("webhooks:write")
+      expect(doc.paths["/api/v1/projects/{id}/webhooks"].get["x-permission"]).toBe("webhooks:read")
+    }))
 
   // The document now says integer; what the server accepts stays the decimal text it accepted before.
   it.effect("limit still decodes from decimal digits only, 1 to 100", () =>

@@ -13,7 +13,7 @@ import * as Render from "../Render.ts"
 import { emit, Json, printJson, style, validate, withApi, writeErr, writeOut } from "../Session.ts"
 import { pagedList } from "./Reads.ts"
 
-const yesFlag = Flag.Boolean("yes").pipe(
+export const yesFlag = Flag.Boolean("yes").pipe(
   Flag.withAlias("y"),
   Flag.withDescription("Confirm without asking (sends confirm: true)"),
   Flag.withDefault(false)
@@ -25,7 +25,7 @@ const interactive = () => process.stdin.isTTY === true && process.stderr.isTTY =
  * Shows the preview and decides: true to go ahead. Without a terminal and without --yes this fails with
  * exit 2 after printing the preview (as JSON with --json), so scripts see what would have happened.
  */
-const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: boolean) =>
+export const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: boolean) =>
   Effect.gen(function*() {
     const json: boolean = yield* Json
     if (yes) {
@@ -45,7 +45,7 @@ const confirmOrRefuse = (preview: unknown, text: string, question: string, yes: 
     if (!ok) return yield* localFailure(EXIT.failure, "cancelled", "cancelled: nothing was changed")
   })
 
-const splitList = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
+export const splitList = (raw: string) => raw.split(",").map((s) => s.trim()).filter((s) => s !== "")
 
 export const createTokenCommand = (name: string) =>
   Command.make(

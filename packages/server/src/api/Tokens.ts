@@ -18,6 +18,8 @@ import { isoOrNull, tokenMetadata } from "../store/Present.ts"
 import type { Page, PageRequest, TokenRecord } from "../store/Records.ts"
 import { generateSecret, hashSecret } from "../store/TokenSecret.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
+import { revokeWithEvent } from "../webhooks/TokenRevoked.ts"
+import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 import { expiryWithin, missingPermissions, projectsWithin } from "./TokensPolicy.ts"
 
 type Request<Name extends keyof typeof TokensApi.endpoints> = (typeof TokensApi.endpoints)[Name]["~Request"]
@@ -28,6 +30,7 @@ const tokensOperations = Effect.gen(function*() {
   const tokens = yield* TokensRepo
   const projects = yield* ProjectsRepo
   const csvTokens = csvRequestOf(TokensApi.endpoints.listTokens)
+  const revoke = revokeWithEvent({ tokens, projects, webhooks: yield* WebhooksRepo })
 
   /** What would be minted: the request resolved against the caller's own access, or the reason it can't. */
   const resolveDraft = (principal: Principal, body: CreateTokenPayload | undefined, now: Date) =>
@@ -178,7 +181,7 @@ const tokensOperations = Effect.gen(function*() {
             message: "Nothing was revoked. Send again with {\"confirm\": true} or ?confirm=true to revoke this token."
           }
         }
-        const revoked = yield* tokens.revoke(principal.accountId, target.id, now)
+        const revoked = yield* revoke(principal.accountId, target, now)
         return { revoked: true as const, token: tokenMetadata(revoked!, now) }
       })
   }

@@ -14,6 +14,8 @@ import { projectView } from "../projects/View.ts"
 import { tokenMetadata } from "../store/Present.ts"
 import type { ProjectRecord, TokenRecord } from "../store/Records.ts"
 import { TokensRepo } from "../tokens/TokensRepo.ts"
+import { revokeWithEvent } from "../webhooks/TokenRevoked.ts"
+import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 import { DashboardAccountHttp } from "./AccountHttp.ts"
 import * as Auth from "./Auth.ts"
 import { AuthRepo } from "./AuthRepo.ts"
@@ -201,7 +203,8 @@ export const DashboardTokensHttp = HttpApiBuilder.group(DashboardApi, "tokens", 
         if (existing.revokedAt !== null) {
           return yield* new Conflict({ message: "This token is already revoked", type: "already_revoked" })
         }
-        const revoked = yield* tokens.revoke(session.accountId, params.id, at)
+        const revoke = revokeWithEvent({ tokens, projects: yield* ProjectsRepo, webhooks: yield* WebhooksRepo })
+        const revoked = yield* revoke(session.accountId, existing, at)
         if (revoked === null) return yield* notFound("Token")
         return { revoked: true as const, token: dashboardToken(revoked, at) }
       })))

@@ -19,6 +19,10 @@ export interface Mail {
   readonly to: string
   readonly subject: string
   readonly text: string
+  /** An HTML alternative of `text` (the morning briefing). */
+  readonly html?: string
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface MailerShape {

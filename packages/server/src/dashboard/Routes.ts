@@ -26,6 +26,7 @@ import { dummyHash } from "./Passwords.ts"
 import { DashboardReportsHttp } from "./reports/Http.ts"
 import { DashboardSecurityHttp } from "./SecurityHttp.ts"
 import { AuthThrottle } from "./Throttle.ts"
+import { UnsubscribeRoutes } from "./Unsubscribe.ts"
 
 export const DASHBOARD_OPENAPI_PATH = "/app/api/openapi.json"
 
@@ -71,5 +72,6 @@ export const dashboardRoutes = Layer.mergeAll(
     ]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),
-  MagicRoute
+  MagicRoute,
+  UnsubscribeRoutes
 )

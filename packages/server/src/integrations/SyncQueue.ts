@@ -19,6 +19,8 @@ import { newId } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
 import type { IntegrationRecord, SyncRunRecord } from "../store/Records.ts"
 import { dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
+import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
+import { onTransition } from "./SyncEvents.ts"
 import { isDue, memorySide } from "./SyncState.ts"
 
 export interface RequestSyncInput {
@@ -144,6 +146,14 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
     SyncQueue,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const transition = onTransition(yield* WebhooksRepo)
+      // The integration's status before a run's end, locked for the transaction (its events: SyncEvents.ts).
+      const statusOf = (run: SyncRunRecord) =>
+        Effect.map(
+          sql<{ status: string }>`SELECT status FROM integrations WHERE project_id = ${run.projectId}
+            AND provider = ${run.provider} FOR UPDATE`,
+          (rows) => rows[0]?.status
+        )
       const pendingOf = (projectId: string, provider: string) =>
         sql`SELECT * FROM sync_runs WHERE project_id = ${projectId} AND provider = ${provider} AND status IN
             ('queued','running')`
@@ -220,6 +230,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                 counts = ${JSON.stringify(counts)}::jsonb, error = NULL
               WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
             if (done.length === 0) return false
+            yield* transition(run, yield* statusOf(run), now, null)
             yield* sql`UPDATE integrations SET state = ${
               JSON.stringify(state ?? null)
             }::jsonb, last_success_at = ${now},
@@ -242,6 +253,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
                 WHERE id = ${run.id} AND status = 'running' AND attempts = ${run.attempts} RETURNING id`
             if (done.length === 0) return false
             if (retryAt === null) {
+              yield* transition(run, yield* statusOf(run), now, error)
               yield* sql`UPDATE integrations SET status = 'error', last_error = ${error}, failures = failures + 1,
                   next_sync_at = ${nextSyncAt}
                 WHERE project_id = ${run.projectId} AND provider = ${run.provider}`
@@ -299,6 +311,7 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
     SyncQueue,
     Effect.gen(function*() {
       const db = yield* MemoryDb
+      const transition = onTransition(yield* WebhooksRepo)
       const side = memorySide(db)
       const runs = db.syncRequests
       const isPending = (r: SyncRunRecord) => r.status === "queued" || r.status === "running"
@@ -404,9 +417,10 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
           })
         ),
         succeed: Effect.fn("SyncQueue.succeed")(({ counts, historyPending, nextSyncAt, now, run, state }) =>
-          Effect.sync(() => {
+          Effect.suspend(() => {
             const r = current(run)
-            if (r === null) return false
+            if (r === null) return Effect.succeed(false)
+            const was = db.integrations.get(`${run.projectId}/${run.provider}`)?.status
             runs.set(r.id, {
               ...r,
               status: "succeeded",
@@ -421,23 +435,24 @@ export class SyncQueue extends Context.Service<SyncQueue, SyncQueueShape>()("sit
               run,
               () => ({ status: "connected", lastSyncedAt: now, lastError: null, failures: 0, nextSyncAt })
             )
-            return true
+            return Effect.as(transition(run, was, now, null), true)
           })
         ),
         fail: Effect.fn("SyncQueue.fail")(({ error, nextSyncAt, now, retryAt, run }) =>
-          Effect.sync(() => {
+          Effect.suspend(() => {
             const r = current(run)
-            if (r === null) return false
+            if (r === null) return Effect.succeed(false)
             if (retryAt !== null) {
               runs.set(r.id, { ...r, status: "queued", leaseUntil: retryAt, error })
-              return true
+              return Effect.succeed(true)
             }
+            const was = db.integrations.get(`${run.projectId}/${run.provider}`)?.status
             runs.set(r.id, { ...r, status: "failed", finishedAt: now, leaseUntil: null, error })
             setIntegration(
               run,
               (i) => ({ status: "error", lastError: error, failures: (i.failures ?? 0) + 1, nextSyncAt })
             )
-            return true
+            return Effect.as(transition(run, was, now, error), true)
           })
         ),
         schedule: Effect.fn("SyncQueue.schedule")(({ defaultIntervalMinutes, now, projectIds }) =>

@@ -93,6 +93,11 @@ export interface AppConfigShape {
   readonly connections: ConnectionSettings
   /** Subscriptions through Stripe Checkout (platform/BillingSettings.ts); null: operator-managed (the admin CLI). */
   readonly billing: BillingSettings | null
+  /**
+   * SITEHEALTH_WEBHOOKS_ALLOW_PRIVATE=1, for development and tests only: webhooks may target http:// and private,
+   * loopback or link-local addresses, which are refused otherwise (docs/alerts.md, SSRF).
+   */
+  readonly webhooksAllowPrivate: boolean
 }
 
 export type LogFormat = "json" | "pretty"
@@ -222,7 +227,17 @@ export const loadAppConfig = (
     sessionMaxHours: int("SITEHEALTH_SESSION_MAX_HOURS", 12, 1, 24 * 365),
     sessionRememberDays: int("SITEHEALTH_SESSION_REMEMBER_DAYS", 14, 1, 365),
     connections: connectionSettings,
-    billing: billingSettings
+    billing: billingSettings,
+    webhooksAllowPrivate: parsed("SITEHEALTH_WEBHOOKS_ALLOW_PRIVATE", false, (raw) => {
+      const value = raw.toLowerCase()
+      if (WORKER_ON.includes(value)) {
+        return Result.succeed(true)
+      }
+      if (WORKER_OFF.includes(value)) {
+        return Result.succeed(false)
+      }
+      return Result.fail(`SITEHEALTH_WEBHOOKS_ALLOW_PRIVATE must be 1 (development and tests only) or 0, got "${raw}"`)
+    })
   }).pipe(Effect.map(({ log, providerUrls: _, connections, ...rest }) => ({
     ...rest,
     ...log,

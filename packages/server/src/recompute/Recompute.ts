@@ -20,6 +20,7 @@ import { SearchRepo } from "../search/SearchRepo.ts"
 import { SignalsRepo } from "../snapshots/SignalsRepo.ts"
 import { SnapshotsRepo, type StoredHealth } from "../snapshots/SnapshotsRepo.ts"
 import type { SearchQueryDay } from "../store/Series.ts"
+import { type Before, emitAfter, readBefore } from "./Events.ts"
 import { JobsRepo, type JobState } from "./JobsRepo.ts"
 
 /** Days of rows loaded: the 60-day comparison ending yesterday, 8 weeks of weekday baseline, a margin. */
@@ -74,7 +75,14 @@ export interface Recomputed {
  * The data version is read before the rows: a write landing in between leaves newer rows under the older
  * version, so the next check recomputes once more — never the other way round.
  */
-export const recomputeLocked = (projectId: string, options: { readonly forceBriefing?: boolean } = {}) =>
+export const recomputeLocked = (
+  projectId: string,
+  options: {
+    readonly forceBriefing?: boolean
+    /** What its events are measured against, when read earlier (rebuildHistory, before its replay). */
+    readonly before?: Before
+  } = {}
+) =>
   Effect.gen(function*() {
     const jobs = yield* JobsRepo
     const metrics = yield* MetricsRepo
@@ -103,11 +111,14 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
       currency: project.currency,
       rates
     })
+    // The events this recomputation causes (recompute/Events.ts) are measured against what is stored now.
+    const before = options.before ?? (yield* readBefore(projectId, today))
     yield* snapshots.putHealth({ projectId, day: today, dataVersion: version, computedAt: now, health: h })
     const candidates = detectSignals({ today, now, currency: project.currency, series, integrations, queries, rates })
     yield* signalsRepo.reconcile(projectId, project.currency, candidates, now)
 
     let wroteBriefing = false
+    let morningEdition: Briefing | null = null
     const morning = localTime(project.timezone, now).hour >= BRIEFING_HOUR
     const sources = dataSources(series, integrations)
     const compose = (signals: ReadonlyArray<Signal>, edition?: { generatedAt: string; updatedAt: string }) =>
@@ -125,7 +136,11 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
     const existing = yield* snapshots.briefingOf(projectId, today)
     if (existing === null) {
       if (morning || options.forceBriefing === true) {
-        yield* snapshots.insertBriefing(projectId, today, compose(yield* signalsRepo.active(projectId)))
+        morningEdition = yield* snapshots.insertBriefing(
+          projectId,
+          today,
+          compose(yield* signalsRepo.active(projectId))
+        )
         wroteBriefing = true
       }
     } else {
@@ -143,6 +158,7 @@ export const recomputeLocked = (projectId: string, options: { readonly forceBrie
         wroteBriefing = true
       }
     }
+    yield* emitAfter(before, { projectId, now, health: h, morning: morningEdition })
     yield* jobs.markComputed(projectId, version, today, now, nextDue(project.timezone, now))
     return { projectId, day: today, version, signals: candidates.length, briefing: wroteBriefing } satisfies Recomputed
   }).pipe(
@@ -310,6 +326,8 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
         const rates = yield* (yield* FxRepo).all()
         // Past days' briefings show the kinds of data the project has now (the history the sync brought).
         const sources = dataSources(series, (yield* integrations.list(projectId)).integrations)
+        // The replay's signals are history: only what differs at its end from before it is an event.
+        const before = yield* readBefore(projectId, today)
         yield* signalsRepo.rewind(projectId, new Date(Date.parse(`${from}T00:00:00Z`)))
         let days = 0
         // Search queries of the ranking window of each day, loaded a chunk of days at a time (bounded memory,
@@ -367,7 +385,7 @@ export const rebuildHistory = (projectId: string, options: { readonly maxDays?: 
           }
           days++
         }
-        yield* recomputeLocked(projectId)
+        yield* recomputeLocked(projectId, { before })
         return { from, to, days }
       }))
   }).pipe(Effect.withSpan("Recompute.rebuildHistory", { attributes: { "sitehealth.project_id": projectId } }))

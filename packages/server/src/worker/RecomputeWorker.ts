@@ -14,7 +14,9 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import { beat, beatIfDue, startHeartbeat } from "../platform/Heartbeat.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
 import { recomputeLocked } from "../recompute/Recompute.ts"
+import { runBriefingMail } from "./BriefingMail.ts"
 import { runSyncWorker } from "./SyncRunner.ts"
+import { runWebhookWorker } from "./WebhookDelivery.ts"
 
 /** Pause between polls when the queue is empty. */
 export const POLL_INTERVAL = Duration.seconds(5)
@@ -67,7 +69,7 @@ export const drainOnce = (options: {
 /**
  * Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. The
  * integrations' sync worker (worker/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
- * it as a second fiber; it stops the whole worker only when it cannot start (no credentials key).
+ * it as a second fiber, the webhook deliveries (worker/WebhookDelivery.ts) as a third; the sync fiber stops the whole worker only when it cannot start (no credentials key).
  *
  * Interrupting it (the process got SIGTERM) stops both fibers and returns only once they have ended: a
  * recompute in progress rolls back (its transaction is the project's lock, so the lock goes with it) and a
@@ -100,13 +102,18 @@ export const runWorker = Effect.gen(function*() {
     )
   )
   const syncs = yield* Effect.forkChild(runSyncWorker)
-  return yield* Effect.raceFirst(Fiber.join(recompute), Fiber.join(syncs)).pipe(
+  const webhooks = yield* Effect.forkChild(runWebhookWorker)
+  const mail = yield* Effect.forkChild(runBriefingMail)
+  return yield* Effect.raceFirst(
+    Fiber.join(recompute),
+    Effect.raceFirst(Fiber.join(syncs), Effect.raceFirst(Fiber.join(webhooks), Fiber.join(mail)))
+  ).pipe(
     // Say why, or an in-process worker that could not start its syncs just stops (and /readyz goes stale).
     Effect.tapCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sitehealth: worker failed", Cause.pretty(cause))
     ),
     Effect.ensuring(Effect.andThen(
-      Fiber.interruptAll([recompute, syncs]),
+      Fiber.interruptAll([recompute, syncs, webhooks, mail]),
       Effect.logInfo("sitehealth: worker stopped")
     ))
   )

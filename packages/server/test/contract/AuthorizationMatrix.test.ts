@@ -23,6 +23,8 @@ import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { generateSecret } from "../../src/store/TokenSecret.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
+import { emit } from "../../src/webhooks/Outbox.ts"
+import { WebhooksRepo } from "../../src/webhooks/WebhooksRepo.ts"
 import { expectError } from "../support/Expect.ts"
 import { oauthMintedToken } from "../support/OAuthGrant.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"
@@ -49,6 +51,11 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     readonly token: string
     /** The sync run of p1's plausible integration. */
     readonly syncRun: string
+    /** A webhook endpoint of p1 (its URL refused at send time: no network), with one delivery. */
+    readonly webhook: string
+    readonly delivery: string
+    /** A webhook endpoint of p1 that the matrix's one allowed deleteWebhook removes. */
+    readonly webhookToDelete: string
   }
 
   const EXPENSE = {
@@ -93,7 +100,55 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
         }),
         202
       )).sync.id
-      return { accountId: account.id, rootSecret: secret, p1, p2, expense, expenseToDelete, token, syncRun }
+      const [webhook, webhookToDelete, delivery] = yield* h.run(Effect.gen(function*() {
+        const repo = yield* WebhooksRepo
+        const now = new Date(yield* h.now)
+        const endpoint = (id: string) =>
+          repo.insert({
+            id,
+            projectId: p1,
+            url: "https://127.0.0.1/matrix",
+            format: "standard_webhooks",
+            description: null,
+            events: ["signal.opened"],
+            enabled: true,
+            disabledReason: null,
+            failingSince: null,
+            // Never opened here: the test send answers "cannot be decrypted" without reaching the network.
+            secretEnc: new Uint8Array(40),
+            previousSecretEnc: null,
+            previousSecretExpiresAt: null,
+            secretRotatedAt: null,
+            createdAt: now
+          })
+        const kept = yield* endpoint(`whk_m${p1.slice(4, 16)}`)
+        const doomed = yield* endpoint(`whk_d${p1.slice(4, 16)}`)
+        const [queued] = yield* emit(repo)(
+          "webhook.test",
+          p1,
+          {
+            projectId: p1 as any,
+            webhookId: kept.id,
+            message: "matrix"
+          },
+          now,
+          { webhookId: kept.id, lockedUntil: new Date(now.getTime() + 3_600_000) }
+        )
+        return [kept.id, doomed.id, queued!.id] as const
+      }))
+      return {
+        accountId: account.id,
+        rootSecret: secret,
+        p1,
+        p2,
+        expense,
+        expenseToDelete,
+        token,
+        syncRun,
+        webhook,
+        delivery,
+        webhookToDelete
+      }
     })
 
   // ---------------------------------------------------------------------------------------------------
@@ -230,6 +285,49 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       check: (d) => expect(d).toMatchObject({ preview: true, token: { id: w.token, status: "active" } }),
       otherProject: { status: 403, type: "escalation" },
       otherAccount: { status: 404, type: "not_found" }
+    },
+    listWebhooks: {
+      params: { id: w.p1 },
+      status: 200,
+      check: (d) => expect(d.webhooks.map((x: any) => x.id)).toContain(w.webhook)
+    },
+    createWebhook: {
+      // No confirm: a preview, nothing stored.
+      params: { id: w.p1 },
+      body: { url: "https://hooks.example.com/in", events: ["signal.opened"] },
+      status: 200,
+      check: (d) => expect(d).toMatchObject({ preview: true, webhook: { url: "https://hooks.example.com/in" } })
+    },
+    getWebhook: {
+      params: { id: w.p1, webhookId: w.webhook },
+      status: 200,
+      check: (d) => expect(d).toMatchObject({ id: w.webhook, status: "enabled" })
+    },
+    updateWebhook: {
+      params: { id: w.p1, webhookId: w.webhook },
+      body: { description: "matrix" },
+      status: 200,
+      check: (d) => expect(d.webhook).toMatchObject({ id: w.webhook, description: "matrix" })
+    },
+    deleteWebhook: {
+      params: { id: w.p1, webhookId: w.webhookToDelete },
+      status: 200,
+      check: (d) => expect(d).toMatchObject({ deleted: true, webhook: { id: w.webhookToDelete } })
+    },
+    testWebhook: {
+      params: { id: w.p1, webhookId: w.webhook },
+      status: 200,
+      check: (d) => expect(d.delivery).toMatchObject({ type: "webhook.test", status: "pending", attempts: 1 })
+    },
+    listWebhookDeliveries: {
+      params: { id: w.p1, webhookId: w.webhook },
+      status: 200,
+      check: (d) => expect(d.deliveries.map((x: any) => x.id)).toContain(w.delivery)
+    },
+    redeliverWebhook: {
+      params: { id: w.p1, webhookId: w.webhook, deliveryId: w.delivery },
+      status: 200,
+      check: (d) => expect(d.delivery).toMatchObject({ id: w.delivery, status: "pending" })
     }
   })
 
@@ -379,7 +477,10 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
         expense: "e",
         expenseToDelete: "e",
         token: "t",
-        syncRun: "s"
+        syncRun: "s",
+        webhook: "w",
+        delivery: "d",
+        webhookToDelete: "w"
       }
       expect(Object.keys(examples(fake)).sort()).toEqual([...OPERATION_NAMES].sort())
       for (const name of OPERATION_NAMES) requestOf(name, examples(fake)[name])

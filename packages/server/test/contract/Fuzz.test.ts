@@ -27,6 +27,7 @@ import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
 import { ProjectsRepo } from "../../src/projects/ProjectsRepo.ts"
 import { TokensRepo } from "../../src/tokens/TokensRepo.ts"
+import { WebhooksRepo } from "../../src/webhooks/WebhooksRepo.ts"
 import {
   type Draft,
   draftFor,
@@ -93,6 +94,7 @@ const fingerprint = (): Effect.Effect<Print, never, TestApp> =>
     const expensesRepo = yield* ExpensesRepo
     const tokensRepo = yield* TokensRepo
     const queue = yield* SyncQueue
+    const webhooksRepo = yield* WebhooksRepo
     const all = { limit: 100_000, after: null }
     const reads: Record<string, Effect.Effect<ReadonlyArray<string>>> = {}
     for (const account of [ownAccount, foreignAccount]) {
@@ -109,6 +111,10 @@ const fingerprint = (): Effect.Effect<Print, never, TestApp> =>
       reads[`expenses:${project}`] = Effect.map(expensesRepo.list(project, all), (p) =>
         p.items.map((e) =>
           `${e.id}|${e.projectId}`
+        ).sort())
+      reads[`webhooks:${project}`] = Effect.map(webhooksRepo.list(project), (ws) =>
+        ws.map((w) =>
+          `${w.id}|${w.enabled}|${w.url}|${w.events.join(",")}|${w.description}`
         ).sort())
       reads[`syncs:${project}`] = Effect.map(queue.latestRuns(project), (runs) =>
         runs.map((r) =>
@@ -197,7 +203,29 @@ const legitimateEffect: Record<string, (sent: Sent, data: any, diff: ReadonlyArr
   syncIntegration: (sent, data, diff) => {
     expect(data.sync.provider).toBe(sent.params.provider)
     for (const d of diff) expect(d.key).toBe(`syncs:${sent.params.id}`)
-  }
+  },
+  createWebhook: (sent, data, diff) => {
+    if (data.preview === true) return void expect(diff).toEqual([])
+    const project = sent.params.id
+    expect(world.projects, "created in a project the caller owns").toContain(project)
+    expect(data.webhook.projectId).toBe(project)
+    expect(data.secret).toMatch(/^whsec_/)
+    expect(diff.map((d) => [d.key, d.removed, d.added.map((w) => w.split("|")[0])])).toEqual([
+      [`webhooks:${project}`, [], [data.webhook.id]]
+    ])
+  },
+  updateWebhook: (sent, data, diff) => {
+    expect(data.webhook.id).toBe(sent.params.webhookId)
+    for (const d of diff) expect(d.key).toBe(`webhooks:${sent.params.id}`)
+  },
+  deleteWebhook: (sent, data, diff) => {
+    expect(data.webhook.id).toBe(sent.params.webhookId)
+    expect(diff.map((d) => [d.key, d.added, d.removed.map((w) => w.split("|")[0])])).toEqual([
+      [`webhooks:${sent.params.id}`, [], [sent.params.webhookId]]
+    ])
+  },
+  testWebhook: (_sent, _data, diff) => expect(diff).toEqual([]),
+  redeliverWebhook: (_sent, _data, diff) => expect(diff).toEqual([])
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -504,9 +532,20 @@ layer(FuzzWorld, { timeout: "120 seconds" })("Fuzz", (it) => {
         const lists = ENDPOINTS.filter((e) =>
           e.method === "GET" && e.query !== undefined && fieldNames(e.query.ast).includes("cursor")
         )
-        expect(lists.map((e) => e.name).sort()).toEqual(["listExpenses", "listProjects", "listSignals", "listTokens"])
+        expect(lists.map((e) => e.name).sort()).toEqual([
+          "listExpenses",
+          "listProjects",
+          "listSignals",
+          "listTokens",
+          "listWebhookDeliveries"
+        ])
+        const webhook = yield* h.raw("POST", `/api/v1/projects/${world.projects[0]}/webhooks`, {
+          token: secret,
+          body: { url: "https://hooks.example.com/fuzz", events: ["webhook.test"], confirm: true }
+        })
+        expect(webhook.status, webhook.text).toBe(201)
         for (const spec of lists) {
-          const path = spec.path.replace(":id", world.projects[0])
+          const path = spec.path.replace(":id", world.projects[0]).replace(":webhookId", webhook.json.data.webhook.id)
           for (const ms of [Number.MAX_SAFE_INTEGER, 8_640_000_000_000_001, -1, Date.UTC(10_000, 0, 1)]) {
             const r = yield* h.raw("GET", `${path}?cursor=${forged(ms)}`, { token: secret })
             expect(violation(r.status, r.text, r.json), `${spec.name} ${ms}: ${r.text}`).toBeNull()

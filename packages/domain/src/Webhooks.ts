@@ -1,0 +1,156 @@
+/**
+ * A website's webhook endpoints: where its events are sent (Events.ts), signed per Standard Webhooks with a
+ * secret shown once (`whsec_…`), and the log of their deliveries.
+ */
+import * as Schema from "effect/Schema"
+import { DeliveryId, Integer, NextCursor, ProjectId, Text, Timestamp, WebhookId } from "./Common.ts"
+import { EventKind } from "./Events.ts"
+
+/** A signing secret stays valid this long after a rotation, beside the new one. */
+export const SECRET_OVERLAP_HOURS = 24
+
+const Confirm = Schema.optionalKey(
+  Schema.Boolean.annotate({ description: "true to act; anything else answers a preview" })
+)
+
+export const WebhookUrl = Schema.String.check(
+  Schema.isMinLength(1),
+  Schema.isMaxLength(2000),
+  Schema.makeFilter((s: string) => {
+    try {
+      const url = new URL(s)
+      return url.protocol === "https:" || url.protocol === "http:" || "must be an https:// URL"
+    } catch {
+      return "must be an absolute URL (https://…)"
+    }
+  }, {
+    // Values generated from the schema (the fuzz tests): a random string is almost never a URL.
+    arbitraryConstraint: { patterns: [{ source: "^https://[a-z]{1,12}\\.example\\.com/[a-z]{0,12}$", flags: "" }] }
+  })
+).annotate({
+  description: "https:// only; never a private, loopback or link-local address (see docs/alerts.md)",
+  format: "uri"
+})
+
+export const WEBHOOK_FORMATS = ["standard_webhooks", "slack"] as const
+export const WebhookFormat = Schema.Literals(WEBHOOK_FORMATS).annotate({
+  identifier: "WebhookFormat",
+  description:
+    "standard_webhooks: the event as JSON, signed (docs/alerts.md); slack: a Block Kit message for a Slack " +
+    "incoming-webhook URL"
+})
+export type WebhookFormat = typeof WebhookFormat.Type
+
+export const EventKinds = Schema.Array(EventKind).check(Schema.isMinLength(1), Schema.isMaxLength(20)).annotate({
+  description: "The event kinds sent to the endpoint"
+})
+
+export const Webhook = Schema.Struct({
+  id: WebhookId,
+  projectId: ProjectId,
+  url: Schema.String,
+  format: WebhookFormat,
+  description: Schema.NullOr(Schema.String),
+  events: Schema.Array(EventKind),
+  status: Schema.Literals(["enabled", "disabled"]),
+  disabledReason: Schema.NullOr(Schema.String).annotate({
+    description: "Why it was disabled: by its owner, or after 3 days of failed deliveries"
+  }),
+  failingSince: Schema.NullOr(Timestamp).annotate({
+    description: "The first failed delivery since the last success; null when the last one succeeded"
+  }),
+  secretRotatedAt: Schema.NullOr(Timestamp),
+  previousSecretExpiresAt: Schema.NullOr(Timestamp).annotate({
+    description: "Until then, deliveries are signed with the previous secret too (two signatures)"
+  }),
+  createdAt: Timestamp
+}).annotate({ identifier: "Webhook" })
+export type Webhook = typeof Webhook.Type
+
+export const WebhookList = Schema.Struct({ webhooks: Schema.Array(Webhook) }).annotate({
+  identifier: "WebhookList"
+})
+
+export const CreateWebhookPayload = Schema.Struct({
+  confirm: Confirm,
+  url: WebhookUrl,
+  events: EventKinds,
+  format: Schema.optionalKey(WebhookFormat.annotate({ description: "Default standard_webhooks" })),
+  description: Schema.optionalKey(Text(200))
+}).annotate({ identifier: "CreateWebhookRequest" })
+export type CreateWebhookPayload = typeof CreateWebhookPayload.Type
+
+export const WebhookPreview = Schema.Struct({
+  preview: Schema.Literal(true),
+  webhook: Schema.Struct({
+    url: Schema.String,
+    format: WebhookFormat,
+    events: Schema.Array(EventKind),
+    description: Schema.NullOr(Schema.String)
+  }),
+  message: Schema.String
+}).annotate({ identifier: "WebhookPreview" })
+
+export const WebhookSecret = Schema.NullOr(Schema.String).annotate({
+  description: "The signing secret, `whsec_…`. Shown once; store it now. null only in a replay (same Idempotency-Key)"
+})
+
+export const WebhookCreated = Schema.Struct({
+  webhook: Webhook,
+  secret: WebhookSecret,
+  secretRedacted: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "WebhookCreated" })
+
+export const UpdateWebhookPayload = Schema.Struct({
+  url: Schema.optionalKey(WebhookUrl),
+  events: Schema.optionalKey(EventKinds),
+  description: Schema.optionalKey(Schema.NullOr(Text(200))),
+  enabled: Schema.optionalKey(Schema.Boolean.annotate({
+    description: "false disables it; true enables it again (and forgets its failures)"
+  })),
+  rotateSecret: Schema.optionalKey(
+    Schema.Literal(true).annotate({
+      description: "A new secret, answered once; the old one stays valid for 24 hours"
+    })
+  )
+}).annotate({ identifier: "UpdateWebhookRequest" })
+export type UpdateWebhookPayload = typeof UpdateWebhookPayload.Type
+
+export const WebhookUpdated = Schema.Struct({
+  webhook: Webhook,
+  secret: Schema.optionalKey(Schema.String.annotate({ description: "With rotateSecret only: the new secret, once" }))
+}).annotate({ identifier: "WebhookUpdated" })
+
+export const WebhookDeleted = Schema.Struct({
+  deleted: Schema.Literal(true),
+  webhook: Webhook
+}).annotate({ identifier: "WebhookDeleted" })
+
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed"] as const
+
+export const Delivery = Schema.Struct({
+  id: DeliveryId,
+  webhookId: WebhookId,
+  eventId: Schema.String.annotate({ description: "The `webhook-id` header: the same on every attempt, `msg_…`" }),
+  type: EventKind,
+  status: Schema.Literals(DELIVERY_STATUSES).annotate({
+    description: "pending: to be sent or retried; succeeded: a 2xx; failed: retried for 3 days, given up"
+  }),
+  attempts: Integer,
+  responseStatus: Schema.NullOr(Integer),
+  latencyMs: Schema.NullOr(Integer),
+  responseExcerpt: Schema.NullOr(Schema.String).annotate({
+    description: "The first 200 characters of the answer, or why there was none"
+  }),
+  createdAt: Timestamp,
+  lastAttemptAt: Schema.NullOr(Timestamp),
+  nextAttemptAt: Schema.NullOr(Timestamp)
+}).annotate({ identifier: "Delivery" })
+export type Delivery = typeof Delivery.Type
+
+export const DeliveryList = Schema.Struct({ deliveries: Schema.Array(Delivery), nextCursor: NextCursor }).annotate({
+  identifier: "DeliveryList"
+})
+
+export const WebhookTested = Schema.Struct({ delivery: Delivery }).annotate({ identifier: "WebhookTested" })
+export const Redelivered = Schema.Struct({ delivery: Delivery }).annotate({ identifier: "Redelivered" })

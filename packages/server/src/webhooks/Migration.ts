@@ -1,0 +1,54 @@
+/** The webhook endpoints of each website, and the outbox: one event, one delivery per endpoint it goes to. */
+import { ddlMigration } from "../platform/Ddl.ts"
+
+export const webhooksMigration = ddlMigration(`
+    CREATE TABLE webhooks (
+      id text PRIMARY KEY,
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      url text NOT NULL,
+      description text,
+      events text[] NOT NULL,
+      enabled boolean NOT NULL DEFAULT true,
+      disabled_reason text,
+      failing_since timestamptz,
+      -- AES-256-GCM under SITEHEALTH_SECRET_KEY (integrations/Crypto.ts), never the secret itself.
+      secret_enc bytea NOT NULL,
+      previous_secret_enc bytea,
+      previous_secret_expires_at timestamptz,
+      secret_rotated_at timestamptz,
+      created_at timestamptz NOT NULL
+    );
+    CREATE INDEX webhooks_project ON webhooks (project_id, created_at, id);
+    -- The outbox: written in the same transaction as the change that caused the event.
+    CREATE TABLE webhook_events (
+      id text PRIMARY KEY,
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      type text NOT NULL,
+      body text NOT NULL,
+      created_at timestamptz NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+      id text PRIMARY KEY,
+      event_id text NOT NULL REFERENCES webhook_events(id) ON DELETE CASCADE,
+      webhook_id text NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+      status text NOT NULL CHECK (status IN ('pending','succeeded','failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      next_attempt_at timestamptz,
+      locked_until timestamptz,
+      first_attempt_at timestamptz,
+      last_attempt_at timestamptz,
+      response_status integer,
+      latency_ms integer,
+      response_excerpt text,
+      created_at timestamptz NOT NULL
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+    CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
+    CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+`)
+
+/** A webhook's format: the signed event, or a Slack incoming-webhook message (Slack.ts). */
+export const webhookFormatMigration = ddlMigration(`
+    ALTER TABLE webhooks ADD COLUMN format text NOT NULL DEFAULT 'standard_webhooks'
+      CHECK (format IN ('standard_webhooks', 'slack'))
+`)

@@ -1,0 +1,127 @@
+/** What the webhooks repository stores and answers (WebhooksRepo.ts, its SQL and memory twins). */
+import type { EventKind } from "@sitehealth/domain/Events"
+import type { WebhookFormat } from "@sitehealth/domain/Webhooks"
+import type * as Effect from "effect/Effect"
+import type { Page, PageRequest } from "../store/Records.ts"
+
+export interface WebhookRecord {
+  readonly id: string
+  readonly projectId: string
+  readonly url: string
+  /** What is sent: the signed event (Standard Webhooks), or a Slack Block Kit message (Slack.ts). */
+  readonly format: WebhookFormat
+  readonly description: string | null
+  readonly events: ReadonlyArray<EventKind>
+  readonly enabled: boolean
+  readonly disabledReason: string | null
+  readonly failingSince: Date | null
+  /** The signing secret encrypted (integrations/Crypto.ts), never the secret. */
+  readonly secretEnc: Uint8Array
+  readonly previousSecretEnc: Uint8Array | null
+  readonly previousSecretExpiresAt: Date | null
+  readonly secretRotatedAt: Date | null
+  readonly createdAt: Date
+}
+
+export type WebhookPatch = Partial<
+  Pick<
+    WebhookRecord,
+    | "url"
+    | "description"
+    | "events"
+    | "enabled"
+    | "disabledReason"
+    | "failingSince"
+    | "secretEnc"
+    | "previousSecretEnc"
+    | "previousSecretExpiresAt"
+    | "secretRotatedAt"
+  >
+>
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed"
+
+export interface DeliveryRecord {
+  readonly id: string
+  readonly webhookId: string
+  readonly eventId: string
+  readonly type: EventKind
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly responseStatus: number | null
+  readonly latencyMs: number | null
+  readonly responseExcerpt: string | null
+  readonly createdAt: Date
+  readonly firstAttemptAt: Date | null
+  readonly lastAttemptAt: Date | null
+  readonly nextAttemptAt: Date | null
+}
+
+/** An event for the outbox: its body as sent, and the endpoint it is for when only one (webhook.test). */
+export interface OutboxEvent {
+  readonly id: string
+  readonly projectId: string
+  readonly type: EventKind
+  readonly body: string
+  readonly createdAt: Date
+  readonly webhookId?: string
+  /** Held (not due for the worker) until then: the API sends a test itself. */
+  readonly lockedUntil?: Date
+}
+
+/** A delivery the worker holds (its lease), with what it needs to send it. */
+export interface ClaimedDelivery {
+  readonly delivery: DeliveryRecord
+  readonly body: string
+  readonly webhook: WebhookRecord
+}
+
+/** The outcome of one attempt, as recorded. */
+export interface AttemptRecord {
+  readonly ok: boolean
+  readonly status: number | null
+  readonly latencyMs: number
+  readonly excerpt: string
+  readonly at: Date
+  /** What becomes of the delivery: done, tried again at `nextAttemptAt`, or given up. */
+  readonly next: DeliveryStatus
+  readonly nextAttemptAt: Date | null
+  /** Disable the endpoint (3 days of failures). */
+  readonly disable: boolean
+}
+
+export interface WebhooksRepoShape {
+  readonly insert: (webhook: WebhookRecord) => Effect.Effect<WebhookRecord>
+  readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<WebhookRecord>>
+  readonly find: (projectId: string, id: string) => Effect.Effect<WebhookRecord | null>
+  readonly update: (projectId: string, id: string, patch: WebhookPatch) => Effect.Effect<WebhookRecord | null>
+  /** Deletes the endpoint and its deliveries; null when there is none. */
+  readonly remove: (projectId: string, id: string) => Effect.Effect<WebhookRecord | null>
+  /**
+   * Writes the event to the outbox with one pending delivery per enabled endpoint of its project that takes its
+   * kind (or for `webhookId` alone), due at once; nothing at all when no endpoint takes it. Run it inside
+   * `transaction` with the change that caused it.
+   */
+  readonly enqueue: (event: OutboxEvent) => Effect.Effect<ReadonlyArray<DeliveryRecord>>
+  /** The event kinds the project's enabled endpoints take (empty: no event of it needs writing). */
+  readonly subscribed: (projectId: string) => Effect.Effect<ReadonlySet<EventKind>>
+  readonly listDeliveries: (webhookId: string, page: PageRequest) => Effect.Effect<Page<DeliveryRecord>>
+  readonly findDelivery: (webhookId: string, id: string) => Effect.Effect<DeliveryRecord | null>
+  /**
+   * Takes up to `limit` due deliveries of enabled endpoints for `leaseMs` (FOR UPDATE SKIP LOCKED: two workers
+   * never take the same one; a worker that dies lets its lease run out and another takes it). `webhookIds`
+   * limits it to those endpoints (tests sharing a database).
+   */
+  readonly claim: (
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    webhookIds?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+  /** Records an attempt of a claimed delivery, and the endpoint's failing streak. */
+  readonly record: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<DeliveryRecord | null>
+  /** Makes a delivery due again now (manual redelivery: same event, same webhook-id). */
+  readonly redeliver: (webhookId: string, id: string, now: Date) => Effect.Effect<DeliveryRecord | null>
+  /** Runs `effect` in one transaction (SQL): the change and its outbox event commit together or not at all. */
+  readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}

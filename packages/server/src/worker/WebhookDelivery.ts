@@ -1,0 +1,87 @@
+/**
+ * The worker's webhook loop: take the due deliveries (WebhooksRepo.claim — a lease under FOR UPDATE SKIP LOCKED,
+ * so two workers never send the same one, and one killed mid-delivery loses nothing: its lease runs out and
+ * another worker sends it), send each once (webhooks/Deliver.ts) and record how it went. Secrets are sealed with
+ * the credentials' key (integrations/Crypto.ts).
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { makeCipher, oldSecretKey, resolveSecretKey } from "../integrations/Crypto.ts"
+import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
+import { deliverClaimed, type DeliverOptions, type Sealer } from "../webhooks/Deliver.ts"
+import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
+
+/** A claimed delivery is the worker's for this long: more than an attempt's 15 s timeout. */
+export const LEASE_MS = 60_000
+export const BATCH = 50
+const CONCURRENCY = 16
+/** An idle loop looks again this often: a new event waits this long at most before it is taken. */
+const IDLE_POLL_MS = 250
+
+/** Where messages link to: PUBLIC_URL, else the listener's address. */
+export const dashboardUrlOf = (config: AppConfigShape) => config.publicUrl ?? `http://${config.host}:${config.port}`
+
+const sealers = new WeakMap<AppConfigShape, Sealer>()
+
+/** The sealer of signing secrets; throws a SecretKeyError when this server has no usable key. */
+export const webhookSealer = (config: AppConfigShape): Sealer => {
+  const known = sealers.get(config)
+  if (known !== undefined) return known
+  const cipher = makeCipher(resolveSecretKey(config), oldSecretKey(config))
+  const sealer: Sealer = {
+    seal: (secret) => cipher.encrypt({ whsec: secret }),
+    open: (stored) =>
+      cipher.decrypt(stored).pipe(
+        Effect.map((credentials) => credentials.whsec ?? null),
+        Effect.catch(() => Effect.succeed(null))
+      )
+  }
+  sealers.set(config, sealer)
+  return sealer
+}
+
+export interface DeliverDueOptions extends Partial<DeliverOptions> {
+  readonly limit?: number
+  /** Only these endpoints' deliveries (tests sharing a database). */
+  readonly webhookIds?: ReadonlyArray<string>
+}
+
+/** One round: claims up to `limit` due deliveries and sends them; answers how many were attempted. */
+export const deliverDue = (options: DeliverDueOptions = {}) =>
+  Effect.gen(function*() {
+    const repo = yield* WebhooksRepo
+    const config = yield* AppConfig
+    const sealer = webhookSealer(config)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const claimed = yield* repo.claim(now, LEASE_MS, options.limit ?? BATCH, options.webhookIds)
+    const deliver = deliverClaimed(repo, sealer, {
+      allowPrivate: config.webhooksAllowPrivate,
+      dashboardUrl: dashboardUrlOf(config),
+      ...options
+    })
+    yield* Effect.forEach(claimed, deliver, { concurrency: CONCURRENCY, discard: true })
+    return claimed.length
+  })
+
+/**
+ * The loop: a full batch is followed by the next at once, a partial one by a pause of IDLE_POLL_MS. `webhookIds`
+ * limits it to those endpoints (the bench, on a database other runs use).
+ */
+export const webhookLoop = (options: DeliverDueOptions = {}) =>
+  Effect.gen(function*() {
+    yield* Effect.logInfo("sitehealth: webhook delivery started")
+    return yield* deliverDue(options).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.as(Effect.logError("webhook round failed", Cause.pretty(cause)), 0)
+      ),
+      Effect.flatMap((sent) => sent < (options.limit ?? BATCH) ? Effect.sleep(IDLE_POLL_MS) : Effect.void),
+      Effect.forever,
+      Effect.withTracerEnabled(false),
+      Effect.annotateLogs("worker", "webhooks")
+    )
+  })
+
+export const runWebhookWorker = webhookLoop()

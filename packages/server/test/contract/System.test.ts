@@ -3,11 +3,12 @@
  * unknown route or method gets, all in the envelope where they are errors.
  */
 import { describe, expect, layer } from "@effect/vitest"
+import { endpointsOf } from "@sitehealth/domain/Api"
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { WEB_DIST } from "../../src/http/Static.ts"
-import { allEndpoints, type CallResult, h, TestApp } from "../support/TestApp.ts"
+import { type CallResult, h, TestApp } from "../support/TestApp.ts"
 
 layer(TestApp.layer())("System", (it) => {
   const expect404 = (r: CallResult) => {
@@ -22,18 +23,11 @@ layer(TestApp.layer())("System", (it) => {
     expect(r.json.error.type).toBeTypeOf("string")
   }
 
-  /** The contract's routes as OpenAPI templates: [method, path] with {id}, {provider}, {expenseId}. */
+  /** The contract's routes, read from the contract itself, as OpenAPI templates: [method, path] with {id}, {webhookId}… */
   const contractRoutes = (): Array<readonly [string, string]> =>
-    allEndpoints("{id}").map(([method, path]) => {
-      let template: string = path.split("?")[0]
-      if (template.startsWith("/api/v1/tokens/") && template !== "/api/v1/tokens/current") {
-        template = "/api/v1/tokens/{id}"
-      }
-      template = template
-        .replace(/\/expenses\/exp_x$/, "/expenses/{expenseId}")
-        .replace(/\/integrations\/stripe(\/sync)?$/, (_m, sync) => `/integrations/{provider}${sync ?? ""}`)
-      return [method.toLowerCase(), template] as const
-    })
+    endpointsOf().map(({ endpoint }) =>
+      [endpoint.method.toLowerCase(), endpoint.path.replace(/:(\w+)/g, "{$1}")] as const
+    )
 
   describe("probes", () => {
     it.effect("GET /healthz answers 200 without a token", () =>
@@ -92,7 +86,7 @@ layer(TestApp.layer())("System", (it) => {
       Effect.gen(function*() {
         const doc = yield* OpenApiDoc
         const expected = contractRoutes()
-        expect(expected).toHaveLength(20)
+        expect(expected).toHaveLength(28) // the spec's 20 and the 8 of webhooks (docs/alerts.md)
         for (const [method, path] of expected) {
           expect(doc.paths[path], `${path} is missing`).toBeTypeOf("object")
           expect(doc.paths[path][method], `${method.toUpperCase()} ${path} is missing`).toBeTypeOf("object")
@@ -117,7 +111,7 @@ layer(TestApp.layer())("System", (it) => {
           expect(op.operationId).toBeTypeOf("string")
           ids.add(op.operationId)
         }
-        expect(ids.size).toBe(20)
+        expect(ids.size).toBe(28)
       }))
 
     it.effect("documents the success statuses: 201 for created expenses, 202 for a queued sync", () =>

@@ -85,7 +85,16 @@ export const allEndpoints = (projectId: string) =>
     ["DELETE", "/api/v1/tokens/tok_x"],
     ["DELETE", `/api/v1/projects/${projectId}`],
     ["POST", `/api/v1/projects/${projectId}/integrations/stripe`],
-    ["DELETE", `/api/v1/projects/${projectId}/integrations/stripe`]
+    ["DELETE", `/api/v1/projects/${projectId}/integrations/stripe`],
+    // The webhooks group (docs/alerts.md).
+    ["GET", `/api/v1/projects/${projectId}/webhooks`],
+    ["POST", `/api/v1/projects/${projectId}/webhooks`],
+    ["GET", `/api/v1/projects/${projectId}/webhooks/whk_x`],
+    ["PATCH", `/api/v1/projects/${projectId}/webhooks/whk_x`],
+    ["DELETE", `/api/v1/projects/${projectId}/webhooks/whk_x`],
+    ["POST", `/api/v1/projects/${projectId}/webhooks/whk_x/test`],
+    ["GET", `/api/v1/projects/${projectId}/webhooks/whk_x/deliveries`],
+    ["POST", `/api/v1/projects/${projectId}/webhooks/whk_x/deliveries/whd_x/redeliver`]
   ] as const
 
 /** Per request: the bearer token (null: none) and extra headers (e.g. Idempotency-Key). */

@@ -118,7 +118,8 @@ export const collect = <const R extends Record<string, Setting<unknown>>>(
       else if (result.failure._tag === "SettingsError") problems.push(...result.failure.problems)
       else problems.push(describeConfigError(result.failure))
     }
-    if (problems.length > 0) return yield* new SettingsError({ problems })
+    // A variable read by two settings (STRIPE_API_BASE: the connector's and billing's) is named once.
+    if (problems.length > 0) return yield* new SettingsError({ problems: [...new Set(problems)] })
     return values as Collected<R>
   })
 

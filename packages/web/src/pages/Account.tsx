@@ -39,10 +39,10 @@ export const AccountPage = () => {
                   <strong>
                     {a.subscription.status === "none" ? "Your free trial has ended." : "Your subscription has ended."}
                   </strong>
-                  <p>{a.message}</p>
+                  {/* The server's message says the same as the line below; one is enough. */}
                   <p>
-                    Until you subscribe, the API, the CLI and MCP clients answer “trial expired” (HTTP 402). Your
-                    websites and data are kept.
+                    Until you subscribe (below), the API, the CLI and MCP clients answer “trial expired” (HTTP 402).
+                    Your websites and data are kept.
                   </p>
                 </div>
               )

@@ -25,6 +25,7 @@ import { REVEAL_SECRET, SECRET_ENDPOINTS } from "./Names.ts"
 import type { McpOptions } from "./Options.ts"
 import { promptMessages, PROMPTS } from "./Prompts.ts"
 import { DEFAULT_RETRY, withRetries } from "./Retry.ts"
+import { type CallProgress, followSync } from "./SyncProgress.ts"
 import type { ToolSpec } from "./Tools.ts"
 import { validateArguments } from "./Validate.ts"
 import { WHAT_CHANGED, whatChanged, whatChangedDefinition } from "./WhatChanged.ts"
@@ -124,7 +125,20 @@ export const makeHandlers = (options: McpOptions) => {
     return { tools: [...listed.map((t) => t.definition), ...(withComposed ? [whatChangedDefinition] : [])] }
   }
 
-  const callTool = async (request: CallToolRequest): Promise<ToolResult> => {
+  /** A queued sync followed to its end (SyncProgress.ts); the answer's last line says how it ended. */
+  const followed = async (result: ToolResult, args: Record<string, unknown>, call: CallProgress) => {
+    const sync = result.isError === true ? undefined : result.structuredContent?.sync
+    if (!isObject(sync) || typeof sync.id !== "string") return result
+    const target = { projectId: String(args.id), provider: String(args.provider), syncId: sync.id }
+    const last = await followSync(options.send, target, call, options.follow)
+    const status = last === null ? "unread" : last.status
+    return {
+      ...result,
+      content: [...result.content, { type: "text" as const, text: `sync_integration: followed ${sync.id}: ${status}` }]
+    }
+  }
+
+  const callTool = async (request: CallToolRequest, call?: CallProgress): Promise<ToolResult> => {
     if (request.params.name === WHAT_CHANGED && composed) {
       return whatChanged(options.send, request.params.arguments ?? {}, Date.now())
     }
@@ -152,6 +166,7 @@ export const makeHandlers = (options: McpOptions) => {
     if (invalid !== null) return resultOf(spec, invalid)
     const { [REVEAL_SECRET]: reveal, ...apiArgs } = args
     const result = resultOf(spec, await sendTool(requestFor(spec, apiArgs)))
+    if (spec.endpoint === "syncIntegration" && call?.follow === true) return followed(result, apiArgs, call)
     return SECRET_ENDPOINTS.includes(spec.endpoint) && reveal !== true
       ? withheldSecret(spec.definition.name, result)
       : result

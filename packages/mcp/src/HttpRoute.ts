@@ -81,6 +81,13 @@ const parseJson = (text: string): { readonly ok: true; readonly value: unknown }
   }
 }
 
+/** A `tools/call` that carries a progress token (`params._meta.progressToken`): its client wants to hear how it goes. */
+export const wantsProgress = (message: unknown): boolean => {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false
+  const { method, params } = message as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } }
+  return method === "tools/call" && params?._meta?.progressToken !== undefined
+}
+
 /** The protocol version that removed JSON-RPC batching. */
 const NO_BATCHES_SINCE = "2025-06-18"
 
@@ -200,7 +207,10 @@ export const mcpRoute = (checkBearer: BearerCheck, authorization: McpAuthorizati
           }
           const [{ makeMcpServer }, { WebStandardStreamableHTTPServerTransport }] = yield* Effect.promise(loadSdk)
           const server = makeMcpServer({ send, ...selection })
-          const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+          // A tool call with a progress token is answered as an event stream, so that what the call tells while
+          // it runs (a followed sync's notifications) reaches the client before the result; anything else as JSON.
+          const streams = parsed.ok && wantsProgress(parsed.value)
+          const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !streams })
           yield* Effect.promise(() => server.connect(transport))
           const response = yield* Effect.promise(() =>
             parsed.ok
@@ -209,8 +219,13 @@ export const mcpRoute = (checkBearer: BearerCheck, authorization: McpAuthorizati
                 new Request(webRequest.url, { method: "POST", headers: webRequest.headers, body: text })
               )
           )
-          yield* Effect.promise(() => server.close())
-          return HttpServerResponse.fromWeb(response)
+          if (!streams || response.body === null) {
+            yield* Effect.promise(() => server.close())
+            return HttpServerResponse.fromWeb(response)
+          }
+          // The stream ends after the result: the server closes then (a client that hangs up leaves it to the GC).
+          const body = response.body.pipeThrough(new TransformStream({ flush: () => void server.close() }))
+          return HttpServerResponse.fromWeb(new Response(body, { status: response.status, headers: response.headers }))
         }))
     })
   )

@@ -6,7 +6,7 @@
 
 export const SERVER_INFO = { name: "sitehealth", version: "0.1.0" } as const
 
-export const CAPABILITIES = { tools: {}, prompts: {}, resources: {}, completions: {} } as const
+export const CAPABILITIES = { tools: {}, prompts: {}, resources: {}, completions: {}, logging: {} } as const
 
 /** Said once per session instead of in every tool: the envelope, errors, the gate, pagination. */
 export const INSTRUCTIONS =

@@ -1,6 +1,7 @@
 /** What an MCP server is made with (Server.ts), apart from the server so that the handlers can name it. */
 import type { Send } from "./Dispatch.ts"
 import type { RetryPolicy } from "./Retry.ts"
+import type { FollowPolicy } from "./SyncProgress.ts"
 
 export interface McpOptions {
   readonly send: Send
@@ -12,4 +13,6 @@ export interface McpOptions {
   readonly toolsets?: ReadonlyArray<string> | null
   /** Retries of a tool call's POST, with one Idempotency-Key for all its attempts (Retry.ts). */
   readonly retry?: RetryPolicy
+  /** How long and how often a followed `sync_integration` reads its run (SyncProgress.ts). */
+  readonly follow?: FollowPolicy
 }

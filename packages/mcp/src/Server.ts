@@ -14,12 +14,16 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  ReadResourceRequestSchema
+  type LoggingLevel,
+  LoggingLevelSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import type { Handlers } from "./Handlers.ts"
 import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 import type { McpOptions } from "./Options.ts"
+import type { CallProgress } from "./SyncProgress.ts"
 
 export { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./Identity.ts"
 export type { McpOptions } from "./Options.ts"
@@ -54,7 +58,32 @@ export const makeMcpServer = (options: McpOptions | Promise<McpOptions>): Server
     jsonSchemaValidator: NO_ELICITATION
   })
   server.setRequestHandler(ListToolsRequestSchema, async () => (await loaded()).listTools())
-  server.setRequestHandler(CallToolRequestSchema, async (request) => (await loaded()).callTool(request))
+  // The level this session set (`logging/setLevel`); none set: the client did not ask for log messages, and a
+  // sync is followed only when the call itself carries a progress token (a stateless HTTP call has no session).
+  let level: LoggingLevel | undefined
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    level = request.params.level
+    return {}
+  })
+  const severity = (l: LoggingLevel) => LoggingLevelSchema.options.indexOf(l)
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken
+    const call: CallProgress = {
+      follow: level !== undefined || token !== undefined,
+      log: async (at, data) => {
+        if (level !== undefined && severity(at) < severity(level)) return
+        await extra.sendNotification({ method: "notifications/message", params: { level: at, logger: "sync", data } })
+      },
+      progress: async (progress, total, message) => {
+        if (token === undefined) return
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress, total, message }
+        })
+      }
+    }
+    return (await loaded()).callTool(request, call)
+  })
   server.setRequestHandler(ListPromptsRequestSchema, async () => (await loaded()).listPrompts())
   server.setRequestHandler(GetPromptRequestSchema, async (request) => (await loaded()).getPrompt(request))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => (await loaded()).listResourceTemplates())

@@ -6,14 +6,9 @@
  * on the dashboard → 401. The refusals are in packages/server/test/contract/OAuth.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens
-} from "@modelcontextprotocol/sdk/shared/auth.js"
 import { startServer, type TestServer } from "@sitehealth/cli/test/support/TestServer"
 import { createAccount, createProject } from "@sitehealth/server/accounts/Provisioning"
 import { AuthRepo, newUserId } from "@sitehealth/server/dashboard/AuthRepo"
@@ -21,6 +16,7 @@ import { hashPassword } from "@sitehealth/server/dashboard/Passwords"
 import { Effect } from "effect"
 import * as Crypto from "node:crypto"
 import { originAllowed } from "../src/HttpRoute.ts"
+import { TestProvider } from "./support/OAuthProvider.ts"
 
 const PASSWORD = "correct horse battery"
 const REDIRECT = "http://127.0.0.1:53682/callback"
@@ -32,56 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv.close()
 })
-
-/** What an MCP client keeps between runs, in memory; the "browser" is the test, which reads `authorizationUrl`. */
-class TestProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ""
-  authorizationUrl: URL | undefined
-  readonly sentState = Crypto.randomBytes(16).toString("base64url")
-  get redirectUrl() {
-    return REDIRECT
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "SDK agent",
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none"
-    }
-  }
-  state() {
-    return this.sentState
-  }
-  clientInformation() {
-    return this.client
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-  /** What the SDK forgets after an invalid_grant (tokens) or invalid_client (all). */
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
-    if (scope === "all" || scope === "tokens") this.saved = undefined
-    if (scope === "all" || scope === "client") this.client = undefined
-  }
-}
 
 interface Owner {
   readonly cookie: string
@@ -151,7 +97,7 @@ const mcpStatus = async (bearer: string) =>
 describe("connecting by URL with the MCP SDK's OAuth client", () => {
   it("discovery → registration → consent → token → tools → refresh → revoked on the dashboard → 401", async () => {
     const owner = await logInOwner()
-    const provider = new TestProvider()
+    const provider = new TestProvider("SDK agent", REDIRECT)
     const url = new URL("/mcp", srv.baseUrl)
 
     // No token: the SDK reads the 401's resource_metadata, discovers, registers, and sends the owner to sign in.

@@ -35,7 +35,7 @@ const connected = async () => {
     return yield* (yield* IntegrationsRepo).connect({
       projectId,
       provider: "plausible",
-      credentials: cipher.encrypt(JSON.stringify({ apiKey: "k", siteId: "site0.example" })),
+      credentials: cipher.encrypt({ apiKey: "k", siteId: "site0.example" }),
       baseUrl: "https://plausible.example",
       syncIntervalMinutes: null,
       now: new Date()

@@ -7,6 +7,10 @@
  * screenshots into test/artifacts/. Skipped, saying so, where /usr/bin/chromium is missing.
  */
 import AxeBuilder from "@axe-core/playwright"
+import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { TestProvider } from "@sitehealth/mcp/test/support/OAuthProvider"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -134,6 +138,77 @@ describe.skipIf(!hasChromium)("consent for an MCP client in chromium", () => {
       await page.goto("/settings/api")
       await page.getByText("Browser agent (MCP sign-in)").first().waitFor()
       await check("consent-api-page")
+      expect(consoleErrors).toEqual([])
+    },
+    90_000
+  )
+
+  // After the test above, whose log-in this page keeps: the owner is signed in to the dashboard.
+  it(
+    "the MCP SDK's own OAuth client: 401 → registration → consent approved in chromium → tools → refresh → " +
+      "revoked on the API / MCP page → 401",
+    async () => {
+      const redirect = "http://127.0.0.1:53998/callback"
+      const provider = new TestProvider("SDK e2e agent", redirect)
+      const url = new URL("/mcp", server.base)
+      const first = new StreamableHTTPClientTransport(url, { authProvider: provider })
+      await expect(new Client({ name: "agent", version: "0" }).connect(first)).rejects.toBeInstanceOf(
+        UnauthorizedError
+      )
+      expect(provider.authorizationUrl?.searchParams.get("code_challenge_method")).toBe("S256")
+
+      // The browser opens the SDK's authorization URL; the signed-in owner approves one website.
+      let callback: URL | undefined
+      await page.route(`${redirect}**`, (route) => {
+        callback = new URL(route.request().url())
+        return route.fulfill({ status: 200, contentType: "text/html", body: "<title>Signed in</title><p>Done</p>" })
+      })
+      await page.goto(provider.authorizationUrl!.toString())
+      await page.getByRole("heading", { name: "Connect an MCP client" }).waitFor()
+      await expect.poll(() => page.locator("form.panel").textContent()).toContain("SDK e2e agent")
+      const websites = page.locator("input[name=\"website\"]")
+      const kept = await websites.first().getAttribute("value")
+      for (let i = 1; i < (await websites.count()); i++) await websites.nth(i).uncheck()
+      await page.getByRole("button", { name: "Approve" }).click()
+      await page.waitForURL(`${redirect}**`)
+      expect(callback?.searchParams.get("state")).toBe(provider.sentState)
+      await first.finishAuth(callback!.searchParams.get("code")!)
+      expect(provider.saved?.access_token).toMatch(/^svc_/)
+
+      const agent = new Client({ name: "agent", version: "0" })
+      await agent.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))
+      expect((await agent.listTools()).tools.map((t) => t.name)).toContain("list_projects")
+      const listed: any = await agent.callTool({ name: "list_projects", arguments: {} })
+      expect(listed.structuredContent.projects.map((p: any) => p.id)).toEqual([kept])
+
+      // Refresh: new secrets; the next call goes with them.
+      const before = provider.saved!
+      expect(await auth(provider, { serverUrl: url })).toBe("AUTHORIZED")
+      expect(provider.saved!.access_token).not.toBe(before.access_token)
+      expect(provider.saved!.refresh_token).not.toBe(before.refresh_token)
+      const again: any = await agent.callTool({ name: "list_projects", arguments: {} })
+      expect(again.structuredContent.projects).toHaveLength(1)
+
+      // The owner revokes it on the API / MCP page, in the browser: the agent's next call is refused.
+      await page.goto("/settings/api")
+      await page.getByRole("button", { name: "Revoke SDK e2e agent (MCP sign-in)" }).click()
+      await page.getByRole("button", { name: "Yes, revoke" }).click()
+      await page.getByRole("button", { name: "Revoke SDK e2e agent (MCP sign-in)" }).waitFor({ state: "detached" })
+      const status = await fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${provider.saved!.access_token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream"
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+      })
+      expect(status.status).toBe(401)
+      provider.authorizationUrl = undefined
+      // The SDK tries its refresh token (ended with the token), then asks the owner to sign in again.
+      await expect(agent.callTool({ name: "list_projects", arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError)
+      expect(provider.authorizationUrl).toBeDefined()
+      await agent.close()
       expect(consoleErrors).toEqual([])
     },
     90_000

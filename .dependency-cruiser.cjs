@@ -12,7 +12,7 @@
 const SRC = "^packages/server/src/"
 const folders = (names) => `${SRC}(${names.join("|")})/`
 const PLATFORM = ["store", "platform"]
-const DATA = ["accounts", "projects", "tokens", "expenses", "fx", "metrics", "traffic", "search", "answers", "snapshots", "payments", "webhooks", "alerts"]
+const DATA = ["accounts", "projects", "tokens", "expenses", "fx", "metrics", "traffic", "search", "answers", "snapshots", "payments", "webhooks", "alerts", "annotations"]
 const LOGIC = ["integrations", "recompute", "access", "billing"]
 const APPLICATION = ["http", "api", "reports", "oauth", "dashboard", "worker"]
 const ENTRY = `(${SRC}[^/]+\\.ts$|${folders(["admin", "demo"])})`

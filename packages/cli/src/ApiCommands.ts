@@ -8,6 +8,12 @@ import { type EndpointName, operations } from "@sitehealth/domain/Api"
 import type { Operation } from "@sitehealth/domain/Permissions"
 import { Command } from "effect/cli"
 import {
+  createAnnotationCommand,
+  deleteAnnotationCommand,
+  listAnnotationsCommand,
+  updateAnnotationCommand
+} from "./commands/Annotations.ts"
+import {
   analyticsCommand,
   briefingCommand,
   churnCommand,
@@ -51,6 +57,10 @@ const IMPLEMENTATIONS = {
   listExpenses: listExpensesCommand,
   createExpense: createExpenseCommand,
   deleteExpense: deleteExpenseCommand,
+  listAnnotations: listAnnotationsCommand,
+  createAnnotation: createAnnotationCommand,
+  updateAnnotation: updateAnnotationCommand,
+  deleteAnnotation: deleteAnnotationCommand,
   listTokens: listTokensCommand,
   createToken: createTokenCommand,
   revokeToken: revokeTokenCommand,
@@ -72,6 +82,7 @@ const PARENTS: Readonly<Record<string, string>> = {
   projects: "Projects (websites) in the token's scope",
   integrations: "A project's data providers and their syncs",
   expenses: "Costs recorded per project",
+  annotations: "Days of a website marked with a note",
   tokens: "Access tokens: list, create, revoke",
   webhooks: "A website's webhook endpoints, their tests and deliveries"
 }

@@ -1,6 +1,7 @@
 /**
  * Readable text for each endpoint's data. `--json` bypasses all of this and prints the data itself.
  */
+import type { Annotation } from "@sitehealth/domain/Annotations"
 import type { Expense } from "@sitehealth/domain/Expenses"
 import type { Integration, SyncRun } from "@sitehealth/domain/Integrations"
 import type { Briefing, Health, Project, Signal } from "@sitehealth/domain/Projects"
@@ -366,6 +367,16 @@ export const expense = (s: Style, e: Expense) =>
     ["description", e.description],
     ...(e.deletedAt === null ? [] : [["deleted", e.deletedAt] as const])
   ])
+
+export const annotations = (
+  s: Style,
+  data: { readonly annotations: ReadonlyArray<Annotation>; readonly truncated: boolean }
+) =>
+  table(s, ["ID", "DATE", "CATEGORY", "NOTE"], data.annotations.map((a) => [a.id, a.date, a.category, a.note])) +
+  (data.truncated ? "\n(more in this range: narrow it with --from/--to)" : "")
+
+export const annotation = (s: Style, a: Annotation) =>
+  fields(s, [["id", a.id], ["date", a.date], ["category", a.category], ["note", a.note]])
 
 const scope = (projects: ReadonlyArray<string> | null) => (projects === null ? "all projects" : projects.join(", "))
 

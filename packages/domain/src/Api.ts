@@ -1,10 +1,11 @@
 /**
  * The one HttpApi contract of /api/v1: its groups (one module each: ApiProjects.ts, ApiReports.ts,
- * ApiIntegrations.ts, ApiExpenses.ts, ApiTokens.ts; how an endpoint is declared is in ApiOperation.ts) composed
+ * ApiIntegrations.ts, ApiExpenses.ts, ApiAnnotations.ts, ApiTokens.ts, ApiWebhooks.ts; how an endpoint is declared is in ApiOperation.ts) composed
  * behind the token middlewares. Everything is re-exported from here.
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { AnnotationsApi } from "./ApiAnnotations.ts"
 import { ExpensesApi } from "./ApiExpenses.ts"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
 import { operationOf } from "./ApiOperation.ts"
@@ -18,6 +19,7 @@ import { EVENT_DESCRIPTIONS, EVENT_SCHEMAS, eventIdentifier } from "./Events.ts"
 import { Entitlement, ProjectAccess, RateLimit, TokenUsage } from "./Middleware.ts"
 import type { Operation } from "./Permissions.ts"
 
+export { AnnotationsApi } from "./ApiAnnotations.ts"
 export { ExpensesApi } from "./ApiExpenses.ts"
 export { IntegrationsApi } from "./ApiIntegrations.ts"
 export {
@@ -61,7 +63,7 @@ const withWebhooks = (spec: Record<string, any>): Record<string, any> => ({
 // Idempotency is declared on the endpoint itself and so runs inside them all, seeing the authenticated token.
 export class SiteHealthApi extends documentedApi(
   HttpApi.make("sitehealth")
-    .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, TokensApi, WebhooksApi)
+    .add(ProjectsApi, ReportsApi, IntegrationsApi, ExpensesApi, AnnotationsApi, TokensApi, WebhooksApi)
     .middleware(TokenUsage)
     .middleware(ProjectAccess)
     .middleware(Entitlement)

@@ -21,6 +21,10 @@ export const ExpenseId = idShaped("exp").pipe(Schema.brand("ExpenseId")).annotat
   description: "Expense id, `exp_…`"
 })
 export type ExpenseId = typeof ExpenseId.Type
+export const AnnotationId = idShaped("ann").pipe(Schema.brand("AnnotationId")).annotate({
+  description: "Annotation id, `ann_…`"
+})
+export type AnnotationId = typeof AnnotationId.Type
 export const AccountId = idShaped("acc").pipe(Schema.brand("AccountId")).annotate({
   description: "Account id, `acc_…`"
 })

@@ -1,13 +1,13 @@
 /**
  * What a tool's path parameter may be, by the collection it names in the path: `/projects/:id` a project id,
- * `/tokens/:id` a token id, `/expenses/:expenseId` an expense id, `/webhooks/:webhookId` a webhook id, `/deliveries/:deliveryId` a
+ * `/tokens/:id` a token id, `/expenses/:expenseId` an expense id, `/annotations/:annotationId` an annotation id, `/webhooks/:webhookId` a webhook id, `/deliveries/:deliveryId` a
  * delivery id, `/integrations/:provider` a provider. The
  * patterns and the providers are the domain's (Common.ts, Integrations.ts), read from their JSON Schema. The
  * contract keeps its path parameters plain strings (a malformed id is a 404 there, Common.ts); an MCP
  * argument is stricter because it is put into a path: only a value of this shape is, and it is
  * URL-encoded too, so `..` or `a/b` can never reach another route.
  */
-import { DeliveryId, ExpenseId, ProjectId, TokenId, WebhookId } from "@sitehealth/domain/Common"
+import { AnnotationId, DeliveryId, ExpenseId, ProjectId, TokenId, WebhookId } from "@sitehealth/domain/Common"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { Provider } from "@sitehealth/domain/Integrations"
 import * as Schema from "effect/Schema"
@@ -59,6 +59,7 @@ const BY_COLLECTION: Record<string, () => PathParam> = {
   projects: () => idParam(ProjectId, "a project id"),
   tokens: () => idParam(TokenId, "a token id"),
   expenses: () => idParam(ExpenseId, "an expense id"),
+  annotations: () => idParam(AnnotationId, "an annotation id"),
   integrations: providerParam,
   webhooks: () => idParam(WebhookId, "a webhook id"),
   deliveries: () => idParam(DeliveryId, "a delivery id")

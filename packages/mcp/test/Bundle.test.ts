@@ -67,7 +67,7 @@ describe("the stdio bundle", () => {
     )
     try {
       expect(client.getServerVersion()?.name).toBe("sitehealth")
-      expect((await client.listTools()).tools.length).toBe(25) // 24 derived (8 of webhooks) + what_changed
+      expect((await client.listTools()).tools.length).toBe(29) // 28 derived (8 of webhooks, 4 of annotations) + what_changed
       const health: any = await client.callTool({ name: "get_health", arguments: { id: projects[0]!.id } })
       expect(health.isError).not.toBe(true)
       expect(health.structuredContent.projectId).toBe(projects[0]!.id)

@@ -74,7 +74,7 @@ describe("the MCP Inspector CLI (2.12.0) against both transports", () => {
       expect(findings(listed.stderr), listed.stderr).toEqual([])
       expect(listed.stderr).not.toMatch(/portability|errors?, \d+ warnings?/)
       expect(listed.code, listed.stderr).toBe(0)
-      expect(JSON.parse(listed.stdout).tools.length).toBe(25)
+      expect(JSON.parse(listed.stdout).tools.length).toBe(29)
 
       const resources = await on(["--method", "resources/list"])
       expect(resources.code, resources.stderr).toBe(0)

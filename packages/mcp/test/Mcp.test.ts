@@ -37,9 +37,11 @@ describe("tools/list", () => {
       .sort()
     expect(listed).toEqual(expected)
     expect(listed).toEqual([
+      "create_annotation",
       "create_expense",
       "create_token",
       "create_webhook",
+      "delete_annotation",
       "delete_expense",
       "delete_webhook",
       "get_analytics",
@@ -49,6 +51,7 @@ describe("tools/list", () => {
       "get_revenue",
       "get_seo",
       "get_webhook",
+      "list_annotations",
       "list_expenses",
       "list_integrations",
       "list_projects",
@@ -60,6 +63,7 @@ describe("tools/list", () => {
       "revoke_token",
       "sync_integration",
       "test_webhook",
+      "update_annotation",
       "update_webhook",
       "what_changed"
     ])
@@ -79,7 +83,10 @@ describe("tools/list", () => {
       // Only sync_integration and test_webhook reach beyond sitehealth; reads, revoking and deleting are idempotent.
       expect(a.openWorldHint).toBe(["sync_integration", "test_webhook"].includes(spec.definition.name))
       expect(a.idempotentHint).toBe(
-        spec.kind === "read" || ["revoke_token", "delete_expense", "delete_webhook"].includes(spec.definition.name)
+        spec.kind === "read" ||
+          ["revoke_token", "delete_expense", "delete_webhook", "update_annotation", "delete_annotation"].includes(
+            spec.definition.name
+          )
       )
       expect(a.readOnlyHint).toBe(spec.kind === "read")
       expect(a.destructiveHint).toBe(spec.kind === "destructive")
@@ -113,7 +120,7 @@ describe("tools/list", () => {
     const { secret: root } = await srv.newAccount()
     const readOnly = await inMemoryClient(srv.baseUrl, root, true)
     const tools = (await readOnly.listTools()).tools
-    expect(tools.length).toBe(15)
+    expect(tools.length).toBe(16)
     for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true)
     const refused = await readOnly.callTool({ name: "create_expense", arguments: {} })
     expect(refused.isError).toBe(true)

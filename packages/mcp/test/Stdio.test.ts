@@ -29,7 +29,7 @@ describe("sitehealth-mcp over stdio", () => {
     Effect.gen(function*() {
       const { account, projects, secret } = yield* Effect.promise(() => srv.newAccount())
       const client = yield* scopedClient(() => stdioClient({ SITEHEALTH_TOKEN: secret, SITEHEALTH_URL: srv.baseUrl }))
-      expect((yield* Effect.promise(() => client.listTools())).tools.length).toBe(25)
+      expect((yield* Effect.promise(() => client.listTools())).tools.length).toBe(29)
       const health: any = yield* Effect.promise(() =>
         client.callTool({ name: "get_health", arguments: { id: projects[0]!.id } })
       )
@@ -63,7 +63,7 @@ describe("sitehealth-mcp over stdio", () => {
           const tools = (yield* Effect.promise(() => client.listTools())).tools
           expect(tools.map((t) => t.name)).not.toContain("create_expense")
           expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true)
-          expect(tools.length).toBe(15)
+          expect(tools.length).toBe(16)
         }))
       }
     }))

@@ -82,7 +82,7 @@ describe("/mcp", () => {
       const { account, projects, secret } = yield* Effect.promise(() => srv.newAccount())
       const id = projects[0]!.id
       const client = yield* httpClient(secret)
-      expect((yield* Effect.promise(() => client.listTools())).tools.length).toBe(25)
+      expect((yield* Effect.promise(() => client.listTools())).tools.length).toBe(29)
       const health: any = yield* Effect.promise(() => client.callTool({ name: "get_health", arguments: { id } }))
       expect(health.structuredContent).toEqual(
         (yield* Effect.promise(() => rest(srv.baseUrl, secret, "GET", `/api/v1/projects/${id}/health`))).body.data

@@ -64,7 +64,7 @@ describe("listing by the caller's own identity", () => {
         body: errorBody(429, "Rate limit exceeded", "rate_limited")
       })
       const whileLimited = yield* names(client)
-      expect(whileLimited.length).toBe(25) // every tool: 17 (what_changed included), and the 8 of webhooks
+      expect(whileLimited.length).toBe(29) // every tool: 17 (what_changed included), the 8 of webhooks and the 4 of annotations
       expect(srv.requests.at(-1)!.path).toBe("/api/v1/tokens/current")
       // Not remembered: the next tools/list asks again and lists what the token allows.
       expect(yield* names(client)).toEqual(["get_seo"])
@@ -116,7 +116,7 @@ describe("tool selection", () => {
     expect(run.status).toBe(2)
     expect(run.stdout).toBe("")
     expect(run.stderr).toMatch(
-      /Unknown toolset nope; the toolsets are projects, reports, integrations, expenses, tokens/
+      /Unknown toolset nope; the toolsets are projects, reports, integrations, expenses, annotations, tokens/
     )
   })
 

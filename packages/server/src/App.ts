@@ -17,6 +17,7 @@ import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
+import { AnnotationsHttp } from "./api/Annotations.ts"
 import { ExpensesHttp } from "./api/Expenses.ts"
 import { IntegrationsHttp } from "./api/Integrations.ts"
 import { ProjectsHttp } from "./api/Projects.ts"
@@ -56,7 +57,15 @@ export interface AppOverrides {
 
 const apiRoutes = (overrides: AppOverrides) =>
   HttpApiBuilder.layer(SiteHealthApi, { openapiPath: OPENAPI_PATH }).pipe(
-    Layer.provide([ProjectsHttp, ReportsHttp, IntegrationsHttp, ExpensesHttp, TokensHttp, WebhooksHttp]),
+    Layer.provide([
+      ProjectsHttp,
+      ReportsHttp,
+      IntegrationsHttp,
+      ExpensesHttp,
+      AnnotationsHttp,
+      TokensHttp,
+      WebhooksHttp
+    ]),
     Layer.provide([
       accessMiddleware(overrides.access),
       RequestErrorsLive,

@@ -5,6 +5,7 @@ import { AccessRepo } from "./access/AccessRepo.ts"
 import { AccountsRepo } from "./accounts/AccountsRepo.ts"
 import { BillingRepo } from "./accounts/BillingRepo.ts"
 import { BriefingMailRepo } from "./alerts/BriefingMailRepo.ts"
+import { AnnotationsRepo } from "./annotations/AnnotationsRepo.ts"
 import { AnswersRepo } from "./answers/AnswersRepo.ts"
 import { type AppOverrides, appRoutes } from "./App.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
@@ -43,6 +44,7 @@ const standalone = <K extends "sql" | "memory">(kind: K) =>
     ProjectsRepo[kind],
     TokensRepo[kind],
     ExpensesRepo[kind],
+    AnnotationsRepo[kind],
     MetricsRepo[kind],
     TrafficRepo[kind],
     SearchRepo[kind],

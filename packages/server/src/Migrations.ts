@@ -8,6 +8,7 @@ import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { billingMigration } from "./accounts/BillingMigration.ts"
 import { alertsMigration } from "./alerts/Migration.ts"
+import { annotationsMigration } from "./annotations/Migration.ts"
 import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
 import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
@@ -181,7 +182,8 @@ export const migrations = Migrator.fromRecord({
   "0035_webhooks": webhooksMigration,
   "0036_alerts": alertsMigration,
   "0037_webhook_format": webhookFormatMigration,
-  "0040_revenue_forecast": revenueForecastAnswersMigration
+  "0040_revenue_forecast": revenueForecastAnswersMigration,
+  "0041_annotations": annotationsMigration
 })
 
 /**

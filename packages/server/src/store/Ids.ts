@@ -1,5 +1,5 @@
 /** Prefixed, unguessable ids (`prj_…`, `tok_…`): 16 base62 characters ≈ 95 bits from the CSPRNG. */
-import type { AccountId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
+import type { AccountId, AnnotationId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 import * as Crypto from "node:crypto"
 
 export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -15,7 +15,7 @@ export const randomBase62 = (length: number): string => {
   return out
 }
 
-export type IdPrefix = "acc" | "prj" | "tok" | "exp" | "syn"
+export type IdPrefix = "acc" | "prj" | "tok" | "exp" | "ann" | "syn"
 
 /** The branded type each prefix mints (sync runs have no id type in the contract). */
 export interface IdOf {
@@ -23,6 +23,7 @@ export interface IdOf {
   readonly prj: ProjectId
   readonly tok: TokenId
   readonly exp: ExpenseId
+  readonly ann: AnnotationId
   readonly syn: string
 }
 

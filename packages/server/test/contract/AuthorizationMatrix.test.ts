@@ -56,6 +56,9 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     readonly delivery: string
     /** A webhook endpoint of p1 that the matrix's one allowed deleteWebhook removes. */
     readonly webhookToDelete: string
+    /** An annotation of p1 (changed by the allowed updateAnnotation), and one the allowed deleteAnnotation removes. */
+    readonly annotation: string
+    readonly annotationToDelete: string
   }
 
   const EXPENSE = {
@@ -65,6 +68,8 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
     incurredOn: "2026-11-01",
     recurrence: "one_off"
   }
+
+  const ANNOTATION = { date: "2026-11-02", note: "Matrix launch", category: "launch" }
 
   const ok = (r: Effect.Effect<CallResult, never, TestApp>, status: number) =>
     Effect.gen(function*() {
@@ -81,6 +86,9 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
         (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/expenses`, { token: secret, body: EXPENSE }), 201)).expense.id
       const expenseToDelete =
         (yield* ok(h.raw("POST", `/api/v1/projects/${p1}/expenses`, { token: secret, body: EXPENSE }), 201)).expense.id
+      const annotate = h.raw("POST", `/api/v1/projects/${p1}/annotations`, { token: secret, body: ANNOTATION })
+      const annotation = (yield* ok(annotate, 201)).annotation.id
+      const annotationToDelete = (yield* ok(annotate, 201)).annotation.id
       const token = (yield* h.mint(account.id, { projects: [p1], permissions: ["projects:read"] })).token.id
       // Connected as the admin CLI does: credentials encrypted (contract/Integrations.test.ts).
       yield* h.run(Effect.gen(function*() {
@@ -147,7 +155,9 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
         syncRun,
         webhook,
         delivery,
-        webhookToDelete
+        webhookToDelete,
+        annotation,
+        annotationToDelete
       }
     })
 
@@ -241,6 +251,29 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
       params: { id: w.p1, expenseId: w.expenseToDelete },
       status: 200,
       check: (d) => expect(d).toMatchObject({ deleted: true, expense: { id: w.expenseToDelete } })
+    },
+    listAnnotations: {
+      params: { id: w.p1 },
+      query: { from: "2026-11-01" },
+      status: 200,
+      check: (d) => expect(d.annotations.map((a: any) => a.id)).toContain(w.annotation)
+    },
+    createAnnotation: {
+      params: { id: w.p1 },
+      body: ANNOTATION,
+      status: 201,
+      check: (d) => expect(d.annotation).toMatchObject({ projectId: w.p1, note: "Matrix launch" })
+    },
+    updateAnnotation: {
+      params: { id: w.p1, annotationId: w.annotation },
+      body: { note: "Matrix relaunch" },
+      status: 200,
+      check: (d) => expect(d.annotation).toMatchObject({ id: w.annotation, note: "Matrix relaunch" })
+    },
+    deleteAnnotation: {
+      params: { id: w.p1, annotationId: w.annotationToDelete },
+      status: 200,
+      check: (d) => expect(d).toMatchObject({ deleted: true, annotation: { id: w.annotationToDelete } })
     },
     listTokens: {
       status: 200,
@@ -480,7 +513,9 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
         syncRun: "s",
         webhook: "w",
         delivery: "d",
-        webhookToDelete: "w"
+        webhookToDelete: "w",
+        annotation: "a",
+        annotationToDelete: "a"
       }
       expect(Object.keys(examples(fake)).sort()).toEqual([...OPERATION_NAMES].sort())
       for (const name of OPERATION_NAMES) requestOf(name, examples(fake)[name])

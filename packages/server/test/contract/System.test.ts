@@ -86,7 +86,7 @@ layer(TestApp.layer())("System", (it) => {
       Effect.gen(function*() {
         const doc = yield* OpenApiDoc
         const expected = contractRoutes()
-        expect(expected).toHaveLength(28) // the spec's 20 and the 8 of webhooks (docs/alerts.md)
+        expect(expected).toHaveLength(32) // the spec's 20, the 8 of webhooks (docs/alerts.md) and the 4 of annotations
         for (const [method, path] of expected) {
           expect(doc.paths[path], `${path} is missing`).toBeTypeOf("object")
           expect(doc.paths[path][method], `${method.toUpperCase()} ${path} is missing`).toBeTypeOf("object")
@@ -111,7 +111,7 @@ layer(TestApp.layer())("System", (it) => {
           expect(op.operationId).toBeTypeOf("string")
           ids.add(op.operationId)
         }
-        expect(ids.size).toBe(28)
+        expect(ids.size).toBe(32)
       }))
 
     it.effect("documents the success statuses: 201 for created expenses, 202 for a queued sync", () =>

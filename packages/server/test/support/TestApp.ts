@@ -94,7 +94,12 @@ export const allEndpoints = (projectId: string) =>
     ["DELETE", `/api/v1/projects/${projectId}/webhooks/whk_x`],
     ["POST", `/api/v1/projects/${projectId}/webhooks/whk_x/test`],
     ["GET", `/api/v1/projects/${projectId}/webhooks/whk_x/deliveries`],
-    ["POST", `/api/v1/projects/${projectId}/webhooks/whk_x/deliveries/whd_x/redeliver`]
+    ["POST", `/api/v1/projects/${projectId}/webhooks/whk_x/deliveries/whd_x/redeliver`],
+    // The annotations group (docs/api.md).
+    ["GET", `/api/v1/projects/${projectId}/annotations`],
+    ["POST", `/api/v1/projects/${projectId}/annotations`],
+    ["PATCH", `/api/v1/projects/${projectId}/annotations/ann_x`],
+    ["DELETE", `/api/v1/projects/${projectId}/annotations/ann_x`]
   ] as const
 
 /** Per request: the bearer token (null: none) and extra headers (e.g. Idempotency-Key). */

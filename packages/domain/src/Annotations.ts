@@ -39,9 +39,10 @@ export const UpdateAnnotation = Schema.Struct({
   date: Schema.optionalKey(RealDate),
   note: Schema.optionalKey(Text(ANNOTATION_NOTE_MAX)),
   category: Schema.optionalKey(AnnotationCategory)
-}).check(
-  Schema.makeFilter((u) => Object.keys(u).length > 0 || "give at least one of date, note, category")
-).annotate({ identifier: "UpdateAnnotation" })
+}).annotate({
+  identifier: "UpdateAnnotation",
+  description: "What to change; an empty body changes nothing and answers the annotation as it is"
+})
 export type UpdateAnnotation = typeof UpdateAnnotation.Type
 
 export const AnnotationsQuery = {

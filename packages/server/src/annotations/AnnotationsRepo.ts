@@ -36,7 +36,7 @@ export interface AnnotationsRepoShape {
     projectId: string,
     range: { readonly from: string | null; readonly to: string | null; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<AnnotationRecord>>
-  /** Changes a live annotation of the project; null when there is none. */
+  /** Changes a live annotation of the project (an empty change: as it is); null when there is none. */
   readonly update: (
     projectId: string,
     id: string,
@@ -106,12 +106,13 @@ export class AnnotationsRepo extends Context.Service<AnnotationsRepo, Annotation
         }),
         update: Effect.fn("AnnotationsRepo.update")(function*(projectId, id, change, at) {
           if (!looksLikeId(id)) return null
+          const touched = Object.keys(change).length > 0
           return yield* sql`WITH changed AS (
                 UPDATE annotations SET
                   day = COALESCE(${change.date ?? null}::date, day),
                   note = COALESCE(${change.note ?? null}, note),
                   category = COALESCE(${change.category ?? null}, category),
-                  updated_at = ${at}
+                  updated_at = CASE WHEN ${touched} THEN ${at} ELSE updated_at END
                 WHERE id = ${id} AND project_id = ${projectId} AND deleted_at IS NULL RETURNING *
               ), bump AS (
                 UPDATE projects SET data_version = data_version + 1
@@ -166,7 +167,8 @@ export class AnnotationsRepo extends Context.Service<AnnotationsRepo, Annotation
       update: Effect.fn("AnnotationsRepo.update")((projectId, id, change, at) =>
         Effect.sync(() => {
           const a = live(projectId, id)
-          return a === null ? null : save({ ...a, ...change, updatedAt: at })
+          if (a === null) return null
+          return Object.keys(change).length === 0 ? a : save({ ...a, ...change, updatedAt: at })
         })
       ),
       softDelete: Effect.fn("AnnotationsRepo.softDelete")((projectId, id, at) =>

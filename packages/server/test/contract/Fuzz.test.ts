@@ -22,6 +22,7 @@ import type { ProjectId } from "@sitehealth/domain/Common"
 import { clipInput } from "@sitehealth/domain/Errors"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
+import { AnnotationsRepo } from "../../src/annotations/AnnotationsRepo.ts"
 import { ExpensesRepo } from "../../src/expenses/ExpensesRepo.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { SyncQueue } from "../../src/integrations/SyncQueue.ts"
@@ -95,6 +96,7 @@ const fingerprint = (): Effect.Effect<Print, never, TestApp> =>
     const tokensRepo = yield* TokensRepo
     const queue = yield* SyncQueue
     const webhooksRepo = yield* WebhooksRepo
+    const annotationsRepo = yield* AnnotationsRepo
     const all = { limit: 100_000, after: null }
     const reads: Record<string, Effect.Effect<ReadonlyArray<string>>> = {}
     for (const account of [ownAccount, foreignAccount]) {
@@ -116,6 +118,11 @@ const fingerprint = (): Effect.Effect<Print, never, TestApp> =>
         ws.map((w) =>
           `${w.id}|${w.enabled}|${w.url}|${w.events.join(",")}|${w.description}`
         ).sort())
+      reads[`annotations:${project}`] = Effect.map(
+        annotationsRepo.list(project, { from: null, to: null, limit: 100_000 }),
+        (as) =>
+          as.map((a) => `${a.id}|${a.date}|${a.category}|${a.note}`).sort()
+      )
       reads[`syncs:${project}`] = Effect.map(queue.latestRuns(project), (runs) =>
         runs.map((r) =>
           `${r.id}|${r.projectId}|${r.status}`
@@ -222,6 +229,37 @@ const legitimateEffect: Record<string, (sent: Sent, data: any, diff: ReadonlyArr
     expect(data.webhook.id).toBe(sent.params.webhookId)
     expect(diff.map((d) => [d.key, d.added, d.removed.map((w) => w.split("|")[0])])).toEqual([
       [`webhooks:${sent.params.id}`, [], [sent.params.webhookId]]
+    ])
+  },
+  createAnnotation: (sent, data, diff) => {
+    const project = sent.params.id
+    expect(world.projects, "created in a project the caller owns").toContain(project)
+    const body = JSON.parse(sent.bodyText!)
+    const a = data.annotation
+    // The server chose the id, the project and the times; it stored what the body said, nothing else.
+    expect(a).toEqual({
+      id: expect.stringMatching(/^ann_/),
+      projectId: project,
+      date: body.date,
+      note: body.note,
+      category: body.category ?? "other",
+      createdAt: world.nowIso,
+      updatedAt: world.nowIso
+    })
+    expect(diff).toEqual([{
+      key: `annotations:${project}`,
+      added: [`${a.id}|${a.date}|${a.category}|${a.note}`],
+      removed: []
+    }])
+  },
+  updateAnnotation: (sent, data, diff) => {
+    expect(data.annotation.id).toBe(sent.params.annotationId)
+    for (const d of diff) expect(d.key).toBe(`annotations:${sent.params.id}`)
+  },
+  deleteAnnotation: (sent, data, diff) => {
+    expect(data.annotation.id).toBe(sent.params.annotationId)
+    expect(diff.map((d) => [d.key, d.added, d.removed.map((x) => x.split("|")[0])])).toEqual([
+      [`annotations:${sent.params.id}`, [], [sent.params.annotationId]]
     ])
   },
   testWebhook: (_sent, _data, diff) => expect(diff).toEqual([]),

@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { endpointsOf, fastPathOf } from "@sitehealth/domain/Api"
 import { Clock, Context, Effect, Layer, Tracer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import * as Zlib from "node:zlib"
 import { inject } from "vitest"
@@ -80,6 +81,18 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
         return { project, secret }
       }).pipe(Effect.provideContext(repos))
 
+      /** How many answers the project has kept; then a wait (real time, ≤ 10 s) until it keeps one more. */
+      const storedAnswers = Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM stored_answers WHERE project_id = ${project.id}`
+      ).pipe(Effect.map((rows) => rows[0]!.n), Effect.orDie, Effect.provideContext(repos))
+      const untilStored = (before: number) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < 1_000 && (yield* storedAnswers) <= before; i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          }
+        })
+
       const clock = yield* Clock.Clock
       const app = appLayer({ ...readConfig({}), redisUrl: null }, Layer.succeedContext(repos)).pipe(
         Layer.provide(HttpServer.layerServices),
@@ -145,8 +158,12 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
           "/briefing"
         ]
       ) {
+        const kept = yield* storedAnswers
         const first = yield* get(path)
         assert.strictEqual(first.status, 200, first.body)
+        // The answer is kept after it is sent: wait for its row, not for a quiet spell (on a loaded machine — two
+        // suites at once — its write could start after the spans had gone quiet).
+        yield* untilStored(kept)
         yield* settle
         spans.length = 0
         const second = yield* get(path)

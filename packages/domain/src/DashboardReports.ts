@@ -17,6 +17,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { AnnotationsApi } from "./ApiAnnotations.ts"
 import { ExpensesApi } from "./ApiExpenses.ts"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
 import { ProjectsApi } from "./ApiProjects.ts"
@@ -31,6 +32,7 @@ const p = ProjectsApi.endpoints
 const r = ReportsApi.endpoints
 const i = IntegrationsApi.endpoints
 const e = ExpensesApi.endpoints
+const a = AnnotationsApi.endpoints
 
 /** The /api/v1 operations the report pages read, under /app/api/websites (session auth is added by DashboardApi). */
 export class DashboardReportsApi extends HttpApiGroup.make("reports")
@@ -47,13 +49,17 @@ export class DashboardReportsApi extends HttpApiGroup.make("reports")
     onWebsite(i.syncIntegration),
     onWebsite(e.listExpenses),
     onWebsite(e.createExpense),
-    onWebsite(e.deleteExpense)
+    onWebsite(e.deleteExpense),
+    onWebsite(a.listAnnotations),
+    onWebsite(a.createAnnotation),
+    onWebsite(a.updateAnnotation),
+    onWebsite(a.deleteAnnotation)
   )
   .annotateMerge(OpenApi.annotations({
     title: "Reports",
     description:
       "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, " +
-      "expenses) for the logged-in account's websites"
+      "expenses, annotations) for the logged-in account's websites"
   }))
 {}
 

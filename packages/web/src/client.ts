@@ -52,7 +52,8 @@ export const ReportKeys = {
   /** Anything derived from a website's data: health, briefing, signals, reports. */
   reports: "reports",
   expenses: "expenses",
-  integrations: "integrations"
+  integrations: "integrations",
+  annotations: "annotations"
 } as const
 
 export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })

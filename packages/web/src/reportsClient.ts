@@ -82,4 +82,13 @@ export const expensesAtom = (id: string) =>
   })
 export const syncIntegration = DashboardReports.mutation("reports", "syncIntegration")
 export const createExpense = DashboardReports.mutation("reports", "createExpense")
+/** A website's annotations, every one (the API's 1,000 at most): the charts mark the days of their own range. */
+export const annotationsAtom = (id: string) =>
+  DashboardReports.query("reports", "listAnnotations", {
+    params: { id },
+    query: {},
+    reactivityKeys: [ReportKeys.annotations]
+  })
+export const createAnnotation = DashboardReports.mutation("reports", "createAnnotation")
+export const deleteAnnotation = DashboardReports.mutation("reports", "deleteAnnotation")
 export const deleteExpense = DashboardReports.mutation("reports", "deleteExpense")

@@ -4,7 +4,9 @@
  * page downloads a file that opens as a table — header row, one row per item of the API's answer, amounts in
  * minor units beside their currency — equal to /api/v1's CSV; the expenses list's download holds every expense
  * the dashboard's list holds, page after page.
- * axe (light and dark) on the revenue page with the new panel and links; a screenshot of each.
+ * axe (light and dark) on the revenue page with the new panel and links; a screenshot of each. And the days an
+ * owner marks: a day marked on the analytics page shows on its chart and on the revenue chart, axe on the page
+ * with the mark (light, dark, 375 px), and a deleted mark leaves every chart.
  * Skipped, saying so, where /usr/bin/chromium is missing.
  */
 import AxeBuilder from "@axe-core/playwright"
@@ -124,6 +126,44 @@ describe.skipIf(!hasChromium)("exports and forecasts in chromium, over the demo 
       await page.screenshot({ path: Path.join(ARTIFACTS, `exports-revenue-${colorScheme}.png`), fullPage: true })
     }
     await page.emulateMedia({ colorScheme: "light" })
+  })
+
+  it("a day marked on the analytics page shows on the charts (analytics, revenue) and goes when deleted", async () => {
+    const note = `Spring campaign ${Date.now().toString(36)}`
+    await page.goto(`/websites/${website}/analytics?period=30d`)
+    await page.locator("main[aria-busy=\"false\"]").waitFor()
+    const form = page.getByRole("form", { name: "Mark a day" })
+    const day = await form.getByLabel("Day").inputValue()
+    await form.getByLabel("What happened").fill(note)
+    await form.getByLabel("Kind").selectOption("campaign")
+    await form.getByRole("button", { name: "Mark the day" }).click()
+    await page.getByRole("status").filter({ hasText: `Marked ${day}` }).waitFor()
+    // The chart draws it, and lists it under itself: the day and the note.
+    const marked = page.locator(`.chart-annotations li[data-annotation="${day}"]`).filter({ hasText: note })
+    await marked.waitFor()
+    const stored = await (await page.request.get(`/app/api/websites/${website}/annotations`)).json()
+    expect(stored.data.annotations).toContainEqual(expect.objectContaining({ date: day, note, category: "campaign" }))
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      const results = await new AxeBuilder({ page }).analyze()
+      const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), colorScheme).toEqual([])
+      await page.screenshot({ path: Path.join(ARTIFACTS, `annotations-analytics-${colorScheme}.png`), fullPage: true })
+    }
+    await page.emulateMedia({ colorScheme: "light" })
+    await page.setViewportSize({ width: 375, height: 800 })
+    await page.screenshot({ path: Path.join(ARTIFACTS, "annotations-analytics-375.png"), fullPage: true })
+    await page.setViewportSize({ width: 1280, height: 800 })
+
+    // The revenue chart's months: the mark is on its month.
+    await page.goto(`/websites/${website}/revenue?period=3m`)
+    await page.locator(`.chart-annotations li[data-annotation="${day}"]`).filter({ hasText: note }).waitFor()
+
+    await page.goto(`/websites/${website}/analytics?period=30d`)
+    await page.getByRole("button", { name: `Delete the mark of ${day}: ${note}` }).click()
+    await page.locator(`.chart-annotations li`).filter({ hasText: note }).waitFor({ state: "detached" })
+    const after = await (await page.request.get(`/app/api/websites/${website}/annotations`)).json()
+    expect(after.data.annotations.map((a: any) => a.note)).not.toContain(note)
   })
 
   it("the expenses page: the download holds every expense", async () => {

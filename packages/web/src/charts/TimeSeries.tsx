@@ -14,6 +14,8 @@
  *   redraws. The chart follows its container's width (ResizeObserver), so it fits 375 px.
  * - After each draw the container gets `data-drawn="true"` (what the bench waits for); an empty chart gets
  *   it too, with `data-empty="true"`, when its empty state is shown.
+ * - `annotations`: days the owner marked (a launch, a price change) drawn as a vertical dotted line at their
+ *   bucket (the day's, the hour's first of that day, the month's) and listed under the chart, date and note.
  * - The table (in a <details>, so it does not take the page, but always in the document for screen readers
  *   and for copying) lists every point with the same formatting as the legend.
  */
@@ -47,9 +49,26 @@ export interface TimeSeriesProps {
    * legend and the table; `note` is the legend's key to it ("dashed: today, so far").
    */
   readonly partial?: { readonly from: number; readonly label: string; readonly note: string } | undefined
+  /** Days marked with a note, drawn at their bucket and listed under the chart (those outside the labels: not). */
+  readonly annotations?: ReadonlyArray<ChartAnnotation> | undefined
   /** When given, shown instead of the chart (and the table): "connect Plausible to see traffic". */
   readonly empty?: ReactNode | undefined
   readonly height?: number | undefined
+}
+
+export interface ChartAnnotation {
+  readonly id: string
+  readonly date: string
+  readonly note: string
+}
+
+/**
+ * The bucket of a marked day: the label that is that day ("2026-11-20"), starts with it (an hour of it), or that
+ * it starts with (its month, "2026-11"); null when the chart's range does not hold it.
+ */
+export const bucketOf = (labels: ReadonlyArray<string>, date: string): number | null => {
+  const i = labels.findIndex((l) => l.startsWith(date) || date.startsWith(l))
+  return i < 0 ? null : i
 }
 
 const defaultFormat = (v: number) => v.toLocaleString()
@@ -77,7 +96,11 @@ export const TimeSeries = (props: TimeSeriesProps) => {
   const tableId = useId()
   const n = labels.length
   const shown = index ?? (n > 0 ? n - 1 : null)
-  const drawn = JSON.stringify([labels, values, previous?.values ?? null, partial?.from ?? null])
+  const marks = (props.annotations ?? []).flatMap((a) => {
+    const at = bucketOf(labels, a.date)
+    return at === null ? [] : [{ ...a, at }]
+  })
+  const drawn = JSON.stringify([labels, values, previous?.values ?? null, partial?.from ?? null, marks])
 
   // A change of the system's colour scheme redraws with the other palette.
   useEffect(() => {
@@ -103,6 +126,7 @@ export const TimeSeries = (props: TimeSeriesProps) => {
     const grid = cssVar(container, "--chart-grid", "#e3e6eb")
     const axis = cssVar(container, "--chart-axis", "#545b66")
     const panel = cssVar(container, "--panel", "#ffffff")
+    const marker = cssVar(container, "--chart-annotation", "#8a4b00")
     const xs = Array.from({ length: n }, (_, i) => i)
     const all = aligned(values, n)
     // The final points solid; the partial ones a series of their own from the last final point on, so the line
@@ -157,7 +181,25 @@ export const TimeSeries = (props: TimeSeriesProps) => {
       ],
       hooks: {
         setCursor: [(u) => setIndex(u.cursor.idx ?? null)],
-        draw: [() => container.setAttribute("data-drawn", "true")]
+        draw: [(u) => {
+          // The marked days: a dotted line the plot's height and a small flag at its top.
+          const ctx = u.ctx
+          ctx.save()
+          ctx.strokeStyle = marker
+          ctx.fillStyle = marker
+          ctx.lineWidth = 1.5 * devicePixelRatio
+          ctx.setLineDash([2 * devicePixelRatio, 3 * devicePixelRatio])
+          for (const m of marks) {
+            const x = Math.round(u.valToPos(m.at, "x", true))
+            ctx.beginPath()
+            ctx.moveTo(x, u.bbox.top)
+            ctx.lineTo(x, u.bbox.top + u.bbox.height)
+            ctx.stroke()
+            ctx.fillRect(x, u.bbox.top, 6 * devicePixelRatio, 5 * devicePixelRatio)
+          }
+          ctx.restore()
+          container.setAttribute("data-drawn", "true")
+        }]
       }
     }
     const chart = new uPlot(opts, data, target)
@@ -250,6 +292,16 @@ export const TimeSeries = (props: TimeSeriesProps) => {
                 </span>
               )}
             </figcaption>
+            {marks.length === 0 ? null : (
+              <ul className="chart-annotations" aria-label={`Marked days on ${title}`}>
+                {marks.map((m) => (
+                  <li key={m.id} data-annotation={m.date}>
+                    <span className="swatch annotation" aria-hidden="true" />
+                    <time dateTime={m.date}>{m.date}</time> {m.note}
+                  </li>
+                ))}
+              </ul>
+            )}
             <details>
               <summary>{title} as a table</summary>
               <div className="table-scroll tall" tabIndex={0} role="region" aria-label={`${title}, table`}>

@@ -15,6 +15,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { AccountsRepo, isEntitled } from "../../accounts/AccountsRepo.ts"
+import { annotationsOperations } from "../../api/Annotations.ts"
 import { expensesOperations } from "../../api/Expenses.ts"
 import { integrationsOperations } from "../../api/Integrations.ts"
 import { projectsOperations } from "../../api/Projects.ts"
@@ -39,6 +40,7 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
     const projects = yield* projectsOperations
     const integrations = yield* integrationsOperations
     const expenses = yield* expensesOperations
+    const annotations = yield* annotationsOperations
     const reports = yield* reportsOperations
     const accounts = yield* AccountsRepo
     /** Runs one operation as the session's account, once its entitlement is checked. */
@@ -64,7 +66,11 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
       syncIntegration: (request) => asAccount(integrations.syncIntegration(request)),
       listExpenses: (request) => asAccount(expenses.listExpenses(request)),
       createExpense: (request) => asAccount(expenses.createExpense(request)),
-      deleteExpense: (request) => asAccount(expenses.deleteExpense(request))
+      deleteExpense: (request) => asAccount(expenses.deleteExpense(request)),
+      listAnnotations: (request) => asAccount(annotations.listAnnotations(request)),
+      createAnnotation: (request) => asAccount(annotations.createAnnotation(request)),
+      updateAnnotation: (request) => asAccount(annotations.updateAnnotation(request)),
+      deleteAnnotation: (request) => asAccount(annotations.deleteAnnotation(request))
     })
   })
 )

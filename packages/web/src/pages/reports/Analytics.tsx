@@ -9,6 +9,7 @@ import { Fragment, useMemo } from "react"
 import { ongoingFrom } from "../../charts/partial.ts"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
 import { setQuery } from "../../navigation.tsx"
+import { AnnotationsPanel, useChartAnnotations } from "./Annotations.tsx"
 import {
   analyticsAtom,
   Change,
@@ -100,7 +101,8 @@ const Totals = ({ a }: { readonly a: Analytics }) => (
   </ul>
 )
 
-const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric }) => {
+const Series = ({ a, id, metric }: { readonly a: Analytics; readonly id: string; readonly metric: Metric }) => {
+  const annotations = useChartAnnotations(id)
   const label = METRICS.find(([m]) => m === metric)![1]
   const labels = useMemo(() => a.series.map((p) => p.label), [a])
   const values = useMemo(() => a.series.map((p) => p[metric]), [a, metric])
@@ -135,6 +137,7 @@ const Series = ({ a, metric }: { readonly a: Analytics; readonly metric: Metric 
         </div>
       )}
       <TimeSeries
+        annotations={annotations}
         title={label}
         labels={labels}
         values={values}
@@ -339,7 +342,7 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
           {(a) => (
             <>
               <Totals a={a} />
-              <Series a={a} metric={metric} />
+              <Series a={a} id={id} metric={metric} />
             </>
           )}
         </Panel>
@@ -355,6 +358,7 @@ export default function AnalyticsPage({ website: w }: WebsitePageProps) {
           </Panel>
         </div>
       </SourceGate>
+      <AnnotationsPanel website={w} />
     </>
   )
 }

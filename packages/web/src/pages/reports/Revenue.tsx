@@ -11,6 +11,7 @@ import type { Money } from "@sitehealth/domain/Common"
 import type { Churn, Revenue } from "@sitehealth/domain/Revenue"
 import { useMemo } from "react"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
+import { useChartAnnotations } from "./Annotations.tsx"
 import {
   Change,
   churnAtom,
@@ -80,7 +81,8 @@ const Headline = ({ r }: { readonly r: Revenue }) => (
   </ul>
 )
 
-const MrrChart = ({ r }: { readonly r: Revenue }) => {
+const MrrChart = ({ id, r }: { readonly id: string; readonly r: Revenue }) => {
+  const annotations = useChartAnnotations(id)
   const labels = useMemo(() => r.mrrSeries.map((p) => p.month), [r])
   const values = useMemo(() => r.mrrSeries.map((p) => majorUnits(p.mrr.amount, p.mrr.currency)), [r])
   // This month has not closed: its point is MRR as of today, drawn as "so far", not as a month-end.
@@ -90,6 +92,7 @@ const MrrChart = ({ r }: { readonly r: Revenue }) => {
     : undefined
   return (
     <TimeSeries
+      annotations={annotations}
       title={`MRR (${r.currency})`}
       labels={labels}
       values={values}
@@ -404,7 +407,7 @@ export default function RevenuePage({ website: w }: WebsitePageProps) {
                 {r.asOf}; the chart shows each month's closing MRR over the last 12 months. The period applies to the
                 movements and the churn below.
               </p>
-              <MrrChart r={r} />
+              <MrrChart id={w.id} r={r} />
               <CurrencyNote r={r} />
             </>
           )}

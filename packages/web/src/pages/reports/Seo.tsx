@@ -11,6 +11,7 @@ import { useMemo } from "react"
 import { firstDayFrom } from "../../charts/partial.ts"
 import { TimeSeries } from "../../charts/TimeSeries.tsx"
 import { setQuery } from "../../navigation.tsx"
+import { useChartAnnotations } from "./Annotations.tsx"
 import {
   Change,
   Figure,
@@ -98,7 +99,8 @@ const Totals = ({ s }: { readonly s: Seo }) => (
   </ul>
 )
 
-const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => {
+const Series = ({ id, metric, s }: { readonly id: string; readonly metric: Metric; readonly s: Seo }) => {
+  const annotations = useChartAnnotations(id)
   const label = METRICS.find(([m]) => m === metric)![1]
   const labels = useMemo(() => s.series.map((p) => p.day), [s])
   const values = useMemo(() => s.series.map((p) => p[metric]), [s, metric])
@@ -129,6 +131,7 @@ const Series = ({ s, metric }: { readonly s: Seo; readonly metric: Metric }) => 
           </div>
         )}
       <TimeSeries
+        annotations={annotations}
         title={label}
         labels={labels}
         values={values}
@@ -227,7 +230,7 @@ export default function SeoPage({ website: w }: WebsitePageProps) {
             <>
               <Lag s={s} />
               <Totals s={s} />
-              <Series s={s} metric={metric} />
+              <Series id={w.id} s={s} metric={metric} />
             </>
           )}
         </Panel>

@@ -60,3 +60,18 @@ export const AnnotationSaved = Schema.Struct({ annotation: Annotation }).annotat
 export const AnnotationDeleted = Schema.Struct({ deleted: Schema.Literal(true), annotation: Annotation }).annotate({
   identifier: "AnnotationDeleted"
 })
+
+/** How many days before a change an annotation may be and still be named its likely cause (the day itself too). */
+export const CAUSE_WINDOW_DAYS = 3
+
+/** An annotation named as the likely cause of a change: on the day it began or up to 3 days before. */
+export const LikelyCause = Schema.Struct({
+  annotationId: AnnotationId,
+  date: DateOnly,
+  note: Schema.String,
+  category: AnnotationCategory
+}).annotate({
+  identifier: "LikelyCause",
+  description: "The owner's annotation on the day the change began or up to 3 days before it (the latest such)"
+})
+export type LikelyCause = typeof LikelyCause.Type

@@ -1,5 +1,6 @@
 /** Projects (websites) and what the service says about each: health, briefing, signals. */
 import * as Schema from "effect/Schema"
+import { LikelyCause } from "./Annotations.ts"
 import { DateOnly, Integer, Money, NextCursor, ProjectId, Timestamp } from "./Common.ts"
 
 export const DIMENSIONS = ["traffic", "revenue", "retention", "seo", "profitability"] as const
@@ -133,7 +134,10 @@ export const Signal = Schema.Struct({
   detectedAt: Timestamp,
   lastSeenAt: Timestamp,
   active: Schema.Boolean,
-  resolvedAt: Schema.NullOr(Timestamp)
+  resolvedAt: Schema.NullOr(Timestamp),
+  likelyCause: Schema.optionalKey(LikelyCause.annotate({
+    description: "The owner's annotation on the signal's day or up to 3 days before; absent when there is none"
+  }))
 }).annotate({ identifier: "Signal" })
 export type Signal = typeof Signal.Type
 
@@ -146,7 +150,10 @@ export const Priority = Schema.Struct({
   title: Schema.String,
   action: Schema.String.annotate({ description: "What to do about it" }),
   moneyAtStake: Schema.NullOr(Money),
-  signalId: Schema.String
+  signalId: Schema.String,
+  likelyCause: Schema.optionalKey(LikelyCause.annotate({
+    description: "The owner's annotation on its signal's day or up to 3 days before; absent when there is none"
+  }))
 }).annotate({ identifier: "Priority" })
 export type Priority = typeof Priority.Type
 

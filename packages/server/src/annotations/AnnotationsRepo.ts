@@ -10,18 +10,11 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { looksLikeId } from "../store/Ids.ts"
+import { MemoryDb } from "../store/MemoryDb.ts"
+import type { AnnotationRecord } from "../store/Records.ts"
 import { Day, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 
-export interface AnnotationRecord {
-  readonly id: AnnotationId
-  readonly projectId: ProjectId
-  readonly date: string
-  readonly note: string
-  readonly category: AnnotationCategory
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly deletedAt: Date | null
-}
+export type { AnnotationRecord }
 
 export interface AnnotationChange {
   readonly date?: string
@@ -143,40 +136,43 @@ export class AnnotationsRepo extends Context.Service<AnnotationsRepo, Annotation
     })
   )
 
-  /** Tests' store: one map per layer build. */
-  static readonly memory = Layer.sync(AnnotationsRepo, () => {
-    const rows = new Map<string, AnnotationRecord>()
-    const live = (projectId: string, id: string) => {
-      const a = rows.get(id)
-      return a === undefined || a.projectId !== projectId || a.deletedAt !== null ? null : a
-    }
-    const save = (a: AnnotationRecord) => {
-      rows.set(a.id, a)
-      return a
-    }
-    return AnnotationsRepo.of({
-      insert: Effect.fn("AnnotationsRepo.insert")((a) => Effect.sync(() => save(a))),
-      list: Effect.fn("AnnotationsRepo.list")((projectId, { from, limit, to }) =>
-        Effect.sync(() =>
-          [...rows.values()]
-            .filter((a) => a.projectId === projectId && a.deletedAt === null && inRange(a, from, to))
-            .sort(byDay)
-            .slice(0, limit)
+  /** Tests' store: the memory tables' map (its rows are in the memory store's stand-in for data_version). */
+  static readonly memory = Layer.effect(
+    AnnotationsRepo,
+    Effect.gen(function*() {
+      const rows = (yield* MemoryDb).annotations
+      const live = (projectId: string, id: string) => {
+        const a = rows.get(id)
+        return a === undefined || a.projectId !== projectId || a.deletedAt !== null ? null : a
+      }
+      const save = (a: AnnotationRecord) => {
+        rows.set(a.id, a)
+        return a
+      }
+      return AnnotationsRepo.of({
+        insert: Effect.fn("AnnotationsRepo.insert")((a) => Effect.sync(() => save(a))),
+        list: Effect.fn("AnnotationsRepo.list")((projectId, { from, limit, to }) =>
+          Effect.sync(() =>
+            [...rows.values()]
+              .filter((a) => a.projectId === projectId && a.deletedAt === null && inRange(a, from, to))
+              .sort(byDay)
+              .slice(0, limit)
+          )
+        ),
+        update: Effect.fn("AnnotationsRepo.update")((projectId, id, change, at) =>
+          Effect.sync(() => {
+            const a = live(projectId, id)
+            if (a === null) return null
+            return Object.keys(change).length === 0 ? a : save({ ...a, ...change, updatedAt: at })
+          })
+        ),
+        softDelete: Effect.fn("AnnotationsRepo.softDelete")((projectId, id, at) =>
+          Effect.sync(() => {
+            const a = live(projectId, id)
+            return a === null ? null : save({ ...a, deletedAt: at })
+          })
         )
-      ),
-      update: Effect.fn("AnnotationsRepo.update")((projectId, id, change, at) =>
-        Effect.sync(() => {
-          const a = live(projectId, id)
-          if (a === null) return null
-          return Object.keys(change).length === 0 ? a : save({ ...a, ...change, updatedAt: at })
-        })
-      ),
-      softDelete: Effect.fn("AnnotationsRepo.softDelete")((projectId, id, at) =>
-        Effect.sync(() => {
-          const a = live(projectId, id)
-          return a === null ? null : save({ ...a, deletedAt: at })
-        })
-      )
+      })
     })
-  })
+  )
 }

@@ -3,6 +3,7 @@
  * briefing, signals; deletion is dashboard-only. Every read serves STORED results, made current first
  * (recompute/Freshness.ts) when they are behind the data — never stale, never computed twice at once.
  */
+import { ANNOTATION_LIST_MAX } from "@sitehealth/domain/Annotations"
 import { ProjectsApi, SiteHealthApi } from "@sitehealth/domain/Api"
 import { CurrentPrincipal, type Principal } from "@sitehealth/domain/Authentication"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
@@ -24,6 +25,8 @@ import * as Layer from "effect/Layer"
 import { RequestAccess, RequestProject } from "../access/AccessRepo.ts"
 import { encodeEntry, servedList } from "../access/ListAnswer.ts"
 import { servedStoredWith } from "../access/StoredAnswers.ts"
+import { AnnotationsRepo } from "../annotations/AnnotationsRepo.ts"
+import { causeRange, likelyCauseOf, withCauses } from "../annotations/Causes.ts"
 import { AnswersRepo, PROJECT_LIST_ENTRY, type StoredAnswer } from "../answers/AnswersRepo.ts"
 import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { requireProjectWith } from "../http/ProjectPolicy.ts"
@@ -101,6 +104,7 @@ export const projectsOperations = Effect.gen(function*() {
   const projects = yield* ProjectsRepo
   const snapshots = yield* SnapshotsRepo
   const signals = yield* SignalsRepo
+  const annotations = yield* AnnotationsRepo
   const jobs = yield* JobsRepo
   const freshness = yield* Freshness
   const answers = yield* AnswersRepo
@@ -110,6 +114,26 @@ export const projectsOperations = Effect.gen(function*() {
   const storedBriefing = servedStored(ProjectsApi.endpoints.getBriefing, Briefing)
   const storedSignals = servedStored(ProjectsApi.endpoints.listSignals, SignalList)
   const csvSignals = csvRequestOf(ProjectsApi.endpoints.listSignals)
+  /** The owner's annotations that changes on `days` may follow (docs/metrics.md): none read when no day. */
+  const causesFor = Effect.fn("Projects.causesFor")(function*(projectId: string, days: ReadonlyArray<string | null>) {
+    const range = causeRange(days)
+    return range === null ? [] : yield* annotations.list(projectId, { ...range, limit: ANNOTATION_LIST_MAX })
+  })
+  /** The briefing's priorities each with the annotation its signal's day may follow. */
+  const briefingWithCauses = Effect.fn("Projects.briefingWithCauses")(function*(projectId: string, briefing: Briefing) {
+    if (briefing.priorities.length === 0) return briefing
+    const dayOf = new Map((yield* signals.active(projectId)).map((s) => [s.id, s.day] as const))
+    const days = briefing.priorities.map((p) => dayOf.get(p.signalId) ?? null)
+    const found = yield* causesFor(projectId, days)
+    if (found.length === 0) return briefing
+    return {
+      ...briefing,
+      priorities: briefing.priorities.map((p, i) => {
+        const cause = likelyCauseOf(found, days[i]!)
+        return cause === null ? p : { ...p, likelyCause: cause }
+      })
+    }
+  })
   const csvProjects = csvRequestOf(ProjectsApi.endpoints.listProjects)
   /** One page of the caller's projects, computed (each project's list entry kept for the hot path). */
   const projectsPage = Effect.fn("Projects.page")(function*(
@@ -224,7 +248,10 @@ export const projectsOperations = Effect.gen(function*() {
     getBriefing: ({ params }: ById) =>
       Effect.gen(function*() {
         const project = yield* requireProject(params.id)
-        return yield* storedBriefing(project, freshness.ensureBriefing(project))
+        return yield* storedBriefing(
+          project,
+          Effect.flatMap(freshness.ensureBriefing(project), (b) => briefingWithCauses(project.id, b))
+        )
       }),
     listSignals: ({ params, query }: ById & { readonly query: Query<"listSignals"> }) =>
       Effect.gen(function*() {
@@ -260,7 +287,11 @@ export const projectsOperations = Effect.gen(function*() {
         const list = Effect.gen(function*() {
           const now = yield* fresh
           const page = yield* signals.list(project.id, filter, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after }, now)
-          return { signals: page.items, nextCursor: page.nextCursor }
+          const found = yield* causesFor(project.id, page.items.map((x) => x.day))
+          return {
+            signals: found.length === 0 ? page.items : withCauses(page.items, found),
+            nextCursor: page.nextCursor
+          }
         })
         // The first page of each filter is kept as a stored answer, as the reports are.
         return yield* storedSignals(project, list)

@@ -195,11 +195,13 @@ export class JobsRepo extends Context.Service<JobsRepo, JobsRepoShape>()("sitehe
         if (!db.projects.has(id)) return null
         const rows = [db.traffic, db.revenue, db.search].map((t) => [...(t.get(id)?.values() ?? [])])
         const expenses = [...db.expenses.values()].filter((e) => e.projectId === id && e.deletedAt === null)
+        // Annotations are cited by the signals and the briefing: a change makes them due too.
+        const annotations = [...db.annotations.values()].filter((a) => a.projectId === id)
         // Integration states feed the signals (failing, stale): a change must make the project due, as the
         // data_version bump does in SQL.
         const integrations = [...db.integrations.values()].filter((i) => i.projectId === id)
           .map((i) => [i.provider, i.status, i.lastError, i.lastSyncedAt?.getTime() ?? null])
-        return fnv1a(JSON.stringify([rows, expenses, integrations]))
+        return fnv1a(JSON.stringify([rows, expenses, integrations, annotations]))
       }
       return JobsRepo.of({
         dataVersion: Effect.fn("JobsRepo.dataVersion")((id) => Effect.sync(() => versionOf(id))),

@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import type {
   AccountRecord,
+  AnnotationRecord,
   ExpenseRecord,
   IntegrationRecord,
   ProjectRecord,
@@ -17,6 +18,7 @@ export interface MemoryTables {
   readonly projects: Map<string, ProjectRecord>
   readonly tokens: Map<string, TokenRecord>
   readonly expenses: Map<string, ExpenseRecord>
+  readonly annotations: Map<string, AnnotationRecord>
   readonly integrations: Map<string, IntegrationRecord> // key project/provider
   readonly syncRequests: Map<string, SyncRunRecord> // sync runs by id
   readonly traffic: Map<string, Map<string, TrafficDay>> // project → day → row
@@ -31,6 +33,7 @@ export class MemoryDb extends Context.Service<MemoryDb, MemoryTables>()("sitehea
     projects: new Map(),
     tokens: new Map(),
     expenses: new Map(),
+    annotations: new Map(),
     integrations: new Map(),
     syncRequests: new Map(),
     traffic: new Map(),

@@ -1,5 +1,6 @@
 /** What the repositories store and return; the HTTP layer turns these into the contract's shapes. */
-import type { AccountId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
+import type { AnnotationCategory } from "@sitehealth/domain/Annotations"
+import type { AccountId, AnnotationId, ExpenseId, ProjectId, TokenId } from "@sitehealth/domain/Common"
 import type { Permission } from "@sitehealth/domain/Permissions"
 import type { ProjectSeries } from "./Series.ts"
 
@@ -56,6 +57,18 @@ export interface ExpenseRecord {
   readonly incurredOn: string
   readonly recurrence: "one_off" | "monthly" | "yearly"
   readonly createdAt: Date
+  readonly deletedAt: Date | null
+}
+
+/** A day of a project marked with a note (annotations/AnnotationsRepo.ts). */
+export interface AnnotationRecord {
+  readonly id: AnnotationId
+  readonly projectId: ProjectId
+  readonly date: string
+  readonly note: string
+  readonly category: AnnotationCategory
+  readonly createdAt: Date
+  readonly updatedAt: Date
   readonly deletedAt: Date | null
 }
 

@@ -5,8 +5,11 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
+import { MetricsRepo } from "../../src/metrics/MetricsRepo.ts"
+import { plantedTraffic, YESTERDAY } from "../fixtures/signals.ts"
 import { expectError } from "../support/Expect.ts"
-import { h, TestApp } from "../support/TestApp.ts"
+import { h, START, TestApp } from "../support/TestApp.ts"
 
 const path = (projectId: string) => `/api/v1/projects/${projectId}/annotations`
 
@@ -106,6 +109,40 @@ layer(TestApp.layer())("Annotations", (it) => {
         expectError(yield* h.raw("DELETE", `${path(p1)}/not-an-id`, { token: secret }), 404, "not_found")
         expect((yield* h.raw("GET", path(p1), { token: secret })).json.data.annotations).toHaveLength(1)
       }))
+  })
+
+  describe("as a likely cause", () => {
+    // The planted drop is on YESTERDAY (2026-11-19, fixtures/signals.ts): an annotation of 2026-11-16 to 11-19 is
+    // its likely cause, the latest such; one of 11-15 is too early; deleting it takes the cause away at once.
+    it.effect("the signal and the briefing's priority name the annotation of its day or up to 3 days before", () =>
+      Effect.ensuring(
+        Effect.gen(function*() {
+          const { projects, secret } = yield* h.newAccount()
+          const p = projects[0].id
+          yield* h.run(Effect.flatMap(MetricsRepo, (m) => m.writeDays(p, { traffic: plantedTraffic(30) })))
+          const signals = () =>
+            Effect.map(h.raw("GET", `/api/v1/projects/${p}/signals`, { token: secret }), (r) => r.json.data.signals)
+          expect((yield* signals())[0].likelyCause).toBeUndefined()
+          yield* add(p, secret, { date: "2026-11-15", note: "Too early to count" })
+          expect((yield* signals())[0].likelyCause).toBeUndefined()
+          const launch = (yield* add(p, secret, { date: "2026-11-17", note: "New landing page", category: "launch" }))
+            .json.data.annotation
+          const [signal] = yield* signals()
+          expect(signal.day).toBe(YESTERDAY)
+          expect(signal.likelyCause).toEqual({
+            annotationId: launch.id,
+            date: "2026-11-17",
+            note: "New landing page",
+            category: "launch"
+          })
+          const briefing = (yield* h.raw("GET", `/api/v1/projects/${p}/briefing`, { token: secret })).json.data
+          const priority = briefing.priorities.find((x: any) => x.signalId === signal.id)
+          expect(priority.likelyCause).toEqual(signal.likelyCause)
+          yield* h.raw("DELETE", `${path(p)}/${launch.id}`, { token: secret })
+          expect((yield* signals())[0].likelyCause).toBeUndefined()
+        }),
+        TestClock.setTime(START)
+      ))
   })
 
   describe("permissions", () => {

@@ -133,7 +133,13 @@ describe.skipIf(!hasChromium)("exports and forecasts in chromium, over the demo 
     await page.goto(`/websites/${website}/analytics?period=30d`)
     await page.locator("main[aria-busy=\"false\"]").waitFor()
     const form = page.getByRole("form", { name: "Mark a day" })
-    const day = await form.getByLabel("Day").inputValue()
+    // The day of one of the website's active signals, so that the signal names the mark as its likely cause.
+    const signals = (await server.api(`/projects/${website}/signals?active=true`)).signals as Array<any>
+    const today = await form.getByLabel("Day").inputValue()
+    const monthAgo = new Date(Date.parse(`${today}T00:00:00Z`) - 25 * 86_400_000).toISOString().slice(0, 10)
+    const signal = signals.find((x) => x.day !== null && x.day >= monthAgo && x.day <= today)
+    const day: string = signal?.day ?? today
+    await form.getByLabel("Day").fill(day)
     await form.getByLabel("What happened").fill(note)
     await form.getByLabel("Kind").selectOption("campaign")
     await form.getByRole("button", { name: "Mark the day" }).click()
@@ -154,6 +160,12 @@ describe.skipIf(!hasChromium)("exports and forecasts in chromium, over the demo 
     await page.setViewportSize({ width: 375, height: 800 })
     await page.screenshot({ path: Path.join(ARTIFACTS, "annotations-analytics-375.png"), fullPage: true })
     await page.setViewportSize({ width: 1280, height: 800 })
+
+    if (signal !== undefined) {
+      await page.goto(`/websites/${website}/signals`)
+      await page.locator(`[data-signal="${signal.id}"] .likely-cause`).filter({ hasText: note }).waitFor()
+      await page.screenshot({ path: Path.join(ARTIFACTS, "annotations-signals.png"), fullPage: true })
+    }
 
     // The revenue chart's months: the mark is on its month.
     await page.goto(`/websites/${website}/revenue?period=3m`)

@@ -4,7 +4,12 @@
  * (`listAnnotations`), answered by the same service as /api/v1's.
  */
 import { useAtomValue } from "@effect/atom-react"
-import { type Annotation, ANNOTATION_CATEGORIES, type AnnotationCategory } from "@sitehealth/domain/Annotations"
+import {
+  type Annotation,
+  ANNOTATION_CATEGORIES,
+  type AnnotationCategory,
+  type LikelyCause as Cause
+} from "@sitehealth/domain/Annotations"
 import { Exit } from "effect"
 import { AsyncResult } from "effect/reactivity"
 import { useMemo, useState } from "react"
@@ -24,6 +29,15 @@ const CATEGORY_NAMES: Record<AnnotationCategory, string> = {
   incident: "Incident",
   other: "Other"
 }
+
+/** A signal's or a priority's likely cause: the day the owner marked just before the change began. */
+export const LikelyCause = ({ cause }: { readonly cause: Cause | undefined }) =>
+  cause === undefined ? null : (
+    <p className="likely-cause" data-likely-cause={cause.annotationId}>
+      <strong>Likely cause:</strong> you marked <time dateTime={cause.date}>{cause.date}</time>{" "}
+      ({CATEGORY_NAMES[cause.category].toLowerCase()}): “{cause.note}”
+    </p>
+  )
 
 /** The website's marked days for a chart: none while they load or when they cannot be read (the chart still shows). */
 export const useChartAnnotations = (websiteId: string): ReadonlyArray<ChartAnnotation> => {

@@ -11,6 +11,7 @@ import { AsyncResult } from "effect/reactivity"
 import { useEffect, useMemo, useRef } from "react"
 import { Link, websiteHref } from "../../navigation.tsx"
 import { briefingAtom, healthAtom, overviewAtom, signalsAtom } from "../../reportsClient.ts"
+import { LikelyCause } from "./Annotations.tsx"
 import { FirstSync } from "./FirstSync.tsx"
 import {
   Busy,
@@ -128,6 +129,7 @@ const Priorities = (
             {p.moneyAtStake !== null
               ? <p>At stake: {formatMoney(p.moneyAtStake.amount, p.moneyAtStake.currency)}</p>
               : null}
+            <LikelyCause cause={p.likelyCause} />
             {signal !== undefined
               ? (
                 <>

@@ -9,6 +9,7 @@ import { useMemo } from "react"
 import { Field } from "../../forms.tsx"
 import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
 import { signalsAtom } from "../../reportsClient.ts"
+import { LikelyCause } from "./Annotations.tsx"
 import { Evidence } from "./Briefing.tsx"
 import { ListDownload } from "./Downloads.tsx"
 import {
@@ -104,6 +105,7 @@ export default function SignalsPage({ website }: WebsitePageProps) {
                           : `resolved ${formatWhen(s.resolvedAt)}`}
                       </p>
                       <p>{s.detail}</p>
+                      <LikelyCause cause={s.likelyCause} />
                       <Evidence signal={s} currency={website.currency} />
                       <p>
                         <Link href={websiteHref(website.id, dimensionTab[s.dimension] ?? "")}>

@@ -183,7 +183,7 @@ export const migrations = Migrator.fromRecord({
   "0036_alerts": alertsMigration,
   "0037_webhook_format": webhookFormatMigration,
   "0040_revenue_forecast": revenueForecastAnswersMigration,
-  "0041_annotations": annotationsMigration
+  "0055_annotations": annotationsMigration
 })
 
 /**

@@ -73,6 +73,8 @@ interface World {
   readonly googleState: string
   /** An expense of the victim's website. */
   readonly expenseId: string
+  /** An annotation of the victim's website. */
+  readonly annotationId: string
   /** An MCP client registered with the authorization server (oauth/), for the consent endpoints. */
   readonly oauthClientId: string
 }
@@ -95,6 +97,7 @@ const fillPath = (e: Endpoint, w: World): string =>
     if (name === "id" && /\/tokens\/:id/.test(e.path)) return w.token.id
     if (name === "id" && /\/sessions\/:id/.test(e.path)) return w.sessionId
     if (name === "expenseId") return w.expenseId
+    if (name === "annotationId") return w.annotationId
     throw new Error(`${e.key}: the matrix does not know whose object :${name} in ${e.path} is — teach fillPath`)
   })
 
@@ -156,6 +159,8 @@ const EXAMPLES: Record<string, Example> = {
   },
   "connections.connectGoogle": { body: () => ({ flow: "oaf_matrix", siteUrl: "sc-domain:matrix.example.com" }) },
   "reports.createExpense": { body: () => EXPENSE },
+  "reports.createAnnotation": { body: () => ({ date: "2026-11-02", note: "Matrix launch" }) },
+  "reports.updateAnnotation": { body: () => ({ note: "taken over" }) },
   // The caller's own billing; this app has no billing keys (docs/billing.md): 409, and Stripe is never asked.
   "account.checkout": {
     body: () => ({ plan: "monthly" }),
@@ -264,6 +269,12 @@ const makeWorld = Effect.gen(function*() {
     body: EXPENSE
   })
   expect(expense.status, expense.text).toBe(201)
+  const annotation = yield* h.raw("POST", `/app/api/websites/${website.id}/annotations`, {
+    token: null,
+    headers: write,
+    body: { date: "2026-11-02", note: "The victim's launch" }
+  })
+  expect(annotation.status, annotation.text).toBe(201)
   const client = yield* h.raw("POST", "/oauth/register", {
     token: null,
     body: { client_name: "Matrix agent", redirect_uris: ["http://127.0.0.1:7777/callback"] }
@@ -278,6 +289,7 @@ const makeWorld = Effect.gen(function*() {
     token: { id: token.json.data.token.id, secret: token.json.data.secret },
     googleState,
     expenseId: expense.json.data.id as string,
+    annotationId: annotation.json.data.annotation.id as string,
     oauthClientId: client.json.client_id as string
   } satisfies World
 })

@@ -154,6 +154,8 @@ const COLLECTIONS: Record<string, string> = {
   tokens: "tokens",
   sessions: "tokens",
   expenses: "expenses",
+  // An annotation id: random and hostile ids (support/Fuzz.ts has no reference to aim at one).
+  annotations: "annotations",
   integrations: "integrations",
   connections: "integrations"
 }

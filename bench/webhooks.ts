@@ -67,6 +67,8 @@ const main = Effect.gen(function*() {
     format: "standard_webhooks",
     description: "bench",
     events: ["health.changed"],
+    minMoneyAtStake: null,
+    minSeverity: null,
     enabled: true,
     disabledReason: null,
     failingSince: null,

@@ -52,3 +52,9 @@ export const webhookFormatMigration = ddlMigration(`
     ALTER TABLE webhooks ADD COLUMN format text NOT NULL DEFAULT 'standard_webhooks'
       CHECK (format IN ('standard_webhooks', 'slack'))
 `)
+
+/** Each endpoint's rules (docs/alerts.md): a minimum money at stake (minor units) and a minimum signal severity. */
+export const webhookRulesMigration = ddlMigration(`
+    ALTER TABLE webhooks ADD COLUMN min_money_at_stake integer CHECK (min_money_at_stake >= 0);
+    ALTER TABLE webhooks ADD COLUMN min_severity text CHECK (min_severity IN ('info', 'warning', 'critical'))
+`)

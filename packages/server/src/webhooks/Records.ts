@@ -1,5 +1,6 @@
 /** What the webhooks repository stores and answers (WebhooksRepo.ts, its SQL and memory twins). */
 import type { EventKind } from "@sitehealth/domain/Events"
+import type { Severity } from "@sitehealth/domain/Projects"
 import type { WebhookFormat } from "@sitehealth/domain/Webhooks"
 import type * as Effect from "effect/Effect"
 import type { Page, PageRequest } from "../store/Records.ts"
@@ -12,6 +13,9 @@ export interface WebhookRecord {
   readonly format: WebhookFormat
   readonly description: string | null
   readonly events: ReadonlyArray<EventKind>
+  /** Rules (docs/alerts.md): minimum money at stake in minor units, minimum signal severity; null: none. */
+  readonly minMoneyAtStake: number | null
+  readonly minSeverity: Severity | null
   readonly enabled: boolean
   readonly disabledReason: string | null
   readonly failingSince: Date | null
@@ -29,6 +33,8 @@ export type WebhookPatch = Partial<
     | "url"
     | "description"
     | "events"
+    | "minMoneyAtStake"
+    | "minSeverity"
     | "enabled"
     | "disabledReason"
     | "failingSince"
@@ -64,6 +70,9 @@ export interface OutboxEvent {
   readonly type: EventKind
   readonly body: string
   readonly createdAt: Date
+  /** What the destinations' rules compare (Outbox.eventFacts): null when the kind carries no such figure. */
+  readonly money: number | null
+  readonly severity: Severity | null
   readonly webhookId?: string
   /** Held (not due for the worker) until then: the API sends a test itself. */
   readonly lockedUntil?: Date

@@ -1,4 +1,5 @@
 /** The webhooks repository over maps (tests): the same answers as WebhooksRepo.sql. */
+import { SEVERITIES } from "@sitehealth/domain/Projects"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { pageInMemory } from "../store/Cursor.ts"
@@ -9,6 +10,12 @@ import { WebhooksRepo } from "./WebhooksRepo.ts"
 interface StoredDelivery extends DeliveryRecord {
   readonly lockedUntil: Date | null
 }
+
+/** The destination's rules, as WebhooksRepo.sql's fan-out applies them. */
+const passes = (w: WebhookRecord, event: OutboxEvent) =>
+  (w.minMoneyAtStake === null || event.money === null || event.money >= w.minMoneyAtStake) &&
+  (w.minSeverity === null || event.severity === null ||
+    SEVERITIES.indexOf(event.severity) >= SEVERITIES.indexOf(w.minSeverity))
 
 export const WebhooksMemory = Layer.sync(WebhooksRepo, () => {
   const webhooks = new Map<string, WebhookRecord>()
@@ -51,7 +58,7 @@ export const WebhooksMemory = Layer.sync(WebhooksRepo, () => {
       Effect.sync(() => {
         const targets = [...webhooks.values()].filter((w) =>
           w.projectId === event.projectId && w.enabled &&
-          (event.webhookId === undefined ? w.events.includes(event.type) : w.id === event.webhookId)
+          (event.webhookId === undefined ? w.events.includes(event.type) && passes(w, event) : w.id === event.webhookId)
         )
         if (targets.length > 0) events.set(event.id, event)
         return targets.map((w) => {

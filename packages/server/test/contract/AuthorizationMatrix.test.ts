@@ -111,6 +111,8 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
             format: "standard_webhooks",
             description: null,
             events: ["signal.opened"],
+            minMoneyAtStake: null,
+            minSeverity: null,
             enabled: true,
             disabledReason: null,
             failingSince: null,

@@ -4,9 +4,9 @@
  * change that caused the event.
  */
 import { EVENT_SCHEMAS, type EventData, type EventKind } from "@sitehealth/domain/Events"
+import type { Severity } from "@sitehealth/domain/Projects"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Severity } from "@sitehealth/domain/Projects"
 import type { DeliveryRecord, WebhooksRepoShape } from "./Records.ts"
 import { newMessageId } from "./Signing.ts"
 

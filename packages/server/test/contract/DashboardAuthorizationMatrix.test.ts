@@ -163,6 +163,8 @@ const EXAMPLES: Record<string, Example> = {
   },
   "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } },
   "consent.describe": { query: consentRequest },
+  // The caller's own morning email: nothing of the victim's is named.
+  "alerts.updateEmail": { body: () => ({ hour: 9 }) },
   // Grants the victim's website to an MCP client: never the account's to give.
   "consent.decide": {
     body: (w) => ({

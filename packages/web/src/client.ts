@@ -52,7 +52,11 @@ export const ReportKeys = {
   /** Anything derived from a website's data: health, briefing, signals, reports. */
   reports: "reports",
   expenses: "expenses",
-  integrations: "integrations"
+  integrations: "integrations",
+  /** A website's webhook and Slack destinations and their deliveries (the Alerts page). */
+  webhooks: "webhooks",
+  /** The account's morning email settings (alertsClient.ts). */
+  briefingEmail: "briefingEmail"
 } as const
 
 export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })

@@ -155,7 +155,11 @@ const COLLECTIONS: Record<string, string> = {
   sessions: "tokens",
   expenses: "expenses",
   integrations: "integrations",
-  connections: "integrations"
+  connections: "integrations",
+  // A webhook endpoint and its deliveries: random and hostile segments, as /api/v1's fuzz sends them
+  // (support/Fuzz.ts has no reference to a real one; WebhookRules and the matrix reach real ones).
+  webhooks: "webhooks",
+  deliveries: "deliveries"
 }
 
 interface Endpoint {

@@ -19,6 +19,7 @@ import { expensesOperations } from "../../api/Expenses.ts"
 import { integrationsOperations } from "../../api/Integrations.ts"
 import { projectsOperations } from "../../api/Projects.ts"
 import { reportsOperations } from "../../api/Reports.ts"
+import { webhooksOperations } from "../../api/Webhooks.ts"
 
 /**
  * Who the operations see as the caller. `tokenId` is what a sync run records as `requested_by`: "dashboard",
@@ -40,6 +41,7 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
     const integrations = yield* integrationsOperations
     const expenses = yield* expensesOperations
     const reports = yield* reportsOperations
+    const webhooks = yield* webhooksOperations
     const accounts = yield* AccountsRepo
     /** Runs one operation as the session's account, once its entitlement is checked. */
     const asAccount = <A, E, R>(operation: Effect.Effect<A, E, R>) =>
@@ -64,7 +66,14 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
       syncIntegration: (request) => asAccount(integrations.syncIntegration(request)),
       listExpenses: (request) => asAccount(expenses.listExpenses(request)),
       createExpense: (request) => asAccount(expenses.createExpense(request)),
-      deleteExpense: (request) => asAccount(expenses.deleteExpense(request))
+      deleteExpense: (request) => asAccount(expenses.deleteExpense(request)),
+      listWebhooks: (request) => asAccount(webhooks.listWebhooks(request)),
+      createWebhook: (request) => asAccount(webhooks.createWebhook(request)),
+      updateWebhook: (request) => asAccount(webhooks.updateWebhook(request)),
+      deleteWebhook: (request) => asAccount(webhooks.deleteWebhook(request)),
+      testWebhook: (request) => asAccount(webhooks.testWebhook(request)),
+      listWebhookDeliveries: (request) => asAccount(webhooks.listWebhookDeliveries(request)),
+      redeliverWebhook: (request) => asAccount(webhooks.redeliverWebhook(request))
     })
   })
 )

@@ -69,6 +69,7 @@ const main = Effect.gen(function*() {
     events: ["health.changed"],
     minMoneyAtStake: null,
     minSeverity: null,
+    cadence: "live",
     enabled: true,
     disabledReason: null,
     failingSince: null,

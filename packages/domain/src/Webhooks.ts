@@ -4,7 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { DeliveryId, Integer, NextCursor, ProjectId, Text, Timestamp, WebhookId } from "./Common.ts"
-import { EventKind } from "./Events.ts"
+import { Cadence, EventKind } from "./Events.ts"
 import { Severity } from "./Projects.ts"
 
 /** A signing secret stays valid this long after a rotation, beside the new one. */
@@ -68,6 +68,7 @@ export const Webhook = Schema.Struct({
   events: Schema.Array(EventKind),
   minMoneyAtStake: MinMoneyAtStake,
   minSeverity: MinSeverity,
+  cadence: Cadence,
   status: Schema.Literals(["enabled", "disabled"]),
   disabledReason: Schema.NullOr(Schema.String).annotate({
     description: "Why it was disabled: by its owner, or after 3 days of failed deliveries"
@@ -96,7 +97,8 @@ export const CreateWebhookPayload = Schema.Struct({
   minMoneyAtStake: Schema.optionalKey(MinMoneyAtStake.annotate({
     description: "Default null (no minimum); 5000 (€50) for a slack endpoint"
   })),
-  minSeverity: Schema.optionalKey(MinSeverity.annotate({ description: "Default null (no minimum)" }))
+  minSeverity: Schema.optionalKey(MinSeverity.annotate({ description: "Default null (no minimum)" })),
+  cadence: Schema.optionalKey(Cadence.annotate({ description: "Default live" }))
 }).annotate({ identifier: "CreateWebhookRequest" })
 export type CreateWebhookPayload = typeof CreateWebhookPayload.Type
 
@@ -108,7 +110,8 @@ export const WebhookPreview = Schema.Struct({
     events: Schema.Array(EventKind),
     description: Schema.NullOr(Schema.String),
     minMoneyAtStake: MinMoneyAtStake,
-    minSeverity: MinSeverity
+    minSeverity: MinSeverity,
+    cadence: Cadence
   }),
   message: Schema.String
 }).annotate({ identifier: "WebhookPreview" })
@@ -129,6 +132,7 @@ export const UpdateWebhookPayload = Schema.Struct({
   description: Schema.optionalKey(Schema.NullOr(Text(200))),
   minMoneyAtStake: Schema.optionalKey(MinMoneyAtStake),
   minSeverity: Schema.optionalKey(MinSeverity),
+  cadence: Schema.optionalKey(Cadence),
   enabled: Schema.optionalKey(Schema.Boolean.annotate({
     description: "false disables it; true enables it again (and forgets its failures)"
   })),

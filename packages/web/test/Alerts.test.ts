@@ -85,13 +85,14 @@ describe.skipIf(!hasChromium)("the Alerts page in chromium", () => {
     // The test event's row (the demo's sync may have written events of the kinds it takes too).
     await log.locator("tbody tr", { hasText: "webhook.test" }).first().waitFor()
 
-    // Edit a rule: €75 at stake and critical signals only.
+    // Edit the rules: €75 at stake, critical signals only, a weekly recap.
     await destination.getByLabel(/Minimum money at stake/).fill("75")
     await destination.getByLabel("Minimum severity").selectOption("critical")
+    await destination.getByLabel("Cadence").selectOption("weekly")
     await destination.getByRole("button", { name: "Save rules" }).click()
     await destination.getByText("Rules saved.").waitFor()
     const read = await api("GET", `/projects/${websiteId}/webhooks/${webhookId}`)
-    expect(read.json.data).toMatchObject({ minMoneyAtStake: 7500, minSeverity: "critical" })
+    expect(read.json.data).toMatchObject({ minMoneyAtStake: 7500, minSeverity: "critical", cadence: "weekly" })
 
     await page.getByRole("button", { name: "Send today's briefing now" }).click()
     await page.getByText(/Today's briefing \(\d{4}-\d{2}-\d{2}\) was sent/).waitFor()

@@ -38,6 +38,7 @@ export const presentWebhook = (w: WebhookRecord): Webhook => ({
   events: [...w.events],
   minMoneyAtStake: w.minMoneyAtStake,
   minSeverity: w.minSeverity,
+  cadence: w.cadence,
   status: w.enabled ? "enabled" : "disabled",
   disabledReason: w.disabledReason,
   failingSince: isoOrNull(w.failingSince),
@@ -112,7 +113,8 @@ export const webhooksOperations = Effect.gen(function*() {
             : format === "slack"
             ? SLACK_DEFAULT_MIN_MONEY
             : null,
-          minSeverity: payload.minSeverity ?? null
+          minSeverity: payload.minSeverity ?? null,
+          cadence: payload.cadence ?? "live" as const
         }
         if (payload.confirm !== true) {
           return {
@@ -173,6 +175,7 @@ export const webhooksOperations = Effect.gen(function*() {
           ...(payload.description === undefined ? {} : { description: payload.description }),
           ...(payload.minMoneyAtStake === undefined ? {} : { minMoneyAtStake: payload.minMoneyAtStake }),
           ...(payload.minSeverity === undefined ? {} : { minSeverity: payload.minSeverity }),
+          ...(payload.cadence === undefined ? {} : { cadence: payload.cadence }),
           ...(payload.enabled === true ? { enabled: true, disabledReason: null, failingSince: null } : {}),
           ...(payload.enabled === false ? { enabled: false, disabledReason: "disabled by its owner" } : {}),
           ...sealed

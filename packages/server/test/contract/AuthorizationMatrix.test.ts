@@ -113,6 +113,7 @@ layer(TestApp.layer())("AuthorizationMatrix", (it) => {
             events: ["signal.opened"],
             minMoneyAtStake: null,
             minSeverity: null,
+            cadence: "live",
             enabled: true,
             disabledReason: null,
             failingSince: null,

@@ -5,7 +5,7 @@
  * removing one, and each destination's delivery log with redelivery. docs/alerts.md describes the rules.
  */
 import { useAtomValue } from "@effect/atom-react"
-import { EVENT_DESCRIPTIONS, EVENT_KINDS, type EventKind } from "@sitehealth/domain/Events"
+import { type Cadence, CADENCES, EVENT_DESCRIPTIONS, EVENT_KINDS, type EventKind } from "@sitehealth/domain/Events"
 import { SEVERITIES, type Severity } from "@sitehealth/domain/Projects"
 import type { Webhook } from "@sitehealth/domain/Webhooks"
 import { Exit } from "effect"
@@ -29,7 +29,13 @@ const HOURS = Array.from({ length: 24 }, (_, h) => h)
 const hourLabel = (h: number) => `${String(h).padStart(2, "0")}:00`
 /** The kinds offered for a new destination: what costs money. */
 const DEFAULT_KINDS: ReadonlyArray<EventKind> = ["signal.opened", "revenue.movement", "payment.failed"]
-const SELECTABLE = EVENT_KINDS.filter((k) => k !== "webhook.test")
+const SELECTABLE = EVENT_KINDS.filter((k) => k !== "webhook.test" && k !== "recap.ready")
+const CADENCE_LABELS: Record<Cadence, string> = {
+  live: "Live: each event as it happens",
+  daily: "Daily recap",
+  weekly: "Weekly recap (Monday)",
+  monthly: "Monthly recap"
+}
 
 const EmailPanel = () => {
   const settings = useAtomValue(briefingEmailAtom)
@@ -118,12 +124,18 @@ const KindsField = ({ chosen }: { readonly chosen: ReadonlyArray<EventKind> }) =
 )
 
 /** Minimum money (major units, in the website's currency) and severity: the rules' inputs. */
-const RuleFields = ({ minMoney, minSeverity, currency }: {
+const RuleFields = ({ minMoney, minSeverity, cadence, currency }: {
   readonly minMoney: number | null
   readonly minSeverity: Severity | null
+  readonly cadence: Cadence
   readonly currency: string
 }) => (
   <>
+    <Field label="Cadence" hint="A recap lists the period's largest gains and losses, at 08:00">
+      <select name="cadence" defaultValue={cadence}>
+        {CADENCES.map((c) => <option key={c} value={c}>{CADENCE_LABELS[c]}</option>)}
+      </select>
+    </Field>
     <Field label={`Minimum money at stake (${currency})`} hint="Empty: no minimum. E.g. 50">
       <input
         name="minMoney"
@@ -148,7 +160,8 @@ const rulesOf = (form: HTMLFormElement) => {
   return {
     events: v.all("events") as Array<EventKind>,
     minMoneyAtStake: money === "" ? null : Math.round(Number(money) * 100),
-    minSeverity: severity === "" ? null : severity as Severity
+    minSeverity: severity === "" ? null : severity as Severity,
+    cadence: (CADENCES as ReadonlyArray<string>).includes(v.get("cadence")) ? v.get("cadence") as Cadence : "live"
   }
 }
 
@@ -248,6 +261,7 @@ const Destination = ({ website, webhook }: WebsitePageProps & { readonly webhook
           <RuleFields
             minMoney={webhook.minMoneyAtStake}
             minSeverity={webhook.minSeverity}
+            cadence={webhook.cadence}
             currency={website.currency}
           />
         </div>
@@ -335,7 +349,7 @@ const AddDestination = ({ website }: WebsitePageProps) => {
               <option value="slack">Slack</option>
             </select>
           </Field>
-          <RuleFields minMoney={5000} minSeverity={null} currency={website.currency} />
+          <RuleFields minMoney={5000} minSeverity={null} cadence="live" currency={website.currency} />
         </div>
         <KindsField chosen={DEFAULT_KINDS} />
         <div className="row">

@@ -117,7 +117,7 @@ export const WebhookTestData = Schema.Struct({
 export const CADENCES = ["live", "daily", "weekly", "monthly"] as const
 export const Cadence = Schema.Literals(CADENCES).annotate({
   identifier: "Cadence",
-  description: "live: each event as it happens; daily, weekly, monthly: one recap.ready per period instead"
+  description: "live, or one recap.ready a day, week or month instead"
 })
 export type Cadence = typeof Cadence.Type
 

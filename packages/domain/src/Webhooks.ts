@@ -47,13 +47,11 @@ export const EventKinds = Schema.Array(EventKind).check(Schema.isMinLength(1), S
 })
 
 export const MinMoneyAtStake = Schema.NullOr(Integer.check(Schema.isGreaterThanOrEqualTo(0))).annotate({
-  description: "Only events with at least this much money at stake, in minor units of the website's currency " +
-    "(5000 = €50.00): a signal's moneyAtStake (none counts as 0), a revenue movement's |mrrChange|, a failed " +
-    "payment's amount. Kinds without an amount (integration.failed…) pass. null: no minimum"
+  description: "Minimum money at stake, minor units (5000 = €50.00); kinds without an amount pass; null: none"
 })
 
 export const MinSeverity = Schema.NullOr(Severity).annotate({
-  description: "Only signals of at least this severity (info < warning < critical); other kinds pass. null: no minimum"
+  description: "Minimum signal severity; other kinds pass; null: none"
 })
 
 /** Slack endpoints start with this minimum (€50 in minor units): a live message only for what costs money. */

@@ -17,6 +17,7 @@
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import { RequestErrors } from "./Authentication.ts"
+import { DashboardAlertsApi } from "./DashboardAlerts.ts"
 import { DashboardConnectionsApi } from "./DashboardConnections.ts"
 import { DashboardConsentApi } from "./DashboardConsent.ts"
 import {
@@ -38,7 +39,7 @@ export * from "./DashboardTokens.ts"
 export class DashboardApi extends documentedApi(
   HttpApi.make("dashboard")
     .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi, DashboardSecurityApi)
-    .add(DashboardConsentApi)
+    .add(DashboardConsentApi, DashboardAlertsApi)
     .add(DashboardConnectionsApi.middleware(DashboardSession))
     .add(DashboardReportsApi.middleware(DashboardSession))
     .middleware(DashboardOrigin)

@@ -12,7 +12,8 @@
  * /api/v1); the token-only middlewares (rate limit, permissions, Idempotency-Key) do not — a session reaches
  * every website of its account with every permission, as the dashboard already does for tokens and
  * connections. Endpoint names are /api/v1's (`getHealth`, `getAnalytics`, `createExpense`…), in one group,
- * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`.
+ * `reports`: `client.reports.getAnalytics({ params: { id }, query: { period } })`. The Alerts page's webhook and
+ * Slack destinations are /api/v1's webhooks operations too (`listWebhooks`, `updateWebhook`, `redeliverWebhook`…).
  */
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
@@ -22,6 +23,7 @@ import { ExpensesApi } from "./ApiExpenses.ts"
 import { IntegrationsApi } from "./ApiIntegrations.ts"
 import { ProjectsApi } from "./ApiProjects.ts"
 import { ReportsApi } from "./ApiReports.ts"
+import { WebhooksApi } from "./ApiWebhooks.ts"
 import { RequestErrors } from "./Authentication.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
 import { onWebsite } from "./OnWebsite.ts"
@@ -33,6 +35,7 @@ const r = ReportsApi.endpoints
 const i = IntegrationsApi.endpoints
 const e = ExpensesApi.endpoints
 const a = AnnotationsApi.endpoints
+const w = WebhooksApi.endpoints
 
 /** The /api/v1 operations the report pages read, under /app/api/websites (session auth is added by DashboardApi). */
 export class DashboardReportsApi extends HttpApiGroup.make("reports")
@@ -53,13 +56,20 @@ export class DashboardReportsApi extends HttpApiGroup.make("reports")
     onWebsite(a.listAnnotations),
     onWebsite(a.createAnnotation),
     onWebsite(a.updateAnnotation),
-    onWebsite(a.deleteAnnotation)
+    onWebsite(a.deleteAnnotation),
+    onWebsite(w.listWebhooks),
+    onWebsite(w.createWebhook),
+    onWebsite(w.updateWebhook),
+    onWebsite(w.deleteWebhook),
+    onWebsite(w.testWebhook),
+    onWebsite(w.listWebhookDeliveries),
+    onWebsite(w.redeliverWebhook)
   )
   .annotateMerge(OpenApi.annotations({
     title: "Reports",
     description:
       "The /api/v1 report operations (health, briefing, signals, analytics, revenue, churn, SEO, integrations, " +
-      "expenses, annotations) for the logged-in account's websites"
+      "expenses, annotations, webhooks) for the logged-in account's websites"
   }))
 {}
 

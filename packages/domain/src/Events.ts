@@ -20,7 +20,8 @@ export const EVENT_KINDS = [
   "payment.failed",
   "token.revoked",
   "entitlement.ending",
-  "webhook.test"
+  "webhook.test",
+  "recap.ready"
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 export const EventKind = Schema.Literals(EVENT_KINDS).annotate({ identifier: "EventKind" })
@@ -36,7 +37,10 @@ export const EVENT_DESCRIPTIONS: Record<EventKind, string> = {
   "payment.failed": "A customer's payment failed",
   "token.revoked": "An access token reaching the website was revoked",
   "entitlement.ending": "The account's trial or subscription ends in 3 days",
-  "webhook.test": "A test event, sent on request (POST …/webhooks/{webhookId}/test)"
+  "webhook.test": "A test event, sent on request (POST …/webhooks/{webhookId}/test)",
+  "recap.ready":
+    "A destination's daily, weekly or monthly recap (its cadence): the period's largest gains and losses among " +
+    "the events its rules take; sent to that destination alone"
 }
 
 /** The health score moves by at least this many points for a `health.changed` event. */
@@ -110,6 +114,32 @@ export const WebhookTestData = Schema.Struct({
   message: Schema.String
 }).annotate({ identifier: "WebhookTestData" })
 
+export const CADENCES = ["live", "daily", "weekly", "monthly"] as const
+export const Cadence = Schema.Literals(CADENCES).annotate({
+  identifier: "Cadence",
+  description: "live, or one recap.ready a day, week or month instead"
+})
+export type Cadence = typeof Cadence.Type
+
+export const RecapItem = Schema.Struct({
+  type: EventKind.annotate({ description: "The kind of the event(s) it sums up" }),
+  title: Schema.String,
+  amount: Schema.NullOr(Money).annotate({
+    description: "The money it moved or puts at stake (MRR movements summed by customer); null when none"
+  }),
+  at: Timestamp.annotate({ description: "When (the last of its events)" })
+}).annotate({ identifier: "RecapItem" })
+
+export const RecapReadyData = Schema.Struct({
+  projectId: ProjectId,
+  cadence: Schema.Literals(["daily", "weekly", "monthly"]),
+  from: DateOnly.annotate({ description: "The period's first local day" }),
+  to: DateOnly.annotate({ description: "The period's last local day (inclusive)" }),
+  gains: Schema.Array(RecapItem).annotate({ description: "The largest gains first (at most 10)" }),
+  losses: Schema.Array(RecapItem).annotate({ description: "The largest losses first (at most 10)" }),
+  eventCount: Integer.annotate({ description: "The events of the period its rules take" })
+}).annotate({ identifier: "RecapReadyData" })
+
 /** Each kind's `data`. */
 export const EVENT_DATA = {
   "signal.opened": SignalEventData.annotate({ identifier: "SignalOpenedData" }),
@@ -122,7 +152,8 @@ export const EVENT_DATA = {
   "payment.failed": PaymentFailedData,
   "token.revoked": TokenRevokedData,
   "entitlement.ending": EntitlementEndingData,
-  "webhook.test": WebhookTestData
+  "webhook.test": WebhookTestData,
+  "recap.ready": RecapReadyData
 } as const
 
 export type EventData<K extends EventKind> = (typeof EVENT_DATA)[K]["Type"]

@@ -4,7 +4,8 @@
  */
 import * as Schema from "effect/Schema"
 import { DeliveryId, Integer, NextCursor, ProjectId, Text, Timestamp, WebhookId } from "./Common.ts"
-import { EventKind } from "./Events.ts"
+import { Cadence, EventKind } from "./Events.ts"
+import { Severity } from "./Projects.ts"
 
 /** A signing secret stays valid this long after a rotation, beside the new one. */
 export const SECRET_OVERLAP_HOURS = 24
@@ -45,6 +46,17 @@ export const EventKinds = Schema.Array(EventKind).check(Schema.isMinLength(1), S
   description: "The event kinds sent to the endpoint"
 })
 
+export const MinMoneyAtStake = Schema.NullOr(Integer.check(Schema.isGreaterThanOrEqualTo(0))).annotate({
+  description: "Minimum money at stake, minor units (5000 = €50.00); kinds without an amount pass; null: none"
+})
+
+export const MinSeverity = Schema.NullOr(Severity).annotate({
+  description: "Minimum signal severity; other kinds pass; null: none"
+})
+
+/** Slack endpoints start with this minimum (€50 in minor units): a live message only for what costs money. */
+export const SLACK_DEFAULT_MIN_MONEY = 5000
+
 export const Webhook = Schema.Struct({
   id: WebhookId,
   projectId: ProjectId,
@@ -52,6 +64,9 @@ export const Webhook = Schema.Struct({
   format: WebhookFormat,
   description: Schema.NullOr(Schema.String),
   events: Schema.Array(EventKind),
+  minMoneyAtStake: MinMoneyAtStake,
+  minSeverity: MinSeverity,
+  cadence: Cadence,
   status: Schema.Literals(["enabled", "disabled"]),
   disabledReason: Schema.NullOr(Schema.String).annotate({
     description: "Why it was disabled: by its owner, or after 3 days of failed deliveries"
@@ -76,7 +91,12 @@ export const CreateWebhookPayload = Schema.Struct({
   url: WebhookUrl,
   events: EventKinds,
   format: Schema.optionalKey(WebhookFormat.annotate({ description: "Default standard_webhooks" })),
-  description: Schema.optionalKey(Text(200))
+  description: Schema.optionalKey(Text(200)),
+  minMoneyAtStake: Schema.optionalKey(MinMoneyAtStake.annotate({
+    description: "Default null (no minimum); 5000 (€50) for a slack endpoint"
+  })),
+  minSeverity: Schema.optionalKey(MinSeverity.annotate({ description: "Default null (no minimum)" })),
+  cadence: Schema.optionalKey(Cadence.annotate({ description: "Default live" }))
 }).annotate({ identifier: "CreateWebhookRequest" })
 export type CreateWebhookPayload = typeof CreateWebhookPayload.Type
 
@@ -86,7 +106,10 @@ export const WebhookPreview = Schema.Struct({
     url: Schema.String,
     format: WebhookFormat,
     events: Schema.Array(EventKind),
-    description: Schema.NullOr(Schema.String)
+    description: Schema.NullOr(Schema.String),
+    minMoneyAtStake: MinMoneyAtStake,
+    minSeverity: MinSeverity,
+    cadence: Cadence
   }),
   message: Schema.String
 }).annotate({ identifier: "WebhookPreview" })
@@ -105,6 +128,9 @@ export const UpdateWebhookPayload = Schema.Struct({
   url: Schema.optionalKey(WebhookUrl),
   events: Schema.optionalKey(EventKinds),
   description: Schema.optionalKey(Schema.NullOr(Text(200))),
+  minMoneyAtStake: Schema.optionalKey(MinMoneyAtStake),
+  minSeverity: Schema.optionalKey(MinSeverity),
+  cadence: Schema.optionalKey(Cadence),
   enabled: Schema.optionalKey(Schema.Boolean.annotate({
     description: "false disables it; true enables it again (and forgets its failures)"
   })),

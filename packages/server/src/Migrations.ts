@@ -27,7 +27,12 @@ import { searchMigration } from "./search/Migration.ts"
 import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration.ts"
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
-import { webhookFormatMigration, webhooksMigration } from "./webhooks/Migration.ts"
+import {
+  webhookFormatMigration,
+  webhookRecapsMigration,
+  webhookRulesMigration,
+  webhooksMigration
+} from "./webhooks/Migration.ts"
 
 const m0001 = ddlMigration(`
     CREATE TABLE accounts (
@@ -183,6 +188,8 @@ export const migrations = Migrator.fromRecord({
   "0036_alerts": alertsMigration,
   "0037_webhook_format": webhookFormatMigration,
   "0040_revenue_forecast": revenueForecastAnswersMigration,
+  "0041_webhook_rules": webhookRulesMigration,
+  "0042_webhook_recaps": webhookRecapsMigration,
   "0055_annotations": annotationsMigration
 })
 

@@ -53,7 +53,11 @@ export const ReportKeys = {
   reports: "reports",
   expenses: "expenses",
   integrations: "integrations",
-  annotations: "annotations"
+  annotations: "annotations",
+  /** A website's webhook and Slack destinations and their deliveries (the Alerts page). */
+  webhooks: "webhooks",
+  /** The account's morning email settings (alertsClient.ts). */
+  briefingEmail: "briefingEmail"
 } as const
 
 export const sessionAtom = Dashboard.query("auth", "session", { reactivityKeys: [Keys.session] })

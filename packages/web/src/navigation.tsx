@@ -110,6 +110,7 @@ export const WEBSITE_TAB_NAMES: ReadonlyArray<{ readonly tab: string; readonly l
   { tab: "seo", label: "SEO" },
   { tab: "expenses", label: "Expenses" },
   { tab: "integrations", label: "Integrations" },
+  { tab: "alerts", label: "Alerts" },
   { tab: "settings", label: "Settings" }
 ]
 

@@ -92,3 +92,16 @@ export const annotationsAtom = (id: string) =>
 export const createAnnotation = DashboardReports.mutation("reports", "createAnnotation")
 export const deleteAnnotation = DashboardReports.mutation("reports", "deleteAnnotation")
 export const deleteExpense = DashboardReports.mutation("reports", "deleteExpense")
+export const webhooksAtom = (id: string) =>
+  DashboardReports.query("reports", "listWebhooks", { params: { id }, reactivityKeys: [ReportKeys.webhooks] })
+export const deliveriesAtom = (id: string, webhookId: string) =>
+  DashboardReports.query("reports", "listWebhookDeliveries", {
+    params: { id, webhookId },
+    query: { limit: 20 },
+    reactivityKeys: [ReportKeys.webhooks]
+  })
+export const createWebhook = DashboardReports.mutation("reports", "createWebhook")
+export const updateWebhook = DashboardReports.mutation("reports", "updateWebhook")
+export const deleteWebhook = DashboardReports.mutation("reports", "deleteWebhook")
+export const testWebhook = DashboardReports.mutation("reports", "testWebhook")
+export const redeliverWebhook = DashboardReports.mutation("reports", "redeliverWebhook")

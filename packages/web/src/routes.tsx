@@ -80,6 +80,7 @@ const PAGES: Record<string, () => Promise<{ readonly default: WebsitePageCompone
   seo: () => import("./pages/reports/Seo.tsx"),
   expenses: () => import("./pages/reports/Expenses.tsx"),
   integrations: () => import("./pages/reports/Integrations.tsx"),
+  alerts: () => import("./pages/reports/Alerts.tsx"),
   settings: () => import("./pages/Websites.tsx").then((m) => ({ default: m.WebsiteSettings }))
 }
 

@@ -2,9 +2,10 @@
  * Webhooks: a website's endpoints (list, get, create behind the confirmation gate, update, delete), a test sent
  * now, the delivery log and redelivery. A new or rotated signing secret goes to stdout once.
  */
-import { EVENT_KINDS } from "@sitehealth/domain/Events"
+import { CADENCES, EVENT_KINDS } from "@sitehealth/domain/Events"
+import { SEVERITIES } from "@sitehealth/domain/Projects"
 import type { Delivery, Webhook } from "@sitehealth/domain/Webhooks"
-import { CreateWebhookPayload, WEBHOOK_FORMATS } from "@sitehealth/domain/Webhooks"
+import { CreateWebhookPayload, UpdateWebhookPayload, WEBHOOK_FORMATS } from "@sitehealth/domain/Webhooks"
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { EXIT, localFailure } from "../Failure.ts"
@@ -18,12 +19,45 @@ const eventsFlag = Flag.String("events").pipe(
   Flag.withDescription(`Comma-separated event kinds: ${EVENT_KINDS.join(", ")}`)
 )
 
+/** The rules' flags (docs/alerts.md, Rules), for create and update. */
+const ruleFlags = {
+  minMoney: Flag.String("min-money").pipe(
+    Flag.withDescription("Minimum money at stake in minor units (5000 = €50.00), or none"),
+    Flag.optional
+  ),
+  minSeverity: Flag.Literals("min-severity", [...SEVERITIES, "none"] as const).pipe(
+    Flag.withDescription("Minimum signal severity, or none"),
+    Flag.optional
+  ),
+  cadence: Flag.Literals("cadence", CADENCES).pipe(
+    Flag.withDescription("live, or a daily, weekly or monthly recap"),
+    Flag.optional
+  )
+}
+
+const rulesOf = (input: {
+  readonly minMoney: Option.Option<string>
+  readonly minSeverity: Option.Option<(typeof SEVERITIES)[number] | "none">
+  readonly cadence: Option.Option<(typeof CADENCES)[number]>
+}) => ({
+  ...(Option.isSome(input.minMoney)
+    ? { minMoneyAtStake: input.minMoney.value === "none" ? null : Number(input.minMoney.value) }
+    : {}),
+  ...(Option.isSome(input.minSeverity)
+    ? { minSeverity: input.minSeverity.value === "none" ? null : input.minSeverity.value }
+    : {}),
+  ...(Option.isSome(input.cadence) ? { cadence: input.cadence.value } : {})
+})
+
 const webhookFields = (s: Style, w: Webhook) =>
   fields(s, [
     ["id", w.id],
     ["url", w.url],
     ["format", w.format],
     ["events", w.events.join(", ")],
+    ["min money at stake", w.minMoneyAtStake === null ? "-" : `${w.minMoneyAtStake} (minor units)`],
+    ["min severity", orDash(w.minSeverity)],
+    ["cadence", w.cadence],
     ["status", status(s, w.status === "enabled" ? "active" : "failed").replace(/active|failed/, w.status)],
     ["description", orDash(w.description)],
     ...(w.disabledReason === null ? [] : [["disabled", w.disabledReason] as const]),
@@ -112,6 +146,7 @@ export const createWebhookCommand = (name: string) =>
         Flag.optional
       ),
       description: Flag.String("description").pipe(Flag.withDescription("A label"), Flag.optional),
+      ...ruleFlags,
       yes: yesFlag
     },
     (input) =>
@@ -123,7 +158,8 @@ export const createWebhookCommand = (name: string) =>
               url: input.url,
               events: splitList(input.events),
               ...(Option.isSome(input.format) ? { format: input.format.value } : {}),
-              ...(Option.isSome(input.description) ? { description: input.description.value } : {})
+              ...(Option.isSome(input.description) ? { description: input.description.value } : {}),
+              ...rulesOf(input)
             },
             "webhook"
           )
@@ -175,6 +211,7 @@ export const updateWebhookCommand = (name: string) =>
         Flag.withDefault(false)
       ),
       disable: Flag.Boolean("disable").pipe(Flag.withDescription("Disable it"), Flag.withDefault(false)),
+      ...ruleFlags,
       rotateSecret: Flag.Boolean("rotate-secret").pipe(
         Flag.withDescription("A new signing secret (the old one stays valid 24 hours)"),
         Flag.withDefault(false)
@@ -183,20 +220,30 @@ export const updateWebhookCommand = (name: string) =>
     (input) =>
       withApi((api, call) =>
         Effect.gen(function*() {
+          // Checked here as the API would (a --min-money that is no integer is refused, never sent as null).
+          const payload = yield* validate(
+            UpdateWebhookPayload,
+            {
+              ...(Option.isSome(input.url) ? { url: input.url.value } : {}),
+              ...(Option.isSome(input.events) ? { events: splitList(input.events.value) } : {}),
+              ...(input.enable ? { enabled: true } : input.disable ? { enabled: false } : {}),
+              ...rulesOf(input),
+              ...(input.rotateSecret ? { rotateSecret: true as const } : {})
+            },
+            "webhook"
+          )
           const data = yield* call(api.webhooks.updateWebhook({
             params: { id: input.project, webhookId: input.webhook },
-            payload: {
-              ...(Option.isSome(input.url) ? { url: input.url.value } : {}),
-              ...(Option.isSome(input.events) ? { events: splitList(input.events.value) as any } : {}),
-              ...(input.enable ? { enabled: true } : input.disable ? { enabled: false } : {}),
-              ...(input.rotateSecret ? { rotateSecret: true as const } : {})
-            }
+            payload
           }))
           if (data.secret !== undefined) return yield* showSecret(`rotated ${data.webhook.id}`, data.secret, data)
           yield* emit(data, (s, d) => webhookFields(s, d.webhook))
         })
       )
-  ).pipe(Command.withDescription("Change a webhook endpoint, enable or disable it, or rotate its secret"))
+  ).pipe(Command.withDescription(
+    "Change a webhook endpoint or its rules (--min-money, --min-severity, --cadence), enable or disable it, " +
+      "or rotate its secret"
+  ))
 
 export const deleteWebhookCommand = (name: string) =>
   Command.make(

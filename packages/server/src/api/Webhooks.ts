@@ -5,7 +5,7 @@
 import { SiteHealthApi, type WebhooksApi } from "@sitehealth/domain/Api"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { badRequest, Conflict, notFound, Unavailable } from "@sitehealth/domain/Errors"
-import { type Delivery, SECRET_OVERLAP_HOURS, type Webhook } from "@sitehealth/domain/Webhooks"
+import { type Delivery, SECRET_OVERLAP_HOURS, SLACK_DEFAULT_MIN_MONEY, type Webhook } from "@sitehealth/domain/Webhooks"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -36,6 +36,9 @@ export const presentWebhook = (w: WebhookRecord): Webhook => ({
   format: w.format,
   description: w.description,
   events: [...w.events],
+  minMoneyAtStake: w.minMoneyAtStake,
+  minSeverity: w.minSeverity,
+  cadence: w.cadence,
   status: w.enabled ? "enabled" : "disabled",
   disabledReason: w.disabledReason,
   failingSince: isoOrNull(w.failingSince),
@@ -99,11 +102,19 @@ export const webhooksOperations = Effect.gen(function*() {
         const project = yield* requireProject(params.id)
         yield* checkUrl(payload.url)
         const events = [...new Set(payload.events)]
+        const format = payload.format ?? "standard_webhooks" as const
         const draft = {
           url: payload.url,
-          format: payload.format ?? "standard_webhooks" as const,
+          format,
           events,
-          description: payload.description ?? null
+          description: payload.description ?? null,
+          minMoneyAtStake: payload.minMoneyAtStake !== undefined
+            ? payload.minMoneyAtStake
+            : format === "slack"
+            ? SLACK_DEFAULT_MIN_MONEY
+            : null,
+          minSeverity: payload.minSeverity ?? null,
+          cadence: payload.cadence ?? "live" as const
         }
         if (payload.confirm !== true) {
           return {
@@ -162,6 +173,9 @@ export const webhooksOperations = Effect.gen(function*() {
           ...(payload.url === undefined ? {} : { url: payload.url }),
           ...(payload.events === undefined ? {} : { events: [...new Set(payload.events)] }),
           ...(payload.description === undefined ? {} : { description: payload.description }),
+          ...(payload.minMoneyAtStake === undefined ? {} : { minMoneyAtStake: payload.minMoneyAtStake }),
+          ...(payload.minSeverity === undefined ? {} : { minSeverity: payload.minSeverity }),
+          ...(payload.cadence === undefined ? {} : { cadence: payload.cadence }),
           ...(payload.enabled === true ? { enabled: true, disabledReason: null, failingSince: null } : {}),
           ...(payload.enabled === false ? { enabled: false, disabledReason: "disabled by its owner" } : {}),
           ...sealed

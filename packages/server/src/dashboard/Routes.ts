@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import { StripeBilling } from "../billing/StripeBilling.ts"
 import { RequestErrorsLive } from "../http/RequestErrors.ts"
 import type { AppConfig } from "../platform/Config.ts"
+import { DashboardAlertsHttp } from "./AlertsHttp.ts"
 import { magicLogin } from "./Auth.ts"
 import type { AuthRepo } from "./AuthRepo.ts"
 import { DashboardConnectionsHttp } from "./connections/Http.ts"
@@ -68,7 +69,8 @@ export const dashboardRoutes = Layer.mergeAll(
       DashboardConnectionsHttp,
       DashboardReportsHttp,
       DashboardSecurityHttp,
-      DashboardConsentHttp
+      DashboardConsentHttp,
+      DashboardAlertsHttp
     ]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),

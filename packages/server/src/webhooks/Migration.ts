@@ -52,3 +52,27 @@ export const webhookFormatMigration = ddlMigration(`
     ALTER TABLE webhooks ADD COLUMN format text NOT NULL DEFAULT 'standard_webhooks'
       CHECK (format IN ('standard_webhooks', 'slack'))
 `)
+
+/** Each endpoint's rules (docs/alerts.md): a minimum money at stake (minor units) and a minimum signal severity. */
+export const webhookRulesMigration = ddlMigration(`
+    ALTER TABLE webhooks ADD COLUMN min_money_at_stake integer CHECK (min_money_at_stake >= 0);
+    ALTER TABLE webhooks ADD COLUMN min_severity text CHECK (min_severity IN ('info', 'warning', 'critical'))
+`)
+
+/**
+ * Each endpoint's cadence (live, or a daily/weekly/monthly recap), what the rules compare kept with each event
+ * (for the recaps), and one row per endpoint and period: a recap is written once, whatever the workers.
+ */
+export const webhookRecapsMigration = ddlMigration(`
+    ALTER TABLE webhooks ADD COLUMN cadence text NOT NULL DEFAULT 'live'
+      CHECK (cadence IN ('live', 'daily', 'weekly', 'monthly'));
+    ALTER TABLE webhook_events ADD COLUMN money integer;
+    ALTER TABLE webhook_events ADD COLUMN severity text;
+    CREATE INDEX webhook_events_project ON webhook_events (project_id, created_at);
+    CREATE TABLE webhook_recaps (
+      webhook_id text NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+      period_start date NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (webhook_id, period_start)
+    )
+`)

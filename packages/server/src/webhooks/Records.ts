@@ -1,5 +1,6 @@
 /** What the webhooks repository stores and answers (WebhooksRepo.ts, its SQL and memory twins). */
-import type { EventKind } from "@sitehealth/domain/Events"
+import type { Cadence, EventKind } from "@sitehealth/domain/Events"
+import type { Severity } from "@sitehealth/domain/Projects"
 import type { WebhookFormat } from "@sitehealth/domain/Webhooks"
 import type * as Effect from "effect/Effect"
 import type { Page, PageRequest } from "../store/Records.ts"
@@ -12,6 +13,11 @@ export interface WebhookRecord {
   readonly format: WebhookFormat
   readonly description: string | null
   readonly events: ReadonlyArray<EventKind>
+  /** Rules (docs/alerts.md): minimum money at stake in minor units, minimum signal severity; null: none. */
+  readonly minMoneyAtStake: number | null
+  readonly minSeverity: Severity | null
+  /** live: a delivery per event; otherwise the events wait for the period's recap (worker/Recaps.ts). */
+  readonly cadence: Cadence
   readonly enabled: boolean
   readonly disabledReason: string | null
   readonly failingSince: Date | null
@@ -29,6 +35,9 @@ export type WebhookPatch = Partial<
     | "url"
     | "description"
     | "events"
+    | "minMoneyAtStake"
+    | "minSeverity"
+    | "cadence"
     | "enabled"
     | "disabledReason"
     | "failingSince"
@@ -64,6 +73,9 @@ export interface OutboxEvent {
   readonly type: EventKind
   readonly body: string
   readonly createdAt: Date
+  /** What the destinations' rules compare (Outbox.eventFacts): null when the kind carries no such figure. */
+  readonly money: number | null
+  readonly severity: Severity | null
   readonly webhookId?: string
   /** Held (not due for the worker) until then: the API sends a test itself. */
   readonly lockedUntil?: Date
@@ -122,6 +134,21 @@ export interface WebhooksRepoShape {
   readonly record: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<DeliveryRecord | null>
   /** Makes a delivery due again now (manual redelivery: same event, same webhook-id). */
   readonly redeliver: (webhookId: string, id: string, now: Date) => Effect.Effect<DeliveryRecord | null>
+  /** Enabled endpoints with a recap cadence, each with its website's time zone; `webhookIds` limits it (tests). */
+  readonly recapDestinations: (
+    webhookIds?: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<{ readonly webhook: WebhookRecord; readonly timezone: string }>>
+  /** The events of [from, to) of the endpoint's project that its kinds and rules take (never a recap or a test). */
+  readonly eventsFor: (
+    webhook: WebhookRecord,
+    from: Date,
+    to: Date
+  ) => Effect.Effect<ReadonlyArray<{ readonly type: EventKind; readonly body: string; readonly createdAt: Date }>>
+  /**
+   * Takes the endpoint's recap of the period starting `periodStart` (a local day): true for the one caller that
+   * writes it. Run it in `transaction` with the recap's enqueue, so a recap is written once or not at all.
+   */
+  readonly claimRecap: (webhookId: string, periodStart: string, now: Date) => Effect.Effect<boolean>
   /** Runs `effect` in one transaction (SQL): the change and its outbox event commit together or not at all. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

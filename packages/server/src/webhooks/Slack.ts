@@ -74,6 +74,20 @@ export const slackMessage = (eventBody: string, dashboardUrl: string): string =>
       ),
       link(page)
     ]
+  } else if (event.type === "recap.ready") {
+    type Item = { readonly title: string; readonly amount: { amount: number; currency: string } | null }
+    const list = (items: ReadonlyArray<Item>) =>
+      items.length === 0
+        ? "—"
+        : items.map((i) => `• ${escape(i.title)}${i.amount === null ? "" : ` — *${money(i.amount)}*`}`).join("\n")
+    const period = data.from === data.to ? data.from : `${data.from} – ${data.to}`
+    text = `Your ${data.cadence} recap, ${period}: ${data.eventCount} events`
+    blocks = [
+      { type: "header", text: { type: "plain_text", text: `Your ${data.cadence} recap, ${period}` } },
+      section(`*Largest gains*\n${list(data.gains)}`),
+      section(`*Largest losses*\n${list(data.losses)}`),
+      link(page)
+    ]
   } else {
     const summary: Record<string, () => string> = {
       "health.changed": () =>

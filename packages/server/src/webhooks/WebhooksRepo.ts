@@ -2,7 +2,8 @@
  * A website's webhook endpoints and the outbox of their events (Migration.ts), over SQL; the memory twin is
  * WebhooksMemory.ts. Secrets arrive and leave encrypted: this module never sees one.
  */
-import { EventKind } from "@sitehealth/domain/Events"
+import { Cadence, EventKind } from "@sitehealth/domain/Events"
+import { SEVERITIES, Severity } from "@sitehealth/domain/Projects"
 import { WebhookFormat } from "@sitehealth/domain/Webhooks"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -13,6 +14,7 @@ import { toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
 import type { DeliveryRecord, WebhookRecord, WebhooksRepoShape } from "./Records.ts"
+import { passesRules } from "./Rules.ts"
 
 export type * from "./Records.ts"
 
@@ -23,6 +25,9 @@ const WebhookRow = Schema.Struct({
   format: WebhookFormat,
   description: Schema.NullOr(Schema.String),
   events: Schema.Array(EventKind),
+  min_money_at_stake: Schema.NullOr(Schema.Finite),
+  min_severity: Schema.NullOr(Severity),
+  cadence: Cadence,
   enabled: Schema.Boolean,
   disabled_reason: Schema.NullOr(Schema.String),
   failing_since: Schema.NullOr(Instant),
@@ -40,6 +45,9 @@ const toWebhook = (r: typeof WebhookRow.Type): WebhookRecord => ({
   format: r.format,
   description: r.description,
   events: r.events,
+  minMoneyAtStake: r.min_money_at_stake,
+  minSeverity: r.min_severity,
+  cadence: r.cadence,
   enabled: r.enabled,
   disabledReason: r.disabled_reason,
   failingSince: r.failing_since,
@@ -90,6 +98,9 @@ const ClaimedRow = Schema.Struct({
   w_project_id: Schema.String,
   w_description: Schema.NullOr(Schema.String),
   w_events: Schema.Array(EventKind),
+  w_min_money_at_stake: Schema.NullOr(Schema.Finite),
+  w_min_severity: Schema.NullOr(Severity),
+  w_cadence: Cadence,
   w_enabled: Schema.Boolean,
   w_disabled_reason: Schema.NullOr(Schema.String),
   w_failing_since: Schema.NullOr(Instant),
@@ -118,12 +129,12 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
       const columns = sql.unsafe(DELIVERY_COLUMNS)
       return WebhooksRepo.of({
         insert: Effect.fn("WebhooksRepo.insert")(function*(w) {
-          return yield* sql`INSERT INTO webhooks (id, project_id, url, format, description, events, enabled, disabled_reason,
-                failing_since, secret_enc, previous_secret_enc, previous_secret_expires_at, secret_rotated_at, created_at)
+          return yield* sql`INSERT INTO webhooks (id, project_id, url, format, description, events, min_money_at_stake,
+                min_severity, cadence, enabled, disabled_reason, failing_since, secret_enc, previous_secret_enc, previous_secret_expires_at, secret_rotated_at, created_at)
               VALUES (${w.id}, ${w.projectId}, ${w.url}, ${w.format}, ${w.description}, ${[...w.events] as Array<
             string
           >}::text[],
-                ${w.enabled}, ${w.disabledReason}, ${w.failingSince}, ${w.secretEnc}, ${w.previousSecretEnc},
+                ${w.minMoneyAtStake}, ${w.minSeverity}, ${w.cadence}, ${w.enabled}, ${w.disabledReason}, ${w.failingSince}, ${w.secretEnc}, ${w.previousSecretEnc},
                 ${w.previousSecretExpiresAt}, ${w.secretRotatedAt}, ${w.createdAt})
               RETURNING *`.pipe(Effect.flatMap(webhookSingle), Effect.map(toWebhook), dieOnSqlError)
         }),
@@ -149,6 +160,9 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
             ...("url" in patch ? [set("url", patch.url)] : []),
             ...("description" in patch ? [set("description", patch.description)] : []),
             ...("events" in patch ? [sql`events = ${[...patch.events!] as Array<string>}::text[]`] : []),
+            ...("minMoneyAtStake" in patch ? [set("min_money_at_stake", patch.minMoneyAtStake)] : []),
+            ...("minSeverity" in patch ? [set("min_severity", patch.minSeverity)] : []),
+            ...("cadence" in patch ? [set("cadence", patch.cadence)] : []),
             ...("enabled" in patch ? [set("enabled", patch.enabled)] : []),
             ...("disabledReason" in patch ? [set("disabled_reason", patch.disabledReason)] : []),
             ...("failingSince" in patch ? [set("failing_since", patch.failingSince)] : []),
@@ -183,10 +197,19 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
         }),
         enqueue: Effect.fn("WebhooksRepo.enqueue")(function*(event) {
           const only = event.webhookId
-          const target = only === undefined ? sql`${event.type} = ANY(w.events)` : sql`w.id = ${only}`
+          // The destination's rules (docs/alerts.md): a filtered event is never delivered; a test goes to its one.
+          const rank = (value: unknown) => sql`array_position(${[...SEVERITIES]}::text[], ${value as any})`
+          const target = only === undefined
+            ? sql`${event.type} = ANY(w.events)
+                AND (w.min_money_at_stake IS NULL OR ${event.money}::integer IS NULL
+                  OR ${event.money}::integer >= w.min_money_at_stake)
+                AND (w.min_severity IS NULL OR ${event.severity}::text IS NULL
+                  OR ${rank(event.severity)} >= array_position(${[...SEVERITIES]}::text[], w.min_severity))`
+            : sql`w.id = ${only}`
           return yield* sql`WITH ev AS (
-                INSERT INTO webhook_events (id, project_id, type, body, created_at)
-                SELECT ${event.id}, ${event.projectId}, ${event.type}, ${event.body}, ${event.createdAt}
+                INSERT INTO webhook_events (id, project_id, type, body, created_at, money, severity)
+                SELECT ${event.id}, ${event.projectId}, ${event.type}, ${event.body}, ${event.createdAt},
+                  ${event.money}, ${event.severity}
                 WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ${event.projectId} AND w.enabled AND ${target})
                 RETURNING id, type
               ), d AS (
@@ -195,7 +218,7 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
                 SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), ev.id, w.id, 'pending',
                        ${event.createdAt}, ${event.lockedUntil ?? null}, ${event.createdAt}
                 FROM ev JOIN webhooks w ON w.project_id = ${event.projectId} AND w.enabled
-                WHERE ${target}
+                WHERE ${target} ${only === undefined ? sql`AND w.cadence = 'live'` : sql``}
                 RETURNING *
               )
               SELECT ${columns} FROM d JOIN ev e ON e.id = d.event_id`.pipe(
@@ -244,6 +267,7 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
               WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.webhook_id
               RETURNING ${columns}, e.body, w.url AS w_url, w.format AS w_format, w.project_id AS w_project_id,
                 w.description AS w_description, w.events AS w_events, w.enabled AS w_enabled,
+                w.min_money_at_stake AS w_min_money_at_stake, w.min_severity AS w_min_severity, w.cadence AS w_cadence,
                 w.disabled_reason AS w_disabled_reason, w.failing_since AS w_failing_since,
                 w.secret_enc AS w_secret_enc, w.previous_secret_enc AS w_previous_secret_enc,
                 w.previous_secret_expires_at AS w_previous_secret_expires_at,
@@ -260,6 +284,9 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
                   format: r.w_format,
                   description: r.w_description,
                   events: r.w_events,
+                  minMoneyAtStake: r.w_min_money_at_stake,
+                  minSeverity: r.w_min_severity,
+                  cadence: r.w_cadence,
                   enabled: r.w_enabled,
                   disabledReason: r.w_disabled_reason,
                   failingSince: r.w_failing_since,
@@ -309,6 +336,40 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
             Effect.map((r) => r === null ? null : toDelivery(r)),
             dieOnSqlError
           )
+        }),
+        recapDestinations: Effect.fn("WebhooksRepo.recapDestinations")(function*(webhookIds) {
+          const rows = yield* sql`SELECT w.*, p.timezone AS project_timezone FROM webhooks w
+              JOIN projects p ON p.id = w.project_id
+              WHERE w.enabled AND w.cadence <> 'live'
+              ${webhookIds === undefined ? sql`` : sql`AND w.id = ANY(${[...webhookIds]})`}
+              ORDER BY w.created_at, w.id`.pipe(dieOnSqlError)
+          const decoded = yield* webhooks(rows)
+          return decoded.map((r, i) => ({
+            webhook: toWebhook(r),
+            timezone: String((rows[i] as { project_timezone: string }).project_timezone)
+          }))
+        }),
+        eventsFor: Effect.fn("WebhooksRepo.eventsFor")(function*(webhook, from, to) {
+          const rows = yield* sql<{
+            type: EventKind
+            body: string
+            created_at: Date
+            money: number | null
+            severity: string | null
+          }>`SELECT type, body, created_at, money, severity FROM webhook_events
+              WHERE project_id = ${webhook.projectId} AND created_at >= ${from} AND created_at < ${to}
+                AND type = ANY(${[...webhook.events] as Array<string>}::text[])
+                AND type NOT IN ('recap.ready', 'webhook.test')
+              ORDER BY created_at, id`.pipe(dieOnSqlError)
+          return rows.filter((r) =>
+            passesRules(webhook, { type: r.type, money: r.money, severity: r.severity as Severity | null })
+          ).map((r) => ({ type: r.type, body: r.body, createdAt: new Date(r.created_at) }))
+        }),
+        claimRecap: Effect.fn("WebhooksRepo.claimRecap")(function*(webhookId, periodStart, now) {
+          const rows = yield* sql`INSERT INTO webhook_recaps (webhook_id, period_start, created_at)
+              VALUES (${webhookId}, ${periodStart}::date, ${now}) ON CONFLICT DO NOTHING
+              RETURNING webhook_id`.pipe(dieOnSqlError)
+          return rows.length > 0
         }),
         transaction: (effect) => sql.withTransaction(effect).pipe(dieOnSqlError) as any
       })

@@ -15,6 +15,7 @@ import { beat, beatIfDue, startHeartbeat } from "../platform/Heartbeat.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
 import { recomputeLocked } from "../recompute/Recompute.ts"
 import { runBriefingMail } from "./BriefingMail.ts"
+import { runRecaps } from "./Recaps.ts"
 import { runSyncWorker } from "./SyncRunner.ts"
 import { runWebhookWorker } from "./WebhookDelivery.ts"
 
@@ -104,16 +105,20 @@ export const runWorker = Effect.gen(function*() {
   const syncs = yield* Effect.forkChild(runSyncWorker)
   const webhooks = yield* Effect.forkChild(runWebhookWorker)
   const mail = yield* Effect.forkChild(runBriefingMail)
+  const recaps = yield* Effect.forkChild(runRecaps)
   return yield* Effect.raceFirst(
     Fiber.join(recompute),
-    Effect.raceFirst(Fiber.join(syncs), Effect.raceFirst(Fiber.join(webhooks), Fiber.join(mail)))
+    Effect.raceFirst(
+      Fiber.join(syncs),
+      Effect.raceFirst(Fiber.join(webhooks), Effect.raceFirst(Fiber.join(mail), Fiber.join(recaps)))
+    )
   ).pipe(
     // Say why, or an in-process worker that could not start its syncs just stops (and /readyz goes stale).
     Effect.tapCause((cause) =>
       Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sitehealth: worker failed", Cause.pretty(cause))
     ),
     Effect.ensuring(Effect.andThen(
-      Fiber.interruptAll([recompute, syncs, webhooks, mail]),
+      Fiber.interruptAll([recompute, syncs, webhooks, mail, recaps]),
       Effect.logInfo("sitehealth: worker stopped")
     ))
   )

@@ -26,6 +26,8 @@ import { hashPassword } from "../../src/dashboard/Passwords.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { readConfig } from "../../src/platform/Config.ts"
+import { emit } from "../../src/webhooks/Outbox.ts"
+import { WebhooksRepo } from "../../src/webhooks/WebhooksRepo.ts"
 import { expectError } from "../support/Expect.ts"
 import { SECRET, TEST_KEY } from "../support/SyncFakes.ts"
 import { h, TestApp } from "../support/TestApp.ts"
@@ -75,6 +77,9 @@ interface World {
   readonly expenseId: string
   /** An annotation of the victim's website. */
   readonly annotationId: string
+  /** A webhook endpoint of the victim's website, and a delivery of it. */
+  readonly webhookId: string
+  readonly deliveryId: string
   /** An MCP client registered with the authorization server (oauth/), for the consent endpoints. */
   readonly oauthClientId: string
 }
@@ -98,6 +103,8 @@ const fillPath = (e: Endpoint, w: World): string =>
     if (name === "id" && /\/sessions\/:id/.test(e.path)) return w.sessionId
     if (name === "expenseId") return w.expenseId
     if (name === "annotationId") return w.annotationId
+    if (name === "webhookId") return w.webhookId
+    if (name === "deliveryId") return w.deliveryId
     throw new Error(`${e.key}: the matrix does not know whose object :${name} in ${e.path} is — teach fillPath`)
   })
 
@@ -168,6 +175,12 @@ const EXAMPLES: Record<string, Example> = {
   },
   "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } },
   "consent.describe": { query: consentRequest },
+  "reports.createWebhook": {
+    body: () => ({ url: "https://hooks.example.com/matrix", events: ["health.changed"], confirm: true })
+  },
+  "reports.updateWebhook": { body: () => ({ minMoneyAtStake: 1 }) },
+  // The caller's own morning email: nothing of the victim's is named.
+  "alerts.updateEmail": { body: () => ({ hour: 9 }) },
   // Grants the victim's website to an MCP client: never the account's to give.
   "consent.decide": {
     body: (w) => ({
@@ -275,6 +288,22 @@ const makeWorld = Effect.gen(function*() {
     body: { date: "2026-11-02", note: "The victim's launch" }
   })
   expect(annotation.status, annotation.text).toBe(201)
+  const hook = yield* h.raw("POST", `/app/api/websites/${website.id}/webhooks`, {
+    token: null,
+    headers: write,
+    body: { url: "https://hooks.example.com/victim", events: ["health.changed"], confirm: true }
+  })
+  expect(hook.status, hook.text).toBe(201)
+  const webhookId: string = hook.json.data.webhook.id
+  const [delivery] = yield* h.run(Effect.flatMap(WebhooksRepo, (repo) =>
+    emit(repo)("health.changed", website.id, {
+      projectId: website.id as any,
+      score: 60,
+      previousScore: 70,
+      change: -10,
+      computedAt: new Date(0).toISOString()
+    }, new Date(0))))
+  const deliveryId = delivery!.id
   const client = yield* h.raw("POST", "/oauth/register", {
     token: null,
     body: { client_name: "Matrix agent", redirect_uris: ["http://127.0.0.1:7777/callback"] }
@@ -290,6 +319,8 @@ const makeWorld = Effect.gen(function*() {
     googleState,
     expenseId: expense.json.data.id as string,
     annotationId: annotation.json.data.annotation.id as string,
+    webhookId,
+    deliveryId,
     oauthClientId: client.json.client_id as string
   } satisfies World
 })

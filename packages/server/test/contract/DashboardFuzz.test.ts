@@ -157,7 +157,11 @@ const COLLECTIONS: Record<string, string> = {
   // An annotation id: random and hostile ids (support/Fuzz.ts has no reference to aim at one).
   annotations: "annotations",
   integrations: "integrations",
-  connections: "integrations"
+  connections: "integrations",
+  // A webhook endpoint and its deliveries: random and hostile segments, as /api/v1's fuzz sends them
+  // (support/Fuzz.ts has no reference to a real one; WebhookRules and the matrix reach real ones).
+  webhooks: "webhooks",
+  deliveries: "deliveries"
 }
 
 interface Endpoint {

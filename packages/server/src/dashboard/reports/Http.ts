@@ -20,6 +20,7 @@ import { expensesOperations } from "../../api/Expenses.ts"
 import { integrationsOperations } from "../../api/Integrations.ts"
 import { projectsOperations } from "../../api/Projects.ts"
 import { reportsOperations } from "../../api/Reports.ts"
+import { webhooksOperations } from "../../api/Webhooks.ts"
 
 /**
  * Who the operations see as the caller. `tokenId` is what a sync run records as `requested_by`: "dashboard",
@@ -42,6 +43,7 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
     const expenses = yield* expensesOperations
     const annotations = yield* annotationsOperations
     const reports = yield* reportsOperations
+    const webhooks = yield* webhooksOperations
     const accounts = yield* AccountsRepo
     /** Runs one operation as the session's account, once its entitlement is checked. */
     const asAccount = <A, E, R>(operation: Effect.Effect<A, E, R>) =>
@@ -70,7 +72,14 @@ export const DashboardReportsHttp = HttpApiBuilder.group(
       listAnnotations: (request) => asAccount(annotations.listAnnotations(request)),
       createAnnotation: (request) => asAccount(annotations.createAnnotation(request)),
       updateAnnotation: (request) => asAccount(annotations.updateAnnotation(request)),
-      deleteAnnotation: (request) => asAccount(annotations.deleteAnnotation(request))
+      deleteAnnotation: (request) => asAccount(annotations.deleteAnnotation(request)),
+      listWebhooks: (request) => asAccount(webhooks.listWebhooks(request)),
+      createWebhook: (request) => asAccount(webhooks.createWebhook(request)),
+      updateWebhook: (request) => asAccount(webhooks.updateWebhook(request)),
+      deleteWebhook: (request) => asAccount(webhooks.deleteWebhook(request)),
+      testWebhook: (request) => asAccount(webhooks.testWebhook(request)),
+      listWebhookDeliveries: (request) => asAccount(webhooks.listWebhookDeliveries(request)),
+      redeliverWebhook: (request) => asAccount(webhooks.redeliverWebhook(request))
     })
   })
 )

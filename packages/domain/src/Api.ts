@@ -1,6 +1,7 @@
 /**
  * The one HttpApi contract of /api/v1: its groups (one module each: ApiProjects.ts, ApiReports.ts,
- * ApiIntegrations.ts, ApiExpenses.ts, ApiAnnotations.ts, ApiTokens.ts, ApiWebhooks.ts; how an endpoint is declared is in ApiOperation.ts) composed
+ * ApiIntegrations.ts, ApiExpenses.ts, ApiAnnotations.ts, ApiTokens.ts, ApiWebhooks.ts; how an endpoint is
+ * declared is in ApiOperation.ts) composed
  * behind the token middlewares. Everything is re-exported from here.
  */
 import * as HttpApi from "effect/http-api/HttpApi"

@@ -25,7 +25,8 @@ export const CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 const CSV_DESCRIPTION =
   "Also answers CSV (`?format=csv` or `Accept: text/csv`): a header row, one row per item; days " +
   "are ISO dates in the website's time zone, amounts integer minor units with a `currency` column, and a text cell " +
-  "starting with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so that a spreadsheet never runs " +
+  "starting with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` " +
+  "so that a spreadsheet never runs " +
   "it as a formula. `?table=` picks the table."
 
 /** The OpenAPI operation with the CSV parameters and the `text/csv` representation of its 200 answer. */

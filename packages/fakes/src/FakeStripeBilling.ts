@@ -244,7 +244,8 @@ export const startFakeStripeBilling = async (
         page(
           "Fake Stripe Checkout",
           `<p>Subscribe to the ${plan} plan.</p>` +
-            `<form method="post" action="/checkout/${session.id}/complete"><button type="submit">Pay and subscribe</button></form>` +
+            `<form method="post" action="/checkout/${session.id}/complete">` +
+            `<button type="submit">Pay and subscribe</button></form>` +
             `<p><a href="${session.cancel_url}">Back</a></p>`
         )
       )
@@ -271,8 +272,10 @@ export const startFakeStripeBilling = async (
           live === undefined
             ? `<p>No subscription.</p>`
             : `<p>Subscription ${live.status}.</p>` +
-              `<form method="post" action="/portal/${session.id}/cancel"><button type="submit">Cancel at period end</button></form>` +
-              `<form method="post" action="/portal/${session.id}/cancel?now=1"><button type="submit">Cancel now</button></form>`
+              `<form method="post" action="/portal/${session.id}/cancel">` +
+              `<button type="submit">Cancel at period end</button></form>` +
+              `<form method="post" action="/portal/${session.id}/cancel?now=1">` +
+              `<button type="submit">Cancel now</button></form>`
         ) + `<p><a href="${session.return_url}">Return</a></p>`
       )
     }

@@ -81,7 +81,7 @@ const parseJson = (text: string): { readonly ok: true; readonly value: unknown }
   }
 }
 
-/** A `tools/call` that carries a progress token (`params._meta.progressToken`): its client wants to hear how it goes. */
+/** A `tools/call` carrying a progress token (`params._meta.progressToken`): its client wants to hear how it goes. */
 export const wantsProgress = (message: unknown): boolean => {
   if (typeof message !== "object" || message === null || Array.isArray(message)) return false
   const { method, params } = message as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } }

@@ -8,8 +8,8 @@
 export const toolNameOf = (endpointName: string): string => endpointName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
 /**
- * MCP-only argument of create_token (and create_webhook, update_webhook), taken off the call before it becomes the endpoint's request: the
- * minted secret reaches the model's context only when asked for.
+ * MCP-only argument of create_token (and create_webhook, update_webhook), taken off the call before it becomes
+ * the endpoint's request: the minted secret reaches the model's context only when asked for.
  */
 export const REVEAL_SECRET = "reveal_secret"
 

@@ -1,6 +1,7 @@
 /**
  * What a tool's path parameter may be, by the collection it names in the path: `/projects/:id` a project id,
- * `/tokens/:id` a token id, `/expenses/:expenseId` an expense id, `/annotations/:annotationId` an annotation id, `/webhooks/:webhookId` a webhook id, `/deliveries/:deliveryId` a
+ * `/tokens/:id` a token id, `/expenses/:expenseId` an expense id, `/annotations/:annotationId` an annotation
+ * id, `/webhooks/:webhookId` a webhook id, `/deliveries/:deliveryId` a
  * delivery id, `/integrations/:provider` a provider. The
  * patterns and the providers are the domain's (Common.ts, Integrations.ts), read from their JSON Schema. The
  * contract keeps its path parameters plain strings (a malformed id is a 404 there, Common.ts); an MCP

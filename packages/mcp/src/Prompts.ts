@@ -34,7 +34,8 @@ export const PROMPTS: ReadonlyArray<
           `nextCursor until it is null), then ${
             toolNameOf("getBriefing")
           } with the id of each. Rank the websites by the money at stake ` +
-          `their briefings name (largest first), then by health. For each: one line of what changed and the one thing ` +
+          `their briefings name (largest first), then by health. ` +
+          `For each: one line of what changed and the one thing ` +
           `to do today. Quote figures exactly as the tools return them; say so when a website has no data yet.`
         : `Give me the morning briefing of project ${a.project}. Call ${
           toolNameOf("getBriefing")

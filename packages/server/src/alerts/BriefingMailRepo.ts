@@ -68,7 +68,8 @@ export class BriefingMailRepo
       const decode = rowsOf("alert_settings", CandidateRow)
       const decodeSettings = rowsOf("alert_settings", SettingsRow)
       const settings = (accountId: string) =>
-        sql`SELECT coalesce(s.briefing_email, true) AS enabled, coalesce(s.briefing_hour, ${DEFAULT_BRIEFING_HOUR}) AS hour,
+        sql`SELECT coalesce(s.briefing_email, true) AS enabled,
+          coalesce(s.briefing_hour, ${DEFAULT_BRIEFING_HOUR}) AS hour,
               s.timezone, (SELECT timezone FROM projects p WHERE p.account_id = a.id ORDER BY created_at, id LIMIT 1)
                 AS first_timezone
             FROM accounts a LEFT JOIN alert_settings s ON s.account_id = a.id WHERE a.id = ${accountId}`.pipe(
@@ -120,7 +121,8 @@ export class BriefingMailRepo
           return rows[0]?.sent_at ?? null
         }),
         setEmail: Effect.fn("BriefingMailRepo.setEmail")(function*(accountId, on, now) {
-          yield* sql`INSERT INTO alert_settings (account_id, briefing_email, updated_at) VALUES (${accountId}, ${on}, ${now})
+          yield* sql`INSERT INTO alert_settings (account_id, briefing_email, updated_at)
+            VALUES (${accountId}, ${on}, ${now})
               ON CONFLICT (account_id) DO UPDATE SET briefing_email = EXCLUDED.briefing_email,
                 updated_at = EXCLUDED.updated_at`.pipe(dieOnSqlError)
         }),

@@ -83,7 +83,8 @@ export class AnnotationsRepo extends Context.Service<AnnotationsRepo, Annotation
         insert: Effect.fn("AnnotationsRepo.insert")(function*(a) {
           return yield* sql`WITH bump AS (UPDATE projects SET data_version = data_version + 1 WHERE id = ${a.projectId})
               INSERT INTO annotations (id, project_id, day, note, category, created_at, updated_at)
-              VALUES (${a.id}, ${a.projectId}, ${a.date}::date, ${a.note}, ${a.category}, ${a.createdAt}, ${a.updatedAt})
+              VALUES (${a.id}, ${a.projectId}, ${a.date}::date, ${a.note}, ${a.category}, ${a.createdAt},
+                ${a.updatedAt})
               RETURNING *, ${day}`.pipe(Effect.flatMap(decodeSingle), Effect.map(toRecord), dieOnSqlError)
         }),
         list: Effect.fn("AnnotationsRepo.list")(function*(projectId, { from, limit, to }) {

@@ -29,7 +29,8 @@ const isUnsubscribeToken = (signing: SigningShape, accountId: string, token: str
 const page = (status: number, title: string, body: string) =>
   HttpServerResponse.text(
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>` +
-      `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto"><h1>${title}</h1>${body}</body></html>`,
+      `<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto">` +
+      `<h1>${title}</h1>${body}</body></html>`,
     { status, contentType: "text/html; charset=utf-8" }
   )
 

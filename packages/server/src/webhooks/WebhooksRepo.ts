@@ -130,11 +130,13 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
       return WebhooksRepo.of({
         insert: Effect.fn("WebhooksRepo.insert")(function*(w) {
           return yield* sql`INSERT INTO webhooks (id, project_id, url, format, description, events, min_money_at_stake,
-                min_severity, cadence, enabled, disabled_reason, failing_since, secret_enc, previous_secret_enc, previous_secret_expires_at, secret_rotated_at, created_at)
+                min_severity, cadence, enabled, disabled_reason, failing_since, secret_enc, previous_secret_enc,
+                previous_secret_expires_at, secret_rotated_at, created_at)
               VALUES (${w.id}, ${w.projectId}, ${w.url}, ${w.format}, ${w.description}, ${[...w.events] as Array<
             string
           >}::text[],
-                ${w.minMoneyAtStake}, ${w.minSeverity}, ${w.cadence}, ${w.enabled}, ${w.disabledReason}, ${w.failingSince}, ${w.secretEnc}, ${w.previousSecretEnc},
+                ${w.minMoneyAtStake}, ${w.minSeverity}, ${w.cadence}, ${w.enabled}, ${w.disabledReason}, ${w.failingSince},
+                ${w.secretEnc}, ${w.previousSecretEnc},
                 ${w.previousSecretExpiresAt}, ${w.secretRotatedAt}, ${w.createdAt})
               RETURNING *`.pipe(Effect.flatMap(webhookSingle), Effect.map(toWebhook), dieOnSqlError)
         }),
@@ -210,7 +212,8 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
                 INSERT INTO webhook_events (id, project_id, type, body, created_at, money, severity)
                 SELECT ${event.id}, ${event.projectId}, ${event.type}, ${event.body}, ${event.createdAt},
                   ${event.money}, ${event.severity}
-                WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.project_id = ${event.projectId} AND w.enabled AND ${target})
+                WHERE EXISTS (SELECT 1 FROM webhooks w
+                  WHERE w.project_id = ${event.projectId} AND w.enabled AND ${target})
                 RETURNING id, type
               ), d AS (
                 INSERT INTO webhook_deliveries (id, event_id, webhook_id, status, next_attempt_at, locked_until,
@@ -313,7 +316,8 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
                   failing_since = ${a.ok ? sql`NULL` : sql`coalesce(failing_since, ${a.at})`}
                   ${
             a.disable
-              ? sql`, enabled = false, disabled_reason = 'every delivery failed for 3 days: enable it again when it is fixed'`
+              ? sql`, enabled = false,
+                disabled_reason = 'every delivery failed for 3 days: enable it again when it is fixed'`
               : sql``
           }
                 WHERE id = (SELECT webhook_id FROM d)

@@ -70,7 +70,8 @@ export const drainOnce = (options: {
 /**
  * Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. The
  * integrations' sync worker (worker/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
- * it as a second fiber, the webhook deliveries (worker/WebhookDelivery.ts) as a third; the sync fiber stops the whole worker only when it cannot start (no credentials key).
+ * it as a second fiber, the webhook deliveries (worker/WebhookDelivery.ts) as a third; the sync fiber stops the
+ * whole worker only when it cannot start (no credentials key).
  *
  * Interrupting it (the process got SIGTERM) stops both fibers and returns only once they have ended: a
  * recompute in progress rolls back (its transaction is the project's lock, so the lock goes with it) and a

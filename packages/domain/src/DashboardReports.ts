@@ -23,6 +23,7 @@ import { ProjectsApi } from "./ApiProjects.ts"
 import { ReportsApi } from "./ApiReports.ts"
 import { RequestErrors } from "./Authentication.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { access } from "./DashboardRoles.ts"
 import { onWebsite } from "./OnWebsite.ts"
 
 export { type OnWebsite, onWebsite, websitePath } from "./OnWebsite.ts"
@@ -35,19 +36,19 @@ const e = ExpensesApi.endpoints
 /** The /api/v1 operations the report pages read, under /app/api/websites (session auth is added by DashboardApi). */
 export class DashboardReportsApi extends HttpApiGroup.make("reports")
   .add(
-    onWebsite(p.listProjects),
-    onWebsite(p.getHealth),
-    onWebsite(p.getBriefing),
-    onWebsite(p.listSignals),
-    onWebsite(r.getAnalytics),
-    onWebsite(r.getRevenue),
-    onWebsite(r.getChurn),
-    onWebsite(r.getSeo),
-    onWebsite(i.listIntegrations),
-    onWebsite(i.syncIntegration),
-    onWebsite(e.listExpenses),
-    onWebsite(e.createExpense),
-    onWebsite(e.deleteExpense)
+    access("viewer", onWebsite(p.listProjects)),
+    access("viewer", onWebsite(p.getHealth)),
+    access("viewer", onWebsite(p.getBriefing)),
+    access("viewer", onWebsite(p.listSignals)),
+    access("viewer", onWebsite(r.getAnalytics)),
+    access("viewer", onWebsite(r.getRevenue)),
+    access("viewer", onWebsite(r.getChurn)),
+    access("viewer", onWebsite(r.getSeo)),
+    access("viewer", onWebsite(i.listIntegrations)),
+    access("admin", onWebsite(i.syncIntegration)),
+    access("viewer", onWebsite(e.listExpenses)),
+    access("admin", onWebsite(e.createExpense)),
+    access("admin", onWebsite(e.deleteExpense))
   )
   .annotateMerge(OpenApi.annotations({
     title: "Reports",

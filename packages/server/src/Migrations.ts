@@ -10,7 +10,7 @@ import { billingMigration } from "./accounts/BillingMigration.ts"
 import { alertsMigration } from "./alerts/Migration.ts"
 import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
-import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
+import { dashboardMigration, dashboardRolesMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
 import { demoLiveMigration } from "./demo/Migration.ts"
 import { idempotencyMigration } from "./http/IdempotencyMigration.ts"
 import { integrationsMigration } from "./integrations/Migration.ts"
@@ -181,7 +181,8 @@ export const migrations = Migrator.fromRecord({
   "0035_webhooks": webhooksMigration,
   "0036_alerts": alertsMigration,
   "0037_webhook_format": webhookFormatMigration,
-  "0040_revenue_forecast": revenueForecastAnswersMigration
+  "0040_revenue_forecast": revenueForecastAnswersMigration,
+  "0050_dashboard_roles": dashboardRolesMigration
 })
 
 /**

@@ -207,7 +207,8 @@ export const principalOf = (user: UserRecord, session: SessionRecord, csrfToken:
   csrfToken,
   idleExpiresAt: session.idleExpiresAt,
   absoluteExpiresAt: session.absoluteExpiresAt,
-  staySignedIn: session.persistent
+  staySignedIn: session.persistent,
+  role: user.role
 })
 
 /**

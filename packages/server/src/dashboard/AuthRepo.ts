@@ -3,6 +3,7 @@
  * the SHA-256 of its cookie secret (hex here, bytea in the table); the secret itself is never stored.
  */
 import { AccountId } from "@sitehealth/domain/Common"
+import { DashboardRole } from "@sitehealth/domain/DashboardRoles"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,10 +26,12 @@ export interface UserRecord {
   readonly passwordVersion: number
   /** When two-factor sign-in was turned on; null: off. */
   readonly twoFactorEnabledAt: Date | null
+  /** The login's role in its account (DashboardRoles.ts); a new login is its account's owner. */
+  readonly role: DashboardRole
 }
 
 /** A user as created: the version and two-factor state start at their defaults. */
-export type NewUser = Omit<UserRecord, "passwordVersion" | "twoFactorEnabledAt">
+export type NewUser = Omit<UserRecord, "passwordVersion" | "twoFactorEnabledAt" | "role">
 
 export interface SessionRecord {
   readonly id: string
@@ -64,6 +67,8 @@ export interface AuthRepoShape extends TwoFactorRepoShape {
   readonly markVerified: (id: string, at: Date) => Effect.Effect<UserRecord | null>
   /** Sets the hash and bumps the password version (every outstanding reset link dies); the new version. */
   readonly setPassword: (id: string, hash: string) => Effect.Effect<number>
+  /** Sets the login's role; the next request of each of its sessions is checked against it. false: no such login. */
+  readonly setRole: (id: string, role: DashboardRole) => Effect.Effect<boolean>
   readonly insertSession: (session: SessionRecord) => Effect.Effect<void>
   /**
    * The live session with this secret hash, its idle expiry pushed to min(now + its idle span, absolute) and
@@ -87,7 +92,8 @@ const UserRow = Schema.Struct({
   email_verified_at: Schema.NullOr(Instant),
   created_at: Instant,
   password_version: Schema.Number,
-  totp_enabled_at: Schema.NullOr(Instant)
+  totp_enabled_at: Schema.NullOr(Instant),
+  role: DashboardRole
 })
 const toUser = (r: typeof UserRow.Type): UserRecord => ({
   id: r.id,
@@ -97,7 +103,8 @@ const toUser = (r: typeof UserRow.Type): UserRecord => ({
   emailVerifiedAt: r.email_verified_at,
   createdAt: r.created_at,
   passwordVersion: r.password_version,
-  twoFactorEnabledAt: r.totp_enabled_at
+  twoFactorEnabledAt: r.totp_enabled_at,
+  role: r.role
 })
 
 const SessionRow = Schema.Struct({
@@ -134,7 +141,8 @@ const SessionUserRow = Schema.Struct({
   u_email_verified_at: Schema.NullOr(Instant),
   u_created_at: Instant,
   u_password_version: Schema.Number,
-  u_totp_enabled_at: Schema.NullOr(Instant)
+  u_totp_enabled_at: Schema.NullOr(Instant),
+  u_role: DashboardRole
 })
 
 const firstUser = firstOf("dashboard_users", UserRow)
@@ -182,6 +190,12 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
             dieOnSqlError
           )
         }),
+        setRole: Effect.fn("AuthRepo.setRole")(function*(id, role) {
+          return yield* sql`UPDATE dashboard_users SET role = ${role} WHERE id = ${id} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
+            dieOnSqlError
+          )
+        }),
         insertSession: Effect.fn("AuthRepo.insertSession")(function*(s) {
           return yield* sql`INSERT INTO dashboard_sessions
                 (id, secret_sha256, user_id, created_at, last_seen_at, idle_expires_at, absolute_expires_at, user_agent,
@@ -205,7 +219,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
                 AND s.idle_expires_at > ${now} AND s.absolute_expires_at > ${now}
               RETURNING s.*, u.account_id AS u_account_id, u.email AS u_email, u.password_hash AS u_password_hash,
                 u.email_verified_at AS u_email_verified_at, u.created_at AS u_created_at,
-                u.password_version AS u_password_version, u.totp_enabled_at AS u_totp_enabled_at`.pipe(
+                u.password_version AS u_password_version, u.totp_enabled_at AS u_totp_enabled_at,
+                u.role AS u_role`.pipe(
             Effect.flatMap(firstOf("dashboard_sessions", SessionUserRow)),
             Effect.map((r) =>
               r === null ? null : {
@@ -218,7 +233,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
                   email_verified_at: r.u_email_verified_at,
                   created_at: r.u_created_at,
                   password_version: r.u_password_version,
-                  totp_enabled_at: r.u_totp_enabled_at
+                  totp_enabled_at: r.u_totp_enabled_at,
+                  role: r.u_role
                 })
               }
             ),
@@ -273,7 +289,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       createUser: Effect.fn("AuthRepo.createUser")((u) =>
         Effect.sync(() => {
           if (byEmail(u.email) !== null) return null
-          const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null }
+          const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null, role: "owner" }
           users.set(u.id, user)
           return user
         })
@@ -298,6 +314,14 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           if (!u) return 0
           users.set(id, { ...u, passwordHash: hash, passwordVersion: u.passwordVersion + 1 })
           return u.passwordVersion + 1
+        })
+      ),
+      setRole: Effect.fn("AuthRepo.setRole")((id, role) =>
+        Effect.sync(() => {
+          const u = users.get(id)
+          if (!u) return false
+          users.set(id, { ...u, role })
+          return true
         })
       ),
       insertSession: Effect.fn("AuthRepo.insertSession")((s) => Effect.sync(() => void sessions.set(s.id, s))),

@@ -71,7 +71,8 @@ const TestSession = Layer.succeed(
           csrfToken: "csrf",
           idleExpiresAt: new Date(8.64e15),
           absoluteExpiresAt: new Date(8.64e15),
-          staySignedIn: false
+          staySignedIn: false,
+          role: "owner"
         })
     }
   })

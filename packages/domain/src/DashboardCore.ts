@@ -70,6 +70,8 @@ export const GOOGLE_CALLBACK_PAGE = "/oauth/google/callback"
 /** Who is logged in, provided by `DashboardSession` to the handlers. */
 export interface DashboardPrincipal {
   readonly sessionId: SessionId
+  /** The login (`usr_…`) this session is of: an account may have several (members, docs/dashboard.md#roles). */
+  readonly userId: string
   readonly accountId: AccountId
   readonly email: string
   readonly emailVerified: boolean

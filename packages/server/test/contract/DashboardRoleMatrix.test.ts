@@ -121,6 +121,9 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix by role (genera
         "role_forbidden"
       )
       expect((yield* h.raw("GET", "/app/api/websites", { token: null, headers })).status).toBe(200)
+      // The session's answer says the role as of now (the web app hides what a viewer cannot do).
+      const session = yield* h.raw("GET", "/app/api/auth/session", { token: null, headers })
+      expect(session.json.data.role).toBe("viewer")
       yield* setRole(w, "admin")
       expect((yield* create("role-c.example.com")).status).toBe(201)
       expectError(

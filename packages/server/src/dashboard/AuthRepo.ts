@@ -63,6 +63,7 @@ export interface AuthRepoShape extends TwoFactorRepoShape {
   readonly createUser: (user: NewUser) => Effect.Effect<UserRecord | null>
   readonly findUserByEmail: (email: string) => Effect.Effect<UserRecord | null>
   readonly findUser: (id: string) => Effect.Effect<UserRecord | null>
+  /** The account's owner login (the morning email, the demo's magic link); null when it has none. */
   readonly findUserByAccount: (accountId: string) => Effect.Effect<UserRecord | null>
   readonly markVerified: (id: string, at: Date) => Effect.Effect<UserRecord | null>
   /** Sets the hash and bumps the password version (every outstanding reset link dies); the new version. */
@@ -171,7 +172,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           return yield* sql`SELECT * FROM dashboard_users WHERE id = ${id}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
         }),
         findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")(function*(accountId) {
-          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(
+          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId} AND role = 'owner'
+              ORDER BY created_at LIMIT 1`.pipe(
             Effect.flatMap(oneUser),
             dieOnSqlError
           )
@@ -297,7 +299,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       findUserByEmail: Effect.fn("AuthRepo.findUserByEmail")((email) => Effect.sync(() => byEmail(email))),
       findUser: Effect.fn("AuthRepo.findUser")((id) => Effect.sync(() => users.get(id) ?? null)),
       findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")((accountId) =>
-        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null)
+        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId && u.role === "owner") ?? null)
       ),
       markVerified: Effect.fn("AuthRepo.markVerified")((id, at) =>
         Effect.sync(() => {

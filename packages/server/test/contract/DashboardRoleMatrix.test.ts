@@ -124,6 +124,12 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix by role (genera
       // The session's answer says the role as of now (the web app hides what a viewer cannot do).
       const session = yield* h.raw("GET", "/app/api/auth/session", { token: null, headers })
       expect(session.json.data.role).toBe("viewer")
+      // The account's owner login (the morning email's addressee) is its owner's alone, never a viewer's.
+      const accountId = session.json.data.user.accountId as string
+      const owner = yield* h.run(Effect.gen(function*() {
+        return yield* (yield* AuthRepo).findUserByAccount(accountId)
+      }))
+      expect(owner).toBeNull()
       yield* setRole(w, "admin")
       expect((yield* create("role-c.example.com")).status).toBe(201)
       expectError(

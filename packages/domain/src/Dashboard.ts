@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { AccountId, Currency, Integer, ProjectId, Text, Timestamp } from "./Common.ts"
+import { DashboardRole } from "./DashboardRoles.ts"
 
 /** An email address as typed; compared case-insensitively after trimming. */
 export const Email = Schema.String.check(
@@ -92,7 +93,11 @@ export const CurrentSessionView = Schema.Struct({
   }),
   idleExpiresAt: Timestamp,
   absoluteExpiresAt: Timestamp,
-  staySignedIn: Schema.Boolean.annotate({ description: "Whether the owner ticked \"Stay signed in\" at log-in" })
+  staySignedIn: Schema.Boolean.annotate({ description: "Whether the owner ticked \"Stay signed in\" at log-in" }),
+  role: DashboardRole.annotate({
+    description: "This login's role in the account, as of this answer: the web app hides what the role cannot do " +
+      "(the server checks it on every request)"
+  })
 }).annotate({ identifier: "DashboardSession" })
 export type CurrentSessionView = typeof CurrentSessionView.Type
 

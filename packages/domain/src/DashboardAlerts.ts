@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { DateOnly, Integer, Timestamp } from "./Common.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { access } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict } from "./Errors.ts"
@@ -53,28 +54,37 @@ export type BriefingSent = typeof BriefingSent.Type
 
 export class DashboardAlertsApi extends HttpApiGroup.make("alerts")
   .add(
-    doc(
-      HttpApiEndpoint.get("getEmail", "/alerts/email", {
-        success: Envelope("BriefingEmailSettingsResponse", BriefingEmailSettings)
-      }),
-      "The morning briefing email: on or off, its hour and time zone, today's sending"
+    access(
+      "viewer",
+      doc(
+        HttpApiEndpoint.get("getEmail", "/alerts/email", {
+          success: Envelope("BriefingEmailSettingsResponse", BriefingEmailSettings)
+        }),
+        "The morning briefing email: on or off, its hour and time zone, today's sending"
+      )
     ),
-    doc(
-      HttpApiEndpoint.patch("updateEmail", "/alerts/email", {
-        payload: UpdateBriefingEmail,
-        success: Envelope("BriefingEmailSettingsResponse", BriefingEmailSettings),
-        error: [BadRequest]
-      }),
-      "Turn the email on or off, choose its hour and time zone",
-      "400 `invalid_timezone` for a zone Node does not know."
+    access(
+      "admin",
+      doc(
+        HttpApiEndpoint.patch("updateEmail", "/alerts/email", {
+          payload: UpdateBriefingEmail,
+          success: Envelope("BriefingEmailSettingsResponse", BriefingEmailSettings),
+          error: [BadRequest]
+        }),
+        "Turn the email on or off, choose its hour and time zone",
+        "400 `invalid_timezone` for a zone Node does not know."
+      )
     ),
-    doc(
-      HttpApiEndpoint.post("sendEmailNow", "/alerts/email/send", {
-        success: Envelope("BriefingSentResponse", BriefingSent),
-        error: [Conflict]
-      }),
-      "Send today's briefing email now (once a day: the morning one is then not sent again)",
-      "409 `no_websites` before the account has a website."
+    access(
+      "admin",
+      doc(
+        HttpApiEndpoint.post("sendEmailNow", "/alerts/email/send", {
+          success: Envelope("BriefingSentResponse", BriefingSent),
+          error: [Conflict]
+        }),
+        "Send today's briefing email now (once a day: the morning one is then not sent again)",
+        "409 `no_websites` before the account has a website."
+      )
     )
   )
   .middleware(DashboardSession)

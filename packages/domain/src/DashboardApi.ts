@@ -33,6 +33,7 @@ import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"
 import { documentedApi } from "./Documented.ts"
 
 export * from "./DashboardCore.ts"
+export * from "./DashboardRoles.ts"
 export * from "./DashboardSecurity.ts"
 export * from "./DashboardTokens.ts"
 

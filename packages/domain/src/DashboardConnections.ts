@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { Timestamp } from "./Common.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { DashboardAccessAnnotation } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { ApiError, BadRequest, NotFound, Unavailable } from "./Errors.ts"
@@ -151,7 +152,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         params: websiteParams,
         success: Envelope("ConnectionListResponse", ConnectionList),
         error: [NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "viewer"),
       "A website's connections: status, last sync, last error; never a credential"
     ),
     doc(
@@ -160,7 +161,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         payload: ConnectStripePayload,
         success: Envelope("StripeConnected", Connected, { status: 201 }),
         error: [BadRequest, NotFound, CredentialsRejected, ProviderUnavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Connect Stripe with a restricted key, checked live first; queues a full sync",
       "422 `missing_permissions` names the read permissions the key lacks; 502 when Stripe cannot be reached."
     ),
@@ -170,7 +171,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         payload: ConnectPlausiblePayload,
         success: Envelope("PlausibleConnected", Connected, { status: 201 }),
         error: [BadRequest, NotFound, CredentialsRejected, ProviderUnavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Connect Plausible with a Stats API key and the site id, checked live first; queues a full sync"
     ),
     doc(
@@ -178,7 +179,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         params: websiteParams,
         success: Envelope("GoogleAuthorizationResponse", GoogleAuthorization),
         error: [NotFound, Unavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Start Google's OAuth flow (PKCE S256 + state): answers the authorize URL to send the browser to",
       "503 `google_not_configured` when the server has no GOOGLE_CLIENT_ID / GOOGLE_CLIENT_SECRET."
     ),
@@ -187,7 +188,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         payload: GoogleCallbackPayload,
         success: Envelope("GoogleAuthorizedResponse", GoogleAuthorized),
         error: [BadRequest, CredentialsRejected, ProviderUnavailable, Unavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Finish Google's OAuth flow: exchanges the code (with the PKCE verifier) and lists the account's properties",
       "400 `oauth_state_invalid` for a state this session did not start, already used or expired; 422 `oauth_failed` " +
         "when Google refuses the code."
@@ -198,7 +199,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         payload: ChooseGscPropertyPayload,
         success: Envelope("SearchConsoleConnected", Connected, { status: 201 }),
         error: [BadRequest, NotFound, CredentialsRejected, ProviderUnavailable, Unavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Connect Search Console to the property chosen from the OAuth flow's list; queues a full sync"
     ),
     doc(
@@ -206,7 +207,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         params: providerParams,
         success: Envelope("ConnectionDisconnected", Disconnected),
         error: [NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Disconnect: deletes the stored credentials and queued syncs (the data already synced stays)"
     ),
     doc(
@@ -214,7 +215,7 @@ export class DashboardConnectionsApi extends HttpApiGroup.make("connections")
         params: providerParams,
         success: Envelope("ConnectionSyncQueued", SyncResult, { status: 202 }),
         error: [NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Sync now: queues an incremental sync (or answers the one already queued or running)"
     )
   )

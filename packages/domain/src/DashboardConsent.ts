@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { ProjectId } from "./Common.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { DashboardAccessAnnotation } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, NotFound } from "./Errors.ts"
@@ -65,7 +66,7 @@ export class DashboardConsentApi extends HttpApiGroup.make("consent")
         query: AuthorizationRequest,
         success: Envelope("ConsentViewResponse", ConsentView),
         error: [BadRequest]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "What an MCP client asks: its name, its redirect host, the permissions; the account's websites to choose from",
       "400 when the request is not one /oauth/authorize would accept (unknown client, unregistered redirect URI…)."
     ),
@@ -74,7 +75,7 @@ export class DashboardConsentApi extends HttpApiGroup.make("consent")
         payload: ConsentDecision,
         success: Envelope("ConsentAnswerResponse", ConsentAnswer),
         error: [BadRequest, NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Approve (a code for the chosen websites and permissions) or deny; the URL to send the browser back to",
       "404 when a chosen website is not the account's; 400 when no permission is chosen on approval."
     )

@@ -41,6 +41,7 @@ import {
   WebsiteDeleted,
   WebsiteList
 } from "./Dashboard.ts"
+import { DashboardAccessAnnotation, type DashboardRole } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Forbidden, NotFound, RateLimited, Unauthorized } from "./Errors.ts"
@@ -69,6 +70,8 @@ export const GOOGLE_CALLBACK_PAGE = "/oauth/google/callback"
 /** Who is logged in, provided by `DashboardSession` to the handlers. */
 export interface DashboardPrincipal {
   readonly sessionId: SessionId
+  /** The login (`usr_…`) this session is of: an account may have several (members, docs/dashboard.md#roles). */
+  readonly userId: string
   readonly accountId: AccountId
   readonly email: string
   readonly emailVerified: boolean
@@ -76,6 +79,8 @@ export interface DashboardPrincipal {
   readonly idleExpiresAt: Date
   readonly absoluteExpiresAt: Date
   readonly staySignedIn: boolean
+  /** The member's role, read with the session on every request (never kept in the session). */
+  readonly role: DashboardRole
 }
 export class CurrentDashboardSession extends Context.Service<CurrentDashboardSession, DashboardPrincipal>()(
   "sitehealth/CurrentDashboardSession"
@@ -116,7 +121,7 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         payload: SignUpPayload,
         success: Envelope("SignUpResponse", Accepted, { status: 202 }),
         error: [BadRequest, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "public"),
       "Create an account (starts the 14-day trial) and mail a verification link",
       "Answers the same whether or not the email is already registered; a registered address gets a mail saying so " +
         "instead."
@@ -126,7 +131,7 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         payload: LogInPayload,
         success: Envelope("LogInResponse", LogInResult),
         error: [BadRequest, Unauthorized, Forbidden, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "public"),
       "Log in: sets a new session cookie (a new id every time) and answers the session with its CSRF token",
       "401 `invalid_credentials` for an unknown email or a wrong password alike; 403 `email_not_verified` once the " +
         "password is right but the address is not verified. With two-factor sign-in on, no session yet: " +
@@ -140,7 +145,7 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         payload: SecondFactorPayload,
         success: Envelope("SecondFactorResponse", CurrentSessionView),
         error: [BadRequest, Unauthorized, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "public"),
       "Log in, second step: the challenge from log-in and a code from the authenticator app (or a recovery code)",
       "401 `invalid_code` for a wrong, reused or expired code; 400 `invalid_link` when the challenge is malformed, " +
         "expired (5 minutes) or already used; 429 with Retry-After, throttled as log-in is."
@@ -150,7 +155,7 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         payload: EmailPayload,
         success: Envelope("PasswordResetRequested", Accepted, { status: 202 }),
         error: [BadRequest, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "public"),
       "Mail a single-use password-reset link (same answer for an unregistered email)"
     ),
     doc(
@@ -158,7 +163,7 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         payload: ResetPasswordPayload,
         success: Envelope("PasswordResetDone", Accepted),
         error: [BadRequest, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "public"),
       "Set a new password from a reset link's token; ends every session of the account",
       "400 `invalid_link` when the token is malformed, forged, expired or already used."
     ),
@@ -167,26 +172,26 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         payload: VerifyEmailPayload,
         success: Envelope("EmailVerified", DashboardUser),
         error: [BadRequest]
-      }),
+      }).annotate(DashboardAccessAnnotation, "public"),
       "Verify the email address from the verification link's token",
       "400 `invalid_link` when the token is malformed, forged, expired or already used."
     ),
     doc(
       HttpApiEndpoint.post("logOut", "/auth/logout", {
         success: Envelope("LoggedOut", LoggedOut)
-      }).middleware(DashboardSession),
+      }).annotate(DashboardAccessAnnotation, "self").middleware(DashboardSession),
       "End this session and clear its cookie"
     ),
     doc(
       HttpApiEndpoint.get("session", "/auth/session", {
         success: Envelope("SessionResponse", CurrentSessionView)
-      }).middleware(DashboardSession),
+      }).annotate(DashboardAccessAnnotation, "self").middleware(DashboardSession),
       "The logged-in user and this session's CSRF token (401 when logged out)"
     ),
     doc(
       HttpApiEndpoint.get("listSessions", "/auth/sessions", {
         success: Envelope("SessionListResponse", SessionList)
-      }).middleware(DashboardSession),
+      }).annotate(DashboardAccessAnnotation, "self").middleware(DashboardSession),
       "The account's live sessions"
     ),
     doc(
@@ -194,13 +199,13 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
         params: idParams,
         success: Envelope("SessionRevoked", SessionsRevoked),
         error: [NotFound]
-      }).middleware(DashboardSession),
+      }).annotate(DashboardAccessAnnotation, "self").middleware(DashboardSession),
       "End one session of the account (404 for another account's or an unknown one)"
     ),
     doc(
       HttpApiEndpoint.post("logOutOtherSessions", "/auth/sessions/revoke-others", {
         success: Envelope("OtherSessionsRevoked", SessionsRevoked)
-      }).middleware(DashboardSession),
+      }).annotate(DashboardAccessAnnotation, "self").middleware(DashboardSession),
       "End every session of the account but this one"
     )
   )
@@ -210,7 +215,10 @@ export class DashboardAuthApi extends HttpApiGroup.make("auth")
 export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
   .add(
     doc(
-      HttpApiEndpoint.get("list", "/websites", { success: Envelope("WebsiteListResponse", WebsiteList) }),
+      HttpApiEndpoint.get("list", "/websites", { success: Envelope("WebsiteListResponse", WebsiteList) }).annotate(
+        DashboardAccessAnnotation,
+        "viewer"
+      ),
       "The account's websites"
     ),
     doc(
@@ -218,7 +226,7 @@ export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
         payload: CreateWebsitePayload,
         success: Envelope("WebsiteCreated", Website, { status: 201 }),
         error: [BadRequest]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Add a website"
     ),
     doc(
@@ -227,7 +235,7 @@ export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
         payload: UpdateWebsitePayload,
         success: Envelope("WebsiteUpdated", Website),
         error: [BadRequest, NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Edit a website's name, domain, time zone or currency"
     ),
     doc(
@@ -236,7 +244,7 @@ export class DashboardWebsitesApi extends HttpApiGroup.make("websites")
         payload: DeleteWebsitePayload,
         success: Envelope("WebsiteDeletedResponse", WebsiteDeleted),
         error: [BadRequest, NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Delete a website, its data and credentials; takes it out of every token's scope",
       "`confirmDomain` must equal the website's domain (400 `confirmation_mismatch` otherwise). A token scoped to " +
         "this website alone stops working for it."

@@ -26,6 +26,7 @@ import { ReportsApi } from "./ApiReports.ts"
 import { WebhooksApi } from "./ApiWebhooks.ts"
 import { RequestErrors } from "./Authentication.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { access } from "./DashboardRoles.ts"
 import { onWebsite } from "./OnWebsite.ts"
 
 export { type OnWebsite, onWebsite, websitePath } from "./OnWebsite.ts"
@@ -40,30 +41,30 @@ const w = WebhooksApi.endpoints
 /** The /api/v1 operations the report pages read, under /app/api/websites (session auth is added by DashboardApi). */
 export class DashboardReportsApi extends HttpApiGroup.make("reports")
   .add(
-    onWebsite(p.listProjects),
-    onWebsite(p.getHealth),
-    onWebsite(p.getBriefing),
-    onWebsite(p.listSignals),
-    onWebsite(r.getAnalytics),
-    onWebsite(r.getRevenue),
-    onWebsite(r.getChurn),
-    onWebsite(r.getSeo),
-    onWebsite(i.listIntegrations),
-    onWebsite(i.syncIntegration),
-    onWebsite(e.listExpenses),
-    onWebsite(e.createExpense),
-    onWebsite(e.deleteExpense),
-    onWebsite(a.listAnnotations),
-    onWebsite(a.createAnnotation),
-    onWebsite(a.updateAnnotation),
-    onWebsite(a.deleteAnnotation),
-    onWebsite(w.listWebhooks),
-    onWebsite(w.createWebhook),
-    onWebsite(w.updateWebhook),
-    onWebsite(w.deleteWebhook),
-    onWebsite(w.testWebhook),
-    onWebsite(w.listWebhookDeliveries),
-    onWebsite(w.redeliverWebhook)
+    access("viewer", onWebsite(p.listProjects)),
+    access("viewer", onWebsite(p.getHealth)),
+    access("viewer", onWebsite(p.getBriefing)),
+    access("viewer", onWebsite(p.listSignals)),
+    access("viewer", onWebsite(r.getAnalytics)),
+    access("viewer", onWebsite(r.getRevenue)),
+    access("viewer", onWebsite(r.getChurn)),
+    access("viewer", onWebsite(r.getSeo)),
+    access("viewer", onWebsite(i.listIntegrations)),
+    access("admin", onWebsite(i.syncIntegration)),
+    access("viewer", onWebsite(e.listExpenses)),
+    access("admin", onWebsite(e.createExpense)),
+    access("admin", onWebsite(e.deleteExpense)),
+    access("viewer", onWebsite(a.listAnnotations)),
+    access("admin", onWebsite(a.createAnnotation)),
+    access("admin", onWebsite(a.updateAnnotation)),
+    access("admin", onWebsite(a.deleteAnnotation)),
+    access("viewer", onWebsite(w.listWebhooks)),
+    access("admin", onWebsite(w.createWebhook)),
+    access("admin", onWebsite(w.updateWebhook)),
+    access("admin", onWebsite(w.deleteWebhook)),
+    access("admin", onWebsite(w.testWebhook)),
+    access("viewer", onWebsite(w.listWebhookDeliveries)),
+    access("admin", onWebsite(w.redeliverWebhook))
   )
   .annotateMerge(OpenApi.annotations({
     title: "Reports",

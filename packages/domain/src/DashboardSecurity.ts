@@ -14,6 +14,7 @@ import { RequestErrors } from "./Authentication.ts"
 import { Integer, Timestamp } from "./Common.ts"
 import { AnyPassword, NewPassword, OneTimeCode } from "./Dashboard.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { DashboardAccessAnnotation } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, RateLimited } from "./Errors.ts"
@@ -63,7 +64,7 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         payload: ChangePasswordPayload,
         success: Envelope("PasswordChangedResponse", PasswordChanged),
         error: [BadRequest, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "self"),
       "Change the password, giving the current one; ends every other session and mails the owner",
       "400 `wrong_password` when the current password is wrong (throttled as log-in is: 429 with Retry-After), " +
         "`weak_password` when the new one is common, breached or made of the address."
@@ -71,7 +72,7 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
     doc(
       HttpApiEndpoint.get("twoFactor", "/security/two-factor", {
         success: Envelope("TwoFactorStatusResponse", TwoFactorStatus)
-      }),
+      }).annotate(DashboardAccessAnnotation, "self"),
       "Whether two-factor sign-in is on, and how many recovery codes are left"
     ),
     doc(
@@ -79,7 +80,7 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         payload: PasswordConfirmation,
         success: Envelope("TwoFactorSetupResponse", TwoFactorSetup),
         error: [BadRequest, Conflict, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "self"),
       "Start turning two-factor sign-in on: a new secret and its QR code (nothing changes until it is confirmed)",
       "400 `wrong_password`; 409 `two_factor_enabled` when it is already on (turn it off first)."
     ),
@@ -88,7 +89,7 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         payload: CodePayload,
         success: Envelope("TwoFactorEnabledResponse", RecoveryCodes),
         error: [BadRequest, Conflict, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "self"),
       "Turn two-factor sign-in on with a first code from the app; answers the ten recovery codes, once",
       "400 `invalid_code` for a wrong code; 400 `no_setup` without a setup started in the last 15 minutes; 409 " +
         "`two_factor_enabled`. Mails the owner."
@@ -98,7 +99,7 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         payload: PasswordAndCode,
         success: Envelope("TwoFactorDisabledResponse", TwoFactorStatus),
         error: [BadRequest, Conflict, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "self"),
       "Turn two-factor sign-in off, with the password and a code (or a recovery code); mails the owner",
       "400 `wrong_password` or `invalid_code`; 409 `two_factor_disabled` when it is off."
     ),
@@ -107,7 +108,7 @@ export class DashboardSecurityApi extends HttpApiGroup.make("security")
         payload: PasswordAndCode,
         success: Envelope("RecoveryCodesResponse", RecoveryCodes),
         error: [BadRequest, Conflict, RateLimited]
-      }),
+      }).annotate(DashboardAccessAnnotation, "self"),
       "Ten new recovery codes (the old ones stop working), with the password and a code from the app",
       "400 `wrong_password` or `invalid_code`; 409 `two_factor_disabled`."
     )

@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { AccountId, Integer, ProjectId, Text, Timestamp, TokenId } from "./Common.ts"
 import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { DashboardAccessAnnotation } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, NotFound, Unavailable } from "./Errors.ts"
@@ -100,7 +101,8 @@ const idParams = { id: Schema.String }
 export class DashboardTokensApi extends HttpApiGroup.make("tokens")
   .add(
     doc(
-      HttpApiEndpoint.get("list", "/tokens", { success: Envelope("DashboardTokenListResponse", DashboardTokenList) }),
+      HttpApiEndpoint.get("list", "/tokens", { success: Envelope("DashboardTokenListResponse", DashboardTokenList) })
+        .annotate(DashboardAccessAnnotation, "admin"),
       "The account's tokens, never a secret"
     ),
     doc(
@@ -108,7 +110,7 @@ export class DashboardTokensApi extends HttpApiGroup.make("tokens")
         payload: CreateDashboardTokenPayload,
         success: Envelope("DashboardTokenCreatedResponse", DashboardTokenCreated, { status: 201 }),
         error: [BadRequest, NotFound]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Create a token restricted to websites and permissions; the secret is in this answer only",
       "404 when a named website is not the account's."
     ),
@@ -117,7 +119,7 @@ export class DashboardTokensApi extends HttpApiGroup.make("tokens")
         params: idParams,
         success: Envelope("DashboardTokenRevokedResponse", DashboardTokenRevoked),
         error: [NotFound, Conflict]
-      }),
+      }).annotate(DashboardAccessAnnotation, "admin"),
       "Revoke a token: it stops working at once, everywhere",
       "409 when it is already revoked."
     )
@@ -129,7 +131,10 @@ export class DashboardTokensApi extends HttpApiGroup.make("tokens")
 export class DashboardAccountApi extends HttpApiGroup.make("account")
   .add(
     doc(
-      HttpApiEndpoint.get("get", "/account", { success: Envelope("AccountResponse", AccountView) }),
+      HttpApiEndpoint.get("get", "/account", { success: Envelope("AccountResponse", AccountView) }).annotate(
+        DashboardAccessAnnotation,
+        "viewer"
+      ),
       "Trial days left, subscription state, and whether the entitlement has ended"
     ),
     doc(
@@ -137,7 +142,7 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
         payload: CheckoutPayload,
         success: Envelope("CheckoutResponse", RedirectView),
         error: [BadRequest, Conflict, Unavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "owner"),
       "Subscribe: a Stripe Checkout page for the monthly or yearly plan",
       "Creates the account's Stripe customer the first time. 409 `billing_not_configured` without billing keys, " +
         "`already_subscribed` while a subscription is live (use the portal); 400 `plan_unavailable` for yearly " +
@@ -147,7 +152,7 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
       HttpApiEndpoint.post("billingPortal", "/account/billing-portal", {
         success: Envelope("BillingPortalResponse", RedirectView),
         error: [Conflict, Unavailable]
-      }),
+      }).annotate(DashboardAccessAnnotation, "owner"),
       "Manage billing: a Stripe customer portal session (card, invoices, cancel)",
       "409 `billing_not_configured`, or `no_customer` before the first checkout; 503 `billing_unavailable`."
     )

@@ -11,7 +11,7 @@ import { alertsMigration } from "./alerts/Migration.ts"
 import { annotationsMigration } from "./annotations/Migration.ts"
 import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
-import { dashboardMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
+import { dashboardMigration, dashboardRolesMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
 import { demoLiveMigration } from "./demo/Migration.ts"
 import { idempotencyMigration } from "./http/IdempotencyMigration.ts"
 import { integrationsMigration } from "./integrations/Migration.ts"
@@ -190,6 +190,7 @@ export const migrations = Migrator.fromRecord({
   "0040_revenue_forecast": revenueForecastAnswersMigration,
   "0041_webhook_rules": webhookRulesMigration,
   "0042_webhook_recaps": webhookRecapsMigration,
+  "0050_dashboard_roles": dashboardRolesMigration,
   "0055_annotations": annotationsMigration
 })
 

@@ -196,18 +196,21 @@ export const sessionView = (principal: DashboardPrincipal): CurrentSessionView =
   csrfToken: principal.csrfToken,
   idleExpiresAt: principal.idleExpiresAt.toISOString(),
   absoluteExpiresAt: principal.absoluteExpiresAt.toISOString(),
-  staySignedIn: principal.staySignedIn
+  staySignedIn: principal.staySignedIn,
+  role: principal.role
 })
 
 export const principalOf = (user: UserRecord, session: SessionRecord, csrfToken: string): DashboardPrincipal => ({
   sessionId: session.id as SessionId,
+  userId: user.id,
   accountId: user.accountId,
   email: user.email,
   emailVerified: user.emailVerifiedAt !== null,
   csrfToken,
   idleExpiresAt: session.idleExpiresAt,
   absoluteExpiresAt: session.absoluteExpiresAt,
-  staySignedIn: session.persistent
+  staySignedIn: session.persistent,
+  role: user.role
 })
 
 /**

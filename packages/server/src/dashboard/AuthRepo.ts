@@ -3,6 +3,7 @@
  * the SHA-256 of its cookie secret (hex here, bytea in the table); the secret itself is never stored.
  */
 import { AccountId } from "@sitehealth/domain/Common"
+import { DashboardRole } from "@sitehealth/domain/DashboardRoles"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -25,10 +26,12 @@ export interface UserRecord {
   readonly passwordVersion: number
   /** When two-factor sign-in was turned on; null: off. */
   readonly twoFactorEnabledAt: Date | null
+  /** The login's role in its account (DashboardRoles.ts); a new login is its account's owner. */
+  readonly role: DashboardRole
 }
 
 /** A user as created: the version and two-factor state start at their defaults. */
-export type NewUser = Omit<UserRecord, "passwordVersion" | "twoFactorEnabledAt">
+export type NewUser = Omit<UserRecord, "passwordVersion" | "twoFactorEnabledAt" | "role">
 
 export interface SessionRecord {
   readonly id: string
@@ -60,10 +63,13 @@ export interface AuthRepoShape extends TwoFactorRepoShape {
   readonly createUser: (user: NewUser) => Effect.Effect<UserRecord | null>
   readonly findUserByEmail: (email: string) => Effect.Effect<UserRecord | null>
   readonly findUser: (id: string) => Effect.Effect<UserRecord | null>
+  /** The account's owner login (the morning email, the demo's magic link); null when it has none. */
   readonly findUserByAccount: (accountId: string) => Effect.Effect<UserRecord | null>
   readonly markVerified: (id: string, at: Date) => Effect.Effect<UserRecord | null>
   /** Sets the hash and bumps the password version (every outstanding reset link dies); the new version. */
   readonly setPassword: (id: string, hash: string) => Effect.Effect<number>
+  /** Sets the login's role; the next request of each of its sessions is checked against it. false: no such login. */
+  readonly setRole: (id: string, role: DashboardRole) => Effect.Effect<boolean>
   readonly insertSession: (session: SessionRecord) => Effect.Effect<void>
   /**
    * The live session with this secret hash, its idle expiry pushed to min(now + its idle span, absolute) and
@@ -87,7 +93,8 @@ const UserRow = Schema.Struct({
   email_verified_at: Schema.NullOr(Instant),
   created_at: Instant,
   password_version: Schema.Number,
-  totp_enabled_at: Schema.NullOr(Instant)
+  totp_enabled_at: Schema.NullOr(Instant),
+  role: DashboardRole
 })
 const toUser = (r: typeof UserRow.Type): UserRecord => ({
   id: r.id,
@@ -97,7 +104,8 @@ const toUser = (r: typeof UserRow.Type): UserRecord => ({
   emailVerifiedAt: r.email_verified_at,
   createdAt: r.created_at,
   passwordVersion: r.password_version,
-  twoFactorEnabledAt: r.totp_enabled_at
+  twoFactorEnabledAt: r.totp_enabled_at,
+  role: r.role
 })
 
 const SessionRow = Schema.Struct({
@@ -134,7 +142,8 @@ const SessionUserRow = Schema.Struct({
   u_email_verified_at: Schema.NullOr(Instant),
   u_created_at: Instant,
   u_password_version: Schema.Number,
-  u_totp_enabled_at: Schema.NullOr(Instant)
+  u_totp_enabled_at: Schema.NullOr(Instant),
+  u_role: DashboardRole
 })
 
 const firstUser = firstOf("dashboard_users", UserRow)
@@ -163,7 +172,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           return yield* sql`SELECT * FROM dashboard_users WHERE id = ${id}`.pipe(Effect.flatMap(oneUser), dieOnSqlError)
         }),
         findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")(function*(accountId) {
-          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId}`.pipe(
+          return yield* sql`SELECT * FROM dashboard_users WHERE account_id = ${accountId} AND role = 'owner'
+              ORDER BY created_at LIMIT 1`.pipe(
             Effect.flatMap(oneUser),
             dieOnSqlError
           )
@@ -179,6 +189,12 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
             Effect.map((rows) =>
               Number((rows[0] as { password_version?: unknown } | undefined)?.password_version ?? 0)
             ),
+            dieOnSqlError
+          )
+        }),
+        setRole: Effect.fn("AuthRepo.setRole")(function*(id, role) {
+          return yield* sql`UPDATE dashboard_users SET role = ${role} WHERE id = ${id} RETURNING id`.pipe(
+            Effect.map((rows) => rows.length > 0),
             dieOnSqlError
           )
         }),
@@ -205,7 +221,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
                 AND s.idle_expires_at > ${now} AND s.absolute_expires_at > ${now}
               RETURNING s.*, u.account_id AS u_account_id, u.email AS u_email, u.password_hash AS u_password_hash,
                 u.email_verified_at AS u_email_verified_at, u.created_at AS u_created_at,
-                u.password_version AS u_password_version, u.totp_enabled_at AS u_totp_enabled_at`.pipe(
+                u.password_version AS u_password_version, u.totp_enabled_at AS u_totp_enabled_at,
+                u.role AS u_role`.pipe(
             Effect.flatMap(firstOf("dashboard_sessions", SessionUserRow)),
             Effect.map((r) =>
               r === null ? null : {
@@ -218,7 +235,8 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
                   email_verified_at: r.u_email_verified_at,
                   created_at: r.u_created_at,
                   password_version: r.u_password_version,
-                  totp_enabled_at: r.u_totp_enabled_at
+                  totp_enabled_at: r.u_totp_enabled_at,
+                  role: r.u_role
                 })
               }
             ),
@@ -273,7 +291,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       createUser: Effect.fn("AuthRepo.createUser")((u) =>
         Effect.sync(() => {
           if (byEmail(u.email) !== null) return null
-          const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null }
+          const user: UserRecord = { ...u, passwordVersion: 0, twoFactorEnabledAt: null, role: "owner" }
           users.set(u.id, user)
           return user
         })
@@ -281,7 +299,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       findUserByEmail: Effect.fn("AuthRepo.findUserByEmail")((email) => Effect.sync(() => byEmail(email))),
       findUser: Effect.fn("AuthRepo.findUser")((id) => Effect.sync(() => users.get(id) ?? null)),
       findUserByAccount: Effect.fn("AuthRepo.findUserByAccount")((accountId) =>
-        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId) ?? null)
+        Effect.sync(() => [...users.values()].find((u) => u.accountId === accountId && u.role === "owner") ?? null)
       ),
       markVerified: Effect.fn("AuthRepo.markVerified")((id, at) =>
         Effect.sync(() => {
@@ -298,6 +316,14 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
           if (!u) return 0
           users.set(id, { ...u, passwordHash: hash, passwordVersion: u.passwordVersion + 1 })
           return u.passwordVersion + 1
+        })
+      ),
+      setRole: Effect.fn("AuthRepo.setRole")((id, role) =>
+        Effect.sync(() => {
+          const u = users.get(id)
+          if (!u) return false
+          users.set(id, { ...u, role })
+          return true
         })
       ),
       insertSession: Effect.fn("AuthRepo.insertSession")((s) => Effect.sync(() => void sessions.set(s.id, s))),

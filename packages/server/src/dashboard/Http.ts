@@ -67,7 +67,7 @@ export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) 
       Effect.gen(function*() {
         const session = yield* CurrentDashboardSession
         const repo = yield* AuthRepo
-        const user = yield* repo.findUserByAccount(session.accountId)
+        const user = yield* repo.findUser(session.userId)
         if (user !== null) yield* repo.deleteSession(user.id, session.sessionId)
         yield* Auth.setSessionCookie(null)
         return { loggedOut: true as const }
@@ -80,7 +80,7 @@ export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) 
       Effect.gen(function*() {
         const session = yield* CurrentDashboardSession
         const repo = yield* AuthRepo
-        const user = yield* repo.findUserByAccount(session.accountId)
+        const user = yield* repo.findUser(session.userId)
         const sessions = user === null ? [] : yield* repo.listSessions(user.id, yield* now)
         return {
           sessions: sessions.map((s) => ({
@@ -97,7 +97,7 @@ export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) 
       Effect.gen(function*() {
         const session = yield* CurrentDashboardSession
         const repo = yield* AuthRepo
-        const user = yield* repo.findUserByAccount(session.accountId)
+        const user = yield* repo.findUser(session.userId)
         // A session id is ours (`ses_` and base62): anything else is no session, without asking the database.
         if (user === null || !SESSION_ID.test(params.id) || !(yield* repo.deleteSession(user.id, params.id))) {
           return yield* notFound("Session")
@@ -109,7 +109,7 @@ export const DashboardAuthHttp = HttpApiBuilder.group(DashboardApi, "auth", (h) 
       Effect.gen(function*() {
         const session = yield* CurrentDashboardSession
         const repo = yield* AuthRepo
-        const user = yield* repo.findUserByAccount(session.accountId)
+        const user = yield* repo.findUser(session.userId)
         return { revoked: user === null ? 0 : yield* repo.deleteSessionsOf(user.id, session.sessionId) }
       })))
 

@@ -9,9 +9,11 @@ import {
   DashboardOrigin,
   DashboardSession
 } from "@sitehealth/domain/DashboardApi"
+import { accessOf, roleAllows } from "@sitehealth/domain/DashboardRoles"
 import { Forbidden, RateLimited } from "@sitehealth/domain/Errors"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -96,10 +98,20 @@ export const DashboardSessionLive = Layer.effect(
     // What the session lookup needs, captured when the layer is built (a middleware runs per request).
     const context = yield* Effect.context<AuthRepo | Signing>()
     const config = yield* AppConfig
-    const check = (secret: string) => <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
+    const check = (secret: string, endpoint: HttpApiEndpoint.Top) => <A, E, R>(httpEffect: Effect.Effect<A, E, R>) =>
       Effect.gen(function*() {
         const principal = yield* findSession(secret).pipe(Effect.provideContext(context))
         if (principal === null) return yield* sessionRequired()
+        // The role comes with the session's row on every request: a demoted member's next request is refused.
+        const level = accessOf(endpoint)
+        if (level === undefined || level === "public" || !roleAllows(principal.role, level)) {
+          return yield* new Forbidden({
+            message: level === undefined || level === "public"
+              ? "This endpoint declares no role: refused"
+              : `Your role (${principal.role}) cannot do this: it needs ${level}`,
+            type: "role_forbidden"
+          })
+        }
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers[CSRF_HEADER], principal.csrfToken)) {
           return yield* new Forbidden({
@@ -111,9 +123,9 @@ export const DashboardSessionLive = Layer.effect(
       })
     return DashboardSession.of({
       // PUBLIC_URL https: the `__Host-` cookie alone (a plain one could have been planted by a sibling subdomain).
-      secureCookie: (httpEffect, { credential }) => check(Redacted.value(credential))(httpEffect),
-      cookie: (httpEffect, { credential }) =>
-        isHttps(config) ? Effect.fail(sessionRequired()) : check(Redacted.value(credential))(httpEffect)
+      secureCookie: (httpEffect, { credential, endpoint }) => check(Redacted.value(credential), endpoint)(httpEffect),
+      cookie: (httpEffect, { credential, endpoint }) =>
+        isHttps(config) ? Effect.fail(sessionRequired()) : check(Redacted.value(credential), endpoint)(httpEffect)
     })
   })
 )

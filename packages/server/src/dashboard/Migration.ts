@@ -62,3 +62,12 @@ export const dashboardSecurityMigration = ddlMigration(`
     CREATE INDEX dashboard_auth_failures_account ON dashboard_auth_failures (kind, account, at);
     CREATE INDEX dashboard_auth_failures_address ON dashboard_auth_failures (kind, address, at)
 `)
+
+/**
+ * Roles (docs/dashboard.md): each login has a role in its account, read with the session on every request.
+ * Every existing login is its account's owner.
+ */
+export const dashboardRolesMigration = ddlMigration(`
+    ALTER TABLE dashboard_users ADD COLUMN role text NOT NULL DEFAULT 'owner'
+      CHECK (role IN ('owner', 'admin', 'viewer'))
+`)

@@ -17,7 +17,7 @@ import {
 /** The logged-in user, as stored now (not as the session saw it at log-in). */
 const currentUser = Effect.gen(function*() {
   const session = yield* CurrentDashboardSession
-  const user = yield* (yield* AuthRepo).findUserByAccount(session.accountId)
+  const user = yield* (yield* AuthRepo).findUser(session.userId)
   if (user === null) return yield* Effect.die(new Error("a session's user is gone"))
   return { session, user }
 })

@@ -65,13 +65,15 @@ const TestSession = Layer.succeed(
         ? Effect.fail(new Unauthorized({ message: "Log in to continue", type: "session_required" }))
         : Effect.provideService(httpEffect, CurrentDashboardSession, {
           sessionId: "ses_test" as SessionId,
+          userId: "usr_test",
           accountId: accountId as AccountId,
           email: "owner@example.com",
           emailVerified: true,
           csrfToken: "csrf",
           idleExpiresAt: new Date(8.64e15),
           absoluteExpiresAt: new Date(8.64e15),
-          staySignedIn: false
+          staySignedIn: false,
+          role: "owner"
         })
     }
   })

@@ -30,7 +30,9 @@ const STOP_BOUND_MS = 15_000
 const work = (config: AppConfigShape) =>
   Effect.gen(function*() {
     const database = yield* resolveDatabaseUrl
-    const context = yield* Layer.build(SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url))))
+    const context = yield* Layer.build(
+      SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url, { maxConnections: config.databasePoolSize })))
+    )
     yield* runMigrations.pipe(Effect.provideContext(context))
     yield* Effect.logInfo("sitehealth worker: running recompute and syncs (no HTTP listener); SIGTERM stops it")
     // Interrupted by the signal, runWorker returns only after its fibers ended (and released their work),

@@ -123,7 +123,9 @@ const gracefulStop = (config: AppConfigShape, worker: Fiber.Fiber<unknown, unkno
 const serve = (config: AppConfigShape) =>
   Effect.gen(function*() {
     const database = yield* resolveDatabaseUrl
-    const repos = SqlRepos.pipe(Layer.provideMerge(pgLayer(database.url)))
+    const repos = SqlRepos.pipe(
+      Layer.provideMerge(pgLayer(database.url, { maxConnections: config.databasePoolSize }))
+    )
     const context = yield* Layer.build(repos)
 
     yield* runMigrations.pipe(Effect.provideContext(context))

@@ -68,3 +68,13 @@ describe("SITEHEALTH_EMBEDDED_PG_SHARED_BUFFERS", () => {
     }
   )
 })
+
+describe("SITEHEALTH_DB_POOL_SIZE", () => {
+  it("is 20 connections per process unless set; a value outside 1–1000 or not a number is refused by name", () => {
+    expect(readConfig({}).databasePoolSize).toBe(20)
+    expect(readConfig({ SITEHEALTH_DB_POOL_SIZE: "5" }).databasePoolSize).toBe(5)
+    for (const value of ["0", "1001", "ten"]) {
+      expect(() => readConfig({ SITEHEALTH_DB_POOL_SIZE: value })).toThrow(/SITEHEALTH_DB_POOL_SIZE/)
+    }
+  })
+})

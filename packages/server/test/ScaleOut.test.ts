@@ -83,6 +83,8 @@ const envFor = (name: string, port: number): Record<string, string> => ({
   HOST: "127.0.0.1",
   PORT: String(port),
   SITEHEALTH_WORKER: "1",
+  // Seven processes on one PostgreSQL (another suite's may share it): 7 × 5 connections, not 7 × 20.
+  SITEHEALTH_DB_POOL_SIZE: "5",
   SITEHEALTH_SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
   SITEHEALTH_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
   // Each process calls the provider under its own prefix: the fake knows which one ran a sync.

@@ -12,6 +12,9 @@ import { type BillingSettings, billingSettings } from "./BillingSettings.ts"
 import { type ConnectionSettings, connectionSettings, withRedirectDefault } from "./ConnectionSettings.ts"
 import { EMBEDDED_SHARED_BUFFERS, isPostgresMemorySize } from "./EmbeddedPostgres.ts"
 import { providerUrlSettings } from "./ProviderUrls.ts"
+
+/** Connections of a process's database pool by default (SITEHEALTH_DB_POOL_SIZE). */
+export const POOL_MAX_CONNECTIONS = 20
 import { parseSecretKey, SecretKeyError } from "./SecretKey.ts"
 import { collect, int, parsed, readSync, secret, type SettingsError } from "./Settings.ts"
 import { type TracingConfig, tracingSettings } from "./TracingConfig.ts"
@@ -22,6 +25,11 @@ export interface AppConfigShape {
   readonly dataDir: string
   /** null: start the embedded Postgres in dataDir. Redacted: it carries the database password. */
   readonly databaseUrl: Redacted.Redacted<string> | null
+  /**
+   * Connections of each process's database pool (SITEHEALTH_DB_POOL_SIZE, default 20): with N servers and workers
+   * on one PostgreSQL, N × this must stay under its max_connections.
+   */
+  readonly databasePoolSize: number
   /** null: keep rate-limit counters in memory. Redacted: it may carry a password. */
   readonly redisUrl: Redacted.Redacted<string> | null
   /** Requests per token per minute. */
@@ -177,6 +185,7 @@ export const loadAppConfig = (
     host: parsed("HOST", "127.0.0.1", Result.succeed),
     dataDir: parsed("SITEHEALTH_DATA_DIR", Path.resolve(".data"), (raw) => Result.succeed(Path.resolve(raw))),
     databaseUrl: secret("DATABASE_URL"),
+    databasePoolSize: int("SITEHEALTH_DB_POOL_SIZE", POOL_MAX_CONNECTIONS, 1, 1000),
     redisUrl: secret("REDIS_URL"),
     rateLimit: int("SITEHEALTH_RATE_LIMIT", 60, 1, 1_000_000),
     maxBodyBytes: int("SITEHEALTH_MAX_BODY_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as SqlClient from "effect/sql/SqlClient"
-import { AppConfig } from "./Config.ts"
+import { AppConfig, POOL_MAX_CONNECTIONS } from "./Config.ts"
 import { startEmbeddedPostgres } from "./EmbeddedPostgres.ts"
 
 /** Where the database is: an explicit URL or the embedded cluster (started, and stopped with the scope). */
@@ -42,8 +42,8 @@ export const resolveDatabaseUrl = Effect.gen(function*() {
   return { kind: "embedded" as const, url: handle.url }
 })
 
-/** Connections of the server's pool. */
-export const POOL_MAX_CONNECTIONS = 20
+/** Connections of a process's pool unless SITEHEALTH_DB_POOL_SIZE says otherwise (Config.ts). */
+export { POOL_MAX_CONNECTIONS } from "./Config.ts"
 
 /**
  * The pool's size, for what must leave part of it free: keyed POSTs (http/Idempotency.ts) reserve a

@@ -81,15 +81,23 @@ describe.skipIf(store !== "postgres")("the hot path on PostgreSQL", () => {
         return { project, secret }
       }).pipe(Effect.provideContext(repos))
 
-      /** How many answers the project has kept; then a wait (real time, ≤ 10 s) until it keeps one more. */
+      /**
+       * How many answers the project has kept; then a wait (real time, ≤ 10 s) until it keeps more and their number
+       * has held for 200 ms (a read may keep two: its own and another it computed on the way).
+       */
       const storedAnswers = Effect.flatMap(
         SqlClient.SqlClient,
         (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM stored_answers WHERE project_id = ${project.id}`
       ).pipe(Effect.map((rows) => rows[0]!.n), Effect.orDie, Effect.provideContext(repos))
       const untilStored = (before: number) =>
         Effect.gen(function*() {
-          for (let i = 0; i < 1_000 && (yield* storedAnswers) <= before; i++) {
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          let seen = before
+          let held = 0
+          for (let i = 0; i < 1_000 && (seen <= before || held < 10); i++) {
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+            const now = yield* storedAnswers
+            held = now === seen ? held + 1 : 0
+            seen = now
           }
         })
 

@@ -193,7 +193,12 @@ describe.skipIf(!hasChromium)("consent for an MCP client in chromium", () => {
       await page.goto("/settings/api")
       await page.getByRole("button", { name: "Revoke SDK e2e agent (MCP sign-in)" }).click()
       await page.getByRole("button", { name: "Yes, revoke" }).click()
-      await page.getByRole("button", { name: "Revoke SDK e2e agent (MCP sign-in)" }).waitFor({ state: "detached" })
+      // Revoked once the page's request has been answered: the confirmation goes, the row says so.
+      await page.getByRole("group", { name: "Confirm revoking SDK e2e agent (MCP sign-in)" }).waitFor({
+        state: "detached"
+      })
+      const row = page.locator("tr").filter({ hasText: "SDK e2e agent (MCP sign-in)" })
+      await expect.poll(() => row.locator(".badge").textContent()).toBe("revoked")
       const status = await fetch(url, {
         method: "POST",
         headers: {

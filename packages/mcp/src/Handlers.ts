@@ -130,7 +130,9 @@ export const makeHandlers = (options: McpOptions) => {
     const sync = result.isError === true ? undefined : result.structuredContent?.sync
     if (!isObject(sync) || typeof sync.id !== "string") return result
     const target = { projectId: String(args.id), provider: String(args.provider), syncId: sync.id }
-    const last = await followSync(options.send, target, call, options.follow)
+    // The contract's own read of the project's integrations, as protocol discovery (no rate-limit unit).
+    const request = { ...requestFor(await specOf("listIntegrations"), { id: target.projectId }), discovery: true }
+    const last = await followSync(() => options.send(request), target, call, options.follow)
     const status = last === null ? "unread" : last.status
     return {
       ...result,

@@ -1,14 +1,14 @@
 /**
  * `sync_integration` followed: when the client asked for it (it set a logging level with `logging/setLevel`, or
  * the call carries a `progressToken`), the tool does not answer at once with the queued run. It reads the run's
- * state through the API (`GET /projects/{id}/integrations`, the run is that integration's `lastRun`) every
+ * state through the API (`read`: the contract's `listIntegrations`, the run is that integration's `lastRun`) every
  * `intervalMs` and tells each change as a `notifications/message` (logger `sync`): queued, running, then
  * succeeded with what it fetched, or failed with why (level `error`). After `boundMs` it stops following and
  * says that the run goes on in the background. The reads are the server following its own action: no rate-limit
  * unit (as tools/list's discovery); the call itself was charged.
  */
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
-import type { Send } from "./Dispatch.ts"
+import type { ApiAnswer } from "./Dispatch.ts"
 
 /** How a followed sync is read: every `intervalMs`, for at most `boundMs`. */
 export interface FollowPolicy {
@@ -71,20 +71,20 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /**
  * Follows run `syncId` of `provider` on project `projectId` until it finishes or `policy.boundMs` passes, telling
- * each change through `call`. Answers the last state seen (null when the run could not be read at all).
+ * each change through `call`; `read` answers the project's integrations. Answers the last state seen (null when
+ * the run could not be read at all).
  */
 export const followSync = async (
-  send: Send,
+  read: () => Promise<ApiAnswer>,
   target: { readonly projectId: string; readonly provider: string; readonly syncId: string },
   call: CallProgress,
   policy: FollowPolicy = DEFAULT_FOLLOW
 ): Promise<RunState | null> => {
   const { projectId, provider, syncId } = target
-  const url = `/api/v1/projects/${encodeURIComponent(projectId)}/integrations`
   const deadline = Date.now() + policy.boundMs
   let last: RunState | null = null
   for (;;) {
-    const answer = await send({ method: "GET", url, discovery: true })
+    const answer = await read()
     const run = answer.status === 200 ? runOf(answer.body, provider) : null
     if (run !== null && run.id !== syncId) {
       // A later run replaced ours as the integration's latest: ours finished before we saw how.

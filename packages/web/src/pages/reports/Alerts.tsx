@@ -177,7 +177,7 @@ const Deliveries = ({ websiteId, webhookId }: { readonly websiteId: string; read
           : (
             <>
               <MutationStatus result={redelivered} />
-              <table className="cards">
+              <table className="cards deliveries">
                 <caption>Delivery log</caption>
                 <thead>
                   <tr>

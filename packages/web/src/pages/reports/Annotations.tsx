@@ -39,6 +39,16 @@ export const LikelyCause = ({ cause }: { readonly cause: Cause | undefined }) =>
     </p>
   )
 
+/** Today in the website's time zone (a mark's day is the website's day), YYYY-MM-DD; UTC's if the zone is unknown. */
+const todayIn = (timeZone: string): string => {
+  try {
+    return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+      .format(new Date())
+  } catch {
+    return new Date().toISOString().slice(0, 10)
+  }
+}
+
 /** The website's marked days for a chart: none while they load or when they cannot be read (the chart still shows). */
 export const useChartAnnotations = (websiteId: string): ReadonlyArray<ChartAnnotation> => {
   const atom = useMemo(() => annotationsAtom(websiteId), [websiteId])
@@ -112,7 +122,7 @@ export const AnnotationsPanel = ({ website }: WebsitePageProps) => {
         {notice !== null ? <div className="alert ok" role="status">{notice}</div> : null}
         <div className="form-grid">
           <Field label="Day">
-            <input name="date" type="date" required defaultValue={new Date().toISOString().slice(0, 10)} />
+            <input name="date" type="date" required defaultValue={todayIn(website.timezone)} />
           </Field>
           <Field label="What happened" hint="Up to 280 characters">
             <input name="note" required maxLength={280} />

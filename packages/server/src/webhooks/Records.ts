@@ -102,6 +102,40 @@ export interface AttemptRecord {
   readonly disable: boolean
 }
 
+/** An attempt of a claimed delivery of the endpoint `webhookId`, for `recordMany`. */
+export interface AttemptOutcome {
+  readonly deliveryId: string
+  readonly webhookId: string
+  readonly attempt: AttemptRecord
+}
+
+/**
+ * What a round's attempts do to an endpoint, as recording them one after the other would: `reset` when one
+ * succeeded (the streak then starts again at `failedFrom`, the first failure after the last success, or not at
+ * all), else the streak starts at `failedFrom` unless it already had; `disable` when any attempt disables it.
+ */
+export interface StreakChange {
+  readonly webhookId: string
+  readonly reset: boolean
+  readonly failedFrom: Date | null
+  readonly disable: boolean
+}
+
+/** The endpoints' streak changes of a round's outcomes (in the order they are recorded), by endpoint id. */
+export const streakChanges = (outcomes: ReadonlyArray<AttemptOutcome>): ReadonlyArray<StreakChange> => {
+  const changes = new Map<string, StreakChange>()
+  for (const { attempt, webhookId } of outcomes) {
+    const before = changes.get(webhookId) ?? { webhookId, reset: false, failedFrom: null, disable: false }
+    changes.set(webhookId, {
+      webhookId,
+      reset: before.reset || attempt.ok,
+      failedFrom: attempt.ok ? null : (before.failedFrom ?? attempt.at),
+      disable: before.disable || attempt.disable
+    })
+  }
+  return [...changes.values()].sort((a, b) => a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0)
+}
+
 export interface WebhooksRepoShape {
   readonly insert: (webhook: WebhookRecord) => Effect.Effect<WebhookRecord>
   readonly list: (projectId: string) => Effect.Effect<ReadonlyArray<WebhookRecord>>
@@ -132,6 +166,12 @@ export interface WebhooksRepoShape {
   ) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
   /** Records an attempt of a claimed delivery, and the endpoint's failing streak. */
   readonly record: (deliveryId: string, attempt: AttemptRecord) => Effect.Effect<DeliveryRecord | null>
+  /**
+   * Records a round's attempts at once (the worker), as `record` of each in turn would: each delivery's outcome,
+   * and each endpoint's failing streak (cleared by a success, started by the first failure after it) and disabling.
+   * Answers how many deliveries were recorded.
+   */
+  readonly recordMany: (outcomes: ReadonlyArray<AttemptOutcome>) => Effect.Effect<number>
   /** Makes a delivery due again now (manual redelivery: same event, same webhook-id). */
   readonly redeliver: (webhookId: string, id: string, now: Date) => Effect.Effect<DeliveryRecord | null>
   /** Enabled endpoints with a recap cadence, each with its website's time zone; `webhookIds` limits it (tests). */

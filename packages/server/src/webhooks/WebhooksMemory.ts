@@ -4,7 +4,7 @@ import * as Layer from "effect/Layer"
 import { pageInMemory } from "../store/Cursor.ts"
 import { randomBase62 } from "../store/Ids.ts"
 import { MemoryDb } from "../store/MemoryDb.ts"
-import type { DeliveryRecord, OutboxEvent, WebhookRecord } from "./Records.ts"
+import type { AttemptRecord, DeliveryRecord, OutboxEvent, WebhookRecord } from "./Records.ts"
 import { passesRules } from "./Rules.ts"
 import { WebhooksRepo } from "./WebhooksRepo.ts"
 
@@ -21,6 +21,38 @@ export const WebhooksMemory = Layer.effect(
     const deliveries = new Map<string, StoredDelivery>()
     const recaps = new Set<string>()
     const answer = ({ lockedUntil: _, ...d }: StoredDelivery): DeliveryRecord => d
+    /** One attempt recorded: the delivery, and its endpoint's failing streak (and disabling). */
+    const record = (deliveryId: string, a: AttemptRecord): DeliveryRecord | null => {
+      const d = deliveries.get(deliveryId)
+      if (d === undefined) return null
+      const next: StoredDelivery = {
+        ...d,
+        status: a.next,
+        attempts: d.attempts + 1,
+        firstAttemptAt: d.firstAttemptAt ?? a.at,
+        lastAttemptAt: a.at,
+        nextAttemptAt: a.nextAttemptAt,
+        lockedUntil: null,
+        responseStatus: a.status,
+        latencyMs: a.latencyMs,
+        responseExcerpt: a.excerpt
+      }
+      deliveries.set(deliveryId, next)
+      const w = webhooks.get(d.webhookId)
+      if (w !== undefined) {
+        webhooks.set(w.id, {
+          ...w,
+          failingSince: a.ok ? null : (w.failingSince ?? a.at),
+          ...(a.disable
+            ? {
+              enabled: false,
+              disabledReason: "every delivery failed for 3 days: enable it again when it is fixed"
+            }
+            : {})
+        })
+      }
+      return answer(next)
+    }
     const mine = (projectId: string, id: string) => {
       const w = webhooks.get(id)
       return w !== undefined && w.projectId === projectId ? w : null
@@ -116,38 +148,10 @@ export const WebhooksMemory = Layer.effect(
           })
         })
       ),
-      record: Effect.fn("WebhooksRepo.record")((deliveryId, a) =>
-        Effect.sync(() => {
-          const d = deliveries.get(deliveryId)
-          if (d === undefined) return null
-          const next: StoredDelivery = {
-            ...d,
-            status: a.next,
-            attempts: d.attempts + 1,
-            firstAttemptAt: d.firstAttemptAt ?? a.at,
-            lastAttemptAt: a.at,
-            nextAttemptAt: a.nextAttemptAt,
-            lockedUntil: null,
-            responseStatus: a.status,
-            latencyMs: a.latencyMs,
-            responseExcerpt: a.excerpt
-          }
-          deliveries.set(deliveryId, next)
-          const w = webhooks.get(d.webhookId)
-          if (w !== undefined) {
-            webhooks.set(w.id, {
-              ...w,
-              failingSince: a.ok ? null : (w.failingSince ?? a.at),
-              ...(a.disable
-                ? {
-                  enabled: false,
-                  disabledReason: "every delivery failed for 3 days: enable it again when it is fixed"
-                }
-                : {})
-            })
-          }
-          return answer(next)
-        })
+      record: Effect.fn("WebhooksRepo.record")((deliveryId, a) => Effect.sync(() => record(deliveryId, a))),
+      // The reference: each outcome recorded in turn (the SQL twin does it in one go).
+      recordMany: Effect.fn("WebhooksRepo.recordMany")((outcomes) =>
+        Effect.sync(() => outcomes.filter((o) => record(o.deliveryId, o.attempt) !== null).length)
       ),
       redeliver: Effect.fn("WebhooksRepo.redeliver")((webhookId, id, now) =>
         Effect.sync(() => {

@@ -13,7 +13,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { toPage } from "../store/Cursor.ts"
 import { looksLikeId } from "../store/Ids.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf, singleOf } from "../store/Sql.ts"
-import type { DeliveryRecord, WebhookRecord, WebhooksRepoShape } from "./Records.ts"
+import { type DeliveryRecord, streakChanges, type WebhookRecord, type WebhooksRepoShape } from "./Records.ts"
 import { passesRules } from "./Rules.ts"
 
 export type * from "./Records.ts"
@@ -327,6 +327,47 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
             Effect.map((r) => r === null ? null : toDelivery(r)),
             dieOnSqlError
           )
+        }),
+        recordMany: Effect.fn("WebhooksRepo.recordMany")(function*(outcomes) {
+          if (outcomes.length === 0) return 0
+          const rows = JSON.stringify(outcomes.map(({ attempt: a, deliveryId }) => ({
+            id: deliveryId,
+            status: a.next,
+            at: a.at.toISOString(),
+            next_at: a.nextAttemptAt?.toISOString() ?? null,
+            response_status: a.status,
+            latency_ms: a.latencyMs,
+            excerpt: a.excerpt
+          })))
+          // One statement for the deliveries (each worker's are its own, under its leases), then each endpoint
+          // whose streak changes, in id order (two workers lock them in the same order): one transaction.
+          return yield* sql.withTransaction(Effect.gen(function*() {
+            const updated = yield* sql<{ n: number }>`WITH d AS (
+                UPDATE webhook_deliveries d SET status = v.status, attempts = d.attempts + 1,
+                  first_attempt_at = coalesce(d.first_attempt_at, v.at), last_attempt_at = v.at,
+                  next_attempt_at = v.next_at, locked_until = NULL, response_status = v.response_status,
+                  latency_ms = v.latency_ms, response_excerpt = v.excerpt
+                FROM json_to_recordset(${rows}::json) AS v(id text, status text, at timestamptz,
+                  next_at timestamptz, response_status integer, latency_ms integer, excerpt text)
+                WHERE d.id = v.id RETURNING d.id
+              )
+              SELECT count(*)::integer AS n FROM d`
+            for (const c of streakChanges(outcomes)) {
+              const from = c.failedFrom
+              const streak = c.reset ? sql`${from}::timestamptz` : sql`coalesce(failing_since, ${from}::timestamptz)`
+              // Written only when it changes: a healthy endpoint's row is not rewritten by every round.
+              yield* sql`UPDATE webhooks SET failing_since = ${streak}
+                  ${
+                c.disable
+                  ? sql`, enabled = false,
+                    disabled_reason = 'every delivery failed for 3 days: enable it again when it is fixed'`
+                  : sql``
+              }
+                  WHERE id = ${c.webhookId}
+                    ${c.disable ? sql`` : sql`AND failing_since IS DISTINCT FROM ${streak}`}`
+            }
+            return updated[0]?.n ?? 0
+          })).pipe(dieOnSqlError)
         }),
         redeliver: Effect.fn("WebhooksRepo.redeliver")(function*(webhookId, id, now) {
           if (!looksLikeId(id)) return null

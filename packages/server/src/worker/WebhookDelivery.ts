@@ -9,7 +9,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { makeCipher, oldSecretKey, resolveSecretKey } from "../integrations/Crypto.ts"
 import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
-import { deliverClaimed, type DeliverOptions, type Sealer } from "../webhooks/Deliver.ts"
+import { attemptClaimed, type DeliverOptions, logDisabled, openSecrets, type Sealer } from "../webhooks/Deliver.ts"
 import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 
 /** A claimed delivery is the worker's for this long: more than an attempt's 15 s timeout. */
@@ -43,24 +43,40 @@ export const webhookSealer = (config: AppConfigShape): Sealer => {
 
 export interface DeliverDueOptions extends Partial<DeliverOptions> {
   readonly limit?: number
+  /** Sends at once at most (CONCURRENCY). */
+  readonly concurrency?: number
   /** Only these endpoints' deliveries (tests sharing a database). */
   readonly webhookIds?: ReadonlyArray<string>
 }
 
-/** One round: claims up to `limit` due deliveries and sends them; answers how many were attempted. */
+/**
+ * One round: claims up to `limit` due deliveries, opens each endpoint's secret once, sends them (CONCURRENCY at a
+ * time) and records every outcome at once (WebhooksRepo.recordMany); answers how many were attempted. A worker
+ * killed before the record loses nothing: the leases run out and the round's deliveries are sent again.
+ */
 export const deliverDue = (options: DeliverDueOptions = {}) =>
   Effect.gen(function*() {
     const repo = yield* WebhooksRepo
     const config = yield* AppConfig
-    const sealer = webhookSealer(config)
     const now = new Date(yield* Clock.currentTimeMillis)
     const claimed = yield* repo.claim(now, LEASE_MS, options.limit ?? BATCH, options.webhookIds)
-    const deliver = deliverClaimed(repo, sealer, {
+    if (claimed.length === 0) return 0
+    const secrets = yield* openSecrets(webhookSealer(config), claimed, now)
+    const sendOptions: DeliverOptions = {
       allowPrivate: config.webhooksAllowPrivate,
       dashboardUrl: dashboardUrlOf(config),
       ...options
-    })
-    yield* Effect.forEach(claimed, deliver, { concurrency: CONCURRENCY, discard: true })
+    }
+    const outcomes = yield* Effect.forEach(
+      claimed,
+      (c) => attemptClaimed(c, secrets.get(c.webhook.id) ?? null, sendOptions),
+      { concurrency: options.concurrency ?? CONCURRENCY }
+    )
+    yield* repo.recordMany(outcomes)
+    const disabled = new Set(outcomes.filter((o) => o.attempt.disable).map((o) => o.webhookId))
+    for (const c of claimed) {
+      if (disabled.delete(c.webhook.id)) yield* logDisabled(c.webhook)
+    }
     return claimed.length
   })
 

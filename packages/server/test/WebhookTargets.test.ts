@@ -136,6 +136,16 @@ describe("SSRF guard", () => {
       expect(allowed).toMatchObject({ ok: true, status: 200, excerpt: "thanks" })
       expect(r.hits).toEqual(["/in"])
     }))
+
+  it.effect("keeps no NUL of an answer in its excerpt (PostgreSQL's text refuses one)", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver((_, res) => res.writeHead(500).end("bad\u0000 answer"))
+      expect(yield* send(`${r.url}/in`, {}, "{}", { allowPrivate: true })).toMatchObject({
+        ok: false,
+        status: 500,
+        excerpt: "bad answer"
+      })
+    }))
 })
 
 describe("retry schedule", () => {

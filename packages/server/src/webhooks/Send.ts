@@ -25,7 +25,14 @@ export interface SendOptions {
   readonly timeoutMs?: number
 }
 
-const clip = (text: string) => text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH - 1)}…` : text
+/**
+ * The first EXCERPT_LENGTH characters, without NUL (PostgreSQL's text refuses it: one answer holding one would
+ * make its round's record fail, and the round be sent again).
+ */
+const clip = (raw: string) => {
+  const text = raw.replaceAll("\u0000", "")
+  return text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH - 1)}…` : text
+}
 
 export const send = (
   url: string,

@@ -15,7 +15,11 @@ import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 /** A claimed delivery is the worker's for this long: more than an attempt's 15 s timeout. */
 export const LEASE_MS = 60_000
 export const BATCH = 50
-const CONCURRENCY = 16
+/**
+ * A round's deliveries are all sent at once: a round ends within one attempt's timeout (15 s), well inside the
+ * lease, and only then is it recorded (a round of 16 at a time could take four timeouts, the whole lease).
+ */
+const CONCURRENCY = BATCH
 /** An idle loop looks again this often: a new event waits this long at most before it is taken. */
 const IDLE_POLL_MS = 250
 

@@ -1,18 +1,21 @@
 /**
  * The worker's batched rounds (worker/WebhookDelivery.ts): a round's outcomes recorded at once
  * (WebhooksRepo.recordMany) as recording each in turn would — every delivery its own outcome, each endpoint's
- * failing streak and disabling — and concurrent workers with small rounds never sending one delivery twice. On both
- * stores: the memory twin records in turn, so the SQL's one-go answer is checked against it.
+ * failing streak and disabling —, concurrent workers with small rounds never sending one delivery twice, and a worker
+ * killed mid-round losing nothing. On both stores: the memory twin records in turn, so the SQL's one-go answer is
+ * checked against it.
  */
 import { expect, layer } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Effect, Fiber, Redacted } from "effect"
 import { TestClock } from "effect/testing"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import { AppConfig, readConfig } from "../../src/platform/Config.ts"
 import { emit } from "../../src/webhooks/Outbox.ts"
 import type { AttemptOutcome, AttemptRecord } from "../../src/webhooks/Records.ts"
 import { WebhooksRepo } from "../../src/webhooks/WebhooksRepo.ts"
 import { deliverDue, LEASE_MS } from "../../src/worker/WebhookDelivery.ts"
-import { type Receiver, receiver } from "../support/Receiver.ts"
+import { receiver } from "../support/Receiver.ts"
 import { TEST_KEY } from "../support/SyncFakes.ts"
 import { h, TestApp } from "../support/TestApp.ts"
 
@@ -46,7 +49,7 @@ const events = (projectId: string, n: number) =>
   })
 
 /** An endpoint of the project at the receiver; answers its id. */
-const endpoint = (projectId: string, token: string, r: Receiver, path: string) =>
+const endpoint = (projectId: string, token: string, r: { readonly url: string }, path: string) =>
   Effect.gen(function*() {
     const created = yield* h.raw("POST", `/api/v1/projects/${projectId}/webhooks`, {
       token,
@@ -55,6 +58,35 @@ const endpoint = (projectId: string, token: string, r: Receiver, path: string) =
     expect(created.status, created.text).toBe(201)
     return created.json.data.webhook.id as string
   })
+
+/** Real time passes until `done` (the TestClock holds Effect.sleep). */
+const until = (done: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    done() ? Effect.void : Effect.andThen(Effect.promise(() => new Promise((r) => setTimeout(r, 5))), until(done))
+  )
+
+/** A receiver that never answers its first request (a round then waits for it), and answers 204 after. */
+const stalling = Effect.acquireRelease(
+  Effect.promise(() =>
+    new Promise<{ url: string; ids: Array<string>; server: Http.Server }>((resolve) => {
+      const ids: Array<string> = []
+      const server = Http.createServer((req, res) => {
+        ids.push(String(req.headers["webhook-id"]))
+        req.resume()
+        if (ids.length > 1) res.writeHead(204).end()
+      })
+      server.listen(0, "127.0.0.1", () =>
+        resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ids, server }))
+    })
+  ),
+  (r) =>
+    Effect.promise(() =>
+      new Promise<void>((done) => {
+        r.server.closeAllConnections()
+        r.server.close(() => done())
+      })
+    )
+)
 
 const findWebhook = (projectId: string, id: string) =>
   h.run(Effect.flatMap(WebhooksRepo, (repo) => repo.find(projectId, id)))
@@ -187,5 +219,35 @@ layer(TestApp.layer({ secretKey: SECRET_KEY, webhooksAllowPrivate: true }))("Web
       expect(counts.reduce((a, b) => a + b, 0)).toBe(60)
       expect(r.received.map((x) => x.headers["webhook-id"]).sort()).toEqual(queued.map((d) => d.eventId).sort())
       for (const d of queued) expect(yield* findDelivery(id, d.id)).toMatchObject({ status: "succeeded", attempts: 1 })
+    }))
+
+  it.effect("a worker killed mid-round loses nothing: the round is sent again under the same webhook-ids", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const fast = yield* receiver
+      const slow = yield* stalling
+      const { projects, secret: token } = yield* h.newAccount()
+      const projectId = projects[0].id
+      const quick = yield* endpoint(projectId, token, fast, "in")
+      const stuck = yield* endpoint(projectId, token, slow, "in")
+      const queued = yield* events(projectId, 1)
+      expect(queued).toHaveLength(2)
+
+      // The round sends both; the quick one is answered, the other never is, and the worker dies.
+      const worker = yield* Effect.forkChild(round([quick, stuck]))
+      yield* until(() => fast.received.length === 1 && slow.ids.length === 1)
+      yield* Fiber.interrupt(worker)
+      for (const d of queued) {
+        expect(yield* findDelivery(d.webhookId, d.id)).toMatchObject({ status: "pending", attempts: 0 })
+      }
+      // Nobody takes them while the leases hold; after, the round is sent again, same webhook-ids, and recorded.
+      expect(yield* round([quick, stuck])).toBe(0)
+      yield* TestClock.adjust(LEASE_MS)
+      expect(yield* round([quick, stuck])).toBe(2)
+      expect(fast.received.map((x) => x.headers["webhook-id"])).toEqual([queued[0]!.eventId, queued[0]!.eventId])
+      expect(slow.ids).toEqual([queued[0]!.eventId, queued[0]!.eventId])
+      for (const d of queued) {
+        expect(yield* findDelivery(d.webhookId, d.id)).toMatchObject({ status: "succeeded", attempts: 1 })
+      }
     }))
 })

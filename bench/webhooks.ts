@@ -26,7 +26,7 @@ import type { AddressInfo } from "node:net"
 const args = process.argv.slice(2)
 const option = (name: string) => args.includes(name) ? Number(args[args.indexOf(name) + 1]) || undefined : undefined
 const EVENTS = option("--events") ?? 10_000
-/** A round's deliveries, and sends at once (by default the worker's BATCH and CONCURRENCY). */
+/** A round's deliveries, and sends at once (by default the worker's BATCH, all at once). */
 const LOOP = {
   ...(option("--batch") === undefined ? {} : { limit: option("--batch")! }),
   ...(option("--concurrency") === undefined ? {} : { concurrency: option("--concurrency")! })

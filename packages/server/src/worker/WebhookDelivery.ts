@@ -1,8 +1,8 @@
 /**
  * The worker's webhook loop: take the due deliveries (WebhooksRepo.claim — a lease under FOR UPDATE SKIP LOCKED,
  * so two workers never send the same one, and one killed mid-delivery loses nothing: its lease runs out and
- * another worker sends it), send each once (webhooks/Deliver.ts) and record how it went. Secrets are sealed with
- * the credentials' key (integrations/Crypto.ts).
+ * another worker sends it), send each once (webhooks/Deliver.ts) and record how they went, a round at once.
+ * Secrets are sealed with the credentials' key (integrations/Crypto.ts).
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -15,11 +15,6 @@ import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 /** A claimed delivery is the worker's for this long: more than an attempt's 15 s timeout. */
 export const LEASE_MS = 60_000
 export const BATCH = 50
-/**
- * A round's deliveries are all sent at once: a round ends within one attempt's timeout (15 s), well inside the
- * lease, and only then is it recorded (a round of 16 at a time could take four timeouts, the whole lease).
- */
-const CONCURRENCY = BATCH
 /** An idle loop looks again this often: a new event waits this long at most before it is taken. */
 const IDLE_POLL_MS = 250
 
@@ -47,15 +42,18 @@ export const webhookSealer = (config: AppConfigShape): Sealer => {
 
 export interface DeliverDueOptions extends Partial<DeliverOptions> {
   readonly limit?: number
-  /** Sends at once at most (CONCURRENCY). */
+  /**
+   * Sends at once at most; by default the whole round (`limit`): a round then ends within one attempt's timeout
+   * (15 s), well inside the lease, and only then is it recorded (16 at a time, a round of 50 timeouts took the
+   * whole lease).
+   */
   readonly concurrency?: number
   /** Only these endpoints' deliveries (tests sharing a database). */
   readonly webhookIds?: ReadonlyArray<string>
 }
 
 /**
- * One round: claims up to `limit` due deliveries, opens each endpoint's secret once, sends them (CONCURRENCY at a
- * time) and records every outcome at once (WebhooksRepo.recordMany); answers how many were attempted. A worker
+ * One round: claims up to `limit` due deliveries, opens each endpoint's secret once, sends them all at once and records every outcome at once (WebhooksRepo.recordMany); answers how many were attempted. A worker
  * killed before the record loses nothing: the leases run out and the round's deliveries are sent again.
  */
 export const deliverDue = (options: DeliverDueOptions = {}) =>
@@ -74,7 +72,7 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
     const outcomes = yield* Effect.forEach(
       claimed,
       (c) => attemptClaimed(c, secrets.get(c.webhook.id) ?? null, sendOptions),
-      { concurrency: options.concurrency ?? CONCURRENCY }
+      { concurrency: options.concurrency ?? options.limit ?? BATCH }
     )
     yield* repo.recordMany(outcomes)
     const disabled = new Set(outcomes.filter((o) => o.attempt.disable).map((o) => o.webhookId))

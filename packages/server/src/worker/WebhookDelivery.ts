@@ -53,8 +53,9 @@ export interface DeliverDueOptions extends Partial<DeliverOptions> {
 }
 
 /**
- * One round: claims up to `limit` due deliveries, opens each endpoint's secret once, sends them all at once and records every outcome at once (WebhooksRepo.recordMany); answers how many were attempted. A worker
- * killed before the record loses nothing: the leases run out and the round's deliveries are sent again.
+ * One round: claims up to `limit` due deliveries, opens each endpoint's secret once, sends them all at once and
+ * records every outcome at once (WebhooksRepo.recordMany); answers how many were attempted. A worker killed before
+ * the record loses nothing: the leases run out and the round's deliveries are sent again.
  */
 export const deliverDue = (options: DeliverDueOptions = {}) =>
   Effect.gen(function*() {

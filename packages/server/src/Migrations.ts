@@ -11,7 +11,12 @@ import { alertsMigration } from "./alerts/Migration.ts"
 import { annotationsMigration } from "./annotations/Migration.ts"
 import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
-import { dashboardMigration, dashboardRolesMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
+import {
+  dashboardMigration,
+  dashboardRolesMigration,
+  dashboardSecurityMigration,
+  dashboardTeamMigration
+} from "./dashboard/Migration.ts"
 import { demoLiveMigration } from "./demo/Migration.ts"
 import { idempotencyMigration } from "./http/IdempotencyMigration.ts"
 import { integrationsMigration } from "./integrations/Migration.ts"
@@ -191,7 +196,8 @@ export const migrations = Migrator.fromRecord({
   "0041_webhook_rules": webhookRulesMigration,
   "0042_webhook_recaps": webhookRecapsMigration,
   "0050_dashboard_roles": dashboardRolesMigration,
-  "0055_annotations": annotationsMigration
+  "0055_annotations": annotationsMigration,
+  "0056_dashboard_team": dashboardTeamMigration
 })
 
 /**

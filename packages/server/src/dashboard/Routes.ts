@@ -26,6 +26,7 @@ import { DashboardOriginLive, DashboardSessionLive } from "./Middleware.ts"
 import { dummyHash } from "./Passwords.ts"
 import { DashboardReportsHttp } from "./reports/Http.ts"
 import { DashboardSecurityHttp } from "./SecurityHttp.ts"
+import { DashboardTeamHttp } from "./TeamHttp.ts"
 import { AuthThrottle } from "./Throttle.ts"
 import { UnsubscribeRoutes } from "./Unsubscribe.ts"
 
@@ -70,7 +71,8 @@ export const dashboardRoutes = Layer.mergeAll(
       DashboardReportsHttp,
       DashboardSecurityHttp,
       DashboardConsentHttp,
-      DashboardAlertsHttp
+      DashboardAlertsHttp,
+      DashboardTeamHttp
     ]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),

@@ -14,14 +14,14 @@ import * as Schema from "effect/Schema"
 import { RequestErrors } from "./Authentication.ts"
 import { Timestamp } from "./Common.ts"
 import { CurrentSessionView, Email, LinkToken, NewPassword } from "./Dashboard.ts"
-import { DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+import { ACCEPT_INVITATION_PAGE, DASHBOARD_PREFIX, DashboardOrigin, DashboardSession } from "./DashboardCore.ts"
+
+export { ACCEPT_INVITATION_PAGE }
 import { access, DashboardRole } from "./DashboardRoles.ts"
 import { doc } from "./Documented.ts"
 import { Envelope } from "./Envelope.ts"
 import { BadRequest, Conflict, NotFound, RateLimited } from "./Errors.ts"
 
-/** The web app's page an invitation's link opens: it posts the link's `?token=` to preview and accept. */
-export const ACCEPT_INVITATION_PAGE = "/accept-invite"
 /** How long an invitation's link works. */
 export const INVITATION_DAYS = 7
 

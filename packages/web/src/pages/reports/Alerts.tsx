@@ -22,6 +22,7 @@ import {
   updateWebhook,
   webhooksAtom
 } from "../../reportsClient.ts"
+import { Can, useCan } from "../../roles.tsx"
 import { MutationStatus } from "../../ui.tsx"
 import { Busy, formatMoney, formatWhen, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
 
@@ -43,6 +44,7 @@ const EmailPanel = () => {
   const [sent, send] = useMutation(sendBriefingNow)
   const [notice, setNotice] = useState<string | null>(null)
   const [sentNotice, setSentNotice] = useState<string | null>(null)
+  const admin = useCan("admin")
   return (
     <section className="panel" aria-labelledby="email-heading">
       <h2 id="email-heading">Morning email</h2>
@@ -82,7 +84,7 @@ const EmailPanel = () => {
                 <input name="timezone" defaultValue={s.timezone ?? ""} maxLength={64} spellCheck={false} />
               </Field>
             </div>
-            <div className="row">
+            <div className="row" hidden={!admin}>
               <button type="submit" disabled={saved.waiting}>
                 {saved.waiting ? "Saving…" : "Save email settings"}
               </button>
@@ -169,6 +171,7 @@ const Deliveries = ({ websiteId, webhookId }: { readonly websiteId: string; read
   const atom = useMemo(() => deliveriesAtom(websiteId, webhookId), [websiteId, webhookId])
   const result = useAtomValue(atom)
   const [redelivered, redeliver] = useMutation(redeliverWebhook)
+  const admin = useCan("admin")
   return (
     <Outcome atom={atom} result={result} what="the deliveries">
       {({ deliveries }) =>
@@ -205,6 +208,7 @@ const Deliveries = ({ websiteId, webhookId }: { readonly websiteId: string; read
                       <td data-label="When">{formatWhen(d.lastAttemptAt ?? d.createdAt)}</td>
                       <td data-label="Actions">
                         <button
+                          hidden={!admin}
                           type="button"
                           className="secondary"
                           disabled={redelivered.waiting}
@@ -234,6 +238,7 @@ const Destination = ({ website, webhook }: WebsitePageProps & { readonly webhook
   const [confirming, setConfirming] = useState(false)
   const [notice, setNotice] = useState<string | null>(null)
   const name = webhook.description ?? new URL(webhook.url).host
+  const admin = useCan("admin")
   return (
     <section className="panel" aria-labelledby={`dest-${webhook.id}`} data-webhook={webhook.id}>
       <h2 id={`dest-${webhook.id}`}>{webhook.format === "slack" ? "Slack" : "Webhook"}: {name}</h2>
@@ -265,7 +270,7 @@ const Destination = ({ website, webhook }: WebsitePageProps & { readonly webhook
             currency={website.currency}
           />
         </div>
-        <div className="row">
+        <div className="row" hidden={!admin}>
           <button type="submit" disabled={saved.waiting}>{saved.waiting ? "Saving…" : "Save rules"}</button>
           {confirming
             ? (
@@ -366,6 +371,7 @@ export default function AlertsPage({ website }: WebsitePageProps) {
   return (
     <>
       <h1>Alerts</h1>
+      <Can level="admin" what="changing alerts">{null}</Can>
       <Busy busy={!settled(list)} />
       <EmailPanel />
       <Outcome atom={atom} result={list} what="the destinations">
@@ -377,7 +383,9 @@ export default function AlertsPage({ website }: WebsitePageProps) {
           </>
         )}
       </Outcome>
-      <AddDestination website={website} />
+      <Can level="admin">
+        <AddDestination website={website} />
+      </Can>
       <p className="muted small">
         Money at stake is compared in {website.currency} ({formatMoney(5000, website.currency)} is entered as 50).
       </p>

@@ -34,8 +34,14 @@ const ROLE_DOES: Record<DashboardRole, string> = {
   viewer: "reads every report, changes nothing"
 }
 
-const RoleSelect = ({ name, defaultValue }: { readonly name: string; readonly defaultValue: DashboardRole }) => (
-  <select name={name} defaultValue={defaultValue}>
+/** `id` and `aria-describedby` come from the Field around it. */
+const RoleSelect = ({ name, defaultValue, ...labelling }: {
+  readonly name: string
+  readonly defaultValue: DashboardRole
+  readonly id?: string
+  readonly "aria-describedby"?: string
+}) => (
+  <select name={name} defaultValue={defaultValue} {...labelling}>
     {DASHBOARD_ROLES.map((r) => <option key={r} value={r}>{ROLE_NAMES[r]}: {ROLE_DOES[r]}</option>)}
   </select>
 )
@@ -86,32 +92,36 @@ const MemberRow = ({ member, owner }: { readonly member: TeamMember; readonly ow
       </td>
       <td data-label="Two-factor">{member.twoFactor ? "On" : "Off"}</td>
       <td data-label="Joined">{formatDate(member.joinedAt)}</td>
-      <td data-label="Actions">
-        <MutationStatus result={removed} />
-        {!owner ? null : confirming
-          ? (
-            <div className="row">
-              <span>Remove {member.email}? Their sessions end at once.</span>
-              <button
-                type="button"
-                className="danger"
-                disabled={removed.waiting}
-                onClick={async () => {
-                  const exit = await remove({ params: { id: member.id }, reactivityKeys: [Keys.team] })
-                  if (Exit.isSuccess(exit) && member.you) navigate("/login")
-                }}
-              >
-                Yes, remove
-              </button>
-              <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-            </div>
-          )
-          : (
-            <button type="button" className="secondary" onClick={() => setConfirming(true)}>
-              Remove<span className="sr-only">{member.email}</span>
-            </button>
-          )}
-      </td>
+      {owner
+        ? (
+          <td data-label="Actions">
+            <MutationStatus result={removed} />
+            {confirming
+              ? (
+                <div className="row">
+                  <span>Remove {member.email}? Their sessions end at once.</span>
+                  <button
+                    type="button"
+                    className="danger"
+                    disabled={removed.waiting}
+                    onClick={async () => {
+                      const exit = await remove({ params: { id: member.id }, reactivityKeys: [Keys.team] })
+                      if (Exit.isSuccess(exit) && member.you) navigate("/login")
+                    }}
+                  >
+                    Yes, remove
+                  </button>
+                  <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+                </div>
+              )
+              : (
+                <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+                  Remove<span className="sr-only">{member.email}</span>
+                </button>
+              )}
+          </td>
+        )
+        : null}
     </tr>
   )
 }
@@ -199,9 +209,13 @@ export const TeamPage = () => {
                   <th scope="col">Role</th>
                   <th scope="col">Two-factor</th>
                   <th scope="col">Joined</th>
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
+                  {owner
+                    ? (
+                      <th scope="col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    )
+                    : null}
                 </tr>
               </thead>
               <tbody>
@@ -213,7 +227,7 @@ export const TeamPage = () => {
               {invitations.length === 0
                 ? <p className="muted">None.</p>
                 : (
-                  <ul className="plain">
+                  <ul className="plain spaced">
                     {invitations.map((i) => <InvitationRow key={i.id} invitation={i} owner={owner} />)}
                   </ul>
                 )}

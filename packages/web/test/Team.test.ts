@@ -166,6 +166,18 @@ describe.skipIf(!hasChromium)("the team in chromium", () => {
     await row.waitFor({ state: "detached" })
     await member.goto("/websites")
     await member.waitForURL(/\/login\?next=/)
+
+    // The owner deletes the account: typing their address, then logged out, and the address logs in no more.
+    await owner.goto("/account")
+    const remove = owner.getByRole("button", { name: "Delete the account" })
+    await owner.getByLabel(/Type your email address/).fill(OWNER)
+    await check(owner, "account-delete")
+    await remove.click()
+    await owner.waitForURL(/\/login$/)
+    await owner.getByLabel("Email").fill(OWNER)
+    await owner.getByLabel("Password").fill(PASSWORD)
+    await owner.getByRole("button", { name: "Log in" }).click()
+    await owner.getByText("Email or password is incorrect").waitFor()
     expect(pageErrors).toEqual([])
   }, 120_000)
 })

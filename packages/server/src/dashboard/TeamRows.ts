@@ -53,6 +53,8 @@ export interface TeamRepoShape {
    * "gone" when it is not pending any more (used, revoked, expired), "email_taken" when the address has a login.
    */
   readonly acceptInvitation: (id: string, user: NewUser, at: Date) => Effect.Effect<Acceptance>
+  /** Deletes every login of the account with its sessions, and its invitations (the account is being deleted). */
+  readonly removeAccountLogins: (accountId: string) => Effect.Effect<void>
 }
 
 const InvitationRow = Schema.Struct({
@@ -172,6 +174,11 @@ export const teamSql = (sql: SqlClient.SqlClient): TeamRepoShape => {
         Effect.catchIf((e): e is "email_taken" => e === "email_taken", (e) => Effect.succeed(e)),
         dieOnSqlError
       )
+    }),
+    removeAccountLogins: Effect.fn("AuthRepo.removeAccountLogins")(function*(accountId) {
+      // Sessions and invitations go with the logins and the account (ON DELETE CASCADE).
+      yield* sql`DELETE FROM dashboard_invitations WHERE account_id = ${accountId}`.pipe(dieOnSqlError)
+      yield* sql`DELETE FROM dashboard_users WHERE account_id = ${accountId}`.pipe(dieOnSqlError)
     })
   }
 }
@@ -266,6 +273,16 @@ export const teamMemory = (state: TeamMemoryState): TeamRepoShape => {
         }
         state.users.set(user.id, user)
         return user
+      })
+    ),
+    removeAccountLogins: Effect.fn("AuthRepo.removeAccountLogins")((accountId) =>
+      Effect.sync(() => {
+        for (const [id, u] of state.users) {
+          if (u.accountId !== accountId) continue
+          for (const [sid, s] of state.sessions) if (s.userId === id) state.sessions.delete(sid)
+          state.users.delete(id)
+        }
+        for (const [id, i] of invites) if (i.accountId === accountId) invites.delete(id)
       })
     )
   }

@@ -46,6 +46,7 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix by role (genera
       .toEqual([
         "account.billingPortal",
         "account.checkout",
+        "account.delete",
         "team.changeRole",
         "team.invite",
         "team.removeMember",

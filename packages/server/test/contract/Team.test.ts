@@ -7,6 +7,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
+import { AccountsRepo } from "../../src/accounts/AccountsRepo.ts"
+import { BillingRepo } from "../../src/accounts/BillingRepo.ts"
 import { createAccount } from "../../src/accounts/Provisioning.ts"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
@@ -298,5 +300,79 @@ layer(AppWithSink, { timeout: 60_000 })("Team: members, roles and invitations", 
         return yield* repo.listMembers(user!.accountId)
       }))
       expect(after.filter((m) => m.role === "owner").length).toBe(1)
+    }))
+
+  it.effect("an owner deletes the account: websites, tokens, every login and session go; not while renewing", () =>
+    Effect.gen(function*() {
+      const o = yield* owner
+      const email = uniqueEmail("leaving")
+      yield* invite(o.headers, email, "admin")
+      const joined = yield* accept(yield* mailedToken(email))
+      const member = sessionHeaders(cookieOf(joined.headers.get("set-cookie"))!, joined.json.data.csrfToken)
+      const site = yield* h.raw("POST", "/app/api/websites", {
+        token: null,
+        headers: o.headers,
+        body: { name: "Gone", domain: `gone-${counter++}.example.com`, timezone: "UTC", currency: "EUR" }
+      })
+      const token = yield* h.raw("POST", "/app/api/tokens", {
+        token: null,
+        headers: o.headers,
+        body: { name: "cli", websites: null, permissions: ["projects:read"] }
+      })
+      expect(token.status, token.text).toBe(201)
+      const secret: string = token.json.data.secret
+      expect((yield* h.raw("GET", "/api/v1/projects", { token: secret })).status).toBe(200)
+      const remove = (headers: Record<string, string>, confirmEmail: string) =>
+        h.raw("DELETE", "/app/api/account", { token: null, headers, body: { confirmEmail } })
+
+      // An admin may not; the owner must type their own address.
+      expectError(yield* remove(member, email), 403, "role_forbidden")
+      expectError(yield* remove(o.headers, email), 400, "confirmation_mismatch")
+
+      // A subscription that renews holds deletion back; one canceled at its period's end does not.
+      const accountId: string = (yield* h.raw("GET", "/app/api/auth/session", { token: null, headers: o.headers }))
+        .json.data.user.accountId
+      const at = new Date(yield* h.now)
+      const until = new Date(at.getTime() + 30 * 86_400_000)
+      const subscription = (status: "active" | "canceled") =>
+        h.run(Effect.gen(function*() {
+          const billing = yield* BillingRepo
+          yield* billing.attachCustomer(accountId, "cus_team", at)
+          yield* billing.apply(accountId, {
+            billing: {
+              subscriptionId: "sub_team",
+              stripeStatus: "active",
+              priceId: null,
+              currentPeriodEnd: until,
+              cancelAtPeriodEnd: status === "canceled",
+              pastDueSince: null
+            },
+            entitlement: { status, until }
+          }, at)
+        }))
+      yield* subscription("active")
+      expectError(yield* remove(o.headers, o.email.toUpperCase()), 409, "subscription_active")
+      yield* subscription("canceled")
+
+      const deleted = yield* remove(o.headers, o.email.toUpperCase())
+      expect(deleted.status, deleted.text).toBe(200)
+      expect(deleted.json.data).toEqual({ deleted: true, websites: 1, members: 2 })
+      yield* (yield* SmtpSink).waitFor(o.email, /deleted the sitehealth account/)
+      for (const headers of [o.headers, member]) {
+        expectError(yield* h.raw("GET", "/app/api/websites", { token: null, headers }), 401, "session_required")
+      }
+      expectError(yield* h.raw("GET", "/api/v1/projects", { token: secret }), 401)
+      expectError(yield* h.raw("GET", `/api/v1/projects/${site.json.data.id}/health`, { token: secret }), 401)
+      yield* TestClock.adjust("1 minute")
+      const again = yield* h.raw("POST", "/app/api/auth/login", {
+        token: null,
+        headers: ORIGIN,
+        body: { email: o.email, password: PASSWORD }
+      })
+      expectError(again, 401, "invalid_credentials")
+      const gone = yield* h.run(Effect.gen(function*() {
+        return yield* (yield* AccountsRepo).find(accountId)
+      }))
+      expect(gone).toBeNull()
     }))
 })

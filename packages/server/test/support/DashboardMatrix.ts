@@ -172,6 +172,11 @@ export const EXAMPLES: Record<string, Example> = {
     otherAccount: { status: 409, type: "billing_not_configured" }
   },
   "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } },
+  // Never the victim's: the caller's own account, and the typed address is not theirs (nothing is deleted).
+  "account.delete": {
+    body: () => ({ confirmEmail: "not-the-owner@example.test" }),
+    otherAccount: { status: 400, type: "confirmation_mismatch" }
+  },
   "consent.describe": { query: consentRequest },
   "reports.createWebhook": {
     body: () => ({ url: "https://hooks.example.com/matrix", events: ["health.changed"], confirm: true })

@@ -9,7 +9,7 @@ import { DashboardRole } from "@sitehealth/domain/DashboardRoles"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
-import { randomBase62 } from "../store/Ids.ts"
+import { looksLikeId, randomBase62 } from "../store/Ids.ts"
 import { dieOnSqlError, Instant, rowsOf } from "../store/Sql.ts"
 import { type NewUser, toUser, type UserRecord, UserRow } from "./UserRows.ts"
 
@@ -106,6 +106,7 @@ export const teamSql = (sql: SqlClient.SqlClient): TeamRepoShape => {
       )
     }),
     changeRole: Effect.fn("AuthRepo.changeRole")(function*(accountId, userId, role) {
+      if (!looksLikeId(userId)) return "not_found" as const
       return yield* sql.withTransaction(Effect.gen(function*() {
         const count = yield* ownersAnd(accountId, userId)
         if (count.role === null) return "not_found" as const
@@ -117,6 +118,7 @@ export const teamSql = (sql: SqlClient.SqlClient): TeamRepoShape => {
       })).pipe(dieOnSqlError)
     }),
     removeMember: Effect.fn("AuthRepo.removeMember")(function*(accountId, userId) {
+      if (!looksLikeId(userId)) return "not_found" as const
       return yield* sql.withTransaction(Effect.gen(function*() {
         const count = yield* ownersAnd(accountId, userId)
         if (count.role === null) return "not_found" as const
@@ -128,6 +130,8 @@ export const teamSql = (sql: SqlClient.SqlClient): TeamRepoShape => {
     }),
     createInvitation: Effect.fn("AuthRepo.createInvitation")(function*(i) {
       return yield* sql.withTransaction(Effect.gen(function*() {
+        // One invitation of an address at a time: two at once would both find none pending to replace.
+        yield* sql`SELECT id FROM accounts WHERE id = ${i.accountId} FOR UPDATE`
         yield* sql`UPDATE dashboard_invitations SET revoked_at = ${i.createdAt}
           WHERE account_id = ${i.accountId} AND email = ${i.email} AND accepted_at IS NULL AND revoked_at IS NULL`
         const rows = yield* sql`INSERT INTO dashboard_invitations
@@ -143,6 +147,7 @@ export const teamSql = (sql: SqlClient.SqlClient): TeamRepoShape => {
           ORDER BY created_at DESC, id`.pipe(Effect.flatMap(invitations), dieOnSqlError)
     }),
     findInvitation: Effect.fn("AuthRepo.findInvitation")(function*(id) {
+      if (!looksLikeId(id)) return null
       return yield* sql`SELECT * FROM dashboard_invitations WHERE id = ${id}`.pipe(
         Effect.flatMap(invitations),
         Effect.map((rows) => rows[0] ?? null),
@@ -150,6 +155,7 @@ export const teamSql = (sql: SqlClient.SqlClient): TeamRepoShape => {
       )
     }),
     revokeInvitation: Effect.fn("AuthRepo.revokeInvitation")(function*(accountId, id, at) {
+      if (!looksLikeId(id)) return false
       const rows = yield* sql`UPDATE dashboard_invitations SET revoked_at = ${at}
           WHERE id = ${id} AND account_id = ${accountId} AND accepted_at IS NULL AND revoked_at IS NULL
           RETURNING id`.pipe(dieOnSqlError)

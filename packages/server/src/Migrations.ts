@@ -33,6 +33,7 @@ import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 import {
+  webhookEmailMigration,
   webhookFormatMigration,
   webhookRecapsMigration,
   webhookRulesMigration,
@@ -197,7 +198,8 @@ export const migrations = Migrator.fromRecord({
   "0042_webhook_recaps": webhookRecapsMigration,
   "0050_dashboard_roles": dashboardRolesMigration,
   "0055_annotations": annotationsMigration,
-  "0056_dashboard_team": dashboardTeamMigration
+  "0056_dashboard_team": dashboardTeamMigration,
+  "0057_webhook_email": webhookEmailMigration
 })
 
 /**

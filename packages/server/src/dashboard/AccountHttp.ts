@@ -15,10 +15,10 @@ import { BillingRepo } from "../accounts/BillingRepo.ts"
 import { StripeBilling, type StripeBillingError } from "../billing/StripeBilling.ts"
 import type { BillingSettings } from "../platform/BillingSettings.ts"
 import { AppConfig } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import type { AccountRecord } from "../store/Records.ts"
 import { normalizeEmail, publicBase, sendLater, setSessionCookie } from "./Auth.ts"
 import { AuthRepo } from "./AuthRepo.ts"
-import { Mailer } from "./Mailer.ts"
 import { WebsitesRepo } from "./WebsitesRepo.ts"
 
 const DAY_MS = 86_400_000

@@ -18,6 +18,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { AppConfig } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import {
   invalidLink,
   normalizeEmail,
@@ -29,7 +30,6 @@ import {
 } from "./Auth.ts"
 import { AuthRepo, newUserId, type UserRecord } from "./AuthRepo.ts"
 import { Signing } from "./Links.ts"
-import { Mailer } from "./Mailer.ts"
 import { hashPassword } from "./Passwords.ts"
 import { type InvitationRecord, newInvitationId } from "./TeamRows.ts"
 import { AuthThrottle } from "./Throttle.ts"

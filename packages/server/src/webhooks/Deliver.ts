@@ -23,6 +23,15 @@ export interface DeliverOptions extends SendOptions {
   readonly random?: () => number
   /** Where a Slack message links to (PUBLIC_URL). */
   readonly dashboardUrl?: string
+  /** Sends an email destination's delivery (Email.ts); without it such a delivery fails, saying so. */
+  readonly email?: (claimed: ClaimedDelivery) => Effect.Effect<Attempt>
+}
+
+const NO_MAILER: Attempt = {
+  ok: false,
+  status: null,
+  latencyMs: 0,
+  excerpt: "not sent: this process does not send email destinations (the worker does)"
 }
 
 /** The secrets a delivery is signed with at `now`: the current one, and the previous one while it overlaps. */
@@ -41,7 +50,9 @@ export const deliverClaimed = (repo: WebhooksRepoShape, sealer: Sealer, options:
   Effect.fn("Webhooks.deliver")(function*(claimed: ClaimedDelivery) {
     const at = new Date(yield* Clock.currentTimeMillis)
     const secrets = yield* secretsAt(sealer, claimed, at)
-    const attempt: Attempt = secrets === null
+    const attempt: Attempt = claimed.webhook.format === "email"
+      ? yield* (options.email?.(claimed) ?? Effect.succeed(NO_MAILER))
+      : secrets === null
       ? {
         ok: false,
         status: null,

@@ -76,3 +76,9 @@ export const webhookRecapsMigration = ddlMigration(`
       PRIMARY KEY (webhook_id, period_start)
     )
 `)
+
+/** Email destinations (Email.ts): format `email`, url `mailto:` one member of the account. */
+export const webhookEmailMigration = ddlMigration(`
+    ALTER TABLE webhooks DROP CONSTRAINT IF EXISTS webhooks_format_check;
+    ALTER TABLE webhooks ADD CONSTRAINT webhooks_format_check CHECK (format IN ('standard_webhooks', 'slack', 'email'))
+`)

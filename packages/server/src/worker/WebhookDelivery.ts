@@ -9,7 +9,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { makeCipher, oldSecretKey, resolveSecretKey } from "../integrations/Crypto.ts"
 import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import { deliverClaimed, type DeliverOptions, type Sealer } from "../webhooks/Deliver.ts"
+import { emailSenderHere } from "../webhooks/Email.ts"
 import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 
 /** A claimed delivery is the worker's for this long: more than an attempt's 15 s timeout. */
@@ -55,9 +57,11 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
     const sealer = webhookSealer(config)
     const now = new Date(yield* Clock.currentTimeMillis)
     const claimed = yield* repo.claim(now, LEASE_MS, options.limit ?? BATCH, options.webhookIds)
+    const email = yield* emailSenderHere(dashboardUrlOf(config))
     const deliver = deliverClaimed(repo, sealer, {
       allowPrivate: config.webhooksAllowPrivate,
       dashboardUrl: dashboardUrlOf(config),
+      ...(email === undefined ? {} : { email }),
       ...options
     })
     yield* Effect.forEach(claimed, deliver, { concurrency: CONCURRENCY, discard: true })
@@ -80,7 +84,9 @@ export const webhookLoop = (options: DeliverDueOptions = {}) =>
       Effect.flatMap((sent) => sent < (options.limit ?? BATCH) ? Effect.sleep(IDLE_POLL_MS) : Effect.void),
       Effect.forever,
       Effect.withTracerEnabled(false),
-      Effect.annotateLogs("worker", "webhooks")
+      Effect.annotateLogs("worker", "webhooks"),
+      // Email destinations' mail (one transport for the loop's life; the log without SMTP_URL).
+      Effect.provide(Mailer.layer)
     )
   })
 

@@ -28,6 +28,7 @@ import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 import {
+  trafficAnomaliesMigration,
   webhookFormatMigration,
   webhookRecapsMigration,
   webhookRulesMigration,
@@ -191,7 +192,8 @@ export const migrations = Migrator.fromRecord({
   "0041_webhook_rules": webhookRulesMigration,
   "0042_webhook_recaps": webhookRecapsMigration,
   "0050_dashboard_roles": dashboardRolesMigration,
-  "0055_annotations": annotationsMigration
+  "0055_annotations": annotationsMigration,
+  "0059_traffic_anomalies": trafficAnomaliesMigration
 })
 
 /**

@@ -76,3 +76,16 @@ export const webhookRecapsMigration = ddlMigration(`
       PRIMARY KEY (webhook_id, period_start)
     )
 `)
+
+/**
+ * One row per website and UTC hour whose `traffic.anomaly` was written (worker/TrafficAnomalies.ts), claimed in the
+ * transaction that writes the event: two workers, or a restart, write it once.
+ */
+export const trafficAnomaliesMigration = ddlMigration(`
+    CREATE TABLE traffic_anomaly_claims (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      hour timestamptz NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (project_id, hour)
+    )
+`)

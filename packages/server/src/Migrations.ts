@@ -33,6 +33,7 @@ import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 import {
+  trafficAnomaliesMigration,
   webhookEmailMigration,
   webhookFormatMigration,
   webhookRecapsMigration,
@@ -199,7 +200,8 @@ export const migrations = Migrator.fromRecord({
   "0050_dashboard_roles": dashboardRolesMigration,
   "0055_annotations": annotationsMigration,
   "0056_dashboard_team": dashboardTeamMigration,
-  "0057_webhook_email": webhookEmailMigration
+  "0057_webhook_email": webhookEmailMigration,
+  "0059_traffic_anomalies": trafficAnomaliesMigration
 })
 
 /**

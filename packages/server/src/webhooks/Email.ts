@@ -127,6 +127,19 @@ export const emailMessage = (eventBody: string, dashboardUrl: string, websiteNam
         `The account's ${data.what} ends on ${String(data.endsAt).slice(0, 10)}. After that the API answers 402 ` +
         "until you subscribe; your data is kept."
       ])
+    case "traffic.anomaly": {
+      const stake = money(data.moneyAtStake)
+      const what = data.metric === "visitors" ? "Visitors" : "Pageviews"
+      return mail(
+        `${what.toLowerCase()} ${data.direction} at ${data.localHour}${stake === null ? "" : ` (${stake} at stake)`}`,
+        [
+          `${what} ${data.direction} at ${data.localHour}: ${data.actual} against a usual ${data.expected} ` +
+          `(expected ${data.range.low}–${data.range.high}, from the same hour of the last ${data.weeks} weeks).`,
+          data.cause === null ? "No likely cause in the data." : `Likely cause: ${data.cause.kind} ${data.cause.name}.`,
+          `Money at stake: ${stake ?? "—"}`
+        ]
+      )
+    }
     case "webhook.test":
       return mail("a test alert", [String(data.message)])
     default:

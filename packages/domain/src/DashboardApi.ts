@@ -29,18 +29,20 @@ import {
 } from "./DashboardCore.ts"
 import { DashboardReportsApi } from "./DashboardReports.ts"
 import { DashboardSecurityApi } from "./DashboardSecurity.ts"
+import { DashboardTeamApi } from "./DashboardTeam.ts"
 import { DashboardAccountApi, DashboardTokensApi } from "./DashboardTokens.ts"
 import { documentedApi } from "./Documented.ts"
 
 export * from "./DashboardCore.ts"
 export * from "./DashboardRoles.ts"
 export * from "./DashboardSecurity.ts"
+export * from "./DashboardTeam.ts"
 export * from "./DashboardTokens.ts"
 
 export class DashboardApi extends documentedApi(
   HttpApi.make("dashboard")
     .add(DashboardAuthApi, DashboardWebsitesApi, DashboardTokensApi, DashboardAccountApi, DashboardSecurityApi)
-    .add(DashboardConsentApi, DashboardAlertsApi)
+    .add(DashboardConsentApi, DashboardAlertsApi, DashboardTeamApi)
     .add(DashboardConnectionsApi.middleware(DashboardSession))
     .add(DashboardReportsApi.middleware(DashboardSession))
     .middleware(DashboardOrigin)

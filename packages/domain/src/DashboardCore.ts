@@ -59,6 +59,8 @@ export const CSRF_HEADER = "x-csrf-token"
 /** The web app's pages that mailed links open; each posts its `?token=` to verifyEmail / resetPassword. */
 export const VERIFY_EMAIL_PAGE = "/verify-email"
 export const RESET_PASSWORD_PAGE = "/reset-password"
+/** The page a team invitation's link opens (DashboardTeam.ts): it posts its `?token=` to preview and accept. */
+export const ACCEPT_INVITATION_PAGE = "/accept-invite"
 /** The one-time login link printed by `npm start` for the demo account: GET, creates a session, redirects to `/`. */
 export const MAGIC_LINK_PATH = `${DASHBOARD_PREFIX}/auth/magic`
 /**

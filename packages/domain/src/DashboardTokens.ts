@@ -128,6 +128,17 @@ export class DashboardTokensApi extends HttpApiGroup.make("tokens")
   .annotateMerge(OpenApi.annotations({ title: "Tokens", description: "API / MCP tokens" }))
 {}
 
+export const DeleteAccountPayload = Schema.Struct({
+  confirmEmail: Schema.String.check(Schema.isMaxLength(320)).annotate({
+    description: "The email address of the owner asking, typed again: the confirmation"
+  })
+}).annotate({ identifier: "DeleteAccountRequest" })
+export const AccountDeleted = Schema.Struct({
+  deleted: Schema.Literal(true),
+  websites: Integer.annotate({ description: "Websites deleted with their data and credentials" }),
+  members: Integer.annotate({ description: "Logins deleted, the asking owner's included" })
+}).annotate({ identifier: "AccountDeleted" })
+
 export class DashboardAccountApi extends HttpApiGroup.make("account")
   .add(
     doc(
@@ -155,6 +166,17 @@ export class DashboardAccountApi extends HttpApiGroup.make("account")
       }).annotate(DashboardAccessAnnotation, "owner"),
       "Manage billing: a Stripe customer portal session (card, invoices, cancel)",
       "409 `billing_not_configured`, or `no_customer` before the first checkout; 503 `billing_unavailable`."
+    ),
+    doc(
+      HttpApiEndpoint.delete("delete", "/account", {
+        payload: DeleteAccountPayload,
+        success: Envelope("AccountDeletedResponse", AccountDeleted),
+        error: [BadRequest, Conflict]
+      }).annotate(DashboardAccessAnnotation, "owner"),
+      "Delete the account: every website with its data and credentials, every token, every member's login",
+      "`confirmEmail` must be the asking owner's address (400 `confirmation_mismatch`). 409 `subscription_active` " +
+        "while a subscription renews: cancel it with Manage billing first (a canceled one that runs to its period's " +
+        "end does not hold deletion back). Every session ends; the owners are mailed. Cannot be undone."
     )
   )
   .middleware(DashboardSession)

@@ -21,7 +21,8 @@ export const EVENT_KINDS = [
   "token.revoked",
   "entitlement.ending",
   "webhook.test",
-  "recap.ready"
+  "recap.ready",
+  "traffic.anomaly"
 ] as const
 export type EventKind = (typeof EVENT_KINDS)[number]
 export const EventKind = Schema.Literals(EVENT_KINDS).annotate({ identifier: "EventKind" })
@@ -40,7 +41,10 @@ export const EVENT_DESCRIPTIONS: Record<EventKind, string> = {
   "webhook.test": "A test event, sent on request (POST …/webhooks/{webhookId}/test)",
   "recap.ready":
     "A destination's daily, weekly or monthly recap (its cadence): the period's largest gains and losses among " +
-    "the events its rules take; sent to that destination alone"
+    "the events its rules take; sent to that destination alone",
+  "traffic.anomaly":
+    "An hour's visitors (or pageviews) left the website's own expected range for that hour of day and weekday: " +
+    "a spike or a drop, with its likely cause and the money at stake"
 }
 
 /** The health score moves by at least this many points for a `health.changed` event. */
@@ -140,6 +144,37 @@ export const RecapReadyData = Schema.Struct({
   eventCount: Integer.annotate({ description: "The events of the period its rules take" })
 }).annotate({ identifier: "RecapReadyData" })
 
+export const TrafficAnomalyCause = Schema.Struct({
+  kind: Schema.Literals(["source", "page", "ranking"]),
+  name: Schema.String.annotate({ description: "The referrer source, the page's path, or the search query" }),
+  change: Schema.Finite.annotate({
+    description: "source/page: its share of the day's visitors minus its usual share (−0.25 = 25 points less); " +
+      "ranking: the places lost (average position now minus before)"
+  })
+}).annotate({ identifier: "TrafficAnomalyCause" })
+
+export const TrafficAnomalyData = Schema.Struct({
+  projectId: ProjectId,
+  hour: Timestamp.annotate({ description: "The UTC start of the hour checked" }),
+  localHour: Schema.String.annotate({ description: "The hour's start on the website's clock, e.g. 2026-03-02 14:00" }),
+  direction: Schema.Literals(["spike", "drop"]),
+  metric: Schema.Literals(["visitors", "pageviews"]),
+  severity: Severity,
+  expected: Schema.Finite.annotate({ description: "The usual value: the median of the same local hour and weekday" }),
+  actual: Integer,
+  range: Schema.Struct({ low: Schema.Finite, high: Schema.Finite }).annotate({
+    description: "The expected range; outside it is a spike or a drop"
+  }),
+  weeks: Integer.annotate({ description: "How many previous weeks the expected range was computed from" }),
+  cause: Schema.NullOr(TrafficAnomalyCause).annotate({
+    description: "The likely cause; null when the data shows none"
+  }),
+  moneyAtStake: Schema.NullOr(Money).annotate({
+    description: "For a drop of visitors: the lost visitors × the website's revenue per visitor; otherwise null"
+  }),
+  link: Schema.String.annotate({ description: "The dashboard path of the website's traffic (Analytics)" })
+}).annotate({ identifier: "TrafficAnomalyData" })
+
 /** Each kind's `data`. */
 export const EVENT_DATA = {
   "signal.opened": SignalEventData.annotate({ identifier: "SignalOpenedData" }),
@@ -153,7 +188,8 @@ export const EVENT_DATA = {
   "token.revoked": TokenRevokedData,
   "entitlement.ending": EntitlementEndingData,
   "webhook.test": WebhookTestData,
-  "recap.ready": RecapReadyData
+  "recap.ready": RecapReadyData,
+  "traffic.anomaly": TrafficAnomalyData
 } as const
 
 export type EventData<K extends EventKind> = (typeof EVENT_DATA)[K]["Type"]

@@ -14,10 +14,16 @@ const Confirm = Schema.optionalKey(
   Schema.Boolean.annotate({ description: "true to act; anything else answers a preview" })
 )
 
+/** One plain address after `mailto:` (no query, no list): an email destination's target. */
+const EMAIL_TARGET = /^[^\s@?,;:<>()[\]\\"]+@[^\s@?,;:<>()[\]\\"]+\.[^\s@?,;:<>()[\]\\"]+$/
+
 export const WebhookUrl = Schema.String.check(
   Schema.isMinLength(1),
   Schema.isMaxLength(2000),
   Schema.makeFilter((s: string) => {
+    if (s.startsWith("mailto:")) {
+      return EMAIL_TARGET.test(s.slice(7)) || "an email destination is mailto: and one address (mailto:you@example.com)"
+    }
     try {
       const url = new URL(s)
       return url.protocol === "https:" || url.protocol === "http:" || "must be an https:// URL"
@@ -29,16 +35,17 @@ export const WebhookUrl = Schema.String.check(
     arbitraryConstraint: { patterns: [{ source: "^https://[a-z]{1,12}\\.example\\.com/[a-z]{0,12}$", flags: "" }] }
   })
 ).annotate({
-  description: "https:// only; never a private, loopback or link-local address (see docs/alerts.md)",
+  description: "https:// only; never a private, loopback or link-local address (see docs/alerts.md). For an email " +
+    "destination: mailto:address, the address of one of the account's members",
   format: "uri"
 })
 
-export const WEBHOOK_FORMATS = ["standard_webhooks", "slack"] as const
+export const WEBHOOK_FORMATS = ["standard_webhooks", "slack", "email"] as const
 export const WebhookFormat = Schema.Literals(WEBHOOK_FORMATS).annotate({
   identifier: "WebhookFormat",
   description:
     "standard_webhooks: the event as JSON, signed (docs/alerts.md); slack: a Block Kit message for a Slack " +
-    "incoming-webhook URL"
+    "incoming-webhook URL; email: a plain email to a member of the account (url mailto:address)"
 })
 export type WebhookFormat = typeof WebhookFormat.Type
 
@@ -93,7 +100,7 @@ export const CreateWebhookPayload = Schema.Struct({
   format: Schema.optionalKey(WebhookFormat.annotate({ description: "Default standard_webhooks" })),
   description: Schema.optionalKey(Text(200)),
   minMoneyAtStake: Schema.optionalKey(MinMoneyAtStake.annotate({
-    description: "Default null (no minimum); 5000 (€50) for a slack endpoint"
+    description: "Default null (no minimum); 5000 (€50) for a slack or email destination"
   })),
   minSeverity: Schema.optionalKey(MinSeverity.annotate({ description: "Default null (no minimum)" })),
   cadence: Schema.optionalKey(Cadence.annotate({ description: "Default live" }))

@@ -37,6 +37,7 @@ import { spaAnswer, staticRoutes } from "./http/Static.ts"
 import { issuerFor, PROTECTED_RESOURCE_METADATA } from "./oauth/Issuer.ts"
 import { oauthRoutes } from "./oauth/Routes.ts"
 import { AppConfig } from "./platform/Config.ts"
+import { Mailer } from "./platform/Mailer.ts"
 import { MetricsRoute } from "./platform/Metrics.ts"
 import { Freshness } from "./recompute/Freshness.ts"
 import { TokensRepo } from "./tokens/TokensRepo.ts"
@@ -70,7 +71,9 @@ const apiRoutes = (overrides: AppOverrides) =>
       accessMiddleware(overrides.access),
       RequestErrorsLive,
       IdempotencyLive,
-      overrides.freshness ?? Freshness.live
+      overrides.freshness ?? Freshness.live,
+      // An email destination's test event is mailed at once (api/Webhooks.ts).
+      Mailer.layer
     ])
   )
 

@@ -11,6 +11,7 @@ import { type AppOverrides, appRoutes } from "./App.ts"
 import { AuthRepo } from "./dashboard/AuthRepo.ts"
 import { OAuthFlowsRepo } from "./dashboard/connections/OAuthFlowsRepo.ts"
 import { FailuresRepo } from "./dashboard/FailuresRepo.ts"
+import { AccountMembersLive } from "./dashboard/Members.ts"
 import { WebsitesRepo } from "./dashboard/WebsitesRepo.ts"
 import { ExpensesRepo } from "./expenses/ExpensesRepo.ts"
 import { FxRepo } from "./fx/FxRepo.ts"
@@ -70,7 +71,8 @@ export const SqlRepos = Layer.mergeAll(
   AnswersRepo.sql,
   WebsitesRepo.sql,
   BillingRepo.sql,
-  WebhooksRepo.sql
+  WebhooksRepo.sql,
+  AccountMembersLive.pipe(Layer.provide([AuthRepo.sql, ProjectsRepo.sql]))
 )
 
 /** Tests only: the same repositories over maps. */
@@ -85,7 +87,8 @@ export const MemoryRepos = Layer.mergeAll(
   ),
   WebsitesRepo.memory.pipe(Layer.provide(ProjectsRepo.memory)),
   BillingRepo.memory, // over MemoryDb: writes the accounts' entitlement columns
-  WebhooksMemory
+  WebhooksMemory,
+  AccountMembersLive.pipe(Layer.provide([AuthRepo.memory, ProjectsRepo.memory]))
 ).pipe(Layer.provideMerge(MemoryDb.layer))
 
 export const rateLimiterFor = (config: AppConfigShape) =>

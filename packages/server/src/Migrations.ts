@@ -11,7 +11,12 @@ import { alertsMigration } from "./alerts/Migration.ts"
 import { annotationsMigration } from "./annotations/Migration.ts"
 import { answersGzipMigration, answersMigration, revenueForecastAnswersMigration } from "./answers/AnswersRepo.ts"
 import { oauthFlowsMigration } from "./dashboard/connections/Migration.ts"
-import { dashboardMigration, dashboardRolesMigration, dashboardSecurityMigration } from "./dashboard/Migration.ts"
+import {
+  dashboardMigration,
+  dashboardRolesMigration,
+  dashboardSecurityMigration,
+  dashboardTeamMigration
+} from "./dashboard/Migration.ts"
 import { demoLiveMigration } from "./demo/Migration.ts"
 import { idempotencyMigration } from "./http/IdempotencyMigration.ts"
 import { integrationsMigration } from "./integrations/Migration.ts"
@@ -28,7 +33,9 @@ import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 import {
+  trafficAnomaliesMigration,
   webhookDueOrderMigration,
+  webhookEmailMigration,
   webhookFormatMigration,
   webhookRecapsMigration,
   webhookRulesMigration,
@@ -193,7 +200,10 @@ export const migrations = Migrator.fromRecord({
   "0042_webhook_recaps": webhookRecapsMigration,
   "0050_dashboard_roles": dashboardRolesMigration,
   "0055_annotations": annotationsMigration,
-  "0056_webhook_due_order": webhookDueOrderMigration
+  "0056_dashboard_team": dashboardTeamMigration,
+  "0057_webhook_email": webhookEmailMigration,
+  "0059_traffic_anomalies": trafficAnomaliesMigration,
+  "0060_webhook_due_order": webhookDueOrderMigration
 })
 
 /**

@@ -2,8 +2,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import * as Net from "node:net"
-import { Mailer } from "../src/dashboard/Mailer.ts"
 import { AppConfig, readConfig } from "../src/platform/Config.ts"
+import { Mailer } from "../src/platform/Mailer.ts"
 
 describe("Mailer", () => {
   it.effect("SMTP_URL unset: the message goes to the log, not to a server", () =>

@@ -4,7 +4,12 @@
  * back afterwards, `?next=`), and any other failure is shown with a way to try again.
  */
 import { useAtomRefresh, useAtomValue } from "@effect/atom-react"
-import { GOOGLE_CALLBACK_PAGE, RESET_PASSWORD_PAGE, VERIFY_EMAIL_PAGE } from "@sitehealth/domain/DashboardCore"
+import {
+  ACCEPT_INVITATION_PAGE,
+  GOOGLE_CALLBACK_PAGE,
+  RESET_PASSWORD_PAGE,
+  VERIFY_EMAIL_PAGE
+} from "@sitehealth/domain/DashboardCore"
 import { AsyncResult } from "effect/reactivity"
 import { Component, type ComponentType, type ReactNode, useEffect } from "react"
 import { sessionAtom, setCsrfToken } from "./client.ts"
@@ -27,6 +32,8 @@ const ApiSettings = lazyPage(() => import("./pages/ApiSettings.tsx").then((m) =>
 const ResetPassword = lazyPage(() => import("./pages/Links.tsx").then((m) => m.ResetPasswordPage))
 const VerifyEmail = lazyPage(() => import("./pages/Links.tsx").then((m) => m.VerifyEmailPage))
 const Sessions = lazyPage(() => import("./pages/Sessions.tsx").then((m) => m.SessionsPage))
+const Team = lazyPage(() => import("./pages/Team.tsx").then((m) => m.TeamPage))
+const AcceptInvitation = lazyPage(() => import("./pages/Team.tsx").then((m) => m.AcceptInvitationPage))
 const Consent = lazyPage(() => import("./pages/Consent.tsx").then((m) => m.ConsentPage))
 const GoogleCallback = lazyPage(() => import("./pages/Connections.tsx").then((m) => m.GoogleCallbackPage))
 const Websites = lazyPage(() => import("./pages/Websites.tsx").then((m) => m.WebsitesPage))
@@ -48,6 +55,8 @@ const pageLoads: Record<string, () => Promise<unknown>> = {
   "/settings/api": ApiSettings.load,
   "/account": Account.load,
   "/sessions": Sessions.load,
+  "/team": Team.load,
+  [ACCEPT_INVITATION_PAGE]: AcceptInvitation.load,
   "/consent": Consent.load,
   "/login": LogIn.load,
   "/signup": SignUp.load
@@ -64,7 +73,8 @@ const publicPages: Record<string, () => ReactNode> = {
   "/signup": () => <SignUp.Component />,
   // The pages the mailed links open: the contract names them, the server writes them into the mail.
   [VERIFY_EMAIL_PAGE]: () => <VerifyEmail.Component />,
-  [RESET_PASSWORD_PAGE]: () => <ResetPassword.Component />
+  [RESET_PASSWORD_PAGE]: () => <ResetPassword.Component />,
+  [ACCEPT_INVITATION_PAGE]: () => <AcceptInvitation.Component />
 }
 
 const privatePage = (path: string): ReactNode => {
@@ -84,6 +94,7 @@ const privatePage = (path: string): ReactNode => {
   if (path === "/settings/api") return <ApiSettings.Component />
   if (path === "/account") return <Account.Component />
   if (path === "/sessions") return <Sessions.Component />
+  if (path === "/team") return <Team.Component />
   // Where /oauth/authorize sends the owner to approve an MCP client (docs/mcp.md).
   if (path === "/consent") return <Consent.Component />
   // Where Google sends the browser back (the server's default GOOGLE_REDIRECT_URI).

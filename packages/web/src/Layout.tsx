@@ -10,6 +10,7 @@ const nav = [
   ["/overview", "Overview"],
   ["/websites", "Websites"],
   ["/settings/api", "API / MCP"],
+  ["/team", "Team"],
   ["/account", "Account"],
   ["/sessions", "Sessions"]
 ] as const

@@ -44,7 +44,9 @@ export const Keys = {
   account: "account",
   connections: "connections",
   /** Two-factor sign-in's status (securityClient.ts). */
-  twoFactor: "twoFactor"
+  twoFactor: "twoFactor",
+  /** The account's members and invitations (teamClient.ts). */
+  team: "team"
 } as const
 
 /** The report clients' keys (reportsClient.ts, overviewClient.ts): here so that both share them. */

@@ -1,7 +1,8 @@
 /**
  * The Alerts page in a real browser (chromium through playwright-core) over the demo account of a real server
  * without SMTP_URL (the email goes to the log): a website's webhook destination with its delivery log (a test
- * event sent to it), a rule edited and saved (read back from /api/v1), "Send today's briefing now" confirmed.
+ * event sent to it), a rule edited and saved (read back from /api/v1), an email destination added for the
+ * logged-in member, "Send today's briefing now" confirmed.
  * axe in both themes; screenshots at 375 px and desktop into test/artifacts/. Skipped where chromium is missing.
  */
 import AxeBuilder from "@axe-core/playwright"
@@ -93,6 +94,19 @@ describe.skipIf(!hasChromium)("the Alerts page in chromium", () => {
     await destination.getByText("Rules saved.").waitFor()
     const read = await api("GET", `/projects/${websiteId}/webhooks/${webhookId}`)
     expect(read.json.data).toMatchObject({ minMoneyAtStake: 7500, minSeverity: "critical", cadence: "weekly" })
+
+    // An email destination for the demo login itself: its address is offered, €50 by default.
+    const add = page.locator("section", { has: page.getByRole("heading", { name: "Add a destination" }) })
+    await add.getByLabel("Kind").selectOption("email")
+    expect(await add.getByLabel("Address").inputValue()).toBe("demo@sitehealth.local")
+    await add.getByRole("button", { name: "Add destination" }).click()
+    await add.getByText("will be mailed to demo@sitehealth.local").waitFor()
+    await page.getByRole("heading", { name: "Email: demo@sitehealth.local" }).waitFor()
+    const listed = await api("GET", `/projects/${websiteId}/webhooks`)
+    expect(listed.json.data.webhooks.find((w: any) => w.format === "email")).toMatchObject({
+      url: "mailto:demo@sitehealth.local",
+      minMoneyAtStake: 5000
+    })
 
     await page.getByRole("button", { name: "Send today's briefing now" }).click()
     await page.getByText(/Today's briefing \(\d{4}-\d{2}-\d{2}\) was sent/).waitFor()

@@ -5,11 +5,19 @@
 import { SiteHealthApi, type WebhooksApi } from "@sitehealth/domain/Api"
 import { DEFAULT_PAGE_SIZE } from "@sitehealth/domain/Common"
 import { badRequest, Conflict, notFound, Unavailable } from "@sitehealth/domain/Errors"
-import { type Delivery, SECRET_OVERLAP_HOURS, SLACK_DEFAULT_MIN_MONEY, type Webhook } from "@sitehealth/domain/Webhooks"
+import {
+  type Delivery,
+  SECRET_OVERLAP_HOURS,
+  SLACK_DEFAULT_MIN_MONEY,
+  type Webhook,
+  type WebhookFormat
+} from "@sitehealth/domain/Webhooks"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { AccountMembers } from "../accounts/Members.ts"
 import { withApiMiddlewaresOnly } from "../http/Middleware.ts"
 import { requireProjectWith } from "../http/ProjectPolicy.ts"
 import { AppConfig } from "../platform/Config.ts"
@@ -18,6 +26,7 @@ import { decodeCursor } from "../store/Cursor.ts"
 import { randomBase62 } from "../store/Ids.ts"
 import { isoOrNull } from "../store/Present.ts"
 import { deliverClaimed } from "../webhooks/Deliver.ts"
+import { emailSenderHere } from "../webhooks/Email.ts"
 import { emit, eventBody } from "../webhooks/Outbox.ts"
 import { newWebhookSecret } from "../webhooks/Signing.ts"
 import { urlProblem } from "../webhooks/Targets.ts"
@@ -78,10 +87,31 @@ export const webhooksOperations = Effect.gen(function*() {
       })
   }).pipe(Effect.tapError(() => Effect.logError("webhooks: no secret key to seal signing secrets with")))
 
-  const checkUrl = (url: string) => {
-    const problem = urlProblem(url, config.webhooksAllowPrivate)
-    return problem === null ? Effect.void : Effect.fail(badRequest(`url ${problem}`, "invalid_webhook_url"))
-  }
+  /** https (SSRF-checked) for a webhook or Slack; mailto: one member of the website's account for email. */
+  const checkUrl = (projectId: string, url: string, format: WebhookFormat) =>
+    Effect.gen(function*() {
+      const mailto = url.startsWith("mailto:")
+      if (format !== "email") {
+        const problem = mailto
+          ? "must be https:// (mailto: is for format email)"
+          : urlProblem(url, config.webhooksAllowPrivate)
+        if (problem !== null) return yield* Effect.fail(badRequest(`url ${problem}`, "invalid_webhook_url"))
+        return
+      }
+      if (!mailto) {
+        return yield* Effect.fail(badRequest("url must be mailto:address for format email", "invalid_webhook_url"))
+      }
+      const address = url.slice("mailto:".length).trim().toLowerCase()
+      const allowed = Option.isSome(members) ? yield* members.value.emailsOfProject(projectId) : []
+      if (!allowed.includes(address)) {
+        return yield* Effect.fail(
+          badRequest(
+            `url ${address} is not a member of this website's account: invite them first (the dashboard's Team page)`,
+            "not_a_member"
+          )
+        )
+      }
+    })
 
   const requireWebhook = (projectId: string, webhookId: string) =>
     Effect.flatMap(
@@ -90,6 +120,9 @@ export const webhooksOperations = Effect.gen(function*() {
     )
 
   const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+  // A test event to an email destination is mailed at once, as the worker would.
+  const email = yield* emailSenderHere(dashboardUrlOf(config))
+  const members = yield* Effect.serviceOption(AccountMembers)
 
   return {
     listWebhooks: ({ params }: Pick<Request<"listWebhooks">, "params">) =>
@@ -100,17 +133,17 @@ export const webhooksOperations = Effect.gen(function*() {
     createWebhook: ({ params, payload }: Pick<Request<"createWebhook">, "params" | "payload">) =>
       Effect.gen(function*() {
         const project = yield* requireProject(params.id)
-        yield* checkUrl(payload.url)
-        const events = [...new Set(payload.events)]
         const format = payload.format ?? "standard_webhooks" as const
+        yield* checkUrl(project.id, payload.url, format)
+        const events = [...new Set(payload.events)]
         const draft = {
-          url: payload.url,
+          url: format === "email" ? payload.url.trim().toLowerCase() : payload.url,
           format,
           events,
           description: payload.description ?? null,
           minMoneyAtStake: payload.minMoneyAtStake !== undefined
             ? payload.minMoneyAtStake
-            : format === "slack"
+            : format === "slack" || format === "email"
             ? SLACK_DEFAULT_MIN_MONEY
             : null,
           minSeverity: payload.minSeverity ?? null,
@@ -155,7 +188,7 @@ export const webhooksOperations = Effect.gen(function*() {
       Effect.gen(function*() {
         const project = yield* requireProject(params.id)
         const current = yield* requireWebhook(project.id, params.webhookId)
-        if (payload.url !== undefined) yield* checkUrl(payload.url)
+        if (payload.url !== undefined) yield* checkUrl(project.id, payload.url, current.format)
         const at = yield* now
         let secret: string | undefined
         let sealed = {}
@@ -213,7 +246,8 @@ export const webhooksOperations = Effect.gen(function*() {
         if (queued === undefined) return yield* Effect.fail(notFound("Webhook"))
         const sent = yield* deliverClaimed(webhooks, seal, {
           allowPrivate: config.webhooksAllowPrivate,
-          dashboardUrl: dashboardUrlOf(config)
+          dashboardUrl: dashboardUrlOf(config),
+          ...(email === undefined ? {} : { email })
         })({
           delivery: queued,
           body: eventBody("webhook.test", data, at),

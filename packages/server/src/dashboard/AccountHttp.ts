@@ -15,14 +15,59 @@ import { BillingRepo } from "../accounts/BillingRepo.ts"
 import { StripeBilling, type StripeBillingError } from "../billing/StripeBilling.ts"
 import type { BillingSettings } from "../platform/BillingSettings.ts"
 import { AppConfig } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import type { AccountRecord } from "../store/Records.ts"
-import { publicBase } from "./Auth.ts"
+import { normalizeEmail, publicBase, sendLater, setSessionCookie } from "./Auth.ts"
+import { AuthRepo } from "./AuthRepo.ts"
+import { WebsitesRepo } from "./WebsitesRepo.ts"
 
 const DAY_MS = 86_400_000
 /** Stripe wants a subscription's trial_end at least 48 hours ahead; a shorter rest of trial is not carried over. */
 const MIN_TRIAL_CARRY_MS = 2 * DAY_MS + 60 * 60 * 1000
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+/**
+ * Deleting the account (owner): the typed address must be the asking owner's; a subscription that renews holds it
+ * back (Stripe would go on charging). Logins first (their sessions end), then the account with all it owns.
+ */
+const deleteAccount = (confirmEmail: string) =>
+  Effect.gen(function*() {
+    const session = yield* CurrentDashboardSession
+    if (normalizeEmail(confirmEmail) !== session.email) {
+      return yield* new BadRequest({
+        message: "Type your own email address to confirm deleting the account",
+        type: "confirmation_mismatch"
+      })
+    }
+    const account = yield* (yield* AccountsRepo).find(session.accountId)
+    const row = yield* (yield* BillingRepo).find(session.accountId)
+    if (account !== null && liveSubscription(row) && billingState(account, yield* now) !== "canceling") {
+      return yield* new Conflict({
+        message: "The subscription still renews: cancel it with Manage billing first, then delete the account",
+        type: "subscription_active"
+      })
+    }
+    const auth = yield* AuthRepo
+    const members = yield* auth.listMembers(session.accountId)
+    yield* auth.removeAccountLogins(session.accountId)
+    const removed = yield* (yield* WebsitesRepo).removeAccount(session.accountId)
+    yield* setSessionCookie(null)
+    const mailer = yield* Mailer
+    for (const owner of members.filter((m) => m.role === "owner")) {
+      yield* sendLater(mailer.send({
+        to: owner.email,
+        subject: "Your sitehealth account was deleted",
+        text: `${session.email} deleted the sitehealth account ${account?.name ?? session.accountId}: its ` +
+          `${removed?.websites ?? 0} website(s) with their data and provider credentials, its API tokens and the ` +
+          `logins of its ${members.length} member(s) are gone. This cannot be undone.`
+      }))
+    }
+    yield* Effect.logInfo("account deleted").pipe(
+      Effect.annotateLogs({ accountId: session.accountId, by: session.userId, websites: removed?.websites ?? 0 })
+    )
+    return { deleted: true as const, websites: removed?.websites ?? 0, members: members.length }
+  })
 
 const planOf = (settings: BillingSettings | null, priceId: string | null): BillingView["plan"] =>
   settings === null || priceId === null
@@ -174,6 +219,7 @@ export const DashboardAccountHttp = HttpApiBuilder.group(
           })
           return { url }
         }).pipe(Effect.catchTag("StripeBillingError", unavailable)))
+      .handle("delete", ({ payload }) => deleteAccount(payload.confirmEmail))
       .handle("billingPortal", () =>
         Effect.gen(function*() {
           const session = yield* CurrentDashboardSession

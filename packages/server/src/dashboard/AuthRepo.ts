@@ -11,27 +11,11 @@ import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import { randomBase62 } from "../store/Ids.ts"
 import { Bytes, dieOnSqlError, firstOf, Instant, rowsOf } from "../store/Sql.ts"
+import { teamMemory, type TeamRepoShape, teamSql } from "./TeamRows.ts"
 import { twoFactorMemory, type TwoFactorRecord, type TwoFactorRepoShape, twoFactorSql } from "./TwoFactorRows.ts"
+import { type NewUser, toUser, type UserRecord, UserRow } from "./UserRows.ts"
 
-export interface UserRecord {
-  readonly id: string
-  readonly accountId: AccountId
-  /** Lower case, trimmed. */
-  readonly email: string
-  /** `scrypt$…` (Passwords.ts); null for an account that only logs in by a magic link (the demo). */
-  readonly passwordHash: string | null
-  readonly emailVerifiedAt: Date | null
-  readonly createdAt: Date
-  /** Bumped by every password change; a reset link is valid only for the version it was made for. */
-  readonly passwordVersion: number
-  /** When two-factor sign-in was turned on; null: off. */
-  readonly twoFactorEnabledAt: Date | null
-  /** The login's role in its account (DashboardRoles.ts); a new login is its account's owner. */
-  readonly role: DashboardRole
-}
-
-/** A user as created: the version and two-factor state start at their defaults. */
-export type NewUser = Omit<UserRecord, "passwordVersion" | "twoFactorEnabledAt" | "role">
+export type { NewUser, UserRecord } from "./UserRows.ts"
 
 export interface SessionRecord {
   readonly id: string
@@ -58,7 +42,7 @@ export interface SessionWithUser {
 export const newUserId = () => `usr_${randomBase62(16)}`
 export const newSessionId = () => `ses_${randomBase62(16)}`
 
-export interface AuthRepoShape extends TwoFactorRepoShape {
+export interface AuthRepoShape extends TwoFactorRepoShape, TeamRepoShape {
   /** null when the email is taken (a concurrent sign-up). */
   readonly createUser: (user: NewUser) => Effect.Effect<UserRecord | null>
   readonly findUserByEmail: (email: string) => Effect.Effect<UserRecord | null>
@@ -84,29 +68,6 @@ export interface AuthRepoShape extends TwoFactorRepoShape {
   /** Marks a link as used; false when it already was (single use). */
   readonly useLink: (id: string, at: Date, expiresAt: Date) => Effect.Effect<boolean>
 }
-
-const UserRow = Schema.Struct({
-  id: Schema.String,
-  account_id: AccountId,
-  email: Schema.String,
-  password_hash: Schema.NullOr(Schema.String),
-  email_verified_at: Schema.NullOr(Instant),
-  created_at: Instant,
-  password_version: Schema.Number,
-  totp_enabled_at: Schema.NullOr(Instant),
-  role: DashboardRole
-})
-const toUser = (r: typeof UserRow.Type): UserRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  email: r.email,
-  passwordHash: r.password_hash,
-  emailVerifiedAt: r.email_verified_at,
-  createdAt: r.created_at,
-  passwordVersion: r.password_version,
-  twoFactorEnabledAt: r.totp_enabled_at,
-  role: r.role
-})
 
 const SessionRow = Schema.Struct({
   id: Schema.String,
@@ -156,6 +117,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
       const sql = yield* SqlClient.SqlClient
       return AuthRepo.of({
         ...twoFactorSql(sql),
+        ...teamSql(sql),
         createUser: Effect.fn("AuthRepo.createUser")(function*(u) {
           return yield* sql`INSERT INTO dashboard_users (id, account_id, email, password_hash, email_verified_at,
               created_at)
@@ -288,6 +250,7 @@ export class AuthRepo extends Context.Service<AuthRepo, AuthRepoShape>()("sitehe
     const byEmail = (email: string) => [...users.values()].find((u) => u.email === email) ?? null
     return AuthRepo.of({
       ...twoFactorMemory({ users, twoFactor, recoveryCodes }),
+      ...teamMemory({ users, sessions }),
       createUser: Effect.fn("AuthRepo.createUser")((u) =>
         Effect.sync(() => {
           if (byEmail(u.email) !== null) return null

@@ -10,12 +10,12 @@ import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { composeBriefingEmail, type WebsiteEdition } from "../alerts/Compose.ts"
 import { todayIn } from "../metrics/Dates.ts"
 import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import { ProjectsRepo } from "../projects/ProjectsRepo.ts"
 import { ensureBriefing } from "../recompute/Recompute.ts"
 import { SnapshotsRepo } from "../snapshots/SnapshotsRepo.ts"
 import { AuthRepo } from "./AuthRepo.ts"
 import { Signing } from "./Links.ts"
-import { Mailer } from "./Mailer.ts"
 import { UNSUBSCRIBE_PATH, unsubscribeToken } from "./Unsubscribe.ts"
 
 const baseUrl = (config: AppConfigShape) => config.publicUrl ?? `http://${config.host}:${config.port}`

@@ -10,6 +10,7 @@
  * `id`, the SHA-256 of its purpose and nonce: what the MAC covers, not how the token happens to be spelled.
  * A reset link carries the password version it was made for: any password change ends every older one.
  */
+import { INVITATION_DAYS } from "@sitehealth/domain/DashboardTeam"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,16 +21,18 @@ import { AppConfig } from "../platform/Config.ts"
 /**
  * verify, reset, magic: mailed or printed links. challenge: the second step of a log-in with two-factor sign-in
  * (answered by log-in, never mailed). device: the cookie of a browser that has logged in to the account before
- * (Throttle.ts lets it in while the account is under attack).
+ * (Throttle.ts lets it in while the account is under attack). invite: a team invitation (its `u` is the
+ * invitation's id, not a user's; the invitation's row makes it single use).
  */
-export type LinkPurpose = "verify" | "reset" | "magic" | "challenge" | "device"
+export type LinkPurpose = "verify" | "reset" | "magic" | "challenge" | "device" | "invite"
 
 export const LINK_LIFETIME_MS: Record<LinkPurpose, number> = {
   verify: 24 * 3_600_000,
   reset: 3_600_000,
   magic: 24 * 3_600_000,
   challenge: 5 * 60_000,
-  device: 180 * 86_400_000
+  device: 180 * 86_400_000,
+  invite: INVITATION_DAYS * 86_400_000
 }
 
 export interface SignedLink {

@@ -1,6 +1,6 @@
 /**
- * The dashboard's tables: its users (one per account, email + scrypt hash), their sessions (only the SHA-256
- * of the cookie's secret is stored) and the signed email links already used (single use).
+ * The dashboard's tables: its users (email + scrypt hash; one per account until 0056 let accounts have members),
+ * their sessions (only the SHA-256 of the cookie's secret is stored) and the signed email links already used.
  */
 import { ddlMigration } from "../platform/Ddl.ts"
 
@@ -70,4 +70,27 @@ export const dashboardSecurityMigration = ddlMigration(`
 export const dashboardRolesMigration = ddlMigration(`
     ALTER TABLE dashboard_users ADD COLUMN role text NOT NULL DEFAULT 'owner'
       CHECK (role IN ('owner', 'admin', 'viewer'))
+`)
+
+/**
+ * Team members (docs/dashboard.md#team): an account may have several logins, and invitations to become one. An
+ * invitation's link is signed (Links.ts), never stored; the row says whether it is still pending. At most one
+ * pending invitation per address and account.
+ */
+export const dashboardTeamMigration = ddlMigration(`
+    ALTER TABLE dashboard_users DROP CONSTRAINT IF EXISTS dashboard_users_account_id_key;
+    CREATE INDEX dashboard_users_account ON dashboard_users (account_id, created_at);
+    CREATE TABLE dashboard_invitations (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      email text NOT NULL,
+      role text NOT NULL CHECK (role IN ('owner', 'admin', 'viewer')),
+      invited_by text REFERENCES dashboard_users(id) ON DELETE SET NULL,
+      created_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      accepted_at timestamptz,
+      revoked_at timestamptz
+    );
+    CREATE UNIQUE INDEX dashboard_invitations_pending ON dashboard_invitations (account_id, email)
+      WHERE accepted_at IS NULL AND revoked_at IS NULL
 `)

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import { StripeBilling } from "../billing/StripeBilling.ts"
 import { RequestErrorsLive } from "../http/RequestErrors.ts"
 import type { AppConfig } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import { DashboardAlertsHttp } from "./AlertsHttp.ts"
 import { magicLogin } from "./Auth.ts"
 import type { AuthRepo } from "./AuthRepo.ts"
@@ -21,11 +22,11 @@ import { DashboardConnectionsHttp } from "./connections/Http.ts"
 import { DashboardConsentHttp } from "./ConsentHttp.ts"
 import { DashboardHttp } from "./Http.ts"
 import { Signing } from "./Links.ts"
-import { Mailer } from "./Mailer.ts"
 import { DashboardOriginLive, DashboardSessionLive } from "./Middleware.ts"
 import { dummyHash } from "./Passwords.ts"
 import { DashboardReportsHttp } from "./reports/Http.ts"
 import { DashboardSecurityHttp } from "./SecurityHttp.ts"
+import { DashboardTeamHttp } from "./TeamHttp.ts"
 import { AuthThrottle } from "./Throttle.ts"
 import { UnsubscribeRoutes } from "./Unsubscribe.ts"
 
@@ -70,7 +71,8 @@ export const dashboardRoutes = Layer.mergeAll(
       DashboardReportsHttp,
       DashboardSecurityHttp,
       DashboardConsentHttp,
-      DashboardAlertsHttp
+      DashboardAlertsHttp,
+      DashboardTeamHttp
     ]),
     Layer.provide([DashboardSessionLive, DashboardOriginLive, RequestErrorsLive])
   ),

@@ -37,7 +37,7 @@ const MAX_PAIR_DELAY_MS = 15 * 60_000
 export const pairDelayMs = (failures: number): number =>
   failures < FREE_FAILURES_PER_PAIR ? 0 : Math.min(MAX_PAIR_DELAY_MS, 30_000 * 2 ** (failures - FREE_FAILURES_PER_PAIR))
 
-export type ThrottledAction = "login" | "signup" | "reset" | "reset-confirm"
+export type ThrottledAction = "login" | "signup" | "reset" | "reset-confirm" | "invite"
 
 type WithRequest<A, E = never> = Effect.Effect<A, E, HttpServerRequest.HttpServerRequest>
 

@@ -26,6 +26,11 @@ export interface WebsitesRepoShape {
   readonly update: (accountId: string, id: string, changes: WebsiteChanges) => Effect.Effect<ProjectRecord | null>
   /** null when the website is not the account's; else how many tokens named it. */
   readonly remove: (accountId: string, id: string) => Effect.Effect<{ readonly tokensNarrowed: number } | null>
+  /**
+   * Deletes the account with everything it owns (websites and their data, credentials, tokens, logins and their
+   * sessions, settings) in one statement (ON DELETE CASCADE); how many websites went. null: no such account.
+   */
+  readonly removeAccount: (accountId: string) => Effect.Effect<{ readonly websites: number } | null>
 }
 
 export class WebsitesRepo
@@ -64,6 +69,13 @@ export class WebsitesRepo
             Effect.catchIf((e) => e === "absent", () => Effect.succeed(null)),
             dieOnSqlError
           )
+        }),
+        removeAccount: Effect.fn("WebsitesRepo.removeAccount")(function*(accountId) {
+          return yield* Effect.gen(function*() {
+            const websites = yield* sql`SELECT count(*)::int AS n FROM projects WHERE account_id = ${accountId}`
+            const deleted = yield* sql`DELETE FROM accounts WHERE id = ${accountId} RETURNING id`
+            return deleted.length === 0 ? null : { websites: Number((websites[0] as { n: number }).n) }
+          }).pipe(sql.withTransaction, dieOnSqlError)
         })
       })
     })
@@ -102,6 +114,14 @@ export class WebsitesRepo
           }
           yield* projects.remove(id)
           return { tokensNarrowed }
+        }),
+        removeAccount: Effect.fn("WebsitesRepo.removeAccount")(function*(accountId) {
+          if (!db.accounts.has(accountId)) return null
+          const owned = [...db.projects.values()].filter((p) => p.accountId === accountId)
+          for (const p of owned) yield* projects.remove(p.id)
+          for (const [key, t] of db.tokens) if (t.accountId === accountId) db.tokens.delete(key)
+          db.accounts.delete(accountId)
+          return { websites: owned.length }
         })
       })
     })

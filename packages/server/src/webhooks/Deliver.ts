@@ -24,6 +24,15 @@ export interface DeliverOptions extends SendOptions {
   readonly random?: () => number
   /** Where a Slack message links to (PUBLIC_URL). */
   readonly dashboardUrl?: string
+  /** Sends an email destination's delivery (Email.ts); without it such a delivery fails, saying so. */
+  readonly email?: (claimed: ClaimedDelivery) => Effect.Effect<Attempt>
+}
+
+const NO_MAILER: Attempt = {
+  ok: false,
+  status: null,
+  latencyMs: 0,
+  excerpt: "not sent: this process does not send email destinations (the worker does)"
 }
 
 /** The secrets a delivery is signed with at `now`: the current one, and the previous one while it overlaps. */
@@ -69,14 +78,18 @@ export const attemptClaimed = (
 ) =>
   Effect.gen(function*() {
     const at = new Date(yield* Clock.currentTimeMillis)
-    const attempt: Attempt = secrets === null ? UNOPENED : yield* Effect.suspend(() => {
-      // A Slack endpoint gets the Block Kit message, signed all the same (the headers cost nothing there).
-      const body = claimed.webhook.format === "slack"
-        ? slackMessage(claimed.body, options.dashboardUrl ?? "")
-        : claimed.body
-      const ts = Math.floor(at.getTime() / 1000)
-      return send(claimed.webhook.url, signedHeaders(secrets, claimed.delivery.eventId, ts, body), body, options)
-    })
+    const attempt: Attempt = claimed.webhook.format === "email"
+      ? yield* (options.email?.(claimed) ?? Effect.succeed(NO_MAILER))
+      : secrets === null
+      ? UNOPENED
+      : yield* Effect.suspend(() => {
+        // A Slack endpoint gets the Block Kit message, signed all the same (the headers cost nothing there).
+        const body = claimed.webhook.format === "slack"
+          ? slackMessage(claimed.body, options.dashboardUrl ?? "")
+          : claimed.body
+        const ts = Math.floor(at.getTime() / 1000)
+        return send(claimed.webhook.url, signedHeaders(secrets, claimed.delivery.eventId, ts, body), body, options)
+      })
     const attempts = claimed.delivery.attempts + 1
     const step = attempt.ok
       ? null

@@ -77,6 +77,25 @@ export const webhookRecapsMigration = ddlMigration(`
     )
 `)
 
+/** Email destinations (Email.ts): format `email`, url `mailto:` one member of the account. */
+export const webhookEmailMigration = ddlMigration(`
+    ALTER TABLE webhooks DROP CONSTRAINT IF EXISTS webhooks_format_check;
+    ALTER TABLE webhooks ADD CONSTRAINT webhooks_format_check CHECK (format IN ('standard_webhooks', 'slack', 'email'))
+`)
+
+/**
+ * One row per website and UTC hour whose `traffic.anomaly` was written (worker/TrafficAnomalies.ts), claimed in the
+ * transaction that writes the event: two workers, or a restart, write it once.
+ */
+export const trafficAnomaliesMigration = ddlMigration(`
+    CREATE TABLE traffic_anomaly_claims (
+      project_id text NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+      hour timestamptz NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (project_id, hour)
+    )
+`)
+
 /**
  * The due deliveries in the order the worker takes them (WebhooksRepo.claim: next_attempt_at, id): it reads the
  * first `limit` of the index and stops, where the index of next_attempt_at alone had it sort every due delivery

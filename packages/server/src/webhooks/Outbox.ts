@@ -34,6 +34,10 @@ export const eventFacts = <K extends EventKind>(
       return { money: Math.abs((data as EventData<"revenue.movement">).mrrChange.amount), severity: null }
     case "payment.failed":
       return { money: Math.abs((data as EventData<"payment.failed">).amount.amount), severity: null }
+    case "traffic.anomaly": {
+      const anomaly = data as EventData<"traffic.anomaly">
+      return { money: Math.abs(anomaly.moneyAtStake?.amount ?? 0), severity: anomaly.severity }
+    }
     default:
       return { money: null, severity: null }
   }

@@ -89,6 +89,15 @@ export const composeRecap = (
           at
         })
         break
+      case "traffic.anomaly":
+        ;(data.direction === "spike" ? gains : losses).push({
+          type: e.type,
+          title: `${data.metric === "visitors" ? "Visitors" : "Pageviews"} ${data.direction} at ${data.localHour}` +
+            `: ${data.actual} against a usual ${data.expected}`,
+          amount: data.moneyAtStake,
+          at
+        })
+        break
       case "integration.failed":
         losses.push({ type: e.type, title: `${data.provider} sync failed`, amount: null, at })
         break

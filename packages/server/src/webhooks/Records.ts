@@ -189,6 +189,16 @@ export interface WebhooksRepoShape {
    * writes it. Run it in `transaction` with the recap's enqueue, so a recap is written once or not at all.
    */
   readonly claimRecap: (webhookId: string, periodStart: string, now: Date) => Effect.Effect<boolean>
+  /**
+   * The websites with an enabled endpoint taking `traffic.anomaly` (the only ones an anomaly is written for);
+   * `projectIds` limits it (tests).
+   */
+  readonly anomalyProjects: (projectIds?: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Takes the website's `traffic.anomaly` of the UTC hour starting `hour`: true for the one caller that writes it.
+   * Run it in `transaction` with the event's enqueue, so an hour's anomaly is written once or not at all.
+   */
+  readonly claimAnomaly: (projectId: string, hour: Date, now: Date) => Effect.Effect<boolean>
   /** Runs `effect` in one transaction (SQL): the change and its outbox event commit together or not at all. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

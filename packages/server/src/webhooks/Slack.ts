@@ -96,7 +96,17 @@ export const slackMessage = (eventBody: string, dashboardUrl: string): string =>
         `:warning: ${escape(String(data.provider))} sync failed: ${escape(String(data.error))}`,
       "integration.recovered": () => `:white_check_mark: ${escape(String(data.provider))} syncs again`,
       "token.revoked": () => `Token ${escape(String(data.name))} (${escape(String(data.prefix))}) revoked`,
-      "webhook.test": () => `:wave: ${escape(String(data.message))}`
+      "webhook.test": () => `:wave: ${escape(String(data.message))}`,
+      "traffic.anomaly": () => {
+        const stake = money(data.moneyAtStake)
+        const cause = data.cause === null ? "" : `; likely cause: ${escape(`${data.cause.kind} ${data.cause.name}`)}`
+        return `${data.direction === "drop" ? ":chart_with_downwards_trend:" : ":chart_with_upwards_trend:"} ` +
+          `${data.metric === "visitors" ? "Visitors" : "Pageviews"} ${data.direction} at ${
+            escape(String(data.localHour))
+          }: ` +
+          `*${data.actual}* against a usual ${data.expected} (${data.range.low}–${data.range.high})${cause}` +
+          `${stake === null ? "" : ` — *${stake}* at stake`}`
+      }
     }
     // The notification's plain text: no emoji codes, no bold marks.
     text = (summary[event.type]?.() ?? event.type).replace(/:[a-z_]+:\s*/g, "").replace(/\*/g, "")

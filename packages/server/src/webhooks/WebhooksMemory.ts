@@ -20,6 +20,7 @@ export const WebhooksMemory = Layer.effect(
     const events = new Map<string, OutboxEvent>()
     const deliveries = new Map<string, StoredDelivery>()
     const recaps = new Set<string>()
+    const anomalyClaims = new Set<string>()
     const answer = ({ lockedUntil: _, ...d }: StoredDelivery): DeliveryRecord => d
     /** One attempt recorded: the delivery, and its endpoint's failing streak (and disabling). */
     const record = (deliveryId: string, a: AttemptRecord): DeliveryRecord | null => {
@@ -186,6 +187,26 @@ export const WebhooksMemory = Layer.effect(
           const key = `${webhookId}/${periodStart}`
           if (recaps.has(key)) return false
           recaps.add(key)
+          return true
+        })
+      ),
+      anomalyProjects: Effect.fn("WebhooksRepo.anomalyProjects")((projectIds) =>
+        Effect.sync(() =>
+          [
+            ...new Set(
+              [...webhooks.values()].filter((w) =>
+                w.enabled && w.events.includes("traffic.anomaly") &&
+                (projectIds === undefined || projectIds.includes(w.projectId))
+              ).map((w) => w.projectId)
+            )
+          ].sort()
+        )
+      ),
+      claimAnomaly: Effect.fn("WebhooksRepo.claimAnomaly")((projectId, hour) =>
+        Effect.sync(() => {
+          const key = `${projectId}/${hour.toISOString()}`
+          if (anomalyClaims.has(key)) return false
+          anomalyClaims.add(key)
           return true
         })
       ),

@@ -416,6 +416,19 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
               RETURNING webhook_id`.pipe(dieOnSqlError)
           return rows.length > 0
         }),
+        anomalyProjects: Effect.fn("WebhooksRepo.anomalyProjects")(function*(projectIds) {
+          const rows = yield* sql<{ project_id: string }>`SELECT DISTINCT project_id FROM webhooks
+              WHERE enabled AND 'traffic.anomaly' = ANY(events)
+              ${projectIds === undefined ? sql`` : sql`AND project_id = ANY(${[...projectIds]})`}
+              ORDER BY project_id`.pipe(dieOnSqlError)
+          return rows.map((r) => String(r.project_id))
+        }),
+        claimAnomaly: Effect.fn("WebhooksRepo.claimAnomaly")(function*(projectId, hour, now) {
+          const rows = yield* sql`INSERT INTO traffic_anomaly_claims (project_id, hour, created_at)
+              VALUES (${projectId}, ${hour}, ${now}) ON CONFLICT DO NOTHING
+              RETURNING project_id`.pipe(dieOnSqlError)
+          return rows.length > 0
+        }),
         transaction: (effect) => sql.withTransaction(effect).pipe(dieOnSqlError) as any
       })
     })

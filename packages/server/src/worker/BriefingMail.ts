@@ -13,8 +13,8 @@ import * as Layer from "effect/Layer"
 import { BriefingMailRepo } from "../alerts/BriefingMailRepo.ts"
 import { sendBriefingEmail } from "../dashboard/BriefingEmail.ts"
 import { Signing } from "../dashboard/Links.ts"
-import { Mailer } from "../dashboard/Mailer.ts"
 import { todayIn } from "../metrics/Dates.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import { localTime } from "../recompute/Recompute.ts"
 
 /**

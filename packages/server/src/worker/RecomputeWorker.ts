@@ -17,6 +17,7 @@ import { recomputeLocked } from "../recompute/Recompute.ts"
 import { runBriefingMail } from "./BriefingMail.ts"
 import { runRecaps } from "./Recaps.ts"
 import { runSyncWorker } from "./SyncRunner.ts"
+import { runTrafficAnomalies } from "./TrafficAnomalies.ts"
 import { runWebhookWorker } from "./WebhookDelivery.ts"
 
 /** Pause between polls when the queue is empty. */
@@ -70,7 +71,8 @@ export const drainOnce = (options: {
 /**
  * Forever: drain the queue, then wait POLL_INTERVAL. Failures of one round are logged, not fatal. The
  * integrations' sync worker (worker/SyncRunner.ts: scheduled syncs, then the queued runs) runs beside
- * it as a second fiber, the webhook deliveries (worker/WebhookDelivery.ts) as a third; the sync fiber stops the
+ * it as a second fiber, the webhook deliveries (worker/WebhookDelivery.ts) as a third (then the morning email, the
+ * recaps and the hourly traffic anomalies, worker/TrafficAnomalies.ts); the sync fiber stops the
  * whole worker only when it cannot start (no credentials key).
  *
  * Interrupting it (the process got SIGTERM) stops both fibers and returns only once they have ended: a
@@ -107,11 +109,15 @@ export const runWorker = Effect.gen(function*() {
   const webhooks = yield* Effect.forkChild(runWebhookWorker)
   const mail = yield* Effect.forkChild(runBriefingMail)
   const recaps = yield* Effect.forkChild(runRecaps)
+  const anomalies = yield* Effect.forkChild(runTrafficAnomalies)
   return yield* Effect.raceFirst(
     Fiber.join(recompute),
     Effect.raceFirst(
       Fiber.join(syncs),
-      Effect.raceFirst(Fiber.join(webhooks), Effect.raceFirst(Fiber.join(mail), Fiber.join(recaps)))
+      Effect.raceFirst(
+        Fiber.join(webhooks),
+        Effect.raceFirst(Fiber.join(mail), Effect.raceFirst(Fiber.join(recaps), Fiber.join(anomalies)))
+      )
     )
   ).pipe(
     // Say why, or an in-process worker that could not start its syncs just stops (and /readyz goes stale).
@@ -119,7 +125,7 @@ export const runWorker = Effect.gen(function*() {
       Cause.hasInterruptsOnly(cause) ? Effect.void : Effect.logError("sitehealth: worker failed", Cause.pretty(cause))
     ),
     Effect.ensuring(Effect.andThen(
-      Fiber.interruptAll([recompute, syncs, webhooks, mail, recaps]),
+      Fiber.interruptAll([recompute, syncs, webhooks, mail, recaps, anomalies]),
       Effect.logInfo("sitehealth: worker stopped")
     ))
   )

@@ -9,7 +9,9 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { makeCipher, oldSecretKey, resolveSecretKey } from "../integrations/Crypto.ts"
 import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
+import { Mailer } from "../platform/Mailer.ts"
 import { attemptClaimed, type DeliverOptions, logDisabled, openSecrets, type Sealer } from "../webhooks/Deliver.ts"
+import { emailSenderHere } from "../webhooks/Email.ts"
 import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 
 /** A claimed delivery is the worker's for this long: more than an attempt's 15 s timeout. */
@@ -65,9 +67,11 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
     const claimed = yield* repo.claim(now, LEASE_MS, options.limit ?? BATCH, options.webhookIds)
     if (claimed.length === 0) return 0
     const secrets = yield* openSecrets(webhookSealer(config), claimed, now)
+    const email = yield* emailSenderHere(dashboardUrlOf(config))
     const sendOptions: DeliverOptions = {
       allowPrivate: config.webhooksAllowPrivate,
       dashboardUrl: dashboardUrlOf(config),
+      ...(email === undefined ? {} : { email }),
       ...options
     }
     const outcomes = yield* Effect.forEach(
@@ -99,7 +103,9 @@ export const webhookLoop = (options: DeliverDueOptions = {}) =>
       Effect.flatMap((sent) => sent < (options.limit ?? BATCH) ? Effect.sleep(IDLE_POLL_MS) : Effect.void),
       Effect.forever,
       Effect.withTracerEnabled(false),
-      Effect.annotateLogs("worker", "webhooks")
+      Effect.annotateLogs("worker", "webhooks"),
+      // Email destinations' mail (one transport for the loop's life; the log without SMTP_URL).
+      Effect.provide(Mailer.layer)
     )
   })
 

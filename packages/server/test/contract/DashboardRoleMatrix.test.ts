@@ -41,9 +41,17 @@ layer(App, { timeout: 120_000 })("Dashboard authorization matrix by role (genera
         .toBeDefined()
       expect(e.level === "public", `${e.key}: public ⇔ no session middleware`).toBe(!e.session)
     }
-    // Billing is the owner's alone; a viewer may read every report.
+    // Billing and members are the owner's alone; a viewer may read every report.
     expect(ENDPOINTS.filter((e) => e.level === "owner").map((e) => e.key).sort())
-      .toEqual(["account.billingPortal", "account.checkout"])
+      .toEqual([
+        "account.billingPortal",
+        "account.checkout",
+        "account.delete",
+        "team.changeRole",
+        "team.invite",
+        "team.removeMember",
+        "team.revokeInvitation"
+      ])
     expect(
       ENDPOINTS.filter((e) => e.key.startsWith("reports.") && e.method === "GET").every((e) => e.level === "viewer")
     ).toBe(true)

@@ -11,6 +11,7 @@ import { TestClock } from "effect/testing"
 import { createAccount } from "../../src/accounts/Provisioning.ts"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { hashPassword } from "../../src/dashboard/Passwords.ts"
+import { newInvitationId } from "../../src/dashboard/TeamRows.ts"
 import { CredentialsCipher } from "../../src/integrations/Crypto.ts"
 import { IntegrationsRepo } from "../../src/integrations/IntegrationsRepo.ts"
 import { readConfig } from "../../src/platform/Config.ts"
@@ -30,7 +31,9 @@ export const PUBLIC = new Set([
   "auth.logInSecondFactor",
   "auth.requestPasswordReset",
   "auth.resetPassword",
-  "auth.verifyEmail"
+  "auth.verifyEmail",
+  "team.previewInvitation",
+  "team.acceptInvitation"
 ])
 
 export interface Endpoint {
@@ -72,6 +75,9 @@ export interface World {
   readonly deliveryId: string
   /** An MCP client registered with the authorization server (oauth/), for the consent endpoints. */
   readonly oauthClientId: string
+  /** A second member of the victim's account (a viewer), and a pending invitation. */
+  readonly memberId: string
+  readonly invitationId: string
 }
 
 /** An authorization request of the registered client, as /oauth/authorize passes it to the consent page. */
@@ -91,6 +97,8 @@ export const fillPath = (e: Endpoint, w: World): string =>
     if (name === "id" && /\/websites\/:id/.test(e.path)) return w.website.id
     if (name === "id" && /\/tokens\/:id/.test(e.path)) return w.token.id
     if (name === "id" && /\/sessions\/:id/.test(e.path)) return w.sessionId
+    if (name === "id" && /\/team\/members\/:id/.test(e.path)) return w.memberId
+    if (name === "id" && /\/team\/invitations\/:id/.test(e.path)) return w.invitationId
     if (name === "expenseId") return w.expenseId
     if (name === "annotationId") return w.annotationId
     if (name === "webhookId") return w.webhookId
@@ -164,11 +172,20 @@ export const EXAMPLES: Record<string, Example> = {
     otherAccount: { status: 409, type: "billing_not_configured" }
   },
   "account.billingPortal": { otherAccount: { status: 409, type: "billing_not_configured" } },
+  // Never the victim's: the caller's own account, and the typed address is not theirs (nothing is deleted).
+  "account.delete": {
+    body: () => ({ confirmEmail: "not-the-owner@example.test" }),
+    otherAccount: { status: 400, type: "confirmation_mismatch" }
+  },
   "consent.describe": { query: consentRequest },
   "reports.createWebhook": {
     body: () => ({ url: "https://hooks.example.com/matrix", events: ["health.changed"], confirm: true })
   },
   "reports.updateWebhook": { body: () => ({ minMoneyAtStake: 1 }) },
+  "team.invite": { body: () => ({ email: "invitee@example.test", role: "viewer" }) },
+  "team.changeRole": { body: () => ({ role: "admin" }) },
+  "team.previewInvitation": { body: () => ({ token: "x.y" }) },
+  "team.acceptInvitation": { body: () => ({ token: "x.y", password: PASSWORD }) },
   // The caller's own morning email: nothing of the victim's is named.
   "alerts.updateEmail": { body: () => ({ hour: 9 }) },
   // Grants the victim's website to an MCP client: never the account's to give.
@@ -299,7 +316,35 @@ export const makeWorld = Effect.gen(function*() {
     body: { client_name: "Matrix agent", redirect_uris: ["http://127.0.0.1:7777/callback"] }
   })
   expect(client.status, client.text).toBe(201)
+  const team = yield* h.run(Effect.gen(function*() {
+    const repo = yield* AuthRepo
+    const owner = (yield* repo.findUserByEmail(user.email))!
+    const at = new Date(yield* h.now)
+    const invitation = (id: string, email: string) =>
+      repo.createInvitation({
+        id,
+        accountId: owner.accountId,
+        email,
+        role: "viewer",
+        invitedBy: owner.id,
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + 86_400_000)
+      })
+    const joining = yield* invitation(newInvitationId(), `member-${user.email}`)
+    const member = yield* repo.acceptInvitation(joining.id, {
+      id: newUserId(),
+      accountId: owner.accountId,
+      email: joining.email,
+      passwordHash: null,
+      emailVerifiedAt: at,
+      createdAt: at
+    }, at)
+    if (typeof member === "string") throw new Error(`the victim's member could not join: ${member}`)
+    const pending = yield* invitation(newInvitationId(), `invited-${user.email}`)
+    return { memberId: member.id, invitationId: pending.id }
+  }))
   return {
+    ...team,
     email: user.email,
     cookie: user.cookie,
     csrf: user.csrf,

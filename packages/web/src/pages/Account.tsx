@@ -4,14 +4,65 @@
  * (Security.tsx).
  */
 import { useAtomValue } from "@effect/atom-react"
+import { Exit } from "effect"
+import { AsyncResult } from "effect/reactivity"
+import { useState } from "react"
+import { Keys } from "../client.ts"
 import { formatDate } from "../format.ts"
-import { Result } from "../forms.tsx"
-import { accountAtom } from "../tokensClient.ts"
+import { Field, Result } from "../forms.tsx"
+import { useMutation } from "../hooks.ts"
+import { navigate } from "../navigation.tsx"
+import { Can } from "../roles.tsx"
+import { accountAtom, deleteAccount } from "../tokensClient.ts"
+import { MutationStatus } from "../ui.tsx"
 import { BillingPanel, PastDueBanner } from "./Billing.tsx"
 import { ChangePassword, TwoFactor } from "./Security.tsx"
 
 /** Back from Stripe Checkout: the subscription starts when Stripe's webhook lands, seconds later. */
 const checkoutReturn = () => new URLSearchParams(window.location.search).get("checkout")
+
+/** Deleting the account (owner): typing one's own address; a renewing subscription is refused in words. */
+const DeleteAccount = ({ email }: { readonly email: string }) => {
+  const [result, run] = useMutation(deleteAccount)
+  const [typed, setTyped] = useState("")
+  return (
+    <section className="panel" aria-labelledby="delete-account-heading">
+      <h2 id="delete-account-heading">Delete this account</h2>
+      <p>
+        Deletes every website of the account with its data and provider credentials, every API token, and the login of
+        every member; each is logged out at once. Cancel a renewing subscription first (Manage billing). This cannot be
+        undone.
+      </p>
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault()
+          const exit = await run({ payload: { confirmEmail: typed.trim() }, reactivityKeys: [Keys.session] })
+          if (Exit.isSuccess(exit)) navigate("/login")
+        }}
+      >
+        <MutationStatus result={result} />
+        <Field label={`Type your email address (${email}) to confirm`}>
+          <input
+            name="confirmEmail"
+            type="email"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            autoComplete="off"
+          />
+        </Field>
+        <div className="row">
+          <button
+            type="submit"
+            className="danger"
+            disabled={typed.trim().toLowerCase() !== email || result.waiting}
+          >
+            {result.waiting ? "Deleting…" : "Delete the account"}
+          </button>
+        </div>
+      </form>
+    </section>
+  )
+}
 
 export const AccountPage = () => {
   const account = useAtomValue(accountAtom)
@@ -83,6 +134,13 @@ export const AccountPage = () => {
       </Result>
       <ChangePassword />
       <TwoFactor />
+      {AsyncResult.isSuccess(account)
+        ? (
+          <Can level="owner">
+            <DeleteAccount email={account.value.email} />
+          </Can>
+        )
+        : null}
     </>
   )
 }

@@ -12,6 +12,7 @@ import { Keys, websitesAtom } from "../client.ts"
 import { formatDate } from "../format.ts"
 import { CopyButton, Field, formValues, Result } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
+import { Can } from "../roles.tsx"
 import { createToken, revokeToken, tokensAtom } from "../tokensClient.ts"
 import { MutationStatus } from "../ui.tsx"
 
@@ -318,8 +319,10 @@ export const ApiSettingsPage = () => {
           </div>
         )
         : null}
-      <TokenList />
-      <CreateToken onCreated={(secret, name) => setCreated({ secret, name })} />
+      <Can level="admin" what="seeing, creating and revoking tokens">
+        <TokenList />
+        <CreateToken onCreated={(secret, name) => setCreated({ secret, name })} />
+      </Can>
       <SetUp secret={created?.secret ?? null} />
     </>
   )

@@ -8,6 +8,7 @@ import type { AccountView } from "@sitehealth/domain/DashboardTokens"
 import { Exit } from "effect"
 import { formatDate } from "../format.ts"
 import { useMutation } from "../hooks.ts"
+import { RoleNote, useCan } from "../roles.tsx"
 import { openBillingPortal, startCheckout } from "../tokensClient.ts"
 import { MutationStatus } from "../ui.tsx"
 
@@ -42,6 +43,7 @@ export const BillingPanel = ({ account }: { readonly account: AccountView }) => 
     if (Exit.isSuccess(exit)) window.location.assign(exit.value.url)
   }
   const waiting = checkout.waiting || portal.waiting
+  const owner = useCan("owner")
   return (
     <section className="panel" aria-labelledby="billing-heading">
       <h2 id="billing-heading">Subscription</h2>
@@ -78,6 +80,8 @@ export const BillingPanel = ({ account }: { readonly account: AccountView }) => 
         : null}
       {b.managedBy === "operator"
         ? <p>Subscriptions on this server are managed by its operator: ask them to start or change yours.</p>
+        : !owner
+        ? <RoleNote level="owner" what="subscribing and managing billing" />
         : (
           <>
             <MutationStatus result={checkout} />

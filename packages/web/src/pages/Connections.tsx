@@ -25,6 +25,7 @@ import { formatDate } from "../format.ts"
 import { Field, formValues, Result } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, useLocation } from "../navigation.tsx"
+import { Can, useCan } from "../roles.tsx"
 import { ErrorMessage, Loading, MutationStatus } from "../ui.tsx"
 
 /** Why Search Console cannot be connected (or reconnected) on this server. */
@@ -66,7 +67,8 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
   const [reconnecting, reconnect] = useGoogleConsent(websiteId)
   const [confirming, setConfirming] = useState(false)
   const params = { id: websiteId, provider: c.provider }
-  const reconnectable = c.provider === "google-search-console" && googleConfigured
+  const admin = useCan("admin")
+  const reconnectable = c.provider === "google-search-console" && googleConfigured && admin
   return (
     <li className="panel">
       <h3>
@@ -100,7 +102,7 @@ const ConnectionRow = ({ websiteId, c, syncButton, googleConfigured }: {
         )
         : null}
       {AsyncResult.isSuccess(synced) ? <p role="status">Sync queued.</p> : null}
-      {c.status !== "not_connected"
+      {c.status !== "not_connected" && admin
         ? (
           <div className="row">
             {syncButton
@@ -165,12 +167,16 @@ export const Connections = (
   const [stripe, runStripe] = useMutation(connectStripe)
   const [plausible, runPlausible] = useMutation(connectPlausible)
   const [google, connectWithGoogle] = useGoogleConsent(websiteId)
+  const admin = useCan("admin")
   return (
     <section aria-labelledby="connections-heading">
       <h2 id="connections-heading">Connections</h2>
+      <Can level="admin" what="connecting, syncing and disconnecting providers">{null}</Can>
       <Result result={list} what="the connections">
         {(l) => {
-          const status = (p: string) => l.connections.find((c) => c.provider === p)?.status ?? "not_connected"
+          // A provider is offered for connecting only to a member who may connect it.
+          const status = (p: string) =>
+            admin ? l.connections.find((c) => c.provider === p)?.status ?? "not_connected" : "hidden"
           return (
             <>
               <ul className="plain">

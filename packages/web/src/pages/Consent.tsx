@@ -14,6 +14,7 @@ import { consentAtom, decideConsent } from "../consentClient.ts"
 import { formValues, Result } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { useLocation } from "../navigation.tsx"
+import { RoleNote, useCan } from "../roles.tsx"
 import { MutationStatus } from "../ui.tsx"
 
 const KEYS = [
@@ -42,7 +43,15 @@ const requestOf = (query: URLSearchParams): AuthorizationRequest => {
   }
 }
 
-export const ConsentPage = () => {
+export const ConsentPage = () =>
+  useCan("admin") ? <ConsentForm /> : (
+    <>
+      <h1>Connect an MCP client</h1>
+      <RoleNote level="admin" what="connecting an MCP client to this account's websites" />
+    </>
+  )
+
+const ConsentForm = () => {
   const { query } = useLocation()
   const text = query.toString()
   const request = useMemo(() => requestOf(new URLSearchParams(text)), [text])

@@ -11,6 +11,7 @@ import { formatDate } from "../format.ts"
 import { Field, formValues, Result } from "../forms.tsx"
 import { useMutation } from "../hooks.ts"
 import { Link, navigate, setQuery, useLocation } from "../navigation.tsx"
+import { Can, RoleNote, useCan } from "../roles.tsx"
 import { MutationStatus } from "../ui.tsx"
 
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"
@@ -99,9 +100,13 @@ export const WebsitesPage = () => {
     <>
       <div className="row" style={{ justifyContent: "space-between" }}>
         <h1>Websites</h1>
-        {adding ? null : <button type="button" onClick={() => setQuery("add", "1")}>Add a website</button>}
+        {adding ? null : (
+          <Can level="admin">
+            <button type="button" onClick={() => setQuery("add", "1")}>Add a website</button>
+          </Can>
+        )}
       </div>
-      {adding ? <AddWebsite /> : null}
+      <Can level="admin" what="adding a website">{adding ? <AddWebsite /> : null}</Can>
       <Result result={websites} what="your websites">
         {({ websites }) =>
           websites.length === 0
@@ -138,9 +143,16 @@ export const WebsitesPage = () => {
 }
 
 /** A website's settings tab (`/websites/:id/settings`): edit it, or delete it after typing its domain. */
-export const WebsiteSettings = ({ website }: { readonly website: Website }) => (
-  <WebsiteDetail key={website.id} website={website} />
-)
+export const WebsiteSettings = ({ website }: { readonly website: Website }) =>
+  useCan("admin") ? <WebsiteDetail key={website.id} website={website} /> : (
+    <>
+      <h1>Settings</h1>
+      <p>
+        {website.name} ({website.domain}): time zone {website.timezone}, amounts in {website.currency}.
+      </p>
+      <RoleNote level="admin" what="changing or deleting a website" />
+    </>
+  )
 
 const WebsiteDetail = ({ website }: { readonly website: Website }) => {
   const [saved, save] = useMutation(updateWebsite)

@@ -1,16 +1,18 @@
 /**
  * A website's alerts (`/websites/:id/alerts`): the account's morning email (on/off, hour, time zone, "Send
- * today's briefing now"), the website's destinations — signed webhooks and Slack — with their rules (event
+ * today's briefing now"), the website's destinations — signed webhooks, Slack and email — with their rules (event
  * kinds, minimum money at stake, minimum severity; editable), adding one (its signing secret shown once) and
  * removing one, and each destination's delivery log with redelivery. docs/alerts.md describes the rules.
  */
 import { useAtomValue } from "@effect/atom-react"
 import { type Cadence, CADENCES, EVENT_DESCRIPTIONS, EVENT_KINDS, type EventKind } from "@sitehealth/domain/Events"
 import { SEVERITIES, type Severity } from "@sitehealth/domain/Projects"
-import type { Webhook } from "@sitehealth/domain/Webhooks"
+import type { Webhook, WebhookFormat } from "@sitehealth/domain/Webhooks"
 import { Exit } from "effect"
+import { AsyncResult } from "effect/reactivity"
 import { useMemo, useState } from "react"
 import { briefingEmailAtom, sendBriefingNow, updateBriefingEmail } from "../../alertsClient.ts"
+import { sessionAtom } from "../../client.ts"
 import { CopyButton, Field, formValues } from "../../forms.tsx"
 import { useMutation } from "../../hooks.ts"
 import {
@@ -22,6 +24,7 @@ import {
   updateWebhook,
   webhooksAtom
 } from "../../reportsClient.ts"
+import { Can, useCan } from "../../roles.tsx"
 import { MutationStatus } from "../../ui.tsx"
 import { Busy, formatMoney, formatWhen, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
 
@@ -43,6 +46,7 @@ const EmailPanel = () => {
   const [sent, send] = useMutation(sendBriefingNow)
   const [notice, setNotice] = useState<string | null>(null)
   const [sentNotice, setSentNotice] = useState<string | null>(null)
+  const admin = useCan("admin")
   return (
     <section className="panel" aria-labelledby="email-heading">
       <h2 id="email-heading">Morning email</h2>
@@ -82,7 +86,7 @@ const EmailPanel = () => {
                 <input name="timezone" defaultValue={s.timezone ?? ""} maxLength={64} spellCheck={false} />
               </Field>
             </div>
-            <div className="row">
+            <div className="row" hidden={!admin}>
               <button type="submit" disabled={saved.waiting}>
                 {saved.waiting ? "Saving…" : "Save email settings"}
               </button>
@@ -169,6 +173,7 @@ const Deliveries = ({ websiteId, webhookId }: { readonly websiteId: string; read
   const atom = useMemo(() => deliveriesAtom(websiteId, webhookId), [websiteId, webhookId])
   const result = useAtomValue(atom)
   const [redelivered, redeliver] = useMutation(redeliverWebhook)
+  const admin = useCan("admin")
   return (
     <Outcome atom={atom} result={result} what="the deliveries">
       {({ deliveries }) =>
@@ -205,6 +210,7 @@ const Deliveries = ({ websiteId, webhookId }: { readonly websiteId: string; read
                       <td data-label="When">{formatWhen(d.lastAttemptAt ?? d.createdAt)}</td>
                       <td data-label="Actions">
                         <button
+                          hidden={!admin}
                           type="button"
                           className="secondary"
                           disabled={redelivered.waiting}
@@ -233,10 +239,12 @@ const Destination = ({ website, webhook }: WebsitePageProps & { readonly webhook
   const [removed, remove] = useMutation(deleteWebhook)
   const [confirming, setConfirming] = useState(false)
   const [notice, setNotice] = useState<string | null>(null)
-  const name = webhook.description ?? new URL(webhook.url).host
+  const name = webhook.description ??
+    (webhook.format === "email" ? webhook.url.slice("mailto:".length) : new URL(webhook.url).host)
+  const admin = useCan("admin")
   return (
     <section className="panel" aria-labelledby={`dest-${webhook.id}`} data-webhook={webhook.id}>
-      <h2 id={`dest-${webhook.id}`}>{webhook.format === "slack" ? "Slack" : "Webhook"}: {name}</h2>
+      <h2 id={`dest-${webhook.id}`}>{FORMAT_NAMES[webhook.format]}: {name}</h2>
       <p className="muted small">
         {webhook.url} · {webhook.status}
         {webhook.disabledReason !== null ? ` (${webhook.disabledReason})` : ""}
@@ -265,7 +273,7 @@ const Destination = ({ website, webhook }: WebsitePageProps & { readonly webhook
             currency={website.currency}
           />
         </div>
-        <div className="row">
+        <div className="row" hidden={!admin}>
           <button type="submit" disabled={saved.waiting}>{saved.waiting ? "Saving…" : "Save rules"}</button>
           {confirming
             ? (
@@ -298,9 +306,15 @@ const Destination = ({ website, webhook }: WebsitePageProps & { readonly webhook
   )
 }
 
+const FORMAT_NAMES: Record<WebhookFormat, string> = { standard_webhooks: "Webhook", slack: "Slack", email: "Email" }
+
 const AddDestination = ({ website }: WebsitePageProps) => {
   const [result, run] = useMutation(createWebhook)
   const [secret, setSecret] = useState<string | null>(null)
+  const [added, setAdded] = useState<string | null>(null)
+  const [format, setFormat] = useState<WebhookFormat>("standard_webhooks")
+  const session = useAtomValue(sessionAtom)
+  const me = AsyncResult.isSuccess(session) ? session.value.user.email : ""
   return (
     <section className="panel" aria-labelledby="add-destination-heading">
       <h2 id="add-destination-heading">Add a destination</h2>
@@ -308,6 +322,7 @@ const AddDestination = ({ website }: WebsitePageProps) => {
         onSubmit={async (event) => {
           event.preventDefault()
           setSecret(null)
+          setAdded(null)
           const form = event.currentTarget
           const v = formValues(form)
           const rules = rulesOf(form)
@@ -315,16 +330,18 @@ const AddDestination = ({ website }: WebsitePageProps) => {
             params: { id: website.id },
             payload: {
               confirm: true,
-              url: v.get("url").trim(),
-              format: v.get("format") === "slack" ? "slack" : "standard_webhooks",
+              url: format === "email" ? `mailto:${v.get("address").trim()}` : v.get("url").trim(),
+              format,
               ...rules,
               events: rules.events as [EventKind, ...Array<EventKind>]
             },
             reactivityKeys: [ReportKeys.webhooks]
           })
           if (Exit.isSuccess(exit) && "secret" in exit.value) {
-            setSecret(exit.value.secret)
+            if (format === "email") setAdded(`Alerts for ${website.name} will be mailed to ${v.get("address").trim()}.`)
+            else setSecret(exit.value.secret)
             form.reset()
+            setFormat("standard_webhooks")
           }
         }}
       >
@@ -339,16 +356,26 @@ const AddDestination = ({ website }: WebsitePageProps) => {
             </div>
           )
           : null}
+        {added !== null ? <div className="alert ok" role="status">{added}</div> : null}
         <div className="form-grid">
-          <Field label="URL" hint="https:// — a Slack incoming-webhook URL for Slack">
-            <input name="url" type="url" required maxLength={2000} placeholder="https://" />
-          </Field>
           <Field label="Kind">
-            <select name="format" defaultValue="standard_webhooks">
+            <select name="format" value={format} onChange={(e) => setFormat(e.target.value as WebhookFormat)}>
               <option value="standard_webhooks">Signed webhook</option>
               <option value="slack">Slack</option>
+              <option value="email">Email</option>
             </select>
           </Field>
+          {format === "email"
+            ? (
+              <Field label="Address" hint="A member of this account (the Team page invites others)">
+                <input key="address" name="address" type="email" required maxLength={320} defaultValue={me} />
+              </Field>
+            )
+            : (
+              <Field label="URL" hint="https:// — a Slack incoming-webhook URL for Slack">
+                <input key="url" name="url" type="url" required maxLength={2000} placeholder="https://" />
+              </Field>
+            )}
           <RuleFields minMoney={5000} minSeverity={null} cadence="live" currency={website.currency} />
         </div>
         <KindsField chosen={DEFAULT_KINDS} />
@@ -366,6 +393,7 @@ export default function AlertsPage({ website }: WebsitePageProps) {
   return (
     <>
       <h1>Alerts</h1>
+      <Can level="admin" what="changing alerts">{null}</Can>
       <Busy busy={!settled(list)} />
       <EmailPanel />
       <Outcome atom={atom} result={list} what="the destinations">
@@ -377,7 +405,9 @@ export default function AlertsPage({ website }: WebsitePageProps) {
           </>
         )}
       </Outcome>
-      <AddDestination website={website} />
+      <Can level="admin">
+        <AddDestination website={website} />
+      </Can>
       <p className="muted small">
         Money at stake is compared in {website.currency} ({formatMoney(5000, website.currency)} is entered as 50).
       </p>

@@ -17,6 +17,7 @@ import type { ChartAnnotation } from "../../charts/TimeSeries.tsx"
 import { Field, formValues } from "../../forms.tsx"
 import { useMutation } from "../../hooks.ts"
 import { annotationsAtom, createAnnotation, deleteAnnotation, ReportKeys } from "../../reportsClient.ts"
+import { Can, useCan } from "../../roles.tsx"
 import { MutationStatus } from "../../ui.tsx"
 import { Outcome } from "./outcome.tsx"
 import type { WebsitePageProps } from "./shared.tsx"
@@ -58,26 +59,30 @@ export const useChartAnnotations = (websiteId: string): ReadonlyArray<ChartAnnot
 
 const AnnotationRow = ({ websiteId, annotation }: { readonly websiteId: string; readonly annotation: Annotation }) => {
   const [result, run] = useMutation(deleteAnnotation)
+  const admin = useCan("admin")
   return (
     <li data-annotation-row={annotation.id}>
       <time dateTime={annotation.date}>{annotation.date}</time>{" "}
       <span className="badge">
         {CATEGORY_NAMES[annotation.category]}
       </span>{" "}
-      {annotation.note}{" "}
-      <button
-        type="button"
-        className="secondary small"
-        disabled={result.waiting}
-        aria-label={`Delete the mark of ${annotation.date}: ${annotation.note}`}
-        onClick={() =>
-          run({
-            params: { id: websiteId, annotationId: annotation.id },
-            reactivityKeys: [ReportKeys.annotations, ReportKeys.reports]
-          })}
-      >
-        Delete
-      </button>
+      {annotation.note} {admin ?
+        (
+          <button
+            type="button"
+            className="secondary small"
+            disabled={result.waiting}
+            aria-label={`Delete the mark of ${annotation.date}: ${annotation.note}`}
+            onClick={() =>
+              run({
+                params: { id: websiteId, annotationId: annotation.id },
+                reactivityKeys: [ReportKeys.annotations, ReportKeys.reports]
+              })}
+          >
+            Delete
+          </button>
+        ) :
+        null}
       <MutationStatus result={result} />
     </li>
   )
@@ -96,45 +101,47 @@ export const AnnotationsPanel = ({ website }: WebsitePageProps) => {
         Mark what you did on the day it happened — a launch, a price change, a campaign. Every chart shows the mark, and
         the briefing and signals name it when a change begins on or just after it.
       </p>
-      <form
-        aria-label="Mark a day"
-        onSubmit={async (event) => {
-          event.preventDefault()
-          setNotice(null)
-          const form = event.currentTarget
-          const v = formValues(form)
-          const exit = await run({
-            params: { id: website.id },
-            payload: {
-              date: v.get("date"),
-              note: v.get("note").trim(),
-              category: v.get("category") as AnnotationCategory
-            },
-            reactivityKeys: [ReportKeys.annotations, ReportKeys.reports]
-          })
-          if (Exit.isSuccess(exit)) {
-            setNotice(`Marked ${exit.value.annotation.date}: “${exit.value.annotation.note}”.`)
-            form.reset()
-          }
-        }}
-      >
-        <MutationStatus result={result} />
-        {notice !== null ? <div className="alert ok" role="status">{notice}</div> : null}
-        <div className="form-grid">
-          <Field label="Day">
-            <input name="date" type="date" required defaultValue={todayIn(website.timezone)} />
-          </Field>
-          <Field label="What happened" hint="Up to 280 characters">
-            <input name="note" required maxLength={280} />
-          </Field>
-          <Field label="Kind">
-            <select name="category" defaultValue="other">
-              {ANNOTATION_CATEGORIES.map((c) => <option key={c} value={c}>{CATEGORY_NAMES[c]}</option>)}
-            </select>
-          </Field>
-        </div>
-        <button type="submit" disabled={result.waiting}>Mark the day</button>
-      </form>
+      <Can level="admin" what="marking a day">
+        <form
+          aria-label="Mark a day"
+          onSubmit={async (event) => {
+            event.preventDefault()
+            setNotice(null)
+            const form = event.currentTarget
+            const v = formValues(form)
+            const exit = await run({
+              params: { id: website.id },
+              payload: {
+                date: v.get("date"),
+                note: v.get("note").trim(),
+                category: v.get("category") as AnnotationCategory
+              },
+              reactivityKeys: [ReportKeys.annotations, ReportKeys.reports]
+            })
+            if (Exit.isSuccess(exit)) {
+              setNotice(`Marked ${exit.value.annotation.date}: “${exit.value.annotation.note}”.`)
+              form.reset()
+            }
+          }}
+        >
+          <MutationStatus result={result} />
+          {notice !== null ? <div className="alert ok" role="status">{notice}</div> : null}
+          <div className="form-grid">
+            <Field label="Day">
+              <input name="date" type="date" required defaultValue={todayIn(website.timezone)} />
+            </Field>
+            <Field label="What happened" hint="Up to 280 characters">
+              <input name="note" required maxLength={280} />
+            </Field>
+            <Field label="Kind">
+              <select name="category" defaultValue="other">
+                {ANNOTATION_CATEGORIES.map((c) => <option key={c} value={c}>{CATEGORY_NAMES[c]}</option>)}
+              </select>
+            </Field>
+          </div>
+          <button type="submit" disabled={result.waiting}>Mark the day</button>
+        </form>
+      </Can>
       <Outcome atom={atom} result={list} what="the marked days">
         {({ annotations }) =>
           annotations.length === 0

@@ -15,6 +15,7 @@ import { Field, formValues } from "../../forms.tsx"
 import { useMutation } from "../../hooks.ts"
 import { Link, setQuery, useLocation, websiteHref } from "../../navigation.tsx"
 import { createExpense, deleteExpense, expensesAtom, ReportKeys, revenueAtom } from "../../reportsClient.ts"
+import { Can, useCan } from "../../roles.tsx"
 import { MutationStatus } from "../../ui.tsx"
 import { ListDownload } from "./Downloads.tsx"
 import { Busy, formatDay, formatMoney, formatPercent, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
@@ -124,6 +125,7 @@ const ExpenseRow = (
 ) => {
   const [result, run] = useMutation(deleteExpense)
   const [confirming, setConfirming] = useState(false)
+  const admin = useCan("admin")
   return (
     <tr data-expense={expense.id}>
       <th scope="row" data-label="Expense">
@@ -136,7 +138,7 @@ const ExpenseRow = (
       <td data-label="Date">{formatDay(expense.incurredOn)}</td>
       <td data-label="Actions">
         <MutationStatus result={result} />
-        {confirming
+        {!admin ? null : confirming
           ? (
             <div className="row">
               <button
@@ -230,15 +232,21 @@ export default function ExpensesPage({ website }: WebsitePageProps) {
   const atom = useMemo(() => expensesAtom(website.id), [website.id])
   const list = useAtomValue(atom)
   const adding = query.get("add") === "1"
+  const admin = useCan("admin")
   return (
     <>
       <div className="row spread">
         <h1>Expenses and profit</h1>
-        {adding ? null : <button type="button" onClick={() => setQuery("add", "1")}>Add an expense</button>}
+        {adding ? null : (
+          <Can level="admin">
+            <button type="button" onClick={() => setQuery("add", "1")}>Add an expense</button>
+          </Can>
+        )}
       </div>
       <ListDownload id={website.id} list="expenses" label="Download every expense as CSV" />
       <Busy busy={!settled(list)} />
-      {adding
+      <Can level="admin" what="adding and deleting expenses">{null}</Can>
+      {adding && admin
         ? (
           <>
             <AddExpense website={website} />

@@ -10,6 +10,7 @@ import { AsyncResult } from "effect/reactivity"
 import { useEffect, useMemo } from "react"
 import { useMutation } from "../../hooks.ts"
 import { integrationsAtom, ReportKeys, syncIntegration } from "../../reportsClient.ts"
+import { useCan } from "../../roles.tsx"
 import { MutationStatus } from "../../ui.tsx"
 import { Connections } from "../Connections.tsx"
 import { Busy, formatWhen, Outcome, settled, type WebsitePageProps } from "./shared.tsx"
@@ -44,6 +45,7 @@ const IntegrationCard = (
   { websiteId, integration: i }: { readonly websiteId: string; readonly integration: Integration }
 ) => {
   const [synced, sync] = useMutation(syncIntegration)
+  const admin = useCan("admin")
   const name = PROVIDER_NAMES[i.provider]
   const connected = i.status !== "not_connected"
   return (
@@ -89,7 +91,7 @@ const IntegrationCard = (
           : null}
       </p>
       <MutationStatus result={synced} />
-      {connected
+      {connected && admin
         ? (
           <button
             type="button"

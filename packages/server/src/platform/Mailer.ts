@@ -7,7 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { AppConfig } from "../platform/Config.ts"
+import { AppConfig } from "./Config.ts"
 
 const reasonOf = (error: unknown): string => {
   const inner = (error as { cause?: unknown })?.cause ?? error
@@ -30,7 +30,7 @@ export interface MailerShape {
   readonly send: (mail: Mail) => Effect.Effect<void>
 }
 
-export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/dashboard/Mailer") {
+export class Mailer extends Context.Service<Mailer, MailerShape>()("sitehealth/platform/Mailer") {
   static readonly layer = Layer.effect(
     Mailer,
     Effect.gen(function*() {

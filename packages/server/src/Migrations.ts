@@ -34,6 +34,7 @@ import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 import {
   trafficAnomaliesMigration,
+  webhookDisabledNoticesMigration,
   webhookDueOrderMigration,
   webhookEmailMigration,
   webhookFormatMigration,
@@ -203,7 +204,8 @@ export const migrations = Migrator.fromRecord({
   "0056_dashboard_team": dashboardTeamMigration,
   "0057_webhook_email": webhookEmailMigration,
   "0059_traffic_anomalies": trafficAnomaliesMigration,
-  "0060_webhook_due_order": webhookDueOrderMigration
+  "0060_webhook_due_order": webhookDueOrderMigration,
+  "0061_webhook_disabled_notices": webhookDisabledNoticesMigration
 })
 
 /**

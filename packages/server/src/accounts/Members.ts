@@ -9,6 +9,8 @@ import type * as Effect from "effect/Effect"
 export interface AccountMembersShape {
   /** The lower-case addresses of the logins of the account owning `projectId`; empty for an unknown website. */
   readonly emailsOfProject: (projectId: string) => Effect.Effect<ReadonlyArray<string>>
+  /** The owners' addresses among them (the notices about the account's destinations go to them). */
+  readonly ownerEmailsOfProject: (projectId: string) => Effect.Effect<ReadonlyArray<string>>
 }
 
 export class AccountMembers

@@ -10,11 +10,17 @@ export const AccountMembersLive = Layer.effect(
   Effect.gen(function*() {
     const auth = yield* AuthRepo
     const projects = yield* ProjectsRepo
+    const membersOf = (projectId: string) =>
+      Effect.flatMap(
+        projects.find(projectId),
+        (project) => project === null ? Effect.succeed([]) : auth.listMembers(project.accountId)
+      )
     return AccountMembers.of({
       emailsOfProject: Effect.fn("AccountMembers.emailsOfProject")(function*(projectId) {
-        const project = yield* projects.find(projectId)
-        if (project === null) return []
-        return (yield* auth.listMembers(project.accountId)).map((m) => m.email)
+        return (yield* membersOf(projectId)).map((m) => m.email)
+      }),
+      ownerEmailsOfProject: Effect.fn("AccountMembers.ownerEmailsOfProject")(function*(projectId) {
+        return (yield* membersOf(projectId)).filter((m) => m.role === "owner").map((m) => m.email)
       })
     })
   })

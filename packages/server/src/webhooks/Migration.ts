@@ -105,3 +105,16 @@ export const webhookDueOrderMigration = ddlMigration(`
     DROP INDEX webhook_deliveries_due;
     CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending'
 `)
+
+/**
+ * The owner's notice that an endpoint was disabled after 3 days of failures (webhooks/Disabled.ts): one row per
+ * endpoint and failing streak, claimed before the mail goes, so two workers send it once.
+ */
+export const webhookDisabledNoticesMigration = ddlMigration(`
+    CREATE TABLE webhook_disabled_notices (
+      webhook_id text NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+      failing_since timestamptz NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (webhook_id, failing_since)
+    )
+`)

@@ -190,6 +190,11 @@ export interface WebhooksRepoShape {
    */
   readonly claimRecap: (webhookId: string, periodStart: string, now: Date) => Effect.Effect<boolean>
   /**
+   * Claims the owner's notice that an endpoint was disabled, once per failing streak (`failingSince`): false when
+   * it was already claimed (another worker, or a round recorded twice).
+   */
+  readonly claimDisabledNotice: (webhookId: string, failingSince: Date, now: Date) => Effect.Effect<boolean>
+  /**
    * The websites with an enabled endpoint taking `traffic.anomaly` (the only ones an anomaly is written for);
    * `projectIds` limits it (tests).
    */

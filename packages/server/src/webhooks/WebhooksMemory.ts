@@ -20,6 +20,8 @@ export const WebhooksMemory = Layer.effect(
     const events = new Map<string, OutboxEvent>()
     const deliveries = new Map<string, StoredDelivery>()
     const recaps = new Set<string>()
+    /** Owner notices of a disabled endpoint already claimed: `webhookId/failingSince`. */
+    const notices = new Set<string>()
     const anomalyClaims = new Set<string>()
     const answer = ({ lockedUntil: _, ...d }: StoredDelivery): DeliveryRecord => d
     /** One attempt recorded: the delivery, and its endpoint's failing streak (and disabling). */
@@ -181,6 +183,14 @@ export const WebhooksMemory = Layer.effect(
           ).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
             .map((e) => ({ type: e.type, body: e.body, createdAt: e.createdAt }))
         )
+      ),
+      claimDisabledNotice: Effect.fn("WebhooksRepo.claimDisabledNotice")((webhookId, failingSince) =>
+        Effect.sync(() => {
+          const key = `${webhookId}/${failingSince.toISOString()}`
+          if (notices.has(key)) return false
+          notices.add(key)
+          return true
+        })
       ),
       claimRecap: Effect.fn("WebhooksRepo.claimRecap")((webhookId, periodStart) =>
         Effect.sync(() => {

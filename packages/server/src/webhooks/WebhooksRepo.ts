@@ -410,6 +410,13 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
             passesRules(webhook, { type: r.type, money: r.money, severity: r.severity as Severity | null })
           ).map((r) => ({ type: r.type, body: r.body, createdAt: new Date(r.created_at) }))
         }),
+        claimDisabledNotice: Effect.fn("WebhooksRepo.claimDisabledNotice")(function*(webhookId, failingSince, now) {
+          const rows = yield* sql`INSERT INTO webhook_disabled_notices (webhook_id, failing_since, created_at)
+              VALUES (${webhookId}, ${failingSince}, ${now}) ON CONFLICT DO NOTHING RETURNING webhook_id`.pipe(
+            dieOnSqlError
+          )
+          return rows.length > 0
+        }),
         claimRecap: Effect.fn("WebhooksRepo.claimRecap")(function*(webhookId, periodStart, now) {
           const rows = yield* sql`INSERT INTO webhook_recaps (webhook_id, period_start, created_at)
               VALUES (${webhookId}, ${periodStart}::date, ${now}) ON CONFLICT DO NOTHING

@@ -10,7 +10,8 @@ import * as Effect from "effect/Effect"
 import { makeCipher, oldSecretKey, resolveSecretKey } from "../integrations/Crypto.ts"
 import { AppConfig, type AppConfigShape } from "../platform/Config.ts"
 import { Mailer } from "../platform/Mailer.ts"
-import { attemptClaimed, type DeliverOptions, logDisabled, openSecrets, type Sealer } from "../webhooks/Deliver.ts"
+import { attemptClaimed, type DeliverOptions, openSecrets, type Sealer } from "../webhooks/Deliver.ts"
+import { noticeDisabled } from "../webhooks/Disabled.ts"
 import { emailSenderHere } from "../webhooks/Email.ts"
 import { WebhooksRepo } from "../webhooks/WebhooksRepo.ts"
 
@@ -80,9 +81,14 @@ export const deliverDue = (options: DeliverDueOptions = {}) =>
       { concurrency: options.concurrency ?? options.limit ?? BATCH }
     )
     yield* repo.recordMany(outcomes)
-    const disabled = new Set(outcomes.filter((o) => o.attempt.disable).map((o) => o.webhookId))
+    // Each endpoint disabled by this round: logged, and its owners mailed once per failing streak.
+    const disabled = new Map(outcomes.filter((o) => o.attempt.disable).map((o) => [o.webhookId, o.attempt.at]))
+    const notice = noticeDisabled(repo, dashboardUrlOf(config))
     for (const c of claimed) {
-      if (disabled.delete(c.webhook.id)) yield* logDisabled(c.webhook)
+      const at = disabled.get(c.webhook.id)
+      if (at === undefined) continue
+      disabled.delete(c.webhook.id)
+      yield* notice(c.webhook, c.webhook.failingSince ?? c.delivery.firstAttemptAt ?? at)
     }
     return claimed.length
   })

@@ -11,6 +11,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { AuthRepo, newUserId } from "../../src/dashboard/AuthRepo.ts"
 import { AppConfig, readConfig } from "../../src/platform/Config.ts"
 import { Mailer } from "../../src/platform/Mailer.ts"
+import { noticeDisabled } from "../../src/webhooks/Disabled.ts"
 import { emit } from "../../src/webhooks/Outbox.ts"
 import { WebhooksRepo } from "../../src/webhooks/WebhooksRepo.ts"
 import { deliverDue } from "../../src/worker/WebhookDelivery.ts"
@@ -23,7 +24,7 @@ const SECRET_KEY = Redacted.make(Buffer.from(TEST_KEY).toString("base64"))
 
 const App = Layer.unwrap(Effect.gen(function*() {
   const sink = yield* SmtpSink
-  return TestApp.layer({ secretKey: SECRET_KEY, smtpUrl: Redacted.make(sink.url) })
+  return TestApp.layer({ secretKey: SECRET_KEY, smtpUrl: Redacted.make(sink.url), webhooksAllowPrivate: true })
 })).pipe(Layer.provideMerge(SmtpSink.layer))
 
 let counter = 0
@@ -34,7 +35,8 @@ const deliver = (webhookIds: ReadonlyArray<string>) =>
     const sink = yield* SmtpSink
     const config = {
       ...readConfig({ SITEHEALTH_SECRET_KEY: Redacted.value(SECRET_KEY) }),
-      smtpUrl: Redacted.make(sink.url)
+      smtpUrl: Redacted.make(sink.url),
+      webhooksAllowPrivate: true
     }
     return yield* h.run(
       deliverDue({ webhookIds, random: () => 0.5 }).pipe(
@@ -133,5 +135,61 @@ layer(App, { timeout: 60_000 })("Email destinations", (it) => {
       expect(refused, again.text).toHaveLength(1)
       expect(refused[0].status).toBe("pending") // retried later; the endpoint is disabled after 3 days of it
       expect(sink.messages.length).toBe(before)
+    }))
+
+  it.effect("a destination disabled after 3 days of failures: its owners are mailed once, with the Alerts page", () =>
+    Effect.gen(function*() {
+      const { account, projects, secret } = yield* h.newAccount()
+      const projectId = projects[0].id
+      const owner = `owner-${counter++}-${Date.now().toString(36)}@example.test`
+      const viewer = `viewer-${counter++}-${Date.now().toString(36)}@example.test`
+      yield* h.run(Effect.gen(function*() {
+        const repo = yield* AuthRepo
+        for (const email of [owner, viewer]) {
+          yield* repo.createUser({
+            id: newUserId(),
+            accountId: account.id,
+            email,
+            passwordHash: null,
+            emailVerifiedAt: new Date(),
+            createdAt: new Date()
+          })
+        }
+        const v = yield* repo.findUserByEmail(viewer)
+        yield* repo.setRole(v!.id, "viewer")
+      }))
+      // A receiver that refuses every connection, failing for 4 days already.
+      const created = yield* h.raw("POST", `/api/v1/projects/${projectId}/webhooks`, {
+        token: secret,
+        body: { url: "http://127.0.0.1:9/hooks", events: ["revenue.movement"], confirm: true }
+      })
+      expect(created.status, created.text).toBe(201)
+      const id: string = created.json.data.webhook.id
+      const at = new Date(yield* h.now)
+      const failingSince = new Date(at.getTime() - 4 * 86_400_000)
+      yield* h.run(Effect.flatMap(WebhooksRepo, (repo) =>
+        Effect.andThen(
+          repo.update(projectId, id, { failingSince }),
+          emit(repo)("revenue.movement", projectId, movement(projectId, -500), at)
+        )))
+      expect(yield* deliver([id])).toBe(1)
+      const endpoint = yield* h.raw("GET", `/api/v1/projects/${projectId}/webhooks/${id}`, { token: secret })
+      expect(endpoint.json.data).toMatchObject({ status: "disabled" })
+      const sink = yield* SmtpSink
+      const mail = yield* sink.waitFor(owner, /sitehealth disabled it/)
+      expect(mail.text).toContain(`/websites/${projectId}/alerts`)
+      expect(mail.text).toContain("127.0.0.1:9")
+      // Once per failing streak, whoever records it again; never to a viewer.
+      const config = { ...readConfig({}), smtpUrl: Redacted.make(sink.url) }
+      const again = yield* h.run(
+        Effect.gen(function*() {
+          const repo = yield* WebhooksRepo
+          const webhook = yield* repo.find(projectId, id)
+          return yield* noticeDisabled(repo, "http://localhost")(webhook!, failingSince)
+        }).pipe(Effect.provide(Mailer.layer), Effect.provideService(AppConfig, config))
+      )
+      expect(again).toBe(false)
+      expect(sink.messages.filter((m) => m.to.includes(owner))).toHaveLength(1)
+      expect(sink.messages.filter((m) => m.to.includes(viewer))).toHaveLength(0)
     }))
 })

@@ -33,6 +33,7 @@ import { briefingEditionsMigration } from "./snapshots/BriefingEditionsMigration
 import { snapshotsMigration } from "./snapshots/Migration.ts"
 import { trafficCountriesMigration, trafficMigration } from "./traffic/Migration.ts"
 import {
+  entitlementEndingMigration,
   trafficAnomaliesMigration,
   webhookDisabledNoticesMigration,
   webhookDueOrderMigration,
@@ -205,7 +206,8 @@ export const migrations = Migrator.fromRecord({
   "0057_webhook_email": webhookEmailMigration,
   "0059_traffic_anomalies": trafficAnomaliesMigration,
   "0060_webhook_due_order": webhookDueOrderMigration,
-  "0061_webhook_disabled_notices": webhookDisabledNoticesMigration
+  "0061_webhook_disabled_notices": webhookDisabledNoticesMigration,
+  "0062_entitlement_ending": entitlementEndingMigration
 })
 
 /**

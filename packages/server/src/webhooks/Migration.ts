@@ -118,3 +118,16 @@ export const webhookDisabledNoticesMigration = ddlMigration(`
       PRIMARY KEY (webhook_id, failing_since)
     )
 `)
+
+/**
+ * One row per account and end date whose `entitlement.ending` events were written (worker/EntitlementEnding.ts),
+ * claimed in the same transaction: two workers, or a restart, write them once.
+ */
+export const entitlementEndingMigration = ddlMigration(`
+    CREATE TABLE entitlement_ending_claims (
+      account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+      ends_at timestamptz NOT NULL,
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (account_id, ends_at)
+    )
+`)

@@ -204,6 +204,11 @@ export interface WebhooksRepoShape {
    * Run it in `transaction` with the event's enqueue, so an hour's anomaly is written once or not at all.
    */
   readonly claimAnomaly: (projectId: string, hour: Date, now: Date) => Effect.Effect<boolean>
+  /**
+   * Claims the `entitlement.ending` events of an account's trial or subscription ending at `endsAt` (one claim per
+   * account and end date): false when another worker, or an earlier round, wrote them. Run it in `transaction`.
+   */
+  readonly claimEntitlementEnding: (accountId: string, endsAt: Date, now: Date) => Effect.Effect<boolean>
   /** Runs `effect` in one transaction (SQL): the change and its outbox event commit together or not at all. */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }

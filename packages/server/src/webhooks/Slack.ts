@@ -97,6 +97,16 @@ export const slackMessage = (eventBody: string, dashboardUrl: string): string =>
       "integration.recovered": () => `:white_check_mark: ${escape(String(data.provider))} syncs again`,
       "token.revoked": () => `Token ${escape(String(data.name))} (${escape(String(data.prefix))}) revoked`,
       "webhook.test": () => `:wave: ${escape(String(data.message))}`,
+      "revenue.movement": () =>
+        `${data.mrrChange.amount < 0 ? ":small_red_triangle_down:" : ":small_blue_diamond:"} ${
+          escape(String(data.kind))
+        }: customer ${escape(String(data.customer))}, MRR *${data.mrrChange.amount > 0 ? "+" : ""}${
+          money(data.mrrChange)
+        }* on ${escape(String(data.day))}`,
+      "payment.failed": () =>
+        `:x: A payment of *${money(data.amount)}* by customer ${escape(String(data.customer))} failed`,
+      "entitlement.ending": () =>
+        `:hourglass: The account's ${escape(String(data.what))} ends on ${escape(String(data.endsAt).slice(0, 10))}`,
       "traffic.anomaly": () => {
         const stake = money(data.moneyAtStake)
         const cause = data.cause === null ? "" : `; likely cause: ${escape(`${data.cause.kind} ${data.cause.name}`)}`

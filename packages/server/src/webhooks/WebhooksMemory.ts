@@ -220,6 +220,14 @@ export const WebhooksMemory = Layer.effect(
           return true
         })
       ),
+      claimEntitlementEnding: Effect.fn("WebhooksRepo.claimEntitlementEnding")((accountId, endsAt) =>
+        Effect.sync(() => {
+          const key = `entitlement/${accountId}/${endsAt.toISOString()}`
+          if (anomalyClaims.has(key)) return false
+          anomalyClaims.add(key)
+          return true
+        })
+      ),
       transaction: (effect) => effect
     })
   })

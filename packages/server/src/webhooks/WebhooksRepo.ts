@@ -436,6 +436,11 @@ export class WebhooksRepo extends Context.Service<WebhooksRepo, WebhooksRepoShap
               RETURNING project_id`.pipe(dieOnSqlError)
           return rows.length > 0
         }),
+        claimEntitlementEnding: Effect.fn("WebhooksRepo.claimEntitlementEnding")(function*(accountId, endsAt, now) {
+          const rows = yield* sql`INSERT INTO entitlement_ending_claims (account_id, ends_at, created_at)
+              VALUES (${accountId}, ${endsAt}, ${now}) ON CONFLICT DO NOTHING RETURNING account_id`.pipe(dieOnSqlError)
+          return rows.length > 0
+        }),
         transaction: (effect) => sql.withTransaction(effect).pipe(dieOnSqlError) as any
       })
     })

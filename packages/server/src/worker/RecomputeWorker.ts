@@ -15,6 +15,7 @@ import { beat, beatIfDue, startHeartbeat } from "../platform/Heartbeat.ts"
 import { JobsRepo } from "../recompute/JobsRepo.ts"
 import { recomputeLocked } from "../recompute/Recompute.ts"
 import { runBriefingMail } from "./BriefingMail.ts"
+import { runEntitlementEnding } from "./EntitlementEnding.ts"
 import { runRecaps } from "./Recaps.ts"
 import { runSyncWorker } from "./SyncRunner.ts"
 import { runTrafficAnomalies } from "./TrafficAnomalies.ts"
@@ -110,13 +111,17 @@ export const runWorker = Effect.gen(function*() {
   const mail = yield* Effect.forkChild(runBriefingMail)
   const recaps = yield* Effect.forkChild(runRecaps)
   const anomalies = yield* Effect.forkChild(runTrafficAnomalies)
+  const ending = yield* Effect.forkChild(runEntitlementEnding)
   return yield* Effect.raceFirst(
     Fiber.join(recompute),
     Effect.raceFirst(
       Fiber.join(syncs),
       Effect.raceFirst(
         Fiber.join(webhooks),
-        Effect.raceFirst(Fiber.join(mail), Effect.raceFirst(Fiber.join(recaps), Fiber.join(anomalies)))
+        Effect.raceFirst(
+          Fiber.join(mail),
+          Effect.raceFirst(Fiber.join(recaps), Effect.raceFirst(Fiber.join(anomalies), Fiber.join(ending)))
+        )
       )
     )
   ).pipe(

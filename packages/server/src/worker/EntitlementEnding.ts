@@ -53,5 +53,7 @@ export const runEntitlementEnding = entitlementRound().pipe(
   ),
   Effect.andThen(Effect.sleep(ROUND_MS)),
   Effect.forever,
+  // A round over the accounts every 10 minutes is not a trace worth keeping (the events it writes are logged).
+  Effect.withTracerEnabled(false),
   Effect.annotateLogs("worker", "entitlement-ending")
 )

@@ -316,9 +316,10 @@ describe.skipIf(!hasChromium)("the report pages in chromium, over the demo accou
       ] as const
     ) {
       await page.goto(`/websites/${created}/${report}`)
-      await ready()
+      // The page's verdict first: counting charts before it could catch one of the page's loading frames.
       const state = page.getByTestId("source-state")
       await state.waitFor()
+      await ready()
       expect(await state.getAttribute("data-state"), report).toBe("not_connected")
       expect(await state.textContent(), report).toContain(`${provider} is not connected`)
       expect(await state.getByRole("link", { name: `Connect ${provider}` }).count(), report).toBe(1)
